@@ -1,0 +1,3 @@
+import Proofkit
+
+print("proofkit-bench: no benchmarks yet")

@@ -1,0 +1,1 @@
+#include "CProofkitShims.h"

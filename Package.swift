@@ -1,0 +1,102 @@
+// swift-tools-version: 6.2
+//
+// proofkit: on-device proofs for alarms that only stop when you are up.
+//
+// Dependency direction (one way, enforced in review):
+//   ProofkitCore  <-  engines (VoiceGate, DuaMatching, ImageProof, SquatCounting, PrayerPlanning)
+//   ProofkitCore  <-  adapters (AudioIO, ImageIO, Inference), each over its own C modules
+//   engines + adapters  <-  Proofkit (facade)  <-  ProofkitCLI  <-  ProofkitTool (`proofkit`)
+// Engines import no C and do no I/O, so a phone app can link ProofkitCore + the engines alone.
+import PackageDescription
+
+let package = Package(
+    name: "proofkit",
+    products: [
+        .library(name: "ProofkitCore", targets: ["ProofkitCore"]),
+        .library(
+            name: "ProofkitEngines",
+            targets: ["VoiceGate", "DuaMatching", "ImageProof", "SquatCounting", "PrayerPlanning"]),
+        .library(name: "Proofkit", targets: ["Proofkit"]),
+        .executable(name: "proofkit", targets: ["ProofkitTool"]),
+        .executable(name: "proofkit-bench", targets: ["ProofkitBench"]),
+    ],
+    targets: [
+        // MARK: C modules (system libraries from Debian -dev packages, plus our own small C).
+        .systemLibrary(
+            name: "CSndFile", path: "CSupport/CSndFile", pkgConfig: "sndfile",
+            providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(
+            name: "CALSA", path: "CSupport/CALSA", pkgConfig: "alsa",
+            providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(
+            name: "CTurboJPEG", path: "CSupport/CTurboJPEG", pkgConfig: "libturbojpeg",
+            providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(
+            name: "CPNG", path: "CSupport/CPNG", pkgConfig: "libpng16",
+            providers: [.apt(["libpng-dev"])]),
+        .target(
+            name: "COnnxRuntime", path: "CSupport/COnnxRuntime",
+            linkerSettings: [.linkedLibrary("dl")]),
+        .target(
+            name: "CProofkitShims", dependencies: ["CALSA", "CPNG"], path: "CSupport/CProofkitShims"),
+
+        // MARK: Core values and the pure engines (no C, no I/O).
+        .target(name: "ProofkitCore"),
+        .target(name: "VoiceGate", dependencies: ["ProofkitCore"]),
+        .target(name: "DuaMatching", dependencies: ["ProofkitCore"]),
+        .target(name: "ImageProof", dependencies: ["ProofkitCore"]),
+        .target(name: "SquatCounting", dependencies: ["ProofkitCore"]),
+        .target(name: "PrayerPlanning", dependencies: ["ProofkitCore"]),
+
+        // MARK: Adapters, one per capability.
+        .target(name: "AudioIO", dependencies: ["ProofkitCore", "CSndFile", "CALSA", "CProofkitShims"]),
+        .target(name: "ImageIO", dependencies: ["ProofkitCore", "CTurboJPEG", "CPNG", "CProofkitShims"]),
+        .target(name: "Inference", dependencies: ["ProofkitCore", "COnnxRuntime"]),
+
+        // MARK: Facade, CLI and executables.
+        .target(
+            name: "Proofkit",
+            dependencies: [
+                "ProofkitCore", "VoiceGate", "DuaMatching", "ImageProof", "SquatCounting",
+                "PrayerPlanning", "AudioIO", "ImageIO", "Inference",
+            ]),
+        .target(name: "ProofkitCLI", dependencies: ["Proofkit"]),
+        .executableTarget(name: "ProofkitTool", dependencies: ["ProofkitCLI"]),
+        .executableTarget(
+            name: "ProofkitBench", dependencies: ["Proofkit"], path: "Benchmarks/ProofkitBench"),
+
+        // MARK: Tests.
+        .target(
+            name: "TestSupport", dependencies: ["ProofkitCore"], path: "Tests/TestSupport",
+            exclude: ["Fixtures/README.md"],
+            resources: [.copy("Fixtures")]),
+        .testTarget(name: "ProofkitCoreTests", dependencies: ["ProofkitCore", "TestSupport"]),
+        .testTarget(name: "VoiceGateTests", dependencies: ["VoiceGate", "TestSupport"]),
+        .testTarget(name: "DuaMatchingTests", dependencies: ["DuaMatching", "TestSupport"]),
+        .testTarget(name: "ImageProofTests", dependencies: ["ImageProof", "TestSupport"]),
+        .testTarget(name: "SquatCountingTests", dependencies: ["SquatCounting", "TestSupport"]),
+        .testTarget(name: "PrayerPlanningTests", dependencies: ["PrayerPlanning", "TestSupport"]),
+        .testTarget(name: "AudioIOTests", dependencies: ["AudioIO", "TestSupport"]),
+        .testTarget(name: "ImageIOTests", dependencies: ["ImageIO", "TestSupport"]),
+        .testTarget(name: "InferenceTests", dependencies: ["Inference", "TestSupport"]),
+        .testTarget(name: "ProofkitTests", dependencies: ["Proofkit", "TestSupport"]),
+        .testTarget(name: "ProofkitCLITests", dependencies: ["ProofkitCLI", "TestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
+
+// Standard settings for every Swift target (after swift-nio's closing loop).
+for target in package.targets where target.type != .system && target.type != .binary {
+    guard !["COnnxRuntime", "CProofkitShims"].contains(target.name) else { continue }
+    var settings = target.swiftSettings ?? []
+    settings.append(.enableUpcomingFeature("InternalImportsByDefault"))
+    settings.append(.enableUpcomingFeature("MemberImportVisibility"))
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    // Core and engines are pure Swift: hold them to strict memory safety (zero `unsafe`).
+    if ["ProofkitCore", "VoiceGate", "DuaMatching", "ImageProof", "SquatCounting", "PrayerPlanning"]
+        .contains(target.name)
+    {
+        settings.append(.strictMemorySafety())
+    }
+    target.swiftSettings = settings
+}

@@ -1,0 +1,179 @@
+/// One option a subcommand accepts.
+public struct OptionSpec: Sendable {
+    /// Long name without dashes, e.g. `"json"` for `--json`.
+    public var name: String
+    /// Optional one-letter short name, e.g. `"o"` for `-o`.
+    public var short: Character?
+    /// `nil` for a flag; otherwise the placeholder shown in help (`"FILE"`), and a value is required.
+    public var valueName: String?
+    /// May be given more than once (values accumulate).
+    public var isRepeatable: Bool
+    /// One-line help.
+    public var help: String
+
+    /// A boolean flag such as `--json`.
+    public static func flag(_ name: String, short: Character? = nil, help: String) -> OptionSpec {
+        OptionSpec(name: name, short: short, valueName: nil, isRepeatable: false, help: help)
+    }
+
+    /// An option that takes a value: `--name VALUE` or `--name=VALUE`.
+    public static func option(
+        _ name: String, short: Character? = nil, value: String, repeatable: Bool = false,
+        help: String
+    ) -> OptionSpec {
+        OptionSpec(name: name, short: short, valueName: value, isRepeatable: repeatable, help: help)
+    }
+}
+
+/// A usage error: shown as one line plus the usage, exit 64.
+public struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// The result of parsing one subcommand's arguments.
+public struct ParsedArguments: Sendable, Equatable {
+    /// Flags that were given.
+    public var flags: Set<String> = []
+    /// Values of options, in order given, by long name.
+    public var values: [String: [String]] = [:]
+    /// Positional arguments, in order (everything after `--` is positional).
+    public var positionals: [String] = []
+
+    public init() {}
+
+    /// Whether flag `name` was given.
+    public func has(_ name: String) -> Bool { flags.contains(name) }
+
+    /// The last value of option `name`, if given.
+    public func value(_ name: String) -> String? { values[name]?.last }
+
+    /// All values of a repeatable option.
+    public func all(_ name: String) -> [String] { values[name] ?? [] }
+
+    /// The value of `name` parsed as a number, or `nil` when absent.
+    /// - Throws: ``UsageError`` when present but not a number.
+    public func double(_ name: String) throws(UsageError) -> Double? {
+        guard let text = value(name) else { return nil }
+        guard let number = Double(text), number.isFinite else {
+            throw UsageError("--\(name) needs a number, got '\(text)'")
+        }
+        return number
+    }
+
+    /// The value of `name` parsed as an integer, or `nil` when absent.
+    /// - Throws: ``UsageError`` when present but not an integer.
+    public func int(_ name: String) throws(UsageError) -> Int? {
+        guard let text = value(name) else { return nil }
+        guard let number = Int(text) else {
+            throw UsageError("--\(name) needs a whole number, got '\(text)'")
+        }
+        return number
+    }
+
+    /// A duration such as `29`, `29s`, `1.5s`, `500ms`, `10m`, `2h`, in seconds, or `nil` when absent.
+    /// - Throws: ``UsageError`` when malformed.
+    public func seconds(_ name: String) throws(UsageError) -> Double? {
+        guard let text = value(name) else { return nil }
+        guard let seconds = parseDuration(text) else {
+            throw UsageError("--\(name) needs a duration such as 29s, 500ms or 10m, got '\(text)'")
+        }
+        return seconds
+    }
+
+    /// Exactly `count` positionals, or a usage error naming what is missing or extra.
+    public func requirePositionals(_ count: Int, names: String) throws(UsageError) -> [String] {
+        if positionals.count < count { throw UsageError("missing \(names)") }
+        if positionals.count > count {
+            throw UsageError("unexpected argument '\(positionals[count])'")
+        }
+        return positionals
+    }
+}
+
+/// Parses `29`, `29s`, `1.5s`, `500ms`, `10m`, `2h` into seconds. `nil` if malformed or negative.
+public func parseDuration(_ text: String) -> Double? {
+    let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
+    for (suffix, scale) in units where text.hasSuffix(suffix) {
+        guard let value = Double(text.dropLast(suffix.count)), value.isFinite, value >= 0 else {
+            return nil
+        }
+        return value * scale
+    }
+    guard let value = Double(text), value.isFinite, value >= 0 else { return nil }
+    return value
+}
+
+/// Parses a subcommand's arguments (without the program name and verb) against its options.
+///
+/// Accepts `--name value`, `--name=value`, `-x value`, flags, and `--` (the rest is positional).
+/// A lone `-` is positional (stdin). A token like `-5` or `-0.12` is positional when no short
+/// option of that name exists. Unknown options are errors, never ignored.
+/// - Throws: ``UsageError``.
+public func parseArguments(_ tokens: [String], options: [OptionSpec]) throws(UsageError)
+    -> ParsedArguments
+{
+    var result = ParsedArguments()
+    var index = 0
+    func spec(long: String) -> OptionSpec? { options.first { $0.name == long } }
+    func spec(short: Character) -> OptionSpec? { options.first { $0.short == short } }
+
+    func record(_ spec: OptionSpec, inline: String?, display: String) throws(UsageError) {
+        guard spec.valueName != nil else {
+            if inline != nil { throw UsageError("\(display) does not take a value") }
+            result.flags.insert(spec.name)
+            return
+        }
+        let value: String
+        if let inline {
+            value = inline
+        } else {
+            index += 1
+            guard index < tokens.count else { throw UsageError("\(display) needs a value") }
+            value = tokens[index]
+        }
+        if !spec.isRepeatable, result.values[spec.name] != nil {
+            // The last one wins, as most tools do; repeated single options are allowed.
+            result.values[spec.name] = [value]
+        } else {
+            result.values[spec.name, default: []].append(value)
+        }
+    }
+
+    while index < tokens.count {
+        let token = tokens[index]
+        if token == "--" {
+            result.positionals.append(contentsOf: tokens[(index + 1)...])
+            break
+        } else if token.hasPrefix("--") {
+            let body = token.dropFirst(2)
+            let name: String
+            let inline: String?
+            if let eq = body.firstIndex(of: "=") {
+                name = String(body[..<eq])
+                inline = String(body[body.index(after: eq)...])
+            } else {
+                name = String(body)
+                inline = nil
+            }
+            guard let spec = spec(long: name) else { throw UsageError("unknown option '--\(name)'") }
+            try record(spec, inline: inline, display: "--\(name)")
+        } else if token.hasPrefix("-"), token.count >= 2 {
+            let letter = token[token.index(after: token.startIndex)]
+            if let spec = spec(short: letter) {
+                let rest = token.dropFirst(2)
+                let inline: String? = rest.isEmpty ? nil : String(rest.hasPrefix("=") ? rest.dropFirst() : rest)
+                try record(spec, inline: inline, display: "-\(letter)")
+            } else if Double(token) != nil {
+                result.positionals.append(token)
+            } else {
+                throw UsageError("unknown option '\(token)'")
+            }
+        } else {
+            result.positionals.append(token)
+        }
+        index += 1
+    }
+    return result
+}

@@ -1,0 +1,145 @@
+public import ProofkitCore
+import Proofkit
+
+/// One `proofkit` verb. Each lives in `Commands/<Verb>Command.swift`.
+public protocol Subcommand {
+    /// The verb, e.g. `"trim"`.
+    static var name: String { get }
+    /// One line for `proofkit help`.
+    static var summary: String { get }
+    /// The synopsis line(s) after `usage:`, e.g. `"proofkit trim INPUT [-o OUTPUT.caf] [options]"`.
+    static var synopsis: String { get }
+    /// Extra help text after the options: details, JSON schema, examples.
+    static var discussion: String { get }
+    /// The options the verb accepts (`--help` is added for every verb).
+    static var options: [OptionSpec] { get }
+    /// Runs the verb.
+    /// - Returns: the exit status.
+    /// - Throws: ``UsageError`` (exit 64) or `ProofkitError` (mapped by ``ExitStatus/init(for:)``).
+    static func run(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus
+}
+
+/// Every verb, in the order `proofkit help` lists them.
+let allCommands: [any Subcommand.Type] = [
+    DemoCommand.self,
+    TrimCommand.self,
+    CheckCommand.self,
+    PlayCommand.self,
+    MatCommand.self,
+    VoiceCommand.self,
+    DuaCommand.self,
+    SquatCommand.self,
+    TimesCommand.self,
+    PlanCommand.self,
+    BenchCommand.self,
+]
+
+/// The `proofkit` command line: a pure entry point that returns the exit code.
+public enum ProofkitCLI {
+    /// Runs `proofkit` with `arguments` (including the program name at index 0).
+    /// - Returns: the process exit code.
+    public static func run(arguments: [String], io: CommandIO = .standard) -> Int32 {
+        let args = Array(arguments.dropFirst())
+        guard let verb = args.first else {
+            io.writeOut(topLevelHelp())
+            return ExitStatus.success.rawValue
+        }
+        switch verb {
+        case "help", "-h", "--help":
+            if args.count > 1 {
+                let topic = args[1]
+                if topic == "exit-codes" {
+                    io.print(ExitStatus.table)
+                    return ExitStatus.success.rawValue
+                }
+                guard let command = command(named: topic) else {
+                    io.printError("proofkit: no help topic '\(topic)'; try 'proofkit help'")
+                    return ExitStatus.usage.rawValue
+                }
+                io.writeOut(help(for: command))
+                return ExitStatus.success.rawValue
+            }
+            io.writeOut(topLevelHelp())
+            return ExitStatus.success.rawValue
+        case "--version", "version":
+            io.print("proofkit \(ProofkitVersion.string)")
+            return ExitStatus.success.rawValue
+        default:
+            break
+        }
+        guard let command = command(named: verb) else {
+            io.printError("proofkit: unknown command '\(verb)'; try 'proofkit help'")
+            return ExitStatus.usage.rawValue
+        }
+        return execute(command, Array(args.dropFirst()), io: io).rawValue
+    }
+
+    static func command(named name: String) -> (any Subcommand.Type)? {
+        allCommands.first { $0.name == name }
+    }
+
+    static func execute(_ command: any Subcommand.Type, _ tokens: [String], io: CommandIO)
+        -> ExitStatus
+    {
+        let helpSpec = OptionSpec.flag("help", short: "h", help: "show this help")
+        do {
+            let parsed = try parseArguments(tokens, options: command.options + [helpSpec])
+            if parsed.has("help") {
+                io.writeOut(help(for: command))
+                return .success
+            }
+            return try command.run(parsed, io: io)
+        } catch let error as UsageError {
+            io.printError("proofkit \(command.name): \(error.message)")
+            io.printError("usage: \(command.synopsis.split(separator: "\n").first ?? "")")
+            io.printError("See 'proofkit \(command.name) --help'.")
+            return .usage
+        } catch let error as ProofkitError {
+            io.printError("proofkit \(command.name): \(error.description)")
+            return ExitStatus(for: error.code)
+        } catch {
+            io.printError("proofkit \(command.name): \(error)")
+            return .failure
+        }
+    }
+
+    /// The help text for one verb.
+    public static func help(for command: any Subcommand.Type) -> String {
+        var text = "usage: \(command.synopsis)\n\n\(command.summary)\n\nOptions:\n"
+        let all = command.options + [OptionSpec.flag("help", short: "h", help: "show this help")]
+        for option in all {
+            var left = "  "
+            if let short = option.short { left += "-\(short), " }
+            left += "--\(option.name)"
+            if let value = option.valueName { left += " \(value)" }
+            let pad = max(1, 28 - left.count)
+            text += left + String(repeating: " ", count: pad) + option.help + "\n"
+        }
+        if !command.discussion.isEmpty { text += "\n" + command.discussion + "\n" }
+        return text
+    }
+
+    /// The text of `proofkit help`.
+    public static func topLevelHelp() -> String {
+        var text = """
+            proofkit \(ProofkitVersion.string): on-device proofs for alarms that only stop when you are up.
+            Everything runs on this device; no photo, sound or transcript leaves it.
+
+            usage: proofkit <command> [options]
+
+            Commands:
+
+            """
+        for command in allCommands {
+            let pad = max(1, 10 - command.name.count)
+            text += "  \(command.name)" + String(repeating: " ", count: pad) + command.summary + "\n"
+        }
+        text += """
+
+            Every command takes --help, and --json for one JSON object per result on stdout.
+            'proofkit help exit-codes' lists the exit codes. 'proofkit --version' prints the version.
+
+            """
+        return text
+    }
+}

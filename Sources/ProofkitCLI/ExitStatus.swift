@@ -1,0 +1,58 @@
+public import ProofkitCore
+
+/// A process exit status, from one documented table (sysexits.h where it has a fitting code).
+///
+/// | Exit | Meaning |
+/// |---|---|
+/// | 0 | Success. A rejected verdict is still 0 and is reported in the output. |
+/// | 1 | Operational failure (an error not listed below, a bug). |
+/// | 2 | Verdict rejected, only with `--strict`. |
+/// | 64 | Usage error: unknown flag, missing or malformed argument (`EX_USAGE`). |
+/// | 65 | Input data invalid: undecodable, unsupported format, not an image (`EX_DATAERR`). |
+/// | 66 | Input not found: missing file, folder given for a file, unknown name (`EX_NOINPUT`). |
+/// | 69 | Unavailable: audio device, or the ONNX Runtime library (`EX_UNAVAILABLE`). |
+/// | 74 | I/O error: cannot write the output, full disk (`EX_IOERR`). |
+/// | 78 | Model invalid: checksum mismatch or wrong shape (`EX_CONFIG`). |
+public struct ExitStatus: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public var rawValue: Int32
+    public init(rawValue: Int32) { self.rawValue = rawValue }
+
+    public static let success = ExitStatus(rawValue: 0)
+    public static let failure = ExitStatus(rawValue: 1)
+    public static let rejected = ExitStatus(rawValue: 2)
+    public static let usage = ExitStatus(rawValue: 64)
+    public static let dataError = ExitStatus(rawValue: 65)
+    public static let noInput = ExitStatus(rawValue: 66)
+    public static let unavailable = ExitStatus(rawValue: 69)
+    public static let ioError = ExitStatus(rawValue: 74)
+    public static let modelInvalid = ExitStatus(rawValue: 78)
+
+    /// The one mapping from error codes to exit statuses.
+    public init(for code: ProofkitError.Code) {
+        switch code {
+        case .invalidArgument: self = .usage
+        case .notFound: self = .noInput
+        case .unsupportedFormat, .decodeFailed: self = .dataError
+        case .deviceUnavailable, .runtimeUnavailable: self = .unavailable
+        case .io: self = .ioError
+        case .modelInvalid: self = .modelInvalid
+        default: self = .failure
+        }
+    }
+
+    public var description: String { String(rawValue) }
+
+    /// The table above, for `proofkit help exit-codes`.
+    public static let table: String = """
+        Exit codes:
+          0   success (a rejected proof is still 0; see --strict)
+          1   operational failure
+          2   proof rejected, with --strict
+          64  usage error (unknown flag, bad argument)
+          65  input data invalid (undecodable, unsupported format)
+          66  input not found (missing file, folder, unknown name)
+          69  unavailable (audio device, ONNX Runtime library)
+          74  I/O error (cannot write output, disk full)
+          78  model invalid (checksum mismatch, wrong shape)
+        """
+}

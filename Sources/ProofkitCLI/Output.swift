@@ -1,0 +1,116 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Where a command writes: stdout for results, stderr for diagnostics and progress.
+/// Injected so that tests can capture both in process.
+public struct CommandIO: Sendable {
+    /// Writes text to stdout as given (no newline added).
+    public var writeOut: @Sendable (String) -> Void
+    /// Writes text to stderr as given (no newline added).
+    public var writeErr: @Sendable (String) -> Void
+    /// Whether stdout is a terminal (colour, live redraw).
+    public var isStdoutTerminal: Bool
+    /// Whether stderr is a terminal (progress bars are drawn only then).
+    public var isStderrTerminal: Bool
+    /// The process environment (e.g. `PROOFKIT_ORT_LIBRARY`).
+    public var environment: [String: String]
+
+    public init(
+        writeOut: @escaping @Sendable (String) -> Void,
+        writeErr: @escaping @Sendable (String) -> Void,
+        isStdoutTerminal: Bool = false, isStderrTerminal: Bool = false,
+        environment: [String: String] = [:]
+    ) {
+        self.writeOut = writeOut
+        self.writeErr = writeErr
+        self.isStdoutTerminal = isStdoutTerminal
+        self.isStderrTerminal = isStderrTerminal
+        self.environment = environment
+    }
+
+    /// Prints one line to stdout.
+    public func print(_ line: String) { writeOut(line + "\n") }
+    /// Prints one line to stderr.
+    public func printError(_ line: String) { writeErr(line + "\n") }
+    /// Prints one JSON object on its own line to stdout.
+    public func printJSON(_ value: JSONValue) { writeOut(value.serialized + "\n") }
+
+    /// The real process streams.
+    public static var standard: CommandIO {
+        CommandIO(
+            writeOut: { writeAll(fd: 1, $0) }, writeErr: { writeAll(fd: 2, $0) },
+            isStdoutTerminal: isatty(1) == 1, isStderrTerminal: isatty(2) == 1,
+            environment: processEnvironment())
+    }
+}
+
+/// Writes all of `text` to `fd`, retrying on EINTR and short writes. Errors (EPIPE) are dropped:
+/// a closed pipe must not crash the tool.
+func writeAll(fd: Int32, _ text: String) {
+    var bytes = Array(text.utf8)
+    var offset = 0
+    bytes.withUnsafeMutableBytes { buffer in
+        guard let base = buffer.baseAddress else { return }
+        while offset < buffer.count {
+            let n = write(fd, base + offset, buffer.count - offset)
+            if n > 0 {
+                offset += n
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else {
+                return
+            }
+        }
+    }
+}
+
+func processEnvironment() -> [String: String] {
+    var result: [String: String] = [:]
+    var pointer = environ
+    while let entry = pointer.pointee {
+        let text = String(cString: entry)
+        if let eq = text.firstIndex(of: "=") {
+            result[String(text[..<eq])] = String(text[text.index(after: eq)...])
+        }
+        pointer += 1
+    }
+    return result
+}
+
+/// A one-line progress bar on stderr, drawn only when stderr is a terminal.
+public struct ProgressBar {
+    let io: CommandIO
+    let label: String
+    let total: Int
+    var lastDrawn = -1
+
+    /// - Parameters:
+    ///   - label: shown before the bar.
+    ///   - total: the number of steps (at least 1).
+    public init(io: CommandIO, label: String, total: Int) {
+        self.io = io
+        self.label = label
+        self.total = max(1, total)
+    }
+
+    /// Redraws the bar at `done` steps (cheap when nothing visible changed).
+    public mutating func update(_ done: Int, detail: String = "") {
+        guard io.isStderrTerminal else { return }
+        let width = 30
+        let filled = min(width, done * width / total)
+        let percent = min(100, done * 100 / total)
+        guard percent != lastDrawn || !detail.isEmpty else { return }
+        lastDrawn = percent
+        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+        io.writeErr("\r\(label) [\(bar)] \(percent)% \(detail)\u{1B}[K")
+    }
+
+    /// Clears the bar's line.
+    public func finish() {
+        guard io.isStderrTerminal else { return }
+        io.writeErr("\r\u{1B}[K")
+    }
+}

@@ -1,0 +1,7 @@
+import ProofkitCLI
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+exit(ProofkitCLI.run(arguments: CommandLine.arguments))
