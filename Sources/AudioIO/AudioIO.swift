@@ -1,1 +1,1 @@
-public import ProofkitCore
+import ProofkitCore

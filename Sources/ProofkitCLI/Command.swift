@@ -1,4 +1,4 @@
-public import ProofkitCore
+import ProofkitCore
 import Proofkit
 
 /// One `proofkit` verb. Each lives in `Commands/<Verb>Command.swift`.
@@ -20,7 +20,7 @@ public protocol Subcommand {
 }
 
 /// Every verb, in the order `proofkit help` lists them.
-let allCommands: [any Subcommand.Type] = [
+var allCommands: [any Subcommand.Type] {[
     DemoCommand.self,
     TrimCommand.self,
     CheckCommand.self,
@@ -32,7 +32,7 @@ let allCommands: [any Subcommand.Type] = [
     TimesCommand.self,
     PlanCommand.self,
     BenchCommand.self,
-]
+]}
 
 /// The `proofkit` command line: a pure entry point that returns the exit code.
 public enum ProofkitCLI {

@@ -1,0 +1,223 @@
+/// A small line chart written as a standalone SVG document, with no dependency.
+///
+/// Used by the verbs that offer `--plot` (audio levels, squat depth, benchmark latencies).
+/// Axes are scaled to the data; the legend lists every labelled element.
+public struct SVGPlot: Sendable {
+    enum Element: Sendable {
+        case line([Point], label: String, color: String)
+        case markers([Point], label: String, color: String)
+        case horizontal(y: Double, label: String, color: String)
+        case band(x0: Double, x1: Double, label: String?, color: String)
+    }
+    struct Point: Sendable {
+        var x: Double
+        var y: Double
+    }
+
+    let title: String
+    let xLabel: String
+    let yLabel: String
+    let width: Int
+    let height: Int
+    var elements: [Element] = []
+    var paletteIndex = 0
+
+    static let palette = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
+                          "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]
+
+    /// Creates an empty plot.
+    /// - Parameters:
+    ///   - title: shown above the chart.
+    ///   - xLabel: x-axis label, with its unit (e.g. "time (s)").
+    ///   - yLabel: y-axis label, with its unit (e.g. "level (dBFS)").
+    ///   - width: in pixels, default 960.
+    ///   - height: in pixels, default 400.
+    public init(title: String, xLabel: String, yLabel: String, width: Int = 960, height: Int = 400) {
+        self.title = title
+        self.xLabel = xLabel
+        self.yLabel = yLabel
+        self.width = width
+        self.height = height
+    }
+
+    mutating func nextColor(_ color: String?) -> String {
+        if let color { return color }
+        defer { paletteIndex += 1 }
+        return SVGPlot.palette[paletteIndex % SVGPlot.palette.count]
+    }
+
+    /// Adds a polyline through `points` (non-finite points break the line).
+    public mutating func addLine(_ points: [(x: Double, y: Double)], label: String, color: String? = nil) {
+        elements.append(.line(points.map { Point(x: $0.x, y: $0.y) }, label: label, color: nextColor(color)))
+    }
+
+    /// Adds round markers at `points`.
+    public mutating func addMarkers(_ points: [(x: Double, y: Double)], label: String, color: String? = nil) {
+        elements.append(.markers(points.map { Point(x: $0.x, y: $0.y) }, label: label, color: nextColor(color)))
+    }
+
+    /// Adds a dashed horizontal line at `y` (a threshold).
+    public mutating func addHorizontalLine(y: Double, label: String, color: String? = nil) {
+        elements.append(.horizontal(y: y, label: label, color: nextColor(color)))
+    }
+
+    /// Adds a shaded vertical band from `x0` to `x1` (a region such as a voiced segment or a rep).
+    /// Bands with the same label share one legend entry.
+    public mutating func addBand(from x0: Double, to x1: Double, label: String?, color: String? = nil) {
+        let shade = color ?? "#2ca02c"
+        elements.append(.band(x0: min(x0, x1), x1: max(x0, x1), label: label, color: shade))
+    }
+
+    /// The complete SVG document.
+    public func render() -> String {
+        let left = 70.0, right = 20.0, top = 40.0, bottom = 50.0
+        let legendWidth = 190.0
+        let plotWidth = Double(width) - left - right - legendWidth
+        let plotHeight = Double(height) - top - bottom
+
+        var xs: [Double] = []
+        var ys: [Double] = []
+        for element in elements {
+            switch element {
+            case .line(let points, _, _), .markers(let points, _, _):
+                for p in points where p.x.isFinite && p.y.isFinite {
+                    xs.append(p.x)
+                    ys.append(p.y)
+                }
+            case .horizontal(let y, _, _): if y.isFinite { ys.append(y) }
+            case .band(let x0, let x1, _, _): xs += [x0, x1].filter(\.isFinite)
+            }
+        }
+        var (xMin, xMax) = (xs.min() ?? 0, xs.max() ?? 1)
+        var (yMin, yMax) = (ys.min() ?? 0, ys.max() ?? 1)
+        if xMax <= xMin { xMax = xMin + 1 }
+        if yMax <= yMin { yMax = yMin + 1 }
+        let yPad = (yMax - yMin) * 0.05
+        yMin -= yPad
+        yMax += yPad
+        let xTicks = SVGPlot.ticks(xMin, xMax)
+        let yTicks = SVGPlot.ticks(yMin, yMax)
+        xMin = min(xMin, xTicks.first ?? xMin)
+        xMax = max(xMax, xTicks.last ?? xMax)
+
+        func sx(_ x: Double) -> Double { left + (x - xMin) / (xMax - xMin) * plotWidth }
+        func sy(_ y: Double) -> Double { top + (1 - (y - yMin) / (yMax - yMin)) * plotHeight }
+        func f(_ v: Double) -> String { String(Double((v * 10).rounded()) / 10) }
+
+        var svg = """
+            <svg xmlns="http://www.w3.org/2000/svg" width="\(width)" height="\(height)" \
+            viewBox="0 0 \(width) \(height)" font-family="sans-serif" font-size="12">
+            <rect width="100%" height="100%" fill="white"/>
+            <text x="\(f(left))" y="22" font-size="15" font-weight="bold">\(SVGPlot.escape(title))</text>
+
+            """
+        // Bands first, under everything else.
+        for element in elements {
+            if case .band(let x0, let x1, _, let color) = element {
+                let a = max(left, sx(x0)), b = min(left + plotWidth, sx(x1))
+                if b > a {
+                    svg += "<rect x=\"\(f(a))\" y=\"\(f(top))\" width=\"\(f(b - a))\" height=\"\(f(plotHeight))\" fill=\"\(color)\" fill-opacity=\"0.18\"/>\n"
+                }
+            }
+        }
+        // Grid and axes.
+        for t in yTicks where t >= yMin && t <= yMax {
+            svg += "<line x1=\"\(f(left))\" y1=\"\(f(sy(t)))\" x2=\"\(f(left + plotWidth))\" y2=\"\(f(sy(t)))\" stroke=\"#e5e5e5\"/>\n"
+            svg += "<text x=\"\(f(left - 6))\" y=\"\(f(sy(t) + 4))\" text-anchor=\"end\">\(SVGPlot.label(t))</text>\n"
+        }
+        for t in xTicks where t >= xMin && t <= xMax {
+            svg += "<line x1=\"\(f(sx(t)))\" y1=\"\(f(top))\" x2=\"\(f(sx(t)))\" y2=\"\(f(top + plotHeight))\" stroke=\"#f0f0f0\"/>\n"
+            svg += "<text x=\"\(f(sx(t)))\" y=\"\(f(top + plotHeight + 16))\" text-anchor=\"middle\">\(SVGPlot.label(t))</text>\n"
+        }
+        svg += "<rect x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(plotWidth))\" height=\"\(f(plotHeight))\" fill=\"none\" stroke=\"#333\"/>\n"
+        svg += "<text x=\"\(f(left + plotWidth / 2))\" y=\"\(height - 12)\" text-anchor=\"middle\">\(SVGPlot.escape(xLabel))</text>\n"
+        svg += "<text transform=\"translate(16 \(f(top + plotHeight / 2))) rotate(-90)\" text-anchor=\"middle\">\(SVGPlot.escape(yLabel))</text>\n"
+
+        for element in elements {
+            switch element {
+            case .line(let points, _, let color):
+                var segments: [[Point]] = [[]]
+                for p in points {
+                    if p.x.isFinite && p.y.isFinite { segments[segments.count - 1].append(p) } else { segments.append([]) }
+                }
+                for segment in segments where !segment.isEmpty {
+                    let path = segment.map { "\(f(sx($0.x))),\(f(sy($0.y)))" }.joined(separator: " ")
+                    svg += "<polyline points=\"\(path)\" fill=\"none\" stroke=\"\(color)\" stroke-width=\"1.5\"/>\n"
+                }
+            case .markers(let points, _, let color):
+                for p in points where p.x.isFinite && p.y.isFinite {
+                    svg += "<circle cx=\"\(f(sx(p.x)))\" cy=\"\(f(sy(p.y)))\" r=\"3.5\" fill=\"\(color)\"/>\n"
+                }
+            case .horizontal(let y, _, let color):
+                guard y.isFinite else { continue }
+                svg += "<line x1=\"\(f(left))\" y1=\"\(f(sy(y)))\" x2=\"\(f(left + plotWidth))\" y2=\"\(f(sy(y)))\" stroke=\"\(color)\" stroke-dasharray=\"6 4\" stroke-width=\"1.5\"/>\n"
+            case .band:
+                continue
+            }
+        }
+        // Legend.
+        var legendY = top + 8
+        var seenBands: Set<String> = []
+        let legendX = left + plotWidth + 16
+        for element in elements {
+            let entry: (String, String, String)?
+            switch element {
+            case .line(_, let label, let color): entry = (label, color, "line")
+            case .markers(_, let label, let color): entry = (label, color, "dot")
+            case .horizontal(_, let label, let color): entry = (label, color, "dash")
+            case .band(_, _, let label, let color):
+                if let label, seenBands.insert(label).inserted { entry = (label, color, "band") } else { entry = nil }
+            }
+            guard let (label, color, kind) = entry, !label.isEmpty else { continue }
+            switch kind {
+            case "dot": svg += "<circle cx=\"\(f(legendX + 9))\" cy=\"\(f(legendY))\" r=\"3.5\" fill=\"\(color)\"/>\n"
+            case "band": svg += "<rect x=\"\(f(legendX))\" y=\"\(f(legendY - 6))\" width=\"18\" height=\"12\" fill=\"\(color)\" fill-opacity=\"0.25\"/>\n"
+            default:
+                let dash = kind == "dash" ? " stroke-dasharray=\"6 4\"" : ""
+                svg += "<line x1=\"\(f(legendX))\" y1=\"\(f(legendY))\" x2=\"\(f(legendX + 18))\" y2=\"\(f(legendY))\" stroke=\"\(color)\" stroke-width=\"2\"\(dash)/>\n"
+            }
+            svg += "<text x=\"\(f(legendX + 24))\" y=\"\(f(legendY + 4))\">\(SVGPlot.escape(label))</text>\n"
+            legendY += 18
+        }
+        svg += "</svg>\n"
+        return svg
+    }
+
+    /// About five round tick values covering `lo...hi`.
+    static func ticks(_ lo: Double, _ hi: Double) -> [Double] {
+        let span = hi - lo
+        guard span > 0, span.isFinite else { return [lo] }
+        let raw = span / 5
+        var magnitude = 1.0
+        while magnitude * 10 <= raw { magnitude *= 10 }
+        while magnitude > raw { magnitude /= 10 }
+        let step = [1.0, 2, 5, 10].map { $0 * magnitude }.first { $0 >= raw } ?? magnitude * 10
+        var t = (lo / step).rounded(.down) * step
+        var result: [Double] = []
+        while t <= hi + step * 1e-9 && result.count < 50 {
+            if t >= lo - step * 1e-9 { result.append(t) }
+            t += step
+        }
+        return result
+    }
+
+    static func label(_ value: Double) -> String {
+        if value == value.rounded() && abs(value) < 1e9 { return String(Int(value)) }
+        let text = String(Double((value * 1000).rounded()) / 1000)
+        return text
+    }
+
+    static func escape(_ text: String) -> String {
+        var out = ""
+        for c in text {
+            switch c {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            default: out.append(c)
+            }
+        }
+        return out
+    }
+}
