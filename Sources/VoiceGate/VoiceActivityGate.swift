@@ -205,6 +205,13 @@ public struct VoiceActivityGate: Sendable {
     /// The current noise floor, in dBFS (the silence level before the first frame).
     public var floorDecibels: Float { hasFloor ? floor : configuration.silenceDecibels }
 
+    /// The open voiced segment (up to its last loud frame) when voice is on, else the last closed
+    /// one, or `nil` before any voice. Cheap (no copy of the track).
+    public var lastSegment: VoicedSegment? {
+        if state == .voiced { return segment(from: runStartFrame, through: lastActiveFrame) }
+        return segments.last
+    }
+
     /// Whether voice is on now.
     public var isVoiced: Bool { state == .voiced }
 
