@@ -56,6 +56,17 @@ public struct CaptureStatistics: Sendable, Equatable {
     public var overruns: Int
 }
 
+/// What a capture does when its consumer falls behind by ``MicrophoneCapture/bufferedChunks``.
+public enum CaptureOverflowPolicy: Sendable, Equatable {
+    /// Drop the oldest waiting chunk and count it (``CaptureStatistics/droppedChunks``): right for
+    /// a real microphone, which never waits; the consumer always gets the newest audio.
+    case dropOldest
+    /// Pause reading until the consumer catches up: right for sources that are not paced in real
+    /// time (a virtual microphone over a file, the `null` device), which would otherwise outrun
+    /// any consumer. On a real microphone a long pause shows as recovered overruns.
+    case waitForConsumer
+}
+
 /// Microphone capture through ALSA: mono, 16-bit, at 16 kHz by default.
 ///
 /// Opening negotiates the format with `snd_pcm_set_params` (interleaved S16_LE, 1 channel, the
@@ -81,8 +92,10 @@ public struct MicrophoneCapture: ~Copyable, Sendable {
     public let requestedSampleRate: Int
     /// Frames per delivered chunk.
     public let chunkFrames: Int
-    /// How many chunks may wait for a slow consumer before the oldest are dropped.
+    /// How many chunks may wait for a slow consumer before ``overflowPolicy`` applies.
     public let bufferedChunks: Int
+    /// What happens when more than ``bufferedChunks`` chunks wait.
+    public let overflowPolicy: CaptureOverflowPolicy
 
     /// Opens a capture device and negotiates mono S16_LE at `sampleRate`.
     /// - Parameters:
@@ -94,15 +107,18 @@ public struct MicrophoneCapture: ~Copyable, Sendable {
     ///   - chunkDuration: audio per delivered chunk, default 40 ms (10 ms...1 s). A chunk is
     ///     delivered as soon as it is complete, so this bounds how far behind the audio a consumer
     ///     can be.
-    ///   - bufferedChunks: chunks kept for a slow consumer before the oldest are dropped (counted
-    ///     in ``CaptureStatistics/droppedChunks``), default 256 (about 10 s at 40 ms), at least 1.
+    ///   - bufferedChunks: chunks kept for a slow consumer before `overflow` applies, default 256
+    ///     (about 10 s at 40 ms), at least 1.
+    ///   - overflow: drop the oldest chunks (default, for real microphones) or pause reading
+    ///     (for sources not paced in real time); see ``CaptureOverflowPolicy``.
     /// - Throws: `.deviceUnavailable` when the device does not exist, is busy, or refuses the
     ///   format (the message names the device); `.invalidArgument` when `configuration` does not
     ///   parse; `.io` for other ALSA failures.
     /// Calls `snd_pcm_open` (or `snd_pcm_open_lconf`) and `snd_pcm_set_params`.
     public init(
         device: String = "default", configuration: ALSAConfiguration? = nil, sampleRate: Int = 16000,
-        chunkDuration: Duration = .milliseconds(40), bufferedChunks: Int = 256
+        chunkDuration: Duration = .milliseconds(40), bufferedChunks: Int = 256,
+        overflow: CaptureOverflowPolicy = .dropOldest
     ) throws(ProofkitError) {
         precondition(sampleRate > 0, "sampleRate must be positive")
         precondition(bufferedChunks >= 1, "bufferedChunks must be at least 1")
@@ -120,6 +136,7 @@ public struct MicrophoneCapture: ~Copyable, Sendable {
         self.requestedSampleRate = sampleRate
         self.chunkFrames = max(1, Int((chunkSeconds * Double(negotiated.sampleRate)).rounded()))
         self.bufferedChunks = bufferedChunks
+        self.overflowPolicy = overflow
     }
 
     /// Starts capturing on a dedicated thread and returns the stream of chunks.
@@ -131,15 +148,18 @@ public struct MicrophoneCapture: ~Copyable, Sendable {
     /// Calls `snd_pcm_readi` in a loop, and `snd_pcm_recover` on overruns.
     public consuming func start() -> CaptureStream {
         let state = CaptureState()
+        // With `.waitForConsumer` the thread itself keeps at most `bufferedChunks` waiting, so
+        // the stream's own buffer never drops.
         let (stream, continuation) = AsyncThrowingStream<AudioChunk, any Error>.makeStream(
             bufferingPolicy: .bufferingNewest(bufferedChunks))
+        let waitLimit = overflowPolicy == .waitForConsumer ? bufferedChunks : Int.max
         continuation.onTermination = { _ in state.stopRequested.store(true, ordering: .relaxed) }
         let worker = CaptureWorker(handle: handle, device: device)
         let chunkFrames = self.chunkFrames
         let sampleRate = self.sampleRate
         runOnDedicatedThread {
-            worker.run(chunkFrames: chunkFrames, sampleRate: sampleRate, state: state,
-                       continuation: continuation)
+            worker.run(chunkFrames: chunkFrames, sampleRate: sampleRate, waitLimit: waitLimit,
+                       state: state, continuation: continuation)
         }
         return CaptureStream(base: stream, state: state, sampleRate: sampleRate)
     }
@@ -160,6 +180,8 @@ final class CaptureState: Sendable {
     let framesRead = Atomic<Int>(0)
     let droppedChunks = Atomic<Int>(0)
     let overruns = Atomic<Int>(0)
+    /// Chunks yielded and not yet taken by the consumer.
+    let waiting = Atomic<Int>(0)
 }
 
 /// Holds the device for the capture thread.
@@ -176,7 +198,7 @@ final class CaptureWorker: @unchecked Sendable {
     }
 
     func run(
-        chunkFrames: Int, sampleRate: Int, state: CaptureState,
+        chunkFrames: Int, sampleRate: Int, waitLimit: Int, state: CaptureState,
         continuation: AsyncThrowingStream<AudioChunk, any Error>.Continuation
     ) {
         guard let handle = handle.take() else { preconditionFailure("capture started twice") }
@@ -195,7 +217,14 @@ final class CaptureWorker: @unchecked Sendable {
                     arrival: clock.now)
                 frame += result
                 state.framesRead.store(frame, ordering: .relaxed)
+                while state.waiting.load(ordering: .acquiring) >= waitLimit,
+                    !state.stopRequested.load(ordering: .relaxed)
+                {
+                    usleep(1000)  // only for unpaced sources (`.waitForConsumer`)
+                }
+                state.waiting.add(1, ordering: .releasing)
                 if case .dropped = continuation.yield(chunk) {
+                    state.waiting.subtract(1, ordering: .releasing)
                     state.droppedChunks.add(1, ordering: .relaxed)
                 }
             } else if result == -Int(EPIPE) || result == -Int(ESTRPIPE) || result == -Int(EINTR) {
@@ -255,7 +284,7 @@ public struct CaptureStream: AsyncSequence, Sendable {
     }
 
     public func makeAsyncIterator() -> Iterator {
-        Iterator(base: base.makeAsyncIterator(), token: StopToken(state: state))
+        Iterator(base: base.makeAsyncIterator(), token: StopToken(state: state), state: state)
     }
 
     /// Iterates the chunks; when the iterator is dropped (the consumer left its loop), capture stops.
@@ -265,12 +294,15 @@ public struct CaptureStream: AsyncSequence, Sendable {
 
         var base: AsyncThrowingStream<AudioChunk, any Error>.AsyncIterator
         let token: StopToken
+        let state: CaptureState
 
         public mutating func next(isolation actor: isolated (any Actor)? = #isolation)
             async throws(ProofkitError) -> AudioChunk?
         {
             do {
-                return try await base.next(isolation: actor)
+                let chunk = try await base.next(isolation: actor)
+                if chunk != nil { state.waiting.subtract(1, ordering: .releasing) }
+                return chunk
             } catch let error as ProofkitError {
                 throw error
             } catch {
