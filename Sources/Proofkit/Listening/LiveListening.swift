@@ -49,8 +49,13 @@ public final class LiveListening: Sendable {
         self.events = events
         try recognizer?.start()
         let failureBox = self.failureBox
+        // Transcript sources still running; when capture ends they get a moment to finish, so
+        // that the last words of a recogniser or a transcript file are not lost.
+        let openSources = TaskCounter()
         if let recognizer {
+            openSources.add()
             Task.detached {
+                defer { openSources.remove() }
                 var restarts = 0
                 for await line in recognizer.lines {
                     let now = recognizer.restarts
@@ -64,7 +69,9 @@ public final class LiveListening: Sendable {
             }
         }
         if let transcriptLines {
+            openSources.add()
             Task.detached {
+                defer { openSources.remove() }
                 for await line in transcriptLines { continuation.yield(.transcript(line)) }
             }
         }
@@ -79,10 +86,11 @@ public final class LiveListening: Sendable {
                 failureBox.set(error)
             }
             capture.stop()
-            if let recognizer {
-                await recognizer.finish(timeout: .seconds(2))
-                // Let the lines task deliver the recogniser's last words before ending.
-                try? await Task.sleep(for: .milliseconds(50))
+            if let recognizer { await recognizer.finish(timeout: .seconds(2)) }
+            let clock = ContinuousClock()
+            let deadline = clock.now.advanced(by: .seconds(2))
+            while openSources.count > 0 && clock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(5))
             }
             continuation.finish()
         }
@@ -96,6 +104,14 @@ public final class LiveListening: Sendable {
 
     /// Capture counters (frames, dropped chunks, overruns).
     public var statistics: CaptureStatistics { capture.statistics }
+}
+
+/// A count of running tasks.
+final class TaskCounter: Sendable {
+    private let value = Atomic<Int>(0)
+    func add() { value.add(1, ordering: .relaxed) }
+    func remove() { value.subtract(1, ordering: .relaxed) }
+    var count: Int { value.load(ordering: .relaxed) }
 }
 
 /// A write-once error slot shared between the capture task and the consumer.
