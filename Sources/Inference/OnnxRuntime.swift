@@ -13,7 +13,7 @@ public import ProofkitCore
 ///
 /// The library must provide C API version ``pinnedAPIVersion`` (ONNX Runtime 1.15 or newer).
 /// It is loaded once, the first time something needs it, and its environment is created then
-/// (log level: errors only are printed by ORT itself, as proofkit reports every failure).
+/// (ORT's own logging is limited to fatal messages: proofkit reports every failure itself).
 /// Neither is ever released: ORT's environment must outlive every session, and unloading a C++
 /// runtime at exit is not safe.
 public enum OnnxRuntime {
@@ -164,9 +164,10 @@ final class OrtRuntime: @unchecked Sendable {
     let allocator: OpaquePointer
     let info: OnnxRuntimeInfo
 
-    /// ORT's own log level: errors and worse (3). Warnings are not printed: proofkit reports each
-    /// failure itself, with ORT's message, in one line.
-    static let logLevel: Int32 = 3
+    /// ORT's own log level: fatal only (4). ORT would otherwise print warnings and a second,
+    /// coloured copy of each error to stderr; proofkit reports every failure itself, with ORT's
+    /// message, in one line.
+    static let logLevel: Int32 = 4
 
     private init(calls: OrtCalls, environment: OpaquePointer, allocator: OpaquePointer, info: OnnxRuntimeInfo) {
         self.calls = calls
@@ -175,24 +176,38 @@ final class OrtRuntime: @unchecked Sendable {
         self.info = info
     }
 
-    /// Tries each candidate in order; the first usable one wins.
+    /// Loads the first usable candidate and creates the environment.
     static func load(from candidates: [RuntimeLibraryCandidate]) -> Result<OrtRuntime, ProofkitError> {
+        let found: (calls: OrtCalls, version: String, candidate: RuntimeLibraryCandidate)
+        switch firstUsableLibrary(in: candidates) {
+        case .success(let library): found = library
+        case .failure(let error): return .failure(error)
+        }
+        do throws(ProofkitError) {
+            let environment = try found.calls.createEnvironment(logLevel: logLevel, logID: "proofkit")
+            let allocator = try found.calls.defaultAllocator()
+            let info = OnnxRuntimeInfo(
+                version: found.version, libraryPath: found.candidate.path, apiVersion: OrtCalls.pinnedAPIVersion)
+            return .success(
+                OrtRuntime(calls: found.calls, environment: environment, allocator: allocator, info: info))
+        } catch {
+            var failure = error
+            failure.code = .runtimeUnavailable
+            return .failure(failure)
+        }
+    }
+
+    /// Tries each candidate in order; the first that is ONNX Runtime with the pinned API wins.
+    /// - Returns: the library, or `.runtimeUnavailable` listing every path tried with its reason
+    ///   and how to fix it.
+    static func firstUsableLibrary(in candidates: [RuntimeLibraryCandidate])
+        -> Result<(calls: OrtCalls, version: String, candidate: RuntimeLibraryCandidate), ProofkitError>
+    {
         var tried: [String] = []
         for candidate in candidates {
             switch OrtCalls.load(path: candidate.path) {
             case .loaded(let calls, let version):
-                do throws(ProofkitError) {
-                    let environment = try calls.createEnvironment(logLevel: logLevel, logID: "proofkit")
-                    let allocator = try calls.defaultAllocator()
-                    let info = OnnxRuntimeInfo(
-                        version: version, libraryPath: candidate.path, apiVersion: OrtCalls.pinnedAPIVersion)
-                    return .success(
-                        OrtRuntime(calls: calls, environment: environment, allocator: allocator, info: info))
-                } catch {
-                    var failure = error
-                    failure.code = .runtimeUnavailable
-                    return .failure(failure)
-                }
+                return .success((calls, version, candidate))
             case .tooOld(let version):
                 tried.append(
                     "\(candidate): ONNX Runtime \(version.isEmpty ? "(unknown version)" : version) is too old")
