@@ -181,11 +181,12 @@ public struct InferenceSession: ~Copyable, @unchecked Sendable {
     public mutating func run(_ feeds: [String: any TensorInput], outputs requested: [String]? = nil)
         throws(ProofkitError) -> InferenceOutputs
     {
-        let expected = inputs.map(\.name)
-        if let unknown = feeds.keys.sorted().first(where: { !expected.contains($0) }) {
+        if feeds.count > inputs.count {  // some name is not an input: say which (sorted, so stable)
+            let expected = inputs.map(\.name)
+            let unknown = feeds.keys.filter { !expected.contains($0) }.sorted()
             throw ProofkitError(
                 .invalidArgument,
-                "The model has no input named \(unknown); its inputs are \(expected.joined(separator: ", ")).",
+                "The model has no input named \(unknown.joined(separator: ", ")); its inputs are \(expected.joined(separator: ", ")).",
                 path: path)
         }
         var ordered: [AnyTensor] = []

@@ -64,6 +64,37 @@ struct RuntimeLoadingTests {
         #expect(!error.description.contains("\n"))
     }
 
+    @Test("a too-old ONNX Runtime (a stand-in library that offers C API 14 only) is refused with its version",
+          .enabled(if: TestEnvironment.hasTool("clang")))
+    func tooOld() throws {
+        let root = try TestEnvironment.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        // The two-slot entry structure of a 1.14 runtime: GetApi(n) is NULL above 14.
+        let source = """
+            #include <stddef.h>
+            #include <stdint.h>
+            static const char *version(void) { return "1.14.1"; }
+            static int table[1];
+            static const void *get_api(uint32_t v) { return v <= 14 ? (const void *)table : NULL; }
+            struct base { const void *(*get_api)(uint32_t); const char *(*version)(void); };
+            static const struct base the_base = { get_api, version };
+            const struct base *OrtGetApiBase(void) { return &the_base; }
+            """
+        try source.write(toFile: root + "/old.c", atomically: true, encoding: .utf8)
+        let library = root + "/libonnxruntime.so.1.14.1"
+        let compile = try runProcess("/usr/bin/env", ["clang", "-shared", "-fPIC", "-o", library, root + "/old.c"])
+        try #require(compile.status == 0, "\(compile.stderr)")
+        guard case .failure(let error) = OrtRuntime.firstUsableLibrary(
+            in: [RuntimeLibraryCandidate(path: library, source: .environment)])
+        else {
+            Issue.record("a 1.14 runtime was accepted")
+            return
+        }
+        #expect(error.code == .runtimeUnavailable)
+        #expect(error.message.contains("\(library) (from PROOFKIT_ORT_LIBRARY): ONNX Runtime 1.14.1 is too old"))
+        #expect(error.message.contains("ONNX Runtime 1.15 or newer (C API 15) was not found"))
+    }
+
     @Test("a failed candidate falls through to the next usable one",
           .enabled(if: InferenceFixtures.runtimeAvailable, "set PROOFKIT_ORT_LIBRARY"))
     func fallsThrough() throws {
