@@ -131,6 +131,7 @@ public struct InferenceSession: ~Copyable, @unchecked Sendable {
         runtime: OrtRuntime, options: Options, path: String?,
         create: (OpaquePointer) throws(ProofkitError) -> OpaquePointer
     ) throws(ProofkitError) {
+        precondition(options.intraOpThreads >= 0, "intraOpThreads must be 0 (ORT's choice) or more")
         let calls = runtime.calls
         let sessionOptions = try calls.createSessionOptions(
             intraOpThreads: options.intraOpThreads, allowsSpinning: options.allowsSpinning,
