@@ -65,7 +65,7 @@ public struct AudioFileReader: ~Copyable, @unchecked Sendable {
             throw ProofkitError(.io, "cannot read: \(POSIX.describe(code))", operation: "open",
                                 underlying: code, path: path)
         }
-        switch SndFile.openForReading(path) {
+        switch POSIX.withStandardErrorSilenced({ SndFile.openForReading(path) }) {
         case .success(let (handle, info)):
             guard info.sampleRate > 0, info.channels > 0 else {
                 SndFile.close(handle)
@@ -76,8 +76,11 @@ public struct AudioFileReader: ~Copyable, @unchecked Sendable {
             self.format = AudioFileFormat(info)
         case .failure(let failure):
             let (text, code) = (failure.text, failure.code)
+            // libsndfile's MPEG probe reports unrecognised bytes as "File does not exist or is not
+            // a regular file"; the file does exist (checked above), so say what is meant.
+            let detail = text.contains("does not exist") ? "format not recognised" : text.trimmedLine
             throw ProofkitError(
-                .decodeFailed, "is not a readable audio file (libsndfile: \(text.trimmedLine))",
+                .decodeFailed, "is not a readable audio file (libsndfile: \(detail))",
                 operation: "sf_open", underlying: code, path: path)
         }
     }
@@ -104,8 +107,17 @@ public struct AudioFileReader: ~Copyable, @unchecked Sendable {
         precondition(maxFrames >= 1 && buffer.count >= maxFrames * format.channels,
                      "buffer too small for maxFrames")
         guard let handle else { preconditionFailure("read after close") }
-        let frames = buffer.withUnsafeMutableBufferPointer {
-            SndFile.readFloat(handle, into: $0.baseAddress!, frames: maxFrames)
+        let frames: Int
+        if format.container == .mpeg {
+            frames = POSIX.withStandardErrorSilenced {
+                buffer.withUnsafeMutableBufferPointer {
+                    SndFile.readFloat(handle, into: $0.baseAddress!, frames: maxFrames)
+                }
+            }
+        } else {
+            frames = buffer.withUnsafeMutableBufferPointer {
+                SndFile.readFloat(handle, into: $0.baseAddress!, frames: maxFrames)
+            }
         }
         if frames <= 0 {
             let (text, code) = SndFile.error(handle)

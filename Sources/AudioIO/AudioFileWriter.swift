@@ -1,15 +1,6 @@
 public import ProofkitCore
 
-/// The containers ``AudioFileWriter`` writes, always as 16-bit linear PCM.
-public enum AudioOutputContainer: Sendable, Equatable, CustomStringConvertible {
-    /// Apple Core Audio Format, 16-bit little-endian linear PCM (what an iOS alarm plays).
-    case caf
-    /// RIFF WAVE, 16-bit little-endian linear PCM.
-    case wav
-
-    /// `"CAF"` or `"WAV"`.
-    public var description: String { self == .caf ? "CAF" : "WAV" }
-
+extension AudioOutputContainer {
     var sndfileFormat: Int32 {
         // CAF defaults to big-endian; force little-endian (SF_ENDIAN_LITTLE = 0x1000_0000).
         self == .caf

@@ -93,6 +93,28 @@ enum POSIX {
         return String(cString: text)
     }
 
+    /// Runs `body` with file descriptor 2 pointed at /dev/null, then restores it.
+    ///
+    /// libmpg123 (inside libsndfile) prints warnings such as "Cannot read next header" straight
+    /// to stderr, which would break proofkit's one-line diagnostics. Other threads' stderr is
+    /// also dropped for the duration, so keep `body` short. Calls `dup`, `open`, `dup2`, `close`.
+    static func withStandardErrorSilenced<T>(_ body: () -> T) -> T {
+        let saved = dup(2)
+        let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
+        guard saved >= 0, null >= 0 else {
+            if saved >= 0 { _ = close(saved) }
+            if null >= 0 { _ = close(null) }
+            return body()
+        }
+        _ = dup2(null, 2)
+        _ = close(null)
+        defer {
+            _ = dup2(saved, 2)
+            _ = close(saved)
+        }
+        return body()
+    }
+
     static let noSuchFile = ENOENT
     static let notADirectory = ENOTDIR
     static let accessDenied = EACCES

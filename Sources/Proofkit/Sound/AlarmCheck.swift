@@ -1,5 +1,5 @@
 public import ProofkitCore
-public import AudioIO
+import AudioIO
 
 extension RejectionReason.Kind {
     /// The sound decodes to no audio at all.

@@ -1,5 +1,5 @@
 public import ProofkitCore
-public import AudioIO
+import AudioIO
 
 /// Preparing and checking alarm sounds: the pipelines behind `proofkit trim` and `proofkit check`.
 ///
