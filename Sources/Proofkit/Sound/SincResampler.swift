@@ -65,7 +65,7 @@ public struct SincResampler: Sendable {
         scale = min(1, Double(outputRate) / Double(inputRate))
         halfWidth = Int((Double(SincResampler.zeroCrossings) / (scale * SincResampler.cutoff)).rounded(.up)) + 1
         table = SincResampler.makeTable()
-        weights = [Float](repeating: 0, count: 2 * halfWidth + 2)
+        weights = [Float](repeating: 0, count: 2 * halfWidth)
     }
 
     /// `h(x)` for x = i / tableResolution zero crossings, i in 0...zeroCrossings*resolution (+1 guard).
@@ -120,48 +120,68 @@ public struct SincResampler: Sendable {
     private mutating func produce(final: Bool) -> [Float] {
         let total = SincResampler.outputFrameCount(
             inputFrames: inputFrames, inputRate: step, outputRate: den)
-        var out: [Float] = []
-        let filterScale = scale * SincResampler.cutoff  // cut-off frequency in input-rate units
-        let resolution = Double(SincResampler.tableResolution)
+        // Outputs that can be completed now: centre + halfWidth < inputFrames unless final.
+        var end = total
+        if !final {
+            // Largest n with (n * step) / den + halfWidth < inputFrames.
+            let limit = inputFrames - halfWidth  // centre must be < limit
+            end = limit <= 0 ? nextOutput : min(total, (limit * den + step - 1) / step)
+            end = max(end, nextOutput)
+        }
+        let count = end - nextOutput
+        guard count > 0 else { return [] }
+        var out = [Float](repeating: 0, count: count * channels)
+        let filterScale = scale * SincResampler.cutoff * Double(SincResampler.tableResolution)
         let tableLimit = table.count - 2
-        while nextOutput < total {
-            let position = nextOutput * step  // input time * den
-            let centre = position / den
-            let fraction = Double(position % den) / Double(den)
-            // Needs input up to centre + halfWidth (unless the input has ended).
-            if !final && centre + halfWidth >= inputFrames { break }
-            let first = centre - halfWidth + 1
-            let last = centre + halfWidth
-            var sum: Float = 0
-            var tapCount = 0
-            for k in first...last {
-                let distance = abs(Double(centre - k) + fraction) * filterScale * resolution
-                let index = Int(distance)
-                var w: Float = 0
-                if index < tableLimit {
-                    let t = Float(distance - Double(index))
-                    w = table[index] + (table[index + 1] - table[index]) * t
-                }
-                weights[tapCount] = w
-                sum += w
-                tapCount += 1
-            }
-            let norm: Float = sum != 0 ? 1 / sum : 0
-            let base = out.count
-            out.append(contentsOf: repeatElement(0, count: channels))
-            history.withUnsafeBufferPointer { h in
-                for tap in 0..<tapCount {
-                    let k = first + tap
-                    guard k >= historyStart, k < inputFrames else { continue }
-                    let w = weights[tap] * norm
-                    let offset = (k - historyStart) * channels
-                    for channel in 0..<channels {
-                        out[base + channel] += w * h[offset + channel]
+        let channels = self.channels
+        let halfWidth = self.halfWidth
+        let hStart = self.historyStart
+        let inputFrames = self.inputFrames
+        let (step, den) = (self.step, self.den)
+        let startOutput = nextOutput
+        table.withUnsafeBufferPointer { table in
+            weights.withUnsafeMutableBufferPointer { weights in
+                history.withUnsafeBufferPointer { h in
+                    out.withUnsafeMutableBufferPointer { out in
+                        for n in 0..<count {
+                            let position = (startOutput + n) * step  // input time * den
+                            let centre = position / den
+                            let fraction = Double(position % den) / Double(den)
+                            let first = centre - halfWidth + 1
+                            var sum: Float = 0
+                            for tap in 0..<(2 * halfWidth) {
+                                let distance = abs(Double(halfWidth - 1 - tap) + fraction) * filterScale
+                                let index = Int(distance)
+                                var w: Float = 0
+                                if index < tableLimit {
+                                    let t = Float(distance - Double(index))
+                                    w = table[index] + (table[index + 1] - table[index]) * t
+                                }
+                                weights[tap] = w
+                                sum += w
+                            }
+                            let norm: Float = sum != 0 ? 1 / sum : 0
+                            let lo = max(0, max(first, hStart) - first)
+                            let hi = min(2 * halfWidth, inputFrames - first)
+                            guard lo < hi else { continue }
+                            let base = n * channels
+                            if channels == 1 {
+                                var acc: Float = 0
+                                for tap in lo..<hi { acc += weights[tap] * h[first + tap - hStart] }
+                                out[base] = acc * norm
+                            } else {
+                                for tap in lo..<hi {
+                                    let w = weights[tap] * norm
+                                    let offset = (first + tap - hStart) * channels
+                                    for channel in 0..<channels { out[base + channel] += w * h[offset + channel] }
+                                }
+                            }
+                        }
                     }
                 }
             }
-            nextOutput += 1
         }
+        nextOutput = end
         // Drop input frames no future output can reach.
         let needed = (nextOutput * step) / den - halfWidth
         if needed - historyStart > 4096 {
