@@ -24,6 +24,7 @@ public struct AudioFileReader: ~Copyable, @unchecked Sendable {
     /// The path it was opened with.
     public let path: String
     private var handle: OpaquePointer?
+    private var virtualContext: UnsafeMutableRawPointer?
     /// Frames decoded (or skipped) so far.
     public private(set) var position: Int = 0
 
@@ -72,8 +73,28 @@ public struct AudioFileReader: ~Copyable, @unchecked Sendable {
                 throw ProofkitError(.decodeFailed, "has no usable audio (sample rate \(info.sampleRate), \(info.channels) channels)",
                                     path: path)
             }
-            self.handle = handle
-            self.format = AudioFileFormat(info)
+            var format = AudioFileFormat(info)
+            var decoding = handle
+            var context: UnsafeMutableRawPointer? = nil
+            if format.container == .mpeg {
+                // Reopen so that decoding is not capped at the header's estimate (see
+                // SndFile.openForReadingToEnd); the header count is kept for reporting.
+                if let fd = POSIX.openForReading(path),
+                    case .success(let (reopened, ctx)) = POSIX.withStandardErrorSilenced({
+                        SndFile.openForReadingToEnd(fd: fd, realLength: status.size)
+                    })
+                {
+                    format.isSeekable = false
+                    SndFile.close(handle)
+                    decoding = reopened
+                    context = ctx
+                }
+                // else: keep the plain handle (e.g. an MP3 that starts mid-frame only opens that
+                // way); its decoding may stop at the header's estimate.
+            }
+            self.handle = decoding
+            self.virtualContext = context
+            self.format = format
         case .failure(let failure):
             let (text, code) = (failure.text, failure.code)
             // libsndfile's MPEG probe reports unrecognised bytes as "File does not exist or is not
@@ -87,12 +108,15 @@ public struct AudioFileReader: ~Copyable, @unchecked Sendable {
 
     deinit {
         if let handle { SndFile.close(handle) }
+        if let virtualContext { SndFile.releaseVirtual(virtualContext) }
     }
 
     /// Closes the file. Calls `sf_close`.
     public consuming func close() {
         if let handle { SndFile.close(handle) }
+        if let virtualContext { SndFile.releaseVirtual(virtualContext) }
         handle = nil
+        virtualContext = nil
     }
 
     /// Decodes up to `maxFrames` frames into the start of `buffer` (interleaved).

@@ -109,7 +109,7 @@ public struct AudioFileWriter: ~Copyable, @unchecked Sendable {
     }
 
     /// Appends interleaved float samples, converted to 16 bits with
-    /// ``AudioFileWriter/int16(_:)`` (round to nearest, clamp to -32768...32767).
+    /// ``AudioFileWriter/int16(_:)`` (`round(x * 32768)`, clamped to -32768...32767).
     /// - Throws: see ``write(_:)-([Int16])``.
     public mutating func write(_ samples: [Float]) throws(ProofkitError) {
         precondition(samples.count % channels == 0, "samples must hold whole frames")
@@ -120,11 +120,14 @@ public struct AudioFileWriter: ~Copyable, @unchecked Sendable {
         try write(scratch)
     }
 
-    /// The 16-bit sample for a float in -1...1: `round(x * 32767)`, clamped (never wraps).
-    /// NaN becomes 0.
+    /// The 16-bit sample for a float in -1...1: `round(x * 32768)`, clamped to
+    /// -32768...32767 (never wraps). NaN becomes 0.
+    ///
+    /// 32768 is libsndfile's scale when it reads 16-bit data as floats, so 16-bit input passes
+    /// through bit-exactly.
     @inline(__always)
     public static func int16(_ x: Float) -> Int16 {
-        let scaled = (x * 32767).rounded()
+        let scaled = (x * 32768).rounded()
         if scaled >= 32767 { return 32767 }
         if scaled <= -32768 { return -32768 }
         if scaled.isNaN { return 0 }

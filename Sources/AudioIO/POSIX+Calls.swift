@@ -82,6 +82,22 @@ enum POSIX {
         _ = unlink(path)
     }
 
+    /// Opens `path` read-only. Calls `open`.
+    static func openForReading(_ path: String) -> Int32? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        return fd >= 0 ? fd : nil
+    }
+
+    /// Reads up to `count` bytes at `offset`, retrying on EINTR. Calls `pread`.
+    /// - Returns: bytes read, 0 at the end, -1 on error.
+    static func readBytes(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int, at offset: Int64) -> Int64 {
+        while true {
+            let n = pread(fd, buffer, count, off_t(offset))
+            if n < 0 && errno == EINTR { continue }
+            return Int64(n)
+        }
+    }
+
     /// Closes a descriptor that libsndfile did not take over. Calls `close`.
     static func closeDescriptor(_ fd: Int32) {
         _ = close(fd)

@@ -42,6 +42,85 @@ enum SndFile {
         return .success((handle, Info(info)))
     }
 
+    /// The file behind a virtual-I/O handle: a descriptor, its real length, and a longer length
+    /// reported to libsndfile, with zero bytes served between the two.
+    final class VirtualFile {
+        let fd: Int32
+        let realLength: Int64
+        let reportedLength: Int64
+        var position: Int64 = 0
+        init(fd: Int32, realLength: Int64) {
+            self.fd = fd
+            self.realLength = realLength
+            let (scaled, overflow) = realLength.multipliedReportingOverflow(by: 64)
+            self.reportedLength = overflow ? Int64.max / 2 : max(scaled, 1 << 20)
+        }
+
+        func seek(_ offset: Int64, _ whence: Int32) -> Int64 {
+            let base: Int64 = whence == 0 ? 0 : whence == 1 ? position : reportedLength
+            let target = base + offset
+            guard target >= 0 else { return -1 }
+            position = target
+            return position
+        }
+
+        func read(_ buffer: UnsafeMutableRawPointer, _ count: Int64) -> Int64 {
+            guard position < reportedLength, count > 0 else { return 0 }
+            let wanted = min(count, reportedLength - position)
+            var got: Int64 = 0
+            if position < realLength {
+                got = POSIX.readBytes(fd, buffer, Int(min(wanted, realLength - position)), at: position)
+                if got < 0 { return -1 }
+            }
+            if got < wanted { (buffer + Int(got)).initializeMemory(as: UInt8.self, repeating: 0, count: Int(wanted - got)) }
+            position += wanted
+            return wanted
+        }
+    }
+
+    /// Opens an MPEG stream for decoding to its real end. Calls `sf_open_virtual`.
+    ///
+    /// Why: libsndfile caps every read at `SF_INFO.frames`, and for an MP3 without a Xing/Info
+    /// tag that count is mpg123's estimate from the file length and the first frame's bitrate.
+    /// A VBR file that starts loud is estimated far too short, and libsndfile would silently
+    /// stop decoding there. Here the file is presented 64 times longer than it is, padded with
+    /// zero bytes: the estimate rises above the real audio, and mpg123 stops at the real end
+    /// when it finds no frame in the padding. A tagged file keeps its exact tag count. The
+    /// returned context must be released with ``releaseVirtual(_:)`` after `sf_close`.
+    static func openForReadingToEnd(fd: Int32, realLength: Int64)
+        -> Result<(OpaquePointer, UnsafeMutableRawPointer), Failure>
+    {
+        let context = Unmanaged.passRetained(VirtualFile(fd: fd, realLength: realLength)).toOpaque()
+        var io = SF_VIRTUAL_IO(
+            get_filelen: { user in
+                Unmanaged<VirtualFile>.fromOpaque(user!).takeUnretainedValue().reportedLength
+            },
+            seek: { offset, whence, user in
+                Unmanaged<VirtualFile>.fromOpaque(user!).takeUnretainedValue().seek(offset, whence)
+            },
+            read: { pointer, count, user in
+                Unmanaged<VirtualFile>.fromOpaque(user!).takeUnretainedValue().read(pointer!, count)
+            },
+            write: { _, _, _ in 0 },
+            tell: { user in
+                Unmanaged<VirtualFile>.fromOpaque(user!).takeUnretainedValue().position
+            })
+        var info = SF_INFO()
+        guard let handle = sf_open_virtual(&io, Int32(SFM_READ), &info, context) else {
+            let failure = Failure(text: lastOpenError(), code: sf_error(nil))
+            releaseVirtual(context)
+            return .failure(failure)
+        }
+        _ = sf_command(handle, Int32(SFC_SET_NORM_FLOAT), nil, Int32(SF_TRUE))
+        return .success((handle, context))
+    }
+
+    /// Releases a virtual-I/O context and closes its descriptor (after `sf_close`).
+    static func releaseVirtual(_ context: UnsafeMutableRawPointer) {
+        let file = Unmanaged<VirtualFile>.fromOpaque(context).takeRetainedValue()
+        POSIX.closeDescriptor(file.fd)
+    }
+
     /// Opens the already-open descriptor `fd` for writing `format` at `sampleRate` with
     /// `channels`. libsndfile closes `fd` on `sf_close`. Calls `sf_format_check`, `sf_open_fd`.
     static func openForWriting(

@@ -39,7 +39,8 @@ struct AudioFileWriterTests {
     func conversion() {
         #expect(AudioFileWriter.int16(0) == 0)
         #expect(AudioFileWriter.int16(1) == 32767)
-        #expect(AudioFileWriter.int16(-1) == -32767)
+        #expect(AudioFileWriter.int16(-1) == -32768)
+        #expect(AudioFileWriter.int16(-12345.0 / 32768) == -12345 && AudioFileWriter.int16(32767.0 / 32768) == 32767)
         #expect(AudioFileWriter.int16(1.5) == 32767)
         #expect(AudioFileWriter.int16(-3) == -32768)
         #expect(AudioFileWriter.int16(0.5 / 32767) == 1)

@@ -131,9 +131,10 @@ public enum AlarmSound {
             guard levels.peak > 0 else {
                 throw ProofkitError(.decodeFailed, "is all digital silence; nothing to normalise", path: input)
             }
-            gain = Float(Decibels.toAmplitude(target) / Double(levels.peak))
-            // Float rounding must never push the peak past full scale.
-            while levels.peak * gain > 1 { gain = gain.nextDown }
+            // Full scale in 16 bits is 32767/32768: 0 dBFS maps the peak there, never past it.
+            let ceiling = min(Decibels.toAmplitude(target), 32767.0 / 32768.0)
+            gain = Float(ceiling / Double(levels.peak))
+            while levels.peak * gain * 32768 > 32767.49 { gain = gain.nextDown }
             gainDB = Decibels.fromAmplitude(Double(gain))
             source = try TrimSource(path: input, options: options)
         }
