@@ -104,6 +104,8 @@ public struct ReadingProofResult: Sendable, Equatable {
     public var heardKeyWords: [HeardKeyWord]
     /// All transcript lines received, in order.
     public var transcript: [String]
+    /// The text that was read.
+    public var text: DuaText
 }
 
 /// A reading-proof session: combines the voice gate (how long the person read aloud) and the
@@ -283,7 +285,7 @@ public struct ReadingProof: Sendable {
             ? findings.voicedSeconds : VoicedSegments.totalSeconds(findings.segments)
         return ReadingProofResult(
             match: current, gate: findings, speechProbabilities: probabilities, heardKeyWords: heard,
-            transcript: transcript)
+            transcript: transcript, text: configuration.text)
     }
 
     private var progress: ReadingProgress {
