@@ -171,6 +171,16 @@ class Builder:
                     "p741": round(float(p[741]), 6),
                     "max_abs_diff_vs_numpy": diff,
                 }
+            from .mat_scorer import five_crop_batch
+            logits, _ = sess.run(["logits", "embedding"], {"input": five_crop_batch(img)})
+            p5 = im.softmax(logits)
+            entry["five_crop_bicubic"] = {
+                "image_size": list(img.size),
+                "views": ["centre", "top-left", "top-right", "bottom-left", "bottom-right"],
+                "p741": [round(float(v), 6) for v in p5[:, 741]],
+                "top1": [int(v) for v in p5.argmax(1)],
+                "score": round(float(p5[:, 741].max()), 6),
+            }
             report["checks"][sample] = entry
         report["max_abs_diff_vs_numpy"] = worst
         if worst > 1e-3:

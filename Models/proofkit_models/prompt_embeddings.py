@@ -8,6 +8,7 @@ Format (JSON, UTF-8, keys in this order):
   "model": "mobileclip_s0",              # which image encoder these texts pair with
   "image_encoder_sha256": "<hex>",       # sha256 of that encoder's .onnx file
   "dim": 512,                            # embedding length
+  "image_size": 256,                     # encoder input: [1,3,size,size] RGB / 255
   "logit_scale": 100.0,                  # softmax temperature used by the scorer
   "threshold": 0.45,                     # default pass threshold on the mat share
   "mat":   [{"prompt": "a photo of a prayer rug", "embedding": [512 floats]}, ...],
@@ -83,7 +84,7 @@ def _fmt(x: float) -> str:
 
 def dumps(model: str, image_encoder_sha256: str, mat: list[tuple[str, np.ndarray]],
           other: list[tuple[str, np.ndarray]], logit_scale: float = LOGIT_SCALE,
-          threshold: float = CLIP_THRESHOLD) -> str:
+          threshold: float = CLIP_THRESHOLD, image_size: int = 256) -> str:
     """Serialise the file deterministically (embeddings are normalised here)."""
     dims = {len(e) for _, e in mat + other}
     if len(dims) != 1:
@@ -106,6 +107,7 @@ def dumps(model: str, image_encoder_sha256: str, mat: list[tuple[str, np.ndarray
         '  "model": %s' % json.dumps(model),
         '  "image_encoder_sha256": %s' % json.dumps(image_encoder_sha256),
         '  "dim": %d' % dim,
+        '  "image_size": %d' % image_size,
         '  "logit_scale": %s' % _fmt(logit_scale),
         '  "threshold": %s' % _fmt(threshold),
         '  "mat": ' + entries(mat),
