@@ -100,6 +100,7 @@ def main() -> int:
 
     zooms = [0.5, FIVE_CROP_ZOOM, 0.7]
     per = {z: {"fp32": [], "int8": [], "emb": []} for z in zooms}
+    top1 = {"fp32": [], "int8": []}
     center_emb = []
     ref_diff = []
     for r in rows:
@@ -111,6 +112,9 @@ def main() -> int:
             per[z]["fp32"].append(p[:, MAT])
             per[z]["int8"].append(p8[:, MAT])
             per[z]["emb"].append(e)
+            if z == FIVE_CROP_ZOOM:
+                top1["fp32"].append(int(p[0].argmax()))
+                top1["int8"].append(int(p8[0].argmax()))
         center_emb.append(per[FIVE_CROP_ZOOM]["emb"][-1][0])
         ref_diff.append(abs(per[FIVE_CROP_ZOOM]["fp32"][-1][0] - float(r["p741_fp32"])))
     report = {"images": len(rows), "mats": int(labels.sum()), "others": int(len(rows) - labels.sum())}
@@ -120,6 +124,7 @@ def main() -> int:
     P8 = {z: np.array(per[z]["int8"]) for z in zooms}
     c32, c8 = P[FIVE_CROP_ZOOM][:, 0], P8[FIVE_CROP_ZOOM][:, 0]
     report["int8_vs_fp32"] = {
+        "centre_top1_agreement": f"{sum(x == y for x, y in zip(top1['fp32'], top1['int8']))}/{len(rows)}",
         "centre_p741_max_abs_diff": round(float(np.abs(c32 - c8).max()), 4),
         "centre_verdict_agreement": f"{int(((c32 >= LITE_THRESHOLD) == (c8 >= LITE_THRESHOLD)).sum())}/{len(rows)}",
         "five_crop_verdict_agreement": f"{int(((P[FIVE_CROP_ZOOM].max(1) >= LITE_THRESHOLD) == (P8[FIVE_CROP_ZOOM].max(1) >= LITE_THRESHOLD)).sum())}/{len(rows)}",

@@ -319,6 +319,17 @@ class Builder:
         p = self.path(MANIFEST)
         if not os.path.exists(p) or open(p).read() != text:
             write_atomic(p, text)
+        committed = os.path.join(HERE, "..", "models.sha256")
+        if os.path.exists(committed):
+            expected = {}
+            for line in open(committed):
+                if line.strip() and not line.startswith("#"):
+                    digest, name = line.split()
+                    expected[name] = digest
+            for n, v in sorted(files.items()):
+                if n in expected and expected[n] != v["sha256"]:
+                    print(f"  note: {n} differs from Models/models.sha256 (expected on another CPU "
+                          f"architecture for the int8 model; the loader checks manifest.json)", file=sys.stderr)
         # The same list as sha256sum(1) reads it.
         sums = "".join(f"{v['sha256']}  {k}\n" for k, v in sorted(files.items()))
         p = self.path("SHA256SUMS")
