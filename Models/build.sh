@@ -11,6 +11,11 @@ set -euo pipefail
 MODELS="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(dirname "$MODELS")"
 PYTHON="${PYTHON:-$ROOT/.deps/venv/bin/python}"
+# A relative PYTHON (e.g. .deps/venv/bin/python) is relative to the caller's folder: pin it now.
+case "$PYTHON" in
+  /*) ;;
+  */*) PYTHON="$PWD/$PYTHON" ;;
+esac
 WHEELS="${PROOFKIT_WHEELS:-$ROOT/.deps/wheels}"
 OUT="$MODELS/generated"
 mkdir -p "$WHEELS" "$OUT"
