@@ -4,6 +4,7 @@
 // line below.
 var benchmarks: [Benchmark] = []
 benchmarks += voiceBenchmarks()
+benchmarks += sileroBenchmarks()
 // benchmarks += squatBenchmarks()
 
 let arguments = CommandLine.arguments
