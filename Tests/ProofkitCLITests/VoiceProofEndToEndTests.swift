@@ -268,6 +268,33 @@ struct VoiceLiveProofTests {
         #expect(leftovers.isEmpty)
     }
 
+    @Test("Ctrl-C ends listening with the verdict, and --record is still written")
+    func interrupt() throws {
+        let folder = try TestEnvironment.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let config = try VoiceProofE2E.config(folder: folder, raw: "/dev/null")
+        let out = folder + "/heard.wav"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: TestEnvironment.proofkitBinary)
+        process.arguments = ["voice", "--live", "--device", "quiet", "--max-seconds", "100000", "--record", out]
+        process.environment = ProcessInfo.processInfo.environment.merging(["PROOFKIT_ALSA_CONFIG": config]) { _, new in new }
+        let stdout = Pipe()
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        Thread.sleep(forTimeInterval: 1.0)
+        process.interrupt()
+        let text = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0)
+        #expect(text.contains("rejected: "), "\(text)")
+        #expect(text.contains("recorded to \(out)"))
+        let heard = try TestAudio.readWAV(out)
+        #expect(heard.sampleRate == 16000)
+        #expect(heard.seconds > 0.5)
+    }
+
     @Test("--record into a missing folder fails before listening: exit 74, nothing on stdout")
     func recordUnwritable() throws {
         let folder = try TestEnvironment.makeTemporaryFolder()

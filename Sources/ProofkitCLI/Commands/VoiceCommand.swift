@@ -27,9 +27,10 @@ enum VoiceCommand: Subcommand {
 
         Live listening captures mono 16 kHz S16_LE audio from an ALSA device (default 'default';
         'hw:1,0', 'plughw:1,0', ... as 'proofkit voice --list-devices' shows) until --max-seconds of
-        audio have been heard, or Ctrl-C. On a terminal it shows the du'a with its key words lighting
-        up as they are heard, a level meter with the floor and the moving threshold, and the voiced
-        seconds against what is needed; it ends with the verdict. A RECORDING (any format proofkit
+        audio have been heard, or Ctrl-C (which still ends with the verdict and keeps --record).
+        On a terminal it shows the du'a with its key words lighting up as they are heard, a level
+        meter with the floor and the moving threshold, and the voiced seconds against what is
+        needed; it ends with the verdict. A RECORDING (any format proofkit
         reads: WAV, FLAC, MP3, OGG, CAF, AIFF..., any rate and channels; mixed to mono and resampled
         to 16 kHz) runs through the same engine.
 
@@ -243,7 +244,14 @@ enum VoiceCommand: Subcommand {
         }
         let view = LiveView(io: io, json: json, text: proof.configuration.text, usesRecognizer: usesRecognizer,
                             neededSeconds: needed, frameSeconds: proof.configuration.gate.frameDuration.secondsValue)
+        // Ctrl-C ends listening normally: the verdict is given and --record is kept.
+        signal(SIGINT, SIG_IGN)
+        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        interrupt.setEventHandler { listening.stop() }
+        interrupt.resume()
         let summary = runBlocking { await view.consume(listening, state: state) }
+        interrupt.cancel()
+        signal(SIGINT, SIG_DFL)
         if let failure = listening.failure { throw failure }
         if let failure = summary.failure { throw failure }
         let result = state.session.proof.finish()
