@@ -191,13 +191,19 @@ public struct PrayerTimeCalculator: Sendable {
         }
     }
 
-    /// The UTC date whose solar day holds the local date's Dhuhr (see the type's step 1).
+    /// The UTC date whose solar day holds the local date's Dhuhr (see the type's step 1): the
+    /// same date unless the transit computed for it lands on another local date.
     func solarDate(for date: LocalDate) -> LocalDate {
-        let offsetHours = Double(WallClockTime.noonOffset(of: date, in: timeZone)) / 3600
-        let localNoonHour = 12 - coordinates.longitude / 15 + offsetHours
-        if localNoonHour >= 24 { return date.adding(days: -1) }
-        if localNoonHour < 0 { return date.adding(days: 1) }
-        return date
+        var solar = date
+        for _ in 0..<3 {
+            let transit = SolarTime(date: solar, latitude: coordinates.latitude, longitude: coordinates.longitude)
+                .transit ?? 12
+            let instant = Date(timeIntervalSince1970: Double(solar.daysSinceEpoch * 86_400) + transit * 3600)
+            let shift = WallClockTime(instant, in: timeZone).date.days(to: date)
+            if shift == 0 { break }
+            solar = solar.adding(days: shift)
+        }
+        return solar
     }
 
     private func isValid(_ a: SolarTime, _ b: SolarTime) -> Bool {
@@ -327,7 +333,10 @@ public struct PrayerTimeCalculator: Sendable {
         var raw: [Prayer: Int] = [
             .fajr: fajr!, .sunrise: sunrise, .dhuhr: seconds(transitH), .maghrib: maghrib, .isha: isha,
         ]
-        if let asr = today.afternoon(shadowLength: p.madhab.shadowLength) { raw[.asr] = seconds(asr) }
+        if let asr = today.afternoon(shadowLength: p.madhab.shadowLength) {
+            // Near polar night the Sun barely rises; keep Asr between Dhuhr and sunset.
+            raw[.asr] = min(max(seconds(asr), seconds(transitH)), sunset)
+        }
 
         var result = Core(sunset: sunset + dayShift * 86_400, sunrise: sunrise + dayShift * 86_400,
                           bounded: bounded, resolution: resolution)

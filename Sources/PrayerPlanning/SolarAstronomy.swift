@@ -143,7 +143,9 @@ struct SolarTime {
         let hourAngle = theta + longitude - alpha
         let h = altitude(latitude: latitude, declination: delta, hourAngle: hourAngle)
         let dm = (h - h0) / (360 * cos(radians(delta)) * cos(radians(latitude)) * sin(radians(hourAngle)))
-        let result = (m + dm) * 24
+        // Where the Sun barely clears the altitude (sin H ≈ 0) the correction blows up; keep the
+        // first estimate then (never the case where the correction is the usual seconds).
+        let result = (abs(dm) < 0.02 ? m + dm : m) * 24
         return result.isFinite ? result : nil
     }
 
