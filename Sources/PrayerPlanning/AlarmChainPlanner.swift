@@ -232,11 +232,16 @@ public struct PlanningContext: Sendable, Hashable {
     public var postponed: [AlarmID: Date]
     /// Rings merged into a postponed one by a hold-off (not planned again).
     public var merged: Set<AlarmID>
+    /// Slots of the budget the plan cannot use: alarms the system holds that are not the plan's
+    /// to move (those ringing now).
+    public var occupiedSlots: Int
 
-    public init(ended: Set<Occurrence> = [], postponed: [AlarmID: Date] = [:], merged: Set<AlarmID> = []) {
+    public init(ended: Set<Occurrence> = [], postponed: [AlarmID: Date] = [:], merged: Set<AlarmID> = [],
+                occupiedSlots: Int = 0) {
         self.ended = ended
         self.postponed = postponed
         self.merged = merged
+        self.occupiedSlots = occupiedSlots
     }
 }
 
@@ -342,7 +347,10 @@ public struct AlarmChainPlanner: Sendable {
 
     /// Every ring of one occurrence (past ones too), or why it has none.
     public func chain(for occurrence: Occurrence) -> ChainRings {
-        let times = calculator.times(on: occurrence.date)
+        chain(for: occurrence, times: calculator.times(on: occurrence.date))
+    }
+
+    func chain(for occurrence: Occurrence, times: PrayerTimes) -> ChainRings {
         guard let instant = times[occurrence.prayer] else {
             return .unavailable(times.undefinedReason ?? .polarNight)
         }
@@ -372,10 +380,11 @@ public struct AlarmChainPlanner: Sendable {
         var unavailable: [UnavailableOccurrence] = []
         for offset in 0..<configuration.days {
             let date = first.adding(days: offset)
+            let times = calculator.times(on: date)
             for prayer in configuration.prayers.sorted() {
                 let occurrence = Occurrence(prayer: prayer, date: date)
                 guard !context.ended.contains(occurrence) else { continue }
-                switch chain(for: occurrence) {
+                switch chain(for: occurrence, times: times) {
                 case .unavailable(let reason):
                     unavailable.append(UnavailableOccurrence(occurrence: occurrence, reason: reason))
                 case .rings(let rings):
@@ -398,7 +407,7 @@ public struct AlarmChainPlanner: Sendable {
         var room = Int.max
         if let capacity = configuration.budget.capacity {
             let headroom = configuration.budget.keepsTransitionHeadroom ? configuration.ringOffsets.count : 0
-            room = max(0, capacity - headroom)
+            room = max(0, capacity - headroom - context.occupiedSlots)
         }
         var fits = true
         var planned: [AlarmChain] = []

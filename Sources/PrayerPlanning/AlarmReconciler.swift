@@ -195,7 +195,8 @@ public struct AlarmLedger: Sendable, Hashable {
 
     /// What the planner needs from the ledger.
     public var planningContext: PlanningContext {
-        PlanningContext(ended: Set(outcomes.map(\.occurrence)), postponed: postponed, merged: merged)
+        PlanningContext(ended: Set(outcomes.map(\.occurrence)), postponed: postponed, merged: merged,
+                        occupiedSlots: alarms.values.filter { $0.state == .ringing }.count)
     }
 
     /// The ledger after one step: a booked alarm is recorded, a cancelled one removed; a failed
