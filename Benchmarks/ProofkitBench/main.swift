@@ -1,3 +1,14 @@
-import Proofkit
+// proofkit-bench: the project's micro-benchmarks (pure engines and adapters), JSON lines on stdout.
+// Usage: swift run -c release proofkit-bench [--filter NAME]
+// Each area adds its benchmarks in its own file as a function returning [Benchmark], and one
+// line below.
+var benchmarks: [Benchmark] = []
+benchmarks += voiceBenchmarks()
+// benchmarks += squatBenchmarks()
 
-print("proofkit-bench: no benchmarks yet")
+let arguments = CommandLine.arguments
+var filter: String?
+if let index = arguments.firstIndex(of: "--filter"), index + 1 < arguments.count {
+    filter = arguments[index + 1]
+}
+run(benchmarks, filter: filter)

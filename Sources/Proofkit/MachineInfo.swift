@@ -1,0 +1,120 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What machine a measurement was taken on, so two benchmark runs can be compared honestly.
+public struct MachineInfo: Sendable, Equatable {
+    /// CPU model name (`/proc/cpuinfo` "model name", or "Model"/"Hardware" on ARM boards).
+    public var cpuModel: String
+    /// Online logical cores.
+    public var cores: Int
+    /// Machine architecture, e.g. `x86_64` or `aarch64` (`uname -m`).
+    public var architecture: String
+    /// Kernel release (`uname -r`).
+    public var kernel: String
+    /// Operating system name (`/etc/os-release` PRETTY_NAME).
+    public var operatingSystem: String
+    /// Total memory in bytes (`/proc/meminfo` MemTotal).
+    public var memoryBytes: Int
+
+    /// Reads the current machine's description. Never throws: unknown fields read "unknown".
+    public static func current() -> MachineInfo {
+        var name = utsname()
+        uname(&name)
+        func field<T>(_ value: T) -> String {
+            withUnsafeBytes(of: value) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+        }
+        let cpuinfo = readTextFile("/proc/cpuinfo") ?? ""
+        var model = "unknown"
+        for key in ["model name", "Model", "Hardware", "cpu model"] {
+            if let value = value(of: key, in: cpuinfo) {
+                model = value
+                break
+            }
+        }
+        if model == "unknown", let part = value(of: "CPU part", in: cpuinfo) {
+            model = "ARM CPU part \(part)"
+        }
+        let os = readTextFile("/etc/os-release").flatMap { text -> String? in
+            for line in text.split(separator: "\n") where line.hasPrefix("PRETTY_NAME=") {
+                return String(line.dropFirst("PRETTY_NAME=".count)).replacingQuotes()
+            }
+            return nil
+        } ?? "unknown"
+        let memKB = readTextFile("/proc/meminfo").flatMap { value(of: "MemTotal", in: $0) }
+            .flatMap { Int($0.split(separator: " ").first ?? "") } ?? 0
+        return MachineInfo(
+            cpuModel: model, cores: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))),
+            architecture: field(name.machine), kernel: field(name.release), operatingSystem: os,
+            memoryBytes: memKB * 1024)
+    }
+
+    static func value(of key: String, in text: String) -> String? {
+        for line in text.split(separator: "\n") {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            if line[..<colon].trimmingCharacters() == key {
+                return String(line[line.index(after: colon)...]).trimmingCharacters()
+            }
+        }
+        return nil
+    }
+}
+
+/// The process's memory use, from `/proc/self/status`.
+public enum ResourceUsage {
+    /// Peak resident set size in bytes (VmHWM), or 0 when unknown.
+    public static func peakResidentBytes() -> Int { statusField("VmHWM") }
+    /// Current resident set size in bytes (VmRSS), or 0 when unknown.
+    public static func residentBytes() -> Int { statusField("VmRSS") }
+
+    static func statusField(_ name: String) -> Int {
+        guard let text = readTextFile("/proc/self/status"),
+              let value = MachineInfo.value(of: name, in: text),
+              let kb = Int(value.split(separator: " ").first ?? "")
+        else { return 0 }
+        return kb * 1024
+    }
+
+    /// CPU time (user + system) this process has used, in seconds.
+    public static func cpuSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+            + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+    }
+}
+
+/// Reads a small text file (procfs, os-release) whole; `nil` when it cannot be read.
+func readTextFile(_ path: String) -> String? {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n > 0 {
+            bytes += chunk[0..<n]
+        } else if n < 0 && errno == EINTR {
+            continue
+        } else {
+            break
+        }
+    }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+extension StringProtocol {
+    func trimmingCharacters() -> String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { $0 != " " && $0 != "\t" }) else { return "" }
+        let last = scalars.lastIndex(where: { $0 != " " && $0 != "\t" })!
+        var result = ""
+        result.unicodeScalars.append(contentsOf: scalars[first...last])
+        return result
+    }
+
+    func replacingQuotes() -> String { String(filter { $0 != "\"" }) }
+}

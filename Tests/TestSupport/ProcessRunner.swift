@@ -1,0 +1,76 @@
+public import Foundation
+
+/// What a finished child process produced.
+public struct ProcessResult: Sendable {
+    /// Exit status (or 128 + signal number when killed by a signal).
+    public var status: Int32
+    /// Everything written to stdout.
+    public var stdout: String
+    /// Everything written to stderr.
+    public var stderr: String
+    /// stdout as raw bytes.
+    public var stdoutData: Data
+}
+
+/// Runs `executable` with `arguments`, feeding `stdin` and draining both pipes before waiting
+/// (so large output cannot deadlock), and returns its status and output.
+/// - Parameters:
+///   - environment: extra variables merged over the current environment.
+///   - currentDirectory: working directory, default the current one.
+public func runProcess(
+    _ executable: String, _ arguments: [String], stdin: Data? = nil,
+    environment: [String: String] = [:], currentDirectory: String? = nil
+) throws -> ProcessResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+    if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
+    let outPipe = Pipe(), errPipe = Pipe(), inPipe = Pipe()
+    process.standardOutput = outPipe
+    process.standardError = errPipe
+    process.standardInput = inPipe
+    try process.run()
+    let group = DispatchGroup()
+    nonisolated(unsafe) var outData = Data()  // written by one queue item, read after wait()
+    nonisolated(unsafe) var errData = Data()  // written by one queue item, read after wait()
+    DispatchQueue.global().async(group: group) { outData = outPipe.fileHandleForReading.readDataToEndOfFile() }
+    DispatchQueue.global().async(group: group) { errData = errPipe.fileHandleForReading.readDataToEndOfFile() }
+    if let stdin { try? inPipe.fileHandleForWriting.write(contentsOf: stdin) }
+    try? inPipe.fileHandleForWriting.close()
+    group.wait()
+    process.waitUntilExit()
+    let status = process.terminationReason == .uncaughtSignal
+        ? 128 + process.terminationStatus : process.terminationStatus
+    return ProcessResult(
+        status: status, stdout: String(decoding: outData, as: UTF8.self),
+        stderr: String(decoding: errData, as: UTF8.self), stdoutData: outData)
+}
+
+extension TestEnvironment {
+    /// The debug `proofkit` binary that `swift build --build-tests` produced.
+    public static var proofkitBinary: String {
+        packageRoot.appendingPathComponent(".build/debug/proofkit").path
+    }
+
+    /// Whether the `proofkit` binary has been built.
+    public static var hasProofkitBinary: Bool {
+        FileManager.default.isExecutableFile(atPath: proofkitBinary)
+    }
+
+    /// Runs the built `proofkit` with `arguments`.
+    public static func runProofkit(
+        _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:],
+        currentDirectory: String? = nil
+    ) throws -> ProcessResult {
+        try runProcess(proofkitBinary, arguments, stdin: stdin, environment: environment,
+                       currentDirectory: currentDirectory)
+    }
+
+    /// A new empty temporary folder, removed by the caller (`defer { try? FileManager.default.removeItem(atPath:) }`).
+    public static func makeTemporaryFolder() throws -> String {
+        let path = NSTemporaryDirectory() + "proofkit-test-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+}
