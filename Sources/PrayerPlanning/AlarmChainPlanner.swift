@@ -262,7 +262,18 @@ public struct AlarmPlan: Sendable {
     public let fingerprint: String
 
     /// The alarms to book: the chains within the budget, in time order.
-    public var alarms: [PlannedAlarm] { chains.filter(\.isWithinBudget).flatMap(\.rings).sorted(by: alarmOrder) }
+    public let alarms: [PlannedAlarm]
+
+    init(now: Date, firstDay: LocalDate, lastDay: LocalDate, chains: [AlarmChain],
+         unavailable: [UnavailableOccurrence], fingerprint: String) {
+        self.now = now
+        self.firstDay = firstDay
+        self.lastDay = lastDay
+        self.chains = chains
+        self.unavailable = unavailable
+        self.fingerprint = fingerprint
+        alarms = chains.filter(\.isWithinBudget).flatMap(\.rings).sorted(by: alarmOrder)
+    }
 
     /// The last day whose alarms are all booked when the plan's alarms are: see ``coveredUntil(booked:)``.
     public var coveredUntil: LocalDate? { coveredUntil(booked: Set(alarms.map(\.id))) }

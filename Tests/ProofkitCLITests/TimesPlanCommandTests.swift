@@ -93,6 +93,30 @@ struct TimesPlanCommandTests {
         #expect(text.out.contains("2026-07-04  02:22") && text.out.contains("00:53(+1)"))
     }
 
+    @Test("times --adjust moves single prayers; --polar resolves a polar day; --rounding none keeps seconds")
+    func timesOptions() throws {
+        let base = ["times", "--lat", "24.8607", "--lon", "67.0011", "--tz", "Asia/Karachi", "--date", "2026-11-30",
+                    "--method", "karachi", "--json"]
+        let plain = try #require(try firstObject(run(base).out)["times"] as? [String: String?])
+        let moved = try #require(try firstObject(run(base + ["--adjust", "fajr=+2,isha=-3"]).out)["times"] as? [String: String?])
+        let offset = { (a: String??, b: String??) -> Double? in
+            guard let a = a ?? nil, let b = b ?? nil, let x = parseISO(a), let y = parseISO(b) else { return nil }
+            return x.timeIntervalSince(y) / 60
+        }
+        #expect(offset(moved["fajr"], plain["fajr"]) == 2 && offset(moved["isha"], plain["isha"]) == -3)
+        #expect(offset(moved["dhuhr"], plain["dhuhr"]) == 0)
+        let unrounded = try #require(try firstObject(run(base + ["--rounding", "none"]).out)["times"] as? [String: String?])
+        #expect(unrounded.values.contains { ($0 ?? "").dropLast(6).hasSuffix(":00") == false })
+
+        let murmansk = ["times", "--lat", "68.9585", "--lon", "33.0827", "--tz", "Europe/Moscow", "--date", "2026-06-25", "--json"]
+        let resolved = try firstObject(run(murmansk + ["--polar", "nearest-latitude"]).out)
+        let resolution = try #require(resolved["polar_resolution"] as? [String: Any])
+        #expect((resolution["nearest_latitude"] as? Double).map { $0 < 66.5 } == true)
+        #expect(resolved["undefined"] is NSNull)
+        let byDay = try firstObject(run(murmansk + ["--polar", "nearest-day"]).out)
+        #expect((byDay["polar_resolution"] as? [String: Any])?["nearest_day"] is String)
+    }
+
     @Test("bad input is a one-line usage error with exit 64", arguments: [
         ["times", "--lat", "91", "--lon", "0"],
         ["times", "--lat", "10", "--lon", "-181"],
