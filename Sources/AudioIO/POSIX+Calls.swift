@@ -1,3 +1,4 @@
+public import ProofkitCore
 // The one file in AudioIO where the C library (POSIX file calls) is used: checking an input
 // before libsndfile sees it, and creating, syncing and renaming temporary outputs.
 #if canImport(Glibc)
@@ -144,5 +145,56 @@ public enum AudioFileIdentity {
         guard case .success(let first) = POSIX.status(a), case .success(let second) = POSIX.status(b)
         else { return false }
         return first.device == second.device && first.inode == second.inode
+    }
+}
+
+/// Short-lived files that a pipeline needs on disk (for example an embedded sound to decode).
+public enum ScratchFile {
+    /// Writes `bytes` to a new hidden file in the folder of `path` (`.NAME.tmp-XXXXXX`).
+    /// - Returns: the new file's path; remove it with ``remove(_:)``.
+    /// - Throws: `.io` naming `path` when the folder is missing, unwritable or full.
+    ///   Calls `mkstemp`, `write`, `close`.
+    public static func write(_ bytes: [UInt8], beside path: String) throws(ProofkitError) -> String {
+        let made: (fd: Int32, path: String)
+        switch POSIX.makeTemporary(beside: path) {
+        case .success(let value): made = value
+        case .failure(let failure):
+            throw ProofkitError(.io, "cannot create a file: \(POSIX.describe(failure.code))",
+                                operation: "mkstemp", underlying: failure.code, path: path)
+        }
+        if let code = POSIX.writeAll(made.fd, bytes) {
+            POSIX.closeDescriptor(made.fd)
+            POSIX.remove(made.path)
+            throw ProofkitError(.io, "cannot write: \(POSIX.describe(code))", operation: "write",
+                                underlying: code, path: path)
+        }
+        POSIX.closeDescriptor(made.fd)
+        return made.path
+    }
+
+    /// Removes a file made by ``write(_:beside:)``, ignoring errors. Calls `unlink`.
+    public static func remove(_ path: String) {
+        POSIX.remove(path)
+    }
+}
+
+extension POSIX {
+    /// Writes all of `bytes`, retrying on EINTR and short writes. Calls `write`.
+    /// - Returns: `nil`, or the errno.
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Int32? {
+        var offset = 0
+        return bytes.withUnsafeBytes { buffer -> Int32? in
+            while offset < buffer.count {
+                let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if n > 0 {
+                    offset += n
+                } else if n < 0 && errno == EINTR {
+                    continue
+                } else {
+                    return n < 0 ? errno : EIO
+                }
+            }
+            return nil
+        }
     }
 }

@@ -335,3 +335,28 @@ struct AlarmSoundCheckTests {
         #expect(peak > 1200 && peak < 2000)
     }
 }
+
+@Suite("AlarmSound.demo: the sound part of proofkit demo")
+struct AlarmSoundDemoTests {
+    @Test("makes an accepted, normalised CAF from the embedded recitation and leaves no temporary")
+    func demo() throws {
+        let folder = try AudioTestTools.makeScratchFolder()
+        defer { AudioTestTools.remove(folder) }
+        let output = folder + "/demo.caf"
+        let result = try AlarmSound.demo(output: output)
+        #expect(result.trim.check.verdict.isAccepted)
+        #expect(result.trim.inputFormat.container == .mpeg)
+        #expect(abs(result.trim.check.levels.peakDBFS + 1) < 0.01)
+        #expect(AudioTestTools.contents(of: folder) == ["demo.caf"])
+        let probe = try AudioTestTools.ffprobe(output)
+        #expect(probe["codec_name"] == "pcm_s16le" && probe["sample_rate"] == "22050" && probe["channels"] == "1")
+        let seconds = try #require(Double(probe["duration"] ?? ""))
+        #expect(seconds > 13 && seconds < 14.2)
+        // Real sound: a recitation, not a tone or noise. Its level varies a lot over time.
+        let samples = try AudioTestTools.soxSamples(output)
+        let windows = stride(from: 0, to: samples.count - 2205, by: 2205).map { start in
+            (samples[start..<(start + 2205)].map { $0 * $0 }.reduce(0, +) / 2205).squareRoot()
+        }
+        #expect((windows.max() ?? 0) > 20 * (windows.min() ?? 1))
+    }
+}
