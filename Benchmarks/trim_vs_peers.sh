@@ -7,7 +7,8 @@
 # test fixture rec_001.mp3): a 3-minute MP3 (44.1 kHz stereo, 128 kb/s, lame), a 5-minute WAV
 # (44.1 kHz stereo 16-bit) and a one-hour WAV (44.1 kHz stereo 16-bit, memory only).
 # Each run cuts the first 29 s to a 16-bit file:
-#   proofkit trim IN -o OUT.caf                      (release build)
+#   proofkit trim IN -o OUT.caf                      (release build; fsync before the rename)
+#   proofkit trim --no-sync IN -o OUT.caf            (no fsync, like the peers)
 #   sox IN -b 16 OUT.caf trim 0 29
 #   ffmpeg -y -i IN -t 29 -c:a pcm_s16le OUT.caf
 # The three tools alternate within every round, so machine noise hits them alike. Reported:
@@ -59,6 +60,7 @@ now_ns() { date +%s%N; }
 run_tool() { # tool input output
     case "$1" in
         proofkit) "$PROOFKIT_BIN" trim "$2" -o "$3" >/dev/null 2>&1 ;;
+        proofkit-no-sync) "$PROOFKIT_BIN" trim --no-sync "$2" -o "$3" >/dev/null 2>&1 ;;
         sox) sox "$2" -b 16 "$3" trim 0 29 2>/dev/null ;;
         ffmpeg) ffmpeg -nostdin -v error -y -i "$2" -t 29 -c:a pcm_s16le "$3" ;;
     esac
@@ -69,13 +71,14 @@ peak_rss_kib() { # tool input output
     local log="$WORK/time.log"
     case "$1" in
         proofkit) /usr/bin/time -v "$PROOFKIT_BIN" trim "$2" -o "$3" >/dev/null 2>"$log" ;;
+        proofkit-no-sync) /usr/bin/time -v "$PROOFKIT_BIN" trim --no-sync "$2" -o "$3" >/dev/null 2>"$log" ;;
         sox) /usr/bin/time -v sox "$2" -b 16 "$3" trim 0 29 2>"$log" ;;
         ffmpeg) /usr/bin/time -v ffmpeg -nostdin -v error -y -i "$2" -t 29 -c:a pcm_s16le "$3" 2>"$log" ;;
     esac
     awk -F: '/Maximum resident set size/ {gsub(/ /, "", $2); print $2}' "$log"
 }
 
-TOOLS=(proofkit sox)
+TOOLS=(proofkit proofkit-no-sync sox)
 have ffmpeg && TOOLS+=(ffmpeg)
 
 echo "## proofkit trim vs sox and ffmpeg (first 29 s to 16-bit CAF)"
@@ -113,3 +116,14 @@ for input in in3min.mp3 in5min.wav in1h.wav; do
 done
 echo
 echo "Targets: proofkit <= 0.70x sox's median wall time; proofkit peak RSS < 32 MiB on every input."
+echo
+echo "Process start-up alone (no audio work), median of $RUNS:"
+echo
+echo "| command | median ms |"
+echo "|---|---:|"
+for cmd in "$PROOFKIT_BIN --version" "sox --version"; do
+    t=""
+    for ((r = 0; r < RUNS; r++)); do t0=$(now_ns); $cmd >/dev/null 2>&1; t1=$(now_ns); t+="$(( (t1 - t0) / 1000 )) "; done
+    med=$(echo "$t" | tr ' ' '\n' | grep . | median)
+    awk -v c="${cmd##*/}" -v m="$med" 'BEGIN { printf "| %s | %.1f |\n", c, m/1000 }'
+done

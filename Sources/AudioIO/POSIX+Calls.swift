@@ -1,6 +1,7 @@
 public import ProofkitCore
 // The one file in AudioIO where the C library (POSIX file calls) is used: checking an input
 // before libsndfile sees it, and creating, syncing and renaming temporary outputs.
+import Synchronization
 #if canImport(Glibc)
     internal import Glibc
 #elseif canImport(Darwin)
@@ -114,22 +115,38 @@ enum POSIX {
     ///
     /// libmpg123 (inside libsndfile) prints warnings such as "Cannot read next header" straight
     /// to stderr, which would break proofkit's one-line diagnostics. Other threads' stderr is
-    /// also dropped for the duration, so keep `body` short. Calls `dup`, `open`, `dup2`, `close`.
+    /// also dropped for the duration, so keep `body` short. Overlapping calls from several
+    /// threads are counted under a lock: stderr comes back when the last one ends.
+    /// Calls `dup`, `open`, `dup2`, `close`.
     static func withStandardErrorSilenced<T>(_ body: () -> T) -> T {
-        let saved = dup(2)
-        let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
-        guard saved >= 0, null >= 0 else {
-            if saved >= 0 { _ = close(saved) }
-            if null >= 0 { _ = close(null) }
-            return body()
+        silencing.withLock { state in
+            if state.depth == 0 {
+                let saved = dup(2)
+                let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
+                if saved >= 0 && null >= 0 { _ = dup2(null, 2) }
+                if null >= 0 { _ = close(null) }
+                state.saved = saved
+            }
+            state.depth += 1
         }
-        _ = dup2(null, 2)
-        _ = close(null)
         defer {
-            _ = dup2(saved, 2)
-            _ = close(saved)
+            silencing.withLock { state in
+                state.depth -= 1
+                if state.depth == 0 && state.saved >= 0 {
+                    _ = dup2(state.saved, 2)
+                    _ = close(state.saved)
+                    state.saved = -1
+                }
+            }
         }
         return body()
+    }
+
+    private static let silencing = Mutex(SilencingState())
+
+    struct SilencingState {
+        var depth = 0
+        var saved: Int32 = -1
     }
 
     static let noSuchFile = ENOENT
