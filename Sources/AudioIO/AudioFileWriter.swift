@@ -116,38 +116,51 @@ public struct AudioFileWriter: ~Copyable, @unchecked Sendable {
         if scratch.count != samples.count {
             scratch = [Int16](repeating: 0, count: samples.count)
         }
-        for index in samples.indices { scratch[index] = AudioFileWriter.int16(samples[index]) }
+        samples.withUnsafeBufferPointer { input in
+            scratch.withUnsafeMutableBufferPointer { output in
+                for index in 0..<input.count { output[index] = AudioFileWriter.int16(input[index]) }
+            }
+        }
         try write(scratch)
     }
 
-    /// The 16-bit sample for a float in -1...1: `round(x * 32768)`, clamped to
+    /// The 16-bit sample for a float in -1...1: `x * 32768` rounded to nearest (ties to even), clamped to
     /// -32768...32767 (never wraps). NaN becomes 0.
     ///
     /// 32768 is libsndfile's scale when it reads 16-bit data as floats, so 16-bit input passes
     /// through bit-exactly.
     @inline(__always)
     public static func int16(_ x: Float) -> Int16 {
-        let scaled = (x * 32768).rounded()
-        if scaled >= 32767 { return 32767 }
-        if scaled <= -32768 { return -32768 }
-        if scaled.isNaN { return 0 }
-        return Int16(scaled)
+        var scaled = x * 32768
+        scaled = scaled.isNaN ? 0 : scaled
+        scaled = scaled < -32768 ? -32768 : scaled
+        scaled = scaled > 32767 ? 32767 : scaled
+        // Round to nearest (ties to even) without libm or trapping conversions: after adding
+        // 1.5 * 2^23 (bit pattern 0x4B40_0000) the float's low mantissa bits hold the integer.
+        // Branch-free, so the loop vectorises.
+        let biased = (scaled + 12_582_912).bitPattern &- 0x4B40_0000
+        return Int16(truncatingIfNeeded: Int32(bitPattern: biased))
     }
 
     /// Finishes the file: syncs it to disk, closes it, runs `verify` on the temporary (complete)
     /// file, and only then renames it onto ``path``.
-    /// - Parameter verify: called with the temporary file's path; throwing aborts the commit
+    /// - Parameters:
+    ///   - syncsToDisk: `fsync` before the rename (default `true`), so that after a power cut
+    ///     the output is either the old file or the complete new one. `false` saves the wait
+    ///   for the disk (about 10 ms for a 5 MB file here); the rename is still atomic for
+    ///     running programs.
+    ///   - verify: called with the temporary file's path; throwing aborts the commit
     ///   (the temporary is removed and no output appears).
     /// - Throws: `.io` when closing or renaming fails, or whatever `verify` throws.
     ///   Calls `sf_write_sync`, `sf_close`, `rename`.
     public consuming func commit(
-        verify: (String) throws(ProofkitError) -> Void = { _ in }
+        syncsToDisk: Bool = true, verify: (String) throws(ProofkitError) -> Void = { _ in }
     ) throws(ProofkitError) {
         guard let handle, let temporary = temporaryPath else {
             preconditionFailure("commit after commit")
         }
         self.handle = nil
-        SndFile.sync(handle)
+        if syncsToDisk { SndFile.sync(handle) }
         let (syncText, syncCode) = SndFile.error(handle)
         let closeCode = SndFile.close(handle)
         if syncCode != 0 || closeCode != 0 {

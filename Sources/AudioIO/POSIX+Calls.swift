@@ -1,5 +1,7 @@
+public import ProofkitCore
 // The one file in AudioIO where the C library (POSIX file calls) is used: checking an input
 // before libsndfile sees it, and creating, syncing and renaming temporary outputs.
+import Synchronization
 #if canImport(Glibc)
     internal import Glibc
 #elseif canImport(Darwin)
@@ -113,22 +115,38 @@ enum POSIX {
     ///
     /// libmpg123 (inside libsndfile) prints warnings such as "Cannot read next header" straight
     /// to stderr, which would break proofkit's one-line diagnostics. Other threads' stderr is
-    /// also dropped for the duration, so keep `body` short. Calls `dup`, `open`, `dup2`, `close`.
+    /// also dropped for the duration, so keep `body` short. Overlapping calls from several
+    /// threads are counted under a lock: stderr comes back when the last one ends.
+    /// Calls `dup`, `open`, `dup2`, `close`.
     static func withStandardErrorSilenced<T>(_ body: () -> T) -> T {
-        let saved = dup(2)
-        let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
-        guard saved >= 0, null >= 0 else {
-            if saved >= 0 { _ = close(saved) }
-            if null >= 0 { _ = close(null) }
-            return body()
+        silencing.withLock { state in
+            if state.depth == 0 {
+                let saved = dup(2)
+                let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
+                if saved >= 0 && null >= 0 { _ = dup2(null, 2) }
+                if null >= 0 { _ = close(null) }
+                state.saved = saved
+            }
+            state.depth += 1
         }
-        _ = dup2(null, 2)
-        _ = close(null)
         defer {
-            _ = dup2(saved, 2)
-            _ = close(saved)
+            silencing.withLock { state in
+                state.depth -= 1
+                if state.depth == 0 && state.saved >= 0 {
+                    _ = dup2(state.saved, 2)
+                    _ = close(state.saved)
+                    state.saved = -1
+                }
+            }
         }
         return body()
+    }
+
+    private static let silencing = Mutex(SilencingState())
+
+    struct SilencingState {
+        var depth = 0
+        var saved: Int32 = -1
     }
 
     static let noSuchFile = ENOENT
@@ -144,5 +162,56 @@ public enum AudioFileIdentity {
         guard case .success(let first) = POSIX.status(a), case .success(let second) = POSIX.status(b)
         else { return false }
         return first.device == second.device && first.inode == second.inode
+    }
+}
+
+/// Short-lived files that a pipeline needs on disk (for example an embedded sound to decode).
+public enum ScratchFile {
+    /// Writes `bytes` to a new hidden file in the folder of `path` (`.NAME.tmp-XXXXXX`).
+    /// - Returns: the new file's path; remove it with ``remove(_:)``.
+    /// - Throws: `.io` naming `path` when the folder is missing, unwritable or full.
+    ///   Calls `mkstemp`, `write`, `close`.
+    public static func write(_ bytes: [UInt8], beside path: String) throws(ProofkitError) -> String {
+        let made: (fd: Int32, path: String)
+        switch POSIX.makeTemporary(beside: path) {
+        case .success(let value): made = value
+        case .failure(let failure):
+            throw ProofkitError(.io, "cannot create a file: \(POSIX.describe(failure.code))",
+                                operation: "mkstemp", underlying: failure.code, path: path)
+        }
+        if let code = POSIX.writeAll(made.fd, bytes) {
+            POSIX.closeDescriptor(made.fd)
+            POSIX.remove(made.path)
+            throw ProofkitError(.io, "cannot write: \(POSIX.describe(code))", operation: "write",
+                                underlying: code, path: path)
+        }
+        POSIX.closeDescriptor(made.fd)
+        return made.path
+    }
+
+    /// Removes a file made by ``write(_:beside:)``, ignoring errors. Calls `unlink`.
+    public static func remove(_ path: String) {
+        POSIX.remove(path)
+    }
+}
+
+extension POSIX {
+    /// Writes all of `bytes`, retrying on EINTR and short writes. Calls `write`.
+    /// - Returns: `nil`, or the errno.
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Int32? {
+        var offset = 0
+        return bytes.withUnsafeBytes { buffer -> Int32? in
+            while offset < buffer.count {
+                let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if n > 0 {
+                    offset += n
+                } else if n < 0 && errno == EINTR {
+                    continue
+                } else {
+                    return n < 0 ? errno : EIO
+                }
+            }
+            return nil
+        }
     }
 }

@@ -49,6 +49,9 @@ enum SndFile {
         let realLength: Int64
         let reportedLength: Int64
         var position: Int64 = 0
+        /// Set once `sf_open_virtual` has returned: from then on the real end is a clean end of
+        /// file (zeros there would make mpg123 fail and libsndfile drop the last partial read).
+        var isOpen = false
         init(fd: Int32, realLength: Int64) {
             self.fd = fd
             self.realLength = realLength
@@ -65,8 +68,9 @@ enum SndFile {
         }
 
         func read(_ buffer: UnsafeMutableRawPointer, _ count: Int64) -> Int64 {
-            guard position < reportedLength, count > 0 else { return 0 }
-            let wanted = min(count, reportedLength - position)
+            let end = isOpen ? realLength : reportedLength
+            guard position < end, count > 0 else { return 0 }
+            let wanted = min(count, end - position)
             var got: Int64 = 0
             if position < realLength {
                 got = POSIX.readBytes(fd, buffer, Int(min(wanted, realLength - position)), at: position)
@@ -83,9 +87,10 @@ enum SndFile {
     /// Why: libsndfile caps every read at `SF_INFO.frames`, and for an MP3 without a Xing/Info
     /// tag that count is mpg123's estimate from the file length and the first frame's bitrate.
     /// A VBR file that starts loud is estimated far too short, and libsndfile would silently
-    /// stop decoding there. Here the file is presented 64 times longer than it is, padded with
-    /// zero bytes: the estimate rises above the real audio, and mpg123 stops at the real end
-    /// when it finds no frame in the padding. A tagged file keeps its exact tag count. The
+    /// stop decoding there. Here the file is presented 64 times longer than it is while
+    /// libsndfile and mpg123 open it (padded with zero bytes, so the ID3v1 probe at the end
+    /// reads nothing): the estimate rises above the real audio. Once open, the real end reads
+    /// as a clean end of file, where decoding stops. A tagged file keeps its exact count. The
     /// returned context must be released with ``releaseVirtual(_:)`` after `sf_close`.
     static func openForReadingToEnd(fd: Int32, realLength: Int64)
         -> Result<(OpaquePointer, UnsafeMutableRawPointer), Failure>
@@ -111,6 +116,7 @@ enum SndFile {
             releaseVirtual(context)
             return .failure(failure)
         }
+        Unmanaged<VirtualFile>.fromOpaque(context).takeUnretainedValue().isOpen = true
         _ = sf_command(handle, Int32(SFC_SET_NORM_FLOAT), nil, Int32(SF_TRUE))
         return .success((handle, context))
     }

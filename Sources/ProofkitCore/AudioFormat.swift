@@ -32,7 +32,7 @@ public enum AudioContainer: Sendable, Equatable, CustomStringConvertible {
 /// What an opened audio file says about itself (from its header).
 ///
 /// The header frame count can be wrong (MP3 headers in particular): only decoding tells the real
-/// length. Use ``AudioFileReader`` to decode.
+/// length. AudioIO's `AudioFileReader` decodes.
 public struct AudioFileFormat: Sendable, Equatable {
     /// Frames per second, in Hz (at least 1).
     public var sampleRate: Int

@@ -42,6 +42,9 @@ public enum AlarmSound {
         public var fadeOutSeconds: Double = 0.03
         /// The container written (default CAF).
         public var container: AudioOutputContainer = .caf
+        /// `fsync` the output before renaming it into place (default `true`), so that a power
+        /// cut leaves the old file or the complete new one.
+        public var syncsToDisk = true
 
         /// The defaults: cut at 29.000 s, keep rate, channels and level.
         public init() {}
@@ -150,7 +153,7 @@ public enum AlarmSound {
             throw ProofkitError(.decodeFailed, summary.noAudioReason, path: input)
         }
         var report: CheckReport? = nil
-        try writer.commit { (temporary: String) throws(ProofkitError) in
+        try writer.commit(syncsToDisk: options.syncsToDisk) { (temporary: String) throws(ProofkitError) in
             var checked = try AlarmSound.check(path: temporary)
             checked.path = output
             if case .rejected(let reason) = checked.verdict {

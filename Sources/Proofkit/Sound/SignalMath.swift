@@ -57,28 +57,67 @@ public struct SignalLevels: Sendable, Equatable {
 
     /// Adds interleaved samples (whole frames).
     public mutating func add(_ samples: ArraySlice<Float>) {
-        var peak = self.peak
+        var chunkPeak: Float = 0
         var sum: Double = 0
-        var channel = 0
-        for x in samples {
-            let a = abs(x)
-            if a > peak { peak = a }
-            sum += Double(x * x)
-            if a >= SignalLevels.clipThreshold {
-                runs[channel] += 1
-                let run = runs[channel]
-                if run == SignalLevels.clipRunLength {
-                    clippedSamples += SignalLevels.clipRunLength
-                } else if run > SignalLevels.clipRunLength {
-                    clippedSamples += 1
+        samples.withUnsafeBufferPointer { input in
+            // Pass 1: peak and sum of squares, 8 lanes at a time, float blocks summed as Double.
+            guard let base = input.baseAddress else { return }
+            let raw = UnsafeRawPointer(base)
+            var start = 0
+            while start < input.count {
+                let end = min(start + 4096, input.count)
+                var squares = SIMD8<Float>()
+                var peaks = SIMD8<Float>()
+                var index = start
+                while index + 8 <= end {
+                    let v = raw.loadUnaligned(fromByteOffset: index * 4, as: SIMD8<Float>.self)
+                    squares += v * v
+                    let magnitude = v.replacing(with: -v, where: v .< 0)
+                    peaks.replace(with: magnitude, where: magnitude .> peaks)
+                    index += 8
                 }
-            } else {
-                runs[channel] = 0
+                var partial = squares.sum()
+                var blockPeak = peaks.max()
+                while index < end {
+                    let x = input[index]
+                    partial += x * x
+                    blockPeak = max(blockPeak, abs(x))
+                    index += 1
+                }
+                sum += Double(partial)
+                chunkPeak = max(chunkPeak, blockPeak)
+                start = end
             }
-            channel += 1
-            if channel == channels { channel = 0 }
+            // Pass 2, only when something reaches full scale: flat-top runs per channel.
+            let threshold = SignalLevels.clipThreshold
+            let minimumRun = SignalLevels.clipRunLength
+            let channels = self.channels
+            if chunkPeak >= threshold {
+                var clipped = 0
+                runs.withUnsafeMutableBufferPointer { runs in
+                    var channel = 0
+                    for x in input {
+                        if abs(x) >= threshold {
+                            runs[channel] += 1
+                            let run = runs[channel]
+                            if run == minimumRun {
+                                clipped += minimumRun
+                            } else if run > minimumRun {
+                                clipped += 1
+                            }
+                        } else {
+                            runs[channel] = 0
+                        }
+                        channel += 1
+                        if channel == channels { channel = 0 }
+                    }
+                }
+                clippedSamples += clipped
+            } else if chunkPeak > 0 || !input.isEmpty {
+                for channel in 0..<channels { runs[channel] = 0 }
+            }
         }
-        self.peak = peak
+        peak = max(peak, chunkPeak)
         sumOfSquares += sum
         sampleCount += samples.count
     }

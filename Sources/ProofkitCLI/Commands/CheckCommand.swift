@@ -14,7 +14,7 @@ enum CheckCommand: Subcommand {
           - it is not all digital silence, nor nearly silent (peak below -45 dBFS or RMS below
             -60 dBFS).
         Clipping (runs of 3 or more samples at full scale) is reported as a warning, "heavy" from
-        0.1% of the samples. A header length that disagrees with the decoded length is a warning.
+        0.1% of the samples. A header length that disagrees with the decoded length by 0.5 s or more is a warning.
 
         A rejected sound still exits 0 (the answer is in the output) unless --strict is given,
         then it exits 2. A file that cannot be opened is an error: 66 missing or a folder, 65 not

@@ -18,9 +18,10 @@ enum TrimCommand: Subcommand {
         The output defaults to the input's name with .caf, in the current folder. An output ending
         in .wav is written as WAV (16-bit PCM) instead. An existing output is replaced; the output
         may never be the input itself. The output is written atomically (a temporary file in the
-        same folder, then a rename): on any failure no output appears and an existing one is left
-        as it was. Finally the written sound goes through 'proofkit check'; if it fails (e.g. the
-        input was all silence), trim fails and writes nothing.
+        same folder, fsync, then a rename; --no-sync skips the fsync): on any failure no output
+        appears and an existing one is left as it was. Finally the written sound goes through
+        'proofkit check'; if it fails (e.g. the input was all silence), trim fails and writes
+        nothing.
 
         AAC/M4A/ADTS input is refused (libsndfile cannot decode it); convert it first, e.g.
         ffmpeg -i in.m4a out.wav
@@ -52,6 +53,7 @@ enum TrimCommand: Subcommand {
         .option("normalize", value: "DBFS", help: "scale so the peak is DBFS (e.g. -1), never clipping"),
         .flag("mono", help: "mix all channels to one"),
         .option("rate", value: "HZ", help: "resample to HZ (8000 ... 96000; default: keep)"),
+        .flag("no-sync", help: "skip the fsync before the rename (faster; less safe on power loss)"),
         .flag("json", help: "one JSON object on stdout"),
     ]
 
@@ -77,6 +79,7 @@ enum TrimCommand: Subcommand {
             options.normalizePeakDBFS = peak
         }
         options.mixesToMono = arguments.has("mono")
+        options.syncsToDisk = !arguments.has("no-sync")
         if let rate = try arguments.int("rate") {
             guard AlarmSound.commonSampleRates.contains(rate) else {
                 throw UsageError("--rate must be one of \(AlarmSound.commonSampleRates.map(String.init).joined(separator: ", ")), got \(rate)")
