@@ -98,9 +98,9 @@ public struct SquatCounterConfiguration: Sendable, Equatable {
 
     /// Creates a configuration; every parameter has the documented default.
     public init(
-        depthThreshold: Double = 0.2, standThreshold: Double = 0.12,
+        depthThreshold: Double = 0.15, standThreshold: Double = 0.08,
         minimumConfidence: Double = 0.3, smoothingTimeConstant: Double = 0.1,
-        standingWindow: Double = 0.2, stillnessTolerance: Double = 0.05,
+        standingWindow: Double = 0.2, stillnessTolerance: Double = 0.08,
         minimumRepDuration: Double = 0.5, maximumRepDuration: Double = 8,
         maximumGap: Double = 0.5, kneeExtension: Double = 0.8, maximumFootTravel: Double = 0.3,
         maximumFloorRise: Double = 0.12, maximumKneeAsymmetry: Double = 0.3,

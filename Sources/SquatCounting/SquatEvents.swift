@@ -1,5 +1,18 @@
 public import ProofkitCore
 
+/// What the squat checks measured over one movement (all fractions of the standing reference).
+public struct SquatChecks: Sendable, Equatable {
+    /// Largest distance a planted ankle moved from where it stood at the start.
+    public var footTravel: Double
+    /// Largest rise of the floor line (lower ankle) above where it was at the start.
+    public var floorRise: Double
+    /// Knee-height difference at the bottom, beyond the difference while standing.
+    public var kneeAsymmetry: Double
+    /// Shoulder height above the hips at the bottom, as a fraction of its standing value
+    /// (infinity when the shoulders were not seen).
+    public var torsoUprightness: Double
+}
+
 /// One counted squat.
 public struct SquatRep: Sendable, Equatable {
     /// 1-based number of the rep in the whole workout.
@@ -14,6 +27,8 @@ public struct SquatRep: Sendable, Equatable {
     public var endTime: Double
     /// Deepest smoothed depth, as a fraction of the standing reference (0 = standing).
     public var depth: Double
+    /// What the squat checks measured.
+    public var checks: SquatChecks
 }
 
 /// Why a movement that went down past the depth threshold was not counted.
@@ -44,6 +59,8 @@ public struct SquatRejection: Sendable, Equatable {
     public var endTime: Double
     /// Deepest smoothed depth reached, fraction of the standing reference.
     public var depth: Double
+    /// What the squat checks measured up to the judgement.
+    public var checks: SquatChecks
 }
 
 /// A completed set.

@@ -39,7 +39,6 @@ public import ProofkitCore
 public struct SquatRepCounter: Sendable {
     /// The settings in use.
     public let configuration: SquatCounterConfiguration
-    public var noScale = false
 
     // MARK: Per-frame measurements
 
@@ -81,6 +80,10 @@ public struct SquatRepCounter: Sendable {
         var floorRise = 0.0
         var kneeAsymmetry = 0.0
         var uprightness = Double.infinity
+        var checks: SquatChecks {
+            SquatChecks(footTravel: footTravel, floorRise: floorRise, kneeAsymmetry: kneeAsymmetry,
+                        torsoUprightness: uprightness)
+        }
     }
 
     // Observation (calibration) state.
@@ -103,6 +106,8 @@ public struct SquatRepCounter: Sendable {
     var scaleTorso = Smoother(), scaleShin = Smoother(), scaleShoulders = Smoother()
     var smoothedDepth = Double.nan
     var floorLine = Double.nan
+    var footLeftX = Smoother(), footLeftY = Smoother(), footRightX = Smoother()
+    var footRightY = Smoother(), footFloor = Smoother()
     var phase = Phase.standing
     var candidateStart = 0.0
     var baselineFloor = Double.nan, baselineKneeDiff = Double.nan
@@ -166,7 +171,9 @@ public struct SquatRepCounter: Sendable {
         if !isCalibrated {
             if pending.count >= Self.pendingCapacity { pending.removeFirst(Self.pendingCapacity / 4) }
             pending.append(sample)
-            guard isStill else { return events }
+            // Learn only from a pose with straight knees: a pause at the bottom is not standing.
+            guard isStill, sample.thigh >= 0.5 * (sample.extent - sample.thigh)
+            else { return events }
             calibrate(extent: stillMean, at: time, into: &events)
             let replay = pending
             pending = []
@@ -316,7 +323,6 @@ public struct SquatRepCounter: Sendable {
 
     /// How much larger the body looks than at calibration (1 = same size).
     func bodyScale() -> Double {
-        if noScale { return 1 }
         var best = 0.0
         let minimumPart = 0.2 * reference
         if torsoReference > minimumPart, scaleTorso.value.isFinite {
@@ -349,9 +355,21 @@ public struct SquatRepCounter: Sendable {
             phase = .recovering
         }
         lastStepTime = time
-        // The body scale follows the person only while they stand (a squat foreshortens the torso
-        // and shins; the feet are planted during a rep, so the distance cannot change then).
-        if phase == .standing, !(smoothedDepth > configuration.standThreshold) {
+        // "Settled": standing upright by both the smoothed and the last raw depth. Only then do the
+        // body scale, the floor line and the reference follow the person: a squat foreshortens the
+        // torso and shins and slides the ankle estimates, and the feet are planted during a rep.
+        let settleLimit = 0.5 * configuration.standThreshold
+        let settled = phase == .standing && !(smoothedDepth > settleLimit)
+            && !((currentDepth ?? 0) > settleLimit)
+        // Ankles and floor smoothed a little (80 ms) for the feet checks: one-frame joint jumps
+        // of a tracker must not look like a step or a jump.
+        let footAlpha = dt > 0 ? blend(dt, 0.08) : 1
+        footLeftX.update(sample.leftAnkleX, alpha: footAlpha)
+        footLeftY.update(sample.leftAnkleY, alpha: footAlpha)
+        footRightX.update(sample.rightAnkleX, alpha: footAlpha)
+        footRightY.update(sample.rightAnkleY, alpha: footAlpha)
+        footFloor.update(sample.floorY, alpha: footAlpha)
+        if settled {
             let scaleAlpha = dt > 0 ? blend(dt, 0.3) : 1
             scaleTorso.update(sample.torso, alpha: scaleAlpha)
             scaleShin.update(sample.shin, alpha: scaleAlpha)
@@ -363,15 +381,13 @@ public struct SquatRepCounter: Sendable {
         // So it is learned, like the reference, only while the person stands still.
         if !floorLine.isFinite {
             floorLine = sample.floorY
-        } else if isStill, phase == .standing, !(smoothedDepth > configuration.standThreshold) {
+        } else if isStill, settled {
             floorLine += blend(dt, 0.2) * (sample.floorY - floorLine)
         }
         let height = (floorLine - sample.floorY + sample.extent) / scale
 
         // Follow the standing person (raise at once when taller, drift slowly otherwise).
-        if isStill, phase == .standing, smoothedDepth.isFinite,
-           smoothedDepth <= configuration.standThreshold
-        {
+        if isStill, settled {
             let still = stillMean / scale
             if still > reference * (1 + configuration.stillnessTolerance) {
                 reference = still
@@ -401,7 +417,7 @@ public struct SquatRepCounter: Sendable {
         case .standing:
             if smoothedDepth <= up {
                 candidateStart = time
-                baselineFloor = sample.floorY
+                baselineFloor = footFloor.value
                 baselineKneeDiff = sample.kneeDiff
                 baselineAnkles = plantedAnkles(sample, unit: unit)
             }
@@ -410,7 +426,7 @@ public struct SquatRepCounter: Sendable {
                 if setReps == 0 { setStart = candidateStart }
                 rep = RepInProgress(
                     startTime: candidateStart, bottomTime: time, bottomDepth: smoothedDepth,
-                    baselineFloor: baselineFloor.isFinite ? baselineFloor : sample.floorY,
+                    baselineFloor: baselineFloor.isFinite ? baselineFloor : footFloor.value,
                     baselineKneeDiff: baselineKneeDiff, baselineAnkles: baselineAnkles)
                 phase = .down
                 track(sample, scale: scale, unit: unit)
@@ -430,7 +446,7 @@ public struct SquatRepCounter: Sendable {
             if smoothedDepth <= up, depth <= up {
                 phase = .standing
                 candidateStart = time
-                baselineFloor = sample.floorY
+                baselineFloor = footFloor.value
                 baselineKneeDiff = sample.kneeDiff
                 baselineAnkles = plantedAnkles(sample, unit: unit)
             }
@@ -441,10 +457,11 @@ public struct SquatRepCounter: Sendable {
     func plantedAnkles(_ sample: Sample, unit: Double) -> (lx: Double, ly: Double, rx: Double, ry: Double) {
         let nan = Double.nan
         let tolerance = 0.15 * unit
-        let leftOK = sample.leftAnkleY.isFinite && sample.floorY - sample.leftAnkleY <= tolerance
-        let rightOK = sample.rightAnkleY.isFinite && sample.floorY - sample.rightAnkleY <= tolerance
-        return (leftOK ? sample.leftAnkleX : nan, leftOK ? sample.leftAnkleY : nan,
-                rightOK ? sample.rightAnkleX : nan, rightOK ? sample.rightAnkleY : nan)
+        let floor = footFloor.value
+        let lx = footLeftX.value, ly = footLeftY.value, rx = footRightX.value, ry = footRightY.value
+        let leftOK = sample.leftAnkleY.isFinite && ly.isFinite && floor - ly <= tolerance
+        let rightOK = sample.rightAnkleY.isFinite && ry.isFinite && floor - ry <= tolerance
+        return (leftOK ? lx : nan, leftOK ? ly : nan, rightOK ? rx : nan, rightOK ? ry : nan)
     }
 
     func kneesStraight(_ sample: Sample, scale: Double) -> Bool {
@@ -467,7 +484,7 @@ public struct SquatRepCounter: Sendable {
                 current.uprightness = sample.torsoHeight / scale / torsoHeightReference
             }
         }
-        current.floorRise = max(current.floorRise, (current.baselineFloor - sample.floorY) / unit)
+        current.floorRise = max(current.floorRise, (current.baselineFloor - footFloor.value) / unit)
         let now = plantedAnkles(sample, unit: unit)
         let travel = max(
             Self.travel(x: now.lx, y: now.ly, from: current.baselineAnkles),
@@ -519,7 +536,8 @@ public struct SquatRepCounter: Sendable {
         let setNumber = min(sets.count + 1, plan.sets)
         let counted = SquatRep(
             number: reps.count + 1, set: setNumber, startTime: current.startTime,
-            bottomTime: current.bottomTime, endTime: time, depth: current.bottomDepth)
+            bottomTime: current.bottomTime, endTime: time, depth: current.bottomDepth,
+            checks: current.checks)
         reps.append(counted)
         events.append(.rep(counted))
         setReps += 1
@@ -543,7 +561,8 @@ public struct SquatRepCounter: Sendable {
     ) {
         rep = nil
         let rejection = SquatRejection(
-            reason: reason, startTime: current.startTime, endTime: time, depth: current.bottomDepth)
+            reason: reason, startTime: current.startTime, endTime: time, depth: current.bottomDepth,
+            checks: current.checks)
         rejections.append(rejection)
         events.append(.rejected(rejection))
     }
