@@ -39,7 +39,7 @@ public enum SquatRejectionReason: String, Sendable, Equatable, CaseIterable {
     case tooLong
     /// A foot left its place (a lunge step, walking, a jumping-jack straddle).
     case feetMoved
-    /// Both feet left the floor (a jump).
+    /// Both feet left the floor (a jump) during the rep or in the second before it (a landing).
     case jumped
     /// One knee dropped much lower than the other (a lunge).
     case asymmetricKnees

@@ -106,6 +106,7 @@ public struct SquatRepCounter: Sendable {
     var scaleTorso = Smoother(), scaleShin = Smoother(), scaleShoulders = Smoother()
     var smoothedDepth = Double.nan
     var floorLine = Double.nan
+    var lastAirborne = -Double.infinity
     var footLeftX = Smoother(), footLeftY = Smoother(), footRightX = Smoother()
     var footRightY = Smoother(), footFloor = Smoother()
     var phase = Phase.standing
@@ -140,8 +141,14 @@ public struct SquatRepCounter: Sendable {
     /// - Throws: `ProofkitError` `.invalidArgument` when a setting is out of range.
     public init(configuration: SquatCounterConfiguration = SquatCounterConfiguration()) throws(ProofkitError) {
         try configuration.validate()
+        self.init(validated: configuration)
+    }
+
+    /// The non-throwing initialiser behind ``init(configuration:)``. (A typed-throws initialiser
+    /// that sets the stored properties itself crashed at -Onone in "outlined init with copy" on
+    /// Swift 6.3.1; delegating avoids it.)
+    private init(validated configuration: SquatCounterConfiguration) {
         self.configuration = configuration
-        pending.reserveCapacity(64)
     }
 
     // MARK: Streaming
@@ -369,7 +376,17 @@ public struct SquatRepCounter: Sendable {
         footRightX.update(sample.rightAnkleX, alpha: footAlpha)
         footRightY.update(sample.rightAnkleY, alpha: footAlpha)
         footFloor.update(sample.floorY, alpha: footAlpha)
-        if settled {
+        // Repositioning: a foot has left its place while no rep is under way (walking, stepping
+        // closer or further). The floor line and the body scale then follow at once.
+        let previousUnit = reference * bodyScale()
+        let feetNow = plantedAnkles(sample, unit: previousUnit)
+        let moved = max(Self.travel(x: feetNow.lx, y: feetNow.ly, from: baselineAnkles),
+                        Self.travel(x: feetNow.rx, y: feetNow.ry, from: baselineAnkles))
+        let airborne = floorLine - footFloor.value > configuration.maximumFloorRise * previousUnit
+        let repositioning = phase != .down && !airborne
+            && moved > configuration.maximumFootTravel * previousUnit
+        if repositioning { baselineAnkles = feetNow }
+        if settled || repositioning {
             let scaleAlpha = dt > 0 ? blend(dt, 0.3) : 1
             scaleTorso.update(sample.torso, alpha: scaleAlpha)
             scaleShin.update(sample.shin, alpha: scaleAlpha)
@@ -379,8 +396,8 @@ public struct SquatRepCounter: Sendable {
         // The floor line follows the ankles only while the person stands: during a rep the feet are
         // planted, and ankle estimates that slide as the knees go forward must not eat the drop.
         // So it is learned, like the reference, only while the person stands still.
-        if !floorLine.isFinite {
-            floorLine = sample.floorY
+        if !floorLine.isFinite || repositioning {
+            floorLine = footFloor.value
         } else if isStill, settled {
             floorLine += blend(dt, 0.2) * (sample.floorY - floorLine)
         }
@@ -413,6 +430,8 @@ public struct SquatRepCounter: Sendable {
 
         let down = configuration.depthThreshold, up = configuration.standThreshold
         let unit = reference * scale  // the standing reference in image units, now
+        // Feet off the floor line (a jump): remembered, so the landing dip is not a squat either.
+        if floorLine - footFloor.value > configuration.maximumFloorRise * unit { lastAirborne = time }
         switch phase {
         case .standing:
             if smoothedDepth <= up {
@@ -434,7 +453,14 @@ public struct SquatRepCounter: Sendable {
         case .down:
             track(sample, scale: scale, unit: unit)
             guard let current = rep else { phase = .recovering; break }
-            if time - current.startTime > configuration.maximumRepDuration {
+            if current.footTravel > configuration.maximumFootTravel, !airborne {
+                // A foot left its place: a step, a lunge or walking. Judge now and start afresh
+                // from where the feet are, so walking closer never reads as a held squat.
+                reject(current, .feetMoved, at: time, into: &events)
+                phase = .recovering
+                floorLine = footFloor.value
+                baselineAnkles = plantedAnkles(sample, unit: unit)
+            } else if time - current.startTime > configuration.maximumRepDuration {
                 reject(current, .tooLong, at: time, into: &events)
                 phase = .recovering
             } else if smoothedDepth <= up, depth <= up, kneesStraight(sample, scale: scale) {
@@ -516,7 +542,7 @@ public struct SquatRepCounter: Sendable {
         let reason: SquatRejectionReason?
         if time - current.startTime < c.minimumRepDuration || current.downSamples < 2 {
             reason = .tooFast
-        } else if current.floorRise > c.maximumFloorRise {
+        } else if current.floorRise > c.maximumFloorRise || lastAirborne >= current.startTime - 1 {
             reason = .jumped
         } else if current.footTravel > c.maximumFootTravel {
             reason = .feetMoved
