@@ -431,7 +431,9 @@ public struct SquatRepCounter: Sendable {
         let down = configuration.depthThreshold, up = configuration.standThreshold
         let unit = reference * scale  // the standing reference in image units, now
         // Feet off the floor line (a jump): remembered, so the landing dip is not a squat either.
-        if floorLine - footFloor.value > configuration.maximumFloorRise * unit { lastAirborne = time }
+        if airborne || floorLine - footFloor.value > configuration.maximumFloorRise * unit {
+            lastAirborne = time
+        }
         switch phase {
         case .standing:
             if smoothedDepth <= up {
@@ -542,7 +544,9 @@ public struct SquatRepCounter: Sendable {
         let reason: SquatRejectionReason?
         if time - current.startTime < c.minimumRepDuration || current.downSamples < 2 {
             reason = .tooFast
-        } else if current.floorRise > c.maximumFloorRise || lastAirborne >= current.startTime - 1 {
+        } else if current.floorRise > c.maximumFloorRise || lastAirborne >= current.startTime - 1
+            || lastAirborne >= time - 0.2
+        {
             reason = .jumped
         } else if current.footTravel > c.maximumFootTravel {
             reason = .feetMoved
