@@ -4,7 +4,7 @@
 // line below.
 var benchmarks: [Benchmark] = []
 // benchmarks += voiceBenchmarks()
-// benchmarks += squatBenchmarks()
+benchmarks += squatBenchmarks()
 
 let arguments = CommandLine.arguments
 var filter: String?
