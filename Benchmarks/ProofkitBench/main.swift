@@ -5,7 +5,7 @@
 var benchmarks: [Benchmark] = []
 benchmarks += voiceBenchmarks()
 benchmarks += sileroBenchmarks()
-// benchmarks += squatBenchmarks()
+benchmarks += squatBenchmarks()
 
 let arguments = CommandLine.arguments
 var filter: String?
