@@ -1,0 +1,188 @@
+import Foundation
+import Inference
+public import ProofkitCore
+
+/// What `proofkit bench` measures: which models at which thread counts, and how.
+public struct BenchPlan: Sendable, Equatable {
+    /// The models asked for, in order.
+    public var models: [BenchModel]
+    /// The thread counts, ascending, without repeats.
+    public var threads: [Int]
+    /// How each configuration is measured.
+    public var options: BenchOptions
+    /// How memory is attributed (child processes by default in the CLI).
+    public var isolation: BenchSettings.Isolation
+
+    public init(models: [BenchModel], threads: [Int], options: BenchOptions, isolation: BenchSettings.Isolation) {
+        self.models = models
+        self.threads = Array(Set(threads)).sorted()
+        self.options = options
+        self.isolation = isolation
+    }
+
+    /// The default thread counts for a machine: 1, 2 and 4 where the machine has that many
+    /// online cores (so 1, 2 on a 2-core machine; 1, 2, 4 on a Raspberry Pi 4 or 5).
+    public static func defaultThreads(cores: Int) -> [Int] {
+        [1, 2, 4].filter { $0 <= max(1, cores) }
+    }
+
+    /// Parses a `--threads` value such as `1,2,4`.
+    /// - Throws: `.invalidArgument` for anything but positive whole numbers.
+    public static func parseThreads(_ text: String) throws(ProofkitError) -> [Int] {
+        var result: [Int] = []
+        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+            guard let value = Int(part.trimmingCharacters()), value >= 1, value <= 256 else {
+                throw ProofkitError(.invalidArgument, "--threads takes whole numbers from 1 to 256 such as 1,2,4, not '\(text)'")
+            }
+            result.append(value)
+        }
+        return Array(Set(result)).sorted()
+    }
+
+    /// The configurations to measure and the models skipped (file missing), in order.
+    ///
+    /// A missing ``BenchModel/clip`` is the usual case (the real MobileCLIP is exported by a user
+    /// with internet): it is skipped with a note, and the stand-in is never measured in its place.
+    public func jobs() -> (jobs: [BenchJob], skipped: [BenchSkip]) {
+        var jobs: [BenchJob] = []
+        var skipped: [BenchSkip] = []
+        for model in models {
+            let path = options.path(of: model)
+            guard FileManager.default.fileExists(atPath: path) else {
+                let reason =
+                    switch model {
+                    case .clip:
+                        "the real MobileCLIP-S0 image encoder is not installed (\(path)); export it with "
+                            + "Models/export_mobileclip.py on a machine with internet and torch. The test "
+                            + "stand-in is not measured as CLIP (ask for --model clip-standin to time the stand-in)."
+                    default:
+                        "no model file \(path); run the set-up (bash .ci/setup) to make it"
+                    }
+                skipped.append(BenchSkip(model: model.rawValue, reason: reason))
+                continue
+            }
+            for count in threads { jobs.append(BenchJob(model: model, threads: count)) }
+        }
+        return (jobs, skipped)
+    }
+}
+
+/// Runs a plan and assembles the report.
+public enum BenchRunner {
+    /// Measures every configuration of `plan` with `measure` (in process, or in a child process:
+    /// the caller decides), in order.
+    /// - Parameters:
+    ///   - plan: what to measure.
+    ///   - commandLine: recorded in the report.
+    ///   - measure: measures one job.
+    ///   - progress: called before each job with (index, count, job), and once at the end with
+    ///     (count, count, nil).
+    /// - Returns: the report.
+    /// - Throws: `.runtimeUnavailable` when ONNX Runtime cannot be loaded, and whatever `measure`
+    ///   throws.
+    public static func run(
+        _ plan: BenchPlan, commandLine: [String],
+        measure: (BenchJob) throws(ProofkitError) -> BenchResult,
+        progress: (Int, Int, BenchJob?) -> Void = { _, _, _ in }
+    ) throws(ProofkitError) -> BenchReport {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let timestamp = isoTimestamp(Date())
+        let runtime = try OnnxRuntime.load()
+        let (jobs, skipped) = plan.jobs()
+        var results: [BenchResult] = []
+        for (index, job) in jobs.enumerated() {
+            progress(index, jobs.count, job)
+            results.append(try measure(job))
+        }
+        progress(jobs.count, jobs.count, nil)
+        return BenchReport(
+            onnxRuntime: BenchRuntime(version: runtime.version, apiVersion: runtime.apiVersion),
+            machine: BenchMachine(MachineInfo.current()), timestamp: timestamp, commandLine: commandLine,
+            settings: BenchSettings(
+                runs: plan.options.runs, warmup: plan.options.warmup, threads: plan.threads,
+                allowsSpinning: plan.options.allowsSpinning, isolation: plan.isolation, image: plan.options.image),
+            results: results, skipped: skipped, wallSeconds: InferenceBench.seconds(clock.now - start))
+    }
+
+    /// `2025-11-29T17:50:00Z`.
+    static func isoTimestamp(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: date)
+    }
+}
+
+/// Runs one configuration in a child process of the same binary, so its memory is its own.
+public enum BenchChildProcess {
+    /// Runs `executable arguments...`, which must print one ``BenchResult`` as JSON on stdout.
+    /// - Parameters:
+    ///   - executable: the binary (normally this one, `/proc/self/exe`).
+    ///   - arguments: its arguments.
+    /// - Returns: the child's result.
+    /// - Throws: the child's error, rebuilt from its one-line message on stderr with the code its
+    ///   exit status maps to (`.internal` when it crashed or printed no result).
+    public static func measure(executable: String, arguments: [String]) throws(ProofkitError) -> BenchResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let stdout = Pipe()
+        let stderr = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        process.standardInput = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            throw ProofkitError(.internal, "cannot start a measuring child process: \(error)", path: executable)
+        }
+        // Drain both pipes before waiting (a full pipe would block the child).
+        let errorReader = PipeReader(stderr.fileHandleForReading)
+        let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        let errorText = errorReader.finish()
+        process.waitUntilExit()
+        let text = String(decoding: output, as: UTF8.self)
+        if process.terminationStatus == 0, process.terminationReason == .exit,
+            let result = try? JSONDecoder().decode(BenchResult.self, from: Data(text.utf8))
+        {
+            return result
+        }
+        var lastLine = errorText.split(separator: "\n").last.map(String.init) ?? ""
+        if lastLine.hasPrefix("proofkit bench: ") { lastLine.removeFirst("proofkit bench: ".count) }
+        let status = process.terminationStatus
+        let code: ProofkitError.Code =
+            switch status {
+            case 64: .invalidArgument
+            case 65: .decodeFailed
+            case 66: .notFound
+            case 69: .runtimeUnavailable
+            case 74: .io
+            case 78: .modelInvalid
+            default: .internal
+            }
+        let how = process.terminationReason == .uncaughtSignal ? "was killed by signal \(status)" : "exited with \(status)"
+        let message = lastLine.isEmpty ? "the measuring child process \(how)" : "child process: \(lastLine)"
+        throw ProofkitError(code, message)
+    }
+}
+
+/// Reads a pipe to its end on a background thread.
+private final class PipeReader: @unchecked Sendable {
+    // `@unchecked Sendable`: `data` is written by the reading thread before `done` is signalled
+    // and read only after waiting for it.
+    private var data = Data()
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ handle: FileHandle) {
+        Thread.detachNewThread { [self] in
+            data = handle.readDataToEndOfFile()
+            done.signal()
+        }
+    }
+
+    func finish() -> String {
+        done.wait()
+        return String(decoding: data, as: UTF8.self)
+    }
+}

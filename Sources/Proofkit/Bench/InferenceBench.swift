@@ -1,0 +1,181 @@
+import Foundation
+import Inference
+public import ProofkitCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One configuration to measure: a model at a thread count.
+public struct BenchJob: Sendable, Hashable, CustomStringConvertible {
+    /// The model.
+    public var model: BenchModel
+    /// ORT intra-op threads (1 or more).
+    public var threads: Int
+
+    public init(model: BenchModel, threads: Int) {
+        self.model = model
+        self.threads = threads
+    }
+
+    /// `lite0:2`: how a job is written on a child's command line.
+    public var description: String { "\(model.rawValue):\(threads)" }
+
+    /// Reads ``description``'s form.
+    /// - Throws: `.invalidArgument` when malformed.
+    public init(parsing text: String) throws(ProofkitError) {
+        let parts = text.split(separator: ":")
+        guard parts.count == 2, let model = BenchModel(rawValue: String(parts[0])), let threads = Int(parts[1]),
+            threads >= 1
+        else {
+            throw ProofkitError(.invalidArgument, "'\(text)' is not MODEL:THREADS")
+        }
+        self.init(model: model, threads: threads)
+    }
+}
+
+/// How each configuration is measured.
+public struct BenchOptions: Sendable, Equatable {
+    /// Timed runs (default 100: enough for a stable p90, and a p99 that is the 99th of 100).
+    public var runs: Int
+    /// Untimed runs first (default 10), so caches, the allocator and ORT's first-run work are warm.
+    public var warmup: Int
+    /// Whether ORT's idle threads spin (default `false`, like proofkit in use).
+    public var allowsSpinning: Bool
+    /// The folder holding the models (see ``BenchModelLocator``).
+    public var modelsFolder: String
+    /// The photo for the end-to-end figure, or `nil` for none.
+    public var image: String?
+    /// Repetitions of the photo end to end (default 10, after one untimed-for-the-stats first run).
+    public var photoRuns: Int
+
+    /// - Parameters:
+    ///   - runs: timed runs, at least 1 (default 100).
+    ///   - warmup: warm-up runs, 0 or more (default 10).
+    ///   - allowsSpinning: default `false`.
+    ///   - modelsFolder: default `Models/generated`.
+    ///   - image: default none.
+    ///   - photoRuns: default 10.
+    public init(
+        runs: Int = 100, warmup: Int = 10, allowsSpinning: Bool = false,
+        modelsFolder: String = BenchModelLocator.relativeFolder, image: String? = nil, photoRuns: Int = 10
+    ) {
+        self.runs = runs
+        self.warmup = warmup
+        self.allowsSpinning = allowsSpinning
+        self.modelsFolder = modelsFolder
+        self.image = image
+        self.photoRuns = photoRuns
+    }
+
+    /// The path of `model`'s file.
+    public func path(of model: BenchModel) -> String { modelsFolder + "/" + model.fileName }
+}
+
+/// Measures inference the careful way: a monotonic clock (`ContinuousClock`), inputs made before
+/// timing, warm-up runs, only `InferenceSession.run` inside the timed region (no I/O, no
+/// allocation of inputs), every sample kept.
+public enum InferenceBench {
+    /// Measures one configuration in this process.
+    /// - Parameters:
+    ///   - job: the model and thread count.
+    ///   - options: runs, warm-up, models folder, photo.
+    ///   - isolation: how memory is attributed. With ``BenchSettings/Isolation/inProcess`` the
+    ///     kernel's peak RSS mark is reset first (`/proc/self/clear_refs`), so the peak covers this
+    ///     configuration only (plus whatever earlier ones left allocated).
+    ///   - progress: called after each timed run with (done, total), outside the timed region.
+    /// - Returns: the figures.
+    /// - Throws: `.notFound` (no model file), `.runtimeUnavailable`, `.modelInvalid`, and the
+    ///   photo pipeline's errors for the photo (`.decodeFailed`, ...).
+    public static func measure(
+        _ job: BenchJob, options: BenchOptions, isolation: BenchSettings.Isolation,
+        progress: ((Int, Int) -> Void)? = nil
+    ) throws(ProofkitError) -> BenchResult {
+        precondition(options.runs >= 1 && options.warmup >= 0 && job.threads >= 1, "bad bench options")
+        let clock = ContinuousClock()
+        let path = options.path(of: job.model)
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw ProofkitError(.notFound, "no model file (set-up makes it: bash .ci/setup)", path: path)
+        }
+        let modelBytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+
+        let runtimeStart = clock.now
+        _ = try OnnxRuntime.load()
+        let runtimeLoad = seconds(clock.now - runtimeStart)
+
+        if isolation == .inProcess { resetPeakResident() }
+        let before = ResourceUsage.residentBytes()
+        let loadStart = clock.now
+        var session = try InferenceSession(
+            contentsOf: path,
+            options: InferenceSession.Options(intraOpThreads: job.threads, allowsSpinning: options.allowsSpinning))
+        let load = seconds(clock.now - loadStart)
+        let afterLoad = ResourceUsage.residentBytes()
+
+        let feeds: [String: any TensorInput]
+        do throws(ProofkitError) {
+            feeds = try job.model.feeds(for: session.inputs).mapValues { $0 as any TensorInput }
+        } catch {
+            throw error.at(path: path)
+        }
+        let requested = job.model.requestedOutputs(of: session.outputs)
+
+        for _ in 0..<options.warmup {
+            blackHole(try session.run(feeds, outputs: requested))
+        }
+        var samples: [Double] = []
+        samples.reserveCapacity(options.runs)
+        for index in 0..<options.runs {
+            let start = clock.now
+            let outputs = try session.run(feeds, outputs: requested)
+            let end = clock.now
+            blackHole(outputs)
+            samples.append(seconds(end - start))
+            progress?(index + 1, options.runs)
+        }
+        let peak = ResourceUsage.peakResidentBytes()
+        session.close()
+
+        var photo: BenchPhoto?
+        var photoNote: String?
+        if job.model.isPhotoModel {
+            if let image = options.image {
+                photo = try BenchPhotoRun.measure(job, photo: image, options: options)
+                if photo == nil { photoNote = BenchPhotoRun.unavailableNote(job.model) }
+            } else {
+                photoNote = "no photo: give --image PHOTO.jpg"
+            }
+        }
+        return BenchResult(
+            model: job.model.rawValue, modelFile: job.model.fileName, modelBytes: modelBytes, threads: job.threads,
+            runtimeLoadSeconds: runtimeLoad, loadSeconds: load, samples: samples, unit: job.model.unit,
+            audioSecondsPerRun: job.model.audioSecondsPerRun,
+            memory: BenchMemory(
+                residentBeforeLoadBytes: before, residentAfterLoadBytes: afterLoad, peakResidentBytes: peak,
+                isolation: isolation),
+            photo: photo, photoNote: photoNote)
+    }
+
+    /// A `Duration` in seconds.
+    static func seconds(_ duration: Duration) -> Double {
+        let parts = duration.components
+        // Whole nanoseconds (the clock's resolution), so the JSON prints short decimals.
+        return Double(parts.seconds) + Double(parts.attoseconds / 1_000_000_000) / 1e9
+    }
+
+    /// Resets the kernel's peak-RSS mark (VmHWM) to the current RSS: writes `5` to
+    /// `/proc/self/clear_refs` (Linux 4.0+). Best effort: returns whether it worked.
+    @discardableResult
+    static func resetPeakResident() -> Bool {
+        let fd = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return write(fd, "5", 1) == 1
+    }
+}
+
+/// Keeps a value alive so the optimiser cannot drop the work that produced it.
+@inline(never)
+func blackHole<T>(_ value: T) {
+    withExtendedLifetime(value) {}
+}
