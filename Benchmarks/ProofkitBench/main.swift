@@ -6,6 +6,7 @@ var benchmarks: [Benchmark] = []
 benchmarks += voiceBenchmarks()
 benchmarks += sileroBenchmarks()
 benchmarks += squatBenchmarks()
+benchmarks += inferenceBenchmarks()
 
 let arguments = CommandLine.arguments
 var filter: String?

@@ -1,0 +1,210 @@
+import Foundation
+import Inference
+import Proofkit
+import ProofkitCore
+@testable import ProofkitCLI
+import Testing
+import TestSupport
+
+/// `proofkit bench`: argument parsing in process, `--compare` on real reports, and a real run of
+/// the built binary (child processes, JSON, plot).
+@Suite("proofkit bench")
+struct BenchCommandTests {
+    static let modelsFolder = TestEnvironment.packageRoot.appendingPathComponent("Models/generated").path
+    static let hasModels =
+        OnnxRuntime.isAvailable && FileManager.default.fileExists(atPath: modelsFolder + "/silero_vad.onnx")
+
+    func parse(_ tokens: [String], cores: Int = 2) throws -> BenchCommand.Request {
+        let parsed = try parseArguments(tokens, options: BenchCommand.options)
+        return try BenchCommand.request(parsed, cores: cores, modelsFolder: "M")
+    }
+
+    func run(_ arguments: [String]) -> (status: Int32, out: String, err: String) {
+        let captured = CapturedIO()
+        let status = ProofkitCLI.run(arguments: ["proofkit", "bench"] + arguments, io: captured.io)
+        return (status, captured.stdout, captured.stderr)
+    }
+
+    func temporaryFolder() throws -> String {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("proofkit-bench-cli-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    // MARK: Parsing
+
+    @Test("defaults: all models, threads 1,2,4 up to the cores, 100 runs after 10 warm-ups, child processes")
+    func defaults() throws {
+        guard case .measure(let plan, let json, let plot) = try parse([], cores: 2) else {
+            Issue.record("not a measure request")
+            return
+        }
+        #expect(plan.models == [.lite0, .lite0FP32, .clip, .silero])
+        #expect(plan.threads == [1, 2])
+        #expect(plan.options == BenchOptions(runs: 100, warmup: 10, modelsFolder: "M"))
+        #expect(plan.isolation == .childProcess)
+        #expect(!json && plot == nil)
+        guard case .measure(let four, _, _) = try parse([], cores: 4) else { return }
+        #expect(four.threads == [1, 2, 4])
+    }
+
+    @Test("every option, in both --x v and --x=v forms")
+    func options() throws {
+        let request = try parse([
+            "--model=lite0-fp32", "--threads", "4,1", "--runs=7", "--warmup", "0", "--image", "p.jpg", "--models=D",
+            "--spinning", "--in-process", "--json", "--plot", "b.svg",
+        ])
+        guard case .measure(let plan, let json, let plot) = request else {
+            Issue.record("not a measure request")
+            return
+        }
+        #expect(plan.models == [.lite0FP32] && plan.threads == [1, 4])
+        #expect(plan.options == BenchOptions(runs: 7, warmup: 0, allowsSpinning: true, modelsFolder: "D", image: "p.jpg"))
+        #expect(plan.isolation == .inProcess && json && plot == "b.svg")
+    }
+
+    @Test("--compare takes exactly two reports; --child takes MODEL:THREADS")
+    func compareAndChild() throws {
+        #expect(try parse(["--compare", "a.json", "b.json", "--json"]) == .compare("a.json", "b.json", json: true))
+        #expect(
+            try parse(["--child", "silero:2", "--runs", "3"])
+                == .child(BenchJob(model: .silero, threads: 2), BenchOptions(runs: 3, modelsFolder: "M")))
+    }
+
+    @Test(
+        "usage errors exit 64 with one line naming the problem",
+        arguments: [
+            (["--model", "resnet"], "unknown model 'resnet'"),
+            (["--threads", "0"], "--threads"),
+            (["--threads", "a,b"], "--threads"),
+            (["--runs", "0"], "--runs"),
+            (["--runs", "many"], "--runs needs a whole number"),
+            (["--warmup", "-1"], "--warmup"),
+            (["--compare", "a.json"], "missing the two reports"),
+            (["--compare", "a.json", "b.json", "--model", "lite0"], "--compare takes only"),
+            (["--child", "lite0"], "--child"),
+            (["extra"], "unexpected argument 'extra'"),
+            (["--bogus"], "--bogus"),
+        ])
+    func usageErrors(arguments: [String], message: String) {
+        let (status, out, err) = run(arguments)
+        #expect(status == 64)
+        #expect(out.isEmpty)
+        #expect(err.contains(message), "\(err)")
+        #expect(err.hasPrefix("proofkit bench: "))
+    }
+
+    @Test("--help documents the JSON schema version and the fields")
+    func help() {
+        let (status, out, _) = run(["--help"])
+        #expect(status == 0)
+        for field in ["schema_version", "latency_s", "peak_rss_bytes", "throughput_per_s", "--compare", "child-process"] {
+            #expect(out.contains(field), "help misses \(field)")
+        }
+    }
+
+    // MARK: Compare
+
+    @Test("--compare prints both machines and B/A ratios; --json gives the ratio per metric")
+    func compare() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        func report(_ p50: Double, cpu: String) -> String {
+            var info = MachineInfo.current()
+            info.cpuModel = cpu
+            let memory = BenchMemory(
+                residentBeforeLoadBytes: 1, residentAfterLoadBytes: 2, peakResidentBytes: 64 * 1_048_576,
+                isolation: .childProcess)
+            let result = BenchResult(
+                model: "lite0", modelFile: "efficientnet_lite0_int8.onnx", modelBytes: 5, threads: 1,
+                runtimeLoadSeconds: 0, loadSeconds: 0.04, samples: [p50, p50, p50], unit: "images",
+                audioSecondsPerRun: nil, memory: memory, photo: nil, photoNote: nil)
+            return BenchReport(
+                onnxRuntime: BenchRuntime(version: "1.32.0", apiVersion: 15), machine: BenchMachine(info),
+                timestamp: "2025-01-01T00:00:00Z", commandLine: ["proofkit", "bench"],
+                settings: BenchSettings(runs: 3, warmup: 0, threads: [1], allowsSpinning: false, isolation: .childProcess, image: nil),
+                results: [result], skipped: [], wallSeconds: 1
+            ).encoded()
+        }
+        try report(0.004, cpu: "Laptop CPU").write(toFile: folder + "/a.json", atomically: true, encoding: .utf8)
+        try report(0.016, cpu: "Cortex-A76").write(toFile: folder + "/b.json", atomically: true, encoding: .utf8)
+        let (status, out, err) = run(["--compare", folder + "/a.json", folder + "/b.json"])
+        #expect(status == 0 && err.isEmpty)
+        #expect(out.contains("Laptop CPU") && out.contains("Cortex-A76"))
+        #expect(out.contains("4.00x"))
+        let json = run(["--compare", folder + "/a.json", folder + "/b.json", "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any])
+        let rows = try #require(object["rows"] as? [[String: Any]])
+        let p50 = try #require(rows.first?["p50_s"] as? [String: Any])
+        #expect(isApproximatelyEqual(try #require(p50["ratio"] as? Double), 4))
+        #expect(isApproximatelyEqual(try #require(object["geometric_mean_p50_ratio"] as? Double), 4))
+    }
+
+    @Test("--compare: a missing report exits 66, a file that is not a report 65, naming the file")
+    func compareErrors() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try "hello".write(toFile: folder + "/junk.json", atomically: true, encoding: .utf8)
+        let missing = run(["--compare", folder + "/none.json", folder + "/junk.json"])
+        #expect(missing.status == 66 && missing.err.contains("none.json"))
+        let junk = run(["--compare", folder + "/junk.json", folder + "/junk.json"])
+        #expect(junk.status == 65 && junk.err.contains("junk.json"))
+        #expect(junk.err.split(separator: "\n").count == 1)
+    }
+
+    @Test("a missing photo exits 66 before measuring, and a plot in a missing folder exits 74")
+    func badPaths() {
+        let photo = run(["--model", "silero", "--image", "/nonexistent/photo.jpg"])
+        #expect(photo.status == 66 && photo.err.contains("/nonexistent/photo.jpg"))
+        let plot = run(["--model", "silero", "--plot", "/nonexistent/folder/b.svg"])
+        #expect(plot.status == 74 && plot.err.contains("b.svg"))
+    }
+
+    // MARK: Real runs
+
+    @Test(
+        "in process: Silero at 1 and 2 threads gives a table and a plot with one CDF per thread count",
+        .enabled(if: hasModels, "needs ONNX Runtime and the models (bash .ci/setup)"))
+    func inProcessRun() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let plot = folder + "/bench.svg"
+        let (status, out, _) = run([
+            "--model", "silero", "--threads", "1,2", "--runs", "5", "--warmup", "1", "--models", Self.modelsFolder,
+            "--in-process", "--plot", plot,
+        ])
+        #expect(status == 0)
+        #expect(out.contains("ONNX Runtime"))
+        #expect(out.split(separator: "\n").filter { $0.hasPrefix("silero ") && $0.contains(" chunks") }.count == 2)
+        #expect(out.contains("x real time"))
+        let svg = try String(contentsOfFile: plot, encoding: .utf8)
+        #expect(svg.hasPrefix("<svg") && svg.hasSuffix("</svg>\n"))
+        #expect(svg.contains("1 thread (p50") && svg.contains("2 threads (p50"))
+        #expect(svg.components(separatedBy: "<polyline").count - 1 >= 2)
+    }
+
+    @Test(
+        "the built binary measures each configuration in a child process and prints one JSON report",
+        .enabled(if: hasModels && TestEnvironment.hasProofkitBinary, "needs the models and .build/debug/proofkit"))
+    func childProcesses() throws {
+        let result = try runProcess(
+            TestEnvironment.proofkitBinary,
+            ["bench", "--model", "silero,clip", "--threads", "1", "--runs", "3", "--warmup", "1", "--json",
+             "--models", Self.modelsFolder])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.count == 1)
+        let report = try BenchReport.decode(String(lines[0]))
+        #expect(report.settings.isolation == .childProcess)
+        let silero = try #require(report.results.first)
+        #expect(report.results.count == 1 && silero.model == "silero")
+        #expect(silero.memory.isolation == .childProcess)
+        // A child is a fresh process: it loaded ONNX Runtime itself.
+        #expect(silero.runtimeLoadSeconds > 0)
+        #expect(silero.memory.peakResidentBytes >= silero.memory.residentAfterLoadBytes)
+        #expect(report.commandLine.first?.hasSuffix("proofkit") == true && report.commandLine.contains("--json"))
+        if !FileManager.default.fileExists(atPath: Self.modelsFolder + "/mobileclip_s0_image.onnx") {
+            #expect(report.skipped.first?.model == "clip")
+        }
+    }
+}
