@@ -250,7 +250,7 @@ enum BenchCommand: Subcommand {
         text += aligned([header] + rows)
         for r in report.results {
             if let factor = r.realTimeFactor {
-                text += "\(r.key): \(number(factor))x real time (32 ms chunks)\n"
+                text += "\(r.key): \(number(factor))x real time (one run = 32 ms of audio)\n"
             }
             if let photo = r.photo {
                 text += "\(r.key): photo \(photo.file): decode \(ms(photo.decodeSeconds)) ms, preprocess \(ms(photo.preprocessSeconds)) ms, inference \(ms(photo.inferenceSeconds)) ms, \(photo.verdict) (score \(fixedDigits(photo.score, 3)))\n"
