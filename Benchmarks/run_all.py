@@ -1,0 +1,572 @@
+#!/usr/bin/env python3
+"""proofkit's benchmark suite: every benchmark, side by side with its named peer, in one run.
+
+    Benchmarks/run_all.sh [--rounds 5] [--runs 100] [--trim-runs 5] [--quick] [--output Benchmarks/REPORT.md]
+
+Writes a markdown report (default Benchmarks/REPORT.md) and prints where it is. Sections:
+
+1. Inference, EfficientNet-Lite0 int8 and fp32 at 1 and 2 threads: `proofkit bench` (one child
+   process per configuration) against Python onnxruntime (Benchmarks/python/photo_peer.py
+   --mode stages) at the same thread count and spinning setting, and against the suite's own
+   figure (`proofkit-bench --filter inference.`). The three alternate within every round (the
+   order flips each round), so machine noise hits them alike; the ratio is the median over rounds
+   of the per-round ratios. Peak RSS of the same processes.
+2. Photo decode + preprocess against Pillow + numpy (Benchmarks/image_preprocess_bench.py).
+3. One photo end to end in a warm process (`proofkit bench --image`) against the peer's stages.
+4. The whole `proofkit mat PHOTO` process against the whole Python script (photo_peer.py
+   --mode once), wall time and peak RSS (wait4), alternating.
+5. Engines from proofkit-bench: the voice gate (peer: a plain frame-RMS loop), Silero, the du'a
+   matcher, the squat counter, against their targets.
+6. `proofkit trim` against sox and ffmpeg (Benchmarks/trim_vs_peers.sh).
+
+A missing peer (no venv, no sox, no ffmpeg) or a missing proofkit feature is noted and skipped,
+never a failure. Python peers run in .deps/venv (set-up makes it). The 2 MP photo comes from
+Benchmarks/python/make_phone_photo.py. Release builds are made first unless PROOFKIT_BIN and
+PROOFKIT_BENCH_BIN point at built binaries.
+
+This machine may be shared: the report gives the load average before and after, flags noisy
+figures, and leads with ratios measured side by side, which survive a busy machine far better
+than absolute times.
+"""
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+VENV_PY = os.path.join(ROOT, ".deps", "venv", "bin", "python")
+MODELS = os.path.join(ROOT, "Models", "generated")
+PEER = os.path.join(ROOT, "Benchmarks", "python", "photo_peer.py")
+MAKE_PHOTO = os.path.join(ROOT, "Benchmarks", "python", "make_phone_photo.py")
+IMAGE_BENCH = os.path.join(ROOT, "Benchmarks", "image_preprocess_bench.py")
+TRIM_BENCH = os.path.join(ROOT, "Benchmarks", "trim_vs_peers.sh")
+MODEL_FILES = {"int8": "efficientnet_lite0_int8.onnx", "fp32": "efficientnet_lite0_fp32.onnx"}
+BENCH_MODEL = {"int8": "lite0", "fp32": "lite0-fp32"}
+
+
+def log(text):
+    print(f"run_all: {text}", file=sys.stderr, flush=True)
+
+
+def run(cmd, **kw):
+    """Runs a command; returns (status, stdout, stderr, wall seconds, peak RSS KiB via wait4)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+    out, err = proc.communicate()
+    wall = time.perf_counter() - start
+    # communicate() reaps the child; ru_maxrss of RUSAGE_CHILDREN is the max over all children,
+    # so peaks per process come from run_rss() below.
+    return proc.returncode, out, err, wall
+
+
+def run_rss(cmd):
+    """Runs a command with stdout/stderr discarded; returns (status, wall s, peak RSS KiB)."""
+    start = time.perf_counter()
+    pid = os.posix_spawnp(cmd[0], cmd, dict(os.environ), file_actions=[
+        (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+        (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)])
+    _, status, usage = os.wait4(pid, 0)
+    wall = time.perf_counter() - start
+    return os.waitstatus_to_exitcode(status), wall, usage.ru_maxrss
+
+
+def median(values):
+    return statistics.median(values) if values else float("nan")
+
+
+def fmt(value, digits=None):
+    if value is None or value != value:
+        return "-"
+    if digits is None:
+        a = abs(value)
+        digits = 0 if a >= 100 else 1 if a >= 10 else 2 if a >= 1 else 3
+    return f"{value:.{digits}f}"
+
+
+def ratio_cell(values):
+    """Median ratio with the range over rounds."""
+    if not values:
+        return "-"
+    if len(values) == 1:
+        return f"{values[0]:.2f}x"
+    return f"{median(values):.2f}x ({min(values):.2f}-{max(values):.2f})"
+
+
+def table(header, rows):
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|"]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def loadavg():
+    try:
+        with open("/proc/loadavg") as f:
+            return " ".join(f.read().split()[:3])
+    except OSError:
+        return "unknown"
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                for key in ("model name", "Model", "Hardware"):
+                    if line.split(":")[0].strip() == key:
+                        return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+class Suite:
+    def __init__(self, args):
+        self.args = args
+        self.sections = []
+        self.summary = []  # (what, target, measured, verdict)
+        self.notes = []
+        self.work = tempfile.mkdtemp(prefix="proofkit-suite-")
+        self.pk = os.environ.get("PROOFKIT_BIN") or os.path.join(ROOT, ".build", "release", "proofkit")
+        self.pkbench = os.environ.get("PROOFKIT_BENCH_BIN") or os.path.join(ROOT, ".build", "release", "proofkit-bench")
+        self.py = VENV_PY if self.venv_ok() else None
+        self.photo = None
+        self.small_photo = None
+        self.photo_info = {}
+        self.inference = {}
+
+    def venv_ok(self):
+        if not os.path.exists(VENV_PY):
+            return False
+        status, _, _, _ = run([VENV_PY, "-c", "import numpy, PIL, onnxruntime"])
+        return status == 0
+
+    # --- set-up ------------------------------------------------------------------------
+    def build(self):
+        if os.environ.get("PROOFKIT_BIN") and os.environ.get("PROOFKIT_BENCH_BIN"):
+            return
+        for product in ("proofkit", "proofkit-bench"):
+            log(f"swift build -c release --product {product}")
+            status = subprocess.call(["swift", "build", "-c", "release", "--product", product], cwd=ROOT,
+                                     stdout=sys.stderr)
+            if status != 0:
+                sys.exit(f"run_all: the release build of {product} failed")
+
+    def make_photos(self):
+        if not self.py:
+            self.notes.append("No Python venv with numpy, Pillow and onnxruntime (.deps/venv; set-up makes it): "
+                              "the Python peers and the 2 MP photo are skipped.")
+            return
+        self.photo = os.path.join(self.work, "phone_2mp.jpg")
+        status, out, err, _ = run([self.py, MAKE_PHOTO, self.photo])
+        if status != 0:
+            self.notes.append(f"Could not make the 2 MP photo: {err.strip()}")
+            self.photo = None
+            return
+        self.photo_info = json.loads(out)
+        # A small photo for the inference rows: the peer's stage mode also times decoding, which
+        # does not matter there, so keep it short.
+        self.small_photo = os.path.join(self.work, "small.jpg")
+        run([self.py, MAKE_PHOTO, self.small_photo, "--size", "320x240"])
+
+    # --- 1. inference ----------------------------------------------------------------------
+    def inference_section(self):
+        a = self.args
+        threads = [1, 2]
+        rows = {}
+        for key in MODEL_FILES:
+            for t in threads:
+                rows[(key, t)] = {"pk": [], "pk_rss": [], "py": [], "py_rss": [], "suite": [], "ratio": [], "suite_ratio": []}
+        have_peer = self.py is not None and self.small_photo is not None
+        if not have_peer:
+            self.notes.append("Inference peer (Python onnxruntime) skipped: no venv.")
+        for r in range(a.rounds):
+            log(f"inference round {r + 1}/{a.rounds}")
+            suite = {}
+            status, out, err, _ = run([self.pkbench, "--filter", "inference.", "--threads", "1,2"])
+            for line in out.splitlines():
+                try:
+                    item = json.loads(line)
+                except ValueError:
+                    continue
+                suite[item["name"]] = item["median_s"]
+            for key in MODEL_FILES:
+                for t in threads:
+                    row = rows[(key, t)]
+                    order = ["pk", "py"] if (r % 2 == 0) else ["py", "pk"]
+                    for who in order:
+                        if who == "pk":
+                            status, out, err, _ = run([self.pk, "bench", "--model", BENCH_MODEL[key], "--threads", str(t),
+                                                       "--runs", str(a.runs), "--warmup", "10", "--json"])
+                            if status != 0:
+                                self.notes.append(f"proofkit bench {BENCH_MODEL[key]} x{t} failed: {err.strip()[:200]}")
+                                continue
+                            res = json.loads(out)["results"][0]
+                            row["pk"].append(res["latency_s"]["p50"])
+                            row["pk_rss"].append(res["memory"]["peak_rss_bytes"] / 1024)
+                        elif have_peer:
+                            status, out, err, _ = run([self.py, PEER, self.small_photo, "--model",
+                                                       os.path.join(MODELS, MODEL_FILES[key]), "--threads", str(t),
+                                                       "--mode", "stages", "--runs", str(a.runs), "--warmup", "10"])
+                            if status != 0:
+                                self.notes.append(f"photo_peer.py {key} x{t} failed: {err.strip()[:200]}")
+                                continue
+                            res = json.loads(out)
+                            row["py"].append(res["inference_ms"]["p50"] / 1000)
+                            row["py_rss"].append(res["peak_rss_kib"])
+                    name = f"inference.lite0.{key}.t{t}"
+                    if name in suite:
+                        row["suite"].append(suite[name])
+                    if len(row["pk"]) == len(row["py"]) == r + 1:
+                        row["ratio"].append(row["pk"][-1] / row["py"][-1])
+                    if row["pk"] and len(row["suite"]) == r + 1 and len(row["pk"]) == r + 1:
+                        row["suite_ratio"].append(row["pk"][-1] / row["suite"][-1])
+        self.inference = rows
+
+        text = [
+            "## 1. Inference: EfficientNet-Lite0 through proofkit vs Python onnxruntime",
+            "",
+            f"One 224x224 image per run, `logits` fetched, ORT intra-op threads as shown, spinning off on both "
+            f"sides, graph optimisation `all`. Each round runs, for every model and thread count, "
+            f"`proofkit bench --runs {a.runs} --warmup 10` (a child process per configuration) and "
+            f"`photo_peer.py --mode stages --runs {a.runs} --warmup 10` (Python onnxruntime {self.versions.get('onnxruntime', '?')}), "
+            f"in an order that flips every round, plus the suite's own `proofkit-bench --filter inference.` "
+            f"(100 runs after 10). Figures are the medians over {a.rounds} rounds of each round's p50; "
+            f"ratios are the median of the per-round ratios, with their range.",
+            "",
+        ]
+        body = []
+        for (key, t), row in rows.items():
+            body.append([f"lite0 {key}", t, fmt(median(row["pk"]) * 1000), fmt(median(row["suite"]) * 1000),
+                         fmt(median(row["py"]) * 1000), ratio_cell(row["ratio"]), ratio_cell(row["suite_ratio"]),
+                         fmt(median(row["pk_rss"]) / 1024, 1), fmt(median(row["py_rss"]) / 1024, 1),
+                         ratio_cell([p / q for p, q in zip(row["pk_rss"], row["py_rss"])])])
+        text.append(table(["model", "threads", "proofkit bench p50 ms", "proofkit-bench median ms", "Python ORT p50 ms",
+                           "proofkit / Python", "bench / suite", "proofkit peak MiB", "Python peak MiB",
+                           "RSS proofkit / Python"], body))
+        text.append("")
+        int8_vs_fp32 = []
+        for t in threads:
+            i8, f32 = rows[("int8", t)], rows[("fp32", t)]
+            if i8["pk"] and f32["pk"]:
+                int8_vs_fp32.append((t, median(i8["pk"]) / median(f32["pk"]),
+                                     median(i8["py"]) / median(f32["py"]) if i8["py"] and f32["py"] else None))
+        for t, pk_ratio, py_ratio in int8_vs_fp32:
+            text.append(f"- int8 / fp32 latency at {t} thread{'s' if t > 1 else ''}: proofkit {pk_ratio:.2f}x"
+                        + (f", Python {py_ratio:.2f}x" if py_ratio else "") + ".")
+        text.append("- Peak RSS is each whole process's maximum resident set: `proofkit bench`'s child for that "
+                    "configuration (ONNX Runtime + model + buffers), and the Python process (interpreter, numpy, PIL, "
+                    "onnxruntime, model).")
+        self.sections.append("\n".join(text))
+
+        for (key, t), row in rows.items():
+            if row["ratio"]:
+                m = median(row["ratio"])
+                self.summary.append((f"inference lite0 {key}, {t} thread{'s' if t > 1 else ''}: proofkit / Python ORT",
+                                     "<= 1.05x", f"{m:.2f}x", "met" if m <= 1.05 else "NOT met"))
+        for (key, t), row in rows.items():
+            if row["suite_ratio"]:
+                m = median(row["suite_ratio"])
+                lo, hi = min(row["suite_ratio"]), max(row["suite_ratio"])
+                self.summary.append((f"`proofkit bench` vs the suite's own figure, lite0 {key} x{t}",
+                                     "agree within noise (about +-10 %)", f"{m:.2f}x ({lo:.2f}-{hi:.2f})",
+                                     "met" if 0.9 <= m <= 1.1 else "NOT met"))
+        for t, pk_ratio, _ in int8_vs_fp32:
+            self.summary.append((f"int8 faster than fp32 at {t} thread{'s' if t > 1 else ''} (int8 / fp32)", "< 1x",
+                                 f"{pk_ratio:.2f}x", "met" if pk_ratio < 1 else "NOT met"))
+        rss = [p / q for row in rows.values() for p, q in zip(row["pk_rss"], row["py_rss"])]
+        if rss:
+            self.summary.append(("peak RSS, inference processes: proofkit / Python", "<= 0.5x",
+                                 f"{median(rss):.2f}x", "met" if median(rss) <= 0.5 else "NOT met"))
+
+    # --- 2. decode + preprocess ------------------------------------------------------------
+    def image_section(self):
+        title = "## 2. Photo decode + preprocess vs Pillow + numpy"
+        if not os.path.exists(IMAGE_BENCH):
+            self.sections.append(f"{title}\n\nSkipped: Benchmarks/image_preprocess_bench.py is not in this tree.")
+            return
+        if not self.py:
+            self.sections.append(f"{title}\n\nSkipped: no Python venv for Pillow.")
+            return
+        log("image decode + preprocess")
+        status, out, err, _ = run([self.py, IMAGE_BENCH, "--binary", self.pkbench, "--rounds", str(self.args.rounds)])
+        if status != 0:
+            self.sections.append(f"{title}\n\nFailed: {err.strip()[:400]}")
+            return
+        items = []
+        for line in out.splitlines():
+            try:
+                items.append(json.loads(line))
+            except ValueError:
+                pass
+        rows = []
+        for item in items:
+            name = item.get("name") or item.get("benchmark") or "?"
+            rows.append([item.get("photo", ""), name, fmt(item.get("median_ms")), fmt(item.get("peer_median_ms")),
+                         item.get("ratio_text") or (f"{item['ratio']:.2f}x" if isinstance(item.get("ratio"), (int, float)) else "-")])
+            if name == "image.decode_preprocess.fast" and isinstance(item.get("ratio"), (int, float)):
+                r = item["ratio"]
+                self.summary.append((f"decode + preprocess ({item.get('photo', 'photo')}): proofkit / Pillow", "<= 0.3x",
+                                     f"{r:.2f}x", "met" if r <= 0.3 else "NOT met"))
+        text = [title, "", "From `Benchmarks/image_preprocess_bench.py` (rounds alternate Pillow and proofkit-bench; "
+                "ratio = median of per-round ratios). `fast` is the DCT-scaled decode `proofkit mat` uses; `full` decodes "
+                "every pixel.", "", table(["photo", "benchmark", "proofkit ms", "Pillow ms", "proofkit / Pillow"], rows)]
+        self.sections.append("\n".join(text))
+
+    # --- 3. one photo end to end, warm ------------------------------------------------------
+    def photo_section(self):
+        title = "## 3. One photo end to end in a warm process"
+        if not self.photo:
+            self.sections.append(f"{title}\n\nSkipped: no photo (needs the venv to make it).")
+            return
+        log("photo end to end (warm)")
+        pk_total, py_total = [], []
+        note = None
+        for r in range(self.args.rounds):
+            for who in (["pk", "py"] if r % 2 == 0 else ["py", "pk"]):
+                if who == "pk":
+                    status, out, err, _ = run([self.pk, "bench", "--model", "lite0", "--threads", "1", "--runs", "20",
+                                               "--warmup", "3", "--image", self.photo, "--json"])
+                    if status == 0:
+                        res = json.loads(out)["results"][0]
+                        if res.get("photo"):
+                            pk_total.append(res["photo"])
+                        else:
+                            note = res.get("photo_note")
+                else:
+                    status, out, err, _ = run([self.py, PEER, self.photo, "--model", os.path.join(MODELS, MODEL_FILES["int8"]),
+                                               "--threads", "1", "--mode", "stages", "--runs", "10", "--warmup", "2", "--draft"])
+                    if status == 0:
+                        py_total.append(json.loads(out))
+        if not pk_total:
+            self.sections.append(f"{title}\n\nSkipped: `proofkit bench --image` gave no photo figure ({note or 'failed'}).")
+            return
+        pk_med = median([p["total_s"]["p50"] for p in pk_total])
+        rows = [["proofkit (lite0 int8, 1 thread, DCT-scaled decode)", fmt(median([p["decode_p50_s"] for p in pk_total]) * 1000),
+                 fmt(median([p["preprocess_p50_s"] for p in pk_total]) * 1000),
+                 fmt(median([p["inference_p50_s"] for p in pk_total]) * 1000), fmt(pk_med * 1000)]]
+        if py_total:
+            dp = median([p["decode_preprocess_ms"]["p50"] for p in py_total])
+            inf = median([p["inference_ms"]["p50"] for p in py_total])
+            rows.append(["Python peer (same model, PIL draft decode)", "-", f"{fmt(dp)} (decode + preprocess)", fmt(inf),
+                         fmt(dp + inf)])
+            ratio = pk_med * 1000 / (dp + inf)
+            rows.append(["proofkit / Python", "", "", "", f"{ratio:.2f}x"])
+        self.sections.append("\n".join([title, "", f"The {self.photo_info.get('width')}x{self.photo_info.get('height')} photo "
+                                        "judged repeatedly with a loaded model (read + decode, preprocess, inference, verdict). "
+                                        "Medians over rounds of each run's p50.", "",
+                                        table(["pipeline", "decode ms", "preprocess ms", "inference ms", "total ms"], rows)]))
+
+    # --- 4. whole process ------------------------------------------------------------------
+    def process_section(self):
+        title = "## 4. The whole `proofkit mat PHOTO` process vs the Python script"
+        if not self.photo:
+            self.sections.append(f"{title}\n\nSkipped: no photo.")
+            return
+        status, out, err, _ = run([self.pk, "mat", self.photo, "--json"])
+        if status not in (0, 2):
+            self.sections.append(f"{title}\n\nSkipped: `proofkit mat` does not run in this build yet "
+                                 f"({(err.strip().splitlines() or ['no message'])[-1][:200]}). "
+                                 "Re-run the suite once it is in main.")
+            self.notes.append("`proofkit mat` is not in this build: the whole-process comparison was skipped.")
+            return
+        engine = "lite0"
+        try:
+            engine = json.loads(out.splitlines()[0]).get("engine", "lite0")
+        except (ValueError, IndexError):
+            pass
+        model = MODEL_FILES["fp32"] if engine == "lite0-fp32" else MODEL_FILES["int8"]
+        log("whole process: proofkit mat vs python")
+        pk, py = [], []
+        peer_cmd = [self.py, PEER, self.photo, "--model", os.path.join(MODELS, model), "--threads", "1", "--draft"] if self.py else None
+        for r in range(self.args.rounds * 2):
+            order = ["pk", "py"] if r % 2 == 0 else ["py", "pk"]
+            for who in order:
+                if who == "pk":
+                    pk.append(run_rss([self.pk, "mat", self.photo]))
+                elif peer_cmd:
+                    py.append(run_rss(peer_cmd))
+        rows = [["proofkit mat", fmt(median([w for _, w, _ in pk]) * 1000), fmt(min(w for _, w, _ in pk) * 1000),
+                 fmt(median([m for _, _, m in pk]) / 1024, 1)]]
+        if py:
+            rows.append(["python photo_peer.py (onnxruntime + PIL + numpy)", fmt(median([w for _, w, _ in py]) * 1000),
+                         fmt(min(w for _, w, _ in py) * 1000), fmt(median([m for _, _, m in py]) / 1024, 1)])
+            wall = median([a[1] / b[1] for a, b in zip(pk, py)])
+            rss = median([a[2] / b[2] for a, b in zip(pk, py)])
+            rows.append(["proofkit / Python", f"{wall:.2f}x", "", f"{rss:.2f}x"])
+            self.summary.append(("whole `proofkit mat photo.jpg` process / Python script", "<= 0.25x", f"{wall:.2f}x",
+                                 "met" if wall <= 0.25 else "NOT met"))
+            self.summary.append(("peak RSS, whole process: proofkit / Python", "<= 0.5x", f"{rss:.2f}x",
+                                 "met" if rss <= 0.5 else "NOT met"))
+        self.sections.append("\n".join([title, "", f"Wall time of the whole process from spawn to exit (session creation, "
+                                        f"decode, inference, verdict, output), {len(pk)} alternating runs each; peak RSS from "
+                                        f"wait4. The peer runs the same model file ({model}) with PIL's draft (DCT-scaled) decode.",
+                                        "", table(["process", "median ms", "min ms", "peak RSS MiB"], rows)]))
+
+    # --- 5. engines ------------------------------------------------------------------------
+    def engines_section(self):
+        title = "## 5. Engines (proofkit-bench)"
+        log("engines (proofkit-bench)")
+        status, out, err, _ = run([self.pkbench])
+        items = {}
+        for line in out.splitlines():
+            try:
+                item = json.loads(line)
+                items[item["name"]] = item
+            except (ValueError, KeyError):
+                pass
+        rows = []
+        targets = {
+            "voicegate.energy": ("x real time, one core", 1000),
+            "silero.vad": ("x real time, one thread", 50),
+            "squat.counter": ("frames/s, one core", 1_000_000),
+        }
+        for name, item in items.items():
+            if name.startswith("inference.") or name.startswith("image."):
+                continue
+            target = targets.get(name)
+            rate = item["rate_per_s"]
+            verdict = ""
+            if target:
+                verdict = "met" if rate >= target[1] else "NOT met"
+                self.summary.append((f"{name} ({target[0]})", f">= {target[1]:,}", f"{rate:,.0f}", verdict))
+            rows.append([name, item["unit"], fmt(item["median_s"] * 1000, 3), fmt(item["p90_s"] * 1000, 3),
+                         f"{rate:,.0f}", f">= {target[1]:,}" if target else "", verdict])
+        text = [title, "", "Rates are units per second of wall time at the median (for audio-seconds: x real time).", "",
+                table(["benchmark", "unit", "median ms", "p90 ms", "rate /s", "target", ""], rows)]
+        if "voicegate.energy" in items and "voicegate.peer.frame-rms" in items:
+            r = items["voicegate.energy"]["median_s"] / items["voicegate.peer.frame-rms"]["median_s"]
+            text.append("")
+            text.append(f"- The voice gate against its peer, a bare frame-RMS loop over the same audio: {r:.2f}x its time "
+                        "(the gate adds the floor tracking, hysteresis and hang-over).")
+        if not items:
+            text.append(f"\nproofkit-bench printed nothing: {err.strip()[:300]}")
+        self.sections.append("\n".join(text))
+
+    # --- 6. trim ---------------------------------------------------------------------------
+    def trim_section(self):
+        title = "## 6. `proofkit trim` vs sox and ffmpeg"
+        if not shutil.which("sox"):
+            self.sections.append(f"{title}\n\nSkipped: sox is missing (it makes the inputs).")
+            return
+        log("trim vs sox/ffmpeg")
+        env = dict(os.environ, PROOFKIT_BIN=self.pk)
+        status, out, err, _ = run(["bash", TRIM_BENCH, str(self.args.trim_runs)], env=env)
+        if status != 0:
+            self.sections.append(f"{title}\n\nFailed: {err.strip()[-400:]}")
+            return
+        lines = out.splitlines()
+        body = [l for l in lines if not l.startswith("## ")]
+        for line in lines:
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            if len(cells) == 6 and cells[1] == "proofkit-no-sync" and cells[0] in ("in3min.mp3", "in5min.wav"):
+                self.summary.append((f"trim {cells[0]} (no fsync, like the peers) / sox", "<= 0.7x", f"{cells[4]}x",
+                                     "met" if float(cells[4]) <= 0.7 else "NOT met"))
+            if len(cells) == 6 and cells[1] == "proofkit" and cells[0] == "in1h.wav":
+                self.summary.append(("trim peak RSS on a one-hour WAV", "< 32 MiB", f"{cells[5]} MiB",
+                                     "met" if float(cells[5]) < 32 else "NOT met"))
+        self.sections.append("\n".join([title, "", f"From `Benchmarks/trim_vs_peers.sh {self.args.trim_runs}`:", ""] + body))
+
+    # --- report ----------------------------------------------------------------------------
+    def versions_of_tools(self):
+        v = {}
+        status, out, _, _ = run([self.pk, "--version"])
+        v["proofkit"] = out.strip()
+        status, out, _, _ = run([self.pk, "bench", "--model", "silero", "--threads", "1", "--runs", "1", "--warmup", "0", "--json"])
+        try:
+            v["ort"] = json.loads(out)["onnxruntime"]["version"]
+        except (ValueError, KeyError, TypeError):
+            v["ort"] = "?"
+        if self.py:
+            status, out, _, _ = run([self.py, "-c", "import onnxruntime, PIL, numpy, sys; "
+                                     "print(onnxruntime.__version__, PIL.__version__, numpy.__version__, sys.version.split()[0])"])
+            parts = out.split()
+            if len(parts) == 4:
+                v["onnxruntime"], v["pillow"], v["numpy"], v["python"] = parts
+        return v
+
+    def write(self, started, load_before):
+        a = self.args
+        mem = 0
+        try:
+            with open("/proc/meminfo") as f:
+                mem = int(f.readline().split()[1]) // 1024
+        except (OSError, ValueError, IndexError):
+            pass
+        uname = platform.uname()
+        osname = "unknown"
+        try:
+            with open("/etc/os-release") as f:
+                for line in f:
+                    if line.startswith("PRETTY_NAME="):
+                        osname = line.split("=", 1)[1].strip().strip('"')
+        except OSError:
+            pass
+        v = self.versions
+        head = [
+            "# proofkit benchmark report",
+            "",
+            f"Made by `Benchmarks/run_all.sh --rounds {a.rounds} --runs {a.runs} --trim-runs {a.trim_runs}` on "
+            f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(started))}, in {fmt((time.time() - started) / 60, 1)} minutes.",
+            "",
+            f"**Machine:** {cpu_model()}, {os.cpu_count()} cores, {uname.machine}, {mem // 1024} GiB, kernel {uname.release}, {osname}. "
+            f"**Load average** (1, 5, 15 min) before: {load_before}; after: {loadavg()}.",
+            "",
+            f"**Software:** {v.get('proofkit', 'proofkit ?')} (release build), ONNX Runtime {v.get('ort', '?')} (C API through proofkit's wrapper); "
+            f"peer: Python {v.get('python', '-')}, onnxruntime {v.get('onnxruntime', '-')}, Pillow {v.get('pillow', '-')}, numpy {v.get('numpy', '-')}.",
+            "",
+            f"**Photo:** {self.photo_info.get('width', '-')}x{self.photo_info.get('height', '-')} JPEG, "
+            f"{fmt(self.photo_info.get('bytes', 0) / 1024, 0)} KiB, 4:2:0, quality 92, made by "
+            f"`Benchmarks/python/make_phone_photo.py` from {self.photo_info.get('source', '-')}.",
+            "",
+            "This machine is shared with other engineers who build and test at the same time (2 cores for "
+            "about 8 people), so absolute times here are pessimistic and vary from run to run. Each benchmark runs "
+            "side by side with its peer, alternating, and the ratios are what to read. On a quiet board, run "
+            "`Benchmarks/run_all.sh` again, and `proofkit bench --json` to compare boards (see "
+            "Benchmarks/RASPBERRY_PI.md).",
+            "",
+            "## Summary: targets",
+            "",
+            table(["what", "target", "measured", ""], self.summary) if self.summary else "(no targets measured)",
+            "",
+        ]
+        if self.notes:
+            head += ["Notes:", ""] + [f"- {n}" for n in self.notes] + [""]
+        text = "\n".join(head) + "\n" + "\n\n".join(self.sections) + "\n"
+        with open(a.output + ".tmp", "w") as f:
+            f.write(text)
+        os.replace(a.output + ".tmp", a.output)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=5, help="alternating rounds per comparison (default 5)")
+    parser.add_argument("--runs", type=int, default=100, help="timed inference runs per measurement (default 100)")
+    parser.add_argument("--trim-runs", type=int, default=5, help="runs per tool for trim_vs_peers.sh (default 5)")
+    parser.add_argument("--quick", action="store_true", help="2 rounds, 30 runs, 3 trim runs (a smoke test)")
+    parser.add_argument("--output", default=os.path.join(ROOT, "Benchmarks", "REPORT.md"))
+    parser.add_argument("--only", default="", help="comma list of sections: inference,image,photo,process,engines,trim")
+    args = parser.parse_args()
+    if args.quick:
+        args.rounds, args.runs, args.trim_runs = 2, 30, 3
+    started = time.time()
+    load_before = loadavg()
+    suite = Suite(args)
+    suite.build()
+    suite.versions = suite.versions_of_tools()
+    suite.make_photos()
+    only = set(filter(None, args.only.split(",")))
+    for name in ("inference", "image", "photo", "process", "engines", "trim"):
+        if not only or name in only:
+            getattr(suite, f"{name}_section")()
+    suite.write(started, load_before)
+    shutil.rmtree(suite.work, ignore_errors=True)
+    print(args.output)
+
+
+if __name__ == "__main__":
+    main()
