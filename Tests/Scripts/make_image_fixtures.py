@@ -225,8 +225,9 @@ mats = r4(rng.normal(0, 1, (4, 512)))
 others = r4(rng.normal(0, 1, (6, 512)))
 clip_cases = []
 for k in range(5):
-    # From unrelated to near a mat prompt.
-    image = r4(rng.normal(0, 1, 512) + [0.0, 0.05, 0.1, 0.2, -0.1][k] * 10 * mats[0])
+    # Unrelated, then nearer and nearer a mat prompt, then near an other prompt.
+    target, weight = [(mats[0], 0.0), (mats[0], 0.02), (mats[0], 0.05), (mats[0], 0.3), (others[0], 0.3)][k]
+    image = r4(rng.normal(0, 1, 512) + weight * target)
     share, probs = clip_share(image, mats, others)
     clip_cases.append({"image": listed(image), "mat_share": share, "probabilities": probs})
 
