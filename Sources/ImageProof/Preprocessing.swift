@@ -9,7 +9,7 @@ public import ProofkitCore
 /// mean/std of the PyTorch port's docstring is wrong for the Lite models.)
 public struct ImagePreprocessing: Sendable, Equatable {
     /// The shorter side after resizing, in pixels (default 256). The longer side keeps the
-    /// aspect ratio, rounded to the nearest pixel.
+    /// aspect ratio, rounded to the nearest pixel (ties to even, as Python's `round`).
     public var shorterSide: Int
     /// The square crop fed to the model, in pixels (default 224). At most ``shorterSide``.
     public var cropSize: Int
@@ -68,10 +68,10 @@ public struct ImagePreprocessing: Sendable, Equatable {
     /// other side scaled and rounded to the nearest pixel (at least ``shorterSide``).
     public func resizedSize(width: Int, height: Int) -> (width: Int, height: Int) {
         if width <= height {
-            let long = Int((Double(height) * Double(shorterSide) / Double(width)).rounded())
+            let long = Int((Double(height) * Double(shorterSide) / Double(width)).rounded(.toNearestOrEven))
             return (shorterSide, max(long, shorterSide))
         } else {
-            let long = Int((Double(width) * Double(shorterSide) / Double(height)).rounded())
+            let long = Int((Double(width) * Double(shorterSide) / Double(height)).rounded(.toNearestOrEven))
             return (max(long, shorterSide), shorterSide)
         }
     }
@@ -92,6 +92,20 @@ public enum CropRegion: Sendable, Hashable, CustomStringConvertible {
     case fullFrame
     /// A crop with its top-left corner at (`x`, `y`) in the resized image; clamped to fit.
     case offset(x: Int, y: Int)
+    /// A zoomed square of the decoded photo, resized to the crop size: side
+    /// `s = Int(zoom * min(w, h))`, top-left at `(Int((w - s) * fractionX), Int((h - s) *
+    /// fractionY))`. With fractions 0 or 1 these are the four corner views of the five-crop rule
+    /// (the models study's `five_crop_views`, zoom 0.6).
+    case zoomed(fractionX: Double, fractionY: Double, zoom: Double)
+
+    /// The five-crop views: the centre crop, then zoomed squares at the top-left, top-right,
+    /// bottom-left and bottom-right corners (in that order).
+    /// - Parameter zoom: the squares' side as a fraction of the shorter side (default 0.6).
+    public static func fiveCrop(zoom: Double = 0.6) -> [CropRegion] {
+        [.center] + [(0.0, 0.0), (1, 0), (0, 1), (1, 1)].map {
+            .zoomed(fractionX: $0.0, fractionY: $0.1, zoom: zoom)
+        }
+    }
 
     /// A short stable name (`"center"`, `"start"`, `"end"`, `"full"`, `"x,y"`).
     public var description: String {
@@ -101,6 +115,7 @@ public enum CropRegion: Sendable, Hashable, CustomStringConvertible {
         case .end: return "end"
         case .fullFrame: return "full"
         case .offset(let x, let y): return "\(x),\(y)"
+        case .zoomed(let fx, let fy, let zoom): return "zoom \(zoom) at \(fx),\(fy)"
         }
     }
 }
@@ -153,7 +168,7 @@ public struct PreparedPhoto: Sendable {
         let spareX = resized.width - crop
         let spareY = resized.height - crop
         switch region {
-        case .center, .fullFrame: return (spareX / 2, spareY / 2)
+        case .center, .fullFrame, .zoomed: return (spareX / 2, spareY / 2)
         case .start: return spareX >= spareY ? (0, spareY / 2) : (spareX / 2, 0)
         case .end: return spareX >= spareY ? (spareX, spareY / 2) : (spareX / 2, spareY)
         case .offset(let x, let y): return (min(max(x, 0), spareX), min(max(y, 0), spareY))
@@ -181,6 +196,11 @@ public struct PreparedPhoto: Sendable {
                 source = ImageResampler.resize(
                     original, width: crop, height: crop, filter: preprocessing.filter)
                 (originX, originY) = (0, 0)
+            } else if case .zoomed(let fx, let fy, let zoom) = region {
+                source = ImageResampler.resize(
+                    Self.zoomedSquare(original, fractionX: fx, fractionY: fy, zoom: zoom),
+                    width: crop, height: crop, filter: preprocessing.filter)
+                (originX, originY) = (0, 0)
             } else {
                 source = resized
                 (originX, originY) = origin(of: region)
@@ -190,6 +210,23 @@ public struct PreparedPhoto: Sendable {
                 into: &values, at: batchIndex * 3 * plane)
         }
         return ImageTensor(values: values, shape: [regions.count, 3, crop, crop])
+    }
+
+    /// The square of `image` that a `.zoomed` region names (at least 1x1), as its own image.
+    static func zoomedSquare(_ image: RGBImage, fractionX: Double, fractionY: Double, zoom: Double) -> RGBImage {
+        let width = image.width
+        let height = image.height
+        let side = min(max(Int(zoom * Double(min(width, height))), 1), min(width, height))
+        let x = min(max(Int(Double(width - side) * fractionX), 0), width - side)
+        let y = min(max(Int(Double(height - side) * fractionY), 0), height - side)
+        var pixels = [UInt8](repeating: 0, count: side * side * 3)
+        let source = image.pixels
+        for row in 0..<side {
+            let from = ((y + row) * width + x) * 3
+            let to = row * side * 3
+            for index in 0..<(side * 3) { pixels[to + index] = source[from + index] }
+        }
+        return RGBImage(width: side, height: side, pixels: pixels)
     }
 
     /// `table[c * 256 + v]` = `(v - mean[c]) / std[c]`, so the crop loop is a lookup.

@@ -296,3 +296,29 @@ struct SplitMix64: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+@Suite("ImageDecoder against Pillow, live")
+struct ImageDecoderLivePillowTests {
+    @Test(
+        "fixtures re-made now by Pillow decode to Pillow's pixels",
+        .enabled(if: ImageFixtures.hasPythonWithPillow, "needs .deps/venv with Pillow (or PROOFKIT_PYTHON)"))
+    func regenerated() throws {
+        let folder = try #require(ImageFixtures.regenerated, "the fixture script failed")
+        let data = try Data(contentsOf: folder.appendingPathComponent("expected.json"))
+        let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let decode = try #require(json["decode"] as? [String: Any])
+        #expect(decode.count >= 16)
+        for (name, value) in decode {
+            let entry = try #require(value as? [String: Any])
+            let file = try #require(entry["file"] as? String)
+            let side = entry["minimum_shorter_side"] as? Int
+            let decoder = try ImageDecoder(configuration: .init(minimumShorterSide: side))
+            let decoded = try decoder.decode(contentsOf: folder.appendingPathComponent(file).path)
+            let expected = RGBImage(
+                width: try #require(entry["width"] as? Int), height: try #require(entry["height"] as? Int),
+                pixels: [UInt8](try Data(contentsOf: folder.appendingPathComponent(name + ".rgb"))))
+            let diff = difference(decoded.image, expected)
+            #expect(diff.maximum <= 2, "\(name): max difference \(diff.maximum), mean \(diff.mean)")
+        }
+    }
+}

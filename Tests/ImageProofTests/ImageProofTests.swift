@@ -269,3 +269,26 @@ struct MatProofPolicyTests {
         #expect(darkest > MatProofPolicy.defaultDarkBrightness + 0.05)
     }
 }
+
+@Suite("ImageResampler against Pillow, live")
+struct ResamplerLivePillowTests {
+    @Test(
+        "Pillow's resize, run now, is reproduced exactly",
+        .enabled(if: ImageFixtures.hasPythonWithPillow, "needs .deps/venv with Pillow (or PROOFKIT_PYTHON)"))
+    func regenerated() throws {
+        let folder = try #require(ImageFixtures.regenerated, "the fixture script failed")
+        let data = try Data(contentsOf: folder.appendingPathComponent("expected.json"))
+        let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let cases = try #require(json["resample"] as? [[String: Any]])
+        #expect(cases.count == 12)
+        for entry in cases {
+            let filter = try #require(ResamplingFilter(rawValue: entry["filter"] as? String ?? ""))
+            let width = try #require(entry["width"] as? Int)
+            let height = try #require(entry["height"] as? Int)
+            let file = try #require(entry["file"] as? String)
+            let expected = [UInt8](try Data(contentsOf: folder.appendingPathComponent(file)))
+            let resized = ImageResampler.resize(resampleSource(), width: width, height: height, filter: filter)
+            #expect(resized.pixels == expected, "\(filter) \(width)x\(height)")
+        }
+    }
+}

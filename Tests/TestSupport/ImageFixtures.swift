@@ -53,3 +53,15 @@ public enum ImageFixtures {
         return url
     }
 }
+
+extension ImageFixtures {
+    /// The fixtures re-made now by `Tests/Scripts/make_image_fixtures.py` with the Python that
+    /// has Pillow (made once per test process), so tests can compare against Pillow live as
+    /// well as against the committed expectations. `nil` when no such Python is available.
+    public static let regenerated: URL? = {
+        guard let python = pythonWithPillow, let folder = try? temporaryFolder() else { return nil }
+        let script = TestEnvironment.packageRoot.appendingPathComponent("Tests/Scripts/make_image_fixtures.py").path
+        guard let result = try? runProcess(python, [script, folder.path]), result.status == 0 else { return nil }
+        return folder
+    }()
+}
