@@ -65,3 +65,60 @@ extension ImageFixtures {
         return folder
     }()
 }
+
+extension ImageFixtures {
+    /// ``pythonWithPillow`` when it also imports onnxruntime (the independent runtime for the
+    /// photo-proof accuracy tests), else `nil`.
+    public static let pythonWithOnnxRuntime: String? = {
+        guard let python = pythonWithPillow,
+            let result = try? runProcess(python, ["-c", "import onnxruntime"]), result.status == 0
+        else { return nil }
+        return python
+    }()
+
+    /// `Models/generated/efficientnet_lite0_fp32.onnx` when the models have been built.
+    public static let lite0Model: String? = {
+        let path = TestEnvironment.packageRoot.appendingPathComponent("Models/generated/efficientnet_lite0_fp32.onnx").path
+        return FileManager.default.fileExists(atPath: path) ? path : nil
+    }()
+
+    /// `Tests/Scripts/NAME`.
+    public static func script(_ name: String) -> String {
+        TestEnvironment.packageRoot.appendingPathComponent("Tests/Scripts/\(name)").path
+    }
+
+    /// One row of the shared set's `images/reference_scores.tsv`.
+    public struct ReferencePhoto: Sendable {
+        public var file: String
+        public var isMat: Bool
+        public var p741: Double
+        public var brightness: Double
+        public var path: String
+    }
+
+    /// The shared photo set with its reference scores (empty without `../shared/data`).
+    public static let referencePhotos: [ReferencePhoto] = {
+        guard let shared = TestEnvironment.sharedData else { return [] }
+        let folder = shared.appendingPathComponent("images")
+        guard let text = try? String(contentsOf: folder.appendingPathComponent("reference_scores.tsv"), encoding: .utf8)
+        else { return [] }
+        return text.split(separator: "\n").dropFirst().compactMap { line in
+            let fields = line.split(separator: "\t").map(String.init)
+            guard fields.count >= 5, let p741 = Double(fields[2]), let brightness = Double(fields[4]) else { return nil }
+            return ReferencePhoto(
+                file: fields[0], isMat: fields[1] == "mat", p741: p741, brightness: brightness,
+                path: folder.appendingPathComponent(fields[0]).path)
+        }
+    }()
+}
+
+/// Writes float32 values to a file (native byte order, as numpy's `tofile`).
+public func writeFloats(_ values: [Float], to url: URL) throws {
+    try values.withUnsafeBytes { Data($0) }.write(to: url)
+}
+
+/// Reads a file of float32 values (native byte order, as numpy's `fromfile`).
+public func readFloats(_ url: URL) throws -> [Float] {
+    let data = try Data(contentsOf: url)
+    return data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+}

@@ -1,0 +1,197 @@
+import Foundation
+import ImageIO
+import ImageProof
+import Proofkit
+import ProofkitCore
+import Testing
+import TestSupport
+
+private let hasPhotos = !ImageFixtures.referencePhotos.isEmpty
+private let canRunReference = hasPhotos && ImageFixtures.pythonWithOnnxRuntime != nil && ImageFixtures.lite0Model != nil
+
+/// Runs the Lite0 model with Python onnxruntime on named tensors; returns the outputs by name.
+private func runReferenceModel(_ tensors: [(name: String, tensor: ImageTensor)]) throws -> [String: PhotoModelOutput] {
+    let folder = try ImageFixtures.temporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    var manifest: [[String: Any]] = []
+    for (name, tensor) in tensors {
+        try writeFloats(tensor.values, to: folder.appendingPathComponent(name + ".f32"))
+        manifest.append(["name": name, "shape": tensor.shape])
+    }
+    try JSONSerialization.data(withJSONObject: manifest).write(to: folder.appendingPathComponent("tensors.json"))
+    let python = try #require(ImageFixtures.pythonWithOnnxRuntime)
+    let model = try #require(ImageFixtures.lite0Model)
+    let result = try runProcess(python, [ImageFixtures.script("photo_reference.py"), "run", model, folder.path])
+    try #require(result.status == 0, "photo_reference.py run failed: \(result.stderr)")
+    var outputs: [String: PhotoModelOutput] = [:]
+    for (name, tensor) in tensors {
+        outputs[name] = PhotoModelOutput(
+            batch: tensor.shape[0], logits: try readFloats(folder.appendingPathComponent(name + ".logits.f32")),
+            embeddings: try readFloats(folder.appendingPathComponent(name + ".embedding.f32")))
+    }
+    return outputs
+}
+
+@Suite("PhotoProof on fixtures")
+struct PhotoProofFixtureTests {
+    @Test("prepare decodes, resizes and cuts the configured crops; errors name the file")
+    func prepare() throws {
+        let proof = try PhotoProof(configuration: .lite0(crops: CropRegion.fiveCrop()))
+        let input = try proof.prepare(contentsOf: ImageFixtures.path("large.jpg"))
+        #expect(input.tensor.shape == [5, 3, 224, 224])
+        #expect(input.decoded.scale == "3/4")  // 300 of 400 rows; 5/8 would give 250 < 256
+        #expect(input.brightness > 0.2 && input.brightness < 0.8)
+        let missing = ImageFixtures.path("no-such-photo.jpg")
+        #expect(throws: ProofkitError(.notFound, "no such file", path: missing)) {
+            _ = try proof.prepare(contentsOf: missing)
+        }
+    }
+
+    @Test("evaluate refuses model outputs that do not fit")
+    func evaluateShapes() throws {
+        let proof = try PhotoProof(configuration: .lite0())
+        let input = try proof.prepare(contentsOf: ImageFixtures.path("rgb8.png"))
+        let short = PhotoModelOutput(batch: 1, logits: [Float](repeating: 0, count: 100))
+        #expect(throws: ProofkitError.self) { _ = try proof.evaluate(short, for: input, path: "x") }
+        let twoRows = PhotoModelOutput(batch: 2, logits: [Float](repeating: 0, count: 2000))
+        #expect(throws: ProofkitError.self) { _ = try proof.evaluate(twoRows, for: input, path: "x") }
+    }
+
+    @Test("model-side files: bad class names and prompt files are refused as invalid models")
+    func modelFiles() throws {
+        let folder = try ImageFixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let names = folder.appendingPathComponent("classes.txt")
+        try "a\nb\n".write(to: names, atomically: true, encoding: .utf8)
+        #expect(throws: ProofkitError.self) { _ = try PhotoProof.loadClassNames(contentsOf: names.path) }
+        let prompts = folder.appendingPathComponent("prompts.json")
+        try #"{"format": "something else"}"#.write(to: prompts, atomically: true, encoding: .utf8)
+        #expect(throws: ProofkitError.self) { _ = try PhotoProof.loadPromptEmbeddings(contentsOf: prompts.path) }
+        let head = folder.appendingPathComponent("head.json")
+        try #"{"weights": [1, 2], "bias": 0, "mean": [1]}"#.write(to: head, atomically: true, encoding: .utf8)
+        let error = try #require(throws: ProofkitError.self) { _ = try PhotoProof.loadHead(contentsOf: head.path) }
+        #expect(error.code == .modelInvalid && error.path == head.path)
+    }
+}
+
+@Suite("PhotoProof on the shared photo set (16 mats, 36 others)", .enabled(if: hasPhotos, "needs ../shared/data"))
+struct PhotoProofRealPhotoTests {
+    @Test(
+        "full-size preprocessing equals Pillow's resize; brightness equals the reference's",
+        .enabled(if: ImageFixtures.hasPythonWithPillow, "needs .deps/venv with Pillow"))
+    func preprocessingMatchesPillow() throws {
+        let photos = ImageFixtures.referencePhotos
+        #expect(photos.count == 52)
+        let folder = try ImageFixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let python = try #require(ImageFixtures.pythonWithPillow)
+        let result = try runProcess(
+            python, [ImageFixtures.script("photo_reference.py"), "resize", folder.path] + photos.map(\.path))
+        try #require(result.status == 0, "photo_reference.py resize failed: \(result.stderr)")
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent("resize.json")))
+        let rows = try #require(json as? [[String: Any]])
+        let decoder = try ImageDecoder()
+        var worstPixel = 0
+        var totalDifference = 0
+        var totalBytes = 0
+        for (index, photo) in photos.enumerated() {
+            let prepared = PreparedPhoto(try decoder.decode(contentsOf: photo.path).image)
+            let width = try #require(rows[index]["width"] as? Int)
+            let height = try #require(rows[index]["height"] as? Int)
+            let pillow = [UInt8](try Data(contentsOf: folder.appendingPathComponent("\(index).rgb")))
+            #expect(prepared.resized.width == width && prepared.resized.height == height, "\(photo.file)")
+            guard pillow.count == prepared.resized.pixels.count else { continue }
+            let differences = zip(pillow, prepared.resized.pixels).map { abs(Int($0) - Int($1)) }
+            worstPixel = max(worstPixel, differences.max() ?? 0)
+            totalDifference += differences.reduce(0, +)
+            totalBytes += differences.count
+            let pillowBrightness = try #require((rows[index]["brightness"] as? NSNumber)?.doubleValue)
+            #expect(abs(prepared.brightness - pillowBrightness) < 0.002, "\(photo.file)")
+            #expect(abs(prepared.brightness - photo.brightness) < 0.002, "\(photo.file)")
+        }
+        // Pillow's resampling is reproduced exactly; what remains are rare one-level rounding
+        // differences between libjpeg-turbo 2.1 (Debian) and the 3.x inside Pillow's wheel,
+        // which the bicubic filter's sharpening can grow to a few levels.
+        let meanDifference = Double(totalDifference) / Double(max(totalBytes, 1))
+        print("resized photos vs Pillow: worst byte difference \(worstPixel), mean \(meanDifference)")
+        #expect(worstPixel <= 4)
+        #expect(meanDifference < 0.01)
+    }
+
+    @Test(
+        "fp32 class-741 scores agree with the reference within 0.05; the fast path keeps every verdict",
+        .enabled(if: canRunReference, "needs Python onnxruntime and Models/generated"))
+    func scoresMatchReference() throws {
+        let photos = ImageFixtures.referencePhotos
+        let full = try PhotoProof(configuration: .lite0(fastDecode: false))
+        let fast = try PhotoProof(configuration: .lite0(fastDecode: true))
+        var tensors: [(String, ImageTensor)] = []
+        var inputs: [String: PreparedPhotoInput] = [:]
+        for (index, photo) in photos.enumerated() {
+            let a = try full.prepare(contentsOf: photo.path)
+            let b = try fast.prepare(contentsOf: photo.path)
+            inputs["full\(index)"] = a
+            inputs["fast\(index)"] = b
+            tensors += [("full\(index)", a.tensor), ("fast\(index)", b.tensor)]
+        }
+        let outputs = try runReferenceModel(tensors)
+        var worst = 0.0
+        var fastWorst = 0.0
+        for (index, photo) in photos.enumerated() {
+            let fullResult = try full.evaluate(
+                try #require(outputs["full\(index)"]), for: try #require(inputs["full\(index)"]), path: photo.path)
+            let fastResult = try fast.evaluate(
+                try #require(outputs["fast\(index)"]), for: try #require(inputs["fast\(index)"]), path: photo.path)
+            let difference = abs(fullResult.judgement.score - photo.p741)
+            worst = max(worst, difference)
+            fastWorst = max(fastWorst, abs(fastResult.judgement.score - photo.p741))
+            #expect(difference <= 0.05, "\(photo.file): \(fullResult.judgement.score) vs \(photo.p741)")
+            let referenceVerdict = photo.p741 >= MatProofPolicy.lite0Threshold
+            #expect(fullResult.judgement.verdict.isAccepted == referenceVerdict, "\(photo.file)")
+            #expect(fastResult.judgement.verdict.isAccepted == referenceVerdict, "\(photo.file) (fast path)")
+            if !photo.isMat { #expect(!fastResult.judgement.verdict.isAccepted, "\(photo.file) accepted") }
+            if photo.file.contains("_dark_") { #expect(fastResult.judgement.hint == MatProofPolicy.tooDarkHint) }
+        }
+        print("lite0 fp32 vs reference: worst |p741 difference| full size \(worst), fast path \(fastWorst)")
+    }
+
+    @Test(
+        "the five-crop rule accepts more mats and no other photo",
+        .enabled(if: canRunReference, "needs Python onnxruntime and Models/generated"))
+    func fiveCrop() throws {
+        let photos = ImageFixtures.referencePhotos
+        let centre = try PhotoProof(configuration: .lite0())
+        let five = try PhotoProof(configuration: .lite0(crops: CropRegion.fiveCrop()))
+        var tensors: [(String, ImageTensor)] = []
+        var inputs: [String: PreparedPhotoInput] = [:]
+        for (index, photo) in photos.enumerated() {
+            let input = try five.prepare(contentsOf: photo.path)
+            inputs["five\(index)"] = input
+            tensors.append(("five\(index)", input.tensor))
+        }
+        let outputs = try runReferenceModel(tensors)
+        var centreRecall = 0
+        var fiveRecall = 0
+        var falseAccepts: [String] = []
+        for (index, photo) in photos.enumerated() {
+            let output = try #require(outputs["five\(index)"])
+            let input = try #require(inputs["five\(index)"])
+            let fiveResult = try five.evaluate(output, for: input, path: photo.path)
+            // The centre crop alone is the first row of the same batch.
+            let centreOutput = PhotoModelOutput(
+                batch: 1, logits: output.logits(ofCrop: 0), embeddings: output.embedding(ofCrop: 0))
+            var centreInput = input
+            centreInput.tensor = ImageTensor(values: Array(input.tensor.values.prefix(3 * 224 * 224)), shape: [1, 3, 224, 224])
+            let centreResult = try centre.evaluate(centreOutput, for: centreInput, path: photo.path)
+            if photo.isMat {
+                if centreResult.judgement.verdict.isAccepted { centreRecall += 1 }
+                if fiveResult.judgement.verdict.isAccepted { fiveRecall += 1 }
+            } else if fiveResult.judgement.verdict.isAccepted {
+                falseAccepts.append(photo.file)
+            }
+        }
+        print("lite0 fast path: centre crop recall \(centreRecall)/16, five-crop recall \(fiveRecall)/16, five-crop false accepts \(falseAccepts.count)/36")
+        #expect(falseAccepts.isEmpty, "\(falseAccepts)")
+        #expect(fiveRecall >= centreRecall)
+    }
+}

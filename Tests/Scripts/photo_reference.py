@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Independent references for the photo-proof tests (Pillow, numpy, Python onnxruntime).
+
+    python photo_reference.py resize OUTDIR IMAGE...
+        For each IMAGE (index i): Pillow decode with EXIF orientation, RGB, shorter side to 256
+        with Image.BICUBIC (the longer side round()ed), as the reference pipeline of
+        images/REFERENCE.md does. Writes OUTDIR/i.rgb (raw RGB rows) and OUTDIR/resize.json:
+        [{"width", "height", "brightness"}] (mean Rec.601 luma / 255 of the resized image).
+
+    python photo_reference.py run MODEL.onnx DIR
+        DIR/tensors.json lists [{"name", "shape"}]; DIR/NAME.f32 holds float32 NCHW. Runs the
+        model with onnxruntime (CPU) on each and writes DIR/NAME.logits.f32 and
+        DIR/NAME.embedding.f32 (the outputs named "logits" and "embedding"; missing ones are
+        skipped).
+"""
+import json
+import os
+import sys
+
+import numpy as np
+
+
+def resize(out, paths):
+    from PIL import Image, ImageOps
+    rows = []
+    for i, path in enumerate(paths):
+        with Image.open(path) as img:
+            img = ImageOps.exif_transpose(img).convert("RGB")
+        w, h = img.size
+        if w <= h:
+            size = (256, max(1, round(h * 256 / w)))
+        else:
+            size = (max(1, round(w * 256 / h)), 256)
+        small = img.resize(size, Image.Resampling.BICUBIC)
+        a = np.asarray(small, dtype=np.uint8)
+        a.tofile(os.path.join(out, f"{i}.rgb"))
+        f = a.astype(np.float64)
+        luma = (0.299 * f[..., 0] + 0.587 * f[..., 1] + 0.114 * f[..., 2]).mean() / 255.0
+        rows.append({"width": size[0], "height": size[1], "brightness": float(luma)})
+    with open(os.path.join(out, "resize.json"), "w") as f:
+        json.dump(rows, f)
+
+
+def run(model, folder):
+    import onnxruntime as ort
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    session = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+    input_name = session.get_inputs()[0].name
+    outputs = [o.name for o in session.get_outputs()]
+    with open(os.path.join(folder, "tensors.json")) as f:
+        tensors = json.load(f)
+    for entry in tensors:
+        x = np.fromfile(os.path.join(folder, entry["name"] + ".f32"), dtype=np.float32).reshape(entry["shape"])
+        values = session.run(None, {input_name: x})
+        for name, value in zip(outputs, values):
+            if name in ("logits", "embedding"):
+                np.asarray(value, dtype=np.float32).tofile(os.path.join(folder, f"{entry['name']}.{name}.f32"))
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "resize":
+        resize(sys.argv[2], sys.argv[3:])
+    elif sys.argv[1] == "run":
+        run(sys.argv[2], sys.argv[3])
+    else:
+        sys.exit(f"unknown mode {sys.argv[1]}")
