@@ -3,7 +3,7 @@
 // Each area adds its benchmarks in its own file as a function returning [Benchmark], and one
 // line below.
 var benchmarks: [Benchmark] = []
-// benchmarks += voiceBenchmarks()
+benchmarks += voiceBenchmarks()
 // benchmarks += squatBenchmarks()
 
 let arguments = CommandLine.arguments

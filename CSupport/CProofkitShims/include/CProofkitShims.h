@@ -3,6 +3,7 @@
 #ifndef PROOFKIT_SHIMS_H
 #define PROOFKIT_SHIMS_H
 
+<<<<<<< HEAD
 // MARK: libpng (simplified API)
 
 /// The text of `png_image.message` (libpng's last error or warning), or NULL when `image` is NULL.
@@ -12,4 +13,16 @@
 /// `const void *` so this header does not include <png.h> into the shims module (swift-crypto's
 /// type-adapting shim idea). The string lives inside `*image`.
 const char *proofkit_png_image_message(const void *image);
+=======
+// MARK: ALSA (libasound)
+
+/// Installs a do-nothing libasound error handler, so that libasound stops printing its own
+/// "ALSA lib pcm.c:...: Unknown PCM ..." lines on stderr; proofkit reports errors itself.
+///
+/// Why C: `snd_lib_error_set_handler` takes a *variadic* function pointer
+/// (`void (*)(const char *file, int line, const char *function, int err, const char *fmt, ...)`),
+/// which Swift can neither declare nor implement. Idempotent and thread-safe to call more than once.
+void proofkit_alsa_silence_errors(void);
+
+>>>>>>> main
 #endif

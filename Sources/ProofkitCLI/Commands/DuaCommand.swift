@@ -1,14 +1,230 @@
+import DuaMatching
 import ProofkitCore
 
-// Placeholder until the issue that owns `proofkit dua` lands.
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// `proofkit dua`: list, show and check the texts of the reading proof.
 enum DuaCommand: Subcommand {
     static let name = "dua"
     static let summary = "list, show and check the du'a texts of the reading proof"
-    static let synopsis = "proofkit dua (list | show NAME | check TRANSCRIPT) [--json]"
-    static let discussion = ""
-    static let options: [OptionSpec] = [.flag("json", help: "one JSON object per result on stdout")]
+    static let synopsis = """
+        proofkit dua list [--texts FILE] [--json]
+               proofkit dua show NAME [--texts FILE] [--json]
+               proofkit dua check TRANSCRIPT [--text NAME] [--texts FILE] [--voiced-seconds S] [--strict] [--json]
+        """
+    static let discussion = """
+        Texts: the shipped texts (waking, sleeping, kursi, fatiha), then the user's file
+        $XDG_CONFIG_HOME/proofkit/duas.json (or ~/.config/proofkit/duas.json) when it exists, then
+        --texts FILE. A later text with the same name replaces an earlier one.
+
+        The file format:
+          {"texts": [{"name": "waking", "title": "Du'a on waking", "source": "Sahih al-Bukhari 6312",
+                      "text": "الْحَمْدُ لِلَّهِ ...",
+                      "key_words": [{"word": "الْحَمْدُ", "stems": ["حمد"]}, "النشور", ...],
+                      "required": 4, "reading_seconds": 6}]}
+          name: lowercase letters, digits, - and _. key_words: objects (word as written; stems, any
+          of which heard counts) or plain strings. Stems are normalised on load (harakat stripped,
+          letter forms unified); write them without ال and attached و/ب/ل. required defaults to
+          all key words.
+
+        check: TRANSCRIPT is what a recogniser wrote ('-' reads stdin). It is normalised and
+        searched for the text's key words (merged words, attached و/ال/ب/ل, Uthmani and Persian
+        spellings are handled; each key word counts once). Accepted when enough key words are
+        heard, or, with --voiced-seconds, when voice lasted twice the reading time and two key
+        words were heard. A rejection exits 0, or 2 with --strict.
+
+        JSON (--json), one object per result:
+          list:  {"name","title","source","key_words":[WORD...],"required","reading_seconds"} per text
+          show:  {"name","title","source","text","key_words":[{"word","stems":[...]}],"required","reading_seconds"}
+          check: {"text":NAME,"key_words":[{"word","heard":BOOL}],"heard":[WORD...],"heard_count",
+                  "required","verdict":"accepted"|"rejected","rule":"keyWords"|"readTwice",
+                  "reason":STRING|null,"voiced_seconds":NUMBER|null}
+
+        Examples:
+          proofkit dua list
+          proofkit dua show waking
+          proofkit dua check "الحمدلله الذي احيانا بعدما اماتنا واليه النشور"
+          proofkit dua check "الحمد لله" --voiced-seconds 14 --json
+          echo "الحمد لله رب العالمين" | proofkit dua check - --text fatiha --strict
+        """
+    static let options: [OptionSpec] = [
+        .option("text", value: "NAME", help: "the text to check against (default: waking)"),
+        .option("texts", value: "FILE", help: "a JSON file of extra texts (see below)"),
+        .option("voiced-seconds", value: "S", help: "seconds read aloud, for the read-twice rule"),
+        .flag("strict", help: "exit 2 when the check is rejected"),
+        .flag("json", help: "one JSON object per result on stdout"),
+    ]
 
     static func run(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
-        throw ProofkitError(.internal, "'proofkit dua' is not built yet")
+        guard let action = arguments.positionals.first else {
+            throw UsageError("missing an action: list, show NAME or check TRANSCRIPT")
+        }
+        let json = arguments.has("json")
+        switch action {
+        case "list":
+            _ = try arguments.requirePositionals(1, names: "")
+            let catalog = try loadCatalog(arguments, io: io)
+            for text in catalog.texts {
+                if json {
+                    io.printJSON([
+                        "name": .string(text.name), "title": .string(text.title), "source": JSONValue(text.source),
+                        "key_words": .array(text.keyWords.map { .string($0.word) }),
+                        "required": .int(text.requiredKeyWords),
+                        "reading_seconds": .rounded(text.readingSeconds, places: 3),
+                    ])
+                } else {
+                    let pad = String(repeating: " ", count: max(1, 10 - text.name.count))
+                    io.print("\(text.name)\(pad)\(text.title) (\(text.keyWords.count) key words, \(text.requiredKeyWords) needed, \(seconds(text.readingSeconds)) s)")
+                }
+            }
+            return .success
+        case "show":
+            let name = try arguments.requirePositionals(2, names: "the NAME of a text")[1]
+            let text = try find(name, in: try loadCatalog(arguments, io: io))
+            if json {
+                io.printJSON([
+                    "name": .string(text.name), "title": .string(text.title), "source": JSONValue(text.source),
+                    "text": .string(text.text),
+                    "key_words": .array(text.keyWords.map {
+                        ["word": .string($0.word), "stems": .array($0.stems.map(JSONValue.string))]
+                    }),
+                    "required": .int(text.requiredKeyWords),
+                    "reading_seconds": .rounded(text.readingSeconds, places: 3),
+                ])
+            } else {
+                io.print("\(text.title)" + (text.source.map { " (\($0))" } ?? ""))
+                io.print(text.text)
+                io.print("key words (\(text.requiredKeyWords) of \(text.keyWords.count) needed):")
+                for keyWord in text.keyWords {
+                    io.print("  \(keyWord.word)  [\(keyWord.stems.joined(separator: ", "))]")
+                }
+                io.print("reading time: \(seconds(text.readingSeconds)) s")
+            }
+            return .success
+        case "check":
+            var transcript = try arguments.requirePositionals(2, names: "the TRANSCRIPT to check")[1]
+            if transcript == "-" { transcript = readStandardInput() }
+            let voiced = try arguments.double("voiced-seconds")
+            if let voiced, voiced < 0 { throw UsageError("--voiced-seconds must be at least 0") }
+            let catalog = try loadCatalog(arguments, io: io)
+            let text = try find(arguments.value("text") ?? DuaCatalog.defaultName, in: catalog)
+            let result = DuaMatcher(text: text).evaluate(transcript: transcript, voicedSeconds: voiced)
+            let heard = Set(result.heard)
+            var reason: String?
+            if case .rejected(let why) = result.verdict { reason = why.detail }
+            if json {
+                io.printJSON([
+                    "text": .string(text.name),
+                    "key_words": .array(text.keyWords.indices.map {
+                        ["word": .string(text.keyWords[$0].word), "heard": .bool(heard.contains($0))]
+                    }),
+                    "heard": .array(result.heard.map { .string(text.keyWords[$0].word) }),
+                    "heard_count": .int(result.heard.count), "required": .int(result.required),
+                    "verdict": .string(result.verdict.name), "rule": .string(result.rule.rawValue),
+                    "reason": JSONValue(reason), "voiced_seconds": JSONValue(voiced),
+                ])
+            } else {
+                io.print("\(text.title): heard \(result.heard.count) of \(text.keyWords.count) key words (\(result.required) needed)")
+                for index in text.keyWords.indices {
+                    io.print("  \(heard.contains(index) ? "[x]" : "[ ]") \(text.keyWords[index].word)")
+                }
+                switch result.verdict {
+                case .accepted:
+                    io.print("accepted" + (result.rule == .readTwice ? " (read twice)" : ""))
+                case .rejected(let why):
+                    io.print("rejected: \(why.detail)")
+                }
+            }
+            return result.verdict.isAccepted || !arguments.has("strict") ? .success : .rejected
+        default:
+            throw UsageError("unknown action '\(action)': use list, show NAME or check TRANSCRIPT")
+        }
+    }
+
+    static func find(_ name: String, in catalog: DuaCatalog) throws(ProofkitError) -> DuaText {
+        guard let text = catalog.text(named: name) else {
+            let names = catalog.texts.map(\.name).joined(separator: ", ")
+            throw ProofkitError(.notFound, "no text named '\(name)' (known: \(names))")
+        }
+        return text
+    }
+
+    /// The shipped texts, then the user's file, then `--texts FILE`.
+    static func loadCatalog(_ arguments: ParsedArguments, io: CommandIO) throws(ProofkitError) -> DuaCatalog {
+        var catalog = DuaCatalog.builtIn
+        let environment = io.environment
+        var userFile: String?
+        if let config = environment["XDG_CONFIG_HOME"], !config.isEmpty {
+            userFile = config + "/proofkit/duas.json"
+        } else if let home = environment["HOME"], !home.isEmpty {
+            userFile = home + "/.config/proofkit/duas.json"
+        }
+        if let userFile, let contents = try readTextFile(userFile, required: false) {
+            catalog = catalog.merging(try parse(contents, path: userFile))
+        }
+        if let path = arguments.value("texts"), let contents = try readTextFile(path, required: true) {
+            catalog = catalog.merging(try parse(contents, path: path))
+        }
+        return catalog
+    }
+
+    static func parse(_ contents: String, path: String) throws(ProofkitError) -> DuaCatalog {
+        do {
+            return try DuaCatalog(json: contents)
+        } catch {
+            throw error.at(path: path)
+        }
+    }
+
+    /// The file's text, or `nil` when it does not exist and is not `required`.
+    /// - Throws: `.notFound` (missing and required, or a folder), `.io` (unreadable), `.decodeFailed`
+    ///   (not UTF-8, or over 4 MiB).
+    static func readTextFile(_ path: String, required: Bool) throws(ProofkitError) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            if !required && errno == ENOENT { return nil }
+            throw ProofkitError(.notFound, "cannot open: \(errnoText())", operation: "stat", underlying: errno, path: path)
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw ProofkitError(.notFound, "not a file", path: path)
+        }
+        guard info.st_size <= 4 << 20 else {
+            throw ProofkitError(.decodeFailed, "too large for a texts file (over 4 MiB)", path: path)
+        }
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else {
+            throw ProofkitError(.io, "cannot open: \(errnoText())", operation: "open", underlying: errno, path: path)
+        }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n > 0 {
+                bytes += buffer[0..<n]
+            } else if n == 0 {
+                break
+            } else if errno != EINTR {
+                throw ProofkitError(.io, "cannot read: \(errnoText())", operation: "read", underlying: errno, path: path)
+            }
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw ProofkitError(.decodeFailed, "not UTF-8 text", path: path)
+        }
+        return text
+    }
+
+    static func readStandardInput() -> String {
+        var lines: [String] = []
+        while let line = readLine() { lines.append(line) }
+        return lines.joined(separator: " ")
+    }
+
+    static func seconds(_ value: Double) -> String {
+        value == Double(Int(value)) ? String(Int(value)) : String(Double(Int(value * 10 + 0.5)) / 10)
     }
 }

@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""CPU use and decision latency of `proofkit voice --live` on a real-time virtual microphone.
+
+A FIFO is the `infile` of an ALSA `file` PCM (over a `null` slave), given to proofkit through
+PROOFKIT_ALSA_CONFIG, so the real libasound capture path runs without hardware. This script
+writes audio into the FIFO at real time, 40 ms at a time, and:
+
+- CPU: reads the child's user+system time (wait4 rusage; /proc/<pid>/stat utime+stime while it
+  runs) over the listening time -> percent of one core. Target: < 3 %.
+- Latency: for each `level` event (one per 100 ms of audio, emitted as the decision for that
+  audio is made), the wall time between writing the last sample it covers into the FIFO and
+  reading the event on proofkit's stdout. Target: <= 100 ms.
+
+Usage: Benchmarks/voice_live_bench.py [--binary .build/release/proofkit] [--seconds 20]
+       [--audio FILE.raw (16 kHz mono S16_LE; default: a generated tone burst pattern)]
+Prints one JSON line. Stdlib only.
+"""
+import argparse
+import json
+import math
+import os
+import resource
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+RATE = 16000
+CHUNK_FRAMES = 640  # 40 ms
+
+
+def generated_audio(seconds):
+    """0.5 s tone bursts at -20 dBFS every second over -50 dBFS hiss (deterministic)."""
+    out = bytearray()
+    seed = 12345
+    for n in range(int(seconds * RATE)):
+        seed = (1103515245 * seed + 12345) & 0x7FFFFFFF
+        noise = ((seed / 0x7FFFFFFF) - 0.5) * 2 * 0.0055
+        tone = 0.14 * math.sin(2 * math.pi * 220 * n / RATE) if (n % RATE) < RATE // 2 else 0.0
+        out += struct.pack("<h", int(max(-1, min(1, tone + noise)) * 32767))
+    return bytes(out)
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.dirname(here)
+    parser = argparse.ArgumentParser()
+    default_binary = os.path.join(root, ".build/release/proofkit")
+    if not os.path.exists(default_binary):
+        default_binary = os.path.join(root, ".build/debug/proofkit")
+    parser.add_argument("--binary", default=default_binary)
+    parser.add_argument("--seconds", type=float, default=20)
+    parser.add_argument("--audio")
+    args = parser.parse_args()
+
+    audio = open(args.audio, "rb").read() if args.audio else generated_audio(args.seconds)
+    audio = audio[: int(args.seconds * RATE) * 2]
+    folder = tempfile.mkdtemp(prefix="proofkit-bench-")
+    fifo = os.path.join(folder, "mic.fifo")
+    os.mkfifo(fifo)
+    config = os.path.join(folder, "asound.conf")
+    with open(config, "w") as f:
+        f.write('pcm.vmic { type file slave.pcm { type null } file "/dev/null" '
+                f'infile "{fifo}" format "raw" }}\n')
+
+    env = dict(os.environ, PROOFKIT_ALSA_CONFIG=config)
+    child = subprocess.Popen(
+        [args.binary, "voice", "--live", "--device", "vmic", "--json",
+         "--max-seconds", str(args.seconds)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+
+    written_at = {}  # frame index after a write -> monotonic time of the write
+
+    def writer():
+        with open(fifo, "wb", buffering=0) as out:
+            start = time.monotonic()
+            frames = 0
+            for offset in range(0, len(audio), CHUNK_FRAMES * 2):
+                due = start + frames / RATE
+                delay = due - time.monotonic()
+                if delay > 0:
+                    time.sleep(delay)
+                piece = audio[offset: offset + CHUNK_FRAMES * 2]
+                out.write(piece)
+                frames += len(piece) // 2
+                written_at[frames] = time.monotonic()
+            # Keep the FIFO open a little so the last reads complete, then EOF (silence).
+            time.sleep(0.5)
+
+    thread = threading.Thread(target=writer, daemon=True)
+    thread.start()
+
+    latencies = []
+    cpu_samples = []
+    stat_path = f"/proc/{child.pid}/stat"
+    for line in child.stdout:
+        received = time.monotonic()
+        event = json.loads(line)
+        if event.get("event") == "level":
+            end_frame = round(event["t"] * RATE)
+            # The write that delivered the event's last sample.
+            covering = [f for f in written_at if f >= end_frame]
+            if covering:
+                latencies.append((received - written_at[min(covering)]) * 1000)
+        try:
+            fields = open(stat_path).read().rsplit(")", 1)[1].split()
+            cpu_samples.append((int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"))
+        except OSError:
+            pass
+    _, status, usage = os.wait4(child.pid, 0)
+    stderr = child.stderr.read().decode()
+    thread.join(timeout=2)
+    cpu = usage.ru_utime + usage.ru_stime
+    latencies.sort()
+
+    def pct(p):
+        return round(latencies[min(len(latencies) - 1, int(p / 100 * len(latencies)))], 1) if latencies else None
+
+    print(json.dumps({
+        "benchmark": "voice-live-energy",
+        "binary": os.path.relpath(args.binary, root),
+        "audio_seconds": args.seconds,
+        "exit_status": os.waitstatus_to_exitcode(status),
+        "cpu_seconds": round(cpu, 3),
+        "cpu_percent_of_one_core": round(100 * cpu / args.seconds, 2),
+        "cpu_percent_proc_stat": round(100 * cpu_samples[-1] / args.seconds, 2) if cpu_samples else None,
+        "latency_ms": {"count": len(latencies), "p50": pct(50), "p90": pct(90), "p99": pct(99),
+                       "max": round(latencies[-1], 1) if latencies else None},
+        "targets": {"cpu_percent": 3, "latency_ms": 100},
+        "stderr": stderr.strip()[:200],
+    }, sort_keys=True))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,164 @@
+import ProofkitCore
+
+/// A parsed JSON value (a tiny reader so that the engine needs no Foundation).
+enum JSONNode: Equatable, Sendable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONNode])
+    case object([(String, JSONNode)])
+
+    static func == (a: JSONNode, b: JSONNode) -> Bool {
+        switch (a, b) {
+        case (.null, .null): return true
+        case (.bool(let x), .bool(let y)): return x == y
+        case (.number(let x), .number(let y)): return x == y
+        case (.string(let x), .string(let y)): return x == y
+        case (.array(let x), .array(let y)): return x == y
+        case (.object(let x), .object(let y)):
+            return x.count == y.count && zip(x, y).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+        default: return false
+        }
+    }
+
+    /// The member `key` of an object, or `nil`.
+    subscript(key: String) -> JSONNode? {
+        guard case .object(let members) = self else { return nil }
+        return members.first { $0.0 == key }?.1
+    }
+}
+
+/// Parses RFC 8259 JSON from UTF-8 text.
+struct JSONReader {
+    private let bytes: [UInt8]
+    private var index = 0
+
+    /// - Throws: `ProofkitError` `.decodeFailed` with the byte offset of the problem.
+    static func parse(_ text: String) throws(ProofkitError) -> JSONNode {
+        var reader = JSONReader(bytes: Array(text.utf8))
+        reader.skipSpace()
+        let value = try reader.value(depth: 0)
+        reader.skipSpace()
+        guard reader.index == reader.bytes.count else { throw reader.fail("extra text after the JSON value") }
+        return value
+    }
+
+    private init(bytes: [UInt8]) { self.bytes = bytes }
+
+    private func fail(_ message: String) -> ProofkitError {
+        ProofkitError(.decodeFailed, "invalid JSON at byte \(index): \(message)")
+    }
+
+    private mutating func skipSpace() {
+        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+    }
+
+    private mutating func expect(_ literal: String) throws(ProofkitError) {
+        for byte in literal.utf8 {
+            guard index < bytes.count, bytes[index] == byte else { throw fail("expected '\(literal)'") }
+            index += 1
+        }
+    }
+
+    private mutating func value(depth: Int) throws(ProofkitError) -> JSONNode {
+        guard depth < 64 else { throw fail("nested too deeply") }
+        guard index < bytes.count else { throw fail("unexpected end") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"):
+            index += 1
+            var members: [(String, JSONNode)] = []
+            skipSpace()
+            if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
+            while true {
+                skipSpace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a key") }
+                let key = try string()
+                skipSpace()
+                try expect(":")
+                skipSpace()
+                members.append((key, try value(depth: depth + 1)))
+                skipSpace()
+                guard index < bytes.count else { throw fail("unexpected end in object") }
+                if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+                if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
+                throw fail("expected ',' or '}'")
+            }
+        case UInt8(ascii: "["):
+            index += 1
+            var items: [JSONNode] = []
+            skipSpace()
+            if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return .array(items) }
+            while true {
+                skipSpace()
+                items.append(try value(depth: depth + 1))
+                skipSpace()
+                guard index < bytes.count else { throw fail("unexpected end in array") }
+                if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+                if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(items) }
+                throw fail("expected ',' or ']'")
+            }
+        case UInt8(ascii: "\""): return .string(try string())
+        case UInt8(ascii: "t"): try expect("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expect("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expect("null"); return .null
+        default: return .number(try number())
+        }
+    }
+
+    private mutating func number() throws(ProofkitError) -> Double {
+        let start = index
+        while index < bytes.count, "+-0123456789.eE".utf8.contains(bytes[index]) { index += 1 }
+        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        guard !text.isEmpty, let number = Double(text), number.isFinite else { throw fail("bad value") }
+        return number
+    }
+
+    private mutating func hex4() throws(ProofkitError) -> UInt32 {
+        guard index + 4 <= bytes.count else { throw fail("short \\u escape") }
+        guard let value = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16) else {
+            throw fail("bad \\u escape")
+        }
+        index += 4
+        return value
+    }
+
+    private mutating func string() throws(ProofkitError) -> String {
+        index += 1  // opening quote
+        var raw: [UInt8] = []
+        while true {
+            guard index < bytes.count else { throw fail("unterminated string") }
+            let byte = bytes[index]
+            index += 1
+            switch byte {
+            case UInt8(ascii: "\""): return String(decoding: raw, as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                guard index < bytes.count else { throw fail("unterminated escape") }
+                let escape = bytes[index]
+                index += 1
+                switch escape {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): raw.append(escape)
+                case UInt8(ascii: "n"): raw.append(0x0A)
+                case UInt8(ascii: "t"): raw.append(0x09)
+                case UInt8(ascii: "r"): raw.append(0x0D)
+                case UInt8(ascii: "b"): raw.append(0x08)
+                case UInt8(ascii: "f"): raw.append(0x0C)
+                case UInt8(ascii: "u"):
+                    var code = try hex4()
+                    if (0xD800...0xDBFF).contains(code), index + 1 < bytes.count,
+                        bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                    {
+                        index += 2
+                        let low = try hex4()
+                        code = 0x10000 + ((code - 0xD800) << 10) + (low &- 0xDC00)
+                    }
+                    let scalar = Unicode.Scalar(code) ?? "\u{FFFD}"
+                    raw.append(contentsOf: Array(String(Character(scalar)).utf8))
+                default: throw fail("bad escape")
+                }
+            case 0x00..<0x20: throw fail("control character in string")
+            default: raw.append(byte)
+            }
+        }
+    }
+}

@@ -1,0 +1,235 @@
+public import ProofkitCore
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Any external speech recogniser, run as a child process: proofkit writes the captured audio
+/// (16 kHz mono S16_LE, headerless) to its stdin and reads transcript lines from its stdout.
+///
+/// When the recogniser dies or closes its stdout mid-way (Android's `ERROR_CLIENT` 11 is the known
+/// case for recogniser services), it is restarted quietly, up to `maxRestarts` times; the lines
+/// already read stay in ``lines`` (the caller keeps the text heard so far). Its stderr goes to
+/// `/dev/null` so it cannot disturb proofkit's terminal UI. The command runs through `/bin/sh -c`.
+///
+/// Writes never block the audio path: the stdin pipe is non-blocking, and audio that does not fit
+/// (a recogniser that stopped reading) or arrives while it restarts is dropped and counted.
+///
+/// Thread contract: ``send(_:)`` from one thread at a time; ``lines`` has a single consumer.
+public final class ExternalRecognizer: Sendable {
+    /// The shell command.
+    public let command: String
+    /// How many restarts are allowed before the recogniser is given up (default 8).
+    public let maxRestarts: Int
+    /// Transcript lines (trimmed, non-empty) in order, across restarts. Ends after ``finish()``,
+    /// or when the recogniser died more than `maxRestarts` times.
+    public let lines: AsyncStream<String>
+
+    private let continuation: AsyncStream<String>.Continuation
+    private let state = Mutex(State())
+
+    private struct State {
+        var pid: pid_t = 0
+        var stdinFD: Int32 = -1
+        var restarts = 0
+        var droppedBytes = 0
+        var isFinishing = false
+        var hasGivenUp = false
+        var generation = 0
+    }
+
+    /// Creates a recogniser; nothing runs until ``start()``.
+    /// - Parameters:
+    ///   - command: a shell command line, e.g. `"vosk-transcriber --lang ar"`.
+    ///   - maxRestarts: restarts allowed after unexpected exits, default 8.
+    public init(command: String, maxRestarts: Int = 8) {
+        self.command = command
+        self.maxRestarts = maxRestarts
+        (lines, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .unbounded)
+    }
+
+    /// How many times the recogniser was restarted so far.
+    public var restarts: Int { state.withLock { $0.restarts } }
+
+    /// Audio bytes dropped because the recogniser was not reading or was restarting.
+    public var droppedBytes: Int { state.withLock { $0.droppedBytes } }
+
+    /// Whether the recogniser died more often than allowed and was given up.
+    public var hasGivenUp: Bool { state.withLock { $0.hasGivenUp } }
+
+    /// Starts the recogniser.
+    /// - Throws: `.runtimeUnavailable` when the process cannot be started (no `/bin/sh`, no
+    ///   processes left). A command that does not exist starts a shell that exits at once; that
+    ///   shows as restarts and finally ``hasGivenUp``.
+    /// Calls `posix_spawn`.
+    public func start() throws(ProofkitError) {
+        // A recogniser that dies while we write must not kill proofkit with SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
+        try spawn()
+    }
+
+    /// Writes audio to the recogniser's stdin without blocking; what does not fit is dropped.
+    /// - Parameter bytes: 16 kHz mono S16_LE audio.
+    public func send(_ bytes: [UInt8]) {
+        state.withLock { state in
+            guard state.stdinFD >= 0 else {
+                state.droppedBytes += bytes.count
+                return
+            }
+            var offset = 0
+            bytes.withUnsafeBytes { buffer in
+                while offset < buffer.count {
+                    let n = write(state.stdinFD, buffer.baseAddress! + offset, buffer.count - offset)
+                    if n > 0 { offset += n; continue }
+                    if n < 0 && errno == EINTR { continue }
+                    break  // EAGAIN (full) or EPIPE (dying): drop the rest
+                }
+            }
+            state.droppedBytes += bytes.count - offset
+        }
+    }
+
+    /// Closes the recogniser's stdin (end of audio), waits up to `timeout` for its last lines and
+    /// its exit, then ends ``lines``. A recogniser still running after that is killed.
+    /// - Parameter timeout: default 5 s.
+    public func finish(timeout: Duration = .seconds(5)) async {
+        let pid: pid_t = state.withLock { state in
+            state.isFinishing = true
+            if state.stdinFD >= 0 { close(state.stdinFD) }
+            state.stdinFD = -1
+            return state.pid
+        }
+        guard pid > 0 else {
+            continuation.finish()
+            return
+        }
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        while clock.now < deadline {
+            if state.withLock({ $0.pid }) == 0 { return }  // the reader reaped it and finished
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        kill(pid, SIGKILL)
+    }
+
+    private func spawn() throws(ProofkitError) {
+        var toChild: [Int32] = [-1, -1]
+        var fromChild: [Int32] = [-1, -1]
+        guard pipe(&toChild) == 0 else { throw spawnError("pipe") }
+        guard pipe(&fromChild) == 0 else {
+            close(toChild[0]); close(toChild[1])
+            throw spawnError("pipe")
+        }
+        // Close-on-exec, so that no other child inherits these ends (dup2 clears it for 0 and 1).
+        for fd in toChild + fromChild { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        var pid: pid_t = 0
+        let argv: [String] = ["/bin/sh", "-c", command]
+        var cArgs = argv.map { strdup($0) } + [nil]
+        defer { for pointer in cArgs { free(pointer) } }
+        let status = posix_spawn(&pid, "/bin/sh", &actions, nil, &cArgs, environ)
+        close(toChild[0])
+        close(fromChild[1])
+        guard status == 0 else {
+            close(toChild[1]); close(fromChild[0])
+            errno = status
+            throw spawnError("posix_spawn")
+        }
+        _ = fcntl(toChild[1], F_SETFL, fcntl(toChild[1], F_GETFL) | O_NONBLOCK)
+        let generation = state.withLock { state in
+            state.pid = pid
+            state.stdinFD = toChild[1]
+            state.generation += 1
+            return state.generation
+        }
+        let readFD = fromChild[0]
+        let childPID = pid
+        DetachedThread.run { [self] in self.readLines(fd: readFD, pid: childPID, generation: generation) }
+    }
+
+    /// The reader thread of one child: yields its lines, then reaps it and restarts it if it
+    /// ended while audio was still coming.
+    private func readLines(fd: Int32, pid: pid_t, generation: Int) {
+        var pending: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, 4096) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            pending += buffer[0..<n]
+            while let newline = pending.firstIndex(of: 10) {
+                emit(pending[..<newline])
+                pending.removeSubrange(...newline)
+            }
+        }
+        if !pending.isEmpty { emit(pending[...]) }
+        close(fd)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let restart: Bool = state.withLock { state in
+            guard state.generation == generation else { return false }
+            if state.stdinFD >= 0 { close(state.stdinFD) }
+            state.stdinFD = -1
+            state.pid = 0
+            if state.isFinishing { return false }
+            if state.restarts >= maxRestarts {
+                state.hasGivenUp = true
+                return false
+            }
+            state.restarts += 1
+            return true
+        }
+        if restart, (try? spawn()) != nil { return }
+        if restart { state.withLock { $0.hasGivenUp = true } }
+        continuation.finish()
+    }
+
+    private func emit(_ bytes: ArraySlice<UInt8>) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        let trimmed = text.trimmingWhitespace()
+        if !trimmed.isEmpty { continuation.yield(trimmed) }
+    }
+
+    private func spawnError(_ operation: String) -> ProofkitError {
+        ProofkitError(.runtimeUnavailable, "cannot start the recogniser '\(command)': \(String(cString: strerror(errno)))",
+                      operation: operation, underlying: errno)
+    }
+}
+
+extension String {
+    /// The string without leading and trailing spaces, tabs and line breaks (CR included).
+    func trimmingWhitespace() -> String {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0.isNewline }
+        guard let first = firstIndex(where: { !isSpace($0) }),
+            let last = lastIndex(where: { !isSpace($0) })
+        else { return "" }
+        return String(self[first...last])
+    }
+}
+
+/// A minimal detached POSIX thread for blocking reads (never the cooperative pool).
+enum DetachedThread {
+    static func run(_ body: @escaping @Sendable () -> Void) {
+        final class Box: Sendable {
+            let body: @Sendable () -> Void
+            init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+        }
+        let context = Unmanaged.passRetained(Box(body)).toOpaque()
+        var thread = pthread_t()
+        let status = pthread_create(&thread, nil, { raw in
+            Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue().body()
+            return nil
+        }, context)
+        guard status == 0 else {
+            Unmanaged<Box>.fromOpaque(context).release()
+            fatalError("pthread_create failed with error \(status)")
+        }
+        pthread_detach(thread)
+    }
+}

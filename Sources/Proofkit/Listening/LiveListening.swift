@@ -1,0 +1,158 @@
+public import AudioIO
+public import ProofkitCore
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One thing that happened while listening, in the order it happened.
+public enum ListeningEvent: Sendable {
+    /// A block of captured audio (mono S16 at the capture rate).
+    case audio(AudioChunk)
+    /// A transcript line from the recogniser, a transcript file or stdin.
+    case transcript(String)
+    /// The recogniser died or disconnected and was restarted quietly (the count so far).
+    case recognizerRestarted(Int)
+    /// The recogniser died too often and was given up; listening goes on voice-only.
+    case recognizerGaveUp
+}
+
+/// Merges a running capture with a transcript source into one ordered stream of events, and feeds
+/// the captured audio to an external recogniser when there is one.
+///
+/// The consumer decides when to stop (``stop()``); capture also stops after `maxSeconds` of audio
+/// (counted in captured frames, so an unpaced virtual microphone stops at the same point in its
+/// audio as a real one would).
+public final class LiveListening: Sendable {
+    /// Events in order; ends when capture ends (``stop()``, `maxSeconds`, or a device error,
+    /// which is then in ``failure``).
+    public let events: AsyncStream<ListeningEvent>
+    private let capture: CaptureStream
+    private let recognizer: ExternalRecognizer?
+    private let failureBox = ErrorSlot()
+
+    /// Starts listening.
+    /// - Parameters:
+    ///   - capture: a started capture (see `MicrophoneCapture.start()`).
+    ///   - recognizer: an external recogniser to feed and read, or `nil`.
+    ///   - transcriptLines: other transcript lines (a file or stdin), or `nil`.
+    ///   - maxSeconds: audio seconds after which capture stops, default 300.
+    /// - Throws: `.runtimeUnavailable` when the recogniser cannot be started.
+    public init(
+        capture: CaptureStream, recognizer: ExternalRecognizer? = nil,
+        transcriptLines: AsyncStream<String>? = nil, maxSeconds: Double = 300
+    ) throws(ProofkitError) {
+        self.capture = capture
+        self.recognizer = recognizer
+        let (events, continuation) = AsyncStream<ListeningEvent>.makeStream(bufferingPolicy: .unbounded)
+        self.events = events
+        try recognizer?.start()
+        let failureBox = self.failureBox
+        // Transcript sources still running; when capture ends they get a moment to finish, so
+        // that the last words of a recogniser or a transcript file are not lost.
+        let openSources = TaskCounter()
+        if let recognizer {
+            openSources.add()
+            Task.detached {
+                defer { openSources.remove() }
+                var restarts = 0
+                for await line in recognizer.lines {
+                    let now = recognizer.restarts
+                    if now > restarts {
+                        restarts = now
+                        continuation.yield(.recognizerRestarted(now))
+                    }
+                    continuation.yield(.transcript(line))
+                }
+                if recognizer.hasGivenUp { continuation.yield(.recognizerGaveUp) }
+            }
+        }
+        if let transcriptLines {
+            openSources.add()
+            Task.detached {
+                defer { openSources.remove() }
+                for await line in transcriptLines { continuation.yield(.transcript(line)) }
+            }
+        }
+        Task.detached {
+            do throws(ProofkitError) {
+                for try await chunk in capture {
+                    recognizer?.send(chunk.littleEndianBytes)
+                    continuation.yield(.audio(chunk))
+                    if chunk.endSeconds >= maxSeconds { break }
+                }
+            } catch {
+                failureBox.set(error)
+            }
+            capture.stop()
+            if let recognizer { await recognizer.finish(timeout: .seconds(2)) }
+            let clock = ContinuousClock()
+            let deadline = clock.now.advanced(by: .seconds(2))
+            while openSources.count > 0 && clock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+            continuation.finish()
+        }
+    }
+
+    /// Stops capture; ``events`` ends shortly after (the recogniser gets up to 2 s for its last lines).
+    public func stop() { capture.stop() }
+
+    /// The device error that ended capture, if one did.
+    public var failure: ProofkitError? { failureBox.get() }
+
+    /// Capture counters (frames, dropped chunks, overruns).
+    public var statistics: CaptureStatistics { capture.statistics }
+}
+
+/// A count of running tasks.
+final class TaskCounter: Sendable {
+    private let value = Atomic<Int>(0)
+    func add() { value.add(1, ordering: .relaxed) }
+    func remove() { value.subtract(1, ordering: .relaxed) }
+    var count: Int { value.load(ordering: .relaxed) }
+}
+
+/// A write-once error slot shared between the capture task and the consumer.
+final class ErrorSlot: Sendable {
+    private let value = Mutex<ProofkitError?>(nil)
+    func set(_ error: ProofkitError) { value.withLock { $0 = error } }
+    func get() -> ProofkitError? { value.withLock { $0 } }
+}
+
+/// Reads lines from a file descriptor (a transcript file, or stdin for `-`) on a dedicated
+/// thread, as an `AsyncStream`. The stream ends at end of file.
+/// - Parameter path: a file path, or `"-"` for stdin.
+/// - Throws: `.notFound` / `.io` when the file cannot be opened.
+public func transcriptLines(from path: String) throws(ProofkitError) -> AsyncStream<String> {
+    let fd: Int32 = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else {
+        let code: ProofkitError.Code = errno == ENOENT ? .notFound : .io
+        throw ProofkitError(code, "cannot read the transcript: \(String(cString: strerror(errno)))",
+                            operation: "open", underlying: errno, path: path)
+    }
+    let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .unbounded)
+    DetachedThread.run {
+        var pending: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        func emit(_ bytes: ArraySlice<UInt8>) {
+            let line = String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
+            if !line.isEmpty { continuation.yield(line) }
+        }
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, 4096) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            pending += buffer[0..<n]
+            while let newline = pending.firstIndex(of: 10) {
+                emit(pending[..<newline])
+                pending.removeSubrange(...newline)
+            }
+        }
+        if !pending.isEmpty { emit(pending[...]) }
+        if fd != 0 { close(fd) }
+        continuation.finish()
+    }
+    return stream
+}

@@ -1,0 +1,238 @@
+public import DuaMatching
+public import ProofkitCore
+public import VoiceGate
+
+/// The settings of a ``ReadingProof`` session.
+public struct ReadingProofConfiguration: Sendable {
+    /// The text to be read. Default: the waking du'a.
+    public var text: DuaText
+    /// The voice gate's settings (its sample rate is the rate of the audio you feed). Default
+    /// 16 kHz with the gate's defaults.
+    public var gate: VoiceGateConfiguration
+    /// Whether transcripts will come (a recogniser runs). When `false`, the voice-only fallback
+    /// judges: voiced seconds against the text's reading time. Default `true`.
+    public var usesRecognizer: Bool
+    /// How often a ``ReadingProofEvent/level(_:)`` and ``ReadingProofEvent/progress(_:)`` event is
+    /// emitted, in audio time. Default 100 ms (a level meter at 10 Hz).
+    public var meterInterval: Duration
+
+    /// Creates a configuration; every parameter has the documented default.
+    public init(
+        text: DuaText = DuaCatalog.builtIn.text(named: DuaCatalog.defaultName)!,
+        gate: VoiceGateConfiguration = VoiceGateConfiguration(),
+        usesRecognizer: Bool = true, meterInterval: Duration = .milliseconds(100)
+    ) {
+        self.text = text
+        self.gate = gate
+        self.usesRecognizer = usesRecognizer
+        self.meterInterval = meterInterval
+    }
+}
+
+/// The meter reading of a ``ReadingProof`` at one moment.
+public struct ReadingLevel: Sendable, Equatable {
+    /// Audio time, in seconds since the session started.
+    public var seconds: Double
+    /// The loudest frame level since the last meter event, in dBFS.
+    public var levelDecibels: Float
+    /// The noise floor, in dBFS.
+    public var floorDecibels: Float
+    /// The moving threshold (floor + margin), in dBFS.
+    public var thresholdDecibels: Float
+    /// Whether voice is on now.
+    public var isVoiced: Bool
+}
+
+/// How far a reading has come.
+public struct ReadingProgress: Sendable, Equatable {
+    /// Voiced seconds so far.
+    public var voicedSeconds: Double
+    /// Voiced seconds that the active rule needs: the reading time (voice-only) or twice it
+    /// (read-twice rule).
+    public var neededSeconds: Double
+    /// Different key words heard so far.
+    public var heardKeyWords: Int
+    /// Key words needed.
+    public var requiredKeyWords: Int
+}
+
+/// A key word heard for the first time.
+public struct HeardKeyWord: Sendable, Equatable {
+    /// Index into the text's ``DuaText/keyWords``.
+    public var index: Int
+    /// The word as written in the text (with harakat), for lighting it up.
+    public var word: String
+    /// When the transcript line that held it arrived, in seconds since the session started.
+    public var seconds: Double
+}
+
+/// What a live UI needs to show, in order.
+public enum ReadingProofEvent: Sendable, Equatable {
+    /// The level meter: level, floor, threshold, voice on/off (every meter interval of audio).
+    case level(ReadingLevel)
+    /// Voiced time and key words against what is needed (every meter interval, and after each
+    /// key word).
+    case progress(ReadingProgress)
+    /// Voice turned on (the run's true start, in seconds).
+    case voiceStarted(seconds: Double)
+    /// Voice turned off (the end of the last loud frame, in seconds).
+    case voiceStopped(seconds: Double)
+    /// A key word was heard for the first time (later hearings emit nothing).
+    case keyWordHeard(HeardKeyWord)
+    /// The proof is accepted: emitted once, the moment it first holds. The session may go on.
+    case accepted(DuaMatchResult)
+}
+
+/// Everything a finished session found.
+public struct ReadingProofResult: Sendable, Equatable {
+    /// The verdict with its rule, the key words heard and the voiced seconds.
+    public var match: DuaMatchResult
+    /// The voice gate's findings: voiced seconds, segments, final floor, the level track.
+    public var gate: VoiceGateResult
+    /// The key words in the order they were first heard.
+    public var heardKeyWords: [HeardKeyWord]
+    /// All transcript lines received, in order.
+    public var transcript: [String]
+}
+
+/// A reading-proof session: combines the voice gate (how long the person read aloud) and the
+/// du'a matcher (which key words a recogniser heard) over time, and reports events for a live UI.
+///
+/// Pure and synchronous: no threads, clocks or I/O. The caller drives it with three inputs:
+/// - audio: ``process(audio:)`` with mono samples at the gate's rate (16 kHz by default), in any
+///   chunk size; audio time is counted from the samples;
+/// - transcript lines: ``process(transcript:at:)`` with each line a recogniser prints (partial or
+///   final; key words accumulate over lines, so a recogniser that restarts loses nothing);
+/// - time: the `at:` parameter, in seconds since the session started (by default the audio time
+///   so far). Nothing depends on the wall clock, so a recording replays exactly.
+///
+/// ```swift
+/// var proof = try ReadingProof(configuration: .init(text: waking, usesRecognizer: true))
+/// for chunk in microphone { for event in proof.process(audio: chunk) { ui.show(event) } }
+/// for line in recognizerLines { for event in proof.process(transcript: line) { ui.show(event) } }
+/// let result = proof.finish()   // result.match.verdict
+/// ```
+///
+/// Rules (see ``DuaMatcher``): with a recogniser, accepted when enough key words are heard, or when
+/// voiced for twice the reading time with two key words; without one, accepted when voiced for the
+/// reading time. ``ReadingProofEvent/accepted(_:)`` is emitted once, as soon as a rule holds.
+public struct ReadingProof: Sendable {
+    /// The settings in use.
+    public let configuration: ReadingProofConfiguration
+    /// The matcher for the configured text.
+    public let matcher: DuaMatcher
+
+    private var gate: VoiceActivityGate
+    private var heard: [HeardKeyWord] = []
+    private var transcript: [String] = []
+    private var hasAccepted = false
+    private var wasVoiced = false
+    private var meterFrames: Int
+    private var framesSinceMeter = 0
+    private var loudestSinceMeter: Float = -.infinity
+
+    /// Starts a session.
+    /// - Parameter configuration: the text, the gate settings, and whether a recogniser runs.
+    /// - Throws: `ProofkitError` `.invalidArgument` when the gate settings are out of range.
+    public init(configuration: ReadingProofConfiguration = ReadingProofConfiguration()) throws(ProofkitError) {
+        self.configuration = configuration
+        matcher = DuaMatcher(text: configuration.text)
+        gate = try VoiceActivityGate(configuration: configuration.gate)
+        let frame = configuration.gate.frameDuration.components
+        let frameSeconds = Double(frame.seconds) + Double(frame.attoseconds) * 1e-18
+        let interval = configuration.meterInterval.components
+        let intervalSeconds = Double(interval.seconds) + Double(interval.attoseconds) * 1e-18
+        meterFrames = max(1, Int(intervalSeconds / frameSeconds + 0.5))
+    }
+
+    /// Audio time so far, in seconds (whole frames).
+    public var elapsedSeconds: Double { gate.analysedSeconds }
+
+    /// Voiced seconds so far.
+    public var voicedSeconds: Double { gate.voicedSeconds }
+
+    /// The verdict if the session ended now.
+    public var current: DuaMatchResult {
+        if configuration.usesRecognizer {
+            return matcher.evaluate(heard: heard.map(\.index), voicedSeconds: gate.voicedSeconds)
+        }
+        return matcher.evaluateVoiceOnly(voicedSeconds: gate.voicedSeconds)
+    }
+
+    /// Feeds captured audio.
+    /// - Parameter audio: mono samples in -1...1 at the gate's sample rate.
+    /// - Returns: level, progress and voice on/off events, then `accepted` if it now holds.
+    public mutating func process(audio: [Float]) -> [ReadingProofEvent] {
+        var events: [ReadingProofEvent] = []
+        for frame in gate.process(audio) {
+            loudestSinceMeter = max(loudestSinceMeter, frame.levelDecibels)
+            if frame.isVoiced != wasVoiced {
+                wasVoiced = frame.isVoiced
+                if frame.isVoiced {
+                    // The run started before the decision; report its true start.
+                    let open = gate.lastSegment
+                    events.append(.voiceStarted(seconds: open?.start ?? frame.seconds))
+                } else {
+                    let closed = gate.lastSegment
+                    events.append(.voiceStopped(seconds: closed?.end ?? frame.seconds))
+                }
+            }
+            framesSinceMeter += 1
+            if framesSinceMeter >= meterFrames {
+                framesSinceMeter = 0
+                events.append(.level(ReadingLevel(
+                    seconds: frame.seconds, levelDecibels: loudestSinceMeter,
+                    floorDecibels: frame.floorDecibels, thresholdDecibels: frame.thresholdDecibels,
+                    isVoiced: frame.isVoiced)))
+                loudestSinceMeter = -.infinity
+                events.append(.progress(progress))
+            }
+        }
+        checkAccepted(into: &events)
+        return events
+    }
+
+    /// Feeds one transcript line from a recogniser (partial or final).
+    /// - Parameters:
+    ///   - line: the text as the recogniser printed it.
+    ///   - seconds: when it arrived, in seconds since the session started; default the audio time.
+    /// - Returns: a `keyWordHeard` event per new key word, a progress event if any, then `accepted`
+    ///   if it now holds.
+    public mutating func process(transcript line: String, at seconds: Double? = nil) -> [ReadingProofEvent] {
+        transcript.append(line)
+        var events: [ReadingProofEvent] = []
+        let known = Set(heard.map(\.index))
+        for index in matcher.keyWordsHeard(in: line) where !known.contains(index) {
+            let hit = HeardKeyWord(
+                index: index, word: configuration.text.keyWords[index].word,
+                seconds: seconds ?? elapsedSeconds)
+            heard.append(hit)
+            events.append(.keyWordHeard(hit))
+        }
+        if !events.isEmpty { events.append(.progress(progress)) }
+        checkAccepted(into: &events)
+        return events
+    }
+
+    /// The final result (the session may still continue afterwards).
+    public func finish() -> ReadingProofResult {
+        ReadingProofResult(match: current, gate: gate.finish(), heardKeyWords: heard, transcript: transcript)
+    }
+
+    private var progress: ReadingProgress {
+        let reading = configuration.text.readingSeconds
+        return ReadingProgress(
+            voicedSeconds: gate.voicedSeconds,
+            neededSeconds: configuration.usesRecognizer ? matcher.readTwiceFactor * reading : matcher.voiceOnlyFactor * reading,
+            heardKeyWords: heard.count, requiredKeyWords: configuration.text.requiredKeyWords)
+    }
+
+    private mutating func checkAccepted(into events: inout [ReadingProofEvent]) {
+        guard !hasAccepted else { return }
+        let result = current
+        if result.verdict.isAccepted {
+            hasAccepted = true
+            events.append(.accepted(result))
+        }
+    }
+}

@@ -1,0 +1,478 @@
+public import ProofkitCore
+
+/// One analysis frame of a ``VoiceActivityGate``, as known when the frame was processed.
+public struct VoiceGateFrame: Sendable, Equatable {
+    /// When the frame starts, in seconds from the first sample.
+    public var seconds: Double
+    /// The frame's RMS level, in dBFS (at least the configured silence level).
+    public var levelDecibels: Float
+    /// The noise floor after this frame, in dBFS.
+    public var floorDecibels: Float
+    /// The level a frame must exceed to start voice (`floor + margin`), in dBFS.
+    public var thresholdDecibels: Float
+    /// Whether voice was on at this frame, as decided live. A new run turns on only after
+    /// ``VoiceGateConfiguration/minimumVoicedRun``; ``VoiceGateResult/segments`` then start at the
+    /// run's true beginning.
+    public var isVoiced: Bool
+
+    /// Creates a frame record.
+    public init(
+        seconds: Double, levelDecibels: Float, floorDecibels: Float, thresholdDecibels: Float,
+        isVoiced: Bool
+    ) {
+        self.seconds = seconds
+        self.levelDecibels = levelDecibels
+        self.floorDecibels = floorDecibels
+        self.thresholdDecibels = thresholdDecibels
+        self.isVoiced = isVoiced
+    }
+}
+
+/// A stretch of voice, in seconds from the first sample.
+public struct VoicedSegment: Sendable, Equatable, CustomStringConvertible {
+    /// Start, in seconds.
+    public var start: Double
+    /// End, in seconds (`end > start`).
+    public var end: Double
+    /// Creates a segment.
+    public init(start: Double, end: Double) {
+        self.start = start
+        self.end = end
+    }
+    /// `end - start`, in seconds.
+    public var duration: Double { end - start }
+    public var description: String { "[\(start), \(end)]" }
+}
+
+/// What a ``VoiceActivityGate`` found over everything it processed.
+public struct VoiceGateResult: Sendable, Equatable {
+    /// Total voiced time, in seconds (the sum of ``segments``' durations).
+    public var voicedSeconds: Double
+    /// The voiced stretches, in order, not overlapping. Gaps shorter than the hang-over are
+    /// bridged; each segment ends at the end of its last loud frame (the hang-over tail is not
+    /// counted).
+    public var segments: [VoicedSegment]
+    /// The noise floor after the last frame, in dBFS.
+    public var finalFloorDecibels: Float
+    /// How much audio was analysed, in seconds (whole frames only).
+    public var analysedSeconds: Double
+    /// Every frame (level, floor, threshold, live decision) for plotting; empty when
+    /// ``VoiceGateConfiguration/recordsTrack`` is off.
+    public var track: [VoiceGateFrame]
+}
+
+/// A room-level voice gate: says when someone is speaking aloud, from frame energy against a
+/// noise floor that follows the room. Pure, deterministic and streaming; cheap enough for a
+/// Raspberry Pi to run at thousands of times real time.
+///
+/// ## Algorithm
+/// 1. The input is cut into frames of ``VoiceGateConfiguration/frameDuration`` (20 ms). Each
+///    frame's level is its RMS in dBFS after removing its mean (a microphone's DC offset is not
+///    sound). The energy of its first difference is kept too, as a cheap spectral cue.
+/// 2. **Noise floor.** It starts at the first frame's level. When the level is below it, it falls
+///    at up to ``VoiceGateConfiguration/floorFallDecibelsPerSecond`` (20 dB/s: a quiet room is
+///    found again within a word's pause). When the level is above it, it rises at only
+///    ``VoiceGateConfiguration/floorRiseDecibelsPerSecond`` (0.5 dB/s), unless the level has been
+///    *steady* for ``VoiceGateConfiguration/steadyWindow`` (its smoothed value stays within
+///    ``VoiceGateConfiguration/steadinessDecibels``; twice the window while voice is on): a fan or
+///    an air conditioner that starts is absorbed at
+///    ``VoiceGateConfiguration/steadyFloorRiseDecibelsPerSecond`` (8 dB/s), while speech, which
+///    swings by 10 dB or more between syllables, is not. While voice is on, only a steady level
+///    lifts the floor. The floor follows the level smoothed over
+///    ``VoiceGateConfiguration/floorSmoothing`` (150 ms), and the first
+///    ``VoiceGateConfiguration/warmUp`` (500 ms) only learns the room.
+/// 3. **Decision.** A run starts when a frame is ``VoiceGateConfiguration/marginDecibels`` above
+///    the floor and continues while frames stay above `floor + margin - hysteresis`. A run becomes
+///    voice once it has lasted ``VoiceGateConfiguration/minimumVoicedRun`` (100 ms: clicks, knocks
+///    and clock ticks are shorter) *and* the energy it adds above the floor sits low in frequency
+///    (``VoiceGateConfiguration/maximumDominantFrequencyRatio``; crickets, hiss and clicks are
+///    high). Voice stays on for ``VoiceGateConfiguration/hangOver`` after the last loud frame, so
+///    the gaps between words do not split a reading.
+///
+/// Known limits: a voice-like sound (a radio, a television, someone else talking) counts as voice;
+/// a long monotone sustained vowel (over a few seconds) is slowly absorbed into the floor; and the
+/// first frames set the floor, so audio that starts in the middle of loud speech is detected only
+/// after the first pause.
+///
+/// ## Use
+/// ```swift
+/// var gate = try VoiceActivityGate(configuration: .init(sampleRate: 16_000))
+/// for chunk in chunks { let frames = gate.process(chunk) /* live level meter */ }
+/// let result = gate.finish()   // voiced seconds, segments, floor
+/// ```
+public struct VoiceActivityGate: Sendable {
+    /// The settings in use.
+    public let configuration: VoiceGateConfiguration
+
+    // Derived constants.
+    private let frameLength: Int
+    private let frameSeconds: Double
+    private let minimumRunFrames: Int
+    private let hangOverFrames: Int
+    private let warmUpFrames: Int
+    private let riseStep: Float
+    private let steadyRiseStep: Float
+    private let fallStep: Float
+    private let smoothing: Float
+    private let steadyFrames: Int
+    /// Difference-to-energy ratios bounding the dominant frequency of a run's excess (see init).
+    private let minimumDifferenceRatio: Float
+    private let maximumDifferenceRatio: Float
+    /// Per-frame upper bound while voice continues, looser (fricatives inside words).
+    private let frameDifferenceLimit: Float
+
+    // Per-frame accumulators (carry across chunk boundaries).
+    private var countInFrame = 0
+    private var sum: Float = 0
+    private var sumSquares: Float = 0
+    private var sumDifferenceSquares: Float = 0
+    private var previousSample: Float = 0
+
+    // Floor state.
+    private var frameIndex = 0
+    private var roomFrames = 0
+    private var floor: Float = 0
+    private var hasFloor = false
+    /// The floor's own difference-to-energy ratio (spectral shape of the room), smoothed.
+    private var floorDifferenceRatio: Float = 0.1
+    /// The level smoothed over ``VoiceGateConfiguration/floorSmoothing``, in dBFS: the floor
+    /// follows this, so that single quiet frames do not drag it down.
+    private var smoothedLevel: Float = 0
+    /// The last levels, lightly smoothed (3 frames), for the steadiness test.
+    private var recentLevels: [Float]
+    private var recentIndex = 0
+    private var recentCount = 0
+    private var lightLevel: Float = 0
+
+    // Decision state.
+    private enum State: Sendable { case idle, candidate, voiced }
+    private var state = State.idle
+    private var runStartFrame = 0
+    private var runLength = 0
+    private var runExcessEnergy: Float = 0
+    private var runExcessDifference: Float = 0
+    private var lastActiveFrame = 0
+
+    // Output.
+    private var segments: [VoicedSegment] = []
+    private var voicedFrames = 0
+    private var track: [VoiceGateFrame] = []
+
+    /// Creates a gate.
+    /// - Parameter configuration: the settings; defaults suit 16 kHz speech in a bedroom.
+    /// - Throws: `ProofkitError` `.invalidArgument` when a setting is out of range.
+    public init(configuration: VoiceGateConfiguration = VoiceGateConfiguration()) throws(ProofkitError) {
+        try configuration.validate()
+        self.configuration = configuration
+        frameLength = configuration.frameLength
+        frameSeconds = Double(frameLength) / Double(configuration.sampleRate)
+        let frameSeconds = self.frameSeconds
+        func frames(_ duration: Duration) -> Int {
+            ceilingInt(duration.seconds / frameSeconds - 1e-9)
+        }
+        minimumRunFrames = max(1, frames(configuration.minimumVoicedRun))
+        hangOverFrames = frames(configuration.hangOver)
+        warmUpFrames = frames(configuration.warmUp)
+        riseStep = configuration.floorRiseDecibelsPerSecond * Float(frameSeconds)
+        steadyRiseStep = configuration.steadyFloorRiseDecibelsPerSecond * Float(frameSeconds)
+        fallStep = configuration.floorFallDecibelsPerSecond * Float(frameSeconds)
+        let smoothingFrames = configuration.floorSmoothing.seconds / frameSeconds
+        smoothing = Float(1 / max(1, smoothingFrames))
+        steadyFrames = max(2, frames(configuration.steadyWindow))
+        recentLevels = [Float](repeating: 0, count: 2 * steadyFrames)
+        // A sinusoid at f has first-difference energy 2(1 - cos(2πf/fs)) times its energy.
+        func differenceRatio(_ fraction: Double) -> Float {
+            Float(2 * (1 - cosine(2 * Double.pi * min(0.5, fraction))))
+        }
+        minimumDifferenceRatio = differenceRatio(Double(configuration.minimumDominantFrequencyRatio))
+        maximumDifferenceRatio = differenceRatio(Double(configuration.maximumDominantFrequencyRatio))
+        frameDifferenceLimit = differenceRatio(Double(configuration.maximumDominantFrequencyRatio) * 1.5)
+        if let initial = configuration.initialFloorDecibels {
+            floor = initial
+            smoothedLevel = initial
+            lightLevel = initial
+            hasFloor = true
+        }
+    }
+
+    /// Seconds of voice found so far (closed segments plus the open one, if any).
+    public var voicedSeconds: Double {
+        var total = Double(voicedFrames) * frameSeconds
+        if state == .voiced { total += Double(lastActiveFrame + 1 - runStartFrame) * frameSeconds }
+        return total
+    }
+
+    /// The current noise floor, in dBFS (the silence level before the first frame).
+    public var floorDecibels: Float { hasFloor ? floor : configuration.silenceDecibels }
+
+    /// The open voiced segment (up to its last loud frame) when voice is on, else the last closed
+    /// one, or `nil` before any voice. Cheap (no copy of the track).
+    public var lastSegment: VoicedSegment? {
+        if state == .voiced { return segment(from: runStartFrame, through: lastActiveFrame) }
+        return segments.last
+    }
+
+    /// Whether voice is on now.
+    public var isVoiced: Bool { state == .voiced }
+
+    /// How much audio has been analysed, in seconds (whole frames only).
+    public var analysedSeconds: Double { Double(frameIndex) * frameSeconds }
+
+    /// Feeds the next samples (mono, nominally -1...1, at the configured rate). Any length works;
+    /// a partial frame is kept for the next call.
+    /// - Parameter samples: the next samples, in order.
+    /// - Returns: one record per frame completed by these samples (often empty for tiny chunks).
+    public mutating func process(_ samples: [Float]) -> [VoiceGateFrame] {
+        var frames: [VoiceGateFrame] = []
+        frames.reserveCapacity((countInFrame + samples.count) / frameLength)
+        let frameLength = self.frameLength
+        let total = samples.count
+        var index = 0
+        while index < total {
+            let end = min(total, index + (frameLength - countInFrame))
+            var sum = self.sum
+            var sumSquares = self.sumSquares
+            var sumDifferenceSquares = self.sumDifferenceSquares
+            var previous = previousSample
+            // The hot loop: three sums per sample.
+            for position in index..<end {
+                let x = samples[position]
+                let d = x - previous
+                sum += x
+                sumSquares += x * x
+                sumDifferenceSquares += d * d
+                previous = x
+            }
+            countInFrame += end - index
+            index = end
+            previousSample = previous
+            if countInFrame == frameLength {
+                frames.append(endFrame(sum: sum, sumSquares: sumSquares, sumDifferenceSquares: sumDifferenceSquares))
+                self.sum = 0
+                self.sumSquares = 0
+                self.sumDifferenceSquares = 0
+                countInFrame = 0
+            } else {
+                self.sum = sum
+                self.sumSquares = sumSquares
+                self.sumDifferenceSquares = sumDifferenceSquares
+            }
+        }
+        return frames
+    }
+
+    /// The result so far: closes an open voiced segment at its last loud frame (a partial frame
+    /// at the end is not analysed). Does not change the gate; processing may continue.
+    public func finish() -> VoiceGateResult {
+        var all = segments
+        if state == .voiced {
+            all.append(segment(from: runStartFrame, through: lastActiveFrame))
+        }
+        return VoiceGateResult(
+            voicedSeconds: voicedSeconds, segments: all, finalFloorDecibels: floorDecibels,
+            analysedSeconds: analysedSeconds, track: track)
+    }
+
+    /// Forgets everything (floor included), keeping the configuration.
+    public mutating func reset() {
+        // The initialiser cannot fail here: the configuration was validated already.
+        self = try! VoiceActivityGate(configuration: configuration)
+    }
+
+    private func segment(from first: Int, through last: Int) -> VoicedSegment {
+        VoicedSegment(start: Double(first) * frameSeconds, end: Double(last + 1) * frameSeconds)
+    }
+
+    /// Decides one complete frame and updates the floor.
+    private mutating func endFrame(sum: Float, sumSquares: Float, sumDifferenceSquares: Float)
+        -> VoiceGateFrame
+    {
+        let n = Float(frameLength)
+        let mean = sum / n
+        // Energy per sample without the frame's DC; the difference is DC-free already.
+        let energy = max(0, sumSquares / n - mean * mean)
+        let differenceEnergy = sumDifferenceSquares / n
+        let silence = configuration.silenceDecibels
+        let level = max(silence, decibels(power: energy))
+        let current = frameIndex
+        frameIndex += 1
+
+        if !hasFloor {
+            floor = level
+            smoothedLevel = level
+            lightLevel = level
+            hasFloor = true
+        }
+        roomFrames += 1
+        let isWarmingUp = roomFrames <= warmUpFrames
+        smoothedLevel += (level - smoothedLevel) * (isWarmingUp ? max(smoothing, 0.5) : smoothing)
+        lightLevel += (level - lightLevel) * 0.5
+
+        // Steadiness: the lightly smoothed level stayed within a narrow range over the window.
+        recentLevels[recentIndex] = smoothedLevel
+        recentIndex = (recentIndex + 1) % recentLevels.count
+        recentCount = min(recentCount + 1, recentLevels.count)
+        // While voice is on, steadiness must hold twice as long: a reciter's long vowel
+        // (madd) is steady for a second or two, a fan for ever.
+        let window = state == .idle ? steadyFrames : recentLevels.count
+        var isSteady = false
+        if recentCount >= window {
+            var low = Float.infinity
+            var high = -Float.infinity
+            var position = recentIndex
+            for _ in 0..<window {
+                position = position == 0 ? recentLevels.count - 1 : position - 1
+                low = min(low, recentLevels[position])
+                high = max(high, recentLevels[position])
+            }
+            isSteady = high - low <= configuration.steadinessDecibels
+        }
+
+        // Decision against the floor as it stood before this frame.
+        let onThreshold = floor + configuration.marginDecibels
+        let offThreshold = onThreshold - configuration.hysteresisDecibels
+        let floorPower = power(decibels: floor)
+        if !isWarmingUp {
+            switch state {
+            case .idle:
+                if level > onThreshold {
+                    state = .candidate
+                    runStartFrame = current
+                    runLength = 0
+                    runExcessEnergy = 0
+                    runExcessDifference = 0
+                    accumulateRun(energy: energy, difference: differenceEnergy, floorPower: floorPower)
+                    confirmIfReady(at: current)
+                }
+            case .candidate:
+                if level > offThreshold {
+                    accumulateRun(energy: energy, difference: differenceEnergy, floorPower: floorPower)
+                    confirmIfReady(at: current)
+                } else {
+                    state = .idle
+                }
+            case .voiced:
+                if level > offThreshold,
+                    isLowPitched(energy: energy, difference: differenceEnergy, floorPower: floorPower)
+                {
+                    lastActiveFrame = current
+                } else if current - lastActiveFrame > hangOverFrames {
+                    segments.append(segment(from: runStartFrame, through: lastActiveFrame))
+                    voicedFrames += lastActiveFrame + 1 - runStartFrame
+                    state = .idle
+                }
+            }
+        }
+
+        // Floor update: follows the smoothed level, falling fast and rising slowly.
+        if isWarmingUp {
+            floor = smoothedLevel
+        } else if smoothedLevel < floor {
+            floor = max(smoothedLevel, floor - fallStep)
+        } else {
+            // While voice is on, only a steady level lifts the floor.
+            let step = isSteady ? steadyRiseStep : (state == .idle ? riseStep : 0)
+            floor = min(smoothedLevel, floor + step)
+        }
+        // The room's spectral shape, learnt while nothing is happening.
+        if state == .idle, energy > 0 {
+            let ratio = differenceEnergy / energy
+            floorDifferenceRatio += (ratio - floorDifferenceRatio) * (isWarmingUp ? 0.3 : 0.05)
+        }
+
+        let frame = VoiceGateFrame(
+            seconds: Double(current) * frameSeconds, levelDecibels: level, floorDecibels: floor,
+            thresholdDecibels: floor + configuration.marginDecibels, isVoiced: state == .voiced)
+        if configuration.recordsTrack { track.append(frame) }
+        return frame
+    }
+
+    /// The power and first-difference power that a frame adds above the floor.
+    private func excess(energy: Float, difference: Float, floorPower: Float) -> (energy: Float, difference: Float) {
+        (max(0, energy - floorPower), max(0, difference - floorPower * floorDifferenceRatio))
+    }
+
+    /// Whether the sound this frame adds above the floor sits low enough in frequency to be voice
+    /// (crickets, hiss and clicks are high). A fricative frame fails this; the hang-over bridges it.
+    private func isLowPitched(energy: Float, difference: Float, floorPower: Float) -> Bool {
+        let added = excess(energy: energy, difference: difference, floorPower: floorPower)
+        return added.difference <= frameDifferenceLimit * added.energy
+    }
+
+    private mutating func accumulateRun(energy: Float, difference: Float, floorPower: Float) {
+        let added = excess(energy: energy, difference: difference, floorPower: floorPower)
+        runLength += 1
+        runExcessEnergy += added.energy
+        runExcessDifference += added.difference
+    }
+
+    private mutating func confirmIfReady(at current: Int) {
+        guard runLength >= minimumRunFrames else { return }
+        guard runExcessDifference <= maximumDifferenceRatio * runExcessEnergy,
+            runExcessDifference >= minimumDifferenceRatio * runExcessEnergy
+        else { return }
+        state = .voiced
+        lastActiveFrame = current
+    }
+}
+
+/// 10 * log10(power), without Foundation: log2 from the exponent plus an atanh series for the
+/// significand (error below 1e-5 dB).
+@inline(__always)
+func decibels(power: Float) -> Float {
+    guard power > 0, power.isFinite else { return -.infinity }
+    let exponent = Double(power.exponent)
+    let m = Double(power.significand)  // 1 <= m < 2
+    let s = (m - 1) / (m + 1)
+    let s2 = s * s
+    let ln = 2 * s * (1 + s2 * (1.0 / 3 + s2 * (1.0 / 5 + s2 * (1.0 / 7 + s2 * (1.0 / 9 + s2 / 11)))))
+    let log2 = exponent + ln * 1.4426950408889634
+    return Float(log2 * 3.0102999566398120)
+}
+
+/// 10^(decibels / 10), without Foundation.
+@inline(__always)
+func power(decibels: Float) -> Float {
+    // 10^(x/10) = 2^(x * log2(10) / 10) = 2^k * 2^f with f in [0, 1).
+    let y = Double(decibels) * 0.33219280948873623
+    guard y > -1000, y < 1000 else { return y < 0 ? 0 : .infinity }
+    let k = Double(floorInt(y))
+    let f = (y - k) * 0.6931471805599453  // ln(2^f)
+    var term = 1.0
+    var e = 1.0
+    for n in 1...12 {
+        term *= f / Double(n)
+        e += term
+    }
+    return Float(e * Double(sign: .plus, exponent: Int(k), significand: 1))
+}
+
+/// cos(x) for the one-off constant in `init`, without importing Foundation.
+private func cosine(_ x: Double) -> Double {
+    // Taylor series around 0 after reducing to [-π, π]; ample for a constant.
+    var y = x.truncatingRemainder(dividingBy: 2 * Double.pi)
+    if y > Double.pi { y -= 2 * Double.pi }
+    if y < -Double.pi { y += 2 * Double.pi }
+    var term = 1.0
+    var result = 1.0
+    for n in 1...20 {
+        term *= -y * y / Double((2 * n - 1) * (2 * n))
+        result += term
+    }
+    return result
+}
+
+// Rounding without libm: `Double.rounded(_:)` calls libm's `ceil`/`floor`, which an engine that
+// imports nothing but the standard library does not link on Linux.
+
+/// The smallest integer >= x, for |x| < 2^53.
+func ceilingInt(_ x: Double) -> Int {
+    let t = Int(x)  // truncates toward zero
+    return Double(t) < x ? t + 1 : t
+}
+
+/// The largest integer <= x, for |x| < 2^53.
+func floorInt(_ x: Double) -> Int {
+    let t = Int(x)
+    return Double(t) > x ? t - 1 : t
+}

@@ -1,0 +1,167 @@
+public import ProofkitCore
+
+/// The settings of a ``VoiceActivityGate``. Every field has a default tuned on real room noise
+/// (fan, air conditioner, fridge, night insects) and on soft speech; see ``VoiceActivityGate`` for
+/// how each one is used.
+///
+/// Levels are RMS levels in dBFS, `20 * log10(rms)`, where a full-scale square wave is 0 dBFS
+/// (the "RMS lev dB" that `sox -n stats` prints).
+public struct VoiceGateConfiguration: Sendable, Equatable {
+    /// Samples per second of the input, in Hz. Default 16 000. Must be 4 000...192 000.
+    public var sampleRate: Int
+    /// The length of one analysis frame. Default 20 ms. Must be 5...100 ms.
+    public var frameDuration: Duration
+    /// How far above the noise floor a frame must be to start voice, in dB. Default 6.
+    public var marginDecibels: Float
+    /// How far below the start threshold a voiced run may dip and still continue, in dB.
+    /// The run continues while the level is above `floor + margin - hysteresis`. Default 3.
+    /// Must be 0...margin.
+    public var hysteresisDecibels: Float
+    /// How long voice stays on after the level drops below the continue threshold. Gaps shorter
+    /// than this (between words) are bridged. Default 300 ms.
+    public var hangOver: Duration
+    /// The shortest run of loud frames that counts as voice: clicks, knocks and clock ticks are
+    /// shorter. Also the decision delay of a new run. Default 100 ms.
+    public var minimumVoicedRun: Duration
+    /// How fast the floor may rise towards a louder room, in dB per second, while the room is not
+    /// steady (speech or changing noise). Default 0.5 dB/s.
+    public var floorRiseDecibelsPerSecond: Float
+    /// How fast the floor rises when the level has been steady for ``steadyWindow`` (a fan or an
+    /// air conditioner switched on), in dB per second. Default 8 dB/s.
+    public var steadyFloorRiseDecibelsPerSecond: Float
+    /// How fast the floor falls back when the room gets quieter, in dB per second. Default 20 dB/s.
+    public var floorFallDecibelsPerSecond: Float
+    /// The time constant of the level smoothing that the floor follows. Default 150 ms: single
+    /// quiet frames (a fan's beat) do not drag the floor down, a quiet room does within ~0.5 s.
+    public var floorSmoothing: Duration
+    /// How long the gate listens to the room before deciding anything: the floor follows the
+    /// level closely meanwhile. Default 500 ms. Speech in this time is not counted.
+    public var warmUp: Duration
+    /// The window over which steadiness is judged. Default 500 ms.
+    public var steadyWindow: Duration
+    /// The level is steady when its lightly smoothed value (over 3 frames) stays within this
+    /// range over ``steadyWindow``, in dB. Speech swings by 10 dB or more between syllables; fans,
+    /// air conditioners and passing cars drift smoothly. Default 4 dB.
+    public var steadinessDecibels: Float
+    /// The lowest dominant frequency that the sound a run adds above the floor may have, as a
+    /// fraction of the sample rate (see ``maximumDominantFrequencyRatio``). Rumble (traffic, a
+    /// fan's hum, a lorry) sits below it. Default 0.008 (128 Hz at 16 kHz).
+    public var minimumDominantFrequencyRatio: Float
+    /// The highest dominant frequency that the sound a run adds above the floor may have and still
+    /// count as voice, as a fraction of the sample rate. It is judged from the energy of the
+    /// first difference against the energy (the lag-one autocorrelation), summed over the run,
+    /// with the floor's own share removed. Voice has most of its energy below about 1 kHz;
+    /// crickets, hiss and clicks are far higher. Default 0.16 (2.56 kHz at 16 kHz).
+    public var maximumDominantFrequencyRatio: Float
+    /// The level of digital silence, in dBFS: levels are clamped to at least this. Default -100.
+    public var silenceDecibels: Float
+    /// The floor before the first frame, in dBFS, or `nil` to start at the first frame's level.
+    /// Default `nil`.
+    public var initialFloorDecibels: Float?
+    /// Whether ``VoiceActivityGate/finish()`` returns the per-frame floor and threshold track
+    /// (one point per frame, about 16 bytes each). Default `true`; turn it off for very long
+    /// live sessions.
+    public var recordsTrack: Bool
+
+    /// Creates a configuration; every parameter has the documented default.
+    public init(
+        sampleRate: Int = 16_000,
+        frameDuration: Duration = .milliseconds(20),
+        marginDecibels: Float = 6,
+        hysteresisDecibels: Float = 3,
+        hangOver: Duration = .milliseconds(300),
+        minimumVoicedRun: Duration = .milliseconds(100),
+        floorRiseDecibelsPerSecond: Float = 0.5,
+        steadyFloorRiseDecibelsPerSecond: Float = 8,
+        floorFallDecibelsPerSecond: Float = 20,
+        floorSmoothing: Duration = .milliseconds(150),
+        warmUp: Duration = .milliseconds(500),
+        steadyWindow: Duration = .milliseconds(500),
+        steadinessDecibels: Float = 4,
+        minimumDominantFrequencyRatio: Float = 0.008,
+        maximumDominantFrequencyRatio: Float = 0.16,
+        silenceDecibels: Float = -100,
+        initialFloorDecibels: Float? = nil,
+        recordsTrack: Bool = true
+    ) {
+        self.sampleRate = sampleRate
+        self.frameDuration = frameDuration
+        self.marginDecibels = marginDecibels
+        self.hysteresisDecibels = hysteresisDecibels
+        self.hangOver = hangOver
+        self.minimumVoicedRun = minimumVoicedRun
+        self.floorRiseDecibelsPerSecond = floorRiseDecibelsPerSecond
+        self.steadyFloorRiseDecibelsPerSecond = steadyFloorRiseDecibelsPerSecond
+        self.floorFallDecibelsPerSecond = floorFallDecibelsPerSecond
+        self.floorSmoothing = floorSmoothing
+        self.warmUp = warmUp
+        self.steadyWindow = steadyWindow
+        self.steadinessDecibels = steadinessDecibels
+        self.minimumDominantFrequencyRatio = minimumDominantFrequencyRatio
+        self.maximumDominantFrequencyRatio = maximumDominantFrequencyRatio
+        self.silenceDecibels = silenceDecibels
+        self.initialFloorDecibels = initialFloorDecibels
+        self.recordsTrack = recordsTrack
+    }
+
+    /// Samples per frame (`sampleRate * frameDuration`, rounded, at least 1).
+    public var frameLength: Int {
+        max(1, Int(Double(sampleRate) * frameDuration.seconds + 0.5))
+    }
+
+    /// Checks that every value is in range.
+    /// - Throws: `ProofkitError` `.invalidArgument` naming the first bad field.
+    public func validate() throws(ProofkitError) {
+        func bad(_ message: String) -> ProofkitError { ProofkitError(.invalidArgument, message) }
+        guard (4_000...192_000).contains(sampleRate) else {
+            throw bad("voice gate sample rate must be 4000...192000 Hz, got \(sampleRate)")
+        }
+        let frame = frameDuration.seconds
+        guard frame >= 0.005, frame <= 0.1 else {
+            throw bad("voice gate frame duration must be 5...100 ms, got \(frame * 1000) ms")
+        }
+        guard marginDecibels.isFinite, marginDecibels > 0, marginDecibels <= 40 else {
+            throw bad("voice gate margin must be in (0, 40] dB, got \(marginDecibels)")
+        }
+        guard hysteresisDecibels.isFinite, hysteresisDecibels >= 0,
+            hysteresisDecibels <= marginDecibels
+        else {
+            throw bad("voice gate hysteresis must be 0...margin dB, got \(hysteresisDecibels)")
+        }
+        for (name, value) in [
+            ("hang-over", hangOver.seconds), ("minimum voiced run", minimumVoicedRun.seconds),
+            ("steady window", steadyWindow.seconds), ("floor smoothing", floorSmoothing.seconds), ("warm-up", warmUp.seconds),
+        ] where !(value >= 0 && value <= 10) {
+            throw bad("voice gate \(name) must be 0...10 s, got \(value) s")
+        }
+        for (name, value) in [
+            ("floor rise rate", floorRiseDecibelsPerSecond),
+            ("steady floor rise rate", steadyFloorRiseDecibelsPerSecond),
+            ("floor fall rate", floorFallDecibelsPerSecond),
+            ("steadiness", steadinessDecibels),
+        ] where !(value.isFinite && value >= 0) {
+            throw bad("voice gate \(name) must be a finite number >= 0, got \(value)")
+        }
+        guard minimumDominantFrequencyRatio >= 0,
+            minimumDominantFrequencyRatio < maximumDominantFrequencyRatio,
+            maximumDominantFrequencyRatio <= 0.5
+        else {
+            throw bad(
+                "voice gate dominant frequency ratios must satisfy 0 <= minimum < maximum <= 0.5, got \(minimumDominantFrequencyRatio) and \(maximumDominantFrequencyRatio)")
+        }
+        guard silenceDecibels.isFinite, silenceDecibels < 0 else {
+            throw bad("voice gate silence level must be a negative dBFS value, got \(silenceDecibels)")
+        }
+        if let initialFloorDecibels, !initialFloorDecibels.isFinite {
+            throw bad("voice gate initial floor must be finite")
+        }
+    }
+}
+
+extension Duration {
+    /// This duration in seconds, as a `Double`.
+    var seconds: Double {
+        let parts = components
+        return Double(parts.seconds) + Double(parts.attoseconds) * 1e-18
+    }
+}

@@ -1,0 +1,179 @@
+import DuaMatching
+import ProofkitCore
+import Testing
+
+@Suite("ArabicNormalizer")
+struct ArabicNormalizerTests {
+    @Test("normalisation pairs", arguments: [
+        ("الْحَمْدُ لِلَّهِ", "الحمد لله"),
+        ("أَحْيَانَا", "احيانا"),
+        ("إِلَيْهِ", "اليه"),
+        ("آمَنَ", "امن"),
+        ("ٱلْحَمْدُ", "الحمد"),
+        ("ٱلَّذِىٓ", "الذي"),  // Uthmani: wasla alef, alef maqsura, small maddah
+        ("عَلَىٰ", "علي"),  // dagger alef stripped, ى -> ي
+        ("رَحْمَةٌ", "رحمه"),
+        ("مُؤْمِن", "مومن"),
+        ("شَاطِئ", "شاطي"),
+        ("الذی", "الذي"),  // Persian yeh
+        ("کتاب", "كتاب"),  // Persian kaf
+        ("الـــحـــمـــد", "الحمد"),  // tatweel
+        ("الحمد، لله! 123 ١٢٣ hello النشور؟", "الحمد لله النشور"),
+        ("ﷲ أكبر", "الله اكبر"),
+        ("  ", ""),
+        ("ذَٰلِكَ ٱلْكِتَٰبُ لَا رَيْبَ ۛ فِيهِ ۛ هُدًى لِّلْمُتَّقِينَ", "ذلك الكتب لا ريب فيه هدي للمتقين"),  // dagger alef stripped, as specified
+    ])
+    func pairs(input: String, expected: String) {
+        #expect(ArabicNormalizer.normalize(input) == expected)
+    }
+
+    @Test("normalising twice changes nothing")
+    func idempotent() {
+        for text in DuaCatalog.builtIn.texts {
+            let once = ArabicNormalizer.normalize(text.text)
+            #expect(ArabicNormalizer.normalize(once) == once)
+            #expect(!once.unicodeScalars.contains { (0x064B...0x065F).contains($0.value) })
+        }
+    }
+}
+
+@Suite("DuaMatcher")
+struct DuaMatcherTests {
+    let waking = DuaMatcher(text: DuaCatalog.builtIn.text(named: "waking")!)
+
+    /// Recogniser-like transcripts of the waking du'a: (transcript, key words heard, accepted).
+    @Test("recogniser-like transcripts", arguments: [
+        ("الحمد لله الذي أحيانا بعد ما أماتنا وإليه النشور", 5, true),
+        ("الحمد لله الذي احيانا بعد ما اماتنا واليه النشور", 5, true),  // no hamza
+        ("الحمدلله الذي احيانا بعدما اماتنا واليه النشور", 5, true),  // merged words
+        ("الحمدللهالذياحيانا بعدمااماتنا واليهالنشور", 5, true),  // heavily merged
+        ("ٱلْحَمْدُ لِلَّهِ ٱلَّذِىٓ أَحْيَانَا بَعْدَ مَآ أَمَاتَنَا وَإِلَيْهِ ٱلنُّشُورُ", 5, true),  // Uthmani
+        ("الحمد لله الذی احیانا بعد ما اماتنا و الیه النشور", 5, true),  // Persian letters, split و
+        ("uh الحمد لله [noise] الذي احيانا 2 بعد ما اماتنا", 3, false),  // Latin noise, stopped early
+        ("الحمد لله الذي احيانا بعد ما اماتنا", 3, false),  // the last words not heard
+        ("الحمد لله احيانا اماتنا النشور", 4, true),  // 4 of 5 is enough
+        ("الحمد لله رب العالمين", 1, false),  // a different phrase
+        ("الحمد لله الذي بعثنا واليه المصير", 2, false),  // different phrase sharing two key words
+        ("الحمد الحمد الحمد الحمد الحمد", 1, false),  // one key word repeated five times
+        ("النشور النشور النشور النشور", 1, false),
+        ("محمد رسول الله", 0, false),  // حمد inside محمد is not الحمد
+        ("", 0, false),
+        ("good morning everyone", 0, false),
+        ("الحمد لله الذي احيانا بعد ما اماتنا والیه النشور.", 5, true),
+        ("بالحمد واحيانا فاماتنا", 3, false),  // attached particles
+    ])
+    func transcripts(transcript: String, heard: Int, accepted: Bool) {
+        let result = waking.evaluate(transcript: transcript)
+        #expect(result.heard.count == heard, "\(result.heard)")
+        #expect(result.verdict.isAccepted == accepted)
+        #expect(result.rule == .keyWords)
+    }
+
+    @Test("the read-twice rule: twice the reading time and two key words")
+    func readTwice() {
+        let two = "الحمد لله الذي بعثنا واليه المصير"  // 2 key words
+        #expect(waking.evaluate(transcript: two, voicedSeconds: 12).verdict.isAccepted)
+        #expect(waking.evaluate(transcript: two, voicedSeconds: 12).rule == .readTwice)
+        #expect(!waking.evaluate(transcript: two, voicedSeconds: 11.9).verdict.isAccepted)
+        #expect(!waking.evaluate(transcript: "الحمد الحمد", voicedSeconds: 60).verdict.isAccepted)
+        #expect(!waking.evaluate(transcript: two).verdict.isAccepted)
+    }
+
+    @Test("the voice-only fallback compares voiced seconds with the reading time")
+    func voiceOnly() {
+        #expect(waking.evaluateVoiceOnly(voicedSeconds: 6).verdict == .accepted(score: 6))
+        let rejected = waking.evaluateVoiceOnly(voicedSeconds: 2.5)
+        #expect(!rejected.verdict.isAccepted)
+        #expect(rejected.verdict.description.contains("2.5 s of the 6.0 s"))
+        #expect(rejected.rule == .voiceOnly)
+    }
+
+    @Test("a rejection says what is missing")
+    func rejectionDetail() {
+        let result = waking.evaluate(transcript: "الحمد لله", voicedSeconds: 3)
+        guard case .rejected(let reason) = result.verdict else {
+            Issue.record("expected a rejection")
+            return
+        }
+        #expect(reason.kind == .incomplete)
+        #expect(reason.detail.hasPrefix("heard 1 of 5 key words (4 needed)"))
+    }
+
+    @Test("other shipped texts", arguments: [
+        ("fatiha", "بسم الله الرحمن الرحيم الحمد لله رب العالمين الرحمن الرحيم ملك يوم الدين اياك نعبد واياك نستعين اهدنا الصراط المستقيم صراط الذين انعمت عليهم غير المغضوب عليهم ولا الظالين", true),
+        ("fatiha", "الحمد لله رب العالمين", false),
+        ("kursi", "الله لا اله الا هو الحي القيوم لا تاخذه سنة ولا نوم", true),
+        ("kursi", "الله لا اله الا هو", false),
+        ("sleeping", "باسمك اللهم اموت واحيا", true),
+        ("sleeping", "بسمك اللهم", false),
+    ])
+    func otherTexts(name: String, transcript: String, accepted: Bool) throws {
+        let text = try #require(DuaCatalog.builtIn.text(named: name))
+        #expect(DuaMatcher(text: text).evaluate(transcript: transcript).verdict.isAccepted == accepted)
+    }
+
+    @Test("each shipped text accepts its own full text")
+    func ownText() {
+        for text in DuaCatalog.builtIn.texts {
+            let result = DuaMatcher(text: text).evaluate(transcript: text.text)
+            #expect(result.heard.count == text.keyWords.count, "\(text.name): \(result.heard)")
+        }
+    }
+}
+
+@Suite("DuaCatalog")
+struct DuaCatalogTests {
+    @Test("the built-in texts load, with the waking du'a as documented")
+    func builtIn() throws {
+        let waking = try #require(DuaCatalog.builtIn.text(named: DuaCatalog.defaultName))
+        #expect(waking.keyWords.count == 5)
+        #expect(waking.requiredKeyWords == 4)
+        #expect(waking.source == "Sahih al-Bukhari 6312")
+        #expect(waking.readingSeconds == 6)
+        #expect(DuaCatalog.builtIn.texts.map(\.name) == ["waking", "sleeping", "kursi", "fatiha"])
+    }
+
+    @Test("a user file adds texts and replaces by name; stems are normalised")
+    func userFile() throws {
+        let json = #"""
+        {"texts": [
+          {"name": "waking", "text": "x", "key_words": ["النُّشُورُ"], "reading_seconds": 2.5},
+          {"name": "my-ayah", "title": "Mine", "text": "قُلْ هُوَ اللَّهُ أَحَدٌ",
+           "key_words": [{"word": "أَحَدٌ", "stems": ["أحد"]}, "\u0627\u0644\u0644\u0647"], "required": 1,
+           "reading_seconds": 3}
+        ]}
+        """#
+        let user = try DuaCatalog(json: json)
+        let merged = DuaCatalog.builtIn.merging(user)
+        #expect(merged.texts.count == 5)
+        let waking = try #require(merged.text(named: "waking"))
+        #expect(waking.keyWords[0].stems == ["النشور"])
+        #expect(waking.readingSeconds == 2.5)
+        let mine = try #require(merged.text(named: "my-ayah"))
+        #expect(mine.keyWords[0].stems == ["احد"])
+        #expect(mine.keyWords[1].stems == ["الله"])
+        #expect(DuaMatcher(text: mine).evaluate(transcript: "قل هو الله أحد").verdict.isAccepted)
+    }
+
+    @Test("bad files are refused with decodeFailed and a useful message", arguments: [
+        ("", "invalid JSON"),
+        ("{", "invalid JSON"),
+        ("[]", "\"texts\""),
+        (#"{"texts": [{"name": "a"}]}"#, "missing \"text\""),
+        (#"{"texts": [{"name": "A B", "text": "x", "key_words": ["نوم"], "reading_seconds": 1}]}"#, "name"),
+        (#"{"texts": [{"name": "a", "text": "x", "key_words": [], "reading_seconds": 1}]}"#, "at least one key word"),
+        (#"{"texts": [{"name": "a", "text": "x", "key_words": ["abc"], "reading_seconds": 1}]}"#, "no Arabic stem"),
+        (#"{"texts": [{"name": "a", "text": "x", "key_words": ["نوم"], "required": 2, "reading_seconds": 1}]}"#, "required"),
+        (#"{"texts": [{"name": "a", "text": "x", "key_words": ["نوم"], "reading_seconds": 0}]}"#, "reading_seconds"),
+        (#"{"texts": [{"name": "a", "text": "x", "key_words": ["نوم"], "reading_seconds": 1}, {"name": "a", "text": "y", "key_words": ["نوم"], "reading_seconds": 1}]}"#, "used twice"),
+    ])
+    func badFiles(json: String, mentions: String) {
+        do {
+            _ = try DuaCatalog(json: json)
+            Issue.record("accepted: \(json)")
+        } catch {
+            #expect(error.code == .decodeFailed)
+            #expect(error.message.contains(mentions), "\(error.message)")
+        }
+    }
+}

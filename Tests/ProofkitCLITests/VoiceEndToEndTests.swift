@@ -1,0 +1,149 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Writes mono S16_LE samples as a headerless file.
+private func writeRawFile(_ samples: [Int16], to path: String) throws {
+    var data = Data(capacity: samples.count * 2)
+    for sample in samples {
+        let bits = UInt16(bitPattern: sample)
+        data.append(UInt8(truncatingIfNeeded: bits))
+        data.append(UInt8(truncatingIfNeeded: bits >> 8))
+    }
+    try data.write(to: URL(fileURLWithPath: path))
+}
+
+/// Writes an ALSA configuration defining `vmic`, a virtual microphone playing `raw`.
+private func writeConfig(folder: String, raw: String) throws -> String {
+    let path = folder + "/asound.conf"
+    try """
+        pcm.vmic { type file slave.pcm { type null } file "/dev/null" infile "\(raw)" format "raw"
+                   hint.description "virtual microphone" }
+        pcm.quiet { type null }
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+    return path
+}
+
+private func jsonLines(_ text: String) throws -> [[String: Any]] {
+    try text.split(separator: "\n").map {
+        try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+    }
+}
+
+@Suite("proofkit voice end to end", .enabled(if: TestEnvironment.hasProofkitBinary, "build proofkit first"))
+struct VoiceEndToEndTests {
+    @Test("a missing capture device exits 69 with one line on stderr and nothing on stdout")
+    func missingDevice() throws {
+        let result = try TestEnvironment.runProofkit(["voice", "--live", "--device", "nosuchmic"])
+        #expect(result.status == 69)
+        #expect(result.stdout.isEmpty)
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "libasound's own chatter must be silenced: \(result.stderr)")
+        #expect(lines.first?.contains("'nosuchmic'") == true)
+    }
+
+    @Test("--list-devices lists the machine's devices, or those of PROOFKIT_ALSA_CONFIG")
+    func listDevices() throws {
+        let machine = try TestEnvironment.runProofkit(["voice", "--list-devices"])
+        #expect(machine.status == 0)
+        #expect(machine.stdout.contains("null"))
+        let folder = try TestEnvironment.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let config = try writeConfig(folder: folder, raw: "/dev/null")
+        let result = try TestEnvironment.runProofkit(
+            ["voice", "--list-devices", "--json"], environment: ["PROOFKIT_ALSA_CONFIG": config])
+        #expect(result.status == 0)
+        let object = try #require(try jsonLines(result.stdout).first)
+        let devices = try #require(object["devices"] as? [[String: Any]])
+        #expect(devices.compactMap { $0["name"] as? String } == ["vmic", "quiet"])
+        #expect(devices.first?["description"] as? String == "virtual microphone")
+    }
+
+    @Test("live JSON from a virtual microphone: levels follow the audio, then an end event")
+    func liveJSON() throws {
+        let folder = try TestEnvironment.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // 1 s silence, 1 s of a 300 Hz tone with amplitude 0.1 (RMS -23.0 dBFS), then silence.
+        var samples = [Int16](repeating: 0, count: 16000)
+        samples += (0..<16000).map { Int16((0.1 * 32767 * sin(2 * Double.pi * 300 * Double($0) / 16000)).rounded()) }
+        try writeRawFile(samples, to: folder + "/mic.raw")
+        let config = try writeConfig(folder: folder, raw: folder + "/mic.raw")
+        let result = try TestEnvironment.runProofkit(
+            ["voice", "--live", "--device", "vmic", "--json", "--max-seconds", "3"],
+            environment: ["PROOFKIT_ALSA_CONFIG": config])
+        #expect(result.status == 0, "\(result.stderr)")
+        let events = try jsonLines(result.stdout)
+        #expect(events.first?["event"] as? String == "start")
+        #expect(events.first?["sample_rate"] as? Int == 16000)
+        let end = try #require(events.last)
+        #expect(end["event"] as? String == "end")
+        #expect((end["heard_seconds"] as? Double ?? 0) >= 3)
+        #expect(end["dropped_chunks"] as? Int == 0)
+        let levels: [(Double, Double)] = events.filter { $0["event"] as? String == "level" }.compactMap { event in
+            guard let t = event["t"] as? Double, let level = event["level_dbfs"] as? Double else { return nil }
+            return (t, level)
+        }
+        #expect(levels.count >= 29)
+        for (t, level) in levels {
+            if t > 1.15 && t < 1.95 { #expect(abs(level + 23.0) < 0.5, "tone at \(t) s reads \(level)") }
+            if t < 0.95 || t > 2.15 { #expect(level < -100, "silence at \(t) s reads \(level)") }
+        }
+    }
+
+    @Test("a recogniser that dies after each line is restarted and every line is kept")
+    func recognizerRestart() throws {
+        let folder = try TestEnvironment.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try writeRawFile([Int16](repeating: 500, count: 16000), to: folder + "/mic.raw")
+        let config = try writeConfig(folder: folder, raw: folder + "/mic.raw")
+        // First run: reads some audio, prints one line, exits (a disconnect). Later runs print
+        // the rest and keep reading until stdin closes, as a healthy recogniser does.
+        let script = folder + "/fake-recognizer.sh"
+        try """
+            #!/bin/sh
+            if [ ! -e "\(folder)/started" ]; then
+              touch "\(folder)/started"
+              head -c 3200 > /dev/null
+              echo "الحمد لله"
+              exit 0
+            fi
+            head -c 3200 > /dev/null
+            echo "الذي احيانا بعد ما اماتنا"
+            echo "واليه النشور"
+            cat > /dev/null
+            """.write(toFile: script, atomically: true, encoding: .utf8)
+        let result = try TestEnvironment.runProofkit(
+            ["voice", "--live", "--device", "vmic", "--json", "--max-seconds", "4",
+             "--recognizer-cmd", "sh " + script],
+            environment: ["PROOFKIT_ALSA_CONFIG": config])
+        #expect(result.status == 0, "\(result.stderr)")
+        let events = try jsonLines(result.stdout)
+        let end = try #require(events.last)
+        #expect(end["transcript"] as? [String] == ["الحمد لله", "الذي احيانا بعد ما اماتنا", "واليه النشور"])
+        #expect(end["recognizer_restarts"] as? Int == 1)
+        #expect(events.contains { $0["event"] as? String == "recognizer_restarted" })
+        #expect(result.stderr.isEmpty)
+    }
+
+    @Test("transcript lines come from stdin with --transcript-file -")
+    func transcriptStdin() throws {
+        let folder = try TestEnvironment.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let config = try writeConfig(folder: folder, raw: "/dev/null")
+        let result = try TestEnvironment.runProofkit(
+            ["voice", "--live", "--device", "quiet", "--json", "--max-seconds", "2", "--transcript-file", "-"],
+            stdin: Data("الحمد لله\nواليه النشور\n".utf8), environment: ["PROOFKIT_ALSA_CONFIG": config])
+        #expect(result.status == 0, "\(result.stderr)")
+        let transcripts = try jsonLines(result.stdout).filter { $0["event"] as? String == "transcript" }
+        #expect(transcripts.compactMap { $0["text"] as? String } == ["الحمد لله", "واليه النشور"])
+    }
+
+    @Test("usage errors exit 64")
+    func usage() throws {
+        let none = try TestEnvironment.runProofkit(["voice"])
+        #expect(none.status == 64)
+        let both = try TestEnvironment.runProofkit(
+            ["voice", "--live", "--recognizer-cmd", "x", "--transcript-file", "y"])
+        #expect(both.status == 64)
+    }
+}

@@ -1,0 +1,90 @@
+import DuaMatching
+import Proofkit
+import ProofkitCore
+import Testing
+import TestSupport
+import VoiceGate
+
+@Suite("ReadingProof")
+struct ReadingProofTests {
+    /// Real speech read twice (at 3 s and 12 s) in a real air-conditioned room.
+    func room(withSpeech: Bool) throws -> TestAudio {
+        let room = try TestAudio.fixture("noise_ac_16k.wav").looped(toSeconds: 24).scaled(toRMS: -50)
+        guard withSpeech else { return room }
+        let speech = try TestAudio.fixture("speech_en_ljspeech_16k.wav").scaled(toRMS: -32)
+        return room.mixing(speech, at: 3).mixing(speech, at: 12)
+    }
+
+    @Test("key words from transcript lines light up once each, and acceptance is emitted once")
+    func keyWords() throws {
+        var proof = try ReadingProof()
+        var events: [ReadingProofEvent] = []
+        let audio = try room(withSpeech: true)
+        for (i, chunk) in audio.chunks(of: 1600).enumerated() {
+            events += proof.process(audio: chunk)
+            if i == 40 { events += proof.process(transcript: "الحمد لله الذي") }
+            if i == 45 { events += proof.process(transcript: "الحمدلله الذي احيانا بعدما", at: 4.5) }
+            if i == 50 { events += proof.process(transcript: "اماتنا واليه النشور") }
+        }
+        let hits = events.compactMap { event -> HeardKeyWord? in
+            if case .keyWordHeard(let hit) = event { return hit }
+            return nil
+        }
+        #expect(hits.map(\.index) == [0, 1, 2, 3, 4])
+        #expect(hits[0].word == "الْحَمْدُ")
+        #expect(hits[1].seconds == 4.5)
+        #expect(isApproximatelyEqual(hits[0].seconds, 4.1, absoluteTolerance: 0.05))
+        let accepted = events.filter { if case .accepted = $0 { return true } else { return false } }
+        #expect(accepted.count == 1)
+        let result = proof.finish()
+        #expect(result.match.verdict == .accepted(score: 5))
+        #expect(result.match.rule == .keyWords)
+        #expect(result.transcript.count == 3)
+    }
+
+    @Test("level events come at 10 Hz with voice on/off at the speech")
+    func meter() throws {
+        var proof = try ReadingProof()
+        var events: [ReadingProofEvent] = []
+        for chunk in try room(withSpeech: true).chunks(of: 512) { events += proof.process(audio: chunk) }
+        let levels = events.compactMap { event -> ReadingLevel? in
+            if case .level(let level) = event { return level }
+            return nil
+        }
+        #expect(abs(levels.count - 240) <= 1)
+        #expect(levels.allSatisfy { $0.thresholdDecibels > $0.floorDecibels })
+        let starts = events.compactMap { event -> Double? in
+            if case .voiceStarted(let seconds) = event { return seconds }
+            return nil
+        }
+        #expect(starts.contains { abs($0 - 3) < 0.3 })
+        #expect(starts.contains { abs($0 - 12) < 0.3 })
+        #expect(starts.allSatisfy { $0 >= 2.9 })
+    }
+
+    @Test("without a recogniser, voice alone for the reading time is accepted")
+    func voiceOnly() throws {
+        var proof = try ReadingProof(configuration: ReadingProofConfiguration(usesRecognizer: false))
+        for chunk in try room(withSpeech: true).chunks(of: 1600) { _ = proof.process(audio: chunk) }
+        let result = proof.finish()
+        #expect(result.match.rule == .voiceOnly)
+        #expect(result.match.verdict.isAccepted)
+        #expect(result.gate.voicedSeconds > 12)
+
+        var quiet = try ReadingProof(configuration: ReadingProofConfiguration(usesRecognizer: false))
+        for chunk in try room(withSpeech: false).chunks(of: 1600) { _ = quiet.process(audio: chunk) }
+        #expect(!quiet.finish().match.verdict.isAccepted)
+        #expect(quiet.voicedSeconds == 0)
+    }
+
+    @Test("two key words and twice the reading time of voice: accepted by the read-twice rule")
+    func readTwice() throws {
+        var proof = try ReadingProof()
+        _ = proof.process(transcript: "الحمد لله الذي بعثنا واليه المصير", at: 1)
+        #expect(!proof.current.verdict.isAccepted)
+        for chunk in try room(withSpeech: true).chunks(of: 1600) { _ = proof.process(audio: chunk) }
+        let result = proof.finish()
+        #expect(result.match.rule == .readTwice)
+        #expect(result.match.verdict.isAccepted)
+    }
+}

@@ -1,0 +1,307 @@
+import Foundation
+
+/// Mono audio for engine tests: samples in -1...1 and their rate. Test-only; the engines' tests
+/// must not depend on the `AudioIO` adapter, so this reads WAV itself.
+public struct TestAudio: Sendable {
+    /// Samples in -1...1 (the first channel, or the mean of the channels).
+    public var samples: [Float]
+    /// Samples per second, in Hz.
+    public var sampleRate: Int
+
+    /// Creates audio from samples.
+    public init(samples: [Float], sampleRate: Int) {
+        self.samples = samples
+        self.sampleRate = sampleRate
+    }
+
+    /// Duration in seconds.
+    public var seconds: Double { Double(samples.count) / Double(sampleRate) }
+
+    /// Reads a RIFF/WAVE file with 16-bit PCM (format tag 1, or 0xFFFE with a PCM sub-format),
+    /// mixing channels to mono. A tiny test-only reader: it walks the chunks, needs `fmt ` before
+    /// `data`, and refuses anything else.
+    /// - Throws: `TestAudioError` when the file is missing or not 16-bit PCM WAV.
+    public static func readWAV(_ path: String) throws -> TestAudio {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw TestAudioError("cannot read \(path)")
+        }
+        let bytes = [UInt8](data)
+        func u16(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
+        func u32(_ at: Int) -> Int { u16(at) | u16(at + 2) << 16 }
+        func tag(_ at: Int) -> String { String(decoding: bytes[at..<at + 4], as: UTF8.self) }
+        guard bytes.count >= 12, tag(0) == "RIFF", tag(8) == "WAVE" else {
+            throw TestAudioError("\(path) is not a RIFF/WAVE file")
+        }
+        var offset = 12
+        var channels = 0
+        var rate = 0
+        var bits = 0
+        while offset + 8 <= bytes.count {
+            let id = tag(offset)
+            let size = u32(offset + 4)
+            let body = offset + 8
+            if id == "fmt " {
+                let format = u16(body)
+                channels = u16(body + 2)
+                rate = u32(body + 4)
+                bits = u16(body + 14)
+                let isPCM = format == 1 || (format == 0xFFFE && size >= 26 && u16(body + 24) == 1)
+                guard isPCM, bits == 16, channels >= 1 else {
+                    throw TestAudioError("\(path): only 16-bit PCM WAV is supported")
+                }
+            } else if id == "data" {
+                guard channels > 0 else { throw TestAudioError("\(path): data before fmt") }
+                let end = min(bytes.count, body + size)
+                let frameCount = (end - body) / (2 * channels)
+                var samples = [Float](repeating: 0, count: frameCount)
+                for frame in 0..<frameCount {
+                    var total: Float = 0
+                    for channel in 0..<channels {
+                        let at = body + (frame * channels + channel) * 2
+                        total += Float(Int16(bitPattern: UInt16(u16(at)))) / 32768
+                    }
+                    samples[frame] = total / Float(channels)
+                }
+                return TestAudio(samples: samples, sampleRate: rate)
+            }
+            offset = body + size + (size & 1)
+        }
+        throw TestAudioError("\(path): no data chunk")
+    }
+
+    /// Reads a fixture WAV from `Tests/TestSupport/Fixtures`.
+    public static func fixture(_ name: String) throws -> TestAudio {
+        try readWAV(TestEnvironment.fixture(name))
+    }
+
+    /// The RMS level of all samples, in dBFS (`20 log10 rms`, as `sox stats` "RMS lev dB").
+    public var rmsDecibels: Double { Self.rmsDecibels(samples[...]) }
+
+    /// The RMS level of a slice, in dBFS.
+    public static func rmsDecibels(_ samples: ArraySlice<Float>) -> Double {
+        guard !samples.isEmpty else { return -200 }
+        var total = 0.0
+        for x in samples { total += Double(x) * Double(x) }
+        return 10 * log10(max(total / Double(samples.count), 1e-20))
+    }
+
+    /// A copy scaled so that its RMS level is `decibels` dBFS.
+    public func scaled(toRMS decibels: Double) -> TestAudio {
+        let gain = Float(pow(10, (decibels - rmsDecibels) / 20))
+        return TestAudio(samples: samples.map { $0 * gain }, sampleRate: sampleRate)
+    }
+
+    /// A copy scaled by `decibels` dB.
+    public func amplified(by decibels: Double) -> TestAudio {
+        let gain = Float(pow(10, decibels / 20))
+        return TestAudio(samples: samples.map { $0 * gain }, sampleRate: sampleRate)
+    }
+
+    /// This audio repeated (with a 20 ms crossfade at each seam) to exactly `seconds`.
+    public func looped(toSeconds seconds: Double) -> TestAudio {
+        let count = Int(seconds * Double(sampleRate))
+        let fade = min(samples.count / 4, sampleRate / 50)
+        var out = [Float]()
+        out.reserveCapacity(count + samples.count)
+        while out.count < count {
+            if out.isEmpty || fade == 0 {
+                out.append(contentsOf: samples)
+            } else {
+                let start = out.count - fade
+                for i in 0..<fade {
+                    let t = Float(i) / Float(fade)
+                    out[start + i] = out[start + i] * (1 - t) + samples[i] * t
+                }
+                out.append(contentsOf: samples[fade...])
+            }
+        }
+        return TestAudio(samples: Array(out.prefix(count)), sampleRate: sampleRate)
+    }
+
+    /// A copy with `other` added in, starting at `offset` seconds (`other` must have the same rate).
+    public func mixing(_ other: TestAudio, at offset: Double) -> TestAudio {
+        precondition(other.sampleRate == sampleRate, "mix needs equal sample rates")
+        var out = samples
+        let start = Int(offset * Double(sampleRate))
+        for (i, x) in other.samples.enumerated() where start + i < out.count {
+            out[start + i] += x
+        }
+        return TestAudio(samples: out, sampleRate: sampleRate)
+    }
+
+    /// The stretches where this (clean) audio carries sound: 20 ms frames within `range` dB of the
+    /// loudest frame, gaps under `bridging` seconds bridged, runs under 60 ms dropped. This is the
+    /// reference "known speech" of a clean recording, worked out on the clean signal alone.
+    public func activeRegions(range: Double = 30, bridging: Double = 0.3) -> [(start: Double, end: Double)] {
+        activeRegions(above: frameLevels().max().map { $0 - range } ?? 0, bridging: bridging)
+    }
+
+    /// The 20 ms frame levels, in dBFS.
+    public func frameLevels() -> [Double] {
+        let frame = sampleRate / 50
+        var levels: [Double] = []
+        var at = 0
+        while frame > 0, at + frame <= samples.count {
+            levels.append(Self.rmsDecibels(samples[at..<at + frame]))
+            at += frame
+        }
+        return levels
+    }
+
+    /// The stretches where 20 ms frames of this (clean) audio are above `threshold` dBFS, gaps
+    /// under `bridging` seconds bridged, runs under 60 ms dropped. With `threshold` at a noise's
+    /// level, this is the speech that can be heard over that noise.
+    public func activeRegions(above threshold: Double, bridging: Double = 0.3) -> [(start: Double, end: Double)] {
+        let levels = frameLevels()
+        var regions: [(start: Double, end: Double)] = []
+        for (i, level) in levels.enumerated() where level >= threshold {
+            let start = Double(i) * 0.02
+            let end = start + 0.02
+            if let last = regions.last, start - last.end <= bridging {
+                regions[regions.count - 1].end = end
+            } else {
+                regions.append((start, end))
+            }
+        }
+        return regions.filter { $0.end - $0.start >= 0.06 }
+    }
+
+    /// Total seconds of ``activeRegions(range:bridging:)``.
+    public func activeSeconds(range: Double = 30, bridging: Double = 0.3) -> Double {
+        activeRegions(range: range, bridging: bridging).reduce(0) { $0 + $1.end - $1.start }
+    }
+
+    /// Chunks of `size` samples (the last may be shorter), as a live microphone delivers them.
+    public func chunks(of size: Int) -> [[Float]] {
+        stride(from: 0, to: samples.count, by: size).map {
+            Array(samples[$0..<min(samples.count, $0 + size)])
+        }
+    }
+}
+
+/// A failure reading test audio.
+public struct TestAudioError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// Deterministic synthetic sounds for the gate's tests (seeded, no randomness from the system).
+public enum SyntheticAudio {
+    /// A small deterministic generator (SplitMix64).
+    public struct Generator: RandomNumberGenerator {
+        var state: UInt64
+        public init(seed: UInt64) { state = seed }
+        public mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        /// Uniform in -1...1.
+        public mutating func uniform() -> Float { Float.random(in: -1...1, using: &self) }
+    }
+
+    /// A ticking clock: a sharp decaying 3 kHz + 1.2 kHz click every `interval` seconds over quiet
+    /// room noise at `roomDecibels` dBFS; each tick peaks near `tickPeak` and dies in ~15 ms.
+    public static func clockTicks(
+        seconds: Double, sampleRate: Int = 16_000, interval: Double = 1.0, tickPeak: Float = 0.3,
+        roomDecibels: Double = -55, seed: UInt64 = 1
+    ) -> TestAudio {
+        var rng = Generator(seed: seed)
+        let count = Int(seconds * Double(sampleRate))
+        let roomGain = Float(pow(10, roomDecibels / 20) * 3.0.squareRoot())
+        var out = (0..<count).map { _ in rng.uniform() * roomGain }
+        let rate = Double(sampleRate)
+        var tick = 0.25
+        while tick < seconds {
+            let start = Int(tick * rate)
+            for i in 0..<Int(0.04 * rate) where start + i < count {
+                let t = Double(i) / rate
+                let envelope = exp(-t / 0.004)
+                let tone = 0.6 * sin(2 * .pi * 3000 * t) + 0.4 * sin(2 * .pi * 1200 * t)
+                out[start + i] += tickPeak * Float(envelope * tone) + tickPeak * 0.3 * Float(envelope) * rng.uniform()
+            }
+            tick += interval
+        }
+        return TestAudio(samples: out, sampleRate: sampleRate)
+    }
+
+    /// Street-like noise heard through a window: brown-ish rumble whose level swells by about
+    /// `swellDecibels` as cars pass (each pass ~4 s, rising and falling smoothly), plus a steady
+    /// hiss, around `levelDecibels` dBFS.
+    public static func street(
+        seconds: Double, sampleRate: Int = 16_000, levelDecibels: Double = -45,
+        swellDecibels: Double = 12, seed: UInt64 = 2
+    ) -> TestAudio {
+        var rng = Generator(seed: seed)
+        let count = Int(seconds * Double(sampleRate))
+        var out = [Float](repeating: 0, count: count)
+        var brown: Float = 0
+        var lowPass: Float = 0
+        let passes: [Double] = stride(from: 1.5, to: seconds, by: 5.5).map { $0 }
+        for i in 0..<count {
+            let t = Double(i) / Double(sampleRate)
+            brown = 0.995 * brown + 0.05 * rng.uniform()
+            lowPass += 0.2 * (rng.uniform() - lowPass)
+            var swell = 0.0
+            for centre in passes {
+                let x = (t - centre) / 1.2
+                swell = max(swell, exp(-x * x))
+            }
+            let gain = Float(pow(10, swell * swellDecibels / 20))
+            out[i] = gain * (brown * 0.7 + lowPass * 0.3) + 0.05 * rng.uniform()
+        }
+        return TestAudio(samples: out, sampleRate: sampleRate).scaled(toRMS: levelDecibels)
+    }
+
+    /// White noise at `levelDecibels` dBFS RMS.
+    public static func whiteNoise(
+        seconds: Double, sampleRate: Int = 16_000, levelDecibels: Double, seed: UInt64 = 3
+    ) -> TestAudio {
+        var rng = Generator(seed: seed)
+        let gain = Float(pow(10, levelDecibels / 20) * 3.0.squareRoot())
+        let count = Int(seconds * Double(sampleRate))
+        return TestAudio(samples: (0..<count).map { _ in rng.uniform() * gain }, sampleRate: sampleRate)
+    }
+}
+
+/// Runs external tools for tests (sox, espeak-ng).
+public enum TestTools {
+    /// Runs `tool` with `arguments`, waits, and returns its exit status.
+    @discardableResult
+    public static func run(_ tool: String, _ arguments: [String]) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [tool] + arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// A fresh temporary folder for one test.
+    public static func temporaryFolder() throws -> String {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "proofkit-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url.path
+    }
+
+    /// Arabic speech from espeak-ng, resampled by sox to 16 kHz mono 16-bit.
+    /// - Throws: when a tool fails.
+    public static func espeakArabic(_ text: String, speed: Int = 130) throws -> TestAudio {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let raw = folder + "/espeak.wav"
+        let wav = folder + "/speech16k.wav"
+        guard try run("espeak-ng", ["-v", "ar", "-s", String(speed), "-w", raw, text]) == 0 else {
+            throw TestAudioError("espeak-ng failed")
+        }
+        guard try run("sox", [raw, "-r", "16000", "-c", "1", "-b", "16", wav]) == 0 else {
+            throw TestAudioError("sox failed")
+        }
+        return try TestAudio.readWAV(wav)
+    }
+}
