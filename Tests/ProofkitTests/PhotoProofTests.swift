@@ -119,6 +119,67 @@ struct PhotoProofRealPhotoTests {
     }
 
     @Test(
+        "five-crop views equal the models study's Pillow views",
+        .enabled(if: ImageFixtures.hasPythonWithPillow, "needs .deps/venv with Pillow"))
+    func fiveCropViewsMatchPillow() throws {
+        // A landscape photo, a tall portrait one and a square PNG.
+        let photos = ImageFixtures.referencePhotos.filter {
+            ["mat/mat_037.jpg", "mat/mat_042.jpg", "other/other_bed_015.png"].contains($0.file)
+        }
+        #expect(photos.count == 3)
+        let folder = try ImageFixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let python = try #require(ImageFixtures.pythonWithPillow)
+        let result = try runProcess(
+            python, [ImageFixtures.script("photo_reference.py"), "fivecrop", folder.path] + photos.map(\.path))
+        try #require(result.status == 0, "photo_reference.py fivecrop failed: \(result.stderr)")
+        let proof = try PhotoProof(configuration: .lite0(fastDecode: false, crops: CropRegion.fiveCrop()))
+        for (index, photo) in photos.enumerated() {
+            let mine = try proof.prepare(contentsOf: photo.path).tensor
+            let pillow = try readFloats(folder.appendingPathComponent("\(index).five.f32"))
+            #expect(mine.shape == [5, 3, 224, 224])
+            try #require(pillow.count == mine.values.count)
+            // One 8-bit level is 1/128 in the tensor; allow the decoders' rare rounding differences.
+            let worst = zip(pillow, mine.values).map { abs($0 - $1) }.max() ?? 0
+            #expect(worst <= 4.0 / 128, "\(photo.file): worst difference \(worst * 128) levels")
+        }
+    }
+
+    @Test(
+        "judge runs a real model through the runner protocol",
+        .enabled(if: canRunReference, "needs Python onnxruntime and Models/generated"))
+    func judgeThroughRunner() throws {
+        let photo = try #require(ImageFixtures.referencePhotos.first { $0.file == "mat/mat_038.jpg" })
+        let proof = try PhotoProof(configuration: .lite0())
+        var model = ClosurePhotoModel { (tensor: ImageTensor) throws(ProofkitError) -> PhotoModelOutput in
+            do {
+                guard let output = try runReferenceModel([("photo", tensor)])["photo"] else {
+                    throw ProofkitError(.internal, "no output")
+                }
+                return output
+            } catch let error as ProofkitError {
+                throw error
+            } catch {
+                throw ProofkitError(.internal, "\(error)")
+            }
+        }
+        let result = try proof.judge(contentsOf: photo.path, model: &model)
+        #expect(result.judgement.verdict.isAccepted)
+        #expect(result.acceptedBy == .score)
+        #expect(result.topClasses.first?.index == ClassifierReading.prayerRugClass)
+        #expect(abs(result.judgement.score - photo.p741) < 0.05)
+        #expect(result.embedding.count == 1280)
+        #expect(result.timings.inference > .zero)
+        // Enrolling this photo's embedding accepts it as the person's own mat.
+        var enrolled = proof.configuration
+        enrolled.enrolment = try MatEnrolment(embeddings: [result.embedding])
+        enrolled.policy = try MatProofPolicy(threshold: 0.999)
+        let again = try PhotoProof(configuration: enrolled).judge(contentsOf: photo.path, model: &model)
+        #expect(again.acceptedBy == .enrolment)
+        #expect((again.enrolmentSimilarity ?? 0) > 0.99)
+    }
+
+    @Test(
         "fp32 class-741 scores agree with the reference within 0.05; the fast path keeps every verdict",
         .enabled(if: canRunReference, "needs Python onnxruntime and Models/generated"))
     func scoresMatchReference() throws {

@@ -7,6 +7,12 @@
         images/REFERENCE.md does. Writes OUTDIR/i.rgb (raw RGB rows) and OUTDIR/resize.json:
         [{"width", "height", "brightness"}] (mean Rec.601 luma / 255 of the resized image).
 
+    python photo_reference.py fivecrop OUTDIR IMAGE...
+        For each IMAGE (index i): the five-crop views of the models study (centre crop of the
+        256-resized image, then squares of side int(0.6 * min(w, h)) of the decoded image at the
+        four corners, each resized to 224 with Image.BICUBIC), as float32 NCHW (x - 127) / 128,
+        written to OUTDIR/i.five.f32 ([5, 3, 224, 224]).
+
     python photo_reference.py run MODEL.onnx DIR
         DIR/tensors.json lists [{"name", "shape"}]; DIR/NAME.f32 holds float32 NCHW. Runs the
         model with onnxruntime (CPU) on each and writes DIR/NAME.logits.f32 and
@@ -41,6 +47,24 @@ def resize(out, paths):
         json.dump(rows, f)
 
 
+def fivecrop(out, paths):
+    from PIL import Image, ImageOps
+    for i, path in enumerate(paths):
+        with Image.open(path) as img:
+            img = ImageOps.exif_transpose(img).convert("RGB")
+        w, h = img.size
+        size = (256, max(1, round(h * 256 / w))) if w <= h else (max(1, round(w * 256 / h)), 256)
+        small = img.resize(size, Image.Resampling.BICUBIC)
+        left, top = (size[0] - 224) // 2, (size[1] - 224) // 2
+        views = [small.crop((left, top, left + 224, top + 224))]
+        s = int(0.6 * min(w, h))
+        for fx, fy in ((0, 0), (1, 0), (0, 1), (1, 1)):
+            x, y = int((w - s) * fx), int((h - s) * fy)
+            views.append(img.crop((x, y, x + s, y + s)).resize((224, 224), Image.Resampling.BICUBIC))
+        batch = np.stack([((np.asarray(v, np.float32) - 127.0) / 128.0).transpose(2, 0, 1) for v in views])
+        batch.astype(np.float32).tofile(os.path.join(out, f"{i}.five.f32"))
+
+
 def run(model, folder):
     import onnxruntime as ort
     options = ort.SessionOptions()
@@ -61,6 +85,8 @@ def run(model, folder):
 if __name__ == "__main__":
     if sys.argv[1] == "resize":
         resize(sys.argv[2], sys.argv[3:])
+    elif sys.argv[1] == "fivecrop":
+        fivecrop(sys.argv[2], sys.argv[3:])
     elif sys.argv[1] == "run":
         run(sys.argv[2], sys.argv[3])
     else:
