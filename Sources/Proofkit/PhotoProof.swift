@@ -136,9 +136,10 @@ public struct PhotoProofConfiguration: Sendable {
     public static func clip(
         prompts: ClipPromptScorer, threshold: Double = MatProofPolicy.clipThreshold, fastDecode: Bool = true
     ) throws(ProofkitError) -> PhotoProofConfiguration {
-        // MobileCLIP S0 takes 256x256 RGB / 255 (no mean/std), resized bicubic and centre-cropped.
+        // MobileCLIP S0 (ml-mobileclip's transform, as Models/export_mobileclip.py documents):
+        // shorter side to 256 bilinear, centre crop 256, RGB / 255 with no mean/std.
         let preprocessing = try ImagePreprocessing(
-            shorterSide: 256, cropSize: 256, filter: .bicubic, mean: [0, 0, 0], standardDeviation: [255, 255, 255])
+            shorterSide: 256, cropSize: 256, filter: .bilinear, mean: [0, 0, 0], standardDeviation: [255, 255, 255])
         return PhotoProofConfiguration(
             scorer: .clip(prompts), decoder: .init(minimumShorterSide: fastDecode ? 256 : nil),
             preprocessing: preprocessing, policy: try MatProofPolicy(threshold: threshold))
