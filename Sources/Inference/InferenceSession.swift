@@ -1,0 +1,235 @@
+import Foundation
+public import ProofkitCore
+
+/// A loaded model, ready to run: one ONNX Runtime session.
+///
+/// ```swift
+/// var session = try InferenceSession(contentsOf: "Models/generated/silero_vad.onnx")
+/// print(session.inputs)    // [input: float32[?, ?], state: float32[2, ?, 128], sr: int64[]]
+/// let outputs = try session.run([
+///     "input": try Tensor<Float>(shape: [1, 576], repeating: 0),
+///     "state": try Tensor<Float>(shape: [2, 1, 128], repeating: 0),
+///     "sr": Tensor<Int64>(scalar: 16_000),
+/// ])
+/// let probability = try outputs.tensor("output", as: Float.self).scalars[0]
+/// ```
+///
+/// Ownership: the session is a unique owner (`~Copyable`) of the ORT session and is released when
+/// it goes out of scope, or earlier with ``close()``. ``run(_:outputs:)`` is `mutating`, so one
+/// session runs one call at a time; to run in parallel, make one session per task.
+/// Blocking: loading and running block the calling thread (keep them off the main actor).
+///
+/// `@unchecked Sendable`: a unique owner with no shared mutable state; ORT sessions may move
+/// between threads, and `run` is exclusive by `mutating`.
+public struct InferenceSession: ~Copyable, @unchecked Sendable {
+    /// How a session is set up.
+    public struct Options: Sendable, Hashable {
+        /// Graph optimisation levels (ORT's `GraphOptimizationLevel`).
+        public enum GraphOptimization: Int32, Sendable, Hashable {
+            /// No graph rewriting.
+            case disabled = 0
+            /// Constant folding and redundant-node removal.
+            case basic = 1
+            /// Basic plus operator fusions.
+            case extended = 2
+            /// Everything ORT offers, including layout optimisations (ORT's default).
+            case all = 99
+        }
+
+        /// Threads for work inside one operator. Default 1: an alarm device stays cool and a
+        /// session never competes with audio capture; the small models proofkit runs take
+        /// milliseconds on one core. Use 2 to 4 for photo models on a multi-core board; 0 lets
+        /// ORT choose (one per physical core). Negative values are a programmer error (trap).
+        public var intraOpThreads: Int
+        /// Whether idle intra-op threads spin waiting for work. Default `false`: spinning cuts
+        /// latency a little but burns a core while an alarm waits (sets
+        /// `session.intra_op.allow_spinning`).
+        public var allowsSpinning: Bool
+        /// Graph optimisation. Default ``GraphOptimization/all``.
+        public var graphOptimization: GraphOptimization
+
+        /// - Parameters:
+        ///   - intraOpThreads: threads per operator, 0 = ORT's choice; default 1.
+        ///   - allowsSpinning: let idle threads spin; default `false`.
+        ///   - graphOptimization: default `.all`.
+        public init(intraOpThreads: Int = 1, allowsSpinning: Bool = false, graphOptimization: GraphOptimization = .all) {
+            precondition(intraOpThreads >= 0, "intraOpThreads must be 0 (ORT's choice) or more")
+            self.intraOpThreads = intraOpThreads
+            self.allowsSpinning = allowsSpinning
+            self.graphOptimization = graphOptimization
+        }
+    }
+
+    private let calls: OrtCalls
+    private let raw: OpaquePointer
+    private let memory: OpaquePointer
+    private let allocator: OpaquePointer
+    private let inputNames: [UnsafeMutablePointer<CChar>]
+    private let outputNames: [UnsafeMutablePointer<CChar>]
+
+    /// The model's inputs, in the model's order.
+    public let inputs: [TensorDescription]
+    /// The model's outputs, in the model's order.
+    public let outputs: [TensorDescription]
+    /// The model file, when the session was loaded from one.
+    public let path: String?
+
+    /// Loads a model file.
+    /// - Parameters:
+    ///   - path: an `.onnx` file.
+    ///   - options: threads and optimisation; see ``Options``.
+    /// - Throws: `.runtimeUnavailable` (no ONNX Runtime), `.notFound` (no such file),
+    ///   `.modelInvalid` (ORT cannot load it; the message is ORT's). Calls `CreateSession`.
+    public init(contentsOf path: String, options: Options = Options()) throws(ProofkitError) {
+        let runtime = try OnnxRuntime.shared.get()
+        try self.init(runtime: runtime, options: options, path: path) { (sessionOptions) throws(ProofkitError) in
+            try runtime.calls.createSession(env: runtime.environment, path: path, options: sessionOptions)
+        }
+    }
+
+    /// Loads a model from its bytes (ORT copies what it needs; `bytes` can be dropped after).
+    /// - Parameters:
+    ///   - bytes: the content of an `.onnx` file.
+    ///   - options: threads and optimisation; see ``Options``.
+    /// - Throws: `.runtimeUnavailable`, or `.modelInvalid` with ORT's message.
+    ///   Calls `CreateSessionFromArray`.
+    public init(bytes: [UInt8], options: Options = Options()) throws(ProofkitError) {
+        try self.init(bytes: bytes, options: options, path: nil)
+    }
+
+    /// Loads a model file after checking its SHA-256, so a damaged or swapped model is refused
+    /// before ORT sees it. The file is read once; the checked bytes are what ORT loads.
+    /// - Parameters:
+    ///   - path: an `.onnx` file.
+    ///   - expectedSHA256: the digest as 64 hex digits (case-insensitive).
+    ///   - options: see ``Options``.
+    /// - Throws: `.notFound` (no file), `.io` (unreadable), `.modelInvalid` (digest mismatch,
+    ///   naming both digests, or ORT cannot load it), `.invalidArgument` (malformed
+    ///   `expectedSHA256`), `.runtimeUnavailable`.
+    public init(contentsOf path: String, expectedSHA256: String, options: Options = Options())
+        throws(ProofkitError)
+    {
+        let bytes = try ModelFile.read(path, expectedSHA256: expectedSHA256)
+        try self.init(bytes: bytes, options: options, path: path)
+    }
+
+    private init(bytes: [UInt8], options: Options, path: String?) throws(ProofkitError) {
+        let runtime = try OnnxRuntime.shared.get()
+        try self.init(runtime: runtime, options: options, path: path) { (sessionOptions) throws(ProofkitError) in
+            let result: Result<OpaquePointer, ProofkitError> = bytes.withUnsafeBytes { buffer in
+                do throws(ProofkitError) {
+                    return .success(
+                        try runtime.calls.createSession(
+                            env: runtime.environment, bytes: buffer, options: sessionOptions, path: path))
+                } catch { return .failure(error) }
+            }
+            return try result.get()
+        }
+    }
+
+    private init(
+        runtime: OrtRuntime, options: Options, path: String?,
+        create: (OpaquePointer) throws(ProofkitError) -> OpaquePointer
+    ) throws(ProofkitError) {
+        precondition(options.intraOpThreads >= 0, "intraOpThreads must be 0 (ORT's choice) or more")
+        let calls = runtime.calls
+        let sessionOptions = try calls.createSessionOptions(
+            intraOpThreads: options.intraOpThreads, allowsSpinning: options.allowsSpinning,
+            optimizationLevel: options.graphOptimization.rawValue)
+        defer { calls.releaseSessionOptions(sessionOptions) }
+        let raw = try create(sessionOptions)
+        var inputNames: [UnsafeMutablePointer<CChar>] = []
+        var outputNames: [UnsafeMutablePointer<CChar>] = []
+        do throws(ProofkitError) {
+            let inputs = try calls.describe(session: raw, inputs: true, allocator: runtime.allocator)
+            inputNames = inputs.names
+            let outputs = try calls.describe(session: raw, inputs: false, allocator: runtime.allocator)
+            outputNames = outputs.names
+            self.memory = try calls.createCPUMemoryInfo()
+            self.inputs = inputs.descriptions
+            self.outputs = outputs.descriptions
+        } catch {
+            calls.freeNames(inputNames + outputNames, allocator: runtime.allocator)
+            calls.releaseSession(raw)
+            throw path.map { error.at(path: $0) } ?? error
+        }
+        self.calls = calls
+        self.raw = raw
+        self.allocator = runtime.allocator
+        self.inputNames = inputNames
+        self.outputNames = outputNames
+        self.path = path
+    }
+
+    deinit {
+        calls.releaseMemoryInfo(memory)
+        calls.freeNames(inputNames + outputNames, allocator: allocator)
+        calls.releaseSession(raw)
+    }
+
+    /// Releases the session now (otherwise it is released when it goes out of scope).
+    public consuming func close() {}
+
+    /// Runs the model.
+    /// - Parameters:
+    ///   - feeds: one tensor per model input, by name (``Tensor`` or ``AnyTensor``). Every input
+    ///     must be given, with the element type the model declares.
+    ///   - outputs: the outputs to compute, by name; `nil` (the default) computes all of them.
+    /// - Returns: copies of the outputs, in the order asked for (the model's order by default).
+    /// - Throws: `.invalidArgument` for a missing, unknown or wrongly typed input or an unknown
+    ///   output (checked here), or for a shape ORT rejects (ORT's message and code);
+    ///   `.internal` for another ORT failure while running. Calls `Run`.
+    public mutating func run(_ feeds: [String: any TensorInput], outputs requested: [String]? = nil)
+        throws(ProofkitError) -> InferenceOutputs
+    {
+        if feeds.count > inputs.count {  // some name is not an input: say which (sorted, so stable)
+            let expected = inputs.map(\.name)
+            let unknown = feeds.keys.filter { !expected.contains($0) }.sorted()
+            throw ProofkitError(
+                .invalidArgument,
+                "The model has no input named \(unknown.joined(separator: ", ")); its inputs are \(expected.joined(separator: ", ")).",
+                path: path)
+        }
+        var ordered: [AnyTensor] = []
+        ordered.reserveCapacity(inputs.count)
+        for description in inputs {
+            guard let feed = feeds[description.name] else {
+                throw ProofkitError(
+                    .invalidArgument, "Input \(description) was not given.", path: path)
+            }
+            let tensor = feed.erased
+            guard tensor.elementType == description.elementType else {
+                throw ProofkitError(
+                    .invalidArgument,
+                    "Input \(description.name) must hold \(description.elementType.map(String.init(describing:)) ?? "non-tensor") elements, not \(tensor.elementType).",
+                    path: path)
+            }
+            ordered.append(tensor)
+        }
+        let outputIndices: [Int]
+        if let requested {
+            var indices: [Int] = []
+            for name in requested {
+                guard let index = outputs.firstIndex(where: { $0.name == name }) else {
+                    throw ProofkitError(
+                        .invalidArgument,
+                        "The model has no output named \(name); its outputs are \(outputs.map(\.name).joined(separator: ", ")).",
+                        path: path)
+                }
+                indices.append(index)
+            }
+            outputIndices = indices
+        } else {
+            outputIndices = Array(outputs.indices)
+        }
+        let labels = outputIndices.map { outputs[$0].name }
+        do {
+            let tensors = try calls.run(
+                session: raw, memory: memory, inputNames: inputNames, inputs: ordered,
+                outputNames: outputIndices.map { outputNames[$0] }, outputLabels: labels)
+            return InferenceOutputs(names: labels, tensors: tensors)
+        } catch {
+            throw path.map { error.at(path: $0) } ?? error
+        }
+    }
+}

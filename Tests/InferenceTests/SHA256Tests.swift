@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+@testable import Inference
+import ProofkitCore
+import TestSupport
+
+@Suite("SHA-256 and model digests")
+struct SHA256Tests {
+    @Test(
+        "FIPS 180-4 example messages",
+        arguments: [
+            ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+            ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+            (
+                "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+                "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+            ),
+        ])
+    func knownVectors(message: String, digest: String) {
+        #expect(SHA256.hexDigest(of: Array(message.utf8)) == digest)
+    }
+
+    @Test("a million 'a's, fed in uneven pieces")
+    func millionAs() {
+        var hasher = SHA256()
+        var remaining = 1_000_000
+        var piece = 1
+        while remaining > 0 {
+            let count = min(piece, remaining)
+            Array(repeating: UInt8(ascii: "a"), count: count).withUnsafeBytes { hasher.update(bytes: $0) }
+            remaining -= count
+            piece = piece * 3 % 1000 + 1
+        }
+        #expect(SHA256.hex(hasher.finalize()) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+    }
+
+    @Test("agrees with sha256sum on every length around the block boundaries and on the fixture models",
+          .enabled(if: TestEnvironment.hasTool("sha256sum")))
+    func agreesWithSha256sum() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("proofkit-sha-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var generator = SystemRandomNumberGenerator()
+        var paths: [String] = []
+        var ours: [String] = []
+        for length in [0, 1, 55, 56, 57, 63, 64, 65, 119, 120, 127, 128, 129, 1000, 70_001] {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let path = folder.appendingPathComponent("\(length).bin").path
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            paths.append(path)
+            ours.append(SHA256.hexDigest(of: bytes))
+            // The generic-sequence path gives the same digest as the buffer path.
+            var generic = SHA256()
+            generic.update(bytes.lazy.map { $0 })
+            #expect(SHA256.hex(generic.finalize()) == ours.last)
+        }
+        for name in ["add_relu", "dense_relu", "int64_affine", "small_types"] {
+            let path = InferenceFixtures.model(name)
+            paths.append(path)
+            ours.append(try ModelFile.sha256(ofFileAt: path))
+        }
+        let result = try runProcess("/usr/bin/env", ["sha256sum"] + paths)
+        #expect(result.status == 0)
+        let theirs = result.stdout.split(separator: "\n").map { String($0.prefix(64)) }
+        #expect(theirs == ours)
+    }
+
+    @Test("ModelFile.read checks the digest: match, mismatch, missing file, malformed digest")
+    func modelFileRead() throws {
+        let path = InferenceFixtures.model("dense_relu")
+        let digest = try ModelFile.sha256(ofFileAt: path)
+        let bytes = try ModelFile.read(path, expectedSHA256: digest.uppercased())
+        #expect(bytes == (try InferenceFixtures.bytes("dense_relu")))
+
+        let wrong = String(repeating: "0", count: 64)
+        let mismatch = try #require(throws: ProofkitError.self) { try ModelFile.read(path, expectedSHA256: wrong) }
+        #expect(mismatch.code == .modelInvalid)
+        #expect(mismatch.path == path)
+        #expect(mismatch.message.contains(digest) && mismatch.message.contains(wrong))
+
+        let missing = try #require(throws: ProofkitError.self) {
+            try ModelFile.read("/nonexistent/model.onnx", expectedSHA256: digest)
+        }
+        #expect(missing.code == .notFound)
+        let malformed = try #require(throws: ProofkitError.self) { try ModelFile.read(path, expectedSHA256: "abc") }
+        #expect(malformed.code == .invalidArgument)
+        let folder = try #require(throws: ProofkitError.self) {
+            try ModelFile.read(TestEnvironment.fixture("onnx"), expectedSHA256: digest)
+        }
+        #expect(folder.code == .io)
+    }
+
+    @Test("a session loads by expected digest, and refuses a different model",
+          .enabled(if: InferenceFixtures.runtimeAvailable, "set PROOFKIT_ORT_LIBRARY"))
+    func sessionByDigest() throws {
+        let path = InferenceFixtures.model("int64_affine")
+        let digest = try ModelFile.sha256(ofFileAt: path)
+        var session = try InferenceSession(contentsOf: path, expectedSHA256: digest)
+        #expect(session.path == path)
+        #expect(try session.run(["ids": Tensor<Int64>(shape: [1], scalars: [2])]).tensor("scaled", as: Int64.self).scalars == [7])
+        let other = try ModelFile.sha256(ofFileAt: InferenceFixtures.model("add_relu"))
+        let error = try #require(throws: ProofkitError.self) {
+            _ = try InferenceSession(contentsOf: path, expectedSHA256: other)
+        }
+        #expect(error.code == .modelInvalid)
+    }
+}
