@@ -1,5 +1,6 @@
 import Foundation
 import ImageIO
+import Inference
 import ImageProof
 import Proofkit
 import ProofkitCore
@@ -7,30 +8,9 @@ import Testing
 import TestSupport
 
 private let hasPhotos = !ImageFixtures.referencePhotos.isEmpty
-private let canRunReference = hasPhotos && ImageFixtures.pythonWithOnnxRuntime != nil && ImageFixtures.lite0Model != nil
-
-/// Runs the Lite0 model with Python onnxruntime on named tensors; returns the outputs by name.
-private func runReferenceModel(_ tensors: [(name: String, tensor: ImageTensor)]) throws -> [String: PhotoModelOutput] {
-    let folder = try ImageFixtures.temporaryFolder()
-    defer { try? FileManager.default.removeItem(at: folder) }
-    var manifest: [[String: Any]] = []
-    for (name, tensor) in tensors {
-        try writeFloats(tensor.values, to: folder.appendingPathComponent(name + ".f32"))
-        manifest.append(["name": name, "shape": tensor.shape])
-    }
-    try JSONSerialization.data(withJSONObject: manifest).write(to: folder.appendingPathComponent("tensors.json"))
-    let python = try #require(ImageFixtures.pythonWithOnnxRuntime)
-    let model = try #require(ImageFixtures.lite0Model)
-    let result = try runProcess(python, [ImageFixtures.script("photo_reference.py"), "run", model, folder.path])
-    try #require(result.status == 0, "photo_reference.py run failed: \(result.stderr)")
-    var outputs: [String: PhotoModelOutput] = [:]
-    for (name, tensor) in tensors {
-        outputs[name] = PhotoModelOutput(
-            batch: tensor.shape[0], logits: try readFloats(folder.appendingPathComponent(name + ".logits.f32")),
-            embeddings: try readFloats(folder.appendingPathComponent(name + ".embedding.f32")))
-    }
-    return outputs
-}
+private let lite0Path = TestEnvironment.packageRoot.appendingPathComponent(OnnxPhotoModel.lite0FP32Path).path
+/// Set-up installs ONNX Runtime and builds the models, so CI runs these.
+private let canRunModel = hasPhotos && OnnxRuntime.isAvailable && FileManager.default.fileExists(atPath: lite0Path)
 
 @Suite("PhotoProof on fixtures")
 struct PhotoProofFixtureTests {
@@ -146,23 +126,12 @@ struct PhotoProofRealPhotoTests {
     }
 
     @Test(
-        "judge runs a real model through the runner protocol",
-        .enabled(if: canRunReference, "needs Python onnxruntime and Models/generated"))
+        "judge runs the real model through proofkit's ONNX Runtime; enrolling the photo accepts it",
+        .enabled(if: canRunModel, "needs ONNX Runtime and Models/generated (run bash .ci/setup)"))
     func judgeThroughRunner() throws {
         let photo = try #require(ImageFixtures.referencePhotos.first { $0.file == "mat/mat_038.jpg" })
+        var model = try OnnxPhotoModel(contentsOf: lite0Path)
         let proof = try PhotoProof(configuration: .lite0())
-        var model = ClosurePhotoModel { (tensor: ImageTensor) throws(ProofkitError) -> PhotoModelOutput in
-            do {
-                guard let output = try runReferenceModel([("photo", tensor)])["photo"] else {
-                    throw ProofkitError(.internal, "no output")
-                }
-                return output
-            } catch let error as ProofkitError {
-                throw error
-            } catch {
-                throw ProofkitError(.internal, "\(error)")
-            }
-        }
         let result = try proof.judge(contentsOf: photo.path, model: &model)
         #expect(result.judgement.verdict.isAccepted)
         #expect(result.acceptedBy == .score)
@@ -170,39 +139,34 @@ struct PhotoProofRealPhotoTests {
         #expect(abs(result.judgement.score - photo.p741) < 0.05)
         #expect(result.embedding.count == 1280)
         #expect(result.timings.inference > .zero)
-        // Enrolling this photo's embedding accepts it as the person's own mat.
+        // Enrolling this photo's embedding accepts it as the person's own mat, even when the
+        // class threshold is out of reach; another photo of another thing is not accepted.
         var enrolled = proof.configuration
         enrolled.enrolment = try MatEnrolment(embeddings: [result.embedding])
         enrolled.policy = try MatProofPolicy(threshold: 0.999)
-        let again = try PhotoProof(configuration: enrolled).judge(contentsOf: photo.path, model: &model)
+        let enrolledProof = try PhotoProof(configuration: enrolled)
+        let again = try enrolledProof.judge(contentsOf: photo.path, model: &model)
         #expect(again.acceptedBy == .enrolment)
         #expect((again.enrolmentSimilarity ?? 0) > 0.99)
+        let other = try #require(ImageFixtures.referencePhotos.first { $0.file == "other/other_bed_015.png" })
+        let otherResult = try enrolledProof.judge(contentsOf: other.path, model: &model)
+        #expect(!otherResult.judgement.verdict.isAccepted)
+        #expect(otherResult.judgement.hint == MatProofPolicy.notAMatHint)
     }
 
     @Test(
         "fp32 class-741 scores agree with the reference within 0.05; the fast path keeps every verdict",
-        .enabled(if: canRunReference, "needs Python onnxruntime and Models/generated"))
+        .enabled(if: canRunModel, "needs ONNX Runtime and Models/generated (run bash .ci/setup)"))
     func scoresMatchReference() throws {
         let photos = ImageFixtures.referencePhotos
         let full = try PhotoProof(configuration: .lite0(fastDecode: false))
         let fast = try PhotoProof(configuration: .lite0(fastDecode: true))
-        var tensors: [(String, ImageTensor)] = []
-        var inputs: [String: PreparedPhotoInput] = [:]
-        for (index, photo) in photos.enumerated() {
-            let a = try full.prepare(contentsOf: photo.path)
-            let b = try fast.prepare(contentsOf: photo.path)
-            inputs["full\(index)"] = a
-            inputs["fast\(index)"] = b
-            tensors += [("full\(index)", a.tensor), ("fast\(index)", b.tensor)]
-        }
-        let outputs = try runReferenceModel(tensors)
+        var model = try OnnxPhotoModel(contentsOf: lite0Path)
         var worst = 0.0
         var fastWorst = 0.0
-        for (index, photo) in photos.enumerated() {
-            let fullResult = try full.evaluate(
-                try #require(outputs["full\(index)"]), for: try #require(inputs["full\(index)"]), path: photo.path)
-            let fastResult = try fast.evaluate(
-                try #require(outputs["fast\(index)"]), for: try #require(inputs["fast\(index)"]), path: photo.path)
+        for photo in photos {
+            let fullResult = try full.judge(contentsOf: photo.path, model: &model)
+            let fastResult = try fast.judge(contentsOf: photo.path, model: &model)
             let difference = abs(fullResult.judgement.score - photo.p741)
             worst = max(worst, difference)
             fastWorst = max(fastWorst, abs(fastResult.judgement.score - photo.p741))
@@ -218,25 +182,18 @@ struct PhotoProofRealPhotoTests {
 
     @Test(
         "the five-crop rule accepts more mats and no other photo",
-        .enabled(if: canRunReference, "needs Python onnxruntime and Models/generated"))
+        .enabled(if: canRunModel, "needs ONNX Runtime and Models/generated (run bash .ci/setup)"))
     func fiveCrop() throws {
         let photos = ImageFixtures.referencePhotos
         let centre = try PhotoProof(configuration: .lite0())
         let five = try PhotoProof(configuration: .lite0(crops: CropRegion.fiveCrop()))
-        var tensors: [(String, ImageTensor)] = []
-        var inputs: [String: PreparedPhotoInput] = [:]
-        for (index, photo) in photos.enumerated() {
-            let input = try five.prepare(contentsOf: photo.path)
-            inputs["five\(index)"] = input
-            tensors.append(("five\(index)", input.tensor))
-        }
-        let outputs = try runReferenceModel(tensors)
+        var model = try OnnxPhotoModel(contentsOf: lite0Path)
         var centreRecall = 0
         var fiveRecall = 0
         var falseAccepts: [String] = []
-        for (index, photo) in photos.enumerated() {
-            let output = try #require(outputs["five\(index)"])
-            let input = try #require(inputs["five\(index)"])
+        for photo in photos {
+            let input = try five.prepare(contentsOf: photo.path)
+            let output = try model.run(input.tensor)
             let fiveResult = try five.evaluate(output, for: input, path: photo.path)
             // The centre crop alone is the first row of the same batch.
             let centreOutput = PhotoModelOutput(

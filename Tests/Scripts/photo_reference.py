@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Independent references for the photo-proof tests (Pillow, numpy, Python onnxruntime).
+"""Independent references for the photo-proof tests (Pillow and numpy).
 
     python photo_reference.py resize OUTDIR IMAGE...
         For each IMAGE (index i): Pillow decode with EXIF orientation, RGB, shorter side to 256
@@ -12,12 +12,6 @@
         256-resized image, then squares of side int(0.6 * min(w, h)) of the decoded image at the
         four corners, each resized to 224 with Image.BICUBIC), as float32 NCHW (x - 127) / 128,
         written to OUTDIR/i.five.f32 ([5, 3, 224, 224]).
-
-    python photo_reference.py run MODEL.onnx DIR
-        DIR/tensors.json lists [{"name", "shape"}]; DIR/NAME.f32 holds float32 NCHW. Runs the
-        model with onnxruntime (CPU) on each and writes DIR/NAME.logits.f32 and
-        DIR/NAME.embedding.f32 (the outputs named "logits" and "embedding"; missing ones are
-        skipped).
 """
 import json
 import os
@@ -65,29 +59,10 @@ def fivecrop(out, paths):
         batch.astype(np.float32).tofile(os.path.join(out, f"{i}.five.f32"))
 
 
-def run(model, folder):
-    import onnxruntime as ort
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = 1
-    session = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
-    input_name = session.get_inputs()[0].name
-    outputs = [o.name for o in session.get_outputs()]
-    with open(os.path.join(folder, "tensors.json")) as f:
-        tensors = json.load(f)
-    for entry in tensors:
-        x = np.fromfile(os.path.join(folder, entry["name"] + ".f32"), dtype=np.float32).reshape(entry["shape"])
-        values = session.run(None, {input_name: x})
-        for name, value in zip(outputs, values):
-            if name in ("logits", "embedding"):
-                np.asarray(value, dtype=np.float32).tofile(os.path.join(folder, f"{entry['name']}.{name}.f32"))
-
-
 if __name__ == "__main__":
     if sys.argv[1] == "resize":
         resize(sys.argv[2], sys.argv[3:])
     elif sys.argv[1] == "fivecrop":
         fivecrop(sys.argv[2], sys.argv[3:])
-    elif sys.argv[1] == "run":
-        run(sys.argv[2], sys.argv[3])
     else:
         sys.exit(f"unknown mode {sys.argv[1]}")

@@ -67,15 +67,6 @@ extension ImageFixtures {
 }
 
 extension ImageFixtures {
-    /// ``pythonWithPillow`` when it also imports onnxruntime (the independent runtime for the
-    /// photo-proof accuracy tests), else `nil`.
-    public static let pythonWithOnnxRuntime: String? = {
-        guard let python = pythonWithPillow,
-            let result = try? runProcess(python, ["-c", "import onnxruntime"]), result.status == 0
-        else { return nil }
-        return python
-    }()
-
     /// `Models/generated/efficientnet_lite0_fp32.onnx` when the models have been built.
     public static let lite0Model: String? = {
         let path = TestEnvironment.packageRoot.appendingPathComponent("Models/generated/efficientnet_lite0_fp32.onnx").path
