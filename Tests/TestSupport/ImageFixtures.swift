@@ -54,6 +54,10 @@ public enum ImageFixtures {
     }
 }
 
+/// The folder of ``ImageFixtures/regenerated``, removed when the test process exits.
+/// Written once, before the exit handler that reads it is installed.
+nonisolated(unsafe) private var regeneratedFolderPath: String?
+
 extension ImageFixtures {
     /// The fixtures re-made now by `Tests/Scripts/make_image_fixtures.py` with the Python that
     /// has Pillow (made once per test process), so tests can compare against Pillow live as
@@ -61,18 +65,14 @@ extension ImageFixtures {
     public static let regenerated: URL? = {
         guard let python = pythonWithPillow, let folder = try? temporaryFolder() else { return nil }
         let script = TestEnvironment.packageRoot.appendingPathComponent("Tests/Scripts/make_image_fixtures.py").path
+        regeneratedFolderPath = folder.path
+        atexit { if let path = regeneratedFolderPath { try? FileManager.default.removeItem(atPath: path) } }
         guard let result = try? runProcess(python, [script, folder.path]), result.status == 0 else { return nil }
         return folder
     }()
 }
 
 extension ImageFixtures {
-    /// `Models/generated/efficientnet_lite0_fp32.onnx` when the models have been built.
-    public static let lite0Model: String? = {
-        let path = TestEnvironment.packageRoot.appendingPathComponent("Models/generated/efficientnet_lite0_fp32.onnx").path
-        return FileManager.default.fileExists(atPath: path) ? path : nil
-    }()
-
     /// `Tests/Scripts/NAME`.
     public static func script(_ name: String) -> String {
         TestEnvironment.packageRoot.appendingPathComponent("Tests/Scripts/\(name)").path
