@@ -89,9 +89,11 @@ struct PhotoProofRealPhotoTests {
             #expect(abs(prepared.brightness - pillowBrightness) < 0.002, "\(photo.file)")
             #expect(abs(prepared.brightness - photo.brightness) < 0.002, "\(photo.file)")
         }
-        // Pillow's resampling is reproduced exactly; what remains are rare one-level rounding
-        // differences between libjpeg-turbo 2.1 (Debian) and the 3.x inside Pillow's wheel,
-        // which the bicubic filter's sharpening can grow to a few levels.
+        // The decodes are identical and Pillow's resampling is reproduced exactly for the
+        // horizontal-then-vertical order of Resample.c. Pillow 13 runs the vertical pass first
+        // for some shapes (here the two tall portrait photos, mat_042 and mat_046), which moves
+        // about 9 % of their bytes by at most 3 levels (the 8-bit intermediate rounds
+        // differently); the scores are unaffected (see the next test).
         let meanDifference = Double(totalDifference) / Double(max(totalBytes, 1))
         print("resized photos vs Pillow: worst byte difference \(worstPixel), mean \(meanDifference)")
         #expect(worstPixel <= 4)
