@@ -215,3 +215,58 @@ struct PhotoProofRealPhotoTests {
         #expect(fiveRecall >= centreRecall)
     }
 }
+
+private let generated = TestEnvironment.packageRoot.appendingPathComponent("Models/generated")
+private let clipStandIn = generated.appendingPathComponent("clip_standin.onnx").path
+private let canRunClipStandIn = OnnxRuntime.isAvailable && FileManager.default.fileExists(atPath: clipStandIn)
+
+@Suite(
+    "PhotoProof with the CLIP-shaped stand-in model",
+    .enabled(if: canRunClipStandIn, "needs ONNX Runtime and Models/generated (run bash .ci/setup)"))
+struct PhotoProofClipStandInTests {
+    @Test("the mat share of the stand-in's test photos equals the models build's numpy reference")
+    func standIn() throws {
+        let prompts = try PhotoProof.loadPromptEmbeddings(
+            contentsOf: generated.appendingPathComponent("clip_standin_prompts.json").path)
+        #expect(prompts.threshold == MatProofPolicy.clipThreshold)
+        #expect(prompts.prompts.first == "a photo of a prayer rug")
+        let data = try Data(contentsOf: generated.appendingPathComponent("clip_standin_reference.json"))
+        let reference = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let images = try #require(reference["images"] as? [[String: Any]])
+        #expect(images.count == 2)
+        var model = try OnnxPhotoModel(contentsOf: clipStandIn)
+        let proof = try PhotoProof(configuration: .clip(prompts: prompts.scorer))
+        for image in images {
+            let file = try #require(image["file"] as? String)
+            let expectedScore = try #require((image["score"] as? NSNumber)?.doubleValue)
+            let expectedEmbedding = (image["embedding"] as? [Any] ?? []).compactMap { ($0 as? NSNumber)?.floatValue }
+            let result = try proof.judge(contentsOf: generated.appendingPathComponent(file).path, model: &model)
+            #expect(abs(result.judgement.score - expectedScore) <= 1e-4, "\(file): \(result.judgement.score) vs \(expectedScore)")
+            #expect(result.judgement.verdict.isAccepted == (image["verdict"] as? String == "pass"), "\(file)")
+            #expect(result.embedding.count == expectedEmbedding.count)
+            let worst = zip(result.embedding, expectedEmbedding).map { abs($0 - $1) }.max() ?? 1
+            #expect(worst <= 1e-4, "\(file): embedding differs by \(worst)")
+            #expect(result.topClasses.isEmpty)
+        }
+    }
+
+    @Test("a prompt file whose length does not match the model is refused")
+    func mismatch() throws {
+        let scorer = try ClipPromptScorer(matPrompts: [[1, 0, 0]], otherPrompts: [[0, 1, 0]])
+        var model = try OnnxPhotoModel(contentsOf: clipStandIn)
+        let proof = try PhotoProof(configuration: .clip(prompts: scorer))
+        let path = generated.appendingPathComponent("clip_standin_test_mat.png").path
+        let error = try #require(throws: ProofkitError.self) { _ = try proof.judge(contentsOf: path, model: &model) }
+        #expect(error.code == .modelInvalid)
+    }
+}
+
+@Test(
+    "the ImageNet class names from the models build load, with 741 the prayer rug",
+    .enabled(if: FileManager.default.fileExists(atPath: generated.appendingPathComponent("imagenet_classes.txt").path)))
+func imageNetClassNames() throws {
+    let names = try PhotoProof.loadClassNames(contentsOf: generated.appendingPathComponent("imagenet_classes.txt").path)
+    #expect(names.count == 1000)
+    #expect(names[741] == "prayer rug, prayer mat")
+    #expect(names[282] == "tiger cat")
+}
