@@ -9,6 +9,7 @@ import TestSupport
 
 private let hasPhotos = !ImageFixtures.referencePhotos.isEmpty
 private let lite0Path = TestEnvironment.packageRoot.appendingPathComponent(OnnxPhotoModel.lite0FP32Path).path
+private let lite0Int8Path = TestEnvironment.packageRoot.appendingPathComponent(OnnxPhotoModel.lite0Int8Path).path
 /// Set-up installs ONNX Runtime and builds the models, so CI runs these.
 private let canRunModel = hasPhotos && OnnxRuntime.isAvailable && FileManager.default.fileExists(atPath: lite0Path)
 
@@ -180,6 +181,23 @@ struct PhotoProofRealPhotoTests {
             if photo.file.contains("_dark_") { #expect(fastResult.judgement.hint == MatProofPolicy.tooDarkHint) }
         }
         print("lite0 fp32 vs reference: worst |p741 difference| full size \(worst), fast path \(fastWorst)")
+    }
+
+    @Test(
+        "the int8 model's fast-path verdicts match the fp32 reference's on every photo",
+        .enabled(if: canRunModel && FileManager.default.fileExists(atPath: lite0Int8Path), "needs the int8 model"))
+    func int8() throws {
+        // The reference's int8 column comes from another calibration of the int8 model, so the
+        // int8 scores are compared with fp32 here, not with that column.
+        let fast = try PhotoProof(configuration: .lite0(fastDecode: true))
+        var model = try OnnxPhotoModel(contentsOf: lite0Int8Path)
+        var worst = 0.0
+        for photo in ImageFixtures.referencePhotos {
+            let result = try fast.judge(contentsOf: photo.path, model: &model)
+            worst = max(worst, abs(result.judgement.score - photo.p741))
+            #expect(result.judgement.verdict.isAccepted == (photo.p741 >= MatProofPolicy.lite0Threshold), "\(photo.file)")
+        }
+        print("lite0 int8 fast path vs fp32 reference: worst |p741 difference| \(worst)")
     }
 
     @Test(

@@ -83,6 +83,9 @@ extension ImageFixtures {
         public var file: String
         public var isMat: Bool
         public var p741: Double
+        /// The reference's static int8 model's class-741 score (another calibration than the
+        /// models build's int8 model).
+        public var p741Int8: Double
         public var brightness: Double
         public var path: String
     }
@@ -95,9 +98,11 @@ extension ImageFixtures {
         else { return [] }
         return text.split(separator: "\n").dropFirst().compactMap { line in
             let fields = line.split(separator: "\t").map(String.init)
-            guard fields.count >= 5, let p741 = Double(fields[2]), let brightness = Double(fields[4]) else { return nil }
+            guard fields.count >= 5, let p741 = Double(fields[2]), let int8 = Double(fields[3]),
+                let brightness = Double(fields[4])
+            else { return nil }
             return ReferencePhoto(
-                file: fields[0], isMat: fields[1] == "mat", p741: p741, brightness: brightness,
+                file: fields[0], isMat: fields[1] == "mat", p741: p741, p741Int8: int8, brightness: brightness,
                 path: folder.appendingPathComponent(fields[0]).path)
         }
     }()
