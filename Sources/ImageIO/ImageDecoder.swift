@@ -345,8 +345,9 @@ public struct ImageDecoder: Sendable {
         }
         defer { try? handle.close() }
         do {
-            // Read at most one byte past the limit, so a file that grew since stat is caught.
-            let data = try handle.read(upToCount: configuration.maximumFileSize + 1) ?? Data()
+            // Read at most one byte past the size stat gave (bounded by the limit), so memory
+            // stays bounded even if the file grows while it is read.
+            let data = try handle.read(upToCount: min(size, configuration.maximumFileSize) + 1) ?? Data()
             if data.count > configuration.maximumFileSize {
                 throw ProofkitError(.io, "the file is over the \(configuration.maximumFileSize)-byte limit", path: path)
             }
