@@ -1,14 +1,280 @@
+import Foundation
+import PrayerPlanning
 import ProofkitCore
 
-// Placeholder until the issue that owns `proofkit plan` lands.
+/// `proofkit plan`: the alarm chains for the coming days, reconciled with a state file.
 enum PlanCommand: Subcommand {
     static let name = "plan"
     static let summary = "plan the alarm chains for the coming days"
-    static let synopsis = "proofkit plan --lat LAT --lon LON [--tz ZONE] [--state FILE] [--json]"
-    static let discussion = ""
-    static let options: [OptionSpec] = [.flag("json", help: "one JSON object per result on stdout")]
+    static let synopsis = """
+        proofkit plan --lat LAT --lon LON [--tz ZONE] [--prayers fajr,maghrib] [--days 7] [--proof-window 30m] [--budget N] [--state FILE] [--now ISO8601] [--json]
+        """
+    static let discussion = """
+        Plans a rolling window of --days local dates (today first) of alarm chains for the chosen
+        prayers (sunrise is never an alarm). Each chain is a first ring at the prayer time and
+        backups over the proof window, close together first and further apart later (30 min:
+        +0, 2, 5, 9, 14, 20, 27 min). Ids are stable: prayer.date.HHMM.rRING, e.g.
+        fajr.2026-11-30.0512.r0. With --budget N (the system's alarm or notification limit,
+        minus --reminders) the nearest chains are kept whole, with room for one more chain so a
+        re-sync never goes over; "covered until" is the last date whose alarms are all booked.
+
+        --tz is the timetable's zone; --device-tz is where the phone rings [same as --tz]. With
+        --clock timetable [default] the alarm rings when the device's clock shows the timetable's
+        time (Karachi following a London mosque rings at London's printed 05:12 on Karachi's
+        clock); --clock instant rings at the same moment as the timetable.
+        --now fixes the current time (ISO-8601 with offset, or a wall time in --device-tz) for
+        reproducible output; default the current time.
+
+        \(PrayerOptions.methodHelp)
+
+        --state FILE reads the alarms the system holds from FILE (it must exist; an empty file or
+        {} is an empty state), prints the operations reconciliation produces (schedule new chains
+        before cancelling old ones, cancel-before-replace for changed content, never touch a
+        ringing alarm, cancel unknown ids) and applies them to FILE atomically. State file:
+          {"version": 1,
+           "fingerprint": "0123456789abcdef" | null,        (plan last applied in full)
+           "alarms": [{"id": "fajr.2026-11-30.0512.r0", "fire": "2026-11-30T05:12:00+05:00",
+                       "sound": "adhan-fajr", "state": "scheduled" | "ringing"}],
+           "outcomes": [{"occurrence": "fajr.2026-11-29", "kind": "proof" | "escape",
+                         "at": "2026-11-29T05:20:00+05:00"}],
+           "postponed": {"<id>": "<ISO-8601>"}, "merged": ["<id>"]}
+        "fire" and "sound" may be omitted when unknown. Ended chains (outcomes) are not planned
+        again; an escape is never counted as a proof.
+
+        --json prints one object:
+          {"now": ISO, "fingerprint": "...", "first_day": "YYYY-MM-DD", "last_day": "...",
+           "covered_until": "YYYY-MM-DD" | null, "timetable_zone": "...", "device_zone": "...",
+           "alarm_count": N,
+           "chains": [{"occurrence": "fajr.2026-11-30", "prayer": "fajr", "date": "2026-11-30",
+                       "prayer_time": ISO (timetable zone), "within_budget": true,
+                       "rings": [{"id": "...", "ring": 0, "fire": ISO (device zone), "sound": "..."}]}],
+           "unavailable": [{"occurrence": "...", "reason": "polarDay"}],
+           and with --state: "operations": [{"op": "schedule" | "cancel", "id": "...",
+             "reason": "contentChanged" | "superseded" | "notInPlan" | "unknownID" (cancel),
+             "fire": ISO (schedule)}], "full_resync": bool, "state": "FILE"}
+
+        Examples:
+          proofkit plan --lat 24.8607 --lon 67.0011 --tz Asia/Karachi
+          proofkit plan --lat 51.5074 --lon -0.1278 --tz Europe/London --device-tz Asia/Karachi --prayers fajr
+          proofkit plan --lat 21.4225 --lon 39.8262 --tz Asia/Riyadh --budget 64 --reminders 14 --state alarms.json --json
+        """
+    static let options: [OptionSpec] = PrayerOptions.specs + [
+        .option("device-tz", value: "ZONE", help: "zone the phone rings in [--tz]"),
+        .option("clock", value: "MODE", help: "timetable (ring at the timetable's clock reading) or instant [timetable]"),
+        .option("prayers", value: "LIST", help: "prayers with alarms [fajr,maghrib]"),
+        .option("days", value: "N", help: "days in the window, 1...60 [7]"),
+        .option("proof-window", value: "DUR", help: "backups spread over this, e.g. 30m [30m]"),
+        .option("budget", value: "N", help: "the system's alarm limit, e.g. 64 [none]"),
+        .option("reminders", value: "N", help: "slots of the budget kept for reminders [0]"),
+        .option("state", value: "FILE", help: "JSON state file: reconcile with it and update it"),
+        .option("now", value: "ISO8601", help: "the current time, for reproducible output [now]"),
+        .flag("json", help: "one JSON object on stdout"),
+    ]
 
     static func run(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
-        throw ProofkitError(.internal, "'proofkit plan' is not built yet")
+        guard arguments.positionals.isEmpty else { throw UsageError("unexpected argument '\(arguments.positionals[0])'") }
+        let calculator = try PrayerOptions.calculator(arguments)
+        var configuration = AlarmChainConfiguration(
+            deviceTimeZone: arguments.value("device-tz") == nil
+                ? calculator.timeZone : try PrayerOptions.zone(arguments, option: "device-tz"))
+        if let text = arguments.value("clock") {
+            switch text.lowercased() {
+            case "timetable": configuration.clockMode = .timetableClock
+            case "instant": configuration.clockMode = .sameInstant
+            default: throw UsageError("unknown --clock '\(text)'; timetable or instant")
+            }
+        }
+        if let text = arguments.value("prayers") {
+            var prayers: Set<Prayer> = []
+            for name in text.split(separator: ",") {
+                guard let prayer = Prayer(rawValue: name.lowercased().trimmingCharacters(in: .whitespaces)) else {
+                    throw UsageError("unknown prayer '\(name)' in --prayers; fajr, dhuhr, asr, maghrib, isha")
+                }
+                guard prayer != .sunrise else { throw UsageError("sunrise is not a prayer and never gets an alarm") }
+                prayers.insert(prayer)
+            }
+            configuration.prayers = prayers
+        }
+        if let days = try arguments.int("days") { configuration.days = days }
+        if let window = try arguments.seconds("proof-window") { configuration.proofWindow = .seconds(window) }
+        if let budget = try arguments.int("budget") {
+            configuration.budget.systemLimit = budget
+        }
+        if let reminders = try arguments.int("reminders") { configuration.budget.reservedForReminders = reminders }
+        let planner: AlarmChainPlanner
+        do { planner = try AlarmChainPlanner(calculator: calculator, configuration: configuration) } catch {
+            throw UsageError(error.message)
+        }
+        let now: Date
+        if let text = arguments.value("now") {
+            guard let date = parseISO8601(text, defaultZone: configuration.deviceTimeZone) else {
+                throw UsageError("--now needs ISO-8601 such as 2026-11-30T04:00:00+05:00, got '\(text)'")
+            }
+            now = date
+        } else {
+            now = Date()  // the CLI may read the clock; engines may not
+        }
+
+        var ledger = AlarmLedger()
+        let statePath = arguments.value("state")
+        if let statePath { ledger = try StateFile.read(statePath) }
+        let plan = planner.plan(now: now, context: ledger.planningContext)
+
+        var output = planJSON(plan, planner: planner)
+        var reconciliation: Reconciliation? = nil
+        if let statePath {
+            let result = AlarmReconciler.reconcile(
+                plan: plan, system: ledger.systemAlarms, syncedFingerprint: ledger.syncedFingerprint,
+                capacity: configuration.budget.capacity)
+            reconciliation = result
+            // The file is the system here: every step succeeds, and the file is written once,
+            // atomically, after all of them.
+            _ = ledger.apply(result, perform: { _ in nil })
+            ledger.prune(before: plan.firstDay.adding(days: -7))
+            try StateFile.write(ledger, to: statePath, zone: configuration.deviceTimeZone)
+            output["operations"] = .array(result.operations.map { operationJSON($0, zone: configuration.deviceTimeZone) })
+            output["full_resync"] = .bool(result.isFullResync)
+            output["state"] = .string(statePath)
+        }
+        if arguments.has("json") {
+            io.printJSON(.object(output))
+        } else {
+            printText(plan, planner: planner, reconciliation: reconciliation, io: io)
+        }
+        return .success
+    }
+
+    static func planJSON(_ plan: AlarmPlan, planner: AlarmChainPlanner) -> [String: JSONValue] {
+        let device = planner.configuration.deviceTimeZone
+        let timetable = planner.calculator.timeZone
+        return [
+            "now": .string(iso8601(plan.now, in: device)), "fingerprint": .string(plan.fingerprint),
+            "first_day": .string(plan.firstDay.description), "last_day": .string(plan.lastDay.description),
+            "covered_until": JSONValue(plan.coveredUntil?.description),
+            "timetable_zone": .string(timetable.identifier), "device_zone": .string(device.identifier),
+            "alarm_count": .int(plan.alarms.count),
+            "chains": .array(plan.chains.map { chain in
+                .object([
+                    "occurrence": .string(chain.occurrence.description),
+                    "prayer": .string(chain.occurrence.prayer.rawValue),
+                    "date": .string(chain.occurrence.date.description),
+                    "prayer_time": .string(iso8601(chain.rings[0].prayerTime.instant(in: timetable), in: timetable)),
+                    "within_budget": .bool(chain.isWithinBudget),
+                    "rings": .array(chain.rings.map { ring in
+                        .object([
+                            "id": .string(ring.id.rawValue), "ring": .int(ring.ringIndex),
+                            "fire": .string(iso8601(ring.fireDate, in: device)), "sound": .string(ring.content.sound),
+                        ])
+                    }),
+                ])
+            }),
+            "unavailable": .array(plan.unavailable.map {
+                .object(["occurrence": .string($0.occurrence.description), "reason": .string($0.reason.rawValue)])
+            }),
+        ]
+    }
+
+    static func operationJSON(_ operation: AlarmOperation, zone: TimeZone) -> JSONValue {
+        switch operation {
+        case .schedule(let alarm):
+            .object(["op": "schedule", "id": .string(alarm.id.rawValue), "fire": .string(iso8601(alarm.fireDate, in: zone))])
+        case .cancel(let id, let reason):
+            .object(["op": "cancel", "id": .string(id.rawValue), "reason": .string(reason.rawValue)])
+        }
+    }
+
+    static func printText(_ plan: AlarmPlan, planner: AlarmChainPlanner, reconciliation: Reconciliation?, io: CommandIO) {
+        let device = planner.configuration.deviceTimeZone
+        io.print("Alarm plan from \(iso8601(plan.now, in: device)) for \(plan.firstDay) ... \(plan.lastDay) (rings in \(device.identifier))")
+        for chain in plan.chains {
+            let rings = chain.rings.map { PrayerOptions.clock($0.fireDate, zone: device, date: chain.occurrence.date) }
+            let mark = chain.isWithinBudget ? "" : "  [over budget, not booked]"
+            io.print("  \(chain.occurrence.prayer.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0))\(chain.occurrence.date)  \(rings.joined(separator: " "))\(mark)")
+        }
+        for missing in plan.unavailable {
+            io.print("  \(missing.occurrence.prayer.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0))\(missing.occurrence.date)  no alarm: \(missing.reason.description)")
+        }
+        io.print("\(plan.alarms.count) alarms; covered until \(plan.coveredUntil?.description ?? "nothing (not even today)")")
+        if let reconciliation {
+            io.print("\(reconciliation.operations.count) operations\(reconciliation.isFullResync ? " (full re-sync: the plan's structure changed)" : ""):")
+            for operation in reconciliation.operations { io.print("  \(operation)") }
+        }
+    }
+}
+
+/// The `--state` JSON file (format in `proofkit plan --help`).
+enum StateFile {
+    static func read(_ path: String) throws(ProofkitError) -> AlarmLedger {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw ProofkitError(.notFound, "no such state file (create it empty, or with {})", path: path)
+        }
+        guard !isDirectory.boolValue else { throw ProofkitError(.notFound, "is a folder, not a state file", path: path) }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ProofkitError(.notFound, "cannot read the state file", path: path)
+        }
+        if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return AlarmLedger() }
+        func bad(_ message: String) -> ProofkitError { ProofkitError(.decodeFailed, "not a proofkit state file: \(message)", path: path) }
+        guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw bad("not a JSON object")
+        }
+        if let version = root["version"], (version as? Int) != 1 { throw bad("unsupported version \(version)") }
+        var alarms: [SystemAlarm] = []
+        for item in root["alarms"] as? [Any] ?? [] {
+            guard let entry = item as? [String: Any], let id = entry["id"] as? String, !id.isEmpty else {
+                throw bad("every alarm needs an \"id\" string")
+            }
+            let stateText = entry["state"] as? String ?? "scheduled"
+            guard let state = SystemAlarm.State(rawValue: stateText) else { throw bad("alarm \(id): unknown state '\(stateText)'") }
+            var content: AlarmContent? = nil
+            if let fire = entry["fire"] as? String {
+                guard let date = parseISO8601(fire) else { throw bad("alarm \(id): \"fire\" is not ISO-8601 with an offset") }
+                content = AlarmContent(fireDate: date, sound: entry["sound"] as? String ?? "")
+            }
+            alarms.append(SystemAlarm(id: AlarmID(rawValue: id), content: content, state: state))
+        }
+        if root["alarms"] != nil, !(root["alarms"] is [Any]) { throw bad("\"alarms\" must be an array") }
+        var outcomes: [ChainOutcome] = []
+        for item in root["outcomes"] as? [Any] ?? [] {
+            guard let entry = item as? [String: Any], let text = entry["occurrence"] as? String,
+                let occurrence = Occurrence(text), let kindText = entry["kind"] as? String,
+                let kind = ChainOutcome.Kind(rawValue: kindText), let atText = entry["at"] as? String,
+                let at = parseISO8601(atText)
+            else { throw bad("every outcome needs \"occurrence\" (fajr.YYYY-MM-DD), \"kind\" (proof|escape) and \"at\"") }
+            outcomes.append(ChainOutcome(occurrence: occurrence, kind: kind, at: at))
+        }
+        var postponed: [AlarmID: Date] = [:]
+        for (id, value) in root["postponed"] as? [String: Any] ?? [:] {
+            guard let text = value as? String, let date = parseISO8601(text) else { throw bad("postponed \(id): not ISO-8601") }
+            postponed[AlarmID(rawValue: id)] = date
+        }
+        let merged = Set((root["merged"] as? [String] ?? []).map(AlarmID.init(rawValue:)))
+        let fingerprint = root["fingerprint"] as? String
+        return AlarmLedger(alarms: alarms, syncedFingerprint: fingerprint, outcomes: outcomes,
+                           postponed: postponed, merged: merged)
+    }
+
+    static func write(_ ledger: AlarmLedger, to path: String, zone: TimeZone) throws(ProofkitError) {
+        let alarms: [JSONValue] = ledger.systemAlarms.map { alarm in
+            var entry: [String: JSONValue] = ["id": .string(alarm.id.rawValue), "state": .string(alarm.state.rawValue)]
+            if let content = alarm.content {
+                entry["fire"] = .string(iso8601(content.fireDate, in: zone))
+                entry["sound"] = .string(content.sound)
+            }
+            return .object(entry)
+        }
+        let outcomes: [JSONValue] = ledger.outcomes.map {
+            .object(["occurrence": .string($0.occurrence.description), "kind": .string($0.kind.rawValue),
+                     "at": .string(iso8601($0.at, in: zone))])
+        }
+        let root: JSONValue = .object([
+            "version": 1, "fingerprint": JSONValue(ledger.syncedFingerprint), "alarms": .array(alarms),
+            "outcomes": .array(outcomes),
+            "postponed": .object(Dictionary(uniqueKeysWithValues: ledger.postponed.map {
+                ($0.key.rawValue, JSONValue.string(iso8601($0.value, in: zone)))
+            })),
+            "merged": .array(ledger.merged.sorted().map { .string($0.rawValue) }),
+        ])
+        try writeFileAtomically(root.serialized + "\n", to: path)
     }
 }

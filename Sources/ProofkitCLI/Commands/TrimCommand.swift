@@ -1,14 +1,163 @@
 import ProofkitCore
 
-// Placeholder until the issue that owns `proofkit trim` lands.
+import Proofkit
+
+/// `proofkit trim INPUT [-o OUTPUT.caf]`: makes an alarm sound.
 enum TrimCommand: Subcommand {
     static let name = "trim"
     static let summary = "turn a recitation or adhan into a CAF alarm sound (16-bit PCM, under 30 s)"
-    static let synopsis = "proofkit trim INPUT [-o OUTPUT.caf] [options]"
-    static let discussion = ""
-    static let options: [OptionSpec] = [.flag("json", help: "one JSON object per result on stdout")]
+    static let synopsis = "proofkit trim INPUT [-o OUTPUT.caf] [--max-seconds S] [--start S] [--trim-silence] [--normalize DBFS] [--mono] [--rate HZ] [--json]"
+    static let discussion = """
+        Decodes INPUT (MP3, WAV incl. extensible/24-bit/float, FLAC, Ogg Vorbis, Opus, AIFF, CAF, at
+        any rate and channel count; detected by content, not by extension), stops at 29.000 s of
+        decoded audio (sample-exact) with a 30 ms raised-cosine fade-out only when it cuts, and
+        writes CAF with 16-bit little-endian linear PCM. Input that is shorter is kept whole,
+        without a fade. Rate and channels are kept unless --rate or --mono is given. Only the part
+        that is kept is decoded, so a one-hour input costs no more than a 30-second one.
+
+        The output defaults to the input's name with .caf, in the current folder. An output ending
+        in .wav is written as WAV (16-bit PCM) instead. An existing output is replaced; the output
+        may never be the input itself. The output is written atomically (a temporary file in the
+        same folder, fsync, then a rename; --no-sync skips the fsync): on any failure no output
+        appears and an existing one is left as it was. Finally the written sound goes through
+        'proofkit check'; if it fails (e.g. the input was all silence), trim fails and writes
+        nothing.
+
+        AAC/M4A/ADTS input is refused (libsndfile cannot decode it); convert it first, e.g.
+        ffmpeg -i in.m4a out.wav
+
+        Exit codes: 0 written; 64 bad option; 65 undecodable, unsupported or silent input;
+        66 input missing or a folder; 74 cannot write the output (folder, permissions, full disk).
+
+        JSON (--json), one object:
+          {"input": str, "output": str, "sample_rate": int, "channels": int, "frames": int,
+           "seconds": num, "cut": bool, "fade_ms": num, "skipped_seconds": num,
+           "gain_db": num|null, "peak_dbfs": num|null, "rms_dbfs": num|null,
+           "clipped_samples": int,
+           "input_format": {"container": str, "major_format": str, "subtype": str,
+                            "sample_rate": int, "channels": int, "header_seconds": num|null},
+           "check": <the object 'proofkit check --json' prints>, "warnings": [str]}
+
+        Examples:
+          proofkit trim adhan.mp3                       # writes ./adhan.caf, at most 29 s
+          proofkit trim adhan.mp3 -o fajr.caf --trim-silence --normalize -1
+          proofkit trim long.flac --start 1m30s --max-seconds 20 --mono --rate 44100
+          proofkit trim recitation.ogg -o alarm.caf --json
+        """
+    static let options: [OptionSpec] = [
+        .option("output", short: "o", value: "FILE", help: "output file (default: ./INPUTNAME.caf; .wav writes WAV)"),
+        .option("max-seconds", value: "S", help: "cut after S seconds of audio (default 29, at most 29.9)"),
+        .option("start", value: "S", help: "skip S seconds first (e.g. 2.5, 1m30s)"),
+        .flag("trim-silence", help: "drop leading silence (below --silence-threshold)"),
+        .option("silence-threshold", value: "DBFS", help: "level that counts as silence (default -50)"),
+        .option("normalize", value: "DBFS", help: "scale so the peak is DBFS (e.g. -1), never clipping"),
+        .flag("mono", help: "mix all channels to one"),
+        .option("rate", value: "HZ", help: "resample to HZ (8000 ... 96000; default: keep)"),
+        .flag("no-sync", help: "skip the fsync before the rename (faster; less safe on power loss)"),
+        .flag("json", help: "one JSON object on stdout"),
+    ]
 
     static func run(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
-        throw ProofkitError(.internal, "'proofkit trim' is not built yet")
+        let input = try arguments.requirePositionals(1, names: "INPUT")[0]
+        var options = AlarmSound.TrimOptions()
+        if let max = try arguments.seconds("max-seconds") {
+            guard max > 0, max <= AlarmSound.largestMaxSeconds else {
+                throw UsageError("--max-seconds must be above 0 and at most \(AlarmSound.largestMaxSeconds), got '\(arguments.value("max-seconds") ?? "")'")
+            }
+            options.maxSeconds = max
+        }
+        if let start = try arguments.seconds("start") { options.startSeconds = start }
+        options.trimsLeadingSilence = arguments.has("trim-silence")
+        if let threshold = try arguments.double("silence-threshold") {
+            guard threshold < 0, threshold >= -120 else {
+                throw UsageError("--silence-threshold must be between -120 and 0 dBFS")
+            }
+            options.silenceThresholdDBFS = threshold
+        }
+        if let peak = try arguments.double("normalize") {
+            guard peak <= 0, peak >= -60 else { throw UsageError("--normalize must be between -60 and 0 dBFS, got '\(arguments.value("normalize") ?? "")'") }
+            options.normalizePeakDBFS = peak
+        }
+        options.mixesToMono = arguments.has("mono")
+        options.syncsToDisk = !arguments.has("no-sync")
+        if let rate = try arguments.int("rate") {
+            guard AlarmSound.commonSampleRates.contains(rate) else {
+                throw UsageError("--rate must be one of \(AlarmSound.commonSampleRates.map(String.init).joined(separator: ", ")), got \(rate)")
+            }
+            options.sampleRate = rate
+        }
+        let output = arguments.value("output") ?? defaultOutput(for: input)
+        if output.hasSuffix("/") || output.isEmpty { throw UsageError("-o needs a file name, got '\(output)'") }
+        options.container = output.lowercased().hasSuffix(".wav") ? .wav : .caf
+
+        let result = try AlarmSound.trim(input: input, output: output, options: options)
+        let check = result.check
+        var warnings = check.warnings
+        if result.check.isHeavilyClipped, options.normalizePeakDBFS == nil {
+            warnings.append("the input is clipped; --normalize -1 leaves a little headroom but cannot undo clipping")
+        }
+        if arguments.has("json") {
+            io.printJSON(json(for: result, warnings: warnings))
+        } else {
+            var line = "\(output): \(String(seconds: check.decodedSeconds)) s, \(check.format.sampleRate) Hz, \(check.format.channels) channel\(check.format.channels == 1 ? "" : "s"), \(result.check.format.majorFormatName) 16-bit PCM"
+            if result.wasCut {
+                line += "; cut at \(String(seconds: check.decodedSeconds)) s with a \(fadeMilliseconds(result)) ms fade-out"
+            } else {
+                line += "; whole input kept"
+            }
+            if result.skippedInputFrames > 0 { line += "; skipped \(String(seconds: result.skippedSeconds)) s" }
+            if let gain = result.gainDB { line += "; gain \(String(seconds: gain)) dB" }
+            line += "; check: \(check.verdict.name)"
+            io.print(line)
+            for warning in warnings { io.printError("proofkit trim: warning: \(output): \(warning)") }
+        }
+        return .success
+    }
+
+    /// `INPUTNAME.caf` in the current folder (the input's folder part and extension dropped).
+    static func defaultOutput(for input: String) -> String {
+        var base = input.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? input
+        if let dot = base.lastIndex(of: "."), dot != base.startIndex { base = String(base[..<dot]) }
+        return base + ".caf"
+    }
+
+    static func fadeMilliseconds(_ result: AlarmSound.TrimResult) -> Int {
+        Int((Double(result.fadeFrames) * 1000 / Double(result.check.format.sampleRate)).rounded())
+    }
+
+    static func json(for result: AlarmSound.TrimResult, warnings: [String]) -> JSONValue {
+        let check = result.check
+        return .object([
+            "input": .string(result.input),
+            "output": .string(result.output),
+            "sample_rate": .int(check.format.sampleRate),
+            "channels": .int(check.format.channels),
+            "frames": .int(check.decodedFrames),
+            "seconds": .rounded(check.decodedSeconds, places: 6),
+            "cut": .bool(result.wasCut),
+            "fade_ms": .int(fadeMilliseconds(result)),
+            "skipped_seconds": .rounded(result.skippedSeconds, places: 6),
+            "gain_db": result.gainDB.map { .rounded($0, places: 3) } ?? .null,
+            "peak_dbfs": dbfs(check.levels.peakDBFS),
+            "rms_dbfs": dbfs(check.levels.rmsDBFS),
+            "clipped_samples": .int(check.levels.clippedSamples),
+            "input_format": CheckCommand.json(format: result.inputFormat),
+            "check": CheckCommand.json(for: check),
+            "warnings": .array(warnings.map(JSONValue.string)),
+        ])
+    }
+
+    static func dbfs(_ value: Double) -> JSONValue {
+        value.isFinite ? .rounded(value, places: 2) : .null
+    }
+}
+
+extension String {
+    /// `value` with 2 decimals, without Foundation (e.g. "29.00").
+    init(seconds value: Double) {
+        let negative = value < 0
+        let scaled = Int((abs(value) * 100).rounded())
+        let cents = scaled % 100
+        self = "\(negative && scaled > 0 ? "-" : "")\(scaled / 100).\(cents < 10 ? "0" : "")\(cents)"
     }
 }

@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# proofkit trim against its peers, side by side in one run (markdown report on stdout).
+#
+#   Benchmarks/trim_vs_peers.sh [RUNS]          (default RUNS=9; run from anywhere)
+#
+# Inputs are made from real recitations with sox (../shared/data/audio when present, else the
+# test fixture rec_001.mp3): a 3-minute MP3 (44.1 kHz stereo, 128 kb/s, lame), a 5-minute WAV
+# (44.1 kHz stereo 16-bit) and a one-hour WAV (44.1 kHz stereo 16-bit, memory only).
+# Each run cuts the first 29 s to a 16-bit file:
+#   proofkit trim IN -o OUT.caf                      (release build; fsync before the rename)
+#   proofkit trim --no-sync IN -o OUT.caf            (no fsync, like the peers)
+#   sox IN -b 16 OUT.caf trim 0 29
+#   ffmpeg -y -i IN -t 29 -c:a pcm_s16le OUT.caf
+# The three tools alternate within every round, so machine noise hits them alike. Reported:
+# median and min wall time, the ratio to sox's median (target: proofkit <= 0.7x), and peak RSS
+# from /usr/bin/time -v (target: proofkit < 32 MiB whatever the input's length).
+# Peers that are missing are skipped, not failed. Set PROOFKIT_BIN to skip the release build.
+set -euo pipefail
+
+RUNS="${1:-9}"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+SHARED="$ROOT/../shared/data/audio"
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/proofkit-trim-bench.XXXXXX")"
+trap 'rm -rf "$WORK"' EXIT
+
+if [[ -z "${PROOFKIT_BIN:-}" ]]; then
+    (cd "$ROOT" && swift build -c release --product proofkit >&2)
+    PROOFKIT_BIN="$ROOT/.build/release/proofkit"
+fi
+have() { command -v "$1" >/dev/null 2>&1; }
+have sox || { echo "sox is needed to make the inputs" >&2; exit 69; }
+
+# --- Inputs from real audio ----------------------------------------------------------------
+SOURCES=()
+if [[ -d "$SHARED/recitation" ]]; then
+    for f in rec_002.mp3 rec_006.mp3 rec_005.mp3 rec_004.wav; do
+        [[ -f "$SHARED/recitation/$f" ]] && SOURCES+=("$SHARED/recitation/$f")
+    done
+fi
+[[ ${#SOURCES[@]} -gt 0 ]] || SOURCES=("$ROOT/Tests/TestSupport/Fixtures/rec_001.mp3")
+i=0
+for s in "${SOURCES[@]}"; do
+    sox "$s" -r 44100 -c 2 -b 16 "$WORK/part$i.wav" 2>/dev/null
+    i=$((i + 1))
+done
+sox "$WORK"/part*.wav "$WORK/real.wav"                       # a few minutes of real recitation
+sox "$WORK/real.wav" "$WORK/loop.wav" repeat 30 2>/dev/null  # long enough for an hour
+sox "$WORK/loop.wav" "$WORK/in5min.wav" trim 0 300
+sox "$WORK/loop.wav" "$WORK/in3min.wav" trim 0 180
+sox "$WORK/loop.wav" "$WORK/in1h.wav" trim 0 3600
+if have lame; then
+    lame --quiet -b 128 "$WORK/in3min.wav" "$WORK/in3min.mp3"
+else
+    sox "$WORK/in3min.wav" -C 128 "$WORK/in3min.mp3"
+fi
+rm -f "$WORK"/part*.wav "$WORK/loop.wav" "$WORK/real.wav" "$WORK/in3min.wav"
+
+# --- Timing --------------------------------------------------------------------------------
+now_ns() { date +%s%N; }
+run_tool() { # tool input output
+    case "$1" in
+        proofkit) "$PROOFKIT_BIN" trim "$2" -o "$3" >/dev/null 2>&1 ;;
+        proofkit-no-sync) "$PROOFKIT_BIN" trim --no-sync "$2" -o "$3" >/dev/null 2>&1 ;;
+        sox) sox "$2" -b 16 "$3" trim 0 29 2>/dev/null ;;
+        ffmpeg) ffmpeg -nostdin -v error -y -i "$2" -t 29 -c:a pcm_s16le "$3" ;;
+    esac
+}
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+minimum() { sort -n | head -1; }
+peak_rss_kib() { # tool input output
+    local log="$WORK/time.log"
+    case "$1" in
+        proofkit) /usr/bin/time -v "$PROOFKIT_BIN" trim "$2" -o "$3" >/dev/null 2>"$log" ;;
+        proofkit-no-sync) /usr/bin/time -v "$PROOFKIT_BIN" trim --no-sync "$2" -o "$3" >/dev/null 2>"$log" ;;
+        sox) /usr/bin/time -v sox "$2" -b 16 "$3" trim 0 29 2>"$log" ;;
+        ffmpeg) /usr/bin/time -v ffmpeg -nostdin -v error -y -i "$2" -t 29 -c:a pcm_s16le "$3" 2>"$log" ;;
+    esac
+    awk -F: '/Maximum resident set size/ {gsub(/ /, "", $2); print $2}' "$log"
+}
+
+TOOLS=(proofkit proofkit-no-sync sox)
+have ffmpeg && TOOLS+=(ffmpeg)
+
+echo "## proofkit trim vs sox and ffmpeg (first 29 s to 16-bit CAF)"
+echo
+echo "Machine: $(uname -m), $(nproc) cores, $(awk -F: '/model name/ {print $2; exit}' /proc/cpuinfo | sed 's/^ *//'), kernel $(uname -r)."
+echo "Tools: $("$PROOFKIT_BIN" --version), $(sox --version 2>&1 | head -1 | sed 's/.*SoX/SoX/'), $(have ffmpeg && ffmpeg -version | head -1 | cut -d' ' -f1-3)."
+echo "Runs: $RUNS per tool and input, alternating; wall time from date +%s%N; peak RSS from /usr/bin/time -v."
+have ffmpeg || echo "ffmpeg is missing: skipped."
+echo
+echo "| input | tool | median ms | min ms | x sox (median) | peak RSS MiB |"
+echo "|---|---|---:|---:|---:|---:|"
+
+for input in in3min.mp3 in5min.wav in1h.wav; do
+    declare -A times=()
+    for tool in "${TOOLS[@]}"; do times[$tool]=""; run_tool "$tool" "$WORK/$input" "$WORK/out-$tool.caf"; done  # warm-up
+    rounds=$RUNS
+    [[ $input == in1h.wav ]] && rounds=$(( RUNS < 5 ? RUNS : 5 ))
+    for ((r = 0; r < rounds; r++)); do
+        for tool in "${TOOLS[@]}"; do
+            t0=$(now_ns)
+            run_tool "$tool" "$WORK/$input" "$WORK/out-$tool.caf"
+            t1=$(now_ns)
+            times[$tool]+="$(( (t1 - t0) / 1000 )) "
+        done
+    done
+    sox_median=$(echo "${times[sox]}" | tr ' ' '\n' | grep . | median)
+    for tool in "${TOOLS[@]}"; do
+        med=$(echo "${times[$tool]}" | tr ' ' '\n' | grep . | median)
+        min=$(echo "${times[$tool]}" | tr ' ' '\n' | grep . | minimum)
+        rss=$(peak_rss_kib "$tool" "$WORK/$input" "$WORK/out-$tool.caf")
+        awk -v i="$input" -v t="$tool" -v m="$med" -v n="$min" -v s="$sox_median" -v r="$rss" \
+            'BEGIN { printf "| %s | %s | %.1f | %.1f | %.2f | %.1f |\n", i, t, m/1000, n/1000, m/s, r/1024 }'
+    done
+    unset times
+done
+echo
+echo "Targets: proofkit <= 0.70x sox's median wall time; proofkit peak RSS < 32 MiB on every input."
+echo
+echo "Process start-up alone (no audio work), median of $RUNS:"
+echo
+echo "| command | median ms |"
+echo "|---|---:|"
+for cmd in "$PROOFKIT_BIN --version" "sox --version"; do
+    t=""
+    for ((r = 0; r < RUNS; r++)); do t0=$(now_ns); $cmd >/dev/null 2>&1; t1=$(now_ns); t+="$(( (t1 - t0) / 1000 )) "; done
+    med=$(echo "$t" | tr ' ' '\n' | grep . | median)
+    awk -v c="${cmd##*/}" -v m="$med" 'BEGIN { printf "| %s | %.1f |\n", c, m/1000 }'
+done

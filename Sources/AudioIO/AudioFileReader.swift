@@ -1,0 +1,221 @@
+public import ProofkitCore
+
+/// Streams decoded audio out of a file, chunk by chunk, as interleaved 32-bit floats.
+///
+/// Reads everything libsndfile reads (WAV including WAVE_FORMAT_EXTENSIBLE, 24-bit and float,
+/// AIFF, CAF, FLAC, Ogg Vorbis, Opus, MP3, ...), at any rate and channel count. The format is
+/// detected from the content, never from the extension. AAC (M4A/MP4, ADTS, ADIF) is recognised
+/// by its magic bytes and refused with a message that says how to convert it.
+///
+/// Memory is bounded by the chunks the caller asks for: nothing is read ahead.
+///
+/// ```swift
+/// var reader = try AudioFileReader(path: "adhan.mp3")
+/// var buffer = [Float](repeating: 0, count: 4096 * reader.format.channels)
+/// while case let frames = try reader.read(into: &buffer, maxFrames: 4096), frames > 0 { ... }
+/// reader.close()
+/// ```
+///
+/// Ownership: a unique owner of the libsndfile handle. Closing is `close()` or the end of its
+/// lifetime; it is `@unchecked Sendable` because it has one owner and no shared state.
+public struct AudioFileReader: ~Copyable, @unchecked Sendable {
+    /// The file's format, from its header.
+    public let format: AudioFileFormat
+    /// The path it was opened with.
+    public let path: String
+    private var handle: OpaquePointer?
+    private var virtualContext: UnsafeMutableRawPointer?
+    /// Frames decoded (or skipped) so far.
+    public private(set) var position: Int = 0
+
+    /// Opens `path` for decoding.
+    /// - Parameter path: the file to read.
+    /// - Throws: `ProofkitError` naming `path`: `.notFound` (missing, or a folder),
+    ///   `.io` (unreadable), `.decodeFailed` (empty, random bytes, truncated, no audio),
+    ///   `.unsupportedFormat` (AAC/M4A/ADTS, with how to convert it).
+    ///   Calls `stat`, `open`/`read` (first 4 KiB, to sniff the format) and `sf_open`.
+    public init(path: String) throws(ProofkitError) {
+        self.path = path
+        let status: POSIX.FileStatus
+        switch POSIX.status(path) {
+        case .success(let value): status = value
+        case .failure(let failure):
+            let code = failure.code
+            if code == POSIX.noSuchFile || code == POSIX.notADirectory {
+                throw ProofkitError(.notFound, "no such file", operation: "stat", underlying: code, path: path)
+            }
+            throw ProofkitError(.io, "cannot read: \(POSIX.describe(code))", operation: "stat",
+                                underlying: code, path: path)
+        }
+        if status.isDirectory {
+            throw ProofkitError(.notFound, "is a folder, not an audio file", path: path)
+        }
+        if status.isRegular && status.size == 0 {
+            throw ProofkitError(.decodeFailed, "is empty (0 bytes), not an audio file", path: path)
+        }
+        switch POSIX.readPrefix(path, count: 4096) {
+        case .success(let prefix):
+            if let name = UnsupportedFormatSniffer.unsupportedFormat(prefix: prefix) {
+                throw ProofkitError(
+                    .unsupportedFormat,
+                    "is \(name), which proofkit cannot decode; convert it first, e.g. 'ffmpeg -i in.m4a out.wav'",
+                    path: path)
+            }
+        case .failure(let failure):
+            let code = failure.code
+            throw ProofkitError(.io, "cannot read: \(POSIX.describe(code))", operation: "open",
+                                underlying: code, path: path)
+        }
+        switch POSIX.withStandardErrorSilenced({ SndFile.openForReading(path) }) {
+        case .success(let (handle, info)):
+            guard info.sampleRate > 0, info.channels > 0 else {
+                SndFile.close(handle)
+                throw ProofkitError(.decodeFailed, "has no usable audio (sample rate \(info.sampleRate), \(info.channels) channels)",
+                                    path: path)
+            }
+            var format = AudioFileFormat(info)
+            var decoding = handle
+            var context: UnsafeMutableRawPointer? = nil
+            if format.container == .mpeg {
+                // Reopen so that decoding is not capped at the header's estimate (see
+                // SndFile.openForReadingToEnd); the header count is kept for reporting.
+                if let fd = POSIX.openForReading(path),
+                    case .success(let (reopened, ctx)) = POSIX.withStandardErrorSilenced({
+                        SndFile.openForReadingToEnd(fd: fd, realLength: status.size)
+                    })
+                {
+                    format.isSeekable = false
+                    SndFile.close(handle)
+                    decoding = reopened
+                    context = ctx
+                }
+                // else: keep the plain handle (e.g. an MP3 that starts mid-frame only opens that
+                // way); its decoding may stop at the header's estimate.
+            }
+            self.handle = decoding
+            self.virtualContext = context
+            self.format = format
+        case .failure(let failure):
+            let (text, code) = (failure.text, failure.code)
+            // libsndfile's MPEG probe reports unrecognised bytes as "File does not exist or is not
+            // a regular file"; the file does exist (checked above), so say what is meant.
+            let detail = text.contains("does not exist") ? "format not recognised" : text.trimmedLine
+            throw ProofkitError(
+                .decodeFailed, "is not a readable audio file (libsndfile: \(detail))",
+                operation: "sf_open", underlying: code, path: path)
+        }
+    }
+
+    deinit {
+        if let handle { SndFile.close(handle) }
+        if let virtualContext { SndFile.releaseVirtual(virtualContext) }
+    }
+
+    /// Closes the file. Calls `sf_close`.
+    public consuming func close() {
+        if let handle { SndFile.close(handle) }
+        if let virtualContext { SndFile.releaseVirtual(virtualContext) }
+        handle = nil
+        virtualContext = nil
+    }
+
+    /// Decodes up to `maxFrames` frames into the start of `buffer` (interleaved).
+    ///
+    /// - Parameters:
+    ///   - buffer: must hold at least `maxFrames * format.channels` samples (traps otherwise).
+    ///   - maxFrames: the most frames to decode, at least 1.
+    /// - Returns: the frames decoded; 0 at the end of the audio. A short read is not an error.
+    /// - Throws: `.decodeFailed` when the data is broken mid-stream.
+    ///   Calls `sf_readf_float`.
+    public mutating func read(into buffer: inout [Float], maxFrames: Int) throws(ProofkitError) -> Int {
+        precondition(maxFrames >= 1 && buffer.count >= maxFrames * format.channels,
+                     "buffer too small for maxFrames")
+        guard let handle else { preconditionFailure("read after close") }
+        let frames: Int
+        if format.container == .mpeg {
+            frames = POSIX.withStandardErrorSilenced {
+                buffer.withUnsafeMutableBufferPointer {
+                    SndFile.readFloat(handle, into: $0.baseAddress!, frames: maxFrames)
+                }
+            }
+        } else {
+            frames = buffer.withUnsafeMutableBufferPointer {
+                SndFile.readFloat(handle, into: $0.baseAddress!, frames: maxFrames)
+            }
+        }
+        if frames <= 0 {
+            let (text, code) = SndFile.error(handle)
+            if code != 0 && position == 0 {
+                throw ProofkitError(.decodeFailed, "cannot be decoded (libsndfile: \(text.trimmedLine))",
+                                    operation: "sf_readf_float", underlying: code, path: path)
+            }
+            return 0
+        }
+        position += frames
+        return frames
+    }
+
+    /// Decodes up to `maxFrames` frames and returns them (interleaved); empty at the end.
+    /// - Throws: see ``read(into:maxFrames:)``.
+    public mutating func readChunk(maxFrames: Int) throws(ProofkitError) -> [Float] {
+        var buffer = [Float](repeating: 0, count: maxFrames * format.channels)
+        let frames = try read(into: &buffer, maxFrames: maxFrames)
+        buffer.removeLast(buffer.count - frames * format.channels)
+        return buffer
+    }
+
+    /// Decodes up to `maxFrames` frames (default: to the end) into one clip.
+    ///
+    /// Memory grows with the clip: pass a limit for untrusted input.
+    /// - Throws: see ``read(into:maxFrames:)``.
+    public mutating func readClip(maxFrames: Int = Int.max) throws(ProofkitError) -> AudioClip {
+        var samples: [Float] = []
+        let chunk = 16384
+        var buffer = [Float](repeating: 0, count: chunk * format.channels)
+        var remaining = maxFrames
+        while remaining > 0 {
+            let frames = try read(into: &buffer, maxFrames: min(chunk, remaining))
+            if frames == 0 { break }
+            samples.append(contentsOf: buffer[0..<(frames * format.channels)])
+            remaining -= frames
+        }
+        return AudioClip(samples: samples, channels: format.channels, sampleRate: format.sampleRate)
+    }
+
+    /// Skips `frames` frames from the current position: a seek when the file can seek,
+    /// otherwise decoding and dropping them in bounded chunks.
+    /// - Returns: the frames actually skipped (fewer at the end of the audio).
+    /// - Throws: see ``read(into:maxFrames:)``. Calls `sf_seek` or `sf_readf_float`.
+    public mutating func skip(frames: Int) throws(ProofkitError) -> Int {
+        guard frames > 0 else { return 0 }
+        if format.isSeekable, let handle, let total = format.headerFrameCount,
+            format.container != .mpeg, position + frames <= total
+        {
+            if SndFile.seek(handle, toFrame: position + frames) == position + frames {
+                position += frames
+                return frames
+            }
+        }
+        let chunk = 8192
+        var buffer = [Float](repeating: 0, count: chunk * format.channels)
+        var skipped = 0
+        while skipped < frames {
+            let n = try read(into: &buffer, maxFrames: min(chunk, frames - skipped))
+            if n == 0 { break }
+            skipped += n
+        }
+        return skipped
+    }
+
+    /// libsndfile's version string, e.g. `"libsndfile-1.2.0"`. Calls `sf_version_string`.
+    public static var libraryVersion: String { SndFile.version }
+}
+
+extension String {
+    /// The text on one line, without trailing spaces or newlines.
+    var trimmedLine: String {
+        var text = self.split(whereSeparator: \.isNewline).joined(separator: " ")
+        while text.last == " " { text.removeLast() }
+        return text
+    }
+}

@@ -1,0 +1,207 @@
+// The one file in AudioIO where libsndfile is called (swift-system's `Syscalls.swift` chokepoint).
+// Every function here takes and returns Swift values; no C type leaves this file's callers'
+// module, and none appears in AudioIO's public API.
+internal import CSndFile
+
+/// Thin, typed wrappers over the libsndfile calls that AudioIO uses.
+enum SndFile {
+    /// A failed call's error text and libsndfile code.
+    struct Failure: Error {
+        var text: String
+        var code: Int32
+    }
+
+    /// What `sf_open` reports about an opened file.
+    struct Info {
+        var frames: Int64
+        var sampleRate: Int
+        var channels: Int
+        var format: Int32
+        var isSeekable: Bool
+    }
+
+    // MARK: Format constants (from sndfile.h), kept as Swift values.
+    static let majorMask: Int32 = 0x0FFF_0000
+    static let subtypeMask: Int32 = 0x0000_FFFF
+    static let formatWAV: Int32 = 0x01_0000
+    static let formatAIFF: Int32 = 0x02_0000
+    static let formatWAVEX: Int32 = 0x13_0000
+    static let formatCAF: Int32 = 0x18_0000
+    static let subtypePCM16: Int32 = 0x0002
+
+    /// Opens `path` for reading, letting libsndfile detect the format from the content
+    /// (zeroed `SF_INFO`). Calls `sf_open`.
+    /// - Returns: the handle and its info, or the library's error text and code.
+    static func openForReading(_ path: String) -> Result<(OpaquePointer, Info), Failure> {
+        var info = SF_INFO()
+        guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
+            return .failure(Failure(text: lastOpenError(), code: sf_error(nil)))
+        }
+        // Normalise integer data to -1...1 as floats (libsndfile's default, made explicit).
+        _ = sf_command(handle, Int32(SFC_SET_NORM_FLOAT), nil, Int32(SF_TRUE))
+        return .success((handle, Info(info)))
+    }
+
+    /// The file behind a virtual-I/O handle: a descriptor, its real length, and a longer length
+    /// reported to libsndfile, with zero bytes served between the two.
+    final class VirtualFile {
+        let fd: Int32
+        let realLength: Int64
+        let reportedLength: Int64
+        var position: Int64 = 0
+        /// Set once `sf_open_virtual` has returned: from then on the real end is a clean end of
+        /// file (zeros there would make mpg123 fail and libsndfile drop the last partial read).
+        var isOpen = false
+        init(fd: Int32, realLength: Int64) {
+            self.fd = fd
+            self.realLength = realLength
+            let (scaled, overflow) = realLength.multipliedReportingOverflow(by: 64)
+            self.reportedLength = overflow ? Int64.max / 2 : max(scaled, 1 << 20)
+        }
+
+        func seek(_ offset: Int64, _ whence: Int32) -> Int64 {
+            let base: Int64 = whence == 0 ? 0 : whence == 1 ? position : reportedLength
+            let target = base + offset
+            guard target >= 0 else { return -1 }
+            position = target
+            return position
+        }
+
+        func read(_ buffer: UnsafeMutableRawPointer, _ count: Int64) -> Int64 {
+            let end = isOpen ? realLength : reportedLength
+            guard position < end, count > 0 else { return 0 }
+            let wanted = min(count, end - position)
+            var got: Int64 = 0
+            if position < realLength {
+                got = POSIX.readBytes(fd, buffer, Int(min(wanted, realLength - position)), at: position)
+                if got < 0 { return -1 }
+            }
+            if got < wanted { (buffer + Int(got)).initializeMemory(as: UInt8.self, repeating: 0, count: Int(wanted - got)) }
+            position += wanted
+            return wanted
+        }
+    }
+
+    /// Opens an MPEG stream for decoding to its real end. Calls `sf_open_virtual`.
+    ///
+    /// Why: libsndfile caps every read at `SF_INFO.frames`, and for an MP3 without a Xing/Info
+    /// tag that count is mpg123's estimate from the file length and the first frame's bitrate.
+    /// A VBR file that starts loud is estimated far too short, and libsndfile would silently
+    /// stop decoding there. Here the file is presented 64 times longer than it is while
+    /// libsndfile and mpg123 open it (padded with zero bytes, so the ID3v1 probe at the end
+    /// reads nothing): the estimate rises above the real audio. Once open, the real end reads
+    /// as a clean end of file, where decoding stops. A tagged file keeps its exact count. The
+    /// returned context must be released with ``releaseVirtual(_:)`` after `sf_close`.
+    static func openForReadingToEnd(fd: Int32, realLength: Int64)
+        -> Result<(OpaquePointer, UnsafeMutableRawPointer), Failure>
+    {
+        let context = Unmanaged.passRetained(VirtualFile(fd: fd, realLength: realLength)).toOpaque()
+        var io = SF_VIRTUAL_IO(
+            get_filelen: { user in
+                Unmanaged<VirtualFile>.fromOpaque(user!).takeUnretainedValue().reportedLength
+            },
+            seek: { offset, whence, user in
+                Unmanaged<VirtualFile>.fromOpaque(user!).takeUnretainedValue().seek(offset, whence)
+            },
+            read: { pointer, count, user in
+                Unmanaged<VirtualFile>.fromOpaque(user!).takeUnretainedValue().read(pointer!, count)
+            },
+            write: { _, _, _ in 0 },
+            tell: { user in
+                Unmanaged<VirtualFile>.fromOpaque(user!).takeUnretainedValue().position
+            })
+        var info = SF_INFO()
+        guard let handle = sf_open_virtual(&io, Int32(SFM_READ), &info, context) else {
+            let failure = Failure(text: lastOpenError(), code: sf_error(nil))
+            releaseVirtual(context)
+            return .failure(failure)
+        }
+        Unmanaged<VirtualFile>.fromOpaque(context).takeUnretainedValue().isOpen = true
+        _ = sf_command(handle, Int32(SFC_SET_NORM_FLOAT), nil, Int32(SF_TRUE))
+        return .success((handle, context))
+    }
+
+    /// Releases a virtual-I/O context and closes its descriptor (after `sf_close`).
+    static func releaseVirtual(_ context: UnsafeMutableRawPointer) {
+        let file = Unmanaged<VirtualFile>.fromOpaque(context).takeRetainedValue()
+        POSIX.closeDescriptor(file.fd)
+    }
+
+    /// Opens the already-open descriptor `fd` for writing `format` at `sampleRate` with
+    /// `channels`. libsndfile closes `fd` on `sf_close`. Calls `sf_format_check`, `sf_open_fd`.
+    static func openForWriting(
+        fd: Int32, format: Int32, sampleRate: Int, channels: Int
+    ) -> Result<OpaquePointer, Failure> {
+        var info = SF_INFO()
+        info.samplerate = Int32(clamping: sampleRate)
+        info.channels = Int32(clamping: channels)
+        info.format = format
+        guard sf_format_check(&info) == Int32(SF_TRUE) else {
+            return .failure(Failure(text: "libsndfile cannot write this format, rate and channel count", code: 0))
+        }
+        guard let handle = sf_open_fd(fd, Int32(SFM_WRITE), &info, Int32(SF_TRUE)) else {
+            return .failure(Failure(text: lastOpenError(), code: sf_error(nil)))
+        }
+        return .success(handle)
+    }
+
+    /// Reads up to `frames` frames of interleaved floats into `buffer` (which must hold
+    /// `frames * channels`). Calls `sf_readf_float`.
+    /// - Returns: frames read (0 at the end; a short read at the end is not an error).
+    static func readFloat(_ handle: OpaquePointer, into buffer: UnsafeMutablePointer<Float>, frames: Int)
+        -> Int
+    {
+        Int(sf_readf_float(handle, buffer, sf_count_t(frames)))
+    }
+
+    /// Writes `frames` frames of interleaved 16-bit samples. Calls `sf_writef_short`.
+    /// - Returns: frames written (fewer means an error, e.g. a full disk).
+    static func writeShort(_ handle: OpaquePointer, _ buffer: UnsafePointer<Int16>, frames: Int) -> Int {
+        Int(sf_writef_short(handle, buffer, sf_count_t(frames)))
+    }
+
+    /// Seeks to frame `frame` from the start. Calls `sf_seek`.
+    /// - Returns: the new position, or -1 on failure.
+    static func seek(_ handle: OpaquePointer, toFrame frame: Int) -> Int {
+        Int(sf_seek(handle, sf_count_t(frame), 0 /* SEEK_SET */))
+    }
+
+    /// Flushes written data to disk (`fsync`). Calls `sf_write_sync`.
+    static func sync(_ handle: OpaquePointer) {
+        sf_write_sync(handle)
+    }
+
+    /// Closes the handle. Calls `sf_close`.
+    /// - Returns: 0 on success, else a libsndfile error code.
+    @discardableResult
+    static func close(_ handle: OpaquePointer) -> Int32 {
+        sf_close(handle)
+    }
+
+    /// The handle's current error code and text. Calls `sf_error`, `sf_strerror`.
+    static func error(_ handle: OpaquePointer) -> (String, Int32) {
+        let code = sf_error(handle)
+        guard let text = sf_strerror(handle) else { return ("libsndfile error \(code)", code) }
+        return (String(cString: text), code)
+    }
+
+    /// The error text of the last failed open. Calls `sf_strerror(NULL)`.
+    private static func lastOpenError() -> String {
+        guard let text = sf_strerror(nil) else { return "libsndfile could not open the file" }
+        return String(cString: text)
+    }
+
+    /// libsndfile's version string, e.g. `"libsndfile-1.2.0"`. Calls `sf_version_string`.
+    static var version: String {
+        guard let text = sf_version_string() else { return "libsndfile" }
+        return String(cString: text)
+    }
+}
+
+extension SndFile.Info {
+    init(_ info: SF_INFO) {
+        self.init(
+            frames: Int64(info.frames), sampleRate: Int(info.samplerate), channels: Int(info.channels),
+            format: info.format, isSeekable: info.seekable != 0)
+    }
+}

@@ -1,0 +1,324 @@
+public import ProofkitCore
+import AudioIO
+
+/// Preparing and checking alarm sounds: the pipelines behind `proofkit trim` and `proofkit check`.
+///
+/// An alarm sound for iOS AlarmKit (or a notification) must be CAF, WAV or AIFF with 16-bit
+/// linear PCM and shorter than 30 s. ``trim(input:output:options:)`` makes one from any
+/// recitation or adhan that libsndfile decodes; ``check(path:)`` says whether a sound is safe to
+/// book, and why not.
+public enum AlarmSound {
+    /// The alarm's hard limit: sounds must be shorter than this, in seconds (decoded length).
+    public static let limitSeconds = 30.0
+    /// The default and the largest cut, in seconds.
+    public static let defaultMaxSeconds = 29.0
+    /// The largest `maxSeconds` allowed, in seconds.
+    public static let largestMaxSeconds = 29.9
+    /// The rates `--rate` accepts, in Hz.
+    public static let commonSampleRates = [8000, 11025, 16000, 22050, 24000, 32000, 44100, 48000, 88200, 96000]
+
+    /// How ``trim(input:output:options:)`` shapes the sound.
+    public struct TrimOptions: Sendable, Equatable {
+        /// Cut after this much decoded audio, in seconds (default 29.0, at most 29.9). The cut is
+        /// sample-exact: the output has `floor(maxSeconds * rate)` frames when the input is longer.
+        public var maxSeconds: Double = AlarmSound.defaultMaxSeconds
+        /// Skip this much of the input first, in seconds (default 0).
+        public var startSeconds: Double = 0
+        /// Drop leading frames whose loudest channel stays below ``silenceThresholdDBFS`` (default off).
+        public var trimsLeadingSilence = false
+        /// The level below which a frame counts as silence for ``trimsLeadingSilence``, in dBFS
+        /// (default -50).
+        public var silenceThresholdDBFS: Double = -50
+        /// Scale so that the kept part peaks at this level, in dBFS (<= 0), or `nil` to keep the
+        /// level (default). Never clips: the peak is measured on exactly what is written.
+        public var normalizePeakDBFS: Double? = nil
+        /// Mix all channels to one (default off: the channel count is kept).
+        public var mixesToMono = false
+        /// Resample to this rate in Hz (one of ``AlarmSound/commonSampleRates``), or `nil` to
+        /// keep the input's rate (default).
+        public var sampleRate: Int? = nil
+        /// Length of the raised-cosine fade-out applied at a cut, in seconds (default 0.03).
+        /// A sound that is not cut gets no fade.
+        public var fadeOutSeconds: Double = 0.03
+        /// The container written (default CAF).
+        public var container: AudioOutputContainer = .caf
+        /// `fsync` the output before renaming it into place (default `true`), so that a power
+        /// cut leaves the old file or the complete new one.
+        public var syncsToDisk = true
+
+        /// The defaults: cut at 29.000 s, keep rate, channels and level.
+        public init() {}
+
+        /// Checks the ranges.
+        /// - Throws: `.invalidArgument` naming the option.
+        public func validate() throws(ProofkitError) {
+            guard maxSeconds > 0, maxSeconds <= AlarmSound.largestMaxSeconds else {
+                throw ProofkitError(.invalidArgument, "--max-seconds must be above 0 and at most \(AlarmSound.largestMaxSeconds), got \(maxSeconds)")
+            }
+            guard startSeconds >= 0, startSeconds.isFinite else {
+                throw ProofkitError(.invalidArgument, "--start must be 0 or more seconds")
+            }
+            if let peak = normalizePeakDBFS, !(peak <= 0 && peak >= -60) {
+                throw ProofkitError(.invalidArgument, "--normalize must be between -60 and 0 dBFS, got \(peak)")
+            }
+            if let rate = sampleRate, !AlarmSound.commonSampleRates.contains(rate) {
+                throw ProofkitError(.invalidArgument, "--rate must be one of \(AlarmSound.commonSampleRates.map(String.init).joined(separator: ", ")) Hz, got \(rate)")
+            }
+            guard fadeOutSeconds >= 0, fadeOutSeconds <= 1 else {
+                throw ProofkitError(.invalidArgument, "the fade-out must be 0...1 s")
+            }
+        }
+    }
+
+    /// What ``trim(input:output:options:)`` did.
+    public struct TrimResult: Sendable {
+        /// The input path.
+        public var input: String
+        /// The output path (written).
+        public var output: String
+        /// The input's format, from its header.
+        public var inputFormat: AudioFileFormat
+        /// Input frames skipped before the kept part (`--start` plus leading silence), at the input rate.
+        public var skippedInputFrames: Int
+        /// Whether the input went on past the cut (then the end is faded out).
+        public var wasCut: Bool
+        /// Frames of the fade-out (0 when not cut).
+        public var fadeFrames: Int
+        /// The gain applied by normalisation, in dB, or `nil` when not normalising.
+        public var gainDB: Double?
+        /// The check of the written file.
+        public var check: CheckReport
+
+        /// Seconds skipped before the kept part.
+        public var skippedSeconds: Double { Double(skippedInputFrames) / Double(inputFormat.sampleRate) }
+    }
+
+    /// Makes an alarm sound: decodes `input`, optionally skips a lead-in and leading silence,
+    /// mixes to mono, resamples, cuts at `maxSeconds` (sample-exact, with a short fade-out only
+    /// when cut), normalises the peak, writes 16-bit PCM atomically, and checks what it wrote.
+    ///
+    /// Memory and time are bounded whatever the input's length: decoding stops just past the
+    /// cut, and only small chunks are held (normalising decodes the kept part twice instead of
+    /// holding it).
+    ///
+    /// - Parameters:
+    ///   - input: the sound to read (any format libsndfile decodes, detected by content).
+    ///   - output: the file to write; refused when it is the input itself.
+    ///   - options: see ``TrimOptions``.
+    /// - Returns: what was done, with the check of the output.
+    /// - Throws: `ProofkitError`: `.notFound`, `.decodeFailed`, `.unsupportedFormat` for bad input
+    ///   (including input that is all silence, or that fails the check once trimmed);
+    ///   `.invalidArgument` for bad options or output over input; `.io` when the output cannot
+    ///   be written (no output appears, and an existing one is left as it was).
+    public static func trim(input: String, output: String, options: TrimOptions = TrimOptions())
+        throws(ProofkitError) -> TrimResult
+    {
+        try options.validate()
+        if FileIdentity.sameFile(input, output) {
+            throw ProofkitError(.invalidArgument, "the output is the input file; choose another output with -o", path: output)
+        }
+        var source = try TrimSource(path: input, options: options)
+        let format = source.inputFormat
+        let rate = source.outputRate
+        let channels = source.outputChannels
+        let maxFrames = Int((options.maxSeconds * Double(rate) + 1e-9).rounded(.down))
+        let fadeFrames = max(1, Int((options.fadeOutSeconds * Double(rate)).rounded()))
+
+        var gain: Float = 1
+        var gainDB: Double? = nil
+        if let target = options.normalizePeakDBFS {
+            var levels = SignalLevels(channels: channels)
+            _ = try source.run(maxFrames: maxFrames, fadeFrames: fadeFrames) { (chunk: inout [Float]) throws(ProofkitError) in
+                levels.add(chunk)
+            }
+            guard levels.peak > 0 else {
+                throw ProofkitError(.decodeFailed, "is all digital silence; nothing to normalise", path: input)
+            }
+            // Full scale in 16 bits is 32767/32768: 0 dBFS maps the peak there, never past it.
+            let ceiling = min(Decibels.toAmplitude(target), 32767.0 / 32768.0)
+            gain = Float(ceiling / Double(levels.peak))
+            while levels.peak * gain * 32768 > 32767.49 { gain = gain.nextDown }
+            gainDB = Decibels.fromAmplitude(Double(gain))
+            source = try TrimSource(path: input, options: options)
+        }
+
+        var writer = try AudioFileWriter(
+            path: output, container: options.container, sampleRate: rate, channels: channels)
+        let summary = try source.run(maxFrames: maxFrames, fadeFrames: fadeFrames) { (chunk: inout [Float]) throws(ProofkitError) in
+            SignalMath.applyGain(&chunk, gain)
+            try writer.write(chunk)
+        }
+        if writer.framesWritten == 0 {
+            writer.cancel()
+            throw ProofkitError(.decodeFailed, summary.noAudioReason, path: input)
+        }
+        var report: CheckReport? = nil
+        try writer.commit(syncsToDisk: options.syncsToDisk) { (temporary: String) throws(ProofkitError) in
+            var checked = try AlarmSound.check(path: temporary)
+            checked.path = output
+            if case .rejected(let reason) = checked.verdict {
+                throw ProofkitError(.decodeFailed, "does not make a usable alarm sound: \(reason.detail)", path: input)
+            }
+            report = checked
+        }
+        return TrimResult(
+            input: input, output: output, inputFormat: format, skippedInputFrames: summary.skippedFrames,
+            wasCut: summary.wasCut, fadeFrames: summary.wasCut ? fadeFrames : 0, gainDB: gainDB,
+            check: report!)
+    }
+}
+
+/// Identity of files on disk (device and inode), to refuse writing over the input.
+enum FileIdentity {
+    /// Whether both paths exist and are the same file (also through links or other spellings).
+    static func sameFile(_ a: String, _ b: String) -> Bool {
+        AudioFileIdentity.sameFile(a, b)
+    }
+}
+
+/// The decoding half of the trim pipeline: reader → skip → silence → mono → resample → cut.
+struct TrimSource: ~Copyable {
+    struct Summary {
+        var skippedFrames: Int
+        var wasCut: Bool
+        var producedFrames: Int
+        var noAudioReason: String
+    }
+
+    var reader: AudioFileReader
+    let options: AlarmSound.TrimOptions
+    let inputFormat: AudioFileFormat
+    let outputRate: Int
+    let outputChannels: Int
+
+    init(path: String, options: AlarmSound.TrimOptions) throws(ProofkitError) {
+        reader = try AudioFileReader(path: path)
+        self.options = options
+        inputFormat = reader.format
+        outputRate = options.sampleRate ?? inputFormat.sampleRate
+        outputChannels = options.mixesToMono ? 1 : inputFormat.channels
+    }
+
+    /// Runs the pipeline once, handing processed output chunks (interleaved, output rate and
+    /// channels, fade applied, no gain) to `sink`, and stops just past `maxFrames`.
+    mutating func run(
+        maxFrames: Int, fadeFrames: Int, sink: (inout [Float]) throws(ProofkitError) -> Void
+    ) throws(ProofkitError) -> Summary {
+        let inChannels = inputFormat.channels
+        let inRate = inputFormat.sampleRate
+        let path = reader.path
+        let chunkFrames = 4096
+        var buffer = [Float](repeating: 0, count: chunkFrames * inChannels)
+
+        // 1. --start: seek, or decode and drop.
+        let startFrames = Int((options.startSeconds * Double(inRate)).rounded())
+        var skipped = try reader.skip(frames: startFrames)
+        if skipped < startFrames {
+            throw ProofkitError(.invalidArgument, "--start \(options.startSeconds) s is past the end of the audio (\(String(format2: Double(skipped) / Double(inRate))) s)", path: path)
+        }
+
+        // 2. --trim-silence: decode until the first frame at or above the threshold.
+        var pending: [Float] = []
+        if options.trimsLeadingSilence {
+            let threshold = Float(Decibels.toAmplitude(options.silenceThresholdDBFS))
+            while true {
+                let frames = try reader.read(into: &buffer, maxFrames: chunkFrames)
+                if frames == 0 {
+                    let reason = reader.position == 0 ? "has no audio" : "is all silence (below \(Int(options.silenceThresholdDBFS)) dBFS) after the start; nothing to keep"
+                    throw ProofkitError(.decodeFailed, reason, path: path)
+                }
+                let chunk = Array(buffer[0..<(frames * inChannels)])
+                if let first = SignalMath.firstFrame(atOrAbove: threshold, in: chunk, channels: inChannels) {
+                    skipped += first
+                    pending = Array(chunk[(first * inChannels)...])
+                    break
+                }
+                skipped += frames
+            }
+        }
+
+        var resampler: SincResampler? =
+            outputRate != inRate
+            ? SincResampler(inputRate: inRate, outputRate: outputRate, channels: outputChannels) : nil
+        let safeLimit = max(0, maxFrames - fadeFrames)
+        var produced = 0  // output frames handed on (or held in tail)
+        var tail: [Float] = []
+        var wasCut = false
+        var inputEnded = false
+        var decodedAny = !pending.isEmpty
+
+        // Routes output-rate frames: the part before the fade zone goes straight to the sink,
+        // the fade zone is held until we know whether the input goes on past the cut.
+        func route(_ output: [Float]) throws(ProofkitError) {
+            let frames = output.count / outputChannels
+            var offset = 0
+            if produced < safeLimit {
+                let n = min(frames, safeLimit - produced)
+                if n > 0 {
+                    var part = Array(output[0..<(n * outputChannels)])
+                    try sink(&part)
+                    produced += n
+                    offset = n
+                }
+            }
+            if offset < frames && produced < maxFrames {
+                let n = min(frames - offset, maxFrames - produced)
+                tail.append(contentsOf: output[(offset * outputChannels)..<((offset + n) * outputChannels)])
+                produced += n
+                offset += n
+            }
+            if offset < frames { wasCut = true }
+        }
+
+        while !wasCut {
+            var chunk: [Float]
+            if !pending.isEmpty {
+                chunk = pending
+                pending = []
+            } else if !inputEnded {
+                // Without resampling, ask for no more than one frame past the cut.
+                let want = resampler == nil ? min(chunkFrames, maxFrames + 1 - produced) : chunkFrames
+                let frames = try reader.read(into: &buffer, maxFrames: max(1, want))
+                if frames == 0 {
+                    inputEnded = true
+                    chunk = []
+                } else {
+                    decodedAny = true
+                    chunk = Array(buffer[0..<(frames * inChannels)])
+                }
+            } else {
+                break
+            }
+            if options.mixesToMono && inChannels > 1 {
+                chunk = SignalMath.mixToMono(chunk, channels: inChannels)
+            }
+            if resampler != nil {
+                var output = resampler!.process(chunk)
+                if inputEnded { output += resampler!.finish() }
+                try route(output)
+            } else {
+                try route(chunk)
+            }
+            if inputEnded { break }
+        }
+
+        if wasCut {
+            SignalMath.applyFadeOut(&tail, channels: outputChannels)
+        }
+        if !tail.isEmpty { try sink(&tail) }
+        _ = resampler
+        let reason =
+            decodedAny ? "has no audio after the start" : "has no audio (0 frames decoded)"
+        return Summary(skippedFrames: skipped, wasCut: wasCut, producedFrames: produced, noAudioReason: reason)
+    }
+}
+
+extension String {
+    /// `value` with 2 decimals, without Foundation.
+    init(format2 value: Double) {
+        let scaled = (value * 100).rounded()
+        let whole = Int(scaled / 100)
+        let cents = abs(Int(scaled) % 100)
+        self = "\(scaled < 0 && whole == 0 ? "-" : "")\(whole).\(cents < 10 ? "0" : "")\(cents)"
+    }
+}

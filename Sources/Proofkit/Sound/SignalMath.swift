@@ -1,0 +1,193 @@
+// Pure signal arithmetic over interleaved [Float] samples: levels, clipping, silence, fades,
+// channel mixing. No I/O and no C library beyond libm's log10/cos.
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Decibel conversions relative to digital full scale (1.0).
+public enum Decibels {
+    /// `20 log10(amplitude)`; `-infinity` for 0.
+    public static func fromAmplitude(_ amplitude: Double) -> Double {
+        amplitude > 0 ? 20 * log10(amplitude) : -Double.infinity
+    }
+
+    /// `10^(dBFS / 20)`.
+    public static func toAmplitude(_ dBFS: Double) -> Double {
+        pow(10, dBFS / 20)
+    }
+}
+
+/// Running level statistics over interleaved samples, fed chunk by chunk.
+///
+/// - Peak: the largest `|x|`.
+/// - RMS: over all samples of all channels.
+/// - Clipping: samples in runs of at least ``clipRunLength`` consecutive samples of one channel
+///   at or beyond ``clipThreshold`` (flat tops, the mark of a clipped master). A single sample
+///   touching full scale, as a full-scale sine does at its crest, is not clipping.
+public struct SignalLevels: Sendable, Equatable {
+    /// `|x|` at or above this counts towards clipping: 32766/32768, one step below 16-bit full scale.
+    public static let clipThreshold: Float = 32766.0 / 32768.0
+    /// The shortest flat-top run that counts as clipping, in samples.
+    public static let clipRunLength = 3
+
+    /// Channels per frame.
+    public let channels: Int
+    /// The largest absolute sample seen, in 0...(1 or more for float input).
+    public private(set) var peak: Float = 0
+    /// Samples seen (all channels).
+    public private(set) var sampleCount: Int = 0
+    /// Samples that belong to clipped flat tops.
+    public private(set) var clippedSamples: Int = 0
+    private var sumOfSquares: Double = 0
+    private var runs: [Int]
+
+    /// Creates empty statistics for `channels` channels (at least 1).
+    public init(channels: Int) {
+        precondition(channels >= 1)
+        self.channels = channels
+        self.runs = [Int](repeating: 0, count: channels)
+    }
+
+    /// Adds interleaved samples (whole frames).
+    public mutating func add(_ samples: [Float]) {
+        add(samples[...])
+    }
+
+    /// Adds interleaved samples (whole frames).
+    public mutating func add(_ samples: ArraySlice<Float>) {
+        var chunkPeak: Float = 0
+        var sum: Double = 0
+        samples.withUnsafeBufferPointer { input in
+            // Pass 1: peak and sum of squares, 8 lanes at a time, float blocks summed as Double.
+            guard let base = input.baseAddress else { return }
+            let raw = UnsafeRawPointer(base)
+            var start = 0
+            while start < input.count {
+                let end = min(start + 4096, input.count)
+                var squares = SIMD8<Float>()
+                var peaks = SIMD8<Float>()
+                var index = start
+                while index + 8 <= end {
+                    let v = raw.loadUnaligned(fromByteOffset: index * 4, as: SIMD8<Float>.self)
+                    squares += v * v
+                    let magnitude = v.replacing(with: -v, where: v .< 0)
+                    peaks.replace(with: magnitude, where: magnitude .> peaks)
+                    index += 8
+                }
+                var partial = squares.sum()
+                var blockPeak = peaks.max()
+                while index < end {
+                    let x = input[index]
+                    partial += x * x
+                    blockPeak = max(blockPeak, abs(x))
+                    index += 1
+                }
+                sum += Double(partial)
+                chunkPeak = max(chunkPeak, blockPeak)
+                start = end
+            }
+            // Pass 2, only when something reaches full scale: flat-top runs per channel.
+            let threshold = SignalLevels.clipThreshold
+            let minimumRun = SignalLevels.clipRunLength
+            let channels = self.channels
+            if chunkPeak >= threshold {
+                var clipped = 0
+                runs.withUnsafeMutableBufferPointer { runs in
+                    var channel = 0
+                    for x in input {
+                        if abs(x) >= threshold {
+                            runs[channel] += 1
+                            let run = runs[channel]
+                            if run == minimumRun {
+                                clipped += minimumRun
+                            } else if run > minimumRun {
+                                clipped += 1
+                            }
+                        } else {
+                            runs[channel] = 0
+                        }
+                        channel += 1
+                        if channel == channels { channel = 0 }
+                    }
+                }
+                clippedSamples += clipped
+            } else if chunkPeak > 0 || !input.isEmpty {
+                for channel in 0..<channels { runs[channel] = 0 }
+            }
+        }
+        peak = max(peak, chunkPeak)
+        sumOfSquares += sum
+        sampleCount += samples.count
+    }
+
+    /// Frames seen.
+    public var frameCount: Int { sampleCount / channels }
+
+    /// The peak in dBFS (`-infinity` for digital silence).
+    public var peakDBFS: Double { Decibels.fromAmplitude(Double(peak)) }
+
+    /// The RMS level in dBFS (`-infinity` for digital silence or no samples).
+    public var rmsDBFS: Double {
+        sampleCount > 0 ? Decibels.fromAmplitude((sumOfSquares / Double(sampleCount)).squareRoot()) : -.infinity
+    }
+
+    /// Fraction of samples in clipped flat tops, 0...1.
+    public var clippedFraction: Double {
+        sampleCount > 0 ? Double(clippedSamples) / Double(sampleCount) : 0
+    }
+}
+
+/// Small pure operations on interleaved audio.
+public enum SignalMath {
+    /// The index of the first frame whose loudest channel reaches `threshold` (linear, e.g. 0.00316
+    /// for -50 dBFS), or `nil` when every frame stays below it.
+    public static func firstFrame(
+        atOrAbove threshold: Float, in samples: [Float], channels: Int
+    ) -> Int? {
+        guard let index = samples.firstIndex(where: { abs($0) >= threshold }) else { return nil }
+        return index / channels
+    }
+
+    /// Mixes interleaved `channels`-channel audio to mono (the mean of the channels).
+    public static func mixToMono(_ samples: [Float], channels: Int) -> [Float] {
+        if channels == 1 { return samples }
+        let frames = samples.count / channels
+        var out = [Float](repeating: 0, count: frames)
+        let scale = 1 / Float(channels)
+        samples.withUnsafeBufferPointer { input in
+            for frame in 0..<frames {
+                var sum: Float = 0
+                let base = frame * channels
+                for channel in 0..<channels { sum += input[base + channel] }
+                out[frame] = sum * scale
+            }
+        }
+        return out
+    }
+
+    /// The gain of a raised-cosine (half-Hann) fade-out of `length` frames at frame `index`
+    /// (0-based): falls from just under 1 to exactly 0 at the last frame.
+    public static func fadeOutGain(at index: Int, length: Int) -> Float {
+        precondition(length >= 1 && index >= 0 && index < length)
+        return Float(0.5 * (1 + cos(Double.pi * Double(index + 1) / Double(length))))
+    }
+
+    /// Applies a raised-cosine fade-out over all frames of `samples` (interleaved), so that the
+    /// last frame is exactly 0.
+    public static func applyFadeOut(_ samples: inout [Float], channels: Int) {
+        let frames = samples.count / channels
+        guard frames > 0 else { return }
+        for frame in 0..<frames {
+            let gain = fadeOutGain(at: frame, length: frames)
+            for channel in 0..<channels { samples[frame * channels + channel] *= gain }
+        }
+    }
+
+    /// Multiplies every sample by `gain`.
+    public static func applyGain(_ samples: inout [Float], _ gain: Float) {
+        guard gain != 1 else { return }
+        for index in samples.indices { samples[index] *= gain }
+    }
+}

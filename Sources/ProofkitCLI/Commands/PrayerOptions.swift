@@ -1,0 +1,133 @@
+import Foundation
+import PrayerPlanning
+import ProofkitCore
+
+/// Options shared by `proofkit times` and `proofkit plan`: place, zone and calculation method.
+enum PrayerOptions {
+    static let specs: [OptionSpec] = [
+        .option("lat", value: "DEG", help: "latitude, -90...90 (south negative)"),
+        .option("lon", value: "DEG", help: "longitude, -180...180 (west negative)"),
+        .option("tz", value: "ZONE", help: "IANA zone of the timetable, e.g. Europe/London [system zone]"),
+        .option("method", value: "NAME", help: "calculation method [mwl]; see below"),
+        .option("madhab", value: "NAME", help: "Asr school: shafi or hanafi [shafi]"),
+        .option("high-lat", value: "RULE", help: "middle, seventh, twilight or recommended [recommended]"),
+        .option("polar", value: "MODE", help: "polar days: undefined, nearest-latitude, nearest-day [undefined]"),
+        .option("rounding", value: "MODE", help: "nearest, up or none [the method's]"),
+        .option("adjust", value: "LIST", help: "minute offsets, e.g. fajr=+2,isha=-3"),
+        .option("fajr-angle", value: "DEG", help: "custom Fajr angle (overrides the method's)"),
+        .option("isha-angle", value: "DEG", help: "custom Isha angle (overrides the method's)"),
+        .option("isha-interval", value: "MIN", help: "custom Isha: minutes after sunset"),
+        .option("shafaq", value: "NAME", help: "MoonsightingCommittee Isha: general, ahmer, abyad [general]"),
+    ]
+
+    static let methodHelp = """
+        Methods (--method): mwl (Muslim World League), isna (North America), egyptian, karachi,
+        makkah (Umm al-Qura; Isha 120 min in Ramadan), dubai, qatar, kuwait, msc (Moonsighting
+        Committee, seasonal Fajr/Isha), singapore (rounds up), turkey, tehran, custom (give
+        --fajr-angle and --isha-angle or --isha-interval).
+        """
+
+    /// The timetable zone: --tz, or the system's.
+    static func zone(_ arguments: ParsedArguments, option: String = "tz") throws(UsageError) -> TimeZone {
+        guard let name = arguments.value(option) else { return TimeZone.current }
+        guard let zone = TimeZone(identifier: name) else {
+            throw UsageError("unknown time zone '\(name)' for --\(option) (use an IANA name such as Asia/Karachi)")
+        }
+        return zone
+    }
+
+    static func coordinates(_ arguments: ParsedArguments) throws(UsageError) -> Coordinates {
+        guard let lat = try arguments.double("lat") else { throw UsageError("missing --lat") }
+        guard let lon = try arguments.double("lon") else { throw UsageError("missing --lon") }
+        guard (-90...90).contains(lat) else { throw UsageError("--lat \(lat) is outside -90...90") }
+        guard (-180...180).contains(lon) else { throw UsageError("--lon \(lon) is outside -180...180") }
+        do { return try Coordinates(latitude: lat, longitude: lon) } catch { throw UsageError(error.message) }
+    }
+
+    static func parameters(_ arguments: ParsedArguments) throws(UsageError) -> CalculationParameters {
+        let name = arguments.value("method") ?? "mwl"
+        guard let method = CalculationMethod(name: name) else {
+            throw UsageError("unknown method '\(name)'; one of mwl, isna, egyptian, karachi, makkah, dubai, qatar, kuwait, msc, singapore, turkey, tehran, custom")
+        }
+        var p = method.parameters
+        if let text = arguments.value("madhab") {
+            guard let m = Madhab(rawValue: text.lowercased()) else { throw UsageError("unknown madhab '\(text)'; shafi or hanafi") }
+            p.madhab = m
+        }
+        if let text = arguments.value("high-lat") {
+            let rules: [String: HighLatitudeRule] = [
+                "middle": .middleOfTheNight, "middleofthenight": .middleOfTheNight, "seventh": .seventhOfTheNight,
+                "seventhofthenight": .seventhOfTheNight, "twilight": .twilightAngle, "twilightangle": .twilightAngle,
+                "angle": .twilightAngle, "recommended": .recommended,
+            ]
+            guard let rule = rules[text.lowercased().filter { $0 != "-" }] else {
+                throw UsageError("unknown --high-lat '\(text)'; middle, seventh, twilight or recommended")
+            }
+            p.highLatitudeRule = rule
+        }
+        if let text = arguments.value("polar") {
+            let modes: [String: PolarResolution] = [
+                "undefined": .unresolved, "unresolved": .unresolved, "nearestlatitude": .nearestLatitude,
+                "nearestday": .nearestDay,
+            ]
+            guard let mode = modes[text.lowercased().filter { $0 != "-" }] else {
+                throw UsageError("unknown --polar '\(text)'; undefined, nearest-latitude or nearest-day")
+            }
+            p.polarResolution = mode
+        }
+        if let text = arguments.value("rounding") {
+            guard let r = PrayerRounding(rawValue: text.lowercased()) else {
+                throw UsageError("unknown --rounding '\(text)'; nearest, up or none")
+            }
+            p.rounding = r
+        }
+        if let text = arguments.value("shafaq") {
+            guard let s = Shafaq(rawValue: text.lowercased()) else {
+                throw UsageError("unknown --shafaq '\(text)'; general, ahmer or abyad")
+            }
+            p.shafaq = s
+        }
+        if let angle = try arguments.double("fajr-angle") { p.fajrAngle = angle; p.method = .other }
+        if let angle = try arguments.double("isha-angle") {
+            p.ishaAngle = angle
+            p.ishaInterval = nil
+            p.ramadanIshaInterval = nil
+            p.method = .other
+        }
+        if let interval = try arguments.int("isha-interval") { p.ishaInterval = interval; p.method = .other }
+        if method == .other, arguments.value("fajr-angle") == nil {
+            throw UsageError("--method custom needs --fajr-angle and --isha-angle or --isha-interval")
+        }
+        if let text = arguments.value("adjust") {
+            for item in text.split(separator: ",") {
+                let pair = item.split(separator: "=")
+                guard pair.count == 2, let prayer = Prayer(rawValue: pair[0].lowercased()),
+                    let minutes = Int(pair[1].hasPrefix("+") ? pair[1].dropFirst() : pair[1])
+                else { throw UsageError("--adjust needs prayer=minutes pairs such as fajr=+2,isha=-3, got '\(item)'") }
+                p.adjustments[prayer] = minutes
+            }
+        }
+        do { try p.validate() } catch { throw UsageError(error.message) }
+        return p
+    }
+
+    static func calculator(_ arguments: ParsedArguments) throws(UsageError) -> PrayerTimeCalculator {
+        let coordinates = try coordinates(arguments)
+        let zone = try zone(arguments)
+        let parameters = try parameters(arguments)
+        do {
+            return try PrayerTimeCalculator(coordinates: coordinates, timeZone: zone, parameters: parameters)
+        } catch {
+            throw UsageError(error.message)
+        }
+    }
+
+    /// `HH:MM` on the zone's clock, with `(+1)`/`(-1)` when on another date than `date`.
+    static func clock(_ instant: Date?, zone: TimeZone, date: LocalDate) -> String {
+        guard let instant else { return "--:--" }
+        let wall = WallClockTime(instant, in: zone)
+        let hhmm = String(wall.description.dropFirst(11).prefix(5))
+        let shift = date.days(to: wall.date)
+        return shift == 0 ? hhmm : hhmm + (shift > 0 ? "(+\(shift))" : "(\(shift))")
+    }
+}

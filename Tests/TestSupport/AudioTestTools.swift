@@ -1,0 +1,215 @@
+import Foundation
+
+/// Helpers for audio tests: running external tools (sox, ffmpeg, ffprobe, lame, the built
+/// `proofkit`), scratch folders, and an independent reader (sox) for decoded samples.
+public enum AudioTestTools {
+    /// What a finished process printed and returned.
+    public struct Outcome: Sendable {
+        /// Exit status (or 128 + signal when killed by a signal).
+        public var status: Int32
+        /// Everything written to stdout.
+        public var stdout: String
+        /// Everything written to stderr.
+        public var stderr: String
+        /// Non-empty stderr lines.
+        public var stderrLines: [String] { stderr.split(separator: "\n").map(String.init) }
+    }
+
+    /// Runs `executable` (a path, or a name looked up on PATH) with `arguments`, reading both
+    /// pipes to the end before waiting, so that a chatty child can never deadlock.
+    public static func run(
+        _ executable: String, _ arguments: [String], currentDirectory: String? = nil
+    ) throws -> Outcome {
+        let process = Process()
+        if executable.contains("/") {
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = [executable] + arguments
+        }
+        if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let errorBox = DataBox()
+        let reader = Thread {
+            errorBox.data = err.fileHandleForReading.readDataToEndOfFile()
+            errorBox.done.signal()
+        }
+        reader.start()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        errorBox.done.wait()
+        process.waitUntilExit()
+        let status =
+            process.terminationReason == .uncaughtSignal
+            ? 128 + process.terminationStatus : process.terminationStatus
+        return Outcome(
+            status: status, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errorBox.data, as: UTF8.self))
+    }
+
+    private final class DataBox: @unchecked Sendable {
+        var data = Data()
+        let done = DispatchSemaphore(value: 0)
+    }
+
+    /// Runs a tool and throws when it fails (for generating test inputs).
+    @discardableResult
+    public static func require(_ executable: String, _ arguments: [String]) throws -> Outcome {
+        let outcome = try run(executable, arguments)
+        guard outcome.status == 0 else {
+            throw ToolFailure(description: "\(executable) \(arguments.joined(separator: " ")) exited \(outcome.status): \(outcome.stderr)")
+        }
+        return outcome
+    }
+
+    /// A failed helper tool.
+    public struct ToolFailure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// A new empty folder under the system's temporary folder.
+    public static func makeScratchFolder(_ label: String = "proofkit-test") throws -> String {
+        var template = Array("\(NSTemporaryDirectory())/\(label)-XXXXXX".utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw ToolFailure(description: "mkdtemp failed")
+        }
+        return String(cString: made)
+    }
+
+    /// Removes a folder and everything in it.
+    public static func remove(_ path: String) {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    /// Whether a file exists at `path`.
+    public static func exists(_ path: String) -> Bool {
+        FileManager.default.fileExists(atPath: path)
+    }
+
+    /// The names in a folder (including hidden temporaries), sorted.
+    public static func contents(of folder: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+    }
+
+    /// Interleaved samples of `path` decoded by sox (an independent reader), as 32-bit floats.
+    public static func soxSamples(_ path: String) throws -> [Float] {
+        let scratch = try makeScratchFolder("sox-read")
+        defer { remove(scratch) }
+        let raw = scratch + "/out.f32"
+        try require("sox", [path, "-t", "f32", "-e", "floating-point", "-b", "32", "-L", raw])
+        let data = try Data(contentsOf: URL(fileURLWithPath: raw))
+        return data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+    }
+
+    /// Interleaved samples of `path` decoded by ffmpeg (an independent decoder), as 32-bit floats.
+    public static func ffmpegSamples(_ path: String) throws -> [Float] {
+        let scratch = try makeScratchFolder("ffmpeg-read")
+        defer { remove(scratch) }
+        let raw = scratch + "/out.f32"
+        try require("ffmpeg", ["-v", "error", "-i", path, "-f", "f32le", "-c:a", "pcm_f32le", raw])
+        let data = try Data(contentsOf: URL(fileURLWithPath: raw))
+        return data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+    }
+
+    /// Interleaved 16-bit samples of a 16-bit file decoded by sox.
+    public static func soxInt16(_ path: String) throws -> [Int16] {
+        let scratch = try makeScratchFolder("sox-read")
+        defer { remove(scratch) }
+        let raw = scratch + "/out.s16"
+        try require("sox", [path, "-t", "s16", "-L", raw])
+        let data = try Data(contentsOf: URL(fileURLWithPath: raw))
+        return data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+    }
+
+    /// What ffprobe says about the first audio stream: codec_name, sample_rate, channels,
+    /// duration (and format_name of the container).
+    public static func ffprobe(_ path: String) throws -> [String: String] {
+        let outcome = try require(
+            "ffprobe",
+            [
+                "-v", "error", "-select_streams", "a:0", "-show_entries",
+                "stream=codec_name,sample_rate,channels,duration:format=format_name", "-of",
+                "default=noprint_wrappers=1", path,
+            ])
+        var result: [String: String] = [:]
+        for line in outcome.stdout.split(separator: "\n") {
+            let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
+            if parts.count == 2 { result[parts[0]] = parts[1] }
+        }
+        return result
+    }
+
+    /// Writes `samples` (mono or interleaved, -1...1) to a 32-bit float raw file and converts
+    /// it with sox to `path` using `soxOutputOptions` (e.g. `["-b", "16"]`).
+    public static func writeWithSox(
+        _ samples: [Float], channels: Int, sampleRate: Int, to path: String,
+        soxOutputOptions: [String] = ["-b", "16"]
+    ) throws {
+        let raw = path + ".in.f32"
+        defer { try? FileManager.default.removeItem(atPath: raw) }
+        let data = samples.withUnsafeBufferPointer { Data(buffer: $0) }
+        try data.write(to: URL(fileURLWithPath: raw))
+        try require(
+            "sox",
+            ["-t", "f32", "-e", "floating-point", "-b", "32", "-L", "-r", String(sampleRate), "-c",
+             String(channels), raw] + soxOutputOptions + [path])
+    }
+
+    /// The built `proofkit` binary (`.build/debug/proofkit` under the package root).
+    public static var proofkitBinary: String {
+        TestEnvironment.packageRoot.appendingPathComponent(".build/debug/proofkit").path
+    }
+
+    /// Mounts a tmpfs of `kilobytes` at `folder` (needs root and CAP_SYS_ADMIN).
+    /// - Returns: whether it is mounted.
+    public static func mountTmpfs(at folder: String, kilobytes: Int, readOnly: Bool = false) -> Bool {
+        let options = "size=\(kilobytes)k" + (readOnly ? ",ro" : "")
+        guard let outcome = try? run("mount", ["-t", "tmpfs", "-o", options, "tmpfs", folder]) else {
+            return false
+        }
+        return outcome.status == 0
+    }
+
+    /// Unmounts what ``mountTmpfs(at:kilobytes:readOnly:)`` mounted.
+    public static func unmount(_ folder: String) {
+        _ = try? run("umount", [folder])
+    }
+}
+
+/// Deterministic test signals.
+public enum TestSignals {
+    /// A sine of `frequency` Hz at `amplitude`, `frames` long, mono.
+    public static func sine(frequency: Double, amplitude: Double = 0.5, sampleRate: Int, frames: Int)
+        -> [Float]
+    {
+        (0..<frames).map { Float(amplitude * sin(2 * Double.pi * frequency * Double($0) / Double(sampleRate))) }
+    }
+
+    /// Uniform white noise at `amplitude` from a fixed seed (xorshift), mono.
+    public static func noise(amplitude: Double = 0.3, frames: Int, seed: UInt64 = 0x9E37_79B9_7F4A_7C15)
+        -> [Float]
+    {
+        var state = seed
+        return (0..<frames).map { _ in
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            return Float(amplitude * (Double(state >> 11) / Double(1 << 53) * 2 - 1))
+        }
+    }
+
+    /// Interleaves per-channel signals of equal length.
+    public static func interleave(_ channels: [[Float]]) -> [Float] {
+        guard let first = channels.first else { return [] }
+        var out = [Float](repeating: 0, count: first.count * channels.count)
+        for (c, channel) in channels.enumerated() {
+            for (i, x) in channel.enumerated() { out[i * channels.count + c] = x }
+        }
+        return out
+    }
+}
