@@ -7,14 +7,15 @@ public struct DecodedImage: Sendable, Equatable {
     public var image: RGBImage
     /// The file's format, detected from its content.
     public var format: ImageFormat
-    /// Width and height stored in the file, before DCT scaling and orientation.
+    /// Width stored in the file, in pixels, before DCT scaling and orientation.
     public var storedWidth: Int
+    /// Height stored in the file, in pixels, before DCT scaling and orientation.
     public var storedHeight: Int
     /// The EXIF orientation that was applied (`.up` when the file has none).
     public var orientation: ExifOrientation
-    /// The DCT scale the JPEG was decoded at, as numerator/denominator (1/1 = full size; PNG is
-    /// always 1/1).
+    /// Numerator of the DCT scale the JPEG was decoded at (1/1 = full size; PNG is always 1/1).
     public var scaleNumerator: Int
+    /// Denominator of the DCT scale (e.g. 4 for a quarter-size decode).
     public var scaleDenominator: Int
     /// The colour model in the file: `"gray"`, `"rgb"`, `"ycbcr"`, `"cmyk"`, `"ycck"`,
     /// `"palette"`, with `"+alpha"` when a PNG has an alpha channel.

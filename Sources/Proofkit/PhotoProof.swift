@@ -56,6 +56,7 @@ public struct ClosurePhotoModel: PhotoModelRunner {
         self.body = body
     }
 
+    /// Calls the closure with `input`.
     public mutating func run(_ input: ImageTensor) throws(ProofkitError) -> PhotoModelOutput {
         try body(input)
     }
@@ -182,17 +183,23 @@ public struct PhotoProofResult: Sendable {
 
 /// The decoder's facts about a photo, without its pixels.
 public struct DecodedImageSummary: Sendable, Equatable {
+    /// JPEG or PNG, by content.
     public var format: ImageFormat
-    /// Upright decoded size (after DCT scaling).
+    /// Upright decoded width in pixels (after DCT scaling and orientation).
     public var width: Int
+    /// Upright decoded height in pixels.
     public var height: Int
-    /// Size stored in the file.
+    /// Width stored in the file, in pixels.
     public var storedWidth: Int
+    /// Height stored in the file, in pixels.
     public var storedHeight: Int
+    /// The EXIF orientation that was applied.
     public var orientation: ExifOrientation
-    /// DCT scale as "num/denom", e.g. "1/4".
+    /// DCT scale as "num/denom", e.g. "1/4" ("1/1" for a full-size decode and for PNG).
     public var scale: String
+    /// The file's colour model (see ``DecodedImage/colorModel``).
     public var colorModel: String
+    /// Non-fatal decoder warnings.
     public var warnings: [String]
 
     init(_ decoded: DecodedImage) {
@@ -216,8 +223,9 @@ public struct PreparedPhotoInput: Sendable {
     public var brightness: Double
     /// The batch tensor, one crop per configured region.
     public var tensor: ImageTensor
-    /// Time to read and decode, and to preprocess.
+    /// Time to read and decode the file.
     public var decodeTime: Duration
+    /// Time to resize, measure and build the tensor.
     public var preprocessTime: Duration
 }
 
