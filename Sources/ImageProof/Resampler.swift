@@ -184,22 +184,27 @@ public enum ImageResampler {
         let half = Int32(1 << (ResamplingKernel.precisionBits - 1))
         var out = [UInt8](repeating: 0, count: height * stride)
         var accumulator = [Int32](repeating: 0, count: stride)
+        let pixels = source.span
         for y in 0..<height {
             let first = kernel.start[y] - rowOffset
             let weightBase = y * taps
-            for index in 0..<stride { accumulator[index] = half }
+            var sums = accumulator.mutableSpan
+            for index in sums.indices { sums[index] = half }
             // Row by row: each source row is read contiguously (cache friendly), with the same
-            // sums as PIL's column-by-column loop since integer addition is exact.
+            // sums as PIL's column-by-column loop since integer addition is exact. Spans over
+            // exactly one row let the compiler drop the per-element bounds checks.
             for tap in 0..<kernel.count[y] {
                 let w = weights[weightBase + tap]
                 let rowBase = (first + tap) * stride
-                for index in 0..<stride {
-                    accumulator[index] &+= Int32(source[rowBase + index]) &* w
+                let row = pixels.extracting(rowBase..<(rowBase + stride))
+                for index in sums.indices {
+                    sums[index] &+= Int32(row[index]) &* w
                 }
             }
             let outBase = y * stride
-            for index in 0..<stride {
-                out[outBase + index] = clip8(accumulator[index])
+            var target = out.mutableSpan
+            for index in sums.indices {
+                target[outBase + index] = clip8(sums[index])
             }
         }
         return RGBImage(width: image.width, height: height, pixels: out)
