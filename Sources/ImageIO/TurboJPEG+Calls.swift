@@ -114,7 +114,8 @@ struct TurboJPEGDecompressor: ~Copyable, @unchecked Sendable {
         }
         guard width > 0, height > 0 else {
             throw ProofkitError(
-                .decodeFailed, "JPEG header gives an empty size \(width)x\(height)",
+                .decodeFailed,
+                "not a readable JPEG: it has no image header (cut short, or not a JPEG after its first bytes)",
                 operation: "tjDecompressHeader3")
         }
         return JPEGHeader(width: Int(width), height: Int(height), colorSpace: space)
