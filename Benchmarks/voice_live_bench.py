@@ -13,6 +13,10 @@ writes audio into the FIFO at real time, 40 ms at a time, and:
 
 Usage: Benchmarks/voice_live_bench.py [--binary .build/release/proofkit] [--seconds 20]
        [--audio FILE.raw (16 kHz mono S16_LE; default: a generated tone burst pattern)]
+       [--vad energy|silero|both (default energy; the CPU target is for energy)]
+
+The listening runs the whole reading proof (voice gate, du'a matcher, JSON level and progress
+events), so the figures include everything `proofkit voice --live --json` does.
 Prints one JSON line. Stdlib only.
 """
 import argparse
@@ -53,6 +57,7 @@ def main():
     parser.add_argument("--binary", default=default_binary)
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--audio")
+    parser.add_argument("--vad", default="energy", choices=["energy", "silero", "both"])
     args = parser.parse_args()
 
     audio = open(args.audio, "rb").read() if args.audio else generated_audio(args.seconds)
@@ -68,7 +73,7 @@ def main():
     env = dict(os.environ, PROOFKIT_ALSA_CONFIG=config)
     child = subprocess.Popen(
         [args.binary, "voice", "--live", "--device", "vmic", "--json",
-         "--max-seconds", str(args.seconds)],
+         "--max-seconds", str(args.seconds), "--vad", args.vad],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
 
     written_at = {}  # frame index after a write -> monotonic time of the write
@@ -119,7 +124,7 @@ def main():
         return round(latencies[min(len(latencies) - 1, int(p / 100 * len(latencies)))], 1) if latencies else None
 
     print(json.dumps({
-        "benchmark": "voice-live-energy",
+        "benchmark": "voice-live-" + args.vad,
         "binary": os.path.relpath(args.binary, root),
         "audio_seconds": args.seconds,
         "exit_status": os.waitstatus_to_exitcode(status),

@@ -5,7 +5,8 @@
 var benchmarks: [Benchmark] = []
 benchmarks += voiceBenchmarks()
 benchmarks += imageBenchmarks()
-// benchmarks += squatBenchmarks()
+benchmarks += sileroBenchmarks()
+benchmarks += squatBenchmarks()
 
 let arguments = CommandLine.arguments
 var filter: String?

@@ -15,17 +15,24 @@ public struct ReadingProofConfiguration: Sendable {
     /// How often a ``ReadingProofEvent/level(_:)`` and ``ReadingProofEvent/progress(_:)`` event is
     /// emitted, in audio time. Default 100 ms (a level meter at 10 Hz).
     public var meterInterval: Duration
+    /// Which detector decides what is voiced. Default ``VoiceDetectionMode/energy``. With
+    /// ``VoiceDetectionMode/silero`` or ``VoiceDetectionMode/both`` the caller also feeds Silero
+    /// speech probabilities (``ReadingProof/process(audio:speechProbabilities:)``, or
+    /// ``VoiceProofSession`` which runs the model); the energy gate still drives the level meter.
+    public var voiceDetection: VoiceDetectionMode
 
     /// Creates a configuration; every parameter has the documented default.
     public init(
         text: DuaText = DuaCatalog.builtIn.text(named: DuaCatalog.defaultName)!,
         gate: VoiceGateConfiguration = VoiceGateConfiguration(),
-        usesRecognizer: Bool = true, meterInterval: Duration = .milliseconds(100)
+        usesRecognizer: Bool = true, meterInterval: Duration = .milliseconds(100),
+        voiceDetection: VoiceDetectionMode = .energy
     ) {
         self.text = text
         self.gate = gate
         self.usesRecognizer = usesRecognizer
         self.meterInterval = meterInterval
+        self.voiceDetection = voiceDetection
     }
 }
 
@@ -39,7 +46,7 @@ public struct ReadingLevel: Sendable, Equatable {
     public var floorDecibels: Float
     /// The moving threshold (floor + margin), in dBFS.
     public var thresholdDecibels: Float
-    /// Whether voice is on now.
+    /// Whether voice is on now (as the configured ``VoiceDetectionMode`` decides).
     public var isVoiced: Bool
 }
 
@@ -87,12 +94,18 @@ public enum ReadingProofEvent: Sendable, Equatable {
 public struct ReadingProofResult: Sendable, Equatable {
     /// The verdict with its rule, the key words heard and the voiced seconds.
     public var match: DuaMatchResult
-    /// The voice gate's findings: voiced seconds, segments, final floor, the level track.
+    /// The voice findings: voiced seconds and segments as the configured ``VoiceDetectionMode``
+    /// decides (the energy gate's own, Silero's, or their intersection), and the energy gate's
+    /// final floor and level track.
     public var gate: VoiceGateResult
+    /// Silero speech probabilities, one per 32 ms chunk (empty in ``VoiceDetectionMode/energy``).
+    public var speechProbabilities: [Float]
     /// The key words in the order they were first heard.
     public var heardKeyWords: [HeardKeyWord]
     /// All transcript lines received, in order.
     public var transcript: [String]
+    /// The text that was read.
+    public var text: DuaText
 }
 
 /// A reading-proof session: combines the voice gate (how long the person read aloud) and the
@@ -123,11 +136,14 @@ public struct ReadingProof: Sendable {
     public let matcher: DuaMatcher
 
     private var gate: VoiceActivityGate
+    private var neural: SpeechProbabilityGate
+    private var probabilities: [Float] = []
     private var heard: [HeardKeyWord] = []
     private var transcript: [String] = []
     private var hasAccepted = false
     private var wasVoiced = false
     private var meterFrames: Int
+    private let frameSeconds: Double
     private var framesSinceMeter = 0
     private var loudestSinceMeter: Float = -.infinity
 
@@ -139,36 +155,79 @@ public struct ReadingProof: Sendable {
         matcher = DuaMatcher(text: configuration.text)
         gate = try VoiceActivityGate(configuration: configuration.gate)
         let frame = configuration.gate.frameDuration.components
-        let frameSeconds = Double(frame.seconds) + Double(frame.attoseconds) * 1e-18
+        frameSeconds = Double(frame.seconds) + Double(frame.attoseconds) * 1e-18
         let interval = configuration.meterInterval.components
         let intervalSeconds = Double(interval.seconds) + Double(interval.attoseconds) * 1e-18
         meterFrames = max(1, Int(intervalSeconds / frameSeconds + 0.5))
+        neural = SpeechProbabilityGate(chunkSeconds: Double(Self.sileroChunkSize(sampleRate: configuration.gate.sampleRate))
+            / Double(configuration.gate.sampleRate))
     }
+
+    /// Samples per Silero chunk at `sampleRate`: 512 at 16 kHz, 256 at 8 kHz (32 ms).
+    public static func sileroChunkSize(sampleRate: Int) -> Int { sampleRate * 32 / 1000 }
 
     /// Audio time so far, in seconds (whole frames).
     public var elapsedSeconds: Double { gate.analysedSeconds }
 
-    /// Voiced seconds so far.
-    public var voicedSeconds: Double { gate.voicedSeconds }
+    /// Voiced seconds so far, as the configured ``VoiceDetectionMode`` decides.
+    public var voicedSeconds: Double {
+        switch configuration.voiceDetection {
+        case .energy: gate.voicedSeconds
+        case .silero: neural.voicedSeconds
+        case .both: VoicedSegments.totalSeconds(VoicedSegments.intersection(gate.finish().segments, neural.segments))
+        }
+    }
 
     /// The verdict if the session ended now.
     public var current: DuaMatchResult {
         if configuration.usesRecognizer {
-            return matcher.evaluate(heard: heard.map(\.index), voicedSeconds: gate.voicedSeconds)
+            return matcher.evaluate(heard: heard.map(\.index), voicedSeconds: voicedSeconds)
         }
-        return matcher.evaluateVoiceOnly(voicedSeconds: gate.voicedSeconds)
+        return matcher.evaluateVoiceOnly(voicedSeconds: voicedSeconds)
     }
 
-    /// Feeds captured audio.
+    /// Feeds captured audio (energy mode, or neural modes with no new probabilities).
     /// - Parameter audio: mono samples in -1...1 at the gate's sample rate.
     /// - Returns: level, progress and voice on/off events, then `accepted` if it now holds.
     public mutating func process(audio: [Float]) -> [ReadingProofEvent] {
+        process(audio: audio, speechProbabilities: [])
+    }
+
+    /// Feeds captured audio with the Silero speech probabilities of the chunks it completes.
+    ///
+    /// Probabilities are for consecutive chunks of ``sileroChunkSize(sampleRate:)`` samples from
+    /// the session's start; feed each chunk's probability no later than the audio that completes
+    /// it (``VoiceProofSession`` does this). A gate frame whose chunk has no probability yet uses
+    /// the latest one. Ignored in ``VoiceDetectionMode/energy``.
+    /// - Parameters:
+    ///   - audio: mono samples in -1...1 at the gate's sample rate.
+    ///   - speechProbabilities: probabilities (0...1) of the next chunks, in order.
+    /// - Returns: level, progress and voice on/off events, then `accepted` if it now holds.
+    public mutating func process(audio: [Float], speechProbabilities: [Float]) -> [ReadingProofEvent] {
+        let mode = configuration.voiceDetection
+        let firstNewChunk = neural.chunkCount
+        var neuralOn: [Bool] = []
+        if mode.usesSilero {
+            for probability in speechProbabilities {
+                probabilities.append(probability)
+                neuralOn.append(neural.process(probability))
+            }
+        }
         var events: [ReadingProofEvent] = []
         for frame in gate.process(audio) {
             loudestSinceMeter = max(loudestSinceMeter, frame.levelDecibels)
-            if frame.isVoiced != wasVoiced {
-                wasVoiced = frame.isVoiced
-                if frame.isVoiced {
+            var isVoiced = frame.isVoiced
+            if mode.usesSilero {
+                let middle = frame.seconds + frameSeconds / 2
+                let chunk = Int(middle / neural.chunkSeconds) - firstNewChunk
+                let neuralVoiced = neuralOn.isEmpty ? neural.isVoiced : neuralOn[max(0, min(neuralOn.count - 1, chunk))]
+                isVoiced = mode == .silero ? neuralVoiced : (neuralVoiced && frame.isVoiced)
+            }
+            if isVoiced != wasVoiced {
+                wasVoiced = isVoiced
+                if mode.usesSilero {
+                    events.append(isVoiced ? .voiceStarted(seconds: frame.seconds) : .voiceStopped(seconds: frame.seconds))
+                } else if isVoiced {
                     // The run started before the decision; report its true start.
                     let open = gate.lastSegment
                     events.append(.voiceStarted(seconds: open?.start ?? frame.seconds))
@@ -183,7 +242,7 @@ public struct ReadingProof: Sendable {
                 events.append(.level(ReadingLevel(
                     seconds: frame.seconds, levelDecibels: loudestSinceMeter,
                     floorDecibels: frame.floorDecibels, thresholdDecibels: frame.thresholdDecibels,
-                    isVoiced: frame.isVoiced)))
+                    isVoiced: isVoiced)))
                 loudestSinceMeter = -.infinity
                 events.append(.progress(progress))
             }
@@ -216,13 +275,23 @@ public struct ReadingProof: Sendable {
 
     /// The final result (the session may still continue afterwards).
     public func finish() -> ReadingProofResult {
-        ReadingProofResult(match: current, gate: gate.finish(), heardKeyWords: heard, transcript: transcript)
+        var findings = gate.finish()
+        switch configuration.voiceDetection {
+        case .energy: break
+        case .silero: findings.segments = neural.segments
+        case .both: findings.segments = VoicedSegments.intersection(findings.segments, neural.segments)
+        }
+        findings.voicedSeconds = configuration.voiceDetection == .energy
+            ? findings.voicedSeconds : VoicedSegments.totalSeconds(findings.segments)
+        return ReadingProofResult(
+            match: current, gate: findings, speechProbabilities: probabilities, heardKeyWords: heard,
+            transcript: transcript, text: configuration.text)
     }
 
     private var progress: ReadingProgress {
         let reading = configuration.text.readingSeconds
         return ReadingProgress(
-            voicedSeconds: gate.voicedSeconds,
+            voicedSeconds: voicedSeconds,
             neededSeconds: configuration.usesRecognizer ? matcher.readTwiceFactor * reading : matcher.voiceOnlyFactor * reading,
             heardKeyWords: heard.count, requiredKeyWords: configuration.text.requiredKeyWords)
     }

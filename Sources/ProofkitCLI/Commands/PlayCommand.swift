@@ -1,14 +1,109 @@
+import AudioIO
 import ProofkitCore
 
-// Placeholder until the issue that owns `proofkit play` lands.
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `proofkit play`: hear an alarm sound through ALSA, as Fajr will sound.
 enum PlayCommand: Subcommand {
     static let name = "play"
     static let summary = "play an alarm sound through ALSA"
-    static let synopsis = "proofkit play SOUND [--device D] [--in 10s]"
-    static let discussion = ""
-    static let options: [OptionSpec] = [.flag("json", help: "one JSON object per result on stdout")]
+    static let synopsis = "proofkit play SOUND [--device D] [--in 10s] [--json]"
+    static let discussion = """
+        Decodes SOUND (any format proofkit reads: CAF, WAV, AIFF, FLAC, MP3, OGG...; up to 10
+        minutes) and plays it through an ALSA playback device, at its own rate and channels (ALSA's
+        plug layer converts where the device differs). --in waits first (e.g. 10s, 1m, 500ms), so
+        you can put the phone down and hear it as you would at dawn. A progress bar is drawn on
+        stderr when it is a terminal.
+
+        The file and the device are opened before the wait, so a bad file or a missing device fails
+        at once. PROOFKIT_ALSA_CONFIG=FILE opens devices from that ALSA configuration instead of the
+        machine's (see 'proofkit voice --help').
+
+        JSON (--json), one object when playing ends:
+          {"file":PATH,"device":D,"seconds":S,"sample_rate":HZ,"channels":N,"waited_seconds":S,
+           "underruns":N}
+
+        Exit codes: 64 usage, 65 undecodable sound, 66 missing file, 69 device missing or busy.
+
+        Examples:
+          proofkit play fajr.caf
+          proofkit play adhan.mp3 --device plughw:1,0 --in 10s
+          proofkit play fajr.caf --device null --json
+        """
+    static let options: [OptionSpec] = [
+        .option("device", value: "D", help: "ALSA playback device (default 'default')"),
+        .option("in", value: "DURATION", help: "wait this long before playing (e.g. 10s)"),
+        .flag("json", help: "one JSON object when playing ends"),
+    ]
+
+    /// The longest sound played, in seconds (bounds the memory used).
+    static let maximumSeconds = 600
 
     static func run(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
-        throw ProofkitError(.internal, "'proofkit play' is not built yet")
+        let path = try arguments.requirePositionals(1, names: "the SOUND to play")[0]
+        let wait = try arguments.seconds("in") ?? 0
+        guard wait >= 0, wait <= 86_400 else { throw UsageError("--in must be between 0 and 24h") }
+        let device = arguments.value("device") ?? "default"
+        let configuration = try ALSAConfiguration.fromEnvironment(io.environment)
+
+        var reader = try AudioFileReader(path: path)
+        let format = reader.format
+        let clip = try reader.readClip(maxFrames: format.sampleRate * maximumSeconds)
+        var probe = [Float](repeating: 0, count: format.channels)
+        let isCut = try reader.read(into: &probe, maxFrames: 1) > 0
+        reader.close()
+        guard clip.frameCount > 0 else {
+            throw ProofkitError(.decodeFailed, "there is no audio in it", path: path)
+        }
+        if isCut {
+            io.printError("proofkit play: \(path) is longer than \(maximumSeconds / 60) minutes; playing the first \(maximumSeconds / 60)")
+        }
+        var player = try SoundPlayer(device: device, configuration: configuration)
+
+        if wait > 0 {
+            let clock = ContinuousClock()
+            let deadline = clock.now.advanced(by: .milliseconds(Int64(wait * 1000)))
+            while clock.now < deadline {
+                let left = deadline - clock.now
+                if io.isStderrTerminal {
+                    let seconds = Int((Double(left.components.seconds) + Double(left.components.attoseconds) * 1e-18).rounded(.up))
+                    io.writeErr("\rplaying \(baseName(path)) in \(seconds) s\u{1B}[K")
+                }
+                let step: Duration = left < .milliseconds(250) ? left : .milliseconds(250)
+                sleepFor(step)
+            }
+            if io.isStderrTerminal { io.writeErr("\r\u{1B}[K") }
+        }
+
+        var bar = ProgressBar(io: io, label: "playing \(baseName(path))", total: clip.frameCount)
+        let rate = clip.sampleRate
+        let underruns = try player.play(clip) { heard, _ in
+            bar.update(heard, detail: "\(formatSeconds(Double(heard) / Double(rate))) / \(formatSeconds(clip.seconds))")
+        }
+        bar.finish()
+        try player.close()
+        if arguments.has("json") {
+            io.printJSON([
+                "file": .string(path), "device": .string(device), "seconds": .rounded(clip.seconds, places: 3),
+                "sample_rate": .int(clip.sampleRate), "channels": .int(clip.channels),
+                "waited_seconds": .rounded(wait, places: 3), "underruns": .int(underruns),
+            ])
+        } else {
+            io.print("played \(baseName(path)) (\(formatSeconds(clip.seconds)), \(clip.sampleRate) Hz, \(clip.channels) channel\(clip.channels == 1 ? "" : "s")) on \(device)")
+        }
+        return .success
+    }
+
+    static func sleepFor(_ duration: Duration) {
+        let parts = duration.components
+        var request = timespec(tv_sec: Int(parts.seconds), tv_nsec: Int(parts.attoseconds / 1_000_000_000))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+    }
+
+    static func baseName(_ path: String) -> String {
+        path.split(separator: "/").last.map(String.init) ?? path
     }
 }

@@ -1,14 +1,238 @@
 import ProofkitCore
+import SquatCounting
 
-// Placeholder until the issue that owns `proofkit squat` lands.
+/// `proofkit squat`: counts squats in body-pose keypoints (JSON Lines), from a file or live on stdin.
 enum SquatCommand: Subcommand {
     static let name = "squat"
     static let summary = "squat proof: count reps from body-pose keypoints (JSON Lines)"
-    static let synopsis = "proofkit squat POSES.jsonl [--target N] [--json] [--plot depth.svg]"
-    static let discussion = ""
-    static let options: [OptionSpec] = [.flag("json", help: "one JSON object per result on stdout")]
+    static let synopsis = """
+        proofkit squat POSES.jsonl [--target N] [--sets N] [--rest DURATION] [--json] [--plot depth.svg] [--strict]
+        proofkit squat - [options]        (read a live stream on stdin; each rep is printed as it happens)
+        """
+    static let discussion = """
+        Input: one frame per line, {"t": seconds, "keypoints": {"left_hip": [x, y, conf], ...}}, with
+        x, y in normalised image coordinates (y grows downward) and conf in 0...1. The joints used are
+        left/right shoulder, hip, knee and ankle; others are ignored. Time must keep growing.
+        A squat is counted from the drop of the hips towards the ankles as a fraction of the person's
+        own standing hip-to-ankle height (learned while they stand still): down past 0.15, back up
+        below 0.08, knees straight again, feet planted, both knees alike, no jump, 0.5 to 8 s long.
+
+        Output: each rep (start, bottom and end time, depth), then the count, skipped frames and the
+        verdict against the target (default 10). A rejected verdict exits 0, or 2 with --strict.
+        Bad input (not JSON, a missing field, NaN, time going backwards) stops with one line naming
+        the line number, exit 65.
+
+        --json prints, for a file, one object:
+          {"file","frames","reps","target","verdict":"accepted"|"rejected","reason":string|null,
+           "repList":[{"number","set","start","bottom","end","depth"}],
+           "rejected":[{"reason","start","end","depth"}], "sets":[{"number","reps","start","end"}],
+           "longRests":[{"set","rest"}], "skippedFrames", "skipped":{reason: count},
+           "standingReference":number|null}
+        Times are seconds, depths fractions of the standing reference. Reading stdin, each event is
+        printed as it happens as {"event":"rep"|"rejected"|"set"|"restTooLong"|"calibrated",...}
+        and the object above (with "event":"result") comes last.
+
+        --plot writes an SVG of the smoothed depth over time with both thresholds and the counted
+        reps as bands (written atomically, only when the input was read without error).
+
+        Examples:
+          proofkit squat morning.jsonl --target 10
+          proofkit squat set.jsonl --json --plot depth.svg
+          pose-estimator --jsonl | proofkit squat - --target 5 --strict
+        """
+    static let options: [OptionSpec] = [
+        .option("target", value: "N", help: "reps per set needed for the proof (default 10)"),
+        .option("sets", value: "N", help: "number of sets (default 1)"),
+        .option("rest", value: "DURATION", help: "longest rest between sets, e.g. 60s (default 60s)"),
+        .flag("json", help: "one JSON object per result on stdout"),
+        .option("plot", value: "FILE", help: "write an SVG plot of depth over time"),
+        .flag("strict", help: "exit 2 when the proof is rejected"),
+    ]
 
     static func run(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
-        throw ProofkitError(.internal, "'proofkit squat' is not built yet")
+        let path = try arguments.requirePositionals(1, names: "POSES.jsonl (or - for stdin)")[0]
+        let target = try arguments.int("target") ?? 10
+        let sets = try arguments.int("sets") ?? 1
+        let rest = try arguments.seconds("rest") ?? 60
+        guard target >= 1 else { throw UsageError("--target must be at least 1") }
+        guard sets >= 1 else { throw UsageError("--sets must be at least 1") }
+        guard rest > 0 else { throw UsageError("--rest must be positive") }
+        let json = arguments.has("json")
+        let plotPath = arguments.value("plot")
+        let configuration = SquatCounterConfiguration(
+            plan: SquatWorkoutPlan(repsPerSet: target, sets: sets, maximumRest: rest),
+            recordsDepthTrace: plotPath != nil)
+        var counter = try SquatRepCounter(configuration: configuration)
+        let displayName = path == "-" ? "stdin" : path
+        var decoder = PoseLineDecoder()
+
+        if path == "-" {
+            // Live: decode and count each line as it arrives, print events at once.
+            do {
+                try forEachLine(fd: 0) { line in
+                    guard let frame = try decodeLine(&decoder, line, path: displayName) else { return }
+                    for event in counter.process(frame) { report(event, json: json, io: io) }
+                }
+            } catch let error as ProofkitError {
+                throw error
+            }
+        } else {
+            // A file: read and check every line first, so bad input gives no partial output.
+            let bytes = try readWholeFile(path)
+            var frames: [PoseFrame] = []
+            var start = 0
+            while start < bytes.count {
+                let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
+                if let frame = try decodeLine(&decoder, bytes[start..<end], path: path) {
+                    frames.append(frame)
+                }
+                start = end + 1
+            }
+            guard !frames.isEmpty else {
+                throw ProofkitError(.decodeFailed, "no pose frames in the file", path: path)
+            }
+            for frame in frames {
+                for event in counter.process(frame) where !json { report(event, json: false, io: io) }
+            }
+        }
+
+        let result = counter.finish()
+        if let plotPath { try writeFileAtomically(plot(result, title: displayName, configuration), to: plotPath) }
+        if json {
+            var object = resultJSON(result, file: displayName)
+            if path == "-" { object["event"] = "result" }
+            io.printJSON(.object(object))
+        } else {
+            printSummary(result, name: displayName, io: io)
+        }
+        if arguments.has("strict"), !result.verdict.isAccepted { return .rejected }
+        return .success
+    }
+
+    static func decodeLine(
+        _ decoder: inout PoseLineDecoder, _ line: ArraySlice<UInt8>, path: String
+    ) throws(ProofkitError) -> PoseFrame? {
+        do {
+            return try decoder.decode(line)
+        } catch {
+            throw ProofkitError(.decodeFailed, error.message, path: path)
+        }
+    }
+
+    static func seconds(_ value: Double) -> String {
+        let rounded = (value * 100).rounded() / 100
+        return "\(rounded) s"
+    }
+
+    static func fraction(_ value: Double) -> String { "\((value * 100).rounded() / 100)" }
+
+    static func report(_ event: SquatEvent, json: Bool, io: CommandIO) {
+        switch event {
+        case .rep(let rep):
+            if json {
+                var object = repJSON(rep)
+                object["event"] = "rep"
+                io.printJSON(.object(object))
+            } else {
+                io.print("rep \(rep.number): start \(seconds(rep.startTime)), bottom \(seconds(rep.bottomTime)), end \(seconds(rep.endTime)), depth \(fraction(rep.depth))")
+            }
+        case .rejected(let rejection):
+            if json {
+                var object = rejectionJSON(rejection)
+                object["event"] = "rejected"
+                io.printJSON(.object(object))
+            } else {
+                io.print("not counted (\(rejection.reason.rawValue)): \(seconds(rejection.startTime)) to \(seconds(rejection.endTime)), depth \(fraction(rejection.depth))")
+            }
+        case .setCompleted(let set):
+            if json {
+                io.printJSON(["event": "set", "number": .int(set.number), "reps": .int(set.reps),
+                              "start": .rounded(set.startTime, places: 3), "end": .rounded(set.endTime, places: 3)])
+            } else {
+                io.print("set \(set.number) done: \(set.reps) reps at \(seconds(set.endTime))")
+            }
+        case .restTooLong(let set, let rest, let time):
+            if json {
+                io.printJSON(["event": "restTooLong", "set": .int(set), "rest": .rounded(rest, places: 3),
+                              "time": .rounded(time, places: 3)])
+            } else {
+                io.print("rest after set \(set) is too long: \(seconds(rest)) at \(seconds(time))")
+            }
+        case .calibrated(let time, let reference):
+            if json {
+                io.printJSON(["event": "calibrated", "time": .rounded(time, places: 3),
+                              "standingReference": .rounded(reference)])
+            }
+        case .workoutCompleted(let time):
+            if !json { io.print("workout done at \(seconds(time))") }
+        }
+    }
+
+    static func repJSON(_ rep: SquatRep) -> [String: JSONValue] {
+        ["number": .int(rep.number), "set": .int(rep.set), "start": .rounded(rep.startTime, places: 3),
+         "bottom": .rounded(rep.bottomTime, places: 3), "end": .rounded(rep.endTime, places: 3),
+         "depth": .rounded(rep.depth, places: 3)]
+    }
+
+    static func rejectionJSON(_ rejection: SquatRejection) -> [String: JSONValue] {
+        ["reason": .string(rejection.reason.rawValue), "start": .rounded(rejection.startTime, places: 3),
+         "end": .rounded(rejection.endTime, places: 3), "depth": .rounded(rejection.depth, places: 3)]
+    }
+
+    static func resultJSON(_ result: SquatResult, file: String) -> [String: JSONValue] {
+        var skipped: [String: JSONValue] = [:]
+        for (reason, count) in result.skippedFrames { skipped[reason.rawValue] = .int(count) }
+        var reason: JSONValue = .null
+        if case .rejected(let why) = result.verdict { reason = .string(why.detail) }
+        return [
+            "file": .string(file),
+            "frames": .int(result.frameCount),
+            "reps": .int(result.repCount),
+            "target": .int(result.target),
+            "verdict": .string(result.verdict.name),
+            "reason": reason,
+            "repList": .array(result.reps.map { .object(repJSON($0)) }),
+            "rejected": .array(result.rejections.map { .object(rejectionJSON($0)) }),
+            "sets": .array(result.sets.map {
+                ["number": .int($0.number), "reps": .int($0.reps),
+                 "start": .rounded($0.startTime, places: 3), "end": .rounded($0.endTime, places: 3)]
+            }),
+            "longRests": .array(result.longRests.map { ["set": .int($0.set), "rest": .rounded($0.rest, places: 3)] }),
+            "skippedFrames": .int(result.skippedFrameCount),
+            "skipped": .object(skipped),
+            "standingReference": result.standingReference.map { .rounded($0) } ?? .null,
+        ]
+    }
+
+    static func printSummary(_ result: SquatResult, name: String, io: CommandIO) {
+        io.print("\(name): \(result.repCount) squat\(result.repCount == 1 ? "" : "s") (target \(result.target)): \(result.verdict.name)"
+                 + (result.verdict.isAccepted ? "" : " (\(reasonText(result.verdict)))"))
+        var skippedText = "skipped \(result.skippedFrameCount) of \(result.frameCount) frames"
+        if result.skippedFrameCount > 0 {
+            let parts = SquatSkipReason.allCases.compactMap { reason in
+                result.skippedFrames[reason].map { "\(reason.rawValue) \($0)" }
+            }
+            skippedText += " (" + parts.joined(separator: ", ") + ")"
+        }
+        io.print(skippedText)
+    }
+
+    static func reasonText(_ verdict: Verdict) -> String {
+        if case .rejected(let reason) = verdict { return reason.detail }
+        return ""
+    }
+
+    static func plot(_ result: SquatResult, title: String, _ configuration: SquatCounterConfiguration) -> String {
+        var plot = SVGPlot(
+            title: "squat depth: \(title) (\(result.repCount) reps)", xLabel: "time (s)",
+            yLabel: "depth (fraction of standing hip-to-ankle height)")
+        for rep in result.reps {
+            plot.addBand(from: rep.startTime, to: rep.endTime, label: "counted rep")
+        }
+        plot.addLine(result.depthTrace.map { (x: $0.time, y: $0.smoothedDepth) }, label: "smoothed depth")
+        plot.addLine(result.depthTrace.map { (x: $0.time, y: $0.depth) }, label: "raw depth", color: "#bbbbbb")
+        plot.addHorizontalLine(y: configuration.depthThreshold, label: "down threshold \(configuration.depthThreshold)")
+        plot.addHorizontalLine(y: configuration.standThreshold, label: "stand threshold \(configuration.standThreshold)")
+        return plot.render()
     }
 }

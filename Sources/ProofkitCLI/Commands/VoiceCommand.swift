@@ -1,7 +1,9 @@
 import AudioIO
 import Dispatch
+import DuaMatching
 import Proofkit
 import ProofkitCore
+import VoiceGate
 
 #if canImport(Glibc)
     import Glibc
@@ -13,37 +15,80 @@ enum VoiceCommand: Subcommand {
     static let summary = "reading proof: listen for the du'a (live or from a recording)"
     static let synopsis = """
         proofkit voice --live [--device D] [--recognizer-cmd CMD | --transcript-file F] [options]
-        proofkit voice --list-devices [--json]
+               proofkit voice RECORDING [--transcript-file F] [--plot levels.svg] [options]
+               proofkit voice --list-devices [--json]
         """
     static let discussion = """
+        The reading proof: the voice gate measures how long the person reads aloud (against the
+        room's moving noise floor), and the du'a matcher looks for the text's key words in what a
+        recogniser heard. With a recogniser (or transcript lines): accepted when enough key words
+        are heard, or when voice lasted twice the reading time with two key words. With neither:
+        the voice-only fallback, accepted when voice lasted the text's reading time.
+
         Live listening captures mono 16 kHz S16_LE audio from an ALSA device (default 'default';
         'hw:1,0', 'plughw:1,0', ... as 'proofkit voice --list-devices' shows) until --max-seconds of
-        audio have been heard, or Ctrl-C.
+        audio have been heard, or Ctrl-C (which still ends with the verdict and keeps --record).
+        On a terminal it shows the du'a with its key words lighting up as they are heard, a level
+        meter with the floor and the moving threshold, and the voiced seconds against what is
+        needed; it ends with the verdict. A RECORDING (any format proofkit
+        reads: WAV, FLAC, MP3, OGG, CAF, AIFF..., any rate and channels; mixed to mono and resampled
+        to 16 kHz) runs through the same engine.
 
         --recognizer-cmd CMD runs any recogniser through /bin/sh: proofkit writes the captured
         audio (16 kHz mono S16_LE, headerless) to its stdin and reads one transcript line per line
         of its stdout. When it dies or disconnects it is restarted quietly (the text heard so far
-        is kept). --transcript-file F reads transcript lines from a file, '-' from stdin.
+        is kept). --transcript-file F reads transcript lines from a file, '-' from stdin (with a
+        RECORDING, the lines apply at its end).
+
+        --vad energy|silero|both chooses what counts as voice: the room-level energy gate (default,
+        cheapest), the Silero VAD neural model, or both (voiced only where both agree). Silero needs
+        ONNX Runtime and Models/generated/silero_vad.onnx (or PROOFKIT_SILERO_MODEL=FILE): without
+        them 'silero' exits 69, and 'both' warns on stderr and goes on with the energy gate.
+
+        --text NAME picks the text (default waking; 'proofkit dua list'), --texts FILE adds texts
+        (see 'proofkit dua --help'). --record out.wav (live only) keeps what was heard, written
+        atomically as 16 kHz mono 16-bit WAV when listening ends. --plot levels.svg draws the level,
+        the floor, the threshold and the voiced regions over time. A rejection exits 0, or 2 with
+        --strict.
 
         Environment: PROOFKIT_ALSA_CONFIG=FILE opens devices from that ALSA configuration file
         instead of the machine's (for tests and demos without hardware); devices defined there are
         treated as not paced in real time (capture waits for proofkit rather than dropping audio).
 
-        JSON (--json), one object per line:
-          {"event":"start","device":D,"sample_rate":16000}
-          {"event":"level","t":SECONDS,"level_dbfs":DB}        (every 100 ms of audio)
-          {"event":"transcript","t":SECONDS,"text":LINE}
+        JSON (--json), live: one object per line, in order (t = seconds of audio):
+          {"event":"start","device":D,"sample_rate":16000,"text":NAME,"vad":MODE,
+           "vad_fallback":STRING|null,"recognizer":BOOL,"needed_seconds":S,"required_key_words":N}
+          {"event":"level","t":T,"level_dbfs":DB,"floor_dbfs":DB,"threshold_dbfs":DB,"voiced":BOOL}
+                                                       (every 100 ms of audio; t = end of that audio)
+          {"event":"progress","t":T,"voiced_seconds":S,"needed_seconds":S,"key_words_heard":N,
+           "required_key_words":N}                     (with each level, and after a key word)
+          {"event":"voice_started"|"voice_stopped","t":T}
+          {"event":"transcript","t":T,"text":LINE}
+          {"event":"key_word","t":T,"index":I,"word":W}   (each key word, the first time only)
+          {"event":"accepted","t":T,"rule":"keyWords"|"readTwice"|"voiceOnly"}   (at most once)
           {"event":"recognizer_restarted","restarts":N}
           {"event":"recognizer_gave_up"}
           {"event":"end","heard_seconds":S,"transcript":[LINES],"dropped_chunks":N,"overruns":N,
-           "recognizer_restarts":N}
+           "recognizer_restarts":N,"recording":PATH|null, ...the RESULT fields below}
+        RECORDING: one object: {"file":PATH,"duration_seconds":S,"input_sample_rate":HZ,
+          "input_channels":N, ...RESULT}
+        RESULT fields: "text":NAME,"vad":MODE,"vad_fallback":STRING|null,"voiced_seconds":S,
+          "voiced_segments":[[START,END],...] (seconds),"noise_floor_dbfs":DB (final floor),
+          "needed_seconds":S,"key_words":[{"word":W,"heard":BOOL}],"heard_key_words":[W...],
+          "required_key_words":N,"verdict":"accepted"|"rejected",
+          "rule":"keyWords"|"readTwice"|"voiceOnly","reason":STRING|null
         --list-devices --json: {"devices":[{"name":N,"description":D,"capture":B,"playback":B}]}
 
-        Exit codes: 69 when the device is missing, busy or goes away (one line on stderr).
+        Exit codes: 0 (also for a rejection), 2 rejected with --strict, 64 usage, 65 undecodable
+        RECORDING, 66 missing file, 69 device missing/busy/gone or Silero unavailable, 74 cannot write
+        --record/--plot.
 
         Examples:
           proofkit voice --list-devices
           proofkit voice --live --device plughw:1,0 --recognizer-cmd 'my-asr --lang ar'
+          proofkit voice --live --vad both --record fajr.wav --strict
+          proofkit voice fajr.wav --json --plot levels.svg
+          proofkit voice fajr.wav --transcript-file fajr.txt --text kursi
           PROOFKIT_ALSA_CONFIG=test.conf proofkit voice --live --device vmic --json --max-seconds 5
         """
     static let options: [OptionSpec] = [
@@ -53,30 +98,126 @@ enum VoiceCommand: Subcommand {
         .option("recognizer-cmd", value: "CMD", help: "external recogniser: audio on stdin, lines on stdout"),
         .option("transcript-file", value: "F", help: "transcript lines from a file ('-' for stdin)"),
         .option("max-seconds", value: "S", help: "stop after S seconds of audio (default 120)"),
+        .option("text", value: "NAME", help: "the text to read (default: waking)"),
+        .option("texts", value: "FILE", help: "a JSON file of extra texts"),
+        .option("vad", value: "MODE", help: "energy (default), silero or both"),
+        .option("record", value: "OUT.wav", help: "keep what was heard (live only)"),
+        .option("plot", value: "OUT.svg", help: "draw level, floor, threshold and voiced regions"),
+        .flag("strict", help: "exit 2 when the proof is rejected"),
         .flag("json", help: "one JSON event per line on stdout"),
     ]
 
     static func run(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
-        let configuration = try ALSAConfiguration.fromEnvironment(io.environment)
         if arguments.has("list-devices") {
+            let configuration = try ALSAConfiguration.fromEnvironment(io.environment)
             return listDevices(configuration: configuration, json: arguments.has("json"), io: io)
-        }
-        guard arguments.has("live") else {
-            if arguments.positionals.isEmpty { throw UsageError("give --live, --list-devices or a RECORDING") }
-            throw ProofkitError(.internal, "'proofkit voice RECORDING' needs the audio file reader, not in this build yet")
-        }
-        if !arguments.positionals.isEmpty {
-            throw UsageError("--live takes no RECORDING argument ('\(arguments.positionals[0])')")
         }
         if arguments.value("recognizer-cmd") != nil && arguments.value("transcript-file") != nil {
             throw UsageError("give either --recognizer-cmd or --transcript-file, not both")
         }
+        let mode: VoiceDetectionMode
+        if let vad = arguments.value("vad") {
+            guard let parsed = VoiceDetectionMode(rawValue: vad) else {
+                throw UsageError("--vad must be energy, silero or both, not '\(vad)'")
+            }
+            mode = parsed
+        } else {
+            mode = .energy
+        }
+        guard arguments.has("live") else {
+            guard arguments.positionals.count == 1 else {
+                throw UsageError(arguments.positionals.isEmpty
+                    ? "give --live, --list-devices or a RECORDING" : "give one RECORDING")
+            }
+            for flag in ["record", "recognizer-cmd", "device", "max-seconds"] where arguments.value(flag) != nil {
+                throw UsageError("--\(flag) works only with --live")
+            }
+            return try runRecording(arguments.positionals[0], arguments, mode: mode, io: io)
+        }
+        if !arguments.positionals.isEmpty {
+            throw UsageError("--live takes no RECORDING argument ('\(arguments.positionals[0])')")
+        }
+        return try runLive(arguments, mode: mode, io: io)
+    }
+
+    /// The proof settings from the arguments.
+    static func proofConfiguration(
+        _ arguments: ParsedArguments, mode: VoiceDetectionMode, usesRecognizer: Bool, io: CommandIO
+    ) throws(ProofkitError) -> ReadingProofConfiguration {
+        let catalog = try DuaCommand.loadCatalog(arguments, io: io)
+        let text = try DuaCommand.find(arguments.value("text") ?? DuaCatalog.defaultName, in: catalog)
+        return ReadingProofConfiguration(text: text, usesRecognizer: usesRecognizer, voiceDetection: mode)
+    }
+
+    // MARK: - A recording
+
+    static func runRecording(_ path: String, _ arguments: ParsedArguments, mode: VoiceDetectionMode, io: CommandIO) throws
+        -> ExitStatus
+    {
+        var transcript: [String] = []
+        if let file = arguments.value("transcript-file") {
+            let contents = file == "-" ? readAllStandardInput() : try DuaCommand.readTextFile(file, required: true) ?? ""
+            transcript = contents.split(whereSeparator: \.isNewline).map { line in
+                String(line.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+            }
+                .filter { !$0.isEmpty }
+        }
+        let configuration = try proofConfiguration(
+            arguments, mode: mode, usesRecognizer: arguments.value("transcript-file") != nil, io: io)
+        let outcome: ReadingProofRecording.Outcome
+        do {
+            outcome = try ReadingProofRecording.run(
+                path: path, configuration: configuration,
+                sileroModelPath: VoiceProofSession.sileroModelPath(environment: io.environment), transcript: transcript)
+        } catch {
+            throw error.path == nil ? error.at(path: path) : error
+        }
+        if let reason = outcome.fallbackReason {
+            io.printError("proofkit voice: warning: Silero is unavailable (\(reason)); using the energy gate alone")
+        }
+        if let plot = arguments.value("plot") {
+            try writePlot(outcome.result, title: "proofkit voice: \(baseName(path))", to: plot)
+        }
+        let result = outcome.result
+        if arguments.has("json") {
+            var object: [String: JSONValue] = [
+                "file": .string(path), "duration_seconds": .rounded(outcome.decodedSeconds, places: 3),
+                "input_sample_rate": .int(outcome.format.sampleRate), "input_channels": .int(outcome.format.channels),
+            ]
+            object.merge(resultFields(result, mode: outcome.voiceDetection, fallback: outcome.fallbackReason,
+                                      needed: outcome.neededSeconds)) { _, new in new }
+            io.printJSON(.object(object))
+        } else {
+            let text = configuration.text
+            io.print("\(baseName(path)): \(formatSeconds(outcome.decodedSeconds)) of audio, \(text.title)")
+            io.print("voiced \(formatSeconds(result.gate.voicedSeconds)) in \(result.gate.segments.count) segment(s), needs \(formatSeconds(outcome.neededSeconds)); noise floor \(Int(result.gate.finalFloorDecibels.rounded())) dBFS")
+            if !transcript.isEmpty {
+                io.print("key words heard: \(result.heardKeyWords.count) of \(text.keyWords.count) (\(text.requiredKeyWords) needed)")
+            }
+            io.print(verdictLine(result.match))
+        }
+        return result.match.verdict.isAccepted || !arguments.has("strict") ? .success : .rejected
+    }
+
+    // MARK: - Live
+
+    static func runLive(_ arguments: ParsedArguments, mode: VoiceDetectionMode, io: CommandIO) throws -> ExitStatus {
+        let alsa = try ALSAConfiguration.fromEnvironment(io.environment)
         let maxSeconds = try arguments.seconds("max-seconds") ?? 120
         guard maxSeconds > 0 else { throw UsageError("--max-seconds must be more than 0") }
         let device = arguments.value("device") ?? "default"
+        let usesRecognizer = arguments.value("recognizer-cmd") != nil || arguments.value("transcript-file") != nil
+        let configuration = try proofConfiguration(arguments, mode: mode, usesRecognizer: usesRecognizer, io: io)
+        // Everything that can fail is opened before listening starts.
+        let state = LiveState(
+            session: try VoiceProofSession(
+                configuration: configuration,
+                sileroModelPath: VoiceProofSession.sileroModelPath(environment: io.environment)))
+        if let record = arguments.value("record") {
+            state.writer = try AudioFileWriter(path: record, container: .wav, sampleRate: 16_000, channels: 1)
+        }
         let capture = try MicrophoneCapture(
-            device: device, configuration: configuration,
-            overflow: configuration == nil ? .dropOldest : .waitForConsumer)
+            device: device, configuration: alsa, overflow: alsa == nil ? .dropOldest : .waitForConsumer)
         let sampleRate = capture.sampleRate
         let stream = capture.start()
         let recognizer = arguments.value("recognizer-cmd").map { ExternalRecognizer(command: $0) }
@@ -86,26 +227,118 @@ enum VoiceCommand: Subcommand {
         let listening = try LiveListening(
             capture: stream, recognizer: recognizer, transcriptLines: lines, maxSeconds: maxSeconds)
         let json = arguments.has("json")
-        if json {
-            io.printJSON(["event": "start", "device": .string(device), "sample_rate": .int(sampleRate)])
+        let proof = state.session.proof
+        let needed = neededSeconds(proof)
+        if let reason = state.session.fallbackReason {
+            io.printError("proofkit voice: warning: Silero is unavailable (\(reason)); using the energy gate alone")
         }
-        let summary = runBlocking {
-            await LiveView(io: io, json: json, sampleRate: sampleRate).consume(listening)
-        }
-        if let failure = listening.failure { throw failure }
-        let statistics = listening.statistics
         if json {
             io.printJSON([
-                "event": "end", "heard_seconds": .rounded(summary.heardSeconds, places: 3),
-                "transcript": .array(summary.transcript.map { .string($0) }),
-                "dropped_chunks": .int(statistics.droppedChunks), "overruns": .int(statistics.overruns),
-                "recognizer_restarts": .int(recognizer?.restarts ?? 0),
+                "event": "start", "device": .string(device), "sample_rate": .int(sampleRate),
+                "text": .string(proof.configuration.text.name),
+                "vad": .string(proof.configuration.voiceDetection.rawValue),
+                "vad_fallback": JSONValue(state.session.fallbackReason),
+                "recognizer": .bool(usesRecognizer), "needed_seconds": .rounded(needed, places: 3),
+                "required_key_words": .int(proof.configuration.text.requiredKeyWords),
             ])
-        } else {
-            io.print("heard \(formatSeconds(summary.heardSeconds)) of audio on \(device)")
-            if !summary.transcript.isEmpty { io.print("transcript: " + summary.transcript.joined(separator: " ")) }
         }
-        return .success
+        let view = LiveView(io: io, json: json, text: proof.configuration.text, usesRecognizer: usesRecognizer,
+                            neededSeconds: needed, frameSeconds: proof.configuration.gate.frameDuration.secondsValue)
+        // Ctrl-C ends listening normally: the verdict is given and --record is kept.
+        signal(SIGINT, SIG_IGN)
+        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        interrupt.setEventHandler { listening.stop() }
+        interrupt.resume()
+        let summary = runBlocking { await view.consume(listening, state: state) }
+        interrupt.cancel()
+        signal(SIGINT, SIG_DFL)
+        if let failure = listening.failure { throw failure }
+        if let failure = summary.failure { throw failure }
+        let result = state.session.proof.finish()
+        var recorded: String?
+        if let record = arguments.value("record") {
+            try state.commitRecording()
+            recorded = record
+        }
+        if let plot = arguments.value("plot") {
+            try writePlot(result, title: "proofkit voice --live (\(device))", to: plot)
+        }
+        let statistics = listening.statistics
+        if json {
+            var object: [String: JSONValue] = [
+                "event": "end", "heard_seconds": .rounded(summary.heardSeconds, places: 3),
+                "transcript": .array(result.transcript.map { .string($0) }),
+                "dropped_chunks": .int(statistics.droppedChunks), "overruns": .int(statistics.overruns),
+                "recognizer_restarts": .int(recognizer?.restarts ?? 0), "recording": JSONValue(recorded),
+            ]
+            object.merge(resultFields(result, mode: proof.configuration.voiceDetection,
+                                      fallback: state.session.fallbackReason, needed: needed)) { _, new in new }
+            io.printJSON(.object(object))
+        } else {
+            io.print("heard \(formatSeconds(summary.heardSeconds)) of audio on \(device); voiced \(formatSeconds(result.gate.voicedSeconds)) of \(formatSeconds(needed)) needed")
+            if !result.transcript.isEmpty { io.print("transcript: " + result.transcript.joined(separator: " ")) }
+            if let recorded { io.print("recorded to \(recorded)") }
+            io.print(verdictLine(result.match))
+        }
+        return result.match.verdict.isAccepted || !arguments.has("strict") ? .success : .rejected
+    }
+
+    static func neededSeconds(_ proof: ReadingProof) -> Double {
+        let reading = proof.configuration.text.readingSeconds
+        return proof.configuration.usesRecognizer ? proof.matcher.readTwiceFactor * reading : proof.matcher.voiceOnlyFactor * reading
+    }
+
+    static func verdictLine(_ match: DuaMatchResult) -> String {
+        switch match.verdict {
+        case .accepted:
+            switch match.rule {
+            case .keyWords: return "accepted: the key words were heard"
+            case .readTwice: return "accepted: read aloud twice the reading time, with key words"
+            case .voiceOnly: return "accepted: read aloud for the reading time (voice only)"
+            }
+        case .rejected(let why):
+            return "rejected: \(why.detail)"
+        }
+    }
+
+    /// The result fields shared by the live `end` event and a recording's object.
+    static func resultFields(
+        _ result: ReadingProofResult, mode: VoiceDetectionMode, fallback: String?, needed: Double
+    ) -> [String: JSONValue] {
+        let text = result.match
+        var reason: String?
+        if case .rejected(let why) = text.verdict { reason = why.detail }
+        let heard = Set(result.heardKeyWords.map(\.index))
+        let keyWords = result.heardKeyWords
+        return [
+            "vad": .string(mode.rawValue), "vad_fallback": JSONValue(fallback),
+            "voiced_seconds": .rounded(result.gate.voicedSeconds, places: 3),
+            "voiced_segments": .array(result.gate.segments.map {
+                .array([.rounded($0.start, places: 3), .rounded($0.end, places: 3)])
+            }),
+            "noise_floor_dbfs": .rounded(Double(result.gate.finalFloorDecibels), places: 1),
+            "needed_seconds": .rounded(needed, places: 3),
+            "key_words": .array(result.keyWordTexts.indices.map {
+                ["word": .string(result.keyWordTexts[$0]), "heard": .bool(heard.contains($0))]
+            }),
+            "heard_key_words": .array(keyWords.map { .string($0.word) }),
+            "required_key_words": .int(text.required),
+            "verdict": .string(text.verdict.name), "rule": .string(text.rule.rawValue), "reason": JSONValue(reason),
+            "text": .string(result.text.name),
+        ]
+    }
+
+    static func writePlot(_ result: ReadingProofResult, title: String, to path: String) throws(ProofkitError) {
+        let track = result.gate.track
+        var plot = SVGPlot(title: title, xLabel: "time (s)", yLabel: "level (dBFS)")
+        let lowest: Float = -90
+        for (index, segment) in result.gate.segments.enumerated() {
+            plot.addBand(from: segment.start, to: segment.end, label: index == 0 ? "voiced" : nil, color: "#2ca02c")
+        }
+        plot.addLine(track.map { (x: $0.seconds, y: Double(max(lowest, $0.levelDecibels))) }, label: "level", color: "#1f77b4")
+        plot.addLine(track.map { (x: $0.seconds, y: Double(max(lowest, $0.floorDecibels))) }, label: "noise floor", color: "#7f7f7f")
+        plot.addLine(track.map { (x: $0.seconds, y: Double(max(lowest, $0.thresholdDecibels))) }, label: "threshold", color: "#d62728")
+        try writeFileAtomically(plot.render(), to: path)
     }
 
     static func listDevices(configuration: ALSAConfiguration?, json: Bool, io: CommandIO) -> ExitStatus {
@@ -124,55 +357,100 @@ enum VoiceCommand: Subcommand {
         }
         return .success
     }
+
+    static func readAllStandardInput() -> String {
+        var lines: [String] = []
+        while let line = readLine() { lines.append(line) }
+        return lines.joined(separator: "\n")
+    }
+
+    static func baseName(_ path: String) -> String {
+        path.split(separator: "/").last.map(String.init) ?? path
+    }
+}
+
+extension ReadingProofResult {
+    /// The text's key words as written, in order.
+    var keyWordTexts: [String] { text.keyWords.map(\.word) }
+}
+
+/// The proof session and the recorder of a live run, shared with the consuming task.
+///
+/// `@unchecked Sendable`: created before listening, then used only by the one consuming task,
+/// then read after it has finished (`runBlocking` orders these).
+final class LiveState: @unchecked Sendable {
+    var session: VoiceProofSession
+    var writer: AudioFileWriter?
+
+    init(session: consuming VoiceProofSession) {
+        self.session = session
+    }
+
+    func record(_ samples: [Int16]) throws(ProofkitError) {
+        guard var file = writer.take() else { return }
+        var failure: ProofkitError?
+        do throws(ProofkitError) { try file.write(samples) } catch { failure = error }
+        writer = consume file
+        if let failure { throw failure }
+    }
+
+    func commitRecording() throws(ProofkitError) {
+        guard let file = writer.take() else { return }
+        try file.commit()
+    }
 }
 
 /// What the live view saw, for the final report.
 struct ListeningSummary: Sendable {
     var heardSeconds: Double = 0
-    var transcript: [String] = []
+    var failure: ProofkitError?
 }
 
-/// Draws the live view (terminal) or writes JSON events, from the listening events.
-struct LiveView {
+/// Drives the proof from the listening events and draws the live view (terminal) or writes JSON
+/// events.
+struct LiveView: Sendable {
     let io: CommandIO
     let json: Bool
-    let sampleRate: Int
+    let text: DuaText
+    let usesRecognizer: Bool
+    let neededSeconds: Double
+    let frameSeconds: Double
 
-    func consume(_ listening: LiveListening) async -> ListeningSummary {
+    /// What the terminal view shows.
+    struct Screen {
+        var level: ReadingLevel?
+        var progress: ReadingProgress?
+        var heard: Set<Int> = []
+        var lastLine: String?
+        var drawnLines = 0
+    }
+
+    func consume(_ listening: LiveListening, state: LiveState) async -> ListeningSummary {
         var summary = ListeningSummary()
-        var sumSquares = 0.0
-        var framesInWindow = 0
-        let window = max(1, sampleRate / 10)  // one level per 100 ms of audio
-        var lastLevel = -120.0
+        var screen = Screen()
+        let draws = !json && io.isStdoutTerminal
         for await event in listening.events {
+            var proofEvents: [ReadingProofEvent] = []
+            var t = summary.heardSeconds
             switch event {
             case .audio(let chunk):
                 summary.heardSeconds = chunk.endSeconds
-                for sample in chunk.samples {
-                    let value = Double(sample) / 32768
-                    sumSquares += value * value
-                    framesInWindow += 1
-                    if framesInWindow == window {
-                        lastLevel = 10 * log10(max(sumSquares / Double(window), 1e-12))
-                        if json {
-                            io.printJSON(["event": "level", "t": .rounded(chunk.endSeconds, places: 3),
-                                          "level_dbfs": .rounded(lastLevel, places: 1)])
-                        }
-                        sumSquares = 0
-                        framesInWindow = 0
-                    }
-                }
-                if !json && io.isStdoutTerminal {
-                    io.writeOut("\r\(meter(lastLevel)) \(formatSeconds(summary.heardSeconds))\u{1B}[K")
+                t = chunk.endSeconds
+                do throws(ProofkitError) {
+                    try state.record(chunk.samples)
+                    proofEvents = try state.session.process(audio: chunk.floatSamples)
+                } catch {
+                    if summary.failure == nil { summary.failure = error }
+                    listening.stop()
                 }
             case .transcript(let line):
-                summary.transcript.append(line)
                 if json {
-                    io.printJSON(["event": "transcript", "t": .rounded(summary.heardSeconds, places: 3),
-                                  "text": .string(line)])
+                    io.printJSON(["event": "transcript", "t": .rounded(t, places: 3), "text": .string(line)])
                 } else {
-                    io.print("\r\u{1B}[K» \(line)")
+                    screen.lastLine = "» " + line
+                    if !draws { io.print("» \(line)") }
                 }
+                proofEvents = state.session.process(transcript: line, at: t)
             case .recognizerRestarted(let count):
                 if json { io.printJSON(["event": "recognizer_restarted", "restarts": .int(count)]) }
             case .recognizerGaveUp:
@@ -182,17 +460,142 @@ struct LiveView {
                     io.printError("proofkit voice: the recogniser keeps dying; going on with voice only")
                 }
             }
+            var redraw = false
+            for proofEvent in proofEvents {
+                if json {
+                    io.printJSON(jsonEvent(proofEvent, t: t))
+                    continue
+                }
+                switch proofEvent {
+                case .level(let level):
+                    screen.level = level
+                    redraw = true
+                case .progress(let progress):
+                    screen.progress = progress
+                case .keyWordHeard(let hit):
+                    screen.heard.insert(hit.index)
+                    redraw = true
+                    if !draws { io.print("heard: \(hit.word)") }
+                case .accepted:
+                    redraw = true
+                case .voiceStarted, .voiceStopped:
+                    break
+                }
+            }
+            if draws && redraw { draw(&screen) }
         }
-        if !json && io.isStdoutTerminal { io.writeOut("\r\u{1B}[K") }
+        if draws { draw(&screen) }
         return summary
     }
 
-    /// A level meter from -70 to 0 dBFS, 30 cells.
-    func meter(_ level: Double) -> String {
-        let cells = 30
-        let filled = max(0, min(cells, Int((level + 70) / 70 * Double(cells))))
-        return "[" + String(repeating: "|", count: filled) + String(repeating: " ", count: cells - filled)
-            + "] " + String(Int(level.rounded())) + " dBFS"
+    func jsonEvent(_ event: ReadingProofEvent, t: Double) -> JSONValue {
+        switch event {
+        case .level(let level):
+            return [
+                "event": "level", "t": .rounded(level.seconds + frameSeconds, places: 3),
+                "level_dbfs": .rounded(Double(level.levelDecibels), places: 1),
+                "floor_dbfs": .rounded(Double(level.floorDecibels), places: 1),
+                "threshold_dbfs": .rounded(Double(level.thresholdDecibels), places: 1), "voiced": .bool(level.isVoiced),
+            ]
+        case .progress(let progress):
+            return [
+                "event": "progress", "t": .rounded(t, places: 3),
+                "voiced_seconds": .rounded(progress.voicedSeconds, places: 3),
+                "needed_seconds": .rounded(progress.neededSeconds, places: 3),
+                "key_words_heard": .int(progress.heardKeyWords), "required_key_words": .int(progress.requiredKeyWords),
+            ]
+        case .voiceStarted(let seconds):
+            return ["event": "voice_started", "t": .rounded(seconds, places: 3)]
+        case .voiceStopped(let seconds):
+            return ["event": "voice_stopped", "t": .rounded(seconds, places: 3)]
+        case .keyWordHeard(let hit):
+            return ["event": "key_word", "t": .rounded(hit.seconds, places: 3), "index": .int(hit.index), "word": .string(hit.word)]
+        case .accepted(let match):
+            return ["event": "accepted", "t": .rounded(t, places: 3), "rule": .string(match.rule.rawValue)]
+        }
+    }
+
+    /// Redraws the view in place: the du'a, the meter, the progress, the last transcript line.
+    func draw(_ screen: inout Screen) {
+        var lines: [String] = []
+        lines.append(highlighted(heard: screen.heard))
+        if let level = screen.level {
+            lines.append(meter(level))
+        } else {
+            lines.append("listening…")
+        }
+        let progress = screen.progress
+        let voiced = progress?.voicedSeconds ?? 0
+        var status = "voiced \(formatSeconds(voiced)) / \(formatSeconds(neededSeconds)) needed  " + bar(voiced / max(neededSeconds, 0.001), width: 20)
+        if usesRecognizer {
+            status += "   key words \(screen.heard.count)/\(text.requiredKeyWords)"
+        }
+        lines.append(status)
+        lines.append(screen.lastLine ?? "")
+        var out = ""
+        if screen.drawnLines > 0 { out += "\u{1B}[\(screen.drawnLines)F" }
+        for line in lines { out += line + "\u{1B}[K\n" }
+        screen.drawnLines = lines.count
+        io.writeOut(out)
+    }
+
+    /// The text with heard key words in bold green and the others underlined.
+    func highlighted(heard: Set<Int>) -> String {
+        var result = text.text
+        for (index, keyWord) in text.keyWords.enumerated() where !keyWord.word.isEmpty {
+            let style = heard.contains(index) ? "\u{1B}[1;32m" : "\u{1B}[4;33m"
+            result = result.replacingFirst(keyWord.word, with: style + keyWord.word + "\u{1B}[0m")
+        }
+        return result
+    }
+
+    /// A 50-cell meter from -80 to 0 dBFS: the level as a bar, the floor as `:`, the threshold as
+    /// `|`, then the numbers.
+    func meter(_ level: ReadingLevel) -> String {
+        let cells = 50
+        func cell(_ decibels: Float) -> Int { max(0, min(cells - 1, Int((Double(decibels) + 80) / 80 * Double(cells)))) }
+        let filled = Double(level.levelDecibels) <= -80 ? 0 : cell(level.levelDecibels) + 1
+        var characters = Array(repeating: "·", count: cells)
+        for i in 0..<filled { characters[i] = "█" }
+        characters[cell(level.floorDecibels)] = ":"
+        characters[cell(level.thresholdDecibels)] = "|"
+        let colour = level.isVoiced ? "\u{1B}[32m" : "\u{1B}[2m"
+        let voice = level.isVoiced ? "\u{1B}[1;32m● voice\u{1B}[0m" : "○ quiet"
+        return colour + characters.joined() + "\u{1B}[0m " + "\(Int(level.levelDecibels.rounded())) dBFS  floor \(Int(level.floorDecibels.rounded()))  threshold \(Int(level.thresholdDecibels.rounded()))  " + voice
+    }
+
+    func bar(_ fraction: Double, width: Int) -> String {
+        let filled = max(0, min(width, Int(fraction * Double(width))))
+        return "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "]"
+    }
+}
+
+extension String {
+    /// This string with the first occurrence of `target` replaced (unchanged when absent).
+    func replacingFirst(_ target: String, with replacement: String) -> String {
+        guard let range = range(of: target) else { return self }
+        return self[..<range.lowerBound] + replacement + self[range.upperBound...]
+    }
+
+    /// The first range of `target` in this string (a literal search over characters).
+    func range(of target: String) -> Range<String.Index>? {
+        guard !target.isEmpty else { return nil }
+        var start = startIndex
+        while start < endIndex {
+            if self[start...].hasPrefix(target) {
+                return start..<index(start, offsetBy: target.count)
+            }
+            start = index(after: start)
+        }
+        return nil
+    }
+}
+
+extension Duration {
+    /// This duration in seconds, as a `Double`.
+    var secondsValue: Double {
+        let parts = components
+        return Double(parts.seconds) + Double(parts.attoseconds) * 1e-18
     }
 }
 

@@ -1,0 +1,95 @@
+import AudioIO
+import DuaMatching
+public import ProofkitCore
+import VoiceGate
+
+/// The reading proof over a recording: decode any format ``AudioIO/AudioFileReader`` reads, mix
+/// to mono, resample to the gate's rate with ``SincResampler``, and run a ``VoiceProofSession``.
+public enum ReadingProofRecording {
+    /// What a run over a recording found.
+    public struct Outcome: Sendable {
+        /// The proof's result (verdict, voiced seconds and segments, floor, track).
+        public var result: ReadingProofResult
+        /// The recording's format, from its header.
+        public var format: AudioFileFormat
+        /// Decoded audio, in seconds.
+        public var decodedSeconds: Double
+        /// Why Silero was not used (``VoiceDetectionMode/both`` without it), or `nil`.
+        public var fallbackReason: String?
+        /// The detection mode actually used.
+        public var voiceDetection: VoiceDetectionMode
+        /// What the reading needed, in voiced seconds (reading time, or twice it with a recogniser).
+        public var neededSeconds: Double
+    }
+
+    /// Decodes `path` to mono at `sampleRate`, in chunks, in bounded memory.
+    /// - Parameters:
+    ///   - path: any file ``AudioIO/AudioFileReader`` reads (WAV, FLAC, MP3, OGG, CAF, AIFF...).
+    ///   - sampleRate: the output rate in Hz, default 16 000.
+    ///   - chunkFrames: input frames decoded per step, default 8192.
+    ///   - body: called with each chunk of mono samples in -1...1 at `sampleRate`.
+    /// - Returns: the file's format.
+    /// - Throws: the reader's errors (`.notFound`, `.decodeFailed`, `.unsupportedFormat`, `.io`),
+    ///   and whatever `body` throws.
+    @discardableResult
+    public static func forEachMonoChunk(
+        path: String, sampleRate: Int = 16_000, chunkFrames: Int = 8192,
+        _ body: (_ samples: [Float]) throws(ProofkitError) -> Void
+    ) throws(ProofkitError) -> AudioFileFormat {
+        var reader = try AudioFileReader(path: path)
+        let format = reader.format
+        let channels = format.channels
+        var resampler: SincResampler? =
+            format.sampleRate == sampleRate ? nil : SincResampler(inputRate: format.sampleRate, outputRate: sampleRate, channels: 1)
+        var buffer = [Float](repeating: 0, count: chunkFrames * channels)
+        while true {
+            let frames = try reader.read(into: &buffer, maxFrames: chunkFrames)
+            if frames == 0 { break }
+            var mono = channels == 1 ? Array(buffer[..<frames]) : SignalMath.mixToMono(Array(buffer[..<(frames * channels)]), channels: channels)
+            if resampler != nil { mono = resampler!.process(mono) }
+            if !mono.isEmpty { try body(mono) }
+        }
+        if resampler != nil {
+            let tail = resampler!.finish()
+            if !tail.isEmpty { try body(tail) }
+        }
+        reader.close()
+        return format
+    }
+
+    /// Runs the reading proof over a recording.
+    /// - Parameters:
+    ///   - path: the recording (any format the reader reads; any rate and channel count).
+    ///   - configuration: text, gate, recogniser use and detection mode (its gate rate is the
+    ///     rate the audio is resampled to).
+    ///   - sileroModelPath: the Silero model for the Silero modes (see
+    ///     ``VoiceProofSession/sileroModelPath(environment:)``).
+    ///   - transcript: transcript lines (e.g. a recogniser's output for this recording), applied
+    ///     after the audio, at its end time.
+    /// - Returns: the outcome.
+    /// - Throws: the reader's errors, and ``VoiceProofSession``'s.
+    public static func run(
+        path: String, configuration: ReadingProofConfiguration, sileroModelPath: String?, transcript: [String] = []
+    ) throws(ProofkitError) -> Outcome {
+        var session = try VoiceProofSession(configuration: configuration, sileroModelPath: sileroModelPath)
+        var samples = 0
+        let format = try forEachMonoChunk(path: path, sampleRate: configuration.gate.sampleRate) {
+            (chunk: [Float]) throws(ProofkitError) in
+            samples += chunk.count
+            _ = try session.process(audio: chunk)
+        }
+        var (_, result) = try session.finish()
+        if !transcript.isEmpty {
+            for line in transcript { _ = session.process(transcript: line) }
+            result = session.proof.finish()
+        }
+        let proof = session.proof
+        let reading = proof.configuration.text.readingSeconds
+        let needed = proof.configuration.usesRecognizer ? proof.matcher.readTwiceFactor * reading : proof.matcher.voiceOnlyFactor * reading
+        return Outcome(
+            result: result, format: format,
+            decodedSeconds: Double(samples) / Double(configuration.gate.sampleRate),
+            fallbackReason: session.fallbackReason, voiceDetection: proof.configuration.voiceDetection,
+            neededSeconds: needed)
+    }
+}

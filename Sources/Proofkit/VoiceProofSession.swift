@@ -1,0 +1,155 @@
+import Foundation
+public import ProofkitCore
+import VoiceGate
+
+/// A reading-proof session that also runs the Silero model when the configured
+/// ``VoiceDetectionMode`` needs it: feed it audio and transcript lines as they come, and it feeds
+/// ``ReadingProof`` with the audio and the speech probabilities of each 32 ms chunk.
+///
+/// ```swift
+/// var session = try VoiceProofSession(configuration: .init(voiceDetection: .both),
+///                                     sileroModelPath: VoiceProofSession.sileroModelPath(environment: env))
+/// for chunk in chunks { for event in try session.process(audio: chunk) { show(event) } }
+/// let result = try session.finish()
+/// ```
+///
+/// In a Silero mode the audio reaches the proof in whole 32 ms chunks, so decisions lag the
+/// audio by at most one chunk (32 ms) plus the model's run time (about 0.1 ms here).
+///
+/// Owns the model session (`~Copyable`): one session per audio stream.
+public struct VoiceProofSession: ~Copyable {
+    /// The proof being driven (its configuration says the mode actually in use).
+    public private(set) var proof: ReadingProof
+    /// Why the session fell back to energy mode (``VoiceDetectionMode/both`` without Silero), or
+    /// `nil`.
+    public let fallbackReason: String?
+
+    private var detector: SileroVoiceDetector?
+    private var pending: [Float] = []
+    private let chunkSize: Int
+
+    /// Starts a session.
+    /// - Parameters:
+    ///   - configuration: the text, gate, recogniser use and ``VoiceDetectionMode``.
+    ///   - sileroModelPath: the Silero model (see ``sileroModelPath(environment:)``); needed only
+    ///     in a Silero mode; `nil` means "not found".
+    ///   - fallsBackToEnergy: in ``VoiceDetectionMode/both``, when Silero cannot be loaded (no
+    ///     ONNX Runtime, no model), go on with the energy gate alone and say why in
+    ///     ``fallbackReason``, instead of throwing. Default `true`. ``VoiceDetectionMode/silero``
+    ///     always throws.
+    /// - Throws: `ProofkitError` `.runtimeUnavailable` when Silero is needed but ONNX Runtime or
+    ///   the model is missing (the message says how to fix it), `.modelInvalid` when the model is
+    ///   not Silero, `.invalidArgument` for bad gate settings.
+    public init(
+        configuration: ReadingProofConfiguration, sileroModelPath: String?, fallsBackToEnergy: Bool = true
+    ) throws(ProofkitError) {
+        var configuration = configuration
+        var reason: String?
+        var detector: SileroVoiceDetector?
+        if configuration.voiceDetection.usesSilero {
+            do throws(ProofkitError) {
+                guard let sileroModelPath else {
+                    throw ProofkitError(
+                        .runtimeUnavailable,
+                        "the Silero VAD model was not found (looked for \(VoiceProofSession.sileroEnvironmentVariable), then \(SileroVoiceDetector.defaultModelPath) above the executable and in the current folder): run Models/build.sh or set \(VoiceProofSession.sileroEnvironmentVariable)")
+                }
+                detector = try SileroVoiceDetector(modelPath: sileroModelPath, sampleRate: configuration.gate.sampleRate)
+            } catch {
+                var failure = error
+                if failure.code == .notFound {
+                    failure = ProofkitError(
+                        .runtimeUnavailable, "the Silero VAD model is missing: run Models/build.sh or set \(VoiceProofSession.sileroEnvironmentVariable)",
+                        path: error.path)
+                }
+                guard configuration.voiceDetection == .both, fallsBackToEnergy, failure.code == .runtimeUnavailable else {
+                    throw failure
+                }
+                reason = failure.message
+                configuration.voiceDetection = .energy
+            }
+        }
+        proof = try ReadingProof(configuration: configuration)
+        fallbackReason = reason
+        self.detector = detector
+        chunkSize = ReadingProof.sileroChunkSize(sampleRate: configuration.gate.sampleRate)
+    }
+
+    /// The environment variable naming the Silero model file: `PROOFKIT_SILERO_MODEL`.
+    public static let sileroEnvironmentVariable = "PROOFKIT_SILERO_MODEL"
+
+    /// Where the Silero model is: the file named by `PROOFKIT_SILERO_MODEL`; else
+    /// `Models/generated/silero_vad.onnx` in the running executable's folder or the nearest folder
+    /// above it that has one (the project set-up built it in); else that path under the current
+    /// folder.
+    /// - Parameter environment: the process environment.
+    /// - Returns: an existing file's path, or `nil` (the environment's path is returned as given).
+    public static func sileroModelPath(environment: [String: String]) -> String? {
+        if let explicit = environment[sileroEnvironmentVariable], !explicit.isEmpty { return explicit }
+        let files = FileManager.default
+        if let executable = try? files.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            var folder = URL(fileURLWithPath: executable).deletingLastPathComponent().standardizedFileURL
+            while true {
+                let candidate = folder.appendingPathComponent(SileroVoiceDetector.defaultModelPath).path
+                if files.fileExists(atPath: candidate) { return candidate }
+                let parent = folder.deletingLastPathComponent()
+                if parent.path == folder.path { break }
+                folder = parent
+            }
+        }
+        return files.fileExists(atPath: SileroVoiceDetector.defaultModelPath) ? SileroVoiceDetector.defaultModelPath : nil
+    }
+
+    /// Feeds captured audio.
+    /// - Parameter audio: mono samples in -1...1 at the gate's rate (any chunk size).
+    /// - Returns: the proof's events (see ``ReadingProofEvent``).
+    /// - Throws: `.internal` when ONNX Runtime fails mid-run.
+    public mutating func process(audio: [Float]) throws(ProofkitError) -> [ReadingProofEvent] {
+        guard proof.configuration.voiceDetection.usesSilero else { return proof.process(audio: audio) }
+        pending += audio
+        let whole = pending.count / chunkSize * chunkSize
+        guard whole > 0 else { return [] }
+        let ready = Array(pending[..<whole])
+        pending.removeFirst(whole)
+        let probabilities = try runSilero(on: ready)
+        return proof.process(audio: ready, speechProbabilities: probabilities)
+    }
+
+    /// Feeds one transcript line (see ``ReadingProof/process(transcript:at:)``).
+    public mutating func process(transcript line: String, at seconds: Double? = nil) -> [ReadingProofEvent] {
+        proof.process(transcript: line, at: seconds)
+    }
+
+    /// Flushes a last partial chunk (padded with silence for Silero) and returns the result.
+    /// - Returns: the events of the flushed audio and the final result.
+    /// - Throws: `.internal` when ONNX Runtime fails.
+    public mutating func finish() throws(ProofkitError) -> (events: [ReadingProofEvent], result: ReadingProofResult) {
+        var events: [ReadingProofEvent] = []
+        if !pending.isEmpty && proof.configuration.voiceDetection.usesSilero {
+            let tail = pending
+            pending = []
+            let padded = tail + [Float](repeating: 0, count: chunkSize - tail.count)
+            let probabilities = try runSilero(on: padded)
+            events = proof.process(audio: tail, speechProbabilities: probabilities)
+        }
+        return (events, proof.finish())
+    }
+
+    private mutating func runSilero(on samples: [Float]) throws(ProofkitError) -> [Float] {
+        guard var model = detector.take() else { return [] }
+        var result: [Float] = []
+        var failure: ProofkitError?
+        var start = 0
+        while start + chunkSize <= samples.count {
+            do {
+                result.append(try model.probability(ofChunk: Array(samples[start..<start + chunkSize])))
+            } catch {
+                failure = error
+                break
+            }
+            start += chunkSize
+        }
+        detector = consume model
+        if let failure { throw failure }
+        return result
+    }
+}

@@ -1,0 +1,609 @@
+public import ProofkitCore
+
+/// Counts squats in a stream of body-pose frames.
+///
+/// ## Algorithm
+/// 1. **Measure** each frame: the hip centre (mean of the detected hips), the floor line (the lower
+///    detected ankle) and their vertical distance, the *hip-to-floor height*. Frames without a
+///    hip, a knee and an ankle at ``SquatCounterConfiguration/minimumConfidence`` are skipped and
+///    counted by ``SquatSkipReason``; a rep is never completed across a gap longer than
+///    ``SquatCounterConfiguration/maximumGap``.
+/// 2. **Learn the standing pose**: once the hip-to-floor height has stayed still for
+///    ``SquatCounterConfiguration/standingWindow`` seconds, it becomes the standing reference `L`
+///    (frames seen before that, up to about 20 s, are then replayed so a set that starts at once is
+///    still counted). While the person stands still the reference follows them; it rises at once
+///    if they stand taller.
+/// 3. **Depth** = `1 - (height / bodyScale) / L`: the hip drop as a fraction of the person's own
+///    standing leg extent, corrected by `bodyScale` (how much larger the torso, shin or shoulder
+///    width look than at calibration), so stepping closer or further does not look like a squat.
+///    The knee angle is never used: it is foreshortened and noisy from a phone in front.
+/// 4. **Hysteresis**: a rep goes *down* when both the smoothed depth (exponential, time constant
+///    ``SquatCounterConfiguration/smoothingTimeConstant``) and the raw depth reach
+///    ``SquatCounterConfiguration/depthThreshold``, and comes back *up* when both are at or below
+///    ``SquatCounterConfiguration/standThreshold`` and the knee check says the legs are straight
+///    again. A single noisy frame moves the smoothed depth only a little, so it can never complete
+///    a rep on its own.
+/// 5. **Is it a squat?** The rep is counted only if it lasted between the minimum and maximum rep
+///    durations (not a bounce or jump; not sitting down), the feet stayed planted (not a lunge
+///    step, walking or a jumping-jack straddle), the floor line did not rise (not a jump), the
+///    knees dropped symmetrically (not a lunge), and the shoulders stayed above the hips (not
+///    bending over). Otherwise a ``SquatEvent/rejected(_:)`` event says why.
+///
+/// Deterministic and allocation-free per frame (apart from the returned events and the optional
+/// depth trace). Time is the frames' own `time`; the counter never reads a clock.
+///
+/// ## Known limits
+/// Only one person; the x and y units are image width and height, so very non-square frames
+/// weigh sideways foot travel differently from vertical. A person who is already squatting for
+/// the whole calibration window calibrates low; the reference rises as soon as they stand taller.
+public struct SquatRepCounter: Sendable {
+    /// The settings in use.
+    public let configuration: SquatCounterConfiguration
+
+    // MARK: Per-frame measurements
+
+    /// What one usable frame measured (image units, y down). NaN marks "not measured".
+    struct Sample: Sendable {
+        var time: Double
+        var floorY: Double
+        var extent: Double          // floorY - hipY
+        var torso: Double           // shoulder centre to hip centre, Euclidean
+        var shin: Double            // knee to ankle of the floor leg, Euclidean
+        var shoulderWidth: Double   // left to right shoulder, Euclidean
+        var thigh: Double           // lowest knee y - hip y
+        var kneeDiff: Double        // |left knee y - right knee y|
+        var torsoHeight: Double     // hip y - shoulder y
+        var leftAnkleX: Double, leftAnkleY: Double
+        var rightAnkleX: Double, rightAnkleY: Double
+    }
+
+    /// An exponential moving average that tolerates missing (NaN) inputs.
+    struct Smoother: Sendable {
+        var value = Double.nan
+        mutating func update(_ input: Double, alpha: Double) {
+            guard input.isFinite else { return }
+            value = value.isFinite ? value + alpha * (input - value) : input
+        }
+    }
+
+    enum Phase: Sendable { case standing, down, recovering }
+
+    struct RepInProgress: Sendable {
+        var startTime: Double
+        var bottomTime: Double
+        var bottomDepth: Double
+        var downSamples = 0
+        var baselineFloor: Double
+        var baselineKneeDiff: Double
+        var baselineAnkles: (lx: Double, ly: Double, rx: Double, ry: Double)
+        var footTravel = 0.0
+        var floorRise = 0.0
+        var kneeAsymmetry = 0.0
+        var uprightness = Double.infinity
+        var checks: SquatChecks {
+            SquatChecks(footTravel: footTravel, floorRise: floorRise, kneeAsymmetry: kneeAsymmetry,
+                        torsoUprightness: uprightness)
+        }
+    }
+
+    // Observation (calibration) state.
+    var lastTime = -Double.infinity
+    var observedTorso = Smoother(), observedShin = Smoother(), observedShoulders = Smoother()
+    var observedThigh = Smoother(), observedTorsoHeight = Smoother(), observedFloor = Smoother()
+    var runStart = 0.0, runMin = 0.0, runMax = 0.0, runSum = 0.0, runCount = 0
+    var pending: [Sample] = []
+    static let pendingCapacity = 1200
+
+    // Reference (learned standing pose). Part references are fixed at calibration; `reference`
+    // and `thighReference` are in calibration-scale units and follow the standing person.
+    var isCalibrated = false
+    var reference = 0.0
+    var torsoReference = 0.0, shinReference = 0.0, shoulderReference = 0.0
+    var thighReference = 0.0, torsoHeightReference = 0.0
+
+    // Step (counting) state.
+    var lastStepTime = Double.nan
+    var scaleTorso = Smoother(), scaleShin = Smoother(), scaleShoulders = Smoother()
+    var smoothedDepth = Double.nan
+    var floorLine = Double.nan
+    var lastAirborne = -Double.infinity
+    var footLeftX = Smoother(), footLeftY = Smoother(), footRightX = Smoother()
+    var footRightY = Smoother(), footFloor = Smoother()
+    var phase = Phase.standing
+    var candidateStart = 0.0
+    var baselineFloor = Double.nan, baselineKneeDiff = Double.nan
+    var baselineAnkles = (lx: Double.nan, ly: Double.nan, rx: Double.nan, ry: Double.nan)
+    var rep: RepInProgress?
+
+    // Results.
+    var reps: [SquatRep] = []
+    var rejections: [SquatRejection] = []
+    var sets: [SquatSet] = []
+    var longRests: [SquatLongRest] = []
+    var trace: [SquatDepthSample] = []
+    var frameCount = 0
+    var skipped = (missing: 0, invalid: 0, time: 0, implausible: 0)
+    var setReps = 0
+    var setStart = 0.0
+    var restStart = Double.nan
+    var restReported = false
+
+    /// The raw depth of the last usable frame after calibration (fraction of the standing
+    /// reference), or `nil` before.
+    public private(set) var currentDepth: Double?
+    /// Reps counted so far.
+    public var repCount: Int { reps.count }
+    /// Whether the standing pose has been learned.
+    public var hasLearnedStandingPose: Bool { isCalibrated }
+
+    /// Creates a counter.
+    /// - Parameter configuration: the settings; default ``SquatCounterConfiguration/init(depthThreshold:standThreshold:minimumConfidence:smoothingTimeConstant:standingWindow:stillnessTolerance:minimumRepDuration:maximumRepDuration:maximumGap:kneeExtension:maximumFootTravel:maximumFloorRise:maximumKneeAsymmetry:minimumTorsoUprightness:plan:recordsDepthTrace:)``.
+    /// - Throws: `ProofkitError` `.invalidArgument` when a setting is out of range.
+    public init(configuration: SquatCounterConfiguration = SquatCounterConfiguration()) throws(ProofkitError) {
+        try configuration.validate()
+        self.init(validated: configuration)
+    }
+
+    /// The non-throwing initialiser behind ``init(configuration:)``. (A typed-throws initialiser
+    /// that sets the stored properties itself crashed at -Onone in "outlined init with copy" on
+    /// Swift 6.3.1; delegating avoids it.)
+    private init(validated configuration: SquatCounterConfiguration) {
+        self.configuration = configuration
+    }
+
+    // MARK: Streaming
+
+    /// Feeds one frame.
+    /// - Parameter frame: the next frame; its time must be greater than the previous frame's
+    ///   (otherwise it is skipped as ``SquatSkipReason/timeNotIncreasing``).
+    /// - Returns: what happened at this frame (usually nothing). When the standing pose is first
+    ///   learned, the frames seen before are replayed and their events come back here too.
+    public mutating func process(_ frame: PoseFrame) -> [SquatEvent] {
+        frameCount += 1
+        let time = frame.time
+        guard time.isFinite else {
+            skipped.invalid += 1
+            return []
+        }
+        guard time > lastTime else {
+            skipped.time += 1
+            return []
+        }
+        lastTime = time
+        var events: [SquatEvent] = []
+        checkRest(at: time, into: &events)
+
+        guard let sample = measure(frame) else { return events }
+        let (isStill, stillMean) = observe(sample)
+        if !isCalibrated {
+            if pending.count >= Self.pendingCapacity { pending.removeFirst(Self.pendingCapacity / 4) }
+            pending.append(sample)
+            // Learn only from a pose with straight knees: a pause at the bottom is not standing.
+            guard isStill, sample.thigh >= 0.5 * (sample.extent - sample.thigh)
+            else { return events }
+            calibrate(extent: stillMean, at: time, into: &events)
+            let replay = pending
+            pending = []
+            for old in replay { step(old, isStill: false, stillMean: 0, into: &events) }
+            return events
+        }
+        step(sample, isStill: isStill, stillMean: stillMean, into: &events)
+        return events
+    }
+
+    /// The outcome so far: reps, rejections, sets, skipped frames and the verdict against the
+    /// plan's target. A rep still in progress is not counted.
+    public func finish() -> SquatResult {
+        var skippedFrames: [SquatSkipReason: Int] = [:]
+        if skipped.missing > 0 { skippedFrames[.missingJoints] = skipped.missing }
+        if skipped.invalid > 0 { skippedFrames[.invalidValues] = skipped.invalid }
+        if skipped.time > 0 { skippedFrames[.timeNotIncreasing] = skipped.time }
+        if skipped.implausible > 0 { skippedFrames[.implausiblePose] = skipped.implausible }
+        let target = configuration.plan.totalReps
+        let verdict: Verdict
+        if reps.count >= target {
+            verdict = .accepted(score: Double(reps.count))
+        } else if !isCalibrated {
+            verdict = .rejected(reason: RejectionReason(
+                .insufficientInput,
+                "never saw the person stand still long enough to learn the standing pose"))
+        } else {
+            verdict = .rejected(reason: RejectionReason(
+                .incomplete, "\(reps.count) of \(target) squats"))
+        }
+        return SquatResult(
+            reps: reps, rejections: rejections, sets: sets, frameCount: frameCount,
+            skippedFrames: skippedFrames, standingReference: isCalibrated ? reference : nil,
+            longRests: longRests, depthTrace: trace, target: target, verdict: verdict)
+    }
+
+    // MARK: Measurement
+
+    func usable(_ point: Keypoint) -> Bool {
+        point.confidence >= configuration.minimumConfidence && point.confidence > 0
+    }
+
+    /// Measures a frame, or counts why it is skipped and returns `nil`.
+    mutating func measure(_ frame: PoseFrame) -> Sample? {
+        let lh = frame.leftHip, rh = frame.rightHip, lk = frame.leftKnee, rk = frame.rightKnee
+        let la = frame.leftAnkle, ra = frame.rightAnkle
+        let ls = frame.leftShoulder, rs = frame.rightShoulder
+        let useLH = usable(lh), useRH = usable(rh), useLK = usable(lk), useRK = usable(rk)
+        let useLA = usable(la), useRA = usable(ra), useLS = usable(ls), useRS = usable(rs)
+        // A usable joint must have finite coordinates.
+        func bad(_ use: Bool, _ point: Keypoint) -> Bool { use && !(point.x.isFinite && point.y.isFinite) }
+        if bad(useLH, lh) || bad(useRH, rh) || bad(useLK, lk) || bad(useRK, rk) || bad(useLA, la)
+            || bad(useRA, ra) || bad(useLS, ls) || bad(useRS, rs)
+        {
+            skipped.invalid += 1
+            return nil
+        }
+        guard (useLH || useRH), (useLK || useRK), (useLA || useRA) else {
+            skipped.missing += 1
+            return nil
+        }
+        let hipX = useLH && useRH ? (lh.x + rh.x) / 2 : (useLH ? lh.x : rh.x)
+        let hipY = useLH && useRH ? (lh.y + rh.y) / 2 : (useLH ? lh.y : rh.y)
+        // The floor line is the lower ankle; its leg gives the shin length.
+        let leftIsFloor = useLA && (!useRA || la.y >= ra.y)
+        let floor = leftIsFloor ? la : ra
+        let floorY = floor.y
+        let extent = floorY - hipY
+        guard extent > 0.02 else {
+            skipped.implausible += 1
+            return nil
+        }
+        let nan = Double.nan
+        var shin = nan
+        if leftIsFloor, useLK { shin = distance(lk, la) }
+        if !leftIsFloor, useRK { shin = distance(rk, ra) }
+        let kneeY = useLK && useRK ? max(lk.y, rk.y) : (useLK ? lk.y : rk.y)
+        var torso = nan, torsoHeight = nan, shoulderWidth = nan
+        if useLS || useRS {
+            let sx = useLS && useRS ? (ls.x + rs.x) / 2 : (useLS ? ls.x : rs.x)
+            let sy = useLS && useRS ? (ls.y + rs.y) / 2 : (useLS ? ls.y : rs.y)
+            let dx = sx - hipX, dy = sy - hipY
+            torso = (dx * dx + dy * dy).squareRoot()
+            torsoHeight = hipY - sy
+            if useLS && useRS { shoulderWidth = distance(ls, rs) }
+        }
+        return Sample(
+            time: frame.time, floorY: floorY, extent: extent, torso: torso, shin: shin,
+            shoulderWidth: shoulderWidth, thigh: kneeY - hipY,
+            kneeDiff: useLK && useRK ? abs(lk.y - rk.y) : nan, torsoHeight: torsoHeight,
+            leftAnkleX: useLA ? la.x : nan, leftAnkleY: useLA ? la.y : nan,
+            rightAnkleX: useRA ? ra.x : nan, rightAnkleY: useRA ? ra.y : nan)
+    }
+
+    func distance(_ a: Keypoint, _ b: Keypoint) -> Double {
+        let dx = a.x - b.x, dy = a.y - b.y
+        return (dx * dx + dy * dy).squareRoot()
+    }
+
+    // MARK: Calibration
+
+    /// Updates the stillness run and the observed body parts; returns whether the hip-to-floor
+    /// height has been still for the standing window, and its mean over the run.
+    mutating func observe(_ sample: Sample) -> (Bool, Double) {
+        let dt = observedLastTime.isFinite ? sample.time - observedLastTime : 0
+        let alpha = dt > 0 ? blend(dt, 0.3) : 1
+        observedTorso.update(sample.torso, alpha: alpha)
+        observedShin.update(sample.shin, alpha: alpha)
+        observedShoulders.update(sample.shoulderWidth, alpha: alpha)
+        observedThigh.update(sample.thigh, alpha: alpha)
+        observedTorsoHeight.update(sample.torsoHeight, alpha: alpha)
+        observedFloor.update(sample.floorY, alpha: alpha)
+        observedLastTime = sample.time
+
+        let low = min(runMin, sample.extent), high = max(runMax, sample.extent)
+        let mean = (runSum + sample.extent) / Double(runCount + 1)
+        if runCount == 0 || high - low > configuration.stillnessTolerance * mean
+            || dt > configuration.maximumGap
+        {
+            runStart = sample.time
+            runMin = sample.extent
+            runMax = sample.extent
+            runSum = sample.extent
+            runCount = 1
+        } else {
+            runMin = low
+            runMax = high
+            runSum += sample.extent
+            runCount += 1
+        }
+        let still = runCount >= 3 && sample.time - runStart >= configuration.standingWindow
+        return (still, runSum / Double(runCount))
+    }
+    var observedLastTime = Double.nan
+
+    mutating func calibrate(extent: Double, at time: Double, into events: inout [SquatEvent]) {
+        isCalibrated = true
+        reference = extent
+        torsoReference = observedTorso.value
+        shinReference = observedShin.value
+        shoulderReference = observedShoulders.value
+        thighReference = observedThigh.value
+        floorLine = observedFloor.value
+        torsoHeightReference = observedTorsoHeight.value
+        events.append(.calibrated(time: time, reference: extent))
+    }
+
+    /// How much larger the body looks than at calibration (1 = same size).
+    func bodyScale() -> Double {
+        var best = 0.0
+        let minimumPart = 0.2 * reference
+        if torsoReference > minimumPart, scaleTorso.value.isFinite {
+            best = max(best, scaleTorso.value / torsoReference)
+        }
+        if shinReference > minimumPart, scaleShin.value.isFinite {
+            best = max(best, scaleShin.value / shinReference)
+        }
+        if shoulderReference > 0.15 * reference, scaleShoulders.value.isFinite {
+            best = max(best, scaleShoulders.value / shoulderReference)
+        }
+        if best == 0 { return 1 }
+        return min(4, max(0.25, best))
+    }
+
+    // MARK: Counting
+
+    /// The weight of a new value in an exponential average with time constant `tau` after `dt`
+    /// seconds: `dt / (tau + dt)` (a first-order, libm-free stand-in for `1 - exp(-dt / tau)`).
+    @inline(__always)
+    func blend(_ dt: Double, _ tau: Double) -> Double { dt / (tau + dt) }
+
+    mutating func step(
+        _ sample: Sample, isStill: Bool, stillMean: Double, into events: inout [SquatEvent]
+    ) {
+        let time = sample.time
+        let dt = lastStepTime.isFinite ? time - lastStepTime : 0
+        if phase == .down, dt > configuration.maximumGap, let current = rep {
+            reject(current, .trackingLost, at: lastStepTime, into: &events)
+            phase = .recovering
+        }
+        lastStepTime = time
+        // "Settled": standing upright by both the smoothed and the last raw depth. Only then do the
+        // body scale, the floor line and the reference follow the person: a squat foreshortens the
+        // torso and shins and slides the ankle estimates, and the feet are planted during a rep.
+        let settleLimit = 0.5 * configuration.standThreshold
+        let settled = phase == .standing && !(smoothedDepth > settleLimit)
+            && !((currentDepth ?? 0) > settleLimit)
+        // Ankles and floor smoothed a little (80 ms) for the feet checks: one-frame joint jumps
+        // of a tracker must not look like a step or a jump.
+        let footAlpha = dt > 0 ? blend(dt, 0.08) : 1
+        footLeftX.update(sample.leftAnkleX, alpha: footAlpha)
+        footLeftY.update(sample.leftAnkleY, alpha: footAlpha)
+        footRightX.update(sample.rightAnkleX, alpha: footAlpha)
+        footRightY.update(sample.rightAnkleY, alpha: footAlpha)
+        footFloor.update(sample.floorY, alpha: footAlpha)
+        // Repositioning: a foot has left its place while no rep is under way (walking, stepping
+        // closer or further). The floor line and the body scale then follow at once.
+        let previousUnit = reference * bodyScale()
+        let feetNow = plantedAnkles(sample, unit: previousUnit)
+        let moved = max(Self.travel(x: feetNow.lx, y: feetNow.ly, from: baselineAnkles),
+                        Self.travel(x: feetNow.rx, y: feetNow.ry, from: baselineAnkles))
+        let airborne = floorLine - footFloor.value > configuration.maximumFloorRise * previousUnit
+        let repositioning = phase != .down && !airborne
+            && moved > configuration.maximumFootTravel * previousUnit
+        if repositioning { baselineAnkles = feetNow }
+        if settled || repositioning {
+            let scaleAlpha = dt > 0 ? blend(dt, 0.3) : 1
+            scaleTorso.update(sample.torso, alpha: scaleAlpha)
+            scaleShin.update(sample.shin, alpha: scaleAlpha)
+            scaleShoulders.update(sample.shoulderWidth, alpha: scaleAlpha)
+        }
+        let scale = bodyScale()
+        // The floor line follows the ankles only while the person stands: during a rep the feet are
+        // planted, and ankle estimates that slide as the knees go forward must not eat the drop.
+        // So it is learned, like the reference, only while the person stands still.
+        if !floorLine.isFinite || repositioning {
+            floorLine = footFloor.value
+        } else if isStill, settled {
+            floorLine += blend(dt, 0.2) * (sample.floorY - floorLine)
+        }
+        let height = (floorLine - sample.floorY + sample.extent) / scale
+
+        // Follow the standing person (raise at once when taller, drift slowly otherwise).
+        if isStill, settled {
+            let still = stillMean / scale
+            if still > reference * (1 + configuration.stillnessTolerance) {
+                reference = still
+            } else {
+                reference += (blend(dt, 2)) * (still - reference)
+            }
+            if sample.thigh.isFinite {
+                thighReference += (blend(dt, 2)) * (sample.thigh / scale - thighReference)
+            }
+        }
+
+        let depth = 1 - height / reference
+        let tau = configuration.smoothingTimeConstant
+        if !smoothedDepth.isFinite || dt > configuration.maximumGap {
+            smoothedDepth = depth
+        } else {
+            smoothedDepth += (tau > 0 ? blend(dt, tau) : 1) * (depth - smoothedDepth)
+        }
+        currentDepth = depth
+        if configuration.recordsDepthTrace {
+            trace.append(SquatDepthSample(time: time, depth: depth, smoothedDepth: smoothedDepth))
+        }
+
+        let down = configuration.depthThreshold, up = configuration.standThreshold
+        let unit = reference * scale  // the standing reference in image units, now
+        // Feet off the floor line (a jump): remembered, so the landing dip is not a squat either.
+        if airborne || floorLine - footFloor.value > configuration.maximumFloorRise * unit {
+            lastAirborne = time
+        }
+        switch phase {
+        case .standing:
+            if smoothedDepth <= up {
+                candidateStart = time
+                baselineFloor = footFloor.value
+                baselineKneeDiff = sample.kneeDiff
+                baselineAnkles = plantedAnkles(sample, unit: unit)
+            }
+            if smoothedDepth >= down, depth >= down {
+                if restStart.isFinite { restStart = .nan }
+                if setReps == 0 { setStart = candidateStart }
+                rep = RepInProgress(
+                    startTime: candidateStart, bottomTime: time, bottomDepth: smoothedDepth,
+                    baselineFloor: baselineFloor.isFinite ? baselineFloor : footFloor.value,
+                    baselineKneeDiff: baselineKneeDiff, baselineAnkles: baselineAnkles)
+                phase = .down
+                track(sample, scale: scale, unit: unit)
+            }
+        case .down:
+            track(sample, scale: scale, unit: unit)
+            guard let current = rep else { phase = .recovering; break }
+            if current.footTravel > configuration.maximumFootTravel, !airborne {
+                // A foot left its place: a step, a lunge or walking. Judge now and start afresh
+                // from where the feet are, so walking closer never reads as a held squat.
+                reject(current, .feetMoved, at: time, into: &events)
+                phase = .recovering
+                floorLine = footFloor.value
+                baselineAnkles = plantedAnkles(sample, unit: unit)
+            } else if time - current.startTime > configuration.maximumRepDuration {
+                reject(current, .tooLong, at: time, into: &events)
+                phase = .recovering
+            } else if smoothedDepth <= up, depth <= up, kneesStraight(sample, scale: scale) {
+                judge(current, at: time, into: &events)
+                phase = .standing
+                candidateStart = time
+            }
+        case .recovering:
+            if smoothedDepth <= up, depth <= up {
+                phase = .standing
+                candidateStart = time
+                baselineFloor = footFloor.value
+                baselineKneeDiff = sample.kneeDiff
+                baselineAnkles = plantedAnkles(sample, unit: unit)
+            }
+        }
+    }
+
+    /// The ankles that stand on the floor line (within 15 % of the standing reference of it).
+    func plantedAnkles(_ sample: Sample, unit: Double) -> (lx: Double, ly: Double, rx: Double, ry: Double) {
+        let nan = Double.nan
+        let tolerance = 0.15 * unit
+        let floor = footFloor.value
+        let lx = footLeftX.value, ly = footLeftY.value, rx = footRightX.value, ry = footRightY.value
+        let leftOK = sample.leftAnkleY.isFinite && ly.isFinite && floor - ly <= tolerance
+        let rightOK = sample.rightAnkleY.isFinite && ry.isFinite && floor - ry <= tolerance
+        return (leftOK ? lx : nan, leftOK ? ly : nan, rightOK ? rx : nan, rightOK ? ry : nan)
+    }
+
+    func kneesStraight(_ sample: Sample, scale: Double) -> Bool {
+        guard thighReference > 0.1 * reference, sample.thigh.isFinite else { return true }
+        return sample.thigh / scale >= configuration.kneeExtension * thighReference
+    }
+
+    /// Updates the rep in progress with this sample: bottom, foot travel, floor rise, knees, torso.
+    mutating func track(_ sample: Sample, scale: Double, unit: Double) {
+        guard var current = rep else { return }
+        current.downSamples += 1
+        if smoothedDepth > current.bottomDepth {
+            current.bottomDepth = smoothedDepth
+            current.bottomTime = sample.time
+            if sample.kneeDiff.isFinite {
+                let base = current.baselineKneeDiff.isFinite ? current.baselineKneeDiff : 0
+                current.kneeAsymmetry = max(0, sample.kneeDiff - base) / unit
+            }
+            if sample.torsoHeight.isFinite, torsoHeightReference > 0.1 * reference {
+                current.uprightness = sample.torsoHeight / scale / torsoHeightReference
+            }
+        }
+        current.floorRise = max(current.floorRise, (current.baselineFloor - footFloor.value) / unit)
+        let now = plantedAnkles(sample, unit: unit)
+        let travel = max(
+            Self.travel(x: now.lx, y: now.ly, from: current.baselineAnkles),
+            Self.travel(x: now.rx, y: now.ry, from: current.baselineAnkles))
+        if travel.isFinite { current.footTravel = max(current.footTravel, travel / unit) }
+        rep = current
+    }
+
+    /// Distance from an ankle at `(x, y)` to the nearest planted ankle of `base`; `-inf` when
+    /// either side is unknown.
+    static func travel(
+        x: Double, y: Double, from base: (lx: Double, ly: Double, rx: Double, ry: Double)
+    ) -> Double {
+        guard x.isFinite else { return -.infinity }
+        var nearest = Double.infinity
+        if base.lx.isFinite {
+            let dx = x - base.lx, dy = y - base.ly
+            nearest = min(nearest, (dx * dx + dy * dy).squareRoot())
+        }
+        if base.rx.isFinite {
+            let dx = x - base.rx, dy = y - base.ry
+            nearest = min(nearest, (dx * dx + dy * dy).squareRoot())
+        }
+        return nearest.isFinite ? nearest : -.infinity
+    }
+
+    mutating func judge(_ current: RepInProgress, at time: Double, into events: inout [SquatEvent]) {
+        let c = configuration
+        let reason: SquatRejectionReason?
+        if time - current.startTime < c.minimumRepDuration || current.downSamples < 2 {
+            reason = .tooFast
+        } else if current.floorRise > c.maximumFloorRise || lastAirborne >= current.startTime - 1
+            || lastAirborne >= time - 0.2
+        {
+            reason = .jumped
+        } else if current.footTravel > c.maximumFootTravel {
+            reason = .feetMoved
+        } else if current.kneeAsymmetry > c.maximumKneeAsymmetry {
+            reason = .asymmetricKnees
+        } else if current.uprightness < c.minimumTorsoUprightness {
+            reason = .bentOver
+        } else {
+            reason = nil
+        }
+        if let reason {
+            reject(current, reason, at: time, into: &events)
+            return
+        }
+        rep = nil
+        let plan = c.plan
+        let setNumber = min(sets.count + 1, plan.sets)
+        let counted = SquatRep(
+            number: reps.count + 1, set: setNumber, startTime: current.startTime,
+            bottomTime: current.bottomTime, endTime: time, depth: current.bottomDepth,
+            checks: current.checks)
+        reps.append(counted)
+        events.append(.rep(counted))
+        setReps += 1
+        if sets.count < plan.sets, setReps >= plan.repsPerSet {
+            let done = SquatSet(number: sets.count + 1, reps: setReps, startTime: setStart, endTime: time)
+            sets.append(done)
+            events.append(.setCompleted(done))
+            setReps = 0
+            if sets.count == plan.sets {
+                events.append(.workoutCompleted(time: time))
+            } else {
+                restStart = time
+                restReported = false
+            }
+        }
+    }
+
+    mutating func reject(
+        _ current: RepInProgress, _ reason: SquatRejectionReason, at time: Double,
+        into events: inout [SquatEvent]
+    ) {
+        rep = nil
+        let rejection = SquatRejection(
+            reason: reason, startTime: current.startTime, endTime: time, depth: current.bottomDepth,
+            checks: current.checks)
+        rejections.append(rejection)
+        events.append(.rejected(rejection))
+    }
+
+    mutating func checkRest(at time: Double, into events: inout [SquatEvent]) {
+        guard restStart.isFinite, !restReported else { return }
+        let rest = time - restStart
+        if rest > configuration.plan.maximumRest {
+            restReported = true
+            longRests.append(SquatLongRest(set: sets.count, rest: rest))
+            events.append(.restTooLong(set: sets.count, rest: rest, time: time))
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import ProofkitCLI
+import Testing
+import TestSupport
+
+/// `proofkit squat` in process (files) and end to end (stdin streaming, exit codes).
+@Suite("proofkit squat")
+struct SquatCommandTests {
+    static let fixture = TestEnvironment.fixture("squat/pna_1666_squat.jsonl")
+    static let setFixture = TestEnvironment.fixture("squat/sqf_video16_squat.jsonl")
+
+    func run(_ arguments: [String]) -> (status: Int32, out: String, err: String) {
+        let captured = CapturedIO()
+        let status = ProofkitCLI.run(arguments: ["proofkit", "squat"] + arguments, io: captured.io)
+        return (status, captured.stdout, captured.stderr)
+    }
+
+    func temporaryFile(_ contents: String, name: String = "poses.jsonl") throws -> String {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("proofkit-squat-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let url = folder.appendingPathComponent(name)
+        try contents.write(to: url, atomically: true, encoding: .utf8)
+        return url.path
+    }
+
+    @Test("a real phone recording: 7 reps with times and depth, accepted against --target 7")
+    func countsRealSet() {
+        let (status, out, err) = run([Self.setFixture, "--target", "7"])
+        #expect(status == 0)
+        #expect(err.isEmpty)
+        #expect(out.components(separatedBy: "\n").filter { $0.hasPrefix("rep ") }.count == 7)
+        #expect(out.contains("rep 1: start "))
+        #expect(out.contains("7 squats (target 7): accepted"))
+        #expect(out.contains("skipped 0 of 1070 frames"))
+    }
+
+    @Test("--json gives one object with the documented fields")
+    func jsonOutput() throws {
+        let (status, out, _) = run([Self.fixture, "--json", "--target", "1"])
+        #expect(status == 0)
+        let lines = out.split(separator: "\n")
+        #expect(lines.count == 1)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
+        #expect(object["reps"] as? Int == 1)
+        #expect(object["verdict"] as? String == "accepted")
+        #expect(object["frames"] as? Int == 78)
+        let reps = try #require(object["repList"] as? [[String: Any]])
+        let rep = try #require(reps.first)
+        let start = try #require(rep["start"] as? Double), bottom = try #require(rep["bottom"] as? Double)
+        let end = try #require(rep["end"] as? Double)
+        #expect(start < bottom && bottom < end)
+        for key in ["rejected", "sets", "longRests", "skippedFrames", "skipped", "standingReference", "target", "reason"] {
+            #expect(object[key] != nil, "missing \(key)")
+        }
+    }
+
+    @Test("--strict exits 2 when the target is not met, 0 without it")
+    func strict() {
+        #expect(run([Self.fixture, "--target", "3"]).status == 0)
+        let (status, out, _) = run([Self.fixture, "--target", "3", "--strict"])
+        #expect(status == 2)
+        #expect(out.contains("rejected (1 of 3 squats)"))
+    }
+
+    @Test("--plot writes an SVG with the depth line, both thresholds and the rep band")
+    func plot() throws {
+        let svgPath = try temporaryFile("", name: "depth.svg")
+        let (status, _, _) = run([Self.fixture, "--plot", svgPath])
+        #expect(status == 0)
+        let svg = try String(contentsOfFile: svgPath, encoding: .utf8)
+        #expect(svg.hasPrefix("<svg"))
+        #expect(svg.contains("smoothed depth"))
+        #expect(svg.contains("down threshold 0.15"))
+        #expect(svg.contains("stand threshold 0.08"))
+        #expect(svg.contains("counted rep"))
+    }
+
+    @Test("bad input: one line naming the line number, exit 65, no plot written", arguments: [
+        ("{\"t\":0,\"keypoints\":{}}\nnot json\n", "line 2: not JSON"),
+        ("{\"t\":0}\n", "line 1: missing field \"keypoints\""),
+        ("{\"keypoints\":{}}\n", "line 1: missing field \"t\""),
+        ("{\"t\":1,\"keypoints\":{}}\n{\"t\":0.5,\"keypoints\":{}}\n", "line 2: time goes backwards"),
+        ("{\"t\":0,\"keypoints\":{\"left_hip\":[NaN,0.5,1]}}\n", "line 1: not JSON: NaN"),
+        ("{\"t\":0,\"keypoints\":{\"left_hip\":[0.5,0.5]}}\n", "line 1: keypoint \"left_hip\" must be [x, y, conf]"),
+        ("{\"t\":0,\"keypoints\":{\"left_hip\":[0.5,0.5,7]}}\n", "line 1: keypoint \"left_hip\" confidence"),
+        ("\n\n", "no pose frames"),
+    ])
+    func badInput(contents: String, message: String) throws {
+        let path = try temporaryFile(contents)
+        let svgPath = path + ".svg"
+        let (status, out, err) = run([path, "--plot", svgPath])
+        #expect(status == 65)
+        #expect(out.isEmpty)
+        #expect(err.contains(message), "stderr: \(err)")
+        #expect(err.split(separator: "\n").count == 1)
+        #expect(!FileManager.default.fileExists(atPath: svgPath))
+    }
+
+    @Test("usage errors exit 64; a missing file exits 66")
+    func usageAndMissing() {
+        #expect(run([]).status == 64)
+        #expect(run([Self.fixture, "--target", "0"]).status == 64)
+        #expect(run([Self.fixture, "--bogus"]).status == 64)
+        #expect(run(["/nonexistent/poses.jsonl"]).status == 66)
+    }
+
+    @Test("stdin stream: reps are printed as they happen, then the result (built binary)",
+          .enabled(if: TestEnvironment.hasProofkitBinary, "run swift build first"))
+    func stdinStream() throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: Self.setFixture))
+        let result = try runProcess(TestEnvironment.proofkitBinary, ["squat", "-", "--json", "--target", "7"], stdin: data)
+        #expect(result.status == 0)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        let events = lines.compactMap { line -> String? in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }
+            return object["event"] as? String
+        }
+        #expect(events.filter { $0 == "rep" }.count == 7)
+        #expect(events.last == "result")
+        #expect(events.first == "calibrated")
+        #expect(result.stderr.isEmpty)
+    }
+
+    @Test("stdin stream with bad data stops at the line, exit 65 (built binary)",
+          .enabled(if: TestEnvironment.hasProofkitBinary, "run swift build first"))
+    func stdinBadData() throws {
+        let input = "{\"t\":0,\"keypoints\":{}}\n{\"t\":0,\"keypoints\":{}}\n"
+        let result = try runProcess(TestEnvironment.proofkitBinary, ["squat", "-"], stdin: Data(input.utf8))
+        #expect(result.status == 65)
+        #expect(result.stderr == "proofkit squat: stdin: line 2: time does not increase (t = 0.0 s twice)\n")
+    }
+}
