@@ -238,6 +238,28 @@ struct BenchTests {
     }
 
     @Test(
+        "with a photo, Lite0 int8 judges it end to end: the steps add up to at most the total, with a verdict",
+        .enabled(if: hasModels, "needs ONNX Runtime and the models (bash .ci/setup)"))
+    func realPhoto() throws {
+        let photo = TestEnvironment.fixture("images/large.jpg")
+        let options = BenchOptions(runs: 3, warmup: 1, modelsFolder: Self.modelsFolder, image: photo, photoRuns: 3)
+        let result = try InferenceBench.measure(BenchJob(model: .lite0, threads: 1), options: options, isolation: .inProcess)
+        let figure = try #require(result.photo)
+        #expect(result.photoNote == nil)
+        #expect(figure.file == photo && figure.total.count == 3)
+        #expect(figure.firstSeconds > 0 && figure.total.min > 0)
+        #expect(figure.decodeSeconds > 0 && figure.preprocessSeconds > 0 && figure.inferenceSeconds > 0)
+        // Each step's median is at most the whole judgement's largest time.
+        #expect(figure.decodeSeconds + figure.preprocessSeconds + figure.inferenceSeconds <= figure.total.max * 1.5)
+        #expect(["accepted", "rejected"].contains(figure.verdict))
+        #expect(figure.score >= 0 && figure.score <= 1)
+        #expect(figure.peakResidentBytes >= result.memory.residentBeforeLoadBytes)
+        // Silero is not a photo model: no photo figure and no note.
+        let silero = try InferenceBench.measure(BenchJob(model: .silero, threads: 1), options: options, isolation: .inProcess)
+        #expect(silero.photo == nil && silero.photoNote == nil)
+    }
+
+    @Test(
         "the runner measures a plan in order, records the machine, ORT and the command line",
         .enabled(if: hasModels, "needs ONNX Runtime and the models (bash .ci/setup)"))
     func runner() throws {
