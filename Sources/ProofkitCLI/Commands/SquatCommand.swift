@@ -24,10 +24,12 @@ enum SquatCommand: Subcommand {
 
         --json prints, for a file, one object:
           {"file","frames","reps","target","verdict":"accepted"|"rejected","reason":string|null,
-           "repList":[{"number","set","start","bottom","end","depth"}],
-           "rejected":[{"reason","start","end","depth"}], "sets":[{"number","reps","start","end"}],
+           "repList":[{"number","set","start","bottom","end","depth","checks"}],
+           "rejected":[{"reason","start","end","depth","checks"}], "sets":[{"number","reps","start","end"}],
            "longRests":[{"set","rest"}], "skippedFrames", "skipped":{reason: count},
            "standingReference":number|null}
+        "checks" is {"footTravel","floorRise","kneeAsymmetry","torsoUprightness":number|null}, what the
+        squat checks measured (fractions of the standing reference; see SquatChecks).
         Times are seconds, depths fractions of the standing reference. Reading stdin, each event is
         printed as it happens as {"event":"rep"|"rejected"|"set"|"restTooLong"|"calibrated",...}
         and the object above (with "event":"result") comes last.
@@ -171,12 +173,19 @@ enum SquatCommand: Subcommand {
     static func repJSON(_ rep: SquatRep) -> [String: JSONValue] {
         ["number": .int(rep.number), "set": .int(rep.set), "start": .rounded(rep.startTime, places: 3),
          "bottom": .rounded(rep.bottomTime, places: 3), "end": .rounded(rep.endTime, places: 3),
-         "depth": .rounded(rep.depth, places: 3)]
+         "depth": .rounded(rep.depth, places: 3), "checks": .object(checksJSON(rep.checks))]
+    }
+
+    static func checksJSON(_ checks: SquatChecks) -> [String: JSONValue] {
+        ["footTravel": .rounded(checks.footTravel, places: 3), "floorRise": .rounded(checks.floorRise, places: 3),
+         "kneeAsymmetry": .rounded(checks.kneeAsymmetry, places: 3),
+         "torsoUprightness": checks.torsoUprightness.isFinite ? .rounded(checks.torsoUprightness, places: 3) : .null]
     }
 
     static func rejectionJSON(_ rejection: SquatRejection) -> [String: JSONValue] {
         ["reason": .string(rejection.reason.rawValue), "start": .rounded(rejection.startTime, places: 3),
-         "end": .rounded(rejection.endTime, places: 3), "depth": .rounded(rejection.depth, places: 3)]
+         "end": .rounded(rejection.endTime, places: 3), "depth": .rounded(rejection.depth, places: 3),
+         "checks": .object(checksJSON(rejection.checks))]
     }
 
     static func resultJSON(_ result: SquatResult, file: String) -> [String: JSONValue] {
