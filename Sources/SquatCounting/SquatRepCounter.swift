@@ -343,19 +343,27 @@ public struct SquatRepCounter: Sendable {
 
     /// How much larger the body looks than at calibration (1 = same size).
     func bodyScale() -> Double {
-        var best = 0.0
+        // The median of the parts' size ratios (the mean of two, or the one there is): a person
+        // who turns changes one of them (the shoulder width first), not all.
+        var a = Double.nan, b = Double.nan, c = Double.nan
         let minimumPart = 0.2 * reference
-        if torsoReference > minimumPart, scaleTorso.value.isFinite {
-            best = max(best, scaleTorso.value / torsoReference)
-        }
-        if shinReference > minimumPart, scaleShin.value.isFinite {
-            best = max(best, scaleShin.value / shinReference)
-        }
+        if torsoReference > minimumPart, scaleTorso.value.isFinite { a = scaleTorso.value / torsoReference }
+        if shinReference > minimumPart, scaleShin.value.isFinite { b = scaleShin.value / shinReference }
         if shoulderReference > 0.15 * reference, scaleShoulders.value.isFinite {
-            best = max(best, scaleShoulders.value / shoulderReference)
+            c = scaleShoulders.value / shoulderReference
         }
-        if best == 0 { return 1 }
-        return min(4, max(0.25, best))
+        let ratio: Double
+        switch (a.isFinite, b.isFinite, c.isFinite) {
+        case (true, true, true): ratio = max(min(a, b), min(max(a, b), c))
+        case (true, true, false): ratio = (a + b) / 2
+        case (true, false, true): ratio = (a + c) / 2
+        case (false, true, true): ratio = (b + c) / 2
+        case (true, false, false): ratio = a
+        case (false, true, false): ratio = b
+        case (false, false, true): ratio = c
+        case (false, false, false): return 1
+        }
+        return min(4, max(0.25, ratio))
     }
 
     // MARK: Counting
@@ -416,12 +424,8 @@ public struct SquatRepCounter: Sendable {
             if dt > 0, step > 0.2 * previousUnit * dt { movingUntil = time + hold }
             resetFeet(to: feetNow)
         }
-        // The body scale also follows a person who stands still with straight knees outside a rep
-        // (after stepping closer the depth reads a little off until the scale has caught up, and
-        // only a settled person would otherwise refresh it).
-        let standingStill = phase == .standing && isStill && !airborne && kneesStraight(sample, scale: bodyScale())
         if settled || repositioning {
-            let scaleAlpha = dt > 0 ? blend(dt, 0.3) : 1
+            let scaleAlpha = dt > 0 ? blend(dt, repositioning ? 0.3 : 1) : 1
             scaleTorso.update(sample.torso, alpha: scaleAlpha)
             scaleShin.update(sample.shin, alpha: scaleAlpha)
             scaleShoulders.update(sample.shoulderWidth, alpha: scaleAlpha)
