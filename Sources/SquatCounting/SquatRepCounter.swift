@@ -14,8 +14,8 @@ public import ProofkitCore
 ///    still counted). While the person stands still the reference follows them; it rises at once
 ///    if they stand taller.
 /// 3. **Depth** = `1 - (height / bodyScale) / L`: the hip drop as a fraction of the person's own
-///    standing leg extent, corrected by `bodyScale` (how much larger the torso, shin or shoulder
-///    width look than at calibration), so stepping closer or further does not look like a squat.
+///    standing leg extent, corrected by `bodyScale` (the median of how much larger the torso, shin
+///    and shoulder width look than at calibration), so stepping closer or further does not look like a squat.
 ///    The knee angle is never used: it is foreshortened and noisy from a phone in front.
 /// 4. **Hysteresis**: a rep goes *down* when both the smoothed depth (exponential, time constant
 ///    ``SquatCounterConfiguration/smoothingTimeConstant``) and the raw depth reach
@@ -23,11 +23,17 @@ public import ProofkitCore
 ///    ``SquatCounterConfiguration/standThreshold`` and the knee check says the legs are straight
 ///    again. A single noisy frame moves the smoothed depth only a little, so it can never complete
 ///    a rep on its own.
-/// 5. **Is it a squat?** The rep is counted only if it lasted between the minimum and maximum rep
-///    durations (not a bounce or jump; not sitting down), the feet stayed planted (not a lunge
-///    step, walking or a jumping-jack straddle), the floor line did not rise (not a jump), the
-///    knees dropped symmetrically (not a lunge), and the shoulders stayed above the hips (not
-///    bending over). Otherwise a ``SquatEvent/rejected(_:)`` event says why.
+/// 5. **Is it a squat?** The rep is counted only if it lasted at least the minimum rep duration
+///    (not a bounce or jump), the hips did not stay still at the bottom for longer than
+///    ``SquatCounterConfiguration/maximumBottomHold`` (sitting down; a slow rep that keeps moving
+///    and ends standing counts however long it takes), the feet stayed planted (not a lunge step,
+///    walking or a jumping-jack straddle; nor still moving when the hips started down), the floor
+///    line did not rise (not a jump), the knees dropped symmetrically (not a lunge), and the
+///    shoulders stayed above the hips (not bending over). Otherwise a ``SquatEvent/rejected(_:)``
+///    event says why. The feet and knee checks are *sustained*: they use the smallest distance over
+///    the last ``SquatCounterConfiguration/footHoldTime`` (0.3 s), measured from a robust running
+///    estimate of where the feet stood, so tracker glitches of a few frames (a depth camera loses
+///    the ankles as the knees bend) are not steps.
 ///
 /// Deterministic and allocation-free per frame (apart from the returned events and the optional
 /// depth trace). Time is the frames' own `time`; the counter never reads a clock.

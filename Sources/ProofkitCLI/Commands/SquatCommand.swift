@@ -15,7 +15,9 @@ enum SquatCommand: Subcommand {
         left/right shoulder, hip, knee and ankle; others are ignored. Time must keep growing.
         A squat is counted from the drop of the hips towards the ankles as a fraction of the person's
         own standing hip-to-ankle height (learned while they stand still): down past 0.15, back up
-        below 0.08, knees straight again, feet planted, both knees alike, no jump, 0.5 to 8 s long.
+        below 0.08, knees straight again, feet planted (a foot away for 0.3 s or more is a step;
+        shorter jumps of a tracker are ignored), both knees alike, no jump, at least 0.5 s long, and
+        not sitting (hips still at the bottom for more than 5 s). A slow rep that ends standing counts.
 
         Output: each rep (start, bottom and end time, depth), then the count, skipped frames and the
         verdict against the target (default 10). A rejected verdict exits 0, or 2 with --strict.
