@@ -188,7 +188,13 @@ enum BenchCommand: Subcommand {
                         executable: executable, arguments: childArguments(job, plan.options))
                 }
                 let base = completed
+                let total = max(1, plan.jobs().jobs.count * plan.options.runs)
+                var shown = -1
                 return try InferenceBench.measure(job, options: plan.options, isolation: .inProcess) { done, _ in
+                    // Redraw only when the percentage moves: little I/O between timed runs.
+                    let percent = (base + done) * 100 / total
+                    guard percent != shown else { return }
+                    shown = percent
                     bar.update(base + done, detail: "\(job.model.rawValue) x\(job.threads)")
                 }
             },
