@@ -140,6 +140,7 @@ struct BenchTests {
         let row = try #require(table.split(separator: "\n").first { $0.hasPrefix("lite0 ") && $0.contains(" 1 ") })
         #expect(row.contains("10.0") && row.contains("20.0") && row.contains("2.00x"))
         #expect(table.contains("geometric mean of B/A over 2 rows: 1.00x"))
+        #expect(!table.contains("photo ms"))  // neither report has a photo figure: no empty columns
     }
 
     // MARK: JSON schema

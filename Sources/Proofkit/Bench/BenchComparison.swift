@@ -125,7 +125,10 @@ public struct BenchComparison: Sendable, Equatable {
             "B: \(nameB): \(machine(b))",
             "",
         ]
-        let metrics: [Metric] = [.p50, .p90, .throughput, .load, .peakResident, .photo]
+        // Columns that neither report has (the photo time without --image) are left out.
+        let metrics = [Metric.p50, .p90, .throughput, .load, .peakResident, .photo].filter { metric in
+            rows.contains { $0.cells[metric]?.a != nil || $0.cells[metric]?.b != nil }
+        }
         var header = ["model", "threads"]
         for metric in metrics { header += ["\(metric.heading) A", "B", "B/A"] }
         var body: [[String]] = []
