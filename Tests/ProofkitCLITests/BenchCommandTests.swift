@@ -82,6 +82,7 @@ struct BenchCommandTests {
             (["--warmup", "-1"], "--warmup"),
             (["--compare", "a.json"], "missing the two reports"),
             (["--compare", "a.json", "b.json", "--model", "lite0"], "--compare takes only"),
+            (["--compare", "a.json", "b.json", "--in-process"], "not --in-process"),
             (["--child", "lite0"], "--child"),
             (["extra"], "unexpected argument 'extra'"),
             (["--bogus"], "--bogus"),
@@ -158,6 +159,24 @@ struct BenchCommandTests {
         #expect(photo.status == 66 && photo.err.contains("/nonexistent/photo.jpg"))
         let plot = run(["--model", "silero", "--plot", "/nonexistent/folder/b.svg"])
         #expect(plot.status == 74 && plot.err.contains("b.svg"))
+    }
+
+    @Test(
+        "no model file to measure exits 66 naming the reason; no ONNX Runtime exits 69",
+        .enabled(if: TestEnvironment.hasProofkitBinary, "needs .build/debug/proofkit"))
+    func unavailable() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let none = try runProcess(TestEnvironment.proofkitBinary, ["bench", "--model", "clip", "--models", folder])
+        #expect(none.status == 66)
+        #expect(none.stdout.isEmpty)
+        #expect(none.stderr.contains("nothing to measure") && none.stderr.contains("export_mobileclip.py"))
+        let noRuntime = try runProcess(
+            TestEnvironment.proofkitBinary, ["bench", "--model", "silero"],
+            environment: ["PROOFKIT_ORT_LIBRARY": folder + "/libonnxruntime.so.1"])
+        #expect(noRuntime.status == 69)
+        #expect(noRuntime.stderr.contains("PROOFKIT_ORT_LIBRARY"))
+        #expect(noRuntime.stderr.split(separator: "\n").count == 1)
     }
 
     // MARK: Real runs

@@ -98,7 +98,8 @@ enum BenchCommand: Subcommand {
         let json = arguments.has("json")
         if arguments.has("compare") {
             let files = try arguments.requirePositionals(2, names: "the two reports: --compare A.json B.json")
-            for other in ["model", "threads", "runs", "warmup", "image", "plot", "child"] where arguments.value(other) != nil {
+            for other in ["model", "threads", "runs", "warmup", "image", "models", "plot", "child", "spinning", "in-process"]
+            where arguments.value(other) != nil || arguments.has(other) {
                 throw UsageError("--compare takes only the two reports (and --json), not --\(other)")
             }
             return .compare(files[0], files[1], json: json)
@@ -154,6 +155,10 @@ enum BenchCommand: Subcommand {
                 throw ProofkitError(.notFound, "no such photo", path: image)
             }
             let report = try measure(plan, arguments: arguments, io: io)
+            if report.results.isEmpty {
+                let reasons = report.skipped.map { "\($0.model): \($0.reason)" }.joined(separator: "; ")
+                throw ProofkitError(.notFound, "nothing to measure: \(reasons)")
+            }
             for result in report.results where result.isNoisy {
                 io.printError(
                     "proofkit bench: \(result.key): wide spread (p90 \(percent(result.relativeSpread)) above the median): the machine was noisy; re-run when it is quiet")
