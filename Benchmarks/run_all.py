@@ -181,7 +181,7 @@ class Suite:
         rows = {}
         for key in MODEL_FILES:
             for t in threads:
-                rows[(key, t)] = {"pk": [], "pk_rss": [], "py": [], "py_rss": [], "suite": [], "ratio": [], "suite_ratio": []}
+                rows[(key, t)] = {"pk": [], "pk_rss": [], "pk_base": [], "py": [], "py_rss": [], "suite": [], "ratio": [], "suite_ratio": []}
         have_peer = self.py is not None and self.small_photo is not None
         if not have_peer:
             self.notes.append("Inference peer (Python onnxruntime) skipped: no venv.")
@@ -209,6 +209,7 @@ class Suite:
                             res = json.loads(out)["results"][0]
                             row["pk"].append(res["latency_s"]["p50"])
                             row["pk_rss"].append(res["memory"]["peak_rss_bytes"] / 1024)
+                            row["pk_base"].append(res["memory"]["rss_before_load_bytes"] / 1024)
                         elif have_peer:
                             status, out, err, _ = run([self.py, PEER, self.small_photo, "--model",
                                                        os.path.join(MODELS, MODEL_FILES[key]), "--threads", str(t),
@@ -259,6 +260,13 @@ class Suite:
         for t, pk_ratio, py_ratio in int8_vs_fp32:
             text.append(f"- int8 / fp32 latency at {t} thread{'s' if t > 1 else ''}: proofkit {pk_ratio:.2f}x"
                         + (f", Python {py_ratio:.2f}x" if py_ratio else "") + ".")
+        base = [b for row in rows.values() for b in row["pk_base"]]
+        if base:
+            text.append(f"- Where proofkit's memory goes: its process with ONNX Runtime loaded and no model is "
+                        f"{median(base) / 1024:.1f} MiB resident (`rss_before_load_bytes`); the model, its session and the "
+                        f"run buffers add the rest of the peak: "
+                        + ", ".join(f"{k} x{t} +{median(r['pk_rss']) / 1024 - median(r['pk_base']) / 1024:.1f} MiB"
+                                    for (k, t), r in rows.items() if r["pk_rss"]) + ".")
         text.append("- Peak RSS is each whole process's maximum resident set: `proofkit bench`'s child for that "
                     "configuration (ONNX Runtime + model + buffers), and the Python process (interpreter, numpy, PIL, "
                     "onnxruntime, model).")
