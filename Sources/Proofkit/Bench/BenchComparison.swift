@@ -64,7 +64,9 @@ public struct BenchComparison: Sendable, Equatable {
 
     /// One metric of one row.
     public struct Cell: Sendable, Equatable {
+        /// A's figure (seconds, bytes or runs per second), or `nil` when A lacks it.
         public var a: Double?
+        /// B's figure, or `nil` when B lacks it.
         public var b: Double?
         /// `b / a`, or `nil`.
         public var ratio: Double? {

@@ -124,6 +124,9 @@ public struct BenchRuntime: Sendable, Codable, Equatable {
     public var version: String
     /// The C API version proofkit asked for.
     public var apiVersion: Int
+    /// - Parameters:
+    ///   - version: the library's release.
+    ///   - apiVersion: the C API version in use.
     public init(version: String, apiVersion: Int) {
         self.version = version
         self.apiVersion = apiVersion
@@ -133,13 +136,20 @@ public struct BenchRuntime: Sendable, Codable, Equatable {
 
 /// ``MachineInfo`` in a report.
 public struct BenchMachine: Sendable, Codable, Equatable {
+    /// CPU model (e.g. "Raspberry Pi 5 Model B Rev 1.0" on a Pi).
     public var cpuModel: String
+    /// Online logical cores.
     public var cores: Int
+    /// `uname -m`, e.g. `aarch64`.
     public var architecture: String
+    /// `uname -r`.
     public var kernel: String
+    /// `/etc/os-release` PRETTY_NAME (`os` in JSON).
     public var operatingSystem: String
+    /// Total memory in bytes.
     public var memoryBytes: Int
 
+    /// The report's copy of `info`.
     public init(_ info: MachineInfo) {
         cpuModel = info.cpuModel
         cores = info.cores
@@ -205,8 +215,11 @@ public struct BenchSettings: Sendable, Codable, Equatable {
 
 /// A model that was not measured.
 public struct BenchSkip: Sendable, Codable, Equatable {
+    /// The model's `--model` name.
     public var model: String
+    /// Why it was not measured, and how to fix that.
     public var reason: String
+    /// A skipped model and why.
     public init(model: String, reason: String) {
         self.model = model
         self.reason = reason
@@ -215,15 +228,24 @@ public struct BenchSkip: Sendable, Codable, Equatable {
 
 /// ``LatencyStatistics`` in a report (seconds).
 public struct BenchLatency: Sendable, Codable, Equatable {
+    /// Number of timed runs.
     public var count: Int
+    /// Fastest run.
     public var min: Double
+    /// Median (nearest rank).
     public var p50: Double
+    /// 90th percentile (nearest rank).
     public var p90: Double
+    /// 99th percentile (nearest rank; with 100 runs, the second slowest).
     public var p99: Double
+    /// Slowest run.
     public var max: Double
+    /// Mean.
     public var mean: Double
+    /// Sample standard deviation (`stddev` in JSON).
     public var standardDeviation: Double
 
+    /// The report's copy of `statistics`.
     public init(_ statistics: LatencyStatistics) {
         count = statistics.count
         min = statistics.min
