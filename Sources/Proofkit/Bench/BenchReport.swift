@@ -32,6 +32,7 @@ public struct BenchReport: Sendable, Codable, Equatable {
     /// Wall time of the whole run.
     public var wallSeconds: Double
 
+    /// Assembles a report; ``isNoisy`` is derived from the results.
     public init(
         schemaVersion: Int = BenchReport.schemaVersion, proofkitVersion: String = ProofkitVersion.string,
         onnxRuntime: BenchRuntime?, machine: BenchMachine, timestamp: String, commandLine: [String],
@@ -190,6 +191,7 @@ public struct BenchSettings: Sendable, Codable, Equatable {
     /// The photo used for the end-to-end time (as given), or `nil`.
     public var image: String?
 
+    /// The settings as recorded (see each property).
     public init(runs: Int, warmup: Int, threads: [Int], allowsSpinning: Bool, isolation: Isolation, image: String?) {
         self.runs = runs
         self.warmup = warmup
@@ -275,6 +277,7 @@ public struct BenchMemory: Sendable, Codable, Equatable {
     /// The peak growth over the baseline: what loading and running this model added.
     public var modelPeakBytes: Int { max(0, peakResidentBytes - residentBeforeLoadBytes) }
 
+    /// The figures as measured (bytes).
     public init(residentBeforeLoadBytes: Int, residentAfterLoadBytes: Int, peakResidentBytes: Int, isolation: BenchSettings.Isolation) {
         self.residentBeforeLoadBytes = residentBeforeLoadBytes
         self.residentAfterLoadBytes = residentAfterLoadBytes
@@ -309,6 +312,7 @@ public struct BenchPhoto: Sendable, Codable, Equatable {
     /// Peak resident set size after the photo runs (VmHWM).
     public var peakResidentBytes: Int
 
+    /// The figures as measured (seconds, bytes).
     public init(
         file: String, firstSeconds: Double, total: BenchLatency, decodeSeconds: Double, preprocessSeconds: Double,
         inferenceSeconds: Double, verdict: String, score: Double, peakResidentBytes: Int
@@ -367,6 +371,9 @@ public struct BenchResult: Sendable, Codable, Equatable {
     /// `(p90 - p50) / p50`.
     public var relativeSpread: Double
 
+    /// Builds a result from the raw samples: the statistics, throughput (runs over the summed
+    /// run time), real-time factor (`audioSecondsPerRun` x throughput, for audio models) and the
+    /// noise flag are derived here.
     public init(
         model: String, modelFile: String, modelBytes: Int, threads: Int, runtimeLoadSeconds: Double,
         loadSeconds: Double, samples: [Double], unit: String, audioSecondsPerRun: Double?, memory: BenchMemory,

@@ -13,6 +13,7 @@ public struct BenchPlan: Sendable, Equatable {
     /// How memory is attributed (child processes by default in the CLI).
     public var isolation: BenchSettings.Isolation
 
+    /// A plan; `threads` is sorted and deduplicated.
     public init(models: [BenchModel], threads: [Int], options: BenchOptions, isolation: BenchSettings.Isolation) {
         self.models = models
         self.threads = Array(Set(threads)).sorted()
