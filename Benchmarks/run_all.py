@@ -181,7 +181,7 @@ class Suite:
         rows = {}
         for key in MODEL_FILES:
             for t in threads:
-                rows[(key, t)] = {"pk": [], "pk_rss": [], "pk_base": [], "py": [], "py_rss": [], "suite": [], "ratio": [], "suite_ratio": []}
+                rows[(key, t)] = {"pk": [], "pk_rss": [], "pk_base": [], "pk_load": [], "py_load": [], "py": [], "py_rss": [], "suite": [], "ratio": [], "suite_ratio": []}
         have_peer = self.py is not None and self.small_photo is not None
         if not have_peer:
             self.notes.append("Inference peer (Python onnxruntime) skipped: no venv.")
@@ -210,6 +210,7 @@ class Suite:
                             row["pk"].append(res["latency_s"]["p50"])
                             row["pk_rss"].append(res["memory"]["peak_rss_bytes"] / 1024)
                             row["pk_base"].append(res["memory"]["rss_before_load_bytes"] / 1024)
+                            row["pk_load"].append(res["load_s"])
                         elif have_peer:
                             status, out, err, _ = run([self.py, PEER, self.small_photo, "--model",
                                                        os.path.join(MODELS, MODEL_FILES[key]), "--threads", str(t),
@@ -220,6 +221,7 @@ class Suite:
                             res = json.loads(out)
                             row["py"].append(res["inference_ms"]["p50"] / 1000)
                             row["py_rss"].append(res["peak_rss_kib"])
+                            row["py_load"].append(res["session_ms"] / 1000)
                     name = f"inference.lite0.{key}.t{t}"
                     if name in suite:
                         row["suite"].append(suite[name])
@@ -257,6 +259,11 @@ class Suite:
             if i8["pk"] and f32["pk"]:
                 int8_vs_fp32.append((t, median(i8["pk"]) / median(f32["pk"]),
                                      median(i8["py"]) / median(f32["py"]) if i8["py"] and f32["py"] else None))
+        loads = [[f"lite0 {k}", t, fmt(median(r["pk_load"]) * 1000), fmt(median(r["py_load"]) * 1000),
+                  ratio_cell([p / q for p, q in zip(r["pk_load"], r["py_load"])])] for (k, t), r in rows.items() if r["pk_load"]]
+        if loads:
+            text += ["Session creation (model file to a ready session) in the same processes:", "",
+                     table(["model", "threads", "proofkit ms", "Python ORT ms", "proofkit / Python"], loads), ""]
         for t, pk_ratio, py_ratio in int8_vs_fp32:
             text.append(f"- int8 / fp32 latency at {t} thread{'s' if t > 1 else ''}: proofkit {pk_ratio:.2f}x"
                         + (f", Python {py_ratio:.2f}x" if py_ratio else "") + ".")
