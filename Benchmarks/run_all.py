@@ -187,20 +187,25 @@ class Suite:
             self.notes.append("Inference peer (Python onnxruntime) skipped: no venv.")
         for r in range(a.rounds):
             log(f"inference round {r + 1}/{a.rounds}")
-            suite = {}
-            status, out, err, _ = run([self.pkbench, "--filter", "inference.", "--threads", "1,2"])
-            for line in out.splitlines():
-                try:
-                    item = json.loads(line)
-                except ValueError:
-                    continue
-                suite[item["name"]] = item["median_s"]
             for key in MODEL_FILES:
                 for t in threads:
                     row = rows[(key, t)]
-                    order = ["pk", "py"] if (r % 2 == 0) else ["py", "pk"]
+                    # The three measurements of one configuration run back to back, in an order
+                    # that rotates every round.
+                    order = ["pk", "py", "suite"]
+                    order = order[r % 3:] + order[:r % 3]
                     for who in order:
-                        if who == "pk":
+                        if who == "suite":
+                            name = f"inference.lite0.{key}.t{t}"
+                            status, out, err, _ = run([self.pkbench, "--filter", name, "--threads", str(t)])
+                            for line in out.splitlines():
+                                try:
+                                    item = json.loads(line)
+                                except ValueError:
+                                    continue
+                                if item.get("name") == name:
+                                    row["suite"].append(item["median_s"])
+                        elif who == "pk":
                             status, out, err, _ = run([self.pk, "bench", "--model", BENCH_MODEL[key], "--threads", str(t),
                                                        "--runs", str(a.runs), "--warmup", "10", "--json"])
                             if status != 0:
@@ -222,9 +227,6 @@ class Suite:
                             row["py"].append(res["inference_ms"]["p50"] / 1000)
                             row["py_rss"].append(res["peak_rss_kib"])
                             row["py_load"].append(res["session_ms"] / 1000)
-                    name = f"inference.lite0.{key}.t{t}"
-                    if name in suite:
-                        row["suite"].append(suite[name])
                     if len(row["pk"]) == len(row["py"]) == r + 1:
                         row["ratio"].append(row["pk"][-1] / row["py"][-1])
                     if row["pk"] and len(row["suite"]) == r + 1 and len(row["pk"]) == r + 1:
@@ -237,9 +239,9 @@ class Suite:
             f"One 224x224 image per run, `logits` fetched, ORT intra-op threads as shown, spinning off on both "
             f"sides, graph optimisation `all`. Each round runs, for every model and thread count, "
             f"`proofkit bench --runs {a.runs} --warmup 10` (a child process per configuration) and "
-            f"`photo_peer.py --mode stages --runs {a.runs} --warmup 10` (Python onnxruntime {self.versions.get('onnxruntime', '?')}), "
-            f"in an order that flips every round, plus the suite's own `proofkit-bench --filter inference.` "
-            f"(100 runs after 10). Figures are the medians over {a.rounds} rounds of each round's p50; "
+            f"`photo_peer.py --mode stages --runs {a.runs} --warmup 10` (Python onnxruntime {self.versions.get('onnxruntime', '?')}) "
+            f"and the suite's own `proofkit-bench --filter inference.lite0.<model>.t<threads>` (100 runs after 10), "
+            f"back to back in an order that rotates every round. Figures are the medians over {a.rounds} rounds of each round's p50; "
             f"ratios are the median of the per-round ratios, with their range.",
             "",
         ]
