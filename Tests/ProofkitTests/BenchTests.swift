@@ -157,7 +157,11 @@ struct BenchTests {
         ])
         #expect(object["schema_version"] as? Int == 1)
         let machine = try #require(object["machine"] as? [String: Any])
-        #expect(Set(machine.keys) == ["cpu_model", "cores", "architecture", "kernel", "os", "memory_bytes"])
+        #expect(Set(machine.keys) == [
+            "cpu_model", "cores", "architecture", "kernel", "os", "memory_bytes", "cpu_max_mhz", "cpu_governor",
+            "load_average",
+        ])
+        #expect((machine["load_average"] as? [Double])?.count == 3)
         let settings = try #require(object["settings"] as? [String: Any])
         #expect(Set(settings.keys) == ["runs", "warmup", "threads", "spinning", "isolation", "image"])
         #expect(settings["image"] is NSNull)

@@ -118,7 +118,8 @@ public struct BenchComparison: Sendable, Equatable {
     public func table(nameA: String, nameB: String) -> String {
         func machine(_ report: BenchReport) -> String {
             let m = report.machine
-            return "\(m.cpuModel), \(m.cores) cores, \(m.architecture), kernel \(m.kernel); "
+            let load = m.loadAverage.first.map { ", load \(fixed($0, places: 2))" } ?? ""
+            return "\(m.cpuModel), \(m.cores) cores, \(m.architecture), kernel \(m.kernel)\(load); "
                 + "proofkit \(report.proofkitVersion), ONNX Runtime \(report.onnxRuntime?.version ?? "?"); \(report.timestamp)"
                 + (report.isNoisy ? " (noisy)" : "")
         }

@@ -149,8 +149,16 @@ public struct BenchMachine: Sendable, Codable, Equatable {
     public var operatingSystem: String
     /// Total memory in bytes.
     public var memoryBytes: Int
+    /// The highest CPU clock in MHz (`cpufreq/cpuinfo_max_freq` of CPU 0), or `nil` when the
+    /// kernel does not say (virtual machines).
+    public var cpuMaxMHz: Int?
+    /// The CPU frequency governor of CPU 0 (e.g. `ondemand`, `performance`), or `nil`.
+    public var cpuGovernor: String?
+    /// The load average over 1, 5 and 15 minutes when the run started: a busy machine gives
+    /// slower and noisier figures.
+    public var loadAverage: [Double]
 
-    /// The report's copy of `info`.
+    /// The report's copy of `info`, plus the clock, governor and load average read now.
     public init(_ info: MachineInfo) {
         cpuModel = info.cpuModel
         cores = info.cores
@@ -158,10 +166,30 @@ public struct BenchMachine: Sendable, Codable, Equatable {
         kernel = info.kernel
         operatingSystem = info.operatingSystem
         memoryBytes = info.memoryBytes
+        let cpufreq = "/sys/devices/system/cpu/cpu0/cpufreq/"
+        cpuMaxMHz = readTextFile(cpufreq + "cpuinfo_max_freq").flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            .map { $0 / 1000 }
+        cpuGovernor = readTextFile(cpufreq + "scaling_governor").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            .flatMap { $0.isEmpty ? nil : $0 }
+        loadAverage = (readTextFile("/proc/loadavg") ?? "").split(separator: " ").prefix(3).compactMap { Double($0) }
     }
     enum CodingKeys: String, CodingKey {
         case cpuModel = "cpu_model", cores, architecture, kernel, operatingSystem = "os"
-        case memoryBytes = "memory_bytes"
+        case memoryBytes = "memory_bytes", cpuMaxMHz = "cpu_max_mhz", cpuGovernor = "cpu_governor"
+        case loadAverage = "load_average"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(cpuModel, forKey: .cpuModel)
+        try container.encode(cores, forKey: .cores)
+        try container.encode(architecture, forKey: .architecture)
+        try container.encode(kernel, forKey: .kernel)
+        try container.encode(operatingSystem, forKey: .operatingSystem)
+        try container.encode(memoryBytes, forKey: .memoryBytes)
+        try container.encode(cpuMaxMHz, forKey: .cpuMaxMHz)
+        try container.encode(cpuGovernor, forKey: .cpuGovernor)
+        try container.encode(loadAverage, forKey: .loadAverage)
     }
 }
 

@@ -42,7 +42,8 @@ enum BenchCommand: Subcommand {
         --json prints one object (schema_version 1; times in seconds, sizes in bytes):
           {"schema_version":1, "proofkit_version", "timestamp" (ISO-8601 UTC), "command_line":[..],
            "onnxruntime":{"version","api_version"}|null,
-           "machine":{"cpu_model","cores","architecture","kernel","os","memory_bytes"},
+           "machine":{"cpu_model","cores","architecture","kernel","os","memory_bytes",
+                      "cpu_max_mhz"|null,"cpu_governor"|null,"load_average":[1m,5m,15m] at the start},
            "settings":{"runs","warmup","threads":[..],"spinning","isolation":"child-process"|"in-process","image"|null},
            "results":[{"model","model_file","model_bytes","threads","runtime_load_s","load_s",
              "latency_s":{"count","min","p50","p90","p99","max","mean","stddev"},
@@ -245,7 +246,10 @@ enum BenchCommand: Subcommand {
     static func table(_ report: BenchReport) -> String {
         let m = report.machine
         var text = "proofkit \(report.proofkitVersion) bench, ONNX Runtime \(report.onnxRuntime?.version ?? "?"), \(report.timestamp)\n"
-        text += "machine: \(m.cpuModel), \(m.cores) cores, \(m.architecture), kernel \(m.kernel), \(m.operatingSystem)\n"
+        text += "machine: \(m.cpuModel), \(m.cores) cores, \(m.architecture), kernel \(m.kernel), \(m.operatingSystem)"
+        if let mhz = m.cpuMaxMHz { text += ", up to \(mhz) MHz" }
+        if let governor = m.cpuGovernor { text += ", governor \(governor)" }
+        text += "; load average \(m.loadAverage.map { fixedDigits($0, 2) }.joined(separator: " "))\n"
         text += "runs: \(report.settings.runs) timed after \(report.settings.warmup) warm-up; spinning \(report.settings.allowsSpinning ? "on" : "off"); memory: \(report.settings.isolation.rawValue)\n\n"
         let header = ["model", "threads", "load ms", "min ms", "p50 ms", "p90 ms", "p99 ms", "max ms", "per s", "peak MiB", "photo ms", ""]
         var rows: [[String]] = []
