@@ -4,7 +4,7 @@ import ProofkitCore
 
 /// One photo end to end for `proofkit bench`: the ``PhotoProof`` pipeline (read + decode with
 /// DCT scaling, preprocess, inference, score and verdict) with a model loaded once, as
-/// `proofkit mat` judges a photo.
+/// `proofkit mat` judges a photo by default (Lite0: five crops in one batch; CLIP: one crop).
 enum BenchPhotoRun {
     /// The prompt-embeddings file a CLIP encoder needs, beside the model.
     static func promptsFile(for model: BenchModel) -> String? {
@@ -23,7 +23,9 @@ enum BenchPhotoRun {
         let configuration: PhotoProofConfiguration
         switch job.model {
         case .lite0, .lite0FP32:
-            configuration = try .lite0()
+            // As `proofkit mat` judges by default: DCT-scaled decode, the five-crop rule (centre
+            // crop plus four zoomed corner views, one batch of 5).
+            configuration = try .lite0(crops: CropRegion.fiveCrop())
         case .clip, .clipStandin:
             guard let file = promptsFile(for: job.model), FileManager.default.fileExists(atPath: options.modelsFolder + "/" + file)
             else { return nil }

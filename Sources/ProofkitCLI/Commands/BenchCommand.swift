@@ -15,7 +15,8 @@ enum BenchCommand: Subcommand {
         runs in use): the model load (session creation from the file), the latency of one run
         (min, p50, p90, p99, max over --runs timed runs after --warmup untimed ones), the
         throughput, the peak resident memory, and for photo models the end-to-end time of one
-        photo (read + decode, preprocess, inference, verdict) with --image. The machine (CPU,
+        photo with --image (read + DCT-scaled decode, preprocess, inference, verdict, as 'proofkit
+        mat' judges it by default: Lite0 runs the five crops in one batch). The machine (CPU,
         cores, architecture, kernel, OS), the ONNX Runtime and proofkit versions, the time and the
         command line are recorded, so two runs can be compared honestly.
 
