@@ -15,7 +15,8 @@ Writes a markdown report (default Benchmarks/REPORT.md) and prints where it is. 
 2. Photo decode + preprocess against Pillow + numpy (Benchmarks/image_preprocess_bench.py).
 3. One photo end to end in a warm process (`proofkit bench --image`) against the peer's stages.
 4. The whole `proofkit mat PHOTO` process against the whole Python script (photo_peer.py
-   --mode once), wall time and peak RSS (wait4), alternating.
+   --mode once), wall time and peak RSS (wait4), alternating: Benchmarks/mat_vs_python.py when
+   it is there (the photo-proof verb's own comparison), else the same measured here.
 5. Engines from proofkit-bench: the voice gate (peer: a plain frame-RMS loop), Silero, the du'a
    matcher, the squat counter, against their targets.
 6. `proofkit trim` against sox and ffmpeg (Benchmarks/trim_vs_peers.sh).
@@ -47,6 +48,7 @@ PEER = os.path.join(ROOT, "Benchmarks", "python", "photo_peer.py")
 MAKE_PHOTO = os.path.join(ROOT, "Benchmarks", "python", "make_phone_photo.py")
 IMAGE_BENCH = os.path.join(ROOT, "Benchmarks", "image_preprocess_bench.py")
 TRIM_BENCH = os.path.join(ROOT, "Benchmarks", "trim_vs_peers.sh")
+MAT_BENCH = os.path.join(ROOT, "Benchmarks", "mat_vs_python.py")
 MODEL_FILES = {"int8": "efficientnet_lite0_int8.onnx", "fp32": "efficientnet_lite0_fp32.onnx"}
 BENCH_MODEL = {"int8": "lite0", "fp32": "lite0-fp32"}
 
@@ -428,6 +430,9 @@ class Suite:
                                  "Re-run the suite once it is in main.")
             self.notes.append("`proofkit mat` is not in this build: the whole-process comparison was skipped.")
             return
+        if os.path.exists(MAT_BENCH) and self.py:
+            self.mat_bench_section(title)
+            return
         engine = "lite0"
         try:
             engine = json.loads(out.splitlines()[0]).get("engine", "lite0")
@@ -463,6 +468,29 @@ class Suite:
                                         f"wait4. The peer runs the same model file ({model}) with PIL's draft (DCT-scaled) decode and the five-crop rule, "
                                         "as `proofkit mat` does by default.",
                                         "", table(["process", "median ms", "min ms", "peak RSS MiB"], rows)]))
+
+    def mat_bench_section(self, title):
+        """Runs Benchmarks/mat_vs_python.py (the mat verb's own comparison) and takes its figures."""
+        log("whole process: Benchmarks/mat_vs_python.py")
+        figures_path = os.path.join(self.work, "mat_vs_python.json")
+        status, out, err, _ = run([self.py, MAT_BENCH, "--proofkit", self.pk, "--python", self.py, "--photo", self.photo,
+                                   "--rounds", str(self.args.rounds * 2), "--inference-rounds", str(max(2, self.args.rounds // 2)),
+                                   "--json", figures_path])
+        if status != 0 or not os.path.exists(figures_path):
+            self.sections.append(f"{title}\n\nFailed: Benchmarks/mat_vs_python.py exited {status}: {err.strip()[-300:]}")
+            return
+        with open(figures_path) as f:
+            figures = json.load(f)
+        for key, what in (("whole_process_ms", "whole `proofkit mat photo.jpg` process / Python script"),
+                          ("peak_rss_kib", "peak RSS, whole `proofkit mat` process / Python script"),
+                          ("inference_ms", "inference in `proofkit mat` (batch of 5) / Python ORT")):
+            item = figures.get(key, {})
+            if "ratio" in item:
+                self.summary.append((what, f"<= {item['target']}x", f"{item['ratio']:.2f}x",
+                                     "met" if item["ratio"] <= item["target"] else "NOT met"))
+        body = [line for line in out.splitlines() if not line.startswith("## ")]
+        self.sections.append("\n".join([title, "", "From `Benchmarks/mat_vs_python.py` (the photo-proof verb's own "
+                                         "comparison, run here on the same photo):", ""] + body))
 
     # --- 5. engines ------------------------------------------------------------------------
     def engines_section(self):
