@@ -1,4 +1,11 @@
+// sync_file_range is a GNU extension: declared only with _GNU_SOURCE, before any include.
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include "CProofkitShims.h"
+
+#include <errno.h>
+#include <fcntl.h>
 
 #include <alsa/asoundlib.h>
 
@@ -14,4 +21,13 @@ static void proofkit_alsa_ignore_error(const char *file, int line, const char *f
 
 void proofkit_alsa_silence_errors(void) {
     snd_lib_error_set_handler(proofkit_alsa_ignore_error);
+}
+
+int proofkit_posix_start_writeback(int fd) {
+#if defined(__linux__) && defined(SYNC_FILE_RANGE_WRITE)
+    return sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE) == 0 ? 0 : errno;
+#else
+    (void)fd;
+    return 0;
+#endif
 }
