@@ -42,8 +42,10 @@ public enum AlarmSound {
         public var fadeOutSeconds: Double = 0.03
         /// The container written (default CAF).
         public var container: AudioOutputContainer = .caf
-        /// `fsync` the output before renaming it into place (default `true`), so that a power
-        /// cut leaves the old file or the complete new one.
+        /// Sync the complete output to the disk (`fdatasync`) before renaming it into place
+        /// (default `true`), so that a power cut leaves the old file or the complete new one,
+        /// never a torn or empty alarm sound. While it is written, the data is already sent to
+        /// the disk every MiB, so the final sync waits for little more than the last MiB.
         public var syncsToDisk = true
 
         /// The defaults: cut at 29.000 s, keep rate, channels and level.
