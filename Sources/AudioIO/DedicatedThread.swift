@@ -8,7 +8,7 @@
 ///
 /// The closure is passed as an `Unmanaged` context and released exactly once, by the thread.
 /// Traps when the system cannot create a thread (out of resources: a programmer or system error).
-func runOnDedicatedThread(_ body: @escaping @Sendable () -> Void) {
+public func runOnDedicatedThread(_ body: @escaping @Sendable () -> Void) {
     final class Box: Sendable {
         let body: @Sendable () -> Void
         init(_ body: @escaping @Sendable () -> Void) { self.body = body }

@@ -321,8 +321,11 @@ struct TrimCheckEndToEndTests {
         #expect(text.stdout.contains("check: accepted"))
         try confirmAlarmCAF(folder + "/proofkit-demo-alarm.caf", rate: 22050, channels: 1)
         let json = try proofkit(["demo", "--json", "-o", folder + "/d.caf"])
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
-        #expect(object["step"] as? String == "alarm_sound")
+        let objects = try json.stdout.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        #expect(json.status == 0, "\(json.stderr)")
+        let object = try #require(objects.first { $0["step"] as? String == "alarm_sound" })
         #expect((object["check"] as? [String: Any])?["verdict"] as? String == "accepted")
         #expect(AudioTestTools.contents(of: folder) == ["d.caf", "proofkit-demo-alarm.caf"])
     }

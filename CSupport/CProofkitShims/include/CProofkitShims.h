@@ -13,6 +13,16 @@
 /// which Swift can neither declare nor implement. Idempotent and thread-safe to call more than once.
 void proofkit_alsa_silence_errors(void);
 
+// MARK: libpng (simplified API)
+
+/// The text of `png_image.message` (libpng's last error or warning), or NULL when `image` is NULL.
+///
+/// Why C: `message` is a `char[64]` field, which Swift imports as a 64-element tuple; reading it
+/// here avoids tuple and pointer-binding tricks in Swift. `image` is a `png_image *`, passed as
+/// `const void *` so this header does not include <png.h> into the shims module (swift-crypto's
+/// type-adapting shim idea). The string lives inside `*image`.
+const char *proofkit_png_image_message(const void *image);
+
 // MARK: POSIX file I/O
 
 /// Starts writing the dirty pages of `fd` to the disk, without waiting for them

@@ -1,4 +1,5 @@
 public import ProofkitCore
+import AudioIO
 import Synchronization
 
 #if canImport(Glibc)
@@ -150,25 +151,13 @@ public final class ExternalRecognizer: Sendable {
         }
         let readFD = fromChild[0]
         let childPID = pid
-        DetachedThread.run { [self] in self.readLines(fd: readFD, pid: childPID, generation: generation) }
+        runOnDedicatedThread { [self] in self.readLines(fd: readFD, pid: childPID, generation: generation) }
     }
 
     /// The reader thread of one child: yields its lines, then reaps it and restarts it if it
     /// ended while audio was still coming.
     private func readLines(fd: Int32, pid: pid_t, generation: Int) {
-        var pending: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, 4096) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
-            pending += buffer[0..<n]
-            while let newline = pending.firstIndex(of: 10) {
-                emit(pending[..<newline])
-                pending.removeSubrange(...newline)
-            }
-        }
-        if !pending.isEmpty { emit(pending[...]) }
+        forEachLine(of: fd) { emit($0) }
         close(fd)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
@@ -190,10 +179,8 @@ public final class ExternalRecognizer: Sendable {
         continuation.finish()
     }
 
-    private func emit(_ bytes: ArraySlice<UInt8>) {
-        let text = String(decoding: bytes, as: UTF8.self)
-        let trimmed = text.trimmingWhitespace()
-        if !trimmed.isEmpty { continuation.yield(trimmed) }
+    private func emit(_ line: String) {
+        continuation.yield(line)
     }
 
     private func spawnError(_ operation: String) -> ProofkitError {
@@ -213,23 +200,24 @@ extension String {
     }
 }
 
-/// A minimal detached POSIX thread for blocking reads (never the cooperative pool).
-enum DetachedThread {
-    static func run(_ body: @escaping @Sendable () -> Void) {
-        final class Box: Sendable {
-            let body: @Sendable () -> Void
-            init(_ body: @escaping @Sendable () -> Void) { self.body = body }
-        }
-        let context = Unmanaged.passRetained(Box(body)).toOpaque()
-        var thread = pthread_t()
-        let status = pthread_create(&thread, nil, { raw in
-            Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue().body()
-            return nil
-        }, context)
-        guard status == 0 else {
-            Unmanaged<Box>.fromOpaque(context).release()
-            fatalError("pthread_create failed with error \(status)")
-        }
-        pthread_detach(thread)
+/// Reads `fd` to its end and calls `body` with each non-empty line, whitespace-trimmed (a last
+/// line without a newline counts). Blocks: call it on a dedicated thread. Does not close `fd`.
+func forEachLine(of fd: Int32, _ body: (String) -> Void) {
+    var pending: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    func emit(_ bytes: ArraySlice<UInt8>) {
+        let line = String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
+        if !line.isEmpty { body(line) }
     }
+    while true {
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n < 0 && errno == EINTR { continue }
+        if n <= 0 { break }
+        pending += buffer[0..<n]
+        while let newline = pending.firstIndex(of: 10) {
+            emit(pending[..<newline])
+            pending.removeSubrange(...newline)
+        }
+    }
+    if !pending.isEmpty { emit(pending[...]) }
 }

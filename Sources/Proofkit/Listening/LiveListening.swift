@@ -133,24 +133,8 @@ public func transcriptLines(from path: String) throws(ProofkitError) -> AsyncStr
                             operation: "open", underlying: errno, path: path)
     }
     let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .unbounded)
-    DetachedThread.run {
-        var pending: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        func emit(_ bytes: ArraySlice<UInt8>) {
-            let line = String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
-            if !line.isEmpty { continuation.yield(line) }
-        }
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, 4096) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
-            pending += buffer[0..<n]
-            while let newline = pending.firstIndex(of: 10) {
-                emit(pending[..<newline])
-                pending.removeSubrange(...newline)
-            }
-        }
-        if !pending.isEmpty { emit(pending[...]) }
+    runOnDedicatedThread {
+        forEachLine(of: fd) { continuation.yield($0) }
         if fd != 0 { close(fd) }
         continuation.finish()
     }

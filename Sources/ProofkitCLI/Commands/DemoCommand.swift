@@ -1,10 +1,12 @@
 import ProofkitCore
 import Proofkit
+import VoiceGate
 
 /// `proofkit demo`: the main job on built-in defaults.
 ///
-/// For now: prepare an alarm sound from the recitation proofkit ships, and check it. The photo
-/// and reading proofs join later (each adds one step to ``run(_:io:)`` and one JSON object).
+/// Steps: prepare an alarm sound from the recitation proofkit ships and check it; the photo proof
+/// on a photo proofkit ships; the reading proof on a recording proofkit makes. Each step prints
+/// one JSON object with `--json`.
 enum DemoCommand: Subcommand {
     static let name = "demo"
     static let summary = "run the main job on built-in defaults: prepare and check an alarm sound, then the photo and reading proofs"
@@ -15,8 +17,18 @@ enum DemoCommand: Subcommand {
         to -1 dBFS, writes a 16-bit CAF (default ./proofkit-demo-alarm.caf) and checks it, exactly
         as 'proofkit trim --trim-silence --normalize -1' would. Nothing leaves this device.
 
+        Step 3, the reading proof: espeak-ng reads the waking du'a (Sahih al-Bukhari 6312) in
+        Arabic, softly (-32 dBFS), into a real recording of an air conditioner (-50 dBFS); the
+        voice gate and the du'a matcher judge it twice: with a recogniser's transcript, and with
+        the voice-only fallback. Skipped (with the reason) when espeak-ng is not installed.
+
         JSON (--json): one object per step, each with "step" naming it:
           {"step": "alarm_sound", "source": str, ...the object 'proofkit trim --json' prints}
+          {"step": "reading_proof", "skipped": str|null, "recording_seconds": num,
+           "room_dbfs": num, "speech_dbfs": num, "speech_regions": [[start, end], ...],
+           "with_transcript": RUN, "voice_only": RUN}
+          RUN = {"verdict": "accepted"|"rejected", "rule": str, "reason": str|null,
+                 "heard": [str], "voiced_seconds": num, "needed_seconds": num}
 
         Examples:
           proofkit demo
@@ -46,6 +58,46 @@ enum DemoCommand: Subcommand {
             io.print("   wrote \(output): \(String(seconds: check.decodedSeconds)) s, \(check.format.sampleRate) Hz, \(check.format.channels == 1 ? "mono" : "\(check.format.channels) channels"), CAF 16-bit PCM, peak \(String(seconds: check.levels.peakDBFS)) dBFS (skipped \(String(seconds: trim.skippedSeconds)) s of leading silence)")
             io.print("   check: \(check.verdict.isAccepted ? "accepted: safe to book as an alarm" : "rejected: \(check.verdict)")")
         }
-        return trim.check.verdict.isAccepted ? .success : .failure
+        guard trim.check.verdict.isAccepted else { return .failure }
+        return try readingProofStep(arguments, io: io)
+    }
+
+    /// Step 3: the reading proof on a recording proofkit makes.
+    static func readingProofStep(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
+        let outcome = try ReadingProofDemo.run(environment: io.environment)
+        func json(_ run: ReadingProofDemo.Run?) -> JSONValue {
+            guard let run else { return .null }
+            return [
+                "verdict": .string(run.verdict), "rule": .string(run.rule), "reason": JSONValue(run.reason),
+                "heard": .array(run.heardKeyWords.map(JSONValue.string)),
+                "voiced_seconds": .rounded(run.voicedSeconds, places: 2),
+                "needed_seconds": .rounded(run.neededSeconds, places: 2),
+            ]
+        }
+        if arguments.has("json") {
+            io.printJSON([
+                "step": "reading_proof", "skipped": JSONValue(outcome.skippedReason),
+                "recording_seconds": .rounded(outcome.recordingSeconds, places: 2),
+                "room_dbfs": .rounded(outcome.roomLevelDecibels, places: 1),
+                "speech_dbfs": .rounded(outcome.speechLevelDecibels, places: 1),
+                "speech_regions": .array(outcome.speechRegions.map {
+                    [.rounded($0.start, places: 2), .rounded($0.end, places: 2)]
+                }),
+                "with_transcript": json(outcome.withTranscript), "voice_only": json(outcome.voiceOnly),
+            ])
+        } else {
+            io.print("3. Reading proof (the waking du'a, read softly in a room with an air conditioner):")
+            if let reason = outcome.skippedReason {
+                io.print("   skipped: \(reason)")
+                return .success
+            }
+            io.print("   recording: \(String(seconds: outcome.recordingSeconds)) s, speech \(String(seconds: outcome.speechLevelDecibels)) dBFS over a room at \(String(seconds: outcome.roomLevelDecibels)) dBFS")
+            for (label, run) in [("with a transcript", outcome.withTranscript), ("voice only", outcome.voiceOnly)] {
+                guard let run else { continue }
+                let heard = run.heardKeyWords.isEmpty ? "" : ", heard \(run.heardKeyWords.joined(separator: " "))"
+                io.print("   \(label): \(run.verdict) (\(run.rule): voiced \(String(seconds: run.voicedSeconds)) s of \(String(seconds: run.neededSeconds)) s needed\(heard))")
+            }
+        }
+        return .success
     }
 }

@@ -1,0 +1,377 @@
+public import ProofkitCore
+import Foundation
+
+/// A decoded photo, upright, with what the decoder learned on the way.
+public struct DecodedImage: Sendable, Equatable {
+    /// The upright 8-bit RGB pixels (EXIF orientation applied, alpha dropped, CMYK converted).
+    public var image: RGBImage
+    /// The file's format, detected from its content.
+    public var format: ImageFormat
+    /// Width stored in the file, in pixels, before DCT scaling and orientation.
+    public var storedWidth: Int
+    /// Height stored in the file, in pixels, before DCT scaling and orientation.
+    public var storedHeight: Int
+    /// The EXIF orientation that was applied (`.up` when the file has none).
+    public var orientation: ExifOrientation
+    /// Numerator of the DCT scale the JPEG was decoded at (1/1 = full size; PNG is always 1/1).
+    public var scaleNumerator: Int
+    /// Denominator of the DCT scale (e.g. 4 for a quarter-size decode).
+    public var scaleDenominator: Int
+    /// The colour model in the file: `"gray"`, `"rgb"`, `"ycbcr"`, `"cmyk"`, `"ycck"`,
+    /// `"palette"`, with `"+alpha"` when a PNG has an alpha channel.
+    public var colorModel: String
+    /// Bits per channel in the file (8 for JPEG; 8 or 16 for PNG, with palette and low-depth
+    /// grayscale reported as 8).
+    public var bitDepth: Int
+    /// Non-fatal decoder warnings (e.g. libjpeg's "Corrupt JPEG data: 3 extraneous bytes before
+    /// marker 0xd9"), one sentence each.
+    public var warnings: [String]
+}
+
+/// Decodes JPEG (libturbojpeg) and PNG (libpng) photos into upright ``RGBImage``s.
+///
+/// - The format comes from the file's first bytes, never its name.
+/// - The EXIF orientation (all eight values) is applied, from the JPEG APP1 "Exif" segment or a
+///   PNG `eXIf` chunk.
+/// - Grayscale is expanded to RGB; CMYK and YCCK JPEGs are converted to RGB (Adobe files, whose
+///   samples are stored inverted, are recognised by their APP14 marker); 16-bit PNGs are
+///   scaled to 8 bits; alpha is dropped (as PIL's `convert("RGB")` does).
+/// - A pixel limit, checked on the header's size before anything is allocated, refuses
+///   decompression bombs.
+/// - With ``Configuration/minimumShorterSide`` set, JPEGs are decoded at a reduced size through
+///   libjpeg-turbo's DCT scaling: the smallest offered factor (1/8, 1/4, 3/8, ...) whose result
+///   still has a shorter side of at least that many pixels. This is several times faster than
+///   a full decode for phone photos that will be shrunk anyway.
+///
+/// A value type holding only configuration: safe to share between threads. Each decode creates
+/// and releases its own TurboJPEG handle. Decoding blocks; run it off the cooperative pool when
+/// that matters.
+public struct ImageDecoder: Sendable {
+    /// Decoder limits and options.
+    public struct Configuration: Sendable, Equatable {
+        /// The largest stored image accepted, in pixels (width x height from the header).
+        /// Default 50 000 000 (50 MP: larger than any phone photo, small enough to bound
+        /// memory at about 150 MB of RGB).
+        public var maximumPixelCount: Int
+        /// The largest file accepted, in bytes. Default 256 MiB.
+        public var maximumFileSize: Int
+        /// When set, JPEGs are DCT-scaled down as far as possible while the shorter side stays at
+        /// least this many pixels (PNG is always decoded at full size). `nil` (the default)
+        /// decodes at full size.
+        public var minimumShorterSide: Int?
+
+        /// Creates a configuration.
+        /// - Parameters:
+        ///   - maximumPixelCount: pixel limit, default 50 MP; must be positive.
+        ///   - maximumFileSize: byte limit, default 256 MiB; must be positive.
+        ///   - minimumShorterSide: reduced-size JPEG decoding target in pixels, default `nil`
+        ///     (full size); must be positive when set.
+        public init(
+            maximumPixelCount: Int = 50_000_000, maximumFileSize: Int = 256 << 20,
+            minimumShorterSide: Int? = nil
+        ) {
+            self.maximumPixelCount = maximumPixelCount
+            self.maximumFileSize = maximumFileSize
+            self.minimumShorterSide = minimumShorterSide
+        }
+    }
+
+    /// The decoder's limits and options.
+    public var configuration: Configuration
+
+    /// Creates a decoder.
+    /// - Parameter configuration: limits and options (default: 50 MP, 256 MiB, full size).
+    /// - Throws: `.invalidArgument` when a limit is not positive.
+    public init(configuration: Configuration = Configuration()) throws(ProofkitError) {
+        guard configuration.maximumPixelCount > 0, configuration.maximumFileSize > 0 else {
+            throw ProofkitError(.invalidArgument, "image decoder limits must be positive")
+        }
+        if let side = configuration.minimumShorterSide, side <= 0 {
+            throw ProofkitError(.invalidArgument, "minimum shorter side must be positive, not \(side)")
+        }
+        self.configuration = configuration
+    }
+
+    /// Reads and decodes an image file.
+    /// - Parameter path: the file to read.
+    /// - Returns: the upright image and what was learned decoding it.
+    /// - Throws: `.notFound` (no such file), `.io` (a folder, unreadable, over the size limit),
+    ///   `.decodeFailed` (empty, not an image, truncated or broken), `.unsupportedFormat`
+    ///   (over the pixel limit, or a JPEG colour space TurboJPEG does not handle). The error
+    ///   names `path`.
+    public func decode(contentsOf path: String) throws(ProofkitError) -> DecodedImage {
+        let bytes = try readFile(path)
+        do {
+            return try decode(bytes)
+        } catch {
+            throw error.at(path: path)
+        }
+    }
+
+    /// Decodes an image held in memory.
+    /// - Parameter bytes: the whole file.
+    /// - Returns: the upright image and what was learned decoding it.
+    /// - Throws: `.decodeFailed` (empty, not an image, truncated or broken),
+    ///   `.unsupportedFormat` (over the pixel limit, or an unsupported JPEG colour space).
+    public func decode(_ bytes: [UInt8]) throws(ProofkitError) -> DecodedImage {
+        guard !bytes.isEmpty else {
+            throw ProofkitError(.decodeFailed, "the file is empty (0 bytes), not an image")
+        }
+        switch ImageFormat.detect(bytes) {
+        case .jpeg: return try decodeJPEG(bytes)
+        case .png: return try decodePNG(bytes)
+        case nil:
+            throw ProofkitError(
+                .decodeFailed, "not a JPEG or PNG image (the first bytes match neither format)")
+        }
+    }
+
+    // MARK: JPEG
+
+    private func decodeJPEG(_ bytes: [UInt8]) throws(ProofkitError) -> DecodedImage {
+        let decompressor = try TurboJPEGDecompressor()
+        let header = try decompressor.readHeader(bytes)
+        if header.width * header.height > configuration.maximumPixelCount {
+            throw Self.tooLarge(
+                width: header.width, height: header.height, limit: configuration.maximumPixelCount)
+        }
+        let markers = ImageMetadata.jpegMarkers(bytes)
+        let factor = Self.scalingFactor(
+            width: header.width, height: header.height,
+            minimumShorterSide: configuration.minimumShorterSide,
+            available: TurboJPEGDecompressor.scalingFactors())
+        let decoded = try decompressor.decompress(
+            bytes, header: header, factor: factor, cmyk: header.colorSpace.isCMYK)
+        decompressor.close()
+
+        var warnings: [String] = []
+        if let warning = decoded.warning {
+            // libjpeg reports a file cut short as a warning and fills the rest with grey. A
+            // half-grey photo must not be judged, so truncation is refused; other warnings
+            // (stray bytes before a marker, common in real phone photos) are kept as warnings.
+            if warning.localizedCaseInsensitiveContains("premature end")
+                || warning.localizedCaseInsensitiveContains("end of file")
+            {
+                throw ProofkitError(
+                    .decodeFailed, "the JPEG is truncated (\(warning))", operation: "tjDecompress2")
+            }
+            warnings.append(warning)
+        }
+        var rgb: [UInt8]
+        if header.colorSpace.isCMYK {
+            rgb = Self.rgbFromCMYK(decoded.pixels, inverted: markers.hasAdobeMarker)
+        } else {
+            rgb = decoded.pixels
+        }
+        let upright = Self.orient(
+            RGBImage(width: decoded.width, height: decoded.height, pixels: rgb), markers.orientation)
+        rgb = []
+        return DecodedImage(
+            image: upright, format: .jpeg, storedWidth: header.width, storedHeight: header.height,
+            orientation: markers.orientation, scaleNumerator: factor.numerator,
+            scaleDenominator: factor.denominator, colorModel: header.colorSpace.name, bitDepth: 8,
+            warnings: warnings)
+    }
+
+    /// The smallest factor whose scaled shorter side is still at least `minimumShorterSide`
+    /// (1/1 when no target is set or when no factor below 1 keeps it). Factors above 1 are
+    /// never used.
+    static func scalingFactor(
+        width: Int, height: Int, minimumShorterSide: Int?, available: [JPEGScalingFactor]
+    ) -> JPEGScalingFactor {
+        let full = JPEGScalingFactor(numerator: 1, denominator: 1)
+        guard let target = minimumShorterSide else { return full }
+        var best = full
+        for factor in available where factor.numerator <= factor.denominator {
+            let shorter = min(factor.scaled(width), factor.scaled(height))
+            guard shorter >= target else { continue }
+            // Smaller factor: compare num/denom without floating point.
+            if factor.numerator * best.denominator < best.numerator * factor.denominator {
+                best = factor
+            }
+        }
+        return best
+    }
+
+    /// Converts CMYK (4 bytes per pixel) to RGB with PIL's formula
+    /// `R = (255 - C) * (255 - K) / 255` (rounded), after un-inverting Adobe-style samples.
+    static func rgbFromCMYK(_ cmyk: [UInt8], inverted: Bool) -> [UInt8] {
+        let count = cmyk.count / 4
+        var rgb = [UInt8](repeating: 0, count: count * 3)
+        // MULDIV255(a, b) = round(a * b / 255), exact for 8-bit inputs.
+        @inline(__always) func mul255(_ a: Int, _ b: Int) -> Int {
+            let t = a * b + 128
+            return ((t >> 8) + t) >> 8
+        }
+        cmyk.withUnsafeBufferPointer { source in
+            rgb.withUnsafeMutableBufferPointer { destination in
+                for pixel in 0..<count {
+                    var c = Int(source[pixel * 4])
+                    var m = Int(source[pixel * 4 + 1])
+                    var y = Int(source[pixel * 4 + 2])
+                    var k = Int(source[pixel * 4 + 3])
+                    if inverted {
+                        c = 255 - c
+                        m = 255 - m
+                        y = 255 - y
+                        k = 255 - k
+                    }
+                    let white = 255 - k
+                    destination[pixel * 3] = UInt8(clamping: white - mul255(c, white))
+                    destination[pixel * 3 + 1] = UInt8(clamping: white - mul255(m, white))
+                    destination[pixel * 3 + 2] = UInt8(clamping: white - mul255(y, white))
+                }
+            }
+        }
+        return rgb
+    }
+
+    // MARK: PNG
+
+    private func decodePNG(_ bytes: [UInt8]) throws(ProofkitError) -> DecodedImage {
+        let decoded = try PNGReader.decode(bytes, maximumPixelCount: configuration.maximumPixelCount)
+        var rgb: [UInt8]
+        if decoded.bytesPerPixel == 4 {
+            rgb = Self.dropAlpha(decoded.pixels)
+        } else {
+            rgb = decoded.pixels
+        }
+        let orientation = ImageMetadata.pngOrientation(bytes)
+        let upright = Self.orient(
+            RGBImage(width: decoded.width, height: decoded.height, pixels: rgb), orientation)
+        rgb = []
+        var model = decoded.fileIsPalette ? "palette" : (decoded.fileIsColor ? "rgb" : "gray")
+        if decoded.fileHasAlpha { model += "+alpha" }
+        return DecodedImage(
+            image: upright, format: .png, storedWidth: decoded.width, storedHeight: decoded.height,
+            orientation: orientation, scaleNumerator: 1, scaleDenominator: 1, colorModel: model,
+            bitDepth: decoded.fileBitDepth, warnings: [])
+    }
+
+    static func dropAlpha(_ rgba: [UInt8]) -> [UInt8] {
+        let count = rgba.count / 4
+        var rgb = [UInt8](repeating: 0, count: count * 3)
+        rgba.withUnsafeBufferPointer { source in
+            rgb.withUnsafeMutableBufferPointer { destination in
+                for pixel in 0..<count {
+                    destination[pixel * 3] = source[pixel * 4]
+                    destination[pixel * 3 + 1] = source[pixel * 4 + 1]
+                    destination[pixel * 3 + 2] = source[pixel * 4 + 2]
+                }
+            }
+        }
+        return rgb
+    }
+
+    // MARK: Orientation
+
+    /// Turns `image` upright according to its EXIF orientation.
+    /// - Parameters:
+    ///   - image: the pixels as stored.
+    ///   - orientation: the EXIF orientation tag's meaning.
+    /// - Returns: the upright image (the same value for `.up`; width and height swapped for
+    ///   orientations 5 to 8).
+    public static func orient(_ image: RGBImage, _ orientation: ExifOrientation) -> RGBImage {
+        if orientation == .up { return image }
+        let width = image.width
+        let height = image.height
+        let outWidth = orientation.swapsAxes ? height : width
+        let outHeight = orientation.swapsAxes ? width : height
+        var out = [UInt8](repeating: 0, count: image.pixels.count)
+        // For each output pixel (ox, oy), the stored pixel it comes from is
+        // base + ox * stepX + oy * stepY (in pixels), with per-orientation base and steps.
+        let (startX, startY, xOfOx, yOfOx, xOfOy, yOfOy): (Int, Int, Int, Int, Int, Int)
+        switch orientation {
+        case .up: (startX, startY, xOfOx, yOfOx, xOfOy, yOfOy) = (0, 0, 1, 0, 0, 1)
+        case .mirrored: (startX, startY, xOfOx, yOfOx, xOfOy, yOfOy) = (width - 1, 0, -1, 0, 0, 1)
+        case .rotated180:
+            (startX, startY, xOfOx, yOfOx, xOfOy, yOfOy) = (width - 1, height - 1, -1, 0, 0, -1)
+        case .mirroredVertically:
+            (startX, startY, xOfOx, yOfOx, xOfOy, yOfOy) = (0, height - 1, 1, 0, 0, -1)
+        case .transposed: (startX, startY, xOfOx, yOfOx, xOfOy, yOfOy) = (0, 0, 0, 1, 1, 0)
+        case .rotated90Clockwise:
+            (startX, startY, xOfOx, yOfOx, xOfOy, yOfOy) = (0, height - 1, 0, -1, 1, 0)
+        case .transversed:
+            (startX, startY, xOfOx, yOfOx, xOfOy, yOfOy) = (width - 1, height - 1, 0, -1, -1, 0)
+        case .rotated90CounterClockwise:
+            (startX, startY, xOfOx, yOfOx, xOfOy, yOfOy) = (width - 1, 0, 0, 1, -1, 0)
+        }
+        let stepOx = (yOfOx * width + xOfOx) * 3
+        let stepOy = (yOfOy * width + xOfOy) * 3
+        image.pixels.withUnsafeBufferPointer { source in
+            out.withUnsafeMutableBufferPointer { destination in
+                var target = 0
+                var rowStart = (startY * width + startX) * 3
+                for _ in 0..<outHeight {
+                    var from = rowStart
+                    for _ in 0..<outWidth {
+                        destination[target] = source[from]
+                        destination[target + 1] = source[from + 1]
+                        destination[target + 2] = source[from + 2]
+                        target += 3
+                        from += stepOx
+                    }
+                    rowStart += stepOy
+                }
+            }
+        }
+        return RGBImage(width: outWidth, height: outHeight, pixels: out)
+    }
+
+    // MARK: Files and errors
+
+    private func readFile(_ path: String) throws(ProofkitError) -> [UInt8] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw ProofkitError(.notFound, "no such file", path: path)
+        }
+        if isDirectory.boolValue {
+            throw ProofkitError(.io, "is a folder, not an image file", path: path)
+        }
+        let size: Int
+        do {
+            let attributes = try FileManager.default.attributesOfItem(atPath: path)
+            size = (attributes[.size] as? NSNumber)?.intValue ?? 0
+        } catch {
+            throw ProofkitError(.io, "cannot read the file's size: \(error.localizedDescription)", path: path)
+        }
+        if size > configuration.maximumFileSize {
+            throw ProofkitError(
+                .io,
+                "the file is \(size) bytes, over the \(configuration.maximumFileSize)-byte limit for a photo",
+                path: path)
+        }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw ProofkitError(.io, "cannot open the file for reading (permissions?)", path: path)
+        }
+        defer { try? handle.close() }
+        do {
+            // Read at most one byte past the size stat gave (bounded by the limit), so memory
+            // stays bounded even if the file grows while it is read.
+            let data = try handle.read(upToCount: min(size, configuration.maximumFileSize) + 1) ?? Data()
+            if data.count > configuration.maximumFileSize {
+                throw ProofkitError(.io, "the file is over the \(configuration.maximumFileSize)-byte limit", path: path)
+            }
+            return [UInt8](data)
+        } catch let error as ProofkitError {
+            throw error
+        } catch {
+            throw ProofkitError(.io, "cannot read the file: \(error.localizedDescription)", path: path)
+        }
+    }
+
+    static func tooLarge(width: Int, height: Int, limit: Int) -> ProofkitError {
+        let megapixels = Double(width * height) / 1e6
+        let limitMegapixels = Double(limit) / 1e6
+        return ProofkitError(
+            .unsupportedFormat,
+            "the image header claims \(width)x\(height) pixels (\(formatMegapixels(megapixels)) MP), "
+                + "over the \(formatMegapixels(limitMegapixels)) MP limit: refused as a possible "
+                + "decompression bomb")
+    }
+
+    private static func formatMegapixels(_ value: Double) -> String {
+        let tenths = (value * 10).rounded() / 10
+        return tenths == tenths.rounded() ? String(Int(tenths)) : String(tenths)
+    }
+}

@@ -1,0 +1,95 @@
+// The one file of ImageIO that calls libpng, through its simplified API (`png_image`): the
+// classic API reports errors with setjmp/longjmp, which Swift cannot survive.
+internal import CPNG
+internal import CProofkitShims
+import ProofkitCore
+
+/// What a PNG decodes to before ImageIO makes it RGB: 8-bit sRGB pixels, 3 (RGB) or 4 (RGBA)
+/// bytes each.
+struct PNGPixels {
+    var width: Int
+    var height: Int
+    var bytesPerPixel: Int
+    var pixels: [UInt8]
+    /// Bits per channel in the file (1, 2, 4, 8 or 16), colour type as libpng reports it.
+    var fileBitDepth: Int
+    var fileIsColor: Bool
+    var fileHasAlpha: Bool
+    var fileIsPalette: Bool
+}
+
+enum PNGReader {
+    /// Decodes a whole PNG held in memory to 8-bit sRGB RGB (or RGBA when the file has alpha, so
+    /// the caller can drop alpha the way PIL's `convert("RGB")` does).
+    ///
+    /// 16-bit files are scaled to 8 bits; with no gAMA/sRGB chunk their samples are taken as
+    /// sRGB-encoded (`PNG_IMAGE_FLAG_16BIT_sRGB`), as every other reader does, rather than linear.
+    /// Palette and grayscale files are expanded.
+    ///
+    /// - Parameters:
+    ///   - png: the whole file.
+    ///   - maximumPixelCount: the size refused before any pixel buffer is allocated.
+    /// - Throws: `.decodeFailed` (libpng's message) for a broken or truncated file,
+    ///   `.invalidArgument`-free: `.unsupportedFormat` when the header's size is over
+    ///   `maximumPixelCount`.
+    ///
+    /// Calls `png_image_begin_read_from_memory`, `png_image_finish_read` and `png_image_free`.
+    static func decode(_ png: [UInt8], maximumPixelCount: Int) throws(ProofkitError) -> PNGPixels {
+        let result: Result<PNGPixels, ProofkitError> = png.withUnsafeBufferPointer { buffer in
+            var image = png_image()
+            image.version = UInt32(PNG_IMAGE_VERSION)
+            defer { png_image_free(&image) }
+            guard png_image_begin_read_from_memory(&image, buffer.baseAddress, buffer.count) != 0 else {
+                return .failure(
+                    ProofkitError(
+                        .decodeFailed, "not a readable PNG: \(message(of: &image))",
+                        operation: "png_image_begin_read_from_memory"))
+            }
+            let width = Int(image.width)
+            let height = Int(image.height)
+            guard width > 0, height > 0 else {
+                return .failure(
+                    ProofkitError(
+                        .decodeFailed, "PNG header gives an empty size \(width)x\(height)",
+                        operation: "png_image_begin_read_from_memory"))
+            }
+            if width * height > maximumPixelCount {
+                return .failure(
+                    ImageDecoder.tooLarge(width: width, height: height, limit: maximumPixelCount))
+            }
+            let fileFormat = image.format
+            let hasAlpha = fileFormat & UInt32(PNG_FORMAT_FLAG_ALPHA) != 0
+            let bytesPerPixel = hasAlpha ? 4 : 3
+            image.format = UInt32(PNG_FORMAT_FLAG_COLOR) | (hasAlpha ? UInt32(PNG_FORMAT_FLAG_ALPHA) : 0)
+            image.flags |= UInt32(PNG_IMAGE_FLAG_16BIT_sRGB)
+            // PNG_IMAGE_SIZE is a function-like macro: for 8-bit output it is
+            // height * width * channels bytes with rows packed (row_stride 0 below).
+            var pixels = [UInt8](repeating: 0, count: width * height * bytesPerPixel)
+            let finished = pixels.withUnsafeMutableBytes { destination in
+                png_image_finish_read(&image, nil, destination.baseAddress, 0, nil)
+            }
+            guard finished != 0 else {
+                return .failure(
+                    ProofkitError(
+                        .decodeFailed, "PNG data is broken: \(message(of: &image))",
+                        operation: "png_image_finish_read"))
+            }
+            return .success(
+                PNGPixels(
+                    width: width, height: height, bytesPerPixel: bytesPerPixel, pixels: pixels,
+                    fileBitDepth: fileFormat & UInt32(PNG_FORMAT_FLAG_LINEAR) != 0 ? 16 : 8,
+                    fileIsColor: fileFormat & UInt32(PNG_FORMAT_FLAG_COLOR) != 0,
+                    fileHasAlpha: hasAlpha,
+                    fileIsPalette: fileFormat & UInt32(PNG_FORMAT_FLAG_COLORMAP) != 0))
+        }
+        return try result.get()
+    }
+
+    /// libpng's error or warning text for `image` (its `char[64]` `message`, read by a shim).
+    private static func message(of image: inout png_image) -> String {
+        let text = withUnsafePointer(to: &image) { proofkit_png_image_message($0) }
+        guard let text else { return "unknown libpng error" }
+        let string = String(cString: text)
+        return string.isEmpty ? "unknown libpng error" : string
+    }
+}

@@ -1,0 +1,101 @@
+import Inference
+public import ProofkitCore
+public import ImageProof
+
+/// The photo model run by proofkit's ONNX Runtime wrapper: EfficientNet-Lite0 (input `input`
+/// `[N, 3, 224, 224]`, outputs `logits` `[N, 1000]` and `embedding` `[N, 1280]`) or a MobileCLIP
+/// image encoder (input `image` `[1, 3, 256, 256]`, output `embedding` `[1, 512]`).
+///
+/// ```swift
+/// var model = try OnnxPhotoModel(contentsOf: OnnxPhotoModel.lite0FP32Path)
+/// let proof = try PhotoProof(configuration: .lite0())
+/// let result = try proof.judge(contentsOf: "mat.jpg", model: &model)
+/// ```
+///
+/// Owns one ``InferenceSession`` (`~Copyable`): create it once and judge many photos with it.
+/// A model with a fixed batch of 1 (the CLIP encoder) is run one crop at a time.
+public struct OnnxPhotoModel: ~Copyable, PhotoModelRunner {
+    /// Where set-up puts the fp32 EfficientNet-Lite0, relative to the package root.
+    public static let lite0FP32Path = "Models/generated/efficientnet_lite0_fp32.onnx"
+    /// Where set-up puts the static int8 EfficientNet-Lite0.
+    public static let lite0Int8Path = "Models/generated/efficientnet_lite0_int8.onnx"
+    /// Where a user's MobileCLIP export goes (`Models/export_mobileclip.py`).
+    public static let clipPath = "Models/generated/mobileclip_s0_image.onnx"
+
+    private var session: InferenceSession
+    private let inputName: String
+    private let hasLogits: Bool
+    private let hasEmbedding: Bool
+    private let fixedBatch: Int?
+
+    /// Loads a photo model.
+    /// - Parameters:
+    ///   - path: the `.onnx` file.
+    ///   - expectedSHA256: when given, the file must have this digest.
+    ///   - threads: intra-op threads (default 1; spinning stays off).
+    /// - Throws: `.notFound`, `.io`, `.modelInvalid` (digest mismatch, not loadable, or not a
+    ///   model with one float32 image input and a `logits` or `embedding` output),
+    ///   `.runtimeUnavailable`.
+    public init(contentsOf path: String, expectedSHA256: String? = nil, threads: Int = 1) throws(ProofkitError) {
+        let options = InferenceSession.Options(intraOpThreads: threads)
+        let session =
+            if let expectedSHA256 {
+                try InferenceSession(contentsOf: path, expectedSHA256: expectedSHA256, options: options)
+            } else {
+                try InferenceSession(contentsOf: path, options: options)
+            }
+        guard session.inputs.count == 1, let input = session.inputs.first, input.elementType == .float32,
+            input.shape.count == 4
+        else {
+            throw ProofkitError(
+                .modelInvalid, "not a photo model: it needs one float32 [N, 3, H, W] input", path: path)
+        }
+        let names = session.outputs.map(\.name)
+        guard names.contains("logits") || names.contains("embedding") else {
+            throw ProofkitError(
+                .modelInvalid, "not a photo model: it has no `logits` or `embedding` output (it has \(names))",
+                path: path)
+        }
+        self.inputName = input.name
+        self.hasLogits = names.contains("logits")
+        self.hasEmbedding = names.contains("embedding")
+        self.fixedBatch = input.shape.first?.size
+        self.session = session
+    }
+
+    /// Runs the model on a batch of crops (one at a time when the model's batch is fixed at 1).
+    /// - Throws: `.invalidArgument` when ORT refuses the input's shape, `.internal` on an ORT
+    ///   failure, `.modelInvalid` when an output has an unexpected size.
+    public mutating func run(_ input: ImageTensor) throws(ProofkitError) -> PhotoModelOutput {
+        let batch = input.shape[0]
+        let requested = (hasLogits ? ["logits"] : []) + (hasEmbedding ? ["embedding"] : [])
+        if let fixed = fixedBatch, fixed != batch {
+            guard fixed == 1 else {
+                throw ProofkitError(.modelInvalid, "the model takes batches of \(fixed), not \(batch)")
+            }
+            var logits: [Float] = []
+            var embeddings: [Float] = []
+            let plane = input.values.count / batch
+            for index in 0..<batch {
+                let one = ImageTensor(
+                    values: Array(input.values[(index * plane)..<((index + 1) * plane)]),
+                    shape: [1] + input.shape.dropFirst())
+                let output = try run(one)
+                logits += output.logits
+                embeddings += output.embeddings
+            }
+            return PhotoModelOutput(batch: batch, logits: logits, embeddings: embeddings)
+        }
+        let tensor = try Tensor(shape: input.shape, scalars: input.values)
+        let outputs = try session.run([inputName: tensor], outputs: requested)
+        let logits = hasLogits ? try outputs.tensor("logits", as: Float.self).scalars : []
+        let embeddings = hasEmbedding ? try outputs.tensor("embedding", as: Float.self).scalars : []
+        guard logits.count % batch == 0, embeddings.count % batch == 0 else {
+            throw ProofkitError(.modelInvalid, "the model's outputs do not hold one row per image")
+        }
+        return PhotoModelOutput(batch: batch, logits: logits, embeddings: embeddings)
+    }
+
+    /// Releases the session now (otherwise when the model goes out of scope).
+    public consuming func close() {}
+}

@@ -1,0 +1,434 @@
+public import ImageIO
+public import ImageProof
+public import ProofkitCore
+import Foundation
+
+/// What a photo model returned for a batch of `batch` crops.
+public struct PhotoModelOutput: Sendable, Equatable {
+    /// Crops in the batch.
+    public var batch: Int
+    /// `batch x classCount` raw logits, row per crop (ImageNet classifiers), or empty.
+    public var logits: [Float]
+    /// `batch x embeddingDimension` embeddings, row per crop (CLIP image encoders, or the
+    /// classifier's pooled features for a head or enrolment), or empty.
+    public var embeddings: [Float]
+
+    /// Creates an output. Traps when a non-empty array is not a whole number of rows.
+    public init(batch: Int, logits: [Float] = [], embeddings: [Float] = []) {
+        precondition(batch > 0 && logits.count % batch == 0 && embeddings.count % batch == 0,
+                     "model outputs must hold one row per crop")
+        self.batch = batch
+        self.logits = logits
+        self.embeddings = embeddings
+    }
+
+    /// Logits of crop `index`.
+    public func logits(ofCrop index: Int) -> [Float] {
+        let width = logits.count / batch
+        return Array(logits[(index * width)..<((index + 1) * width)])
+    }
+
+    /// Embedding of crop `index`.
+    public func embedding(ofCrop index: Int) -> [Float] {
+        let width = embeddings.count / batch
+        return Array(embeddings[(index * width)..<((index + 1) * width)])
+    }
+}
+
+/// Something that runs the photo model: an ONNX Runtime session in the app and the CLI.
+///
+/// `~Copyable` types (an owned session) may conform. `run` is `mutating` because a session
+/// needs exclusive access while it runs.
+public protocol PhotoModelRunner: ~Copyable {
+    /// Runs the model on one batch.
+    /// - Parameter input: `[n, 3, h, w]` float32 NCHW.
+    /// - Returns: the logits and/or embeddings for the `n` crops.
+    /// - Throws: the runtime's error (`.runtimeUnavailable`, `.modelInvalid`, `.internal`).
+    mutating func run(_ input: ImageTensor) throws(ProofkitError) -> PhotoModelOutput
+}
+
+/// A ``PhotoModelRunner`` made of a closure (for sessions kept elsewhere, and for tools).
+public struct ClosurePhotoModel: PhotoModelRunner {
+    private let body: (ImageTensor) throws(ProofkitError) -> PhotoModelOutput
+
+    /// Wraps `body`, which runs the model on one batch.
+    public init(_ body: @escaping (ImageTensor) throws(ProofkitError) -> PhotoModelOutput) {
+        self.body = body
+    }
+
+    /// Calls the closure with `input`.
+    public mutating func run(_ input: ImageTensor) throws(ProofkitError) -> PhotoModelOutput {
+        try body(input)
+    }
+}
+
+/// How a photo is judged: decoding, preprocessing, crops, the scorer and the policy.
+public struct PhotoProofConfiguration: Sendable {
+    /// Where the mat score comes from.
+    public enum Scorer: Sendable {
+        /// The softmax probability of one ImageNet class (741, "prayer rug, prayer mat"),
+        /// combined over the crops.
+        case imageNetClass(Int)
+        /// The MobileCLIP mat prompts' share of the centre crop's embedding.
+        case clip(ClipPromptScorer)
+    }
+
+    /// The scorer.
+    public var scorer: Scorer
+    /// Decoder limits; `minimumShorterSide` set means the fast DCT-scaled JPEG decode.
+    public var decoder: ImageDecoder.Configuration
+    /// Resize, crop and normalisation.
+    public var preprocessing: ImagePreprocessing
+    /// The crops fed to the model in one batch; the first is the one the head, the enrolment,
+    /// the top classes and the CLIP score use. Default `[.center]`.
+    public var crops: [CropRegion]
+    /// How the per-crop class scores combine (default maximum).
+    public var aggregation: CropAggregation
+    /// Thresholds and hints.
+    public var policy: MatProofPolicy
+    /// An optional logistic head on the first crop's embedding; accepts at its own threshold
+    /// (its file's `threshold`, else 0.5).
+    public var head: LogisticHead?
+    /// An optional enrolled mat; accepts at its own threshold.
+    public var enrolment: MatEnrolment?
+
+    /// Creates a configuration; see ``lite0(threshold:fastDecode:crops:)`` and
+    /// ``clip(prompts:threshold:fastDecode:)`` for the usual ones.
+    public init(
+        scorer: Scorer, decoder: ImageDecoder.Configuration, preprocessing: ImagePreprocessing,
+        crops: [CropRegion] = [.center], aggregation: CropAggregation = .maximum, policy: MatProofPolicy,
+        head: LogisticHead? = nil, enrolment: MatEnrolment? = nil
+    ) {
+        self.scorer = scorer
+        self.decoder = decoder
+        self.preprocessing = preprocessing
+        self.crops = crops.isEmpty ? [.center] : crops
+        self.aggregation = aggregation
+        self.policy = policy
+        self.head = head
+        self.enrolment = enrolment
+    }
+
+    /// EfficientNet-Lite0 on class 741.
+    /// - Parameters:
+    ///   - threshold: pass threshold (default 0.3).
+    ///   - fastDecode: DCT-scaled JPEG decoding to a shorter side of at least 256 (default
+    ///     true; same verdicts as the full decode on the shared photo set, several times faster).
+    ///   - crops: the crops (default the centre crop; `CropRegion.fiveCrop()` for the five-crop
+    ///     rule).
+    /// - Throws: `.invalidArgument` for a threshold outside 0...1.
+    public static func lite0(
+        threshold: Double = MatProofPolicy.lite0Threshold, fastDecode: Bool = true,
+        crops: [CropRegion] = [.center]
+    ) throws(ProofkitError) -> PhotoProofConfiguration {
+        let preprocessing = ImagePreprocessing.efficientNetLite0
+        return PhotoProofConfiguration(
+            scorer: .imageNetClass(ClassifierReading.prayerRugClass),
+            decoder: .init(minimumShorterSide: fastDecode ? preprocessing.shorterSide : nil),
+            preprocessing: preprocessing, crops: crops, policy: try MatProofPolicy(threshold: threshold))
+    }
+
+    /// MobileCLIP S0 with the prompt embeddings file.
+    /// - Parameters:
+    ///   - prompts: the loaded prompt embeddings (``PhotoProof/loadPromptEmbeddings(contentsOf:)``).
+    ///   - threshold: pass threshold (default 0.45).
+    ///   - fastDecode: DCT-scaled JPEG decoding (default true).
+    /// - Throws: `.invalidArgument` for a threshold outside 0...1.
+    public static func clip(
+        prompts: ClipPromptScorer, threshold: Double = MatProofPolicy.clipThreshold, fastDecode: Bool = true
+    ) throws(ProofkitError) -> PhotoProofConfiguration {
+        // MobileCLIP S0 (ml-mobileclip's transform, as Models/export_mobileclip.py documents):
+        // shorter side to 256 bilinear, centre crop 256, RGB / 255 with no mean/std.
+        let preprocessing = try ImagePreprocessing(
+            shorterSide: 256, cropSize: 256, filter: .bilinear, mean: [0, 0, 0], standardDeviation: [255, 255, 255])
+        return PhotoProofConfiguration(
+            scorer: .clip(prompts), decoder: .init(minimumShorterSide: fastDecode ? 256 : nil),
+            preprocessing: preprocessing, policy: try MatProofPolicy(threshold: threshold))
+    }
+}
+
+/// Wall time of each step of one photo, for `--verbose` and benchmarks.
+public struct PhotoProofTimings: Sendable, Equatable {
+    /// Reading and decoding the file.
+    public var decode: Duration
+    /// Resizing, brightness and building the tensor.
+    public var preprocess: Duration
+    /// Running the model.
+    public var inference: Duration
+}
+
+/// The outcome for one photo.
+public struct PhotoProofResult: Sendable {
+    /// The photo's path as given.
+    public var path: String
+    /// Verdict, score (0...1), brightness (0...1) and hint.
+    public var judgement: MatJudgement
+    /// Which evidence accepted the photo (`nil` when rejected).
+    public var acceptedBy: MatAcceptance?
+    /// The class score of each crop (ImageNet scorer), or the CLIP share (one value).
+    public var cropScores: [Double]
+    /// The first crop's most probable classes (ImageNet scorer; empty for CLIP).
+    public var topClasses: [RankedClass]
+    /// The head's probability, when a head is configured.
+    public var headProbability: Double?
+    /// The best cosine to the enrolled mat, when one is configured.
+    public var enrolmentSimilarity: Double?
+    /// The first crop's embedding, when the model gives one (to enrol this photo's mat).
+    public var embedding: [Float]
+    /// What the decoder saw (size, orientation, DCT scale, colour model, warnings).
+    public var decoded: DecodedImageSummary
+    /// Time per step.
+    public var timings: PhotoProofTimings
+}
+
+/// The decoder's facts about a photo, without its pixels.
+public struct DecodedImageSummary: Sendable, Equatable {
+    /// JPEG or PNG, by content.
+    public var format: ImageFormat
+    /// Upright decoded width in pixels (after DCT scaling and orientation).
+    public var width: Int
+    /// Upright decoded height in pixels.
+    public var height: Int
+    /// Width stored in the file, in pixels.
+    public var storedWidth: Int
+    /// Height stored in the file, in pixels.
+    public var storedHeight: Int
+    /// The EXIF orientation that was applied.
+    public var orientation: ExifOrientation
+    /// DCT scale as "num/denom", e.g. "1/4" ("1/1" for a full-size decode and for PNG).
+    public var scale: String
+    /// The file's colour model (see ``DecodedImage/colorModel``).
+    public var colorModel: String
+    /// Non-fatal decoder warnings.
+    public var warnings: [String]
+
+    init(_ decoded: DecodedImage) {
+        format = decoded.format
+        width = decoded.image.width
+        height = decoded.image.height
+        storedWidth = decoded.storedWidth
+        storedHeight = decoded.storedHeight
+        orientation = decoded.orientation
+        scale = "\(decoded.scaleNumerator)/\(decoded.scaleDenominator)"
+        colorModel = decoded.colorModel
+        warnings = decoded.warnings
+    }
+}
+
+/// A photo ready for the model: decoded, resized, measured and cut into the batch tensor.
+public struct PreparedPhotoInput: Sendable {
+    /// The decoder's facts.
+    public var decoded: DecodedImageSummary
+    /// Brightness, 0...1 (mean Rec.601 luma of the resized photo).
+    public var brightness: Double
+    /// The batch tensor, one crop per configured region.
+    public var tensor: ImageTensor
+    /// Time to read and decode the file.
+    public var decodeTime: Duration
+    /// Time to resize, measure and build the tensor.
+    public var preprocessTime: Duration
+}
+
+/// The photo proof pipeline: decode (ImageIO), preprocess and judge (ImageProof), with the model
+/// run by whatever ``PhotoModelRunner`` the caller holds (an ONNX Runtime session).
+///
+/// The photo is read, judged and forgotten: nothing is written and nothing leaves the device.
+public struct PhotoProof: Sendable {
+    /// The configuration in use.
+    public let configuration: PhotoProofConfiguration
+    private let decoder: ImageDecoder
+
+    /// Creates the pipeline.
+    /// - Throws: `.invalidArgument` when the decoder limits are invalid.
+    public init(configuration: PhotoProofConfiguration) throws(ProofkitError) {
+        self.configuration = configuration
+        self.decoder = try ImageDecoder(configuration: configuration.decoder)
+    }
+
+    /// Reads, decodes and preprocesses one photo into the model's batch tensor.
+    /// - Parameter path: the photo (JPEG or PNG, by content).
+    /// - Throws: the decoder's errors (`.notFound`, `.io`, `.decodeFailed`,
+    ///   `.unsupportedFormat`), naming `path`.
+    public func prepare(contentsOf path: String) throws(ProofkitError) -> PreparedPhotoInput {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let decoded = try decoder.decode(contentsOf: path)
+        let decodedAt = clock.now
+        let photo = PreparedPhoto(decoded.image, preprocessing: configuration.preprocessing)
+        let tensor = photo.tensor(configuration.crops)
+        let preparedAt = clock.now
+        return PreparedPhotoInput(
+            decoded: DecodedImageSummary(decoded), brightness: photo.brightness, tensor: tensor,
+            decodeTime: decodedAt - start, preprocessTime: preparedAt - decodedAt)
+    }
+
+    /// Judges one photo: prepare, run the model once on the batch of crops, score, decide.
+    /// - Parameters:
+    ///   - path: the photo.
+    ///   - model: the model runner (used exclusively for the call).
+    /// - Returns: the verdict, score, brightness, hint and details.
+    /// - Throws: the decoder's errors naming `path`, the runner's errors, and `.modelInvalid`
+    ///   when the model's outputs do not fit the scorer.
+    public func judge<Model: PhotoModelRunner & ~Copyable>(
+        contentsOf path: String, model: inout Model
+    ) throws(ProofkitError) -> PhotoProofResult {
+        let input = try prepare(contentsOf: path)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let output = try model.run(input.tensor)
+        let inference = clock.now - start
+        return try evaluate(
+            output, for: input, path: path,
+            timings: PhotoProofTimings(decode: input.decodeTime, preprocess: input.preprocessTime, inference: inference))
+    }
+
+    /// Scores and judges a model's output for a prepared photo (the pure part of ``judge``).
+    /// - Throws: `.modelInvalid` when the output lacks what the scorer, head or enrolment
+    ///   needs, or has the wrong batch or width.
+    public func evaluate(
+        _ output: PhotoModelOutput, for input: PreparedPhotoInput, path: String,
+        timings: PhotoProofTimings? = nil
+    ) throws(ProofkitError) -> PhotoProofResult {
+        let crops = configuration.crops.count
+        guard output.batch == crops else {
+            throw ProofkitError(.modelInvalid, "the model returned \(output.batch) results for \(crops) crops")
+        }
+        var cropScores: [Double] = []
+        var top: [RankedClass] = []
+        let score: Double
+        switch configuration.scorer {
+        case .imageNetClass(let classIndex):
+            guard output.logits.count / crops > classIndex else {
+                throw ProofkitError(
+                    .modelInvalid, "the model gives \(output.logits.count / crops) class scores; class \(classIndex) is needed")
+            }
+            for crop in 0..<crops {
+                let reading = ClassifierReading(logits: output.logits(ofCrop: crop))
+                cropScores.append(reading.probabilities[classIndex])
+                if crop == 0 { top = reading.top(5) }
+            }
+            score = configuration.aggregation.combine(cropScores)
+        case .clip(let scorer):
+            guard output.embeddings.count / crops == scorer.dimension else {
+                throw ProofkitError(
+                    .modelInvalid,
+                    "the image encoder gives \(output.embeddings.count / crops) values; the prompts have \(scorer.dimension)")
+            }
+            score = scorer.score(imageEmbedding: output.embedding(ofCrop: 0)).matShare
+            cropScores = [score]
+        }
+        let embedding = output.embeddings.isEmpty ? [] : output.embedding(ofCrop: 0)
+        var evidence = MatEvidence(score: score)
+        var headProbability: Double?
+        if let head = configuration.head {
+            guard embedding.count == head.dimension else {
+                throw ProofkitError(
+                    .modelInvalid, "the head needs a \(head.dimension)-value embedding; the model gives \(embedding.count)")
+            }
+            let probability = head.probability(embedding)
+            headProbability = probability
+            evidence.head = (probability, head.threshold ?? 0.5)
+        }
+        var similarity: Double?
+        if let enrolment = configuration.enrolment {
+            guard embedding.count == enrolment.embeddings[0].count else {
+                throw ProofkitError(
+                    .modelInvalid,
+                    "the enrolled mat has \(enrolment.embeddings[0].count)-value embeddings; the model gives \(embedding.count)")
+            }
+            let value = enrolment.similarity(embedding)
+            similarity = value
+            evidence.enrolment = (value, enrolment.threshold)
+        }
+        let (judgement, acceptedBy) = configuration.policy.judge(evidence, brightness: input.brightness)
+        return PhotoProofResult(
+            path: path, judgement: judgement, acceptedBy: acceptedBy, cropScores: cropScores, topClasses: top,
+            headProbability: headProbability, enrolmentSimilarity: similarity, embedding: embedding,
+            decoded: input.decoded,
+            timings: timings ?? PhotoProofTimings(decode: input.decodeTime, preprocess: input.preprocessTime, inference: .zero))
+    }
+}
+
+// MARK: Model side files
+
+extension PhotoProof {
+    /// The ImageNet class names, one per line (`imagenet_classes.txt` from the models build).
+    /// - Throws: `.notFound`, `.io`, or `.modelInvalid` when there are not 1000 names or class
+    ///   741 is not "prayer rug, prayer mat".
+    public static func loadClassNames(contentsOf path: String) throws(ProofkitError) -> [String] {
+        let text = try readText(path)
+        let names = text.split(separator: "\n", omittingEmptySubsequences: false).map {
+            String($0).trimmingCharacters(in: .whitespacesAndNewlines)
+        }.filter { !$0.isEmpty }
+        guard names.count == 1000, names[ClassifierReading.prayerRugClass] == "prayer rug, prayer mat" else {
+            throw ProofkitError(
+                .modelInvalid, "expected 1000 ImageNet class names with class 741 \"prayer rug, prayer mat\"",
+                path: path)
+        }
+        return names
+    }
+
+    /// The CLIP prompt embeddings file (`"format": "proofkit-prompt-embeddings"`, version 1:
+    /// `dim`, `logit_scale`, `threshold`, and `mat`/`other` arrays of `{"prompt", "embedding"}`).
+    /// - Returns: the scorer, the file's threshold, and the prompt texts (mat prompts first).
+    /// - Throws: `.notFound`, `.io`, or `.modelInvalid` for anything malformed.
+    public static func loadPromptEmbeddings(contentsOf path: String) throws(ProofkitError)
+        -> (scorer: ClipPromptScorer, threshold: Double?, prompts: [String])
+    {
+        let data = try readData(path)
+        guard let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            json["format"] as? String == "proofkit-prompt-embeddings",
+            let mat = json["mat"] as? [[String: Any]], let other = json["other"] as? [[String: Any]]
+        else {
+            throw ProofkitError(.modelInvalid, "not a proofkit prompt embeddings file", path: path)
+        }
+        func rows(_ items: [[String: Any]]) -> ([String], [[Float]]) {
+            (items.map { $0["prompt"] as? String ?? "" },
+             items.map { ($0["embedding"] as? [Any] ?? []).compactMap { ($0 as? NSNumber)?.floatValue } })
+        }
+        let (matPrompts, matEmbeddings) = rows(mat)
+        let (otherPrompts, otherEmbeddings) = rows(other)
+        let scale = (json["logit_scale"] as? NSNumber)?.doubleValue ?? 100
+        do throws(ProofkitError) {
+            let scorer = try ClipPromptScorer(matPrompts: matEmbeddings, otherPrompts: otherEmbeddings, logitScale: scale)
+            if let dim = (json["dim"] as? NSNumber)?.intValue, dim != scorer.dimension {
+                throw ProofkitError(.modelInvalid, "the file says dim \(dim) but its embeddings have \(scorer.dimension)")
+            }
+            return (scorer, (json["threshold"] as? NSNumber)?.doubleValue, matPrompts + otherPrompts)
+        } catch {
+            throw error.at(path: path)
+        }
+    }
+
+    /// A logistic head file (``LogisticHead``'s JSON schema).
+    /// - Throws: `.notFound`, `.io`, or `.modelInvalid`.
+    public static func loadHead(contentsOf path: String) throws(ProofkitError) -> LogisticHead {
+        let data = try readData(path)
+        let head: LogisticHead
+        do {
+            head = try JSONDecoder().decode(LogisticHead.self, from: data)
+        } catch {
+            throw ProofkitError(.modelInvalid, "not a logistic head file: \(error)", path: path)
+        }
+        do {
+            try head.validate()
+        } catch {
+            throw error.at(path: path)
+        }
+        return head
+    }
+
+    private static func readData(_ path: String) throws(ProofkitError) -> Data {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw ProofkitError(.notFound, "no such file", path: path)
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ProofkitError(.io, "cannot read the file", path: path)
+        }
+        return data
+    }
+
+    private static func readText(_ path: String) throws(ProofkitError) -> String {
+        String(decoding: try readData(path), as: UTF8.self)
+    }
+}
