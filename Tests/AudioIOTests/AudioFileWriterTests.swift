@@ -137,7 +137,7 @@ struct AudioFileWriterSyncTests {
         var seenByVerify = -1
         try writer.commit(syncsToDisk: true) { (temporary: String) throws(ProofkitError) in
             // The header is final before verify runs (and before the sync): the frame count is right.
-            var reader = try AudioFileReader(path: temporary)
+            let reader = try AudioFileReader(path: temporary)
             seenByVerify = Int(reader.format.headerFrameCount ?? -1)
             reader.close()
         }
