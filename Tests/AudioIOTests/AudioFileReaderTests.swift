@@ -240,3 +240,77 @@ struct AudioFileReaderInt16Tests {
         #expect(floats == shorts.map { Float($0) / 32768 })
     }
 }
+
+@Suite("AudioFileReader: decoding ahead on a dedicated thread")
+struct AudioFileReaderReadAheadTests {
+    /// A 16-bit stereo WAV of `frames` frames of noise, and its samples as sox reads them.
+    static func makeInput(frames: Int, in folder: String) throws -> (String, [Int16]) {
+        let path = folder + "/in.wav"
+        let signal = TestSignals.interleave([
+            TestSignals.noise(amplitude: 0.5, frames: frames, seed: 7),
+            TestSignals.sine(frequency: 300, amplitude: 0.5, sampleRate: 8000, frames: frames),
+        ])
+        try AudioTestTools.writeWithSox(signal, channels: 2, sampleRate: 8000, to: path, soxOutputOptions: ["-D", "-b", "16"])
+        return (path, try AudioTestTools.soxInt16(path))
+    }
+
+    @Test("every chunk arrives once, in order, as Int16 and as Float; frameLimit is respected")
+    func inOrder() throws {
+        let folder = try AudioTestTools.makeScratchFolder()
+        defer { AudioTestTools.remove(folder) }
+        let (path, expected) = try Self.makeInput(frames: 50_001, in: folder)
+        var reader = try AudioFileReader(path: path)
+        var shorts: [Int16] = []
+        try reader.forEachChunkDecodedAhead(of: Int16.self, chunkFrames: 4096) { (chunk: ArraySlice<Int16>) throws(ProofkitError) -> Bool in
+            shorts += chunk
+            return true
+        }
+        #expect(shorts == expected)
+        #expect(reader.position == 50_001)
+        reader.close()
+
+        var again = try AudioFileReader(path: path)
+        var floats: [Float] = []
+        try again.forEachChunkDecodedAhead(of: Float.self, chunkFrames: 1000, frameLimit: 12_345) { (chunk: ArraySlice<Float>) throws(ProofkitError) -> Bool in
+            #expect(chunk.count % 2 == 0 && !chunk.isEmpty)
+            floats += chunk
+            return true
+        }
+        #expect(floats == expected[0..<(12_345 * 2)].map { Float($0) / 32768 })
+        #expect(again.position == 12_345)
+        // The reader is usable again on this thread afterwards.
+        var buffer = [Int16](repeating: 0, count: 20)
+        #expect(try again.read(into: &buffer, maxFrames: 10) == 10)
+        #expect(Array(buffer[0..<20]) == Array(expected[(12_345 * 2)..<(12_355 * 2)]))
+        again.close()
+    }
+
+    @Test("stopping early, or throwing from the body, ends the decoding thread every time (300 runs)")
+    func earlyStops() throws {
+        let folder = try AudioTestTools.makeScratchFolder()
+        defer { AudioTestTools.remove(folder) }
+        let (path, expected) = try Self.makeInput(frames: 30_000, in: folder)
+        for run in 0..<300 {
+            var reader = try AudioFileReader(path: path)
+            let stopAfter = run % 5
+            var seen = 0
+            var received: [Int16] = []
+            let error = thrownError {
+                try reader.forEachChunkDecodedAhead(of: Int16.self, chunkFrames: 512) { (chunk: ArraySlice<Int16>) throws(ProofkitError) -> Bool in
+                    received += chunk
+                    seen += 1
+                    if run % 2 == 1 && seen > stopAfter {
+                        throw ProofkitError(.io, "stop here")
+                    }
+                    return seen <= stopAfter
+                }
+            }
+            #expect(seen == stopAfter + 1)
+            #expect(received == Array(expected[0..<((stopAfter + 1) * 1024)]))
+            #expect((error?.message == "stop here") == (run % 2 == 1))
+            // Decoded at most a few chunks past what was taken.
+            #expect(reader.position >= (stopAfter + 1) * 512 && reader.position <= (stopAfter + 5) * 512)
+            reader.close()
+        }
+    }
+}
