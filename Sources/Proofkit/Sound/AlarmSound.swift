@@ -235,33 +235,32 @@ struct TrimSource: ~Copyable {
         if skipped < startFrames {
             throw ProofkitError(.invalidArgument, "--start \(options.startSeconds) s is past the end of the audio (\(String(format2: Double(skipped) / Double(inRate))) s)", path: path)
         }
+        let chunkFrames = TrimSource.chunkFrames
+        var buffer = [Int16](repeating: 0, count: chunkFrames * channels)
         let safeLimit = max(0, maxFrames - fadeFrames)
         var produced = 0
         var tail: [Int16] = []  // the fade zone, held until we know whether the input goes on
         var wasCut = false
         var decodedAny = false
-        // Decoding runs ahead on its own thread while the chunk before is written. No more than
-        // one frame past the cut is decoded.
-        try reader.forEachChunkDecodedAhead(of: Int16.self, chunkFrames: TrimSource.chunkFrames, frameLimit: maxFrames + 1) {
-            (chunk: ArraySlice<Int16>) throws(ProofkitError) -> Bool in
-            let frames = chunk.count / channels
-            let base = chunk.startIndex
+        while !wasCut {
+            // Ask for no more than one frame past the cut.
+            let frames = try reader.read(into: &buffer, maxFrames: max(1, min(chunkFrames, maxFrames + 1 - produced)))
+            if frames == 0 { break }
             decodedAny = true
             var offset = 0
             if produced < safeLimit {
                 let n = min(frames, safeLimit - produced)
-                try sink(chunk[base..<(base + n * channels)])
+                try sink(buffer[0..<(n * channels)])
                 produced += n
                 offset = n
             }
             if offset < frames && produced < maxFrames {
                 let n = min(frames - offset, maxFrames - produced)
-                tail.append(contentsOf: chunk[(base + offset * channels)..<(base + (offset + n) * channels)])
+                tail.append(contentsOf: buffer[(offset * channels)..<((offset + n) * channels)])
                 produced += n
                 offset += n
             }
             if offset < frames { wasCut = true }
-            return !wasCut
         }
         if wasCut {
             var faded = tail.map { Float($0) / 32768 }
@@ -285,6 +284,7 @@ struct TrimSource: ~Copyable {
         let inRate = inputFormat.sampleRate
         let path = reader.path
         let chunkFrames = TrimSource.chunkFrames
+        var buffer = [Float](repeating: 0, count: chunkFrames * inChannels)
 
         // 1. --start: seek, or decode and drop.
         let startFrames = Int((options.startSeconds * Double(inRate)).rounded())
@@ -297,7 +297,6 @@ struct TrimSource: ~Copyable {
         var pending: [Float] = []
         if options.trimsLeadingSilence {
             let threshold = Float(Decibels.toAmplitude(options.silenceThresholdDBFS))
-            var buffer = [Float](repeating: 0, count: chunkFrames * inChannels)
             while true {
                 let frames = try reader.read(into: &buffer, maxFrames: chunkFrames)
                 if frames == 0 {
@@ -347,37 +346,36 @@ struct TrimSource: ~Copyable {
             if offset < frames { wasCut = true }
         }
 
-        // Mixes, resamples (flushing the resampler at the end of the input) and routes one chunk.
-        func process(_ input: [Float], isLast: Bool) throws(ProofkitError) {
-            var chunk = input
+        while !wasCut {
+            var chunk: [Float]
+            if !pending.isEmpty {
+                chunk = pending
+                pending = []
+            } else if !inputEnded {
+                // Without resampling, ask for no more than one frame past the cut.
+                let want = resampler == nil ? min(chunkFrames, maxFrames + 1 - produced) : chunkFrames
+                let frames = try reader.read(into: &buffer, maxFrames: max(1, want))
+                if frames == 0 {
+                    inputEnded = true
+                    chunk = []
+                } else {
+                    decodedAny = true
+                    chunk = Array(buffer[0..<(frames * inChannels)])
+                }
+            } else {
+                break
+            }
             if options.mixesToMono && inChannels > 1 {
                 chunk = SignalMath.mixToMono(chunk, channels: inChannels)
             }
             if resampler != nil {
                 var output = resampler!.process(chunk)
-                if isLast { output += resampler!.finish() }
+                if inputEnded { output += resampler!.finish() }
                 try route(output)
             } else {
                 try route(chunk)
             }
-        }
-
-        if !pending.isEmpty {
-            try process(pending, isLast: false)
-        }
-        if !wasCut {
-            // Decoding runs ahead on its own thread while the chunk before is processed and
-            // written. Without resampling, no more than one frame past the cut is decoded.
-            try reader.forEachChunkDecodedAhead(
-                of: Float.self, chunkFrames: chunkFrames,
-                frameLimit: resampler == nil ? max(1, maxFrames + 1 - produced) : nil
-            ) { (chunk: ArraySlice<Float>) throws(ProofkitError) -> Bool in
-                decodedAny = true
-                try process(Array(chunk), isLast: false)
-                return !wasCut
-            }
-            inputEnded = !wasCut
-            if inputEnded { try process([], isLast: true) }
+            if inputEnded { break }
         }
 
         if wasCut {
