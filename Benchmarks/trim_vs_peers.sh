@@ -58,6 +58,9 @@ else
     sox "$WORK/in3min.wav" -C 128 "$WORK/in3min.mp3"
 fi
 rm -f "$WORK"/part*.wav "$WORK/loop.wav" "$WORK/real.wav" "$WORK/in3min.wav"
+# Let the ~700 MB just written reach the disk first: otherwise its writeback competes with the
+# timed runs, and most of all with the ones that sync their output.
+sync -f "$WORK/in1h.wav"
 
 # --- Timing --------------------------------------------------------------------------------
 now_ns() { date +%s%N; }
