@@ -44,6 +44,26 @@ public struct OnnxPhotoModel: ~Copyable, PhotoModelRunner {
             } else {
                 try InferenceSession(contentsOf: path, options: options)
             }
+        try self.init(session: session, path: path)
+    }
+
+    /// Loads a photo model from bytes already read (and checked) by the caller.
+    /// - Parameters:
+    ///   - bytes: the `.onnx` file's content.
+    ///   - path: the file it came from, for messages.
+    ///   - threads: intra-op threads (default 1; spinning stays off).
+    /// - Throws: as ``init(contentsOf:expectedSHA256:threads:)``.
+    public init(bytes: [UInt8], path: String, threads: Int = 1) throws(ProofkitError) {
+        let session: InferenceSession
+        do {
+            session = try InferenceSession(bytes: bytes, options: InferenceSession.Options(intraOpThreads: threads))
+        } catch {
+            throw error.at(path: path)
+        }
+        try self.init(session: session, path: path)
+    }
+
+    private init(session: consuming InferenceSession, path: String) throws(ProofkitError) {
         guard session.inputs.count == 1, let input = session.inputs.first, input.elementType == .float32,
             input.shape.count == 4
         else {

@@ -250,9 +250,38 @@ public struct PhotoProof: Sendable {
     /// - Throws: the decoder's errors (`.notFound`, `.io`, `.decodeFailed`,
     ///   `.unsupportedFormat`), naming `path`.
     public func prepare(contentsOf path: String) throws(ProofkitError) -> PreparedPhotoInput {
+        try prepare { () throws(ProofkitError) in try decoder.decode(contentsOf: path) }
+    }
+
+    /// Decodes and preprocesses a photo held in memory (an embedded or received JPEG or PNG).
+    /// - Parameter bytes: the file's content.
+    /// - Throws: the decoder's errors (`.decodeFailed`, `.unsupportedFormat`), without a path.
+    public func prepare(bytes: [UInt8]) throws(ProofkitError) -> PreparedPhotoInput {
+        try prepare { () throws(ProofkitError) in try decoder.decode(bytes) }
+    }
+
+    /// Judges a photo held in memory, as ``judge(contentsOf:model:)`` does a file.
+    /// - Parameters:
+    ///   - bytes: the photo's content (JPEG or PNG).
+    ///   - name: what to call it in the result's `path` and in errors.
+    ///   - model: the model runner.
+    /// - Throws: as ``judge(contentsOf:model:)``, naming `name`.
+    public func judge<Model: PhotoModelRunner & ~Copyable>(
+        bytes: [UInt8], name: String, model: inout Model
+    ) throws(ProofkitError) -> PhotoProofResult {
+        do {
+            return try judge(input: try prepare(bytes: bytes), path: name, model: &model)
+        } catch {
+            throw error.at(path: name)
+        }
+    }
+
+    private func prepare(
+        _ decode: () throws(ProofkitError) -> DecodedImage
+    ) throws(ProofkitError) -> PreparedPhotoInput {
         let clock = ContinuousClock()
         let start = clock.now
-        let decoded = try decoder.decode(contentsOf: path)
+        let decoded = try decode()
         let decodedAt = clock.now
         let photo = PreparedPhoto(decoded.image, preprocessing: configuration.preprocessing)
         let tensor = photo.tensor(configuration.crops)
@@ -272,7 +301,14 @@ public struct PhotoProof: Sendable {
     public func judge<Model: PhotoModelRunner & ~Copyable>(
         contentsOf path: String, model: inout Model
     ) throws(ProofkitError) -> PhotoProofResult {
-        let input = try prepare(contentsOf: path)
+        try judge(input: try prepare(contentsOf: path), path: path, model: &model)
+    }
+
+    /// Runs the model on a prepared photo and judges it.
+    /// - Throws: the runner's errors, and `.modelInvalid` when the outputs do not fit the scorer.
+    public func judge<Model: PhotoModelRunner & ~Copyable>(
+        input: PreparedPhotoInput, path: String, model: inout Model
+    ) throws(ProofkitError) -> PhotoProofResult {
         let clock = ContinuousClock()
         let start = clock.now
         let output = try model.run(input.tensor)
@@ -431,4 +467,11 @@ extension PhotoProof {
     private static func readText(_ path: String) throws(ProofkitError) -> String {
         String(decoding: try readData(path), as: UTF8.self)
     }
+}
+
+extension DecodedImageSummary {
+    /// "jpeg" or "png" (for callers that do not import ImageIO).
+    public var formatName: String { format.rawValue }
+    /// The EXIF orientation number that was applied, 1...8.
+    public var orientationCode: Int { orientation.rawValue }
 }

@@ -1,0 +1,192 @@
+import Foundation
+import Inference
+public import ImageProof
+public import ProofkitCore
+
+/// How ``MatJudge`` is set up.
+public struct MatJudgeOptions: Sendable, Equatable {
+    /// The engine (default ``PhotoEngine/lite0``, the int8 model).
+    public var engine: PhotoEngine
+    /// The pass threshold, 0...1; `nil` (default) is the engine's: 0.3 for Lite0, the prompts
+    /// file's `threshold` (0.45) for CLIP.
+    public var threshold: Double?
+    /// DCT-scaled JPEG decoding to a shorter side of at least 256 (default true: the fast path;
+    /// the same verdicts as the full-size decode on the shared photos).
+    public var fastDecode: Bool
+    /// The five-crop rule for the Lite0 engines (default true; CLIP always uses the centre crop).
+    public var fiveCrop: Bool
+    /// ONNX Runtime intra-op threads (default 1; spinning off).
+    public var threads: Int
+    /// Whether to load the ImageNet class names (for the top classes; default true).
+    public var loadsClassNames: Bool
+
+    /// - Parameters: see the properties.
+    public init(
+        engine: PhotoEngine = .lite0, threshold: Double? = nil, fastDecode: Bool = true, fiveCrop: Bool = true,
+        threads: Int = 1, loadsClassNames: Bool = true
+    ) {
+        self.engine = engine
+        self.threshold = threshold
+        self.fastDecode = fastDecode
+        self.fiveCrop = fiveCrop
+        self.threads = threads
+        self.loadsClassNames = loadsClassNames
+    }
+}
+
+/// What loading the model took.
+public struct MatModelLoad: Sendable, Equatable {
+    /// The model file.
+    public var modelPath: String
+    /// Its SHA-256, checked against the expected digest.
+    public var modelSHA256: String
+    /// Reading the file and checking its SHA-256 (and the side files').
+    public var readAndVerify: Duration
+    /// Creating the ONNX Runtime session (the runtime's first load included).
+    public var sessionCreation: Duration
+}
+
+/// The photo proof with its model loaded: what `proofkit mat` and the demo use.
+///
+/// ```swift
+/// var judge = try MatJudge(options: MatJudgeOptions(), store: PhotoModelStore(environment: env))
+/// let result = try judge.judge(contentsOf: "mat.jpg")
+/// print(result.judgement.verdict, result.judgement.score)
+/// ```
+///
+/// Owns one ONNX Runtime session (`~Copyable`): load once, judge many photos. The model file and
+/// its side files are checked against their SHA-256 before ONNX Runtime sees them
+/// (``PhotoModelStore/expectedSHA256(ofFileAt:)``; for CLIP, the encoder may instead be tied to
+/// the prompts file by its `image_encoder_sha256`).
+public struct MatJudge: ~Copyable {
+    /// The engine.
+    public let engine: PhotoEngine
+    /// The pipeline (configuration, decoder).
+    public private(set) var proof: PhotoProof
+    /// The ImageNet class names (empty for CLIP, or when not asked for).
+    public let classNames: [String]
+    /// The prompt texts, mat prompts first (CLIP only).
+    public let prompts: [String]
+    /// What loading took.
+    public let load: MatModelLoad
+    private var model: OnnxPhotoModel
+
+    /// Finds, checks and loads the engine's model.
+    /// - Parameters:
+    ///   - options: engine, threshold, decoding, crops, threads.
+    ///   - store: where the models are.
+    /// - Throws: `.runtimeUnavailable` (exit 69) when the model is not installed or ONNX Runtime
+    ///   is missing; `.modelInvalid` (exit 78) for a SHA-256 mismatch (both digests in the
+    ///   message), a file with no known digest, or a file that is not the expected model;
+    ///   `.invalidArgument` for a threshold outside 0...1 or threads < 0.
+    public init(options: MatJudgeOptions, store: PhotoModelStore) throws(ProofkitError) {
+        guard options.threads >= 0 else {
+            throw ProofkitError(.invalidArgument, "threads must be 0 (ONNX Runtime's choice) or more, not \(options.threads)")
+        }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let engine = options.engine
+        let modelPath = try store.locate(engine.modelFile)
+        var configuration: PhotoProofConfiguration
+        var names: [String] = []
+        var prompts: [String] = []
+        var expected = try PhotoModelStore.expectedSHA256(ofFileAt: modelPath)
+        if let promptsFile = engine.promptsFile {
+            let promptsPath = try store.locate(promptsFile)
+            if let digest = try PhotoModelStore.expectedSHA256(ofFileAt: promptsPath) {
+                _ = try ModelFile.read(promptsPath, expectedSHA256: digest)
+            }
+            let loaded = try PhotoProof.loadPromptEmbeddings(contentsOf: promptsPath)
+            prompts = loaded.prompts
+            if expected == nil { expected = Self.encoderDigest(inPromptsFile: promptsPath) }
+            configuration = try .clip(
+                prompts: loaded.scorer, threshold: options.threshold ?? loaded.threshold ?? MatProofPolicy.clipThreshold,
+                fastDecode: options.fastDecode)
+        } else {
+            configuration = try .lite0(
+                threshold: options.threshold ?? MatProofPolicy.lite0Threshold, fastDecode: options.fastDecode,
+                crops: options.fiveCrop ? CropRegion.fiveCrop() : [.center])
+            if options.loadsClassNames, let file = engine.classNamesFile {
+                let path = try store.locate(file)
+                guard let digest = try PhotoModelStore.expectedSHA256(ofFileAt: path) else {
+                    throw ProofkitError(.modelInvalid, "no SHA-256 is known for this file (no manifest.json entry)", path: path)
+                }
+                _ = try ModelFile.read(path, expectedSHA256: digest)
+                names = try PhotoProof.loadClassNames(contentsOf: path)
+            }
+        }
+        guard let expected else {
+            throw ProofkitError(
+                .modelInvalid,
+                "no SHA-256 is known for this model (no manifest.json entry, no committed digest, no prompts file naming it)",
+                path: modelPath)
+        }
+        let bytes = try ModelFile.read(modelPath, expectedSHA256: expected)
+        let verified = clock.now
+        let proof = try PhotoProof(configuration: configuration)
+        let model = try OnnxPhotoModel(bytes: bytes, path: modelPath, threads: options.threads)
+        let created = clock.now
+        self.model = model
+        self.proof = proof
+        self.engine = engine
+        self.classNames = names
+        self.prompts = prompts
+        self.load = MatModelLoad(
+            modelPath: modelPath, modelSHA256: expected, readAndVerify: verified - start, sessionCreation: created - verified)
+    }
+
+    /// The `image_encoder_sha256` of a prompts file, if it names one.
+    static func encoderDigest(inPromptsFile path: String) -> String? {
+        guard let data = FileManager.default.contents(atPath: path),
+            let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let digest = json["image_encoder_sha256"] as? String
+        else { return nil }
+        return digest.lowercased()
+    }
+
+    /// Judges one photo file.
+    /// - Throws: the decoder's errors naming `path` (`.notFound`, `.io`, `.decodeFailed`,
+    ///   `.unsupportedFormat`), or the runtime's.
+    public mutating func judge(contentsOf path: String) throws(ProofkitError) -> PhotoProofResult {
+        try proof.judge(contentsOf: path, model: &model)
+    }
+
+    /// Judges a photo held in memory.
+    /// - Throws: as ``judge(contentsOf:)``, naming `name`.
+    public mutating func judge(bytes: [UInt8], name: String) throws(ProofkitError) -> PhotoProofResult {
+        try proof.judge(bytes: bytes, name: name, model: &model)
+    }
+
+    /// Enrols the person's own mat from one or more photos of it: later photos are also accepted
+    /// when their centre crop's embedding is close enough to one of these (cosine ≥ `threshold`).
+    /// - Parameters:
+    ///   - paths: photos of the mat.
+    ///   - threshold: the cosine needed (default 0.75, see Models/MODELS.md).
+    /// - Returns: the enrolment now in use.
+    /// - Throws: the decoder's errors naming the photo; `.invalidArgument` when the engine gives
+    ///   no embedding or `paths` is empty.
+    @discardableResult
+    public mutating func enrol(
+        contentsOf paths: [String], threshold: Double = MatEnrolment.defaultThreshold
+    ) throws(ProofkitError) -> MatEnrolment {
+        guard !paths.isEmpty else { throw ProofkitError(.invalidArgument, "no photo to enrol") }
+        var embeddings: [[Float]] = []
+        for path in paths {
+            let result = try proof.judge(contentsOf: path, model: &model)
+            guard !result.embedding.isEmpty else {
+                throw ProofkitError(.invalidArgument, "the \(engine) engine gives no embedding to enrol a mat with")
+            }
+            embeddings.append(result.embedding)
+        }
+        let enrolment = try MatEnrolment(embeddings: embeddings, threshold: threshold)
+        var configuration = proof.configuration
+        configuration.enrolment = enrolment
+        proof = try PhotoProof(configuration: configuration)
+        return enrolment
+    }
+
+    /// The name of ImageNet class `index` ("class N" when the names are not loaded).
+    public func className(_ index: Int) -> String {
+        classNames.indices.contains(index) ? classNames[index] : "class \(index)"
+    }
+}
