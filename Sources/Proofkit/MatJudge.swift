@@ -70,16 +70,20 @@ public struct MatJudge: ~Copyable {
     /// What loading took.
     public let load: MatModelLoad
     private var model: OnnxPhotoModel
+    private var prefetched: PreparedPhotoInputResult?
 
     /// Finds, checks and loads the engine's model.
     /// - Parameters:
     ///   - options: engine, threshold, decoding, crops, threads.
     ///   - store: where the models are.
+    ///   - firstPhoto: a photo to decode and preprocess on another thread while the model loads
+    ///     (the first one to judge): the whole job then takes about the model's load time plus
+    ///     one inference. Its errors are reported when it is judged.
     /// - Throws: `.runtimeUnavailable` (exit 69) when the model is not installed or ONNX Runtime
     ///   is missing; `.modelInvalid` (exit 78) for a SHA-256 mismatch (both digests in the
     ///   message), a file with no known digest, or a file that is not the expected model;
     ///   `.invalidArgument` for a threshold outside 0...1 or threads < 0.
-    public init(options: MatJudgeOptions, store: PhotoModelStore) throws(ProofkitError) {
+    public init(options: MatJudgeOptions, store: PhotoModelStore, prefetching firstPhoto: String? = nil) throws(ProofkitError) {
         guard options.threads >= 0 else {
             throw ProofkitError(.invalidArgument, "threads must be 0 (ONNX Runtime's choice) or more, not \(options.threads)")
         }
@@ -115,6 +119,18 @@ public struct MatJudge: ~Copyable {
                 names = try PhotoProof.loadClassNames(contentsOf: path)
             }
         }
+        // While this thread reads and checks the model, another loads ONNX Runtime (dlopen and
+        // its environment, the first time in the process) and then decodes the first photo.
+        let proofForPrefetch = try PhotoProof(configuration: configuration)
+        let background = BackgroundWork { () -> PreparedPhotoInputResult? in
+            _ = try? OnnxRuntime.load()  // errors surface on this thread when the session is made
+            guard let firstPhoto else { return nil }
+            return PreparedPhotoInputResult(path: firstPhoto, result: Result { () throws(ProofkitError) in
+                try Self.checkNotFolder(firstPhoto)
+                return try proofForPrefetch.prepare(contentsOf: firstPhoto)
+            })
+        }
+        defer { _ = background.wait() }
         guard let expected else {
             throw ProofkitError(
                 .modelInvalid,
@@ -123,11 +139,11 @@ public struct MatJudge: ~Copyable {
         }
         let bytes = try ModelFile.read(modelPath, expectedSHA256: expected)
         let verified = clock.now
-        let proof = try PhotoProof(configuration: configuration)
         let model = try OnnxPhotoModel(bytes: bytes, path: modelPath, threads: options.threads)
         let created = clock.now
+        self.prefetched = background.wait()
         self.model = model
-        self.proof = proof
+        self.proof = proofForPrefetch
         self.engine = engine
         self.classNames = names
         self.prompts = prompts
@@ -145,10 +161,23 @@ public struct MatJudge: ~Copyable {
     }
 
     /// Judges one photo file.
-    /// - Throws: the decoder's errors naming `path` (`.notFound`, `.io`, `.decodeFailed`,
+    /// - Throws: the decoder's errors naming `path` (`.notFound` also for a folder, `.io`, `.decodeFailed`,
     ///   `.unsupportedFormat`), or the runtime's.
     public mutating func judge(contentsOf path: String) throws(ProofkitError) -> PhotoProofResult {
-        try proof.judge(contentsOf: path, model: &model)
+        if let prefetched, prefetched.path == path {
+            self.prefetched = nil
+            return try proof.judge(input: try prefetched.result.get(), path: path, model: &model)
+        }
+        try Self.checkNotFolder(path)
+        return try proof.judge(contentsOf: path, model: &model)
+    }
+
+    /// Refuses a folder as "not found" (exit 66), as the CLI's exit-code table says.
+    static func checkNotFolder(_ path: String) throws(ProofkitError) {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw ProofkitError(.notFound, "is a folder, not a photo", path: path)
+        }
     }
 
     /// Judges a photo held in memory.
@@ -188,5 +217,40 @@ public struct MatJudge: ~Copyable {
     /// The name of ImageNet class `index` ("class N" when the names are not loaded).
     public func className(_ index: Int) -> String {
         classNames.indices.contains(index) ? classNames[index] : "class \(index)"
+    }
+}
+
+/// A photo prepared ahead (see ``MatJudge/init(options:store:prefetching:)``).
+struct PreparedPhotoInputResult: Sendable {
+    var path: String
+    var result: Result<PreparedPhotoInput, ProofkitError>
+}
+
+/// Runs `body` once on its own thread; ``wait()`` returns its value (any number of times).
+final class BackgroundWork<Value: Sendable>: @unchecked Sendable {
+    // `value` is written once by the thread before `done` is signalled, and read only after
+    // `wait()` has seen the signal: the semaphore orders the two.
+    private var value: Value?
+    private let done = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+    private var finished = false
+
+    init(_ body: @escaping @Sendable () -> Value) {
+        let thread = Thread { [self] in
+            value = body()
+            done.signal()
+        }
+        thread.start()
+    }
+
+    /// Blocks until the work is done, then returns its value.
+    func wait() -> Value {
+        lock.lock()
+        defer { lock.unlock() }
+        if !finished {
+            done.wait()
+            finished = true
+        }
+        return value!
     }
 }

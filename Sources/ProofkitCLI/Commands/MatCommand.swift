@@ -112,7 +112,8 @@ enum MatCommand: Subcommand {
         let options = MatJudgeOptions(
             engine: engine, threshold: threshold, fastDecode: !arguments.has("full-size"), threads: threads,
             loadsClassNames: verbose)
-        var judge = try MatJudge(options: options, store: PhotoModelStore(environment: io.environment))
+        var judge = try MatJudge(
+            options: options, store: PhotoModelStore(environment: io.environment), prefetching: photos.first)
         let enrolPhotos = arguments.all("enrol")
         if !enrolPhotos.isEmpty { try judge.enrol(contentsOf: enrolPhotos) }
         let policyThreshold = judge.proof.configuration.policy.threshold
