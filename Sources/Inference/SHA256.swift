@@ -1,5 +1,6 @@
-/// SHA-256 (FIPS 180-4), in plain Swift: proofkit checks model files with it and has no crypto
-/// package. Streaming: feed bytes with ``update(_:)`` any number of times, then ``finalize()``.
+/// SHA-256 (FIPS 180-4), in plain Swift, with the CPU's SHA instructions for whole blocks where
+/// the CPU has them (x86 SHA extensions, through `CProofkitShims`): proofkit checks model files
+/// with it and has no crypto package. Streaming: feed bytes with ``update(_:)`` any number of times, then ``finalize()``.
 ///
 /// ```swift
 /// SHA256.hexDigest(of: Array("abc".utf8))
@@ -13,8 +14,15 @@ public struct SHA256: Sendable {
     private var blockCount = 0
     private var totalBytes: UInt64 = 0
 
+    /// Whether whole blocks may go to the CPU's SHA instructions (tests turn it off to check the
+    /// Swift code on machines that have them).
+    private let allowsHardware: Bool
+
     /// A fresh hash state.
-    public init() {}
+    public init() { allowsHardware = true }
+
+    /// A fresh hash state that uses only the Swift code when `allowsHardware` is false.
+    init(allowsHardware: Bool) { self.allowsHardware = allowsHardware }
 
     /// Adds bytes to the message.
     public mutating func update(_ bytes: some Sequence<UInt8>) {
@@ -45,7 +53,11 @@ public struct SHA256: Sendable {
             compressBlock()
             blockCount = 0
         }
-        if count - index >= 64 {
+        if count - index >= 64, allowsHardware, HardwareSHA256.isAvailable {
+            let blocks = (count - index) / 64
+            HardwareSHA256.compress(&state, base + index, blocks: blocks)
+            index += blocks * 64
+        } else if count - index >= 64 {
             withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
                 Self.roundConstants.withUnsafeBufferPointer { constants in
                     while count - index >= 64 {

@@ -82,9 +82,17 @@ struct MatEndToEndTests {
             #expect(object["engine"] as? String == "lite0")
             #expect(object["threshold"] as? Double == 0.3)
             let crops = try #require(object["crop_scores"] as? [Double])
-            #expect(crops.count == 5)
             #expect(object["score"] as? Double == crops.max())
         }
+        // The crops run centre first and stop at the first that passes: the rendered mat passes
+        // on the centre crop; the coffee runs all five.
+        #expect((all[0]["crop_scores"] as? [Double])?.count == 1)
+        #expect((all[1]["crop_scores"] as? [Double])?.count == 5)
+        let every = try objects(try proofkit(["mat", "--json", "--all-crops", photo("demo_mat.jpg")]))
+        let allCrops = try #require(every.first?["crop_scores"] as? [Double])
+        #expect(allCrops.count == 5)
+        #expect(allCrops.first == (all[0]["crop_scores"] as? [Double])?.first)
+        #expect(every.first?["verdict"] as? String == "accepted")
         #expect(all[0]["file"] as? String == photo("demo_mat.jpg"))
         #expect(all[0]["verdict"] as? String == "accepted")
         #expect(all[0]["accepted_by"] as? String == "score")

@@ -73,7 +73,7 @@ struct MatJudgeTests {
         let fromBytes = try judge.judge(bytes: try ImageFixtures.bytes("demo_mat.jpg"), name: "demo_mat.jpg")
         #expect(fromFile.judgement.verdict.isAccepted)
         #expect(fromFile.judgement.score == fromBytes.judgement.score)
-        #expect(fromFile.cropScores.count == 5)
+        #expect(fromFile.cropScores.count == 1)  // it passes on the centre crop, so the others do not run
         #expect(judge.className(fromFile.topClasses[0].index) == "prayer rug, prayer mat")
         let folderError = try #require(throws: ProofkitError.self) { _ = try judge.judge(contentsOf: modelsFolder) }
         #expect(folderError.code == .notFound)

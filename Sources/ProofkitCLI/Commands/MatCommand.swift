@@ -8,7 +8,7 @@ enum MatCommand: Subcommand {
     static let summary = "photo proof: is this a prayer mat?"
     static let synopsis = """
         proofkit mat PHOTO... [--engine lite0|lite0-fp32|clip] [--threshold X] [--verbose] [--json] [--strict]
-                     [--full-size] [--threads N] [--enrol MAT_PHOTO]... [--timings]
+                     [--full-size] [--all-crops] [--threads N] [--enrol MAT_PHOTO]... [--timings]
         """
     static let discussion = """
         Judges each PHOTO (JPEG or PNG, by content; EXIF orientation applied) on this device: the
@@ -19,7 +19,9 @@ enum MatCommand: Subcommand {
           lite0       EfficientNet-Lite0, static int8 (default). The score is the ImageNet class
                       741 "prayer rug, prayer mat" probability, the maximum over five crops (the
                       centre crop of the shorter-side-256 resize, and four corner squares of 0.6 x
-                      the shorter side); accepted when score >= 0.3. JPEGs are decoded at a reduced
+                      the shorter side); accepted when score >= 0.3. The crops run one at a time,
+                      centre first, and stop at the first that passes (the same verdict as all five;
+                      --all-crops scores all five in one batch). JPEGs are decoded at a reduced
                       size (DCT scaling, shorter side kept >= 256) unless --full-size is given.
           lite0-fp32  the same in fp32 (about twice the inference time; same verdicts on the
                       project's 52 test photos).
@@ -58,7 +60,9 @@ enum MatCommand: Subcommand {
         JSON (--json): one object per judged photo, then one summary object, each on its own line:
           {"file": str, "verdict": "accepted"|"rejected", "score": num, "threshold": num,
            "brightness": num, "hint": str|null, "accepted_by": "score"|"enrolment"|null,
-           "engine": "lite0"|"lite0-fp32"|"clip", "crop_scores": [num],
+           "engine": "lite0"|"lite0-fp32"|"clip",
+           "crop_scores": [num],  (class score of each crop that ran, centre first: 1 to 5;
+                                   all 5 with --all-crops; the CLIP share for clip)
            "enrolment_similarity": num|null,                      (only with --enrol)
            "top5": [{"index": int, "class": str, "probability": num}],   (only with --verbose;
                                                                    [] for clip)
@@ -87,6 +91,7 @@ enum MatCommand: Subcommand {
         .flag("json", help: "one JSON object per photo, then a summary object, on stdout"),
         .flag("strict", help: "exit 2 when a photo is rejected"),
         .flag("full-size", help: "decode JPEGs at full size (slower; default: DCT-scaled)"),
+        .flag("all-crops", help: "score all five crops in one batch (default: stop at the first that passes)"),
         .option("threads", value: "N", help: "ONNX Runtime intra-op threads (default 1; 0 = one per core)"),
         .option("enrol", value: "MAT_PHOTO", repeatable: true, help: "enrol your own mat from this photo first (repeatable)"),
         .flag("timings", help: "add model load and per-photo times (JSON: timings_ms, load_ms)"),
@@ -111,7 +116,7 @@ enum MatCommand: Subcommand {
 
         let options = MatJudgeOptions(
             engine: engine, threshold: threshold, fastDecode: !arguments.has("full-size"), threads: threads,
-            loadsClassNames: verbose)
+            loadsClassNames: verbose, stopsAtFirstPassingCrop: !arguments.has("all-crops"))
         var judge = try MatJudge(
             options: options, store: PhotoModelStore(environment: io.environment), prefetching: photos.first)
         let enrolPhotos = arguments.all("enrol")
@@ -221,7 +226,7 @@ enum MatCommand: Subcommand {
             if !result.topClasses.isEmpty {
                 io.print("  top 5: " + result.topClasses.map { "\(judge.className($0.index)) \(fixed($0.probability, 3))" }.joined(separator: "; "))
             }
-            if result.cropScores.count > 1 {
+            if !result.topClasses.isEmpty {
                 let labels = ["centre", "top-left", "top-right", "bottom-left", "bottom-right"]
                 io.print("  crops: " + result.cropScores.enumerated().map {
                     "\($0.offset < labels.count ? labels[$0.offset] : "crop \($0.offset)") \(fixed($0.element, 3))"
