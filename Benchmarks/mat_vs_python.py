@@ -86,6 +86,10 @@ def main() -> int:
     env = dict(os.environ)
     env.pop("PROOFKIT_MODELS", None)
     env.pop("PROOFKIT_ORT_LIBRARY", None)
+    # The ONNX Runtime 1.32 library carries Microsoft's telemetry (a device id and an SQLite event
+    # queue under ~/.cache, uploads when online); proofkit always turns it off, so the Python peer
+    # runs with it off too (same work on both sides, and nothing sent from this machine).
+    env["ORT_DISABLE_TELEMETRY"] = "1"
     threads = str(a.threads)
     pk_cmd = [a.proofkit, "mat", "--threads", threads, photo]
     py_cmd = [a.python, PEER, photo, "--model", INT8, "--five-crop", "--draft", "--threads", threads]

@@ -356,6 +356,20 @@ struct MatEndToEndTests {
         #expect(text.contains("+++ exited with 0 +++"), "strace saw the run: \(text)")
     }
 
+    @Test("ONNX Runtime's telemetry is off: no device id, event queue or other file appears in HOME")
+    func noTelemetryFiles() throws {
+        // The pinned ONNX Runtime wheel's library otherwise creates
+        // ~/.cache/Microsoft/DeveloperTools/.onnxruntime/{deviceid,onnxruntime.db} and queues
+        // events for upload; proofkit sets ORT_DISABLE_TELEMETRY=1 before loading it.
+        let home = try TestEnvironment.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let result = try proofkit(
+            ["mat", photo("demo_mat.jpg")], environment: ["HOME": home, "XDG_CACHE_HOME": home + "/.cache", "ORT_DISABLE_TELEMETRY": "0"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let left = FileManager.default.enumerator(atPath: home)?.allObjects as? [String] ?? []
+        #expect(left.isEmpty, "files written under HOME: \(left)")
+    }
+
     // MARK: The shared photo set (16 mats, 36 others), when present.
 
     @Test("shared photos: fp32 full-size centre scores within 0.05 of the reference, the fast path keeps every verdict, no false accepts",
