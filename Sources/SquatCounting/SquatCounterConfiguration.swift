@@ -38,16 +38,24 @@ public struct SquatWorkoutPlan: Sendable, Equatable {
 ///     depth = 1 - (hipToFloor / bodyScale) / L
 ///
 /// so 0 is standing and 0.5 means the hips are half-way down to the ankles. `bodyScale` is how much
-/// bigger the person looks than when `L` was learned (the largest of the shoulder-to-hip, knee-to-
-/// ankle and shoulder-width ratios, which a squat does not shorten in every view at once), so a
-/// person who steps closer or further, or a camera that zooms, keeps the same depth.
+/// bigger the person looks than when `L` was learned: the median of the shoulder-to-hip,
+/// knee-to-ankle and shoulder-width ratios (a person who turns changes one of them, not all),
+/// followed only while the person stands upright, so a person who steps closer or further, or a
+/// camera that zooms, keeps the same depth.
 ///
-/// ## Defaults and how they were chosen
-/// The issue suggested 0.24 (down) and 0.15 (up). On the tuning half of the shared recordings
-/// (see `SquatCountingTests/RealDataTests.swift` for the split) the 2-D hip drop of real reps from a
-/// depth camera in front went as low as 0.18 (hips moving back, away from the camera, shorten the
-/// drop in the image), so the defaults are ``depthThreshold`` 0.15 and ``standThreshold`` 0.08. The
-/// other checks (feet planted, no jump, knees alike, torso up, duration) keep non-squats out.
+/// ## The thresholds, and why not the issue's 0.24 / 0.15
+/// ``depthThreshold`` (0.15) and ``standThreshold`` (0.08) are fractions of `L`, the standing
+/// hip-to-floor height *in the image*. The issue suggested 0.24 and 0.15. In the shared recordings
+/// the 2-D hip drop of real squats filmed from the front by a depth camera is only 0.17 to 0.29 of
+/// `L` for two of the three people (their hips go back, away from the camera, as much as down, and
+/// the camera sits at hip height, so the image shows little of the drop); with 0.24 / 0.15 those
+/// sets count 5 of 9 exactly (MAE 2.4 reps) against 9 of 9 with 0.15 / 0.08. A reference that would
+/// shrink in the same way (for instance the thigh's image length) was considered, but every
+/// standing length of the body is seen nearly undistorted from the front, so it only rescales the
+/// numbers; the thresholds were lowered instead, and the other checks (feet planted, no jump,
+/// knees alike, torso up, a still bottom) keep non-squats out: none of the 25 negatives in the
+/// shared set counts a rep (see `SquatCountingTests/RealDataTests.swift` for the split, the
+/// per-source figures and a leave-one-source-out check).
 public struct SquatCounterConfiguration: Sendable, Equatable {
     /// A rep has gone down once depth (smoothed *and* raw) reaches this fraction of the standing
     /// reference. Default 0.15. Range 0.05...0.9, above ``standThreshold``.
@@ -67,9 +75,13 @@ public struct SquatCounterConfiguration: Sendable, Equatable {
     /// A rep faster than this (from leaving the standing band to coming back) is rejected as a
     /// bounce or a jump, in seconds. Default 0.5 s.
     public var minimumRepDuration: Double
-    /// A descent that does not come back up within this many seconds is rejected as sitting down
-    /// or holding the bottom. Default 8 s.
-    public var maximumRepDuration: Double
+    /// Sitting down: a descent whose hips then stay still (smoothed depth within
+    /// ``stillnessTolerance`` of the standing reference) for longer than this many seconds is
+    /// rejected as ``SquatRejectionReason/tooLong``, however it ends. A squat keeps moving, however
+    /// slowly (the slowest real reps in the shared set take about 8 s with the bottom still for
+    /// about 1.5 s); someone who sits on a chair or the bed stays put. There is no limit on the
+    /// whole rep's duration: a slow rep that ends standing counts. Default 5 s.
+    public var maximumBottomHold: Double
     /// A rep in progress is abandoned when no usable frame arrives for this many seconds: a rep is
     /// never completed across missing data. Default 0.5 s.
     public var maximumGap: Double
@@ -77,15 +89,21 @@ public struct SquatCounterConfiguration: Sendable, Equatable {
     /// fraction of its standing value (the knee is straight again). Default 0.8.
     public var kneeExtension: Double
     /// Feet planted: an ankle on the floor line may move at most this fraction of the standing
-    /// reference from where it stood when the rep began (a lunge step, a walk or a jumping-jack
-    /// straddle moves more). Default 0.3.
+    /// reference from where the feet stood before the rep (a lunge step, a walk or a jumping-jack
+    /// straddle moves more), as sustained over ``footHoldTime``. Default 0.3.
     public var maximumFootTravel: Double
+    /// How long a foot (or a knee-height difference) must stay away for it to count as moved, in
+    /// seconds. Trackers glitch: a depth camera loses the ankles as the knees bend and puts them
+    /// 0.3 to 0.6 standing references away for up to 0.2 s (6 frames at 30 fps); a real step or
+    /// lunge keeps the foot away for 0.6 s or more. The checks therefore use the smallest
+    /// distance over this window. Default 0.3 s.
+    public var footHoldTime: Double
     /// No jump: the floor line (lower ankle) may rise at most this fraction of the standing
     /// reference during a rep. Default 0.12.
     public var maximumFloorRise: Double
-    /// Symmetry: at the bottom of a rep, the two knees' heights may differ by at most this
-    /// fraction of the standing reference more than they did standing (a lunge drops one knee).
-    /// Default 0.3.
+    /// Symmetry: during a rep, the two knees' heights may differ by at most this fraction of the
+    /// standing reference more than they did standing (a lunge drops one knee), as sustained over
+    /// ``footHoldTime``. Default 0.3.
     public var maximumKneeAsymmetry: Double
     /// Not bending over: at the bottom of a rep the shoulders must still be above the hips by at
     /// least this fraction of their standing height above the hips. Default 0.2.
@@ -101,8 +119,9 @@ public struct SquatCounterConfiguration: Sendable, Equatable {
         depthThreshold: Double = 0.15, standThreshold: Double = 0.08,
         minimumConfidence: Double = 0.3, smoothingTimeConstant: Double = 0.1,
         standingWindow: Double = 0.2, stillnessTolerance: Double = 0.08,
-        minimumRepDuration: Double = 0.5, maximumRepDuration: Double = 8,
+        minimumRepDuration: Double = 0.5, maximumBottomHold: Double = 5,
         maximumGap: Double = 0.5, kneeExtension: Double = 0.8, maximumFootTravel: Double = 0.3,
+        footHoldTime: Double = 0.3,
         maximumFloorRise: Double = 0.12, maximumKneeAsymmetry: Double = 0.3,
         minimumTorsoUprightness: Double = 0.2, plan: SquatWorkoutPlan = SquatWorkoutPlan(),
         recordsDepthTrace: Bool = false
@@ -114,10 +133,11 @@ public struct SquatCounterConfiguration: Sendable, Equatable {
         self.standingWindow = standingWindow
         self.stillnessTolerance = stillnessTolerance
         self.minimumRepDuration = minimumRepDuration
-        self.maximumRepDuration = maximumRepDuration
+        self.maximumBottomHold = maximumBottomHold
         self.maximumGap = maximumGap
         self.kneeExtension = kneeExtension
         self.maximumFootTravel = maximumFootTravel
+        self.footHoldTime = footHoldTime
         self.maximumFloorRise = maximumFloorRise
         self.maximumKneeAsymmetry = maximumKneeAsymmetry
         self.minimumTorsoUprightness = minimumTorsoUprightness
@@ -134,8 +154,8 @@ public struct SquatCounterConfiguration: Sendable, Equatable {
         func finite(_ values: Double...) -> Bool { values.allSatisfy(\.isFinite) }
         try check(
             finite(depthThreshold, standThreshold, minimumConfidence, smoothingTimeConstant,
-                   standingWindow, stillnessTolerance, minimumRepDuration, maximumRepDuration,
-                   maximumGap, kneeExtension, maximumFootTravel, maximumFloorRise,
+                   standingWindow, stillnessTolerance, minimumRepDuration, maximumBottomHold,
+                   maximumGap, kneeExtension, maximumFootTravel, footHoldTime, maximumFloorRise,
                    maximumKneeAsymmetry, minimumTorsoUprightness, plan.maximumRest),
             "squat settings must be finite numbers")
         try check(depthThreshold >= 0.05 && depthThreshold <= 0.9,
@@ -146,8 +166,9 @@ public struct SquatCounterConfiguration: Sendable, Equatable {
         try check(smoothingTimeConstant >= 0, "smoothing time constant must not be negative")
         try check(standingWindow > 0, "standing window must be positive")
         try check(stillnessTolerance > 0 && stillnessTolerance < 0.5, "stillness tolerance must be in 0...0.5")
-        try check(minimumRepDuration >= 0 && maximumRepDuration > minimumRepDuration,
-                  "rep durations must satisfy 0 <= minimum < maximum")
+        try check(minimumRepDuration >= 0, "minimum rep duration must not be negative")
+        try check(maximumBottomHold > 0, "maximum bottom hold must be positive")
+        try check(footHoldTime >= 0 && footHoldTime <= 2, "foot hold time must be in 0...2 s")
         try check(maximumGap > 0, "maximum gap must be positive")
         try check(kneeExtension >= 0 && kneeExtension <= 1, "knee extension must be in 0...1")
         try check(maximumFootTravel > 0 && maximumFloorRise > 0 && maximumKneeAsymmetry > 0,

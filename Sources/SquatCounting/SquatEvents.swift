@@ -35,7 +35,7 @@ public struct SquatRep: Sendable, Equatable {
 public enum SquatRejectionReason: String, Sendable, Equatable, CaseIterable {
     /// Down and up faster than the minimum rep duration (a bounce, a jump landing, a noisy spike).
     case tooFast
-    /// Did not come back up within the maximum rep duration (sat down, or held the bottom).
+    /// The hips stayed still at the bottom for longer than the maximum bottom hold (sat down).
     case tooLong
     /// A foot left its place (a lunge step, walking, a jumping-jack straddle).
     case feetMoved

@@ -14,8 +14,8 @@ public import ProofkitCore
 ///    still counted). While the person stands still the reference follows them; it rises at once
 ///    if they stand taller.
 /// 3. **Depth** = `1 - (height / bodyScale) / L`: the hip drop as a fraction of the person's own
-///    standing leg extent, corrected by `bodyScale` (how much larger the torso, shin or shoulder
-///    width look than at calibration), so stepping closer or further does not look like a squat.
+///    standing leg extent, corrected by `bodyScale` (the median of how much larger the torso, shin
+///    and shoulder width look than at calibration), so stepping closer or further does not look like a squat.
 ///    The knee angle is never used: it is foreshortened and noisy from a phone in front.
 /// 4. **Hysteresis**: a rep goes *down* when both the smoothed depth (exponential, time constant
 ///    ``SquatCounterConfiguration/smoothingTimeConstant``) and the raw depth reach
@@ -23,11 +23,17 @@ public import ProofkitCore
 ///    ``SquatCounterConfiguration/standThreshold`` and the knee check says the legs are straight
 ///    again. A single noisy frame moves the smoothed depth only a little, so it can never complete
 ///    a rep on its own.
-/// 5. **Is it a squat?** The rep is counted only if it lasted between the minimum and maximum rep
-///    durations (not a bounce or jump; not sitting down), the feet stayed planted (not a lunge
-///    step, walking or a jumping-jack straddle), the floor line did not rise (not a jump), the
-///    knees dropped symmetrically (not a lunge), and the shoulders stayed above the hips (not
-///    bending over). Otherwise a ``SquatEvent/rejected(_:)`` event says why.
+/// 5. **Is it a squat?** The rep is counted only if it lasted at least the minimum rep duration
+///    (not a bounce or jump), the hips did not stay still at the bottom for longer than
+///    ``SquatCounterConfiguration/maximumBottomHold`` (sitting down; a slow rep that keeps moving
+///    and ends standing counts however long it takes), the feet stayed planted (not a lunge step,
+///    walking or a jumping-jack straddle; nor still moving when the hips started down), the floor
+///    line did not rise (not a jump), the knees dropped symmetrically (not a lunge), and the
+///    shoulders stayed above the hips (not bending over). Otherwise a ``SquatEvent/rejected(_:)``
+///    event says why. The feet and knee checks are *sustained*: they use the smallest distance over
+///    the last ``SquatCounterConfiguration/footHoldTime`` (0.3 s), measured from a robust running
+///    estimate of where the feet stood, so tracker glitches of a few frames (a depth camera loses
+///    the ankles as the knees bend) are not steps.
 ///
 /// Deterministic and allocation-free per frame (apart from the returned events and the optional
 /// depth trace). Time is the frames' own `time`; the counter never reads a clock.
@@ -75,7 +81,9 @@ public struct SquatRepCounter: Sendable {
         var downSamples = 0
         var baselineFloor: Double
         var baselineKneeDiff: Double
-        var baselineAnkles: (lx: Double, ly: Double, rx: Double, ry: Double)
+        /// Start of the current still stretch at the bottom, and the depth it is still around.
+        var holdStart: Double
+        var holdDepth: Double
         var footTravel = 0.0
         var floorRise = 0.0
         var kneeAsymmetry = 0.0
@@ -112,7 +120,18 @@ public struct SquatRepCounter: Sendable {
     var phase = Phase.standing
     var candidateStart = 0.0
     var baselineFloor = Double.nan, baselineKneeDiff = Double.nan
+    /// Where the feet stand: a robust (clipped) running estimate of each planted ankle over the
+    /// standing phase, frozen during a rep; NaN where that ankle was not seen on the floor.
     var baselineAnkles = (lx: Double.nan, ly: Double.nan, rx: Double.nan, ry: Double.nan)
+    /// How far each ankle has been from `baselineAnkles` for the whole of the last
+    /// ``SquatCounterConfiguration/footHoldTime`` (image units).
+    var leftTravel = SustainedMinimum(), rightTravel = SustainedMinimum()
+    /// How much more the knee heights have differed than standing, for the whole of the last
+    /// ``SquatCounterConfiguration/footHoldTime`` (fraction of the standing reference).
+    var kneeExcess = SustainedMinimum()
+    /// After the feet were found to have moved, the foot baseline, floor line and body scale
+    /// follow the person until this time.
+    var movingUntil = -Double.infinity
     var rep: RepInProgress?
 
     // Results.
@@ -137,7 +156,7 @@ public struct SquatRepCounter: Sendable {
     public var hasLearnedStandingPose: Bool { isCalibrated }
 
     /// Creates a counter.
-    /// - Parameter configuration: the settings; default ``SquatCounterConfiguration/init(depthThreshold:standThreshold:minimumConfidence:smoothingTimeConstant:standingWindow:stillnessTolerance:minimumRepDuration:maximumRepDuration:maximumGap:kneeExtension:maximumFootTravel:maximumFloorRise:maximumKneeAsymmetry:minimumTorsoUprightness:plan:recordsDepthTrace:)``.
+    /// - Parameter configuration: the settings; default ``SquatCounterConfiguration/init(depthThreshold:standThreshold:minimumConfidence:smoothingTimeConstant:standingWindow:stillnessTolerance:minimumRepDuration:maximumBottomHold:maximumGap:kneeExtension:maximumFootTravel:footHoldTime:maximumFloorRise:maximumKneeAsymmetry:minimumTorsoUprightness:plan:recordsDepthTrace:)``.
     /// - Throws: `ProofkitError` `.invalidArgument` when a setting is out of range.
     public init(configuration: SquatCounterConfiguration = SquatCounterConfiguration()) throws(ProofkitError) {
         try configuration.validate()
@@ -330,19 +349,27 @@ public struct SquatRepCounter: Sendable {
 
     /// How much larger the body looks than at calibration (1 = same size).
     func bodyScale() -> Double {
-        var best = 0.0
+        // The median of the parts' size ratios (the mean of two, or the one there is): a person
+        // who turns changes one of them (the shoulder width first), not all.
+        var a = Double.nan, b = Double.nan, c = Double.nan
         let minimumPart = 0.2 * reference
-        if torsoReference > minimumPart, scaleTorso.value.isFinite {
-            best = max(best, scaleTorso.value / torsoReference)
-        }
-        if shinReference > minimumPart, scaleShin.value.isFinite {
-            best = max(best, scaleShin.value / shinReference)
-        }
+        if torsoReference > minimumPart, scaleTorso.value.isFinite { a = scaleTorso.value / torsoReference }
+        if shinReference > minimumPart, scaleShin.value.isFinite { b = scaleShin.value / shinReference }
         if shoulderReference > 0.15 * reference, scaleShoulders.value.isFinite {
-            best = max(best, scaleShoulders.value / shoulderReference)
+            c = scaleShoulders.value / shoulderReference
         }
-        if best == 0 { return 1 }
-        return min(4, max(0.25, best))
+        let ratio: Double
+        switch (a.isFinite, b.isFinite, c.isFinite) {
+        case (true, true, true): ratio = max(min(a, b), min(max(a, b), c))
+        case (true, true, false): ratio = (a + b) / 2
+        case (true, false, true): ratio = (a + c) / 2
+        case (false, true, true): ratio = (b + c) / 2
+        case (true, false, false): ratio = a
+        case (false, true, false): ratio = b
+        case (false, false, true): ratio = c
+        case (false, false, false): return 1
+        }
+        return min(4, max(0.25, ratio))
     }
 
     // MARK: Counting
@@ -376,18 +403,35 @@ public struct SquatRepCounter: Sendable {
         footRightX.update(sample.rightAnkleX, alpha: footAlpha)
         footRightY.update(sample.rightAnkleY, alpha: footAlpha)
         footFloor.update(sample.floorY, alpha: footAlpha)
-        // Repositioning: a foot has left its place while no rep is under way (walking, stepping
-        // closer or further). The floor line and the body scale then follow at once.
+        // Feet planted? Each planted ankle's distance from where the feet stood, *sustained*: the
+        // smallest over the last `footHoldTime`. A real step keeps the foot away for longer than
+        // that; a tracker glitch (depth cameras lose the ankles as the knees bend) does not.
         let previousUnit = reference * bodyScale()
         let feetNow = plantedAnkles(sample, unit: previousUnit)
-        let moved = max(Self.travel(x: feetNow.lx, y: feetNow.ly, from: baselineAnkles),
-                        Self.travel(x: feetNow.rx, y: feetNow.ry, from: baselineAnkles))
+        let hold = configuration.footHoldTime, gap = configuration.maximumGap
+        let moved = max(
+            leftTravel.push(Self.travel(x: feetNow.lx, y: feetNow.ly, from: baselineAnkles),
+                            at: time, window: hold, maximumGap: gap),
+            rightTravel.push(Self.travel(x: feetNow.rx, y: feetNow.ry, from: baselineAnkles),
+                             at: time, window: hold, maximumGap: gap))
         let airborne = floorLine - footFloor.value > configuration.maximumFloorRise * previousUnit
-        let repositioning = phase != .down && !airborne
-            && moved > configuration.maximumFootTravel * previousUnit
-        if repositioning { baselineAnkles = feetNow }
+        // Repositioning: a foot has left its place while no rep is under way (walking, stepping
+        // closer or further). The feet, floor line and body scale then follow for a while.
+        if phase != .down, !airborne, moved > configuration.maximumFootTravel * previousUnit {
+            movingUntil = time + hold
+        }
+        let repositioning = phase != .down && !airborne && time <= movingUntil
+        if repositioning {
+            // Still walking (the feet moved faster than a fifth of a standing reference per
+            // second since the last frame)? Then keep following until they have been still for
+            // a while.
+            let step = max(Self.travel(x: feetNow.lx, y: feetNow.ly, from: baselineAnkles),
+                           Self.travel(x: feetNow.rx, y: feetNow.ry, from: baselineAnkles))
+            if dt > 0, step > 0.2 * previousUnit * dt { movingUntil = time + hold }
+            resetFeet(to: feetNow)
+        }
         if settled || repositioning {
-            let scaleAlpha = dt > 0 ? blend(dt, 0.3) : 1
+            let scaleAlpha = dt > 0 ? blend(dt, repositioning ? 0.3 : 1) : 1
             scaleTorso.update(sample.torso, alpha: scaleAlpha)
             scaleShin.update(sample.shin, alpha: scaleAlpha)
             scaleShoulders.update(sample.shoulderWidth, alpha: scaleAlpha)
@@ -398,13 +442,14 @@ public struct SquatRepCounter: Sendable {
         // So it is learned, like the reference, only while the person stands still.
         if !floorLine.isFinite || repositioning {
             floorLine = footFloor.value
-        } else if isStill, settled {
+        } else if isStill, settled, !airborne {
             floorLine += blend(dt, 0.2) * (sample.floorY - floorLine)
         }
         let height = (floorLine - sample.floorY + sample.extent) / scale
 
-        // Follow the standing person (raise at once when taller, drift slowly otherwise).
-        if isStill, settled {
+        // Follow the standing person (raise at once when taller, drift slowly otherwise); not
+        // while they walk, when the body scale is still catching up.
+        if isStill, settled, !airborne, !repositioning {
             let still = stillMean / scale
             if still > reference * (1 + configuration.stillnessTolerance) {
                 reference = still
@@ -439,8 +484,7 @@ public struct SquatRepCounter: Sendable {
             if smoothedDepth <= up {
                 candidateStart = time
                 baselineFloor = footFloor.value
-                baselineKneeDiff = sample.kneeDiff
-                baselineAnkles = plantedAnkles(sample, unit: unit)
+                if !repositioning { followFeet(plantedAnkles(sample, unit: unit), sample.kneeDiff, dt: dt, unit: unit) }
             }
             if smoothedDepth >= down, depth >= down {
                 if restStart.isFinite { restStart = .nan }
@@ -448,12 +492,13 @@ public struct SquatRepCounter: Sendable {
                 rep = RepInProgress(
                     startTime: candidateStart, bottomTime: time, bottomDepth: smoothedDepth,
                     baselineFloor: baselineFloor.isFinite ? baselineFloor : footFloor.value,
-                    baselineKneeDiff: baselineKneeDiff, baselineAnkles: baselineAnkles)
+                    baselineKneeDiff: baselineKneeDiff, holdStart: time, holdDepth: smoothedDepth)
+                kneeExcess.reset()
                 phase = .down
-                track(sample, scale: scale, unit: unit)
+                track(sample, scale: scale, unit: unit, moved: moved)
             }
         case .down:
-            track(sample, scale: scale, unit: unit)
+            track(sample, scale: scale, unit: unit, moved: moved)
             guard let current = rep else { phase = .recovering; break }
             if current.footTravel > configuration.maximumFootTravel, !airborne {
                 // A foot left its place: a step, a lunge or walking. Judge now and start afresh
@@ -461,8 +506,11 @@ public struct SquatRepCounter: Sendable {
                 reject(current, .feetMoved, at: time, into: &events)
                 phase = .recovering
                 floorLine = footFloor.value
-                baselineAnkles = plantedAnkles(sample, unit: unit)
-            } else if time - current.startTime > configuration.maximumRepDuration {
+                resetFeet(to: plantedAnkles(sample, unit: unit))
+                movingUntil = time + hold
+            } else if time - current.holdStart > configuration.maximumBottomHold {
+                // The hips have stayed still down there: sitting down (on a chair, the bed), not
+                // a squat, however it ends.
                 reject(current, .tooLong, at: time, into: &events)
                 phase = .recovering
             } else if smoothedDepth <= up, depth <= up, kneesStraight(sample, scale: scale) {
@@ -475,10 +523,39 @@ public struct SquatRepCounter: Sendable {
                 phase = .standing
                 candidateStart = time
                 baselineFloor = footFloor.value
-                baselineKneeDiff = sample.kneeDiff
-                baselineAnkles = plantedAnkles(sample, unit: unit)
             }
         }
+    }
+
+    /// Starts the foot baseline afresh from where the feet are now (after they moved).
+    mutating func resetFeet(to feet: (lx: Double, ly: Double, rx: Double, ry: Double)) {
+        baselineAnkles = feet
+        leftTravel.reset()
+        rightTravel.reset()
+    }
+
+    /// Lets the foot baseline and the standing knee-height difference follow the standing person
+    /// with a clipped running average (time constant 1 s; each step moves at most 5 % of the
+    /// standing reference), so a few glitched frames barely move it while a slow drift is
+    /// followed. A robust stand-in for "the median over the standing phase", in O(1).
+    mutating func followFeet(
+        _ feet: (lx: Double, ly: Double, rx: Double, ry: Double), _ kneeDiff: Double, dt: Double, unit: Double
+    ) {
+        let alpha = dt > 0 ? blend(dt, 0.3) : 1
+        let limit = 0.05 * unit
+        @inline(__always) func follow(_ estimate: inout Double, _ value: Double) {
+            guard value.isFinite else { return }
+            if !estimate.isFinite { estimate = value; return }
+            estimate += alpha * min(limit, max(-limit, value - estimate))
+        }
+        // A foot seen again after being off the floor line starts from where it is.
+        if feet.lx.isFinite, !baselineAnkles.lx.isFinite { leftTravel.reset() }
+        if feet.rx.isFinite, !baselineAnkles.rx.isFinite { rightTravel.reset() }
+        follow(&baselineAnkles.lx, feet.lx)
+        follow(&baselineAnkles.ly, feet.ly)
+        follow(&baselineAnkles.rx, feet.rx)
+        follow(&baselineAnkles.ry, feet.ry)
+        follow(&baselineKneeDiff, kneeDiff)
     }
 
     /// The ankles that stand on the floor line (within 15 % of the standing reference of it).
@@ -497,27 +574,31 @@ public struct SquatRepCounter: Sendable {
         return sample.thigh / scale >= configuration.kneeExtension * thighReference
     }
 
-    /// Updates the rep in progress with this sample: bottom, foot travel, floor rise, knees, torso.
-    mutating func track(_ sample: Sample, scale: Double, unit: Double) {
+    /// Updates the rep in progress with this sample: bottom, still stretch, foot travel (already
+    /// sustained: `moved`, image units), floor rise, knees (sustained), torso.
+    mutating func track(_ sample: Sample, scale: Double, unit: Double, moved: Double) {
         guard var current = rep else { return }
         current.downSamples += 1
         if smoothedDepth > current.bottomDepth {
             current.bottomDepth = smoothedDepth
             current.bottomTime = sample.time
-            if sample.kneeDiff.isFinite {
-                let base = current.baselineKneeDiff.isFinite ? current.baselineKneeDiff : 0
-                current.kneeAsymmetry = max(0, sample.kneeDiff - base) / unit
-            }
             if sample.torsoHeight.isFinite, torsoHeightReference > 0.1 * reference {
                 current.uprightness = sample.torsoHeight / scale / torsoHeightReference
             }
         }
+        if abs(smoothedDepth - current.holdDepth) > configuration.stillnessTolerance {
+            current.holdStart = sample.time
+            current.holdDepth = smoothedDepth
+        }
+        if sample.kneeDiff.isFinite {
+            let base = current.baselineKneeDiff.isFinite ? current.baselineKneeDiff : 0
+            let excess = kneeExcess.push(
+                max(0, sample.kneeDiff - base) / unit, at: sample.time,
+                window: configuration.footHoldTime, maximumGap: configuration.maximumGap)
+            current.kneeAsymmetry = max(current.kneeAsymmetry, excess)
+        }
         current.floorRise = max(current.floorRise, (current.baselineFloor - footFloor.value) / unit)
-        let now = plantedAnkles(sample, unit: unit)
-        let travel = max(
-            Self.travel(x: now.lx, y: now.ly, from: current.baselineAnkles),
-            Self.travel(x: now.rx, y: now.ry, from: current.baselineAnkles))
-        if travel.isFinite { current.footTravel = max(current.footTravel, travel / unit) }
+        if moved.isFinite { current.footTravel = max(current.footTravel, moved / unit) }
         rep = current
     }
 
@@ -548,7 +629,9 @@ public struct SquatRepCounter: Sendable {
             || lastAirborne >= time - 0.2
         {
             reason = .jumped
-        } else if current.footTravel > c.maximumFootTravel {
+        } else if current.footTravel > c.maximumFootTravel || movingUntil >= current.startTime {
+            // A foot left its place during the rep, or the feet were still moving (a step, as in
+            // a lunge) when the hips started down.
             reason = .feetMoved
         } else if current.kneeAsymmetry > c.maximumKneeAsymmetry {
             reason = .asymmetricKnees

@@ -15,7 +15,9 @@ enum SquatCommand: Subcommand {
         left/right shoulder, hip, knee and ankle; others are ignored. Time must keep growing.
         A squat is counted from the drop of the hips towards the ankles as a fraction of the person's
         own standing hip-to-ankle height (learned while they stand still): down past 0.15, back up
-        below 0.08, knees straight again, feet planted, both knees alike, no jump, 0.5 to 8 s long.
+        below 0.08, knees straight again, feet planted (a foot away for 0.3 s or more is a step;
+        shorter jumps of a tracker are ignored), both knees alike, no jump, at least 0.5 s long, and
+        not sitting (hips still at the bottom for more than 5 s). A slow rep that ends standing counts.
 
         Output: each rep (start, bottom and end time, depth), then the count, skipped frames and the
         verdict against the target (default 10). A rejected verdict exits 0, or 2 with --strict.
@@ -24,10 +26,12 @@ enum SquatCommand: Subcommand {
 
         --json prints, for a file, one object:
           {"file","frames","reps","target","verdict":"accepted"|"rejected","reason":string|null,
-           "repList":[{"number","set","start","bottom","end","depth"}],
-           "rejected":[{"reason","start","end","depth"}], "sets":[{"number","reps","start","end"}],
+           "repList":[{"number","set","start","bottom","end","depth","checks"}],
+           "rejected":[{"reason","start","end","depth","checks"}], "sets":[{"number","reps","start","end"}],
            "longRests":[{"set","rest"}], "skippedFrames", "skipped":{reason: count},
            "standingReference":number|null}
+        "checks" is {"footTravel","floorRise","kneeAsymmetry","torsoUprightness":number|null}, what the
+        squat checks measured (fractions of the standing reference; see SquatChecks).
         Times are seconds, depths fractions of the standing reference. Reading stdin, each event is
         printed as it happens as {"event":"rep"|"rejected"|"set"|"restTooLong"|"calibrated",...}
         and the object above (with "event":"result") comes last.
@@ -171,12 +175,19 @@ enum SquatCommand: Subcommand {
     static func repJSON(_ rep: SquatRep) -> [String: JSONValue] {
         ["number": .int(rep.number), "set": .int(rep.set), "start": .rounded(rep.startTime, places: 3),
          "bottom": .rounded(rep.bottomTime, places: 3), "end": .rounded(rep.endTime, places: 3),
-         "depth": .rounded(rep.depth, places: 3)]
+         "depth": .rounded(rep.depth, places: 3), "checks": .object(checksJSON(rep.checks))]
+    }
+
+    static func checksJSON(_ checks: SquatChecks) -> [String: JSONValue] {
+        ["footTravel": .rounded(checks.footTravel, places: 3), "floorRise": .rounded(checks.floorRise, places: 3),
+         "kneeAsymmetry": .rounded(checks.kneeAsymmetry, places: 3),
+         "torsoUprightness": checks.torsoUprightness.isFinite ? .rounded(checks.torsoUprightness, places: 3) : .null]
     }
 
     static func rejectionJSON(_ rejection: SquatRejection) -> [String: JSONValue] {
         ["reason": .string(rejection.reason.rawValue), "start": .rounded(rejection.startTime, places: 3),
-         "end": .rounded(rejection.endTime, places: 3), "depth": .rounded(rejection.depth, places: 3)]
+         "end": .rounded(rejection.endTime, places: 3), "depth": .rounded(rejection.depth, places: 3),
+         "checks": .object(checksJSON(rejection.checks))]
     }
 
     static func resultJSON(_ result: SquatResult, file: String) -> [String: JSONValue] {
