@@ -58,7 +58,8 @@ public struct OnnxPhotoModel: ~Copyable, PhotoModelRunner {
         do {
             session = try InferenceSession(bytes: bytes, options: InferenceSession.Options(intraOpThreads: threads))
         } catch {
-            throw error.at(path: path)
+            // A missing runtime is not the model file's fault: its message names the library paths.
+            throw error.code == .runtimeUnavailable ? error : error.at(path: path)
         }
         try self.init(session: session, path: path)
     }

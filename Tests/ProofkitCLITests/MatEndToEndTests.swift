@@ -292,6 +292,16 @@ struct MatEndToEndTests {
         #expect(lines.count == 1, "\(lines)")
         #expect(lines.first?.contains("/nonexistent/libonnxruntime.so") == true, "\(lines)")
         #expect(lines.first?.contains("PROOFKIT_ORT_LIBRARY") == true, "\(lines)")
+        #expect(lines.first?.hasPrefix("proofkit mat: ONNX Runtime ") == true, "the model file is not blamed: \(lines)")
+    }
+
+    @Test("a file that is not an ONNX Runtime library: exit 69 with the reason")
+    func incompatibleRuntime() throws {
+        let result = try proofkit(["mat", photo("demo_mat.jpg")], environment: ["PROOFKIT_ORT_LIBRARY": photo("demo_coffee.jpg")])
+        #expect(result.status == 69)
+        let lines = stderrLines(result)
+        #expect(lines.count == 1, "\(lines)")
+        #expect(lines.first?.contains(photo("demo_coffee.jpg")) == true, "\(lines)")
     }
 
     @Test("the clip engine without MobileCLIP: exit 69 and how to export it")
