@@ -145,7 +145,10 @@ public struct MatJudge: ~Copyable {
         }
         let bytes = try ModelFile.read(modelPath, expectedSHA256: expected)
         let verified = clock.now
-        let model = try OnnxPhotoModel(bytes: bytes, path: modelPath, threads: options.threads)
+        var model = try OnnxPhotoModel(bytes: bytes, path: modelPath, threads: options.threads)
+        // Lite0's pooled features are needed only to enrol a mat (``enrol(contentsOf:threshold:)``
+        // turns them back on); fetching just the logits is what a plain judgement needs.
+        model.fetchesEmbedding = engine == .clip
         let created = clock.now
         self.prefetched = background.wait()
         self.model = model
@@ -205,6 +208,7 @@ public struct MatJudge: ~Copyable {
         contentsOf paths: [String], threshold: Double = MatEnrolment.defaultThreshold
     ) throws(ProofkitError) -> MatEnrolment {
         guard !paths.isEmpty else { throw ProofkitError(.invalidArgument, "no photo to enrol") }
+        model.fetchesEmbedding = true
         var embeddings: [[Float]] = []
         for path in paths {
             let result = try proof.judge(contentsOf: path, model: &model)

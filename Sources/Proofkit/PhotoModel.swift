@@ -27,6 +27,9 @@ public struct OnnxPhotoModel: ~Copyable, PhotoModelRunner {
     private let hasLogits: Bool
     private let hasEmbedding: Bool
     private let fixedBatch: Int?
+    /// Whether ``run(_:)`` also fetches the `embedding` output of a model that has `logits`
+    /// (default true; false skips copying it out, for callers that need no head or enrolment).
+    public var fetchesEmbedding = true
 
     /// Loads a photo model.
     /// - Parameters:
@@ -89,7 +92,8 @@ public struct OnnxPhotoModel: ~Copyable, PhotoModelRunner {
     ///   failure, `.modelInvalid` when an output has an unexpected size.
     public mutating func run(_ input: ImageTensor) throws(ProofkitError) -> PhotoModelOutput {
         let batch = input.shape[0]
-        let requested = (hasLogits ? ["logits"] : []) + (hasEmbedding ? ["embedding"] : [])
+        let wantsEmbedding = hasEmbedding && (fetchesEmbedding || !hasLogits)
+        let requested = (hasLogits ? ["logits"] : []) + (wantsEmbedding ? ["embedding"] : [])
         if let fixed = fixedBatch, fixed != batch {
             guard fixed == 1 else {
                 throw ProofkitError(.modelInvalid, "the model takes batches of \(fixed), not \(batch)")
@@ -110,7 +114,7 @@ public struct OnnxPhotoModel: ~Copyable, PhotoModelRunner {
         let tensor = try Tensor(shape: input.shape, scalars: input.values)
         let outputs = try session.run([inputName: tensor], outputs: requested)
         let logits = hasLogits ? try outputs.tensor("logits", as: Float.self).scalars : []
-        let embeddings = hasEmbedding ? try outputs.tensor("embedding", as: Float.self).scalars : []
+        let embeddings = wantsEmbedding ? try outputs.tensor("embedding", as: Float.self).scalars : []
         guard logits.count % batch == 0, embeddings.count % batch == 0 else {
             throw ProofkitError(.modelInvalid, "the model's outputs do not hold one row per image")
         }
