@@ -155,6 +155,46 @@ public struct AudioFileReader: ~Copyable, @unchecked Sendable {
         return frames
     }
 
+    /// Reads up to `maxFrames` frames of 16-bit samples into the start of `buffer` (interleaved).
+    ///
+    /// For 16-bit PCM files (``AudioFileFormat/isLinearPCM16``) these are the stored samples,
+    /// unchanged and without a conversion to float: sample `s` here is `s / 32768` from
+    /// ``read(into:maxFrames:)-([Float],_)``. Other formats are converted by libsndfile, with its
+    /// own scaling and rounding: use the float read for them.
+    /// - Parameters:
+    ///   - buffer: must hold at least `maxFrames * format.channels` samples (traps otherwise).
+    ///   - maxFrames: the most frames to read, at least 1.
+    /// - Returns: the frames read; 0 at the end of the audio. A short read is not an error.
+    /// - Throws: `.decodeFailed` when the data is broken mid-stream.
+    ///   Calls `sf_readf_short`.
+    public mutating func read(into buffer: inout [Int16], maxFrames: Int) throws(ProofkitError) -> Int {
+        precondition(maxFrames >= 1 && buffer.count >= maxFrames * format.channels,
+                     "buffer too small for maxFrames")
+        guard let handle else { preconditionFailure("read after close") }
+        let frames: Int
+        if format.container == .mpeg {
+            frames = POSIX.withStandardErrorSilenced {
+                buffer.withUnsafeMutableBufferPointer {
+                    SndFile.readShort(handle, into: $0.baseAddress!, frames: maxFrames)
+                }
+            }
+        } else {
+            frames = buffer.withUnsafeMutableBufferPointer {
+                SndFile.readShort(handle, into: $0.baseAddress!, frames: maxFrames)
+            }
+        }
+        if frames <= 0 {
+            let (text, code) = SndFile.error(handle)
+            if code != 0 && position == 0 {
+                throw ProofkitError(.decodeFailed, "cannot be decoded (libsndfile: \(text.trimmedLine))",
+                                    operation: "sf_readf_short", underlying: code, path: path)
+            }
+            return 0
+        }
+        position += frames
+        return frames
+    }
+
     /// Decodes up to `maxFrames` frames and returns them (interleaved); empty at the end.
     /// - Throws: see ``read(into:maxFrames:)``.
     public mutating func readChunk(maxFrames: Int) throws(ProofkitError) -> [Float] {

@@ -1,7 +1,9 @@
 public import ProofkitCore
 // The one file in AudioIO where the C library (POSIX file calls) is used: checking an input
-// before libsndfile sees it, and creating, syncing and renaming temporary outputs.
+// before libsndfile sees it, and creating, syncing and renaming temporary outputs. (The
+// sync_file_range shim from CProofkitShims is called here too: it is a POSIX file call.)
 import Synchronization
+internal import CProofkitShims
 #if canImport(Glibc)
     internal import Glibc
 #elseif canImport(Darwin)
@@ -77,6 +79,23 @@ enum POSIX {
     /// Renames `from` onto `to` atomically. Calls `rename`.
     static func moveAtomically(_ from: String, onto to: String) -> Int32? {
         rename(from, to) == 0 ? nil : errno
+    }
+
+    /// Flushes the data of `fd` (and the metadata needed to read it back: size, block map) to
+    /// the disk, retrying on EINTR. Calls `fdatasync`.
+    /// - Returns: `nil`, or the errno.
+    static func syncData(_ fd: Int32) -> Int32? {
+        while true {
+            if fdatasync(fd) == 0 { return nil }
+            if errno != EINTR { return errno }
+        }
+    }
+
+    /// Starts writing the dirty pages of `fd` to the disk without waiting (Linux
+    /// `sync_file_range(SYNC_FILE_RANGE_WRITE)`; nothing elsewhere). Errors are ignored: a later
+    /// ``syncData(_:)`` reports them. Calls `proofkit_posix_start_writeback`.
+    static func startWriteback(_ fd: Int32) {
+        _ = proofkit_posix_start_writeback(fd)
     }
 
     /// Removes `path`, ignoring errors. Calls `unlink`.

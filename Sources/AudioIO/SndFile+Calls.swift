@@ -128,7 +128,8 @@ enum SndFile {
     }
 
     /// Opens the already-open descriptor `fd` for writing `format` at `sampleRate` with
-    /// `channels`. libsndfile closes `fd` on `sf_close`. Calls `sf_format_check`, `sf_open_fd`.
+    /// `channels`. `fd` stays open after `sf_close` (the caller syncs and closes it, so that the
+    /// header that `sf_close` writes is synced too). Calls `sf_format_check`, `sf_open_fd`.
     static func openForWriting(
         fd: Int32, format: Int32, sampleRate: Int, channels: Int
     ) -> Result<OpaquePointer, Failure> {
@@ -139,7 +140,7 @@ enum SndFile {
         guard sf_format_check(&info) == Int32(SF_TRUE) else {
             return .failure(Failure(text: "libsndfile cannot write this format, rate and channel count", code: 0))
         }
-        guard let handle = sf_open_fd(fd, Int32(SFM_WRITE), &info, Int32(SF_TRUE)) else {
+        guard let handle = sf_open_fd(fd, Int32(SFM_WRITE), &info, Int32(SF_FALSE)) else {
             return .failure(Failure(text: lastOpenError(), code: sf_error(nil)))
         }
         return .success(handle)
@@ -154,6 +155,16 @@ enum SndFile {
         Int(sf_readf_float(handle, buffer, sf_count_t(frames)))
     }
 
+    /// Reads up to `frames` frames of interleaved 16-bit samples into `buffer` (which must hold
+    /// `frames * channels`). For 16-bit PCM files these are the stored samples, unchanged.
+    /// Calls `sf_readf_short`.
+    /// - Returns: frames read (0 at the end; a short read at the end is not an error).
+    static func readShort(_ handle: OpaquePointer, into buffer: UnsafeMutablePointer<Int16>, frames: Int)
+        -> Int
+    {
+        Int(sf_readf_short(handle, buffer, sf_count_t(frames)))
+    }
+
     /// Writes `frames` frames of interleaved 16-bit samples. Calls `sf_writef_short`.
     /// - Returns: frames written (fewer means an error, e.g. a full disk).
     static func writeShort(_ handle: OpaquePointer, _ buffer: UnsafePointer<Int16>, frames: Int) -> Int {
@@ -164,11 +175,6 @@ enum SndFile {
     /// - Returns: the new position, or -1 on failure.
     static func seek(_ handle: OpaquePointer, toFrame frame: Int) -> Int {
         Int(sf_seek(handle, sf_count_t(frame), 0 /* SEEK_SET */))
-    }
-
-    /// Flushes written data to disk (`fsync`). Calls `sf_write_sync`.
-    static func sync(_ handle: OpaquePointer) {
-        sf_write_sync(handle)
     }
 
     /// Closes the handle. Calls `sf_close`.

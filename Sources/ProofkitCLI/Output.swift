@@ -16,7 +16,14 @@ public struct CommandIO: Sendable {
     /// Whether stderr is a terminal (progress bars are drawn only then).
     public var isStderrTerminal: Bool
     /// The process environment (e.g. `PROOFKIT_ORT_LIBRARY`).
-    public var environment: [String: String]
+    ///
+    /// For ``standard`` it is read from the process when a command first asks, not at start-up:
+    /// most verbs never need it, and building the dictionary costs start-up time.
+    public var environment: [String: String] {
+        get { readEnvironment() }
+        set { readEnvironment = { newValue } }
+    }
+    private var readEnvironment: @Sendable () -> [String: String]
 
     public init(
         writeOut: @escaping @Sendable (String) -> Void,
@@ -28,7 +35,7 @@ public struct CommandIO: Sendable {
         self.writeErr = writeErr
         self.isStdoutTerminal = isStdoutTerminal
         self.isStderrTerminal = isStderrTerminal
-        self.environment = environment
+        self.readEnvironment = { environment }
     }
 
     /// Prints one line to stdout.
@@ -40,10 +47,11 @@ public struct CommandIO: Sendable {
 
     /// The real process streams.
     public static var standard: CommandIO {
-        CommandIO(
+        var io = CommandIO(
             writeOut: { writeAll(fd: 1, $0) }, writeErr: { writeAll(fd: 2, $0) },
-            isStdoutTerminal: isatty(1) == 1, isStderrTerminal: isatty(2) == 1,
-            environment: processEnvironment())
+            isStdoutTerminal: isatty(1) == 1, isStderrTerminal: isatty(2) == 1)
+        io.readEnvironment = { processEnvironment() }
+        return io
     }
 }
 

@@ -210,3 +210,33 @@ struct AudioFileReaderErrorTests {
         }
     }
 }
+
+@Suite("AudioFileReader: 16-bit reads")
+struct AudioFileReaderInt16Tests {
+    @Test("16-bit PCM read as Int16 gives the stored samples, and s / 32768 is what the float read gives",
+          arguments: ["wav", "caf", "aiff", "flac"])
+    func int16MatchesFloat(ext: String) throws {
+        let folder = try AudioTestTools.makeScratchFolder()
+        defer { AudioTestTools.remove(folder) }
+        let path = folder + "/in." + ext
+        let frames = 20000
+        let signal = TestSignals.interleave([
+            TestSignals.sine(frequency: 330, amplitude: 0.9, sampleRate: 16000, frames: frames),
+            TestSignals.noise(amplitude: 0.5, frames: frames),
+        ])
+        try AudioTestTools.writeWithSox(signal, channels: 2, sampleRate: 16000, to: path, soxOutputOptions: ["-D", "-b", "16"])
+        let expected = try AudioTestTools.soxInt16(path)  // independent reader
+
+        var reader = try AudioFileReader(path: path)
+        #expect(reader.format.isLinearPCM16)
+        var buffer = [Int16](repeating: 0, count: 3000 * 2)
+        var shorts: [Int16] = []
+        while case let n = try reader.read(into: &buffer, maxFrames: 3000), n > 0 {
+            shorts += buffer[0..<(n * 2)]
+        }
+        reader.close()
+        #expect(shorts == expected)
+        let (_, floats) = try decodeAll(path, chunk: 777)
+        #expect(floats == shorts.map { Float($0) / 32768 })
+    }
+}

@@ -113,3 +113,36 @@ struct AudioFileWriterTests {
         #expect(AudioTestTools.contents(of: folder) == ["alarm.caf"])
     }
 }
+
+@Suite("AudioFileWriter: syncing and early writeback")
+struct AudioFileWriterSyncTests {
+    @Test("with early writeback and a sync, a multi-MiB file commits complete; verify sees the final header",
+          arguments: [true, false])
+    func syncedCommit(writesBackEarly: Bool) throws {
+        let folder = try AudioTestTools.makeScratchFolder()
+        defer { AudioTestTools.remove(folder) }
+        let path = folder + "/alarm.caf"
+        let frames = 44100 * 15  // 2.6 MB: more than two writeback intervals
+        let samples: [Int16] = TestSignals.interleave([
+            TestSignals.sine(frequency: 440, amplitude: 0.7, sampleRate: 44100, frames: frames),
+            TestSignals.noise(amplitude: 0.3, frames: frames),
+        ]).map { AudioFileWriter.int16($0) }
+        var writer = try AudioFileWriter(path: path, sampleRate: 44100, channels: 2, writesBackEarly: writesBackEarly)
+        var offset = 0
+        while offset < samples.count {
+            let end = min(samples.count, offset + 8192 * 2)
+            try writer.write(samples[offset..<end])
+            offset = end
+        }
+        var seenByVerify = -1
+        try writer.commit(syncsToDisk: true) { (temporary: String) throws(ProofkitError) in
+            // The header is final before verify runs (and before the sync): the frame count is right.
+            let reader = try AudioFileReader(path: temporary)
+            seenByVerify = Int(reader.format.headerFrameCount ?? -1)
+            reader.close()
+        }
+        #expect(seenByVerify == frames)
+        #expect(try AudioTestTools.soxInt16(path) == samples)
+        #expect(AudioTestTools.contents(of: folder) == ["alarm.caf"])
+    }
+}

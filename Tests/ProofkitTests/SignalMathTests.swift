@@ -141,3 +141,17 @@ struct SincResamplerTests {
         #expect(snr(ours, theirs, skip: 4800) > 60)
     }
 }
+
+@Suite("SignalMath.convert: 16-bit to float")
+struct SignalMathConvertTests {
+    @Test("every 16-bit value becomes exactly s / 32768 (libsndfile's scale)")
+    func exact() {
+        let all = (Int(Int16.min)...Int(Int16.max)).map { Int16($0) }
+        var floats = [Float](repeating: .nan, count: all.count + 3)
+        SignalMath.convert(all[...], into: &floats)
+        let wrong = all.indices.filter { floats[$0] != Float(all[$0]) / 32768 }
+        #expect(wrong.isEmpty, "\(wrong.prefix(5).map { all[$0] })")
+        #expect(floats[all.count].isNaN)  // nothing written past the input
+        #expect(floats[0] == -1 && floats[all.count - 1] == 32767.0 / 32768)
+    }
+}

@@ -71,14 +71,30 @@ extension AlarmSound {
         let format = reader.format
         let limitFrames = Int((AlarmSound.limitSeconds * Double(format.sampleRate)).rounded(.up))
         var levels = SignalLevels(channels: format.channels)
-        let chunk = 8192
-        var buffer = [Float](repeating: 0, count: chunk * format.channels)
         var decoded = 0
-        while decoded < limitFrames {
-            let frames = try reader.read(into: &buffer, maxFrames: min(chunk, limitFrames - decoded))
-            if frames == 0 { break }
-            levels.add(buffer[0..<(frames * format.channels)])
-            decoded += frames
+        if format.isLinearPCM16 {
+            // The stored 16-bit samples, converted here (vectorised; libsndfile's own conversion
+            // is a slower scalar loop): the same floats, so the same levels.
+            let chunk = 16384
+            var buffer = [Int16](repeating: 0, count: chunk * format.channels)
+            var floats = [Float](repeating: 0, count: chunk * format.channels)
+            while decoded < limitFrames {
+                let frames = try reader.read(into: &buffer, maxFrames: min(chunk, limitFrames - decoded))
+                if frames == 0 { break }
+                let count = frames * format.channels
+                SignalMath.convert(buffer[0..<count], into: &floats)
+                levels.add(floats[0..<count])
+                decoded += frames
+            }
+        } else {
+            let chunk = 8192
+            var buffer = [Float](repeating: 0, count: chunk * format.channels)
+            while decoded < limitFrames {
+                let frames = try reader.read(into: &buffer, maxFrames: min(chunk, limitFrames - decoded))
+                if frames == 0 { break }
+                levels.add(buffer[0..<(frames * format.channels)])
+                decoded += frames
+            }
         }
         reader.close()
         let reachedLimit = decoded >= limitFrames

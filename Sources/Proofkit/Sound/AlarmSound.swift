@@ -42,8 +42,10 @@ public enum AlarmSound {
         public var fadeOutSeconds: Double = 0.03
         /// The container written (default CAF).
         public var container: AudioOutputContainer = .caf
-        /// `fsync` the output before renaming it into place (default `true`), so that a power
-        /// cut leaves the old file or the complete new one.
+        /// Sync the complete output to the disk (`fdatasync`) before renaming it into place
+        /// (default `true`), so that a power cut leaves the old file or the complete new one,
+        /// never a torn or empty alarm sound. While it is written, the data is already sent to
+        /// the disk every MiB, so the final sync waits for little more than the last MiB.
         public var syncsToDisk = true
 
         /// The defaults: cut at 29.000 s, keep rate, channels and level.
@@ -143,10 +145,20 @@ public enum AlarmSound {
         }
 
         var writer = try AudioFileWriter(
-            path: output, container: options.container, sampleRate: rate, channels: channels)
-        let summary = try source.run(maxFrames: maxFrames, fadeFrames: fadeFrames) { (chunk: inout [Float]) throws(ProofkitError) in
-            SignalMath.applyGain(&chunk, gain)
-            try writer.write(chunk)
+            path: output, container: options.container, sampleRate: rate, channels: channels,
+            writesBackEarly: options.syncsToDisk)
+        let summary: TrimSource.Summary
+        if gainDB == nil && source.passesSamplesThrough {
+            // 16-bit in, 16-bit out, nothing to mix or resample: the samples go through as they
+            // are (only the fade-out is computed), bit for bit what the float path writes.
+            summary = try source.runPassingThrough(maxFrames: maxFrames, fadeFrames: fadeFrames) { (chunk: ArraySlice<Int16>) throws(ProofkitError) in
+                try writer.write(chunk)
+            }
+        } else {
+            summary = try source.run(maxFrames: maxFrames, fadeFrames: fadeFrames) { (chunk: inout [Float]) throws(ProofkitError) in
+                SignalMath.applyGain(&chunk, gain)
+                try writer.write(chunk)
+            }
         }
         if writer.framesWritten == 0 {
             writer.cancel()
@@ -199,6 +211,70 @@ struct TrimSource: ~Copyable {
         outputChannels = options.mixesToMono ? 1 : inputFormat.channels
     }
 
+    /// Whether the input's 16-bit samples can be copied to the output as they are: 16-bit linear
+    /// PCM input, no resampling, no mixing and no silence trimming (normalising is decided by
+    /// the caller). Then ``runPassingThrough(maxFrames:fadeFrames:sink:)`` gives the same output
+    /// as ``run(maxFrames:fadeFrames:sink:)``, without the round trip through float.
+    var passesSamplesThrough: Bool {
+        inputFormat.isLinearPCM16 && outputRate == inputFormat.sampleRate
+            && outputChannels == inputFormat.channels && !options.trimsLeadingSilence
+    }
+
+    /// The pipeline for ``passesSamplesThrough`` input: skip, cut and fade on the stored 16-bit
+    /// samples. The fade zone is converted to float (`s / 32768`, exact), faded and converted
+    /// back with ``AudioFileWriter/int16(_:)``, exactly as the float path does.
+    mutating func runPassingThrough(
+        maxFrames: Int, fadeFrames: Int, sink: (ArraySlice<Int16>) throws(ProofkitError) -> Void
+    ) throws(ProofkitError) -> Summary {
+        precondition(passesSamplesThrough)
+        let channels = inputFormat.channels
+        let inRate = inputFormat.sampleRate
+        let path = reader.path
+        let startFrames = Int((options.startSeconds * Double(inRate)).rounded())
+        let skipped = try reader.skip(frames: startFrames)
+        if skipped < startFrames {
+            throw ProofkitError(.invalidArgument, "--start \(options.startSeconds) s is past the end of the audio (\(String(format2: Double(skipped) / Double(inRate))) s)", path: path)
+        }
+        let chunkFrames = TrimSource.chunkFrames
+        var buffer = [Int16](repeating: 0, count: chunkFrames * channels)
+        let safeLimit = max(0, maxFrames - fadeFrames)
+        var produced = 0
+        var tail: [Int16] = []  // the fade zone, held until we know whether the input goes on
+        var wasCut = false
+        var decodedAny = false
+        while !wasCut {
+            // Ask for no more than one frame past the cut.
+            let frames = try reader.read(into: &buffer, maxFrames: max(1, min(chunkFrames, maxFrames + 1 - produced)))
+            if frames == 0 { break }
+            decodedAny = true
+            var offset = 0
+            if produced < safeLimit {
+                let n = min(frames, safeLimit - produced)
+                try sink(buffer[0..<(n * channels)])
+                produced += n
+                offset = n
+            }
+            if offset < frames && produced < maxFrames {
+                let n = min(frames - offset, maxFrames - produced)
+                tail.append(contentsOf: buffer[(offset * channels)..<((offset + n) * channels)])
+                produced += n
+                offset += n
+            }
+            if offset < frames { wasCut = true }
+        }
+        if wasCut {
+            var faded = tail.map { Float($0) / 32768 }
+            SignalMath.applyFadeOut(&faded, channels: channels)
+            for index in tail.indices { tail[index] = AudioFileWriter.int16(faded[index]) }
+        }
+        if !tail.isEmpty { try sink(tail[...]) }
+        let reason = decodedAny ? "has no audio after the start" : "has no audio (0 frames decoded)"
+        return Summary(skippedFrames: skipped, wasCut: wasCut, producedFrames: produced, noAudioReason: reason)
+    }
+
+    /// Frames decoded per read: 16384 (256 KiB of float for stereo; bounded for any input).
+    static let chunkFrames = 16384
+
     /// Runs the pipeline once, handing processed output chunks (interleaved, output rate and
     /// channels, fade applied, no gain) to `sink`, and stops just past `maxFrames`.
     mutating func run(
@@ -207,7 +283,7 @@ struct TrimSource: ~Copyable {
         let inChannels = inputFormat.channels
         let inRate = inputFormat.sampleRate
         let path = reader.path
-        let chunkFrames = 4096
+        let chunkFrames = TrimSource.chunkFrames
         var buffer = [Float](repeating: 0, count: chunkFrames * inChannels)
 
         // 1. --start: seek, or decode and drop.

@@ -185,6 +185,18 @@ public enum SignalMath {
         }
     }
 
+    /// Converts 16-bit samples to floats, `s / 32768` (exact; what libsndfile gives when it
+    /// reads 16-bit PCM as float), into the start of `buffer`, which must hold
+    /// `samples.count` (traps otherwise). A plain loop that the compiler vectorises.
+    public static func convert(_ samples: ArraySlice<Int16>, into buffer: inout [Float]) {
+        precondition(buffer.count >= samples.count, "buffer too small")
+        samples.withUnsafeBufferPointer { input in
+            buffer.withUnsafeMutableBufferPointer { output in
+                for index in 0..<input.count { output[index] = Float(input[index]) * (1.0 / 32768) }
+            }
+        }
+    }
+
     /// Multiplies every sample by `gain`.
     public static func applyGain(_ samples: inout [Float], _ gain: Float) {
         guard gain != 1 else { return }

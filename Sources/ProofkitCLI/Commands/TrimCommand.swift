@@ -17,11 +17,13 @@ enum TrimCommand: Subcommand {
 
         The output defaults to the input's name with .caf, in the current folder. An output ending
         in .wav is written as WAV (16-bit PCM) instead. An existing output is replaced; the output
-        may never be the input itself. The output is written atomically (a temporary file in the
-        same folder, fsync, then a rename; --no-sync skips the fsync): on any failure no output
-        appears and an existing one is left as it was. Finally the written sound goes through
-        'proofkit check'; if it fails (e.g. the input was all silence), trim fails and writes
-        nothing.
+        may never be the input itself. The output is written atomically: a temporary file in the
+        same folder, checked, synced to the disk complete (fdatasync), then renamed into place, so
+        that even a power cut leaves the old file or the new one, never a torn or empty one
+        (--no-sync skips the sync: faster, but a power cut soon after may leave an empty file).
+        On any failure no output appears and an existing one is left as it was. The check is
+        'proofkit check' on the written sound; if it fails (e.g. the input was all silence),
+        trim fails and writes nothing.
 
         AAC/M4A/ADTS input is refused (libsndfile cannot decode it); convert it first, e.g.
         ffmpeg -i in.m4a out.wav
@@ -53,7 +55,7 @@ enum TrimCommand: Subcommand {
         .option("normalize", value: "DBFS", help: "scale so the peak is DBFS (e.g. -1), never clipping"),
         .flag("mono", help: "mix all channels to one"),
         .option("rate", value: "HZ", help: "resample to HZ (8000 ... 96000; default: keep)"),
-        .flag("no-sync", help: "skip the fsync before the rename (faster; less safe on power loss)"),
+        .flag("no-sync", help: "skip the sync to disk before the rename (faster; unsafe on power loss)"),
         .flag("json", help: "one JSON object on stdout"),
     ]
 
