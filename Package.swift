@@ -51,7 +51,7 @@ let package = Package(
         // MARK: Adapters, one per capability.
         .target(name: "AudioIO", dependencies: ["ProofkitCore", "CSndFile", "CALSA", "CProofkitShims"]),
         .target(name: "ImageIO", dependencies: ["ProofkitCore", "CTurboJPEG", "CPNG", "CProofkitShims"]),
-        .target(name: "Inference", dependencies: ["ProofkitCore", "COnnxRuntime"]),
+        .target(name: "Inference", dependencies: ["ProofkitCore", "COnnxRuntime", "CProofkitShims"]),
 
         // MARK: Facade, CLI and executables.
         .target(

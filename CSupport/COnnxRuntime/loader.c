@@ -7,6 +7,7 @@
 
 #include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 // Every typed slot sits at its documented index (pointer-sized slots, no padding).
@@ -60,6 +61,15 @@ static void pk_copy(char *destination, size_t capacity, const char *source) {
 
 PKOrtLoadResult proofkit_ort_load(const char *path, PKOrtLibrary *out) {
     memset(out, 0, sizeof *out);
+    // ONNX Runtime's official Linux builds (1.2x and later, including the pinned 1.32.0 wheel)
+    // carry Microsoft's 1DS telemetry: at start-up they create ~/.cache/Microsoft/DeveloperTools/
+    // .onnxruntime/ with a persistent device id and an SQLite queue of events, and upload them to
+    // mobile.events.data.microsoft.com. proofkit promises that nothing leaves the device, so it
+    // sets ORT's documented full opt-out before the library can read it: with
+    // ORT_DISABLE_TELEMETRY=1 no uploader, event, device id or offline cache is created. It is
+    // set even when the user set it otherwise (overwrite), and before dlopen, in case the
+    // library reads it while loading.
+    setenv("ORT_DISABLE_TELEMETRY", "1", 1);
     dlerror();  // clear any stale message
     void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (handle == NULL) {

@@ -328,10 +328,16 @@ public struct ImageDecoder: Sendable {
         if isDirectory.boolValue {
             throw ProofkitError(.io, "is a folder, not an image file", path: path)
         }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw ProofkitError(.io, "cannot open the file for reading (permissions?)", path: path)
+        }
+        defer { try? handle.close() }
+        // The size by seeking, not `attributesOfItem`: that one also looks up the owner's user and
+        // group names, which opens a socket to the name service (nscd), and proofkit opens none.
         let size: Int
         do {
-            let attributes = try FileManager.default.attributesOfItem(atPath: path)
-            size = (attributes[.size] as? NSNumber)?.intValue ?? 0
+            size = Int(try handle.seekToEnd())
+            try handle.seek(toOffset: 0)
         } catch {
             throw ProofkitError(.io, "cannot read the file's size: \(error.localizedDescription)", path: path)
         }
@@ -341,10 +347,6 @@ public struct ImageDecoder: Sendable {
                 "the file is \(size) bytes, over the \(configuration.maximumFileSize)-byte limit for a photo",
                 path: path)
         }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw ProofkitError(.io, "cannot open the file for reading (permissions?)", path: path)
-        }
-        defer { try? handle.close() }
         do {
             // Read at most one byte past the size stat gave (bounded by the limit), so memory
             // stays bounded even if the file grows while it is read.

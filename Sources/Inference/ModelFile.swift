@@ -41,9 +41,9 @@ public enum ModelFile {
         guard !isDirectory.boolValue else {
             throw ProofkitError(.io, "This is a folder, not a model file.", path: path)
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard let bytes = POSIXFile.readAll(path) else {
             throw ProofkitError(.io, "The model file cannot be read (permissions?).", path: path)
         }
-        return [UInt8](data)
+        return bytes
     }
 }

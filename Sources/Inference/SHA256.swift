@@ -1,5 +1,6 @@
-/// SHA-256 (FIPS 180-4), in plain Swift: proofkit checks model files with it and has no crypto
-/// package. Streaming: feed bytes with ``update(_:)`` any number of times, then ``finalize()``.
+/// SHA-256 (FIPS 180-4), in plain Swift, with the CPU's SHA instructions for whole blocks where
+/// the CPU has them (x86 SHA extensions, through `CProofkitShims`): proofkit checks model files
+/// with it and has no crypto package. Streaming: feed bytes with ``update(_:)`` any number of times, then ``finalize()``.
 ///
 /// ```swift
 /// SHA256.hexDigest(of: Array("abc".utf8))
@@ -13,8 +14,15 @@ public struct SHA256: Sendable {
     private var blockCount = 0
     private var totalBytes: UInt64 = 0
 
+    /// Whether whole blocks may go to the CPU's SHA instructions (tests turn it off to check the
+    /// Swift code on machines that have them).
+    private let allowsHardware: Bool
+
     /// A fresh hash state.
-    public init() {}
+    public init() { allowsHardware = true }
+
+    /// A fresh hash state that uses only the Swift code when `allowsHardware` is false.
+    init(allowsHardware: Bool) { self.allowsHardware = allowsHardware }
 
     /// Adds bytes to the message.
     public mutating func update(_ bytes: some Sequence<UInt8>) {
@@ -29,21 +37,38 @@ public struct SHA256: Sendable {
         }
     }
 
-    /// Adds the bytes of a contiguous buffer (faster than a generic sequence).
+    /// Adds the bytes of a contiguous buffer (faster than a generic sequence: whole 64-byte
+    /// blocks are compressed straight from the buffer, with no copy and no allocation).
     public mutating func update(bytes: UnsafeRawBufferPointer) {
-        var index = 0
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
         let count = bytes.count
-        while index < count {
-            let take = min(64 - blockCount, count - index)
-            for offset in 0..<take { block[blockCount + offset] = bytes[index + offset] }
+        totalBytes &+= UInt64(count)
+        var index = 0
+        if blockCount > 0 {
+            let take = min(64 - blockCount, count)
+            for offset in 0..<take { block[blockCount + offset] = bytes[offset] }
             blockCount += take
-            index += take
-            if blockCount == 64 {
-                compressBlock()
-                blockCount = 0
+            index = take
+            guard blockCount == 64 else { return }
+            compressBlock()
+            blockCount = 0
+        }
+        if count - index >= 64, allowsHardware, HardwareSHA256.isAvailable {
+            let blocks = (count - index) / 64
+            HardwareSHA256.compress(&state, base + index, blocks: blocks)
+            index += blocks * 64
+        } else if count - index >= 64 {
+            withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
+                Self.roundConstants.withUnsafeBufferPointer { constants in
+                    while count - index >= 64 {
+                        Self.compress(&state, base + index, schedule.baseAddress!, constants.baseAddress!)
+                        index += 64
+                    }
+                }
             }
         }
-        totalBytes &+= UInt64(count)
+        for offset in 0..<(count - index) { block[offset] = bytes[index + offset] }
+        blockCount = count - index
     }
 
     /// Pads the message and returns the 32-byte digest.
@@ -106,11 +131,22 @@ public struct SHA256: Sendable {
     ]
 
     private mutating func compressBlock() {
-        var schedule = [UInt32](repeating: 0, count: 64)
+        let copy = block
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
+            Self.roundConstants.withUnsafeBufferPointer { constants in
+                copy.withUnsafeBytes { Self.compress(&state, $0.baseAddress!, schedule.baseAddress!, constants.baseAddress!) }
+            }
+        }
+    }
+
+    /// One FIPS 180-4 compression of the 64 bytes at `block` into `state`; `schedule` is
+    /// scratch space for 64 words and `constants` the 64 round constants.
+    private static func compress(
+        _ state: inout (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32), _ block: UnsafeRawPointer,
+        _ schedule: UnsafeMutablePointer<UInt32>, _ constants: UnsafePointer<UInt32>
+    ) {
         for index in 0..<16 {
-            schedule[index] =
-                UInt32(block[4 * index]) << 24 | UInt32(block[4 * index + 1]) << 16
-                | UInt32(block[4 * index + 2]) << 8 | UInt32(block[4 * index + 3])
+            schedule[index] = UInt32(bigEndian: block.loadUnaligned(fromByteOffset: 4 * index, as: UInt32.self))
         }
         for index in 16..<64 {
             let w15 = schedule[index - 15]
@@ -123,7 +159,7 @@ public struct SHA256: Sendable {
         for index in 0..<64 {
             let s1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
             let choice = (e & f) ^ (~e & g)
-            let t1 = h &+ s1 &+ choice &+ Self.roundConstants[index] &+ schedule[index]
+            let t1 = h &+ s1 &+ choice &+ constants[index] &+ schedule[index]
             let s0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
             let majority = (a & b) ^ (a & c) ^ (b & c)
             let t2 = s0 &+ majority

@@ -27,6 +27,9 @@ public struct OnnxPhotoModel: ~Copyable, PhotoModelRunner {
     private let hasLogits: Bool
     private let hasEmbedding: Bool
     private let fixedBatch: Int?
+    /// Whether ``run(_:)`` also fetches the `embedding` output of a model that has `logits`
+    /// (default true; false skips copying it out, for callers that need no head or enrolment).
+    public var fetchesEmbedding = true
 
     /// Loads a photo model.
     /// - Parameters:
@@ -44,6 +47,27 @@ public struct OnnxPhotoModel: ~Copyable, PhotoModelRunner {
             } else {
                 try InferenceSession(contentsOf: path, options: options)
             }
+        try self.init(session: session, path: path)
+    }
+
+    /// Loads a photo model from bytes already read (and checked) by the caller.
+    /// - Parameters:
+    ///   - bytes: the `.onnx` file's content.
+    ///   - path: the file it came from, for messages.
+    ///   - threads: intra-op threads (default 1; spinning stays off).
+    /// - Throws: as ``init(contentsOf:expectedSHA256:threads:)``.
+    public init(bytes: [UInt8], path: String, threads: Int = 1) throws(ProofkitError) {
+        let session: InferenceSession
+        do {
+            session = try InferenceSession(bytes: bytes, options: InferenceSession.Options(intraOpThreads: threads))
+        } catch {
+            // A missing runtime is not the model file's fault: its message names the library paths.
+            throw error.code == .runtimeUnavailable ? error : error.at(path: path)
+        }
+        try self.init(session: session, path: path)
+    }
+
+    private init(session: consuming InferenceSession, path: String) throws(ProofkitError) {
         guard session.inputs.count == 1, let input = session.inputs.first, input.elementType == .float32,
             input.shape.count == 4
         else {
@@ -68,7 +92,8 @@ public struct OnnxPhotoModel: ~Copyable, PhotoModelRunner {
     ///   failure, `.modelInvalid` when an output has an unexpected size.
     public mutating func run(_ input: ImageTensor) throws(ProofkitError) -> PhotoModelOutput {
         let batch = input.shape[0]
-        let requested = (hasLogits ? ["logits"] : []) + (hasEmbedding ? ["embedding"] : [])
+        let wantsEmbedding = hasEmbedding && (fetchesEmbedding || !hasLogits)
+        let requested = (hasLogits ? ["logits"] : []) + (wantsEmbedding ? ["embedding"] : [])
         if let fixed = fixedBatch, fixed != batch {
             guard fixed == 1 else {
                 throw ProofkitError(.modelInvalid, "the model takes batches of \(fixed), not \(batch)")
@@ -89,7 +114,7 @@ public struct OnnxPhotoModel: ~Copyable, PhotoModelRunner {
         let tensor = try Tensor(shape: input.shape, scalars: input.values)
         let outputs = try session.run([inputName: tensor], outputs: requested)
         let logits = hasLogits ? try outputs.tensor("logits", as: Float.self).scalars : []
-        let embeddings = hasEmbedding ? try outputs.tensor("embedding", as: Float.self).scalars : []
+        let embeddings = wantsEmbedding ? try outputs.tensor("embedding", as: Float.self).scalars : []
         guard logits.count % batch == 0, embeddings.count % batch == 0 else {
             throw ProofkitError(.modelInvalid, "the model's outputs do not hold one row per image")
         }

@@ -20,6 +20,22 @@ struct SHA256Tests {
         #expect(SHA256.hexDigest(of: Array(message.utf8)) == digest)
     }
 
+    @Test("the CPU's SHA instructions and the Swift code agree on every length and split")
+    func hardwareAndSwiftAgree() {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<20_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        print("SHA-256 instructions available: \(HardwareSHA256.isAvailable)")
+        for length in [0, 1, 63, 64, 65, 127, 128, 129, 640, 1000, 4096, 19_999, 20_000] {
+            for split in [0, 1, 64, 100, length / 2] where split <= length {
+                var hardware = SHA256()
+                var swift = SHA256(allowsHardware: false)
+                bytes[0..<split].withUnsafeBytes { hardware.update(bytes: $0); swift.update(bytes: $0) }
+                bytes[split..<length].withUnsafeBytes { hardware.update(bytes: $0); swift.update(bytes: $0) }
+                #expect(hardware.finalize() == swift.finalize(), "length \(length), split \(split)")
+            }
+        }
+    }
+
     @Test("a million 'a's, fed in uneven pieces")
     func millionAs() {
         var hasher = SHA256()

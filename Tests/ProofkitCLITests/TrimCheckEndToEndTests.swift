@@ -311,22 +311,4 @@ struct TrimCheckEndToEndTests {
             #expect(run.stdout.contains("Examples:") && run.stdout.contains("JSON"))
         }
     }
-
-    @Test("proofkit demo writes an accepted alarm sound; --json gives one object per step", .enabled(if: hasBinary))
-    func demo() throws {
-        let folder = try AudioTestTools.makeScratchFolder()
-        defer { AudioTestTools.remove(folder) }
-        let text = try proofkit(["demo"], in: folder)
-        #expect(text.status == 0, "\(text.stderr)")
-        #expect(text.stdout.contains("check: accepted"))
-        try confirmAlarmCAF(folder + "/proofkit-demo-alarm.caf", rate: 22050, channels: 1)
-        let json = try proofkit(["demo", "--json", "-o", folder + "/d.caf"])
-        let objects = try json.stdout.split(separator: "\n").map {
-            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
-        }
-        #expect(json.status == 0, "\(json.stderr)")
-        let object = try #require(objects.first { $0["step"] as? String == "alarm_sound" })
-        #expect((object["check"] as? [String: Any])?["verdict"] as? String == "accepted")
-        #expect(AudioTestTools.contents(of: folder) == ["d.caf", "proofkit-demo-alarm.caf"])
-    }
 }

@@ -23,6 +23,23 @@ void proofkit_alsa_silence_errors(void);
 /// type-adapting shim idea). The string lives inside `*image`.
 const char *proofkit_png_image_message(const void *image);
 
+// MARK: SHA-256 with the CPU's SHA instructions
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// 1 when this CPU has the x86 SHA extensions (with SSSE3 and SSE4.1), else 0 (and always 0 on
+/// other architectures).
+///
+/// Why C: proofkit hashes every model file before loading it (5 to 18 MB, on every run of
+/// `proofkit mat`); the SHA instructions do it about 5x faster than portable code, and Swift
+/// cannot emit them. `Inference.SHA256` uses this when available and its Swift code otherwise.
+int proofkit_sha256_hardware_available(void);
+
+/// Compresses `blocks` 64-byte blocks at `data` into `state` (the eight FIPS 180-4 words, A
+/// first). Call only when `proofkit_sha256_hardware_available()` is 1.
+void proofkit_sha256_hardware_blocks(uint32_t *state, const uint8_t *data, size_t blocks);
+
 // MARK: POSIX file I/O
 
 /// Starts writing the dirty pages of `fd` to the disk, without waiting for them

@@ -1,4 +1,5 @@
 import ProofkitCore
+import ImageProof
 import Proofkit
 import VoiceGate
 
@@ -17,6 +18,13 @@ enum DemoCommand: Subcommand {
         to -1 dBFS, writes a 16-bit CAF (default ./proofkit-demo-alarm.caf) and checks it, exactly
         as 'proofkit trim --trim-silence --normalize -1' would. Nothing leaves this device.
 
+        Step 2, the photo proof: 'proofkit mat' with its default engine (EfficientNet-Lite0 int8,
+        five crops) judges two pictures embedded in proofkit: a rendered picture of a prayer mat
+        that proofkit draws (not a photo: the project ships no photo of a real mat, whose licences
+        are unknown) and scikit-image's photo of a cup of coffee (CC0, Rachel Michetti). The first
+        should be accepted and the second rejected; the step fails (exit 1) otherwise. Skipped
+        (with the reason) when the models are not built or ONNX Runtime is missing.
+
         Step 3, the reading proof: espeak-ng reads the waking du'a (Sahih al-Bukhari 6312) in
         Arabic, softly (-32 dBFS), into a real recording of an air conditioner (-50 dBFS); the
         voice gate and the du'a matcher judge it twice: with a recogniser's transcript, and with
@@ -24,6 +32,10 @@ enum DemoCommand: Subcommand {
 
         JSON (--json): one object per step, each with "step" naming it:
           {"step": "alarm_sound", "source": str, ...the object 'proofkit trim --json' prints}
+          {"step": "photo_proof", "skipped": str|null, "engine": "lite0", "load_ms": num,
+           "photos": [{"file": str, "shows": str, "shows_mat": bool,
+                       "verdict": "accepted"|"rejected", "score": num, "brightness": num,
+                       "hint": str|null, "top1": str, "top1_probability": num}]}
           {"step": "reading_proof", "skipped": str|null, "recording_seconds": num,
            "room_dbfs": num, "speech_dbfs": num, "speech_regions": [[start, end], ...],
            "with_transcript": RUN, "voice_only": RUN}
@@ -59,7 +71,54 @@ enum DemoCommand: Subcommand {
             io.print("   check: \(check.verdict.isAccepted ? "accepted: safe to book as an alarm" : "rejected: \(check.verdict)")")
         }
         guard trim.check.verdict.isAccepted else { return .failure }
-        return try readingProofStep(arguments, io: io)
+        let photo = try photoProofStep(arguments, io: io)
+        let reading = try readingProofStep(arguments, io: io)
+        return photo == .success ? reading : photo
+    }
+
+    /// Step 2: the photo proof on two pictures embedded in proofkit.
+    static func photoProofStep(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
+        let outcome = try PhotoProofDemo.run(environment: io.environment)
+        let expected = outcome.photos.allSatisfy { $0.result.judgement.verdict.isAccepted == $0.showsMat }
+        if arguments.has("json") {
+            var object: [String: JSONValue] = [
+                "step": "photo_proof", "skipped": JSONValue(outcome.skippedReason),
+                "engine": .string(outcome.engine.rawValue),
+                "photos": .array(outcome.photos.map { photo in
+                    let judgement = photo.result.judgement
+                    return [
+                        "file": .string(photo.result.path), "shows": .string(photo.title),
+                        "shows_mat": .bool(photo.showsMat),
+                        "verdict": .string(judgement.verdict.isAccepted ? "accepted" : "rejected"),
+                        "score": .rounded(judgement.score, places: 6), "brightness": .rounded(judgement.brightness, places: 4),
+                        "hint": JSONValue(judgement.hint), "top1": JSONValue(photo.topClass?.name),
+                        "top1_probability": JSONValue(photo.topClass.map { ($0.probability * 1e6).rounded() / 1e6 }),
+                    ]
+                }),
+            ]
+            if let load = outcome.load {
+                object["load_ms"] = .rounded(MatCommand.msValue(load.readAndVerify + load.sessionCreation), places: 2)
+            }
+            io.printJSON(.object(object))
+        } else {
+            io.print("2. Photo proof (\(outcome.engine), five crops, the default 'proofkit mat'):")
+            if let reason = outcome.skippedReason {
+                io.print("   skipped: \(reason)")
+                return .success
+            }
+            for photo in outcome.photos {
+                let judgement = photo.result.judgement
+                let top = photo.topClass.map { ", the model sees \"\($0.name)\" \(MatCommand.fixed($0.probability, 2))" } ?? ""
+                let verdict = judgement.verdict.isAccepted
+                    ? "accepted (score \(MatCommand.fixed(judgement.score, 2)))"
+                    : "rejected (score \(MatCommand.fixed(judgement.score, 2))): \(judgement.hint ?? "")"
+                io.print("   \(photo.title): \(verdict)\(top)")
+            }
+            if let load = outcome.load {
+                io.print("   model loaded and checked in \(MatCommand.ms(load.readAndVerify + load.sessionCreation)) ms")
+            }
+        }
+        return expected ? .success : .failure
     }
 
     /// Step 3: the reading proof on a recording proofkit makes.

@@ -1,14 +1,261 @@
+import ImageProof
+import Proofkit
 import ProofkitCore
 
-// Placeholder until the issue that owns `proofkit mat` lands.
+/// `proofkit mat PHOTO...`: the photo proof. Is this a prayer mat?
 enum MatCommand: Subcommand {
     static let name = "mat"
     static let summary = "photo proof: is this a prayer mat?"
-    static let synopsis = "proofkit mat PHOTO... [--engine lite0|lite0-fp32|clip] [--json]"
-    static let discussion = ""
-    static let options: [OptionSpec] = [.flag("json", help: "one JSON object per result on stdout")]
+    static let synopsis = """
+        proofkit mat PHOTO... [--engine lite0|lite0-fp32|clip] [--threshold X] [--verbose] [--json] [--strict]
+                     [--full-size] [--all-crops] [--threads N] [--enrol MAT_PHOTO]... [--timings]
+        """
+    static let discussion = """
+        Judges each PHOTO (JPEG or PNG, by content; EXIF orientation applied) on this device: the
+        photo is read, judged and forgotten. Nothing is written and nothing leaves the device.
+        All photos share one model session, loaded once.
+
+        Engines:
+          lite0       EfficientNet-Lite0, static int8 (default). The score is the ImageNet class
+                      741 "prayer rug, prayer mat" probability, the maximum over five crops (the
+                      centre crop of the shorter-side-256 resize, and four corner squares of 0.6 x
+                      the shorter side); accepted when score >= 0.3. The crops run one at a time,
+                      centre first, and stop at the first that passes (the same verdict as all five;
+                      --all-crops scores all five in one batch). JPEGs are decoded at a reduced
+                      size (DCT scaling, shorter side kept >= 256) unless --full-size is given.
+          lite0-fp32  the same in fp32 (about twice the inference time; same verdicts on the
+                      project's 52 test photos).
+          clip        MobileCLIP-S0 with prompt embeddings: score = the mat prompts' share of the
+                      softmax over 30 prompts; accepted when score >= 0.45 (the prompts file's
+                      threshold). MobileCLIP is not shipped: export it on a machine with internet
+                      and torch with Models/export_mobileclip.py, which writes
+                      mobileclip_s0_image.onnx and mobileclip_s0_prompts.json into Models/generated.
+
+        A rejected photo gets a hint: "too dark: turn on a light" when its brightness (mean luma,
+        0..1) is below 0.24, else "that does not look like a prayer mat".
+        --enrol MAT_PHOTO (repeatable) enrols the person's own mat first: a photo whose centre-crop
+        embedding has a cosine >= 0.75 with an enrolled photo's is also accepted.
+
+        Models are looked for in $PROOFKIT_MODELS (a folder; only there when set), else in
+        Models/generated above the proofkit executable, else in ./Models/generated. Each model is
+        checked against its SHA-256 (the folder's manifest.json, else the digests committed in
+        Models/models.sha256; the CLIP encoder may instead be named by its prompts file) before
+        ONNX Runtime loads it. ONNX Runtime is found via $PROOFKIT_ORT_LIBRARY, the copy set-up
+        installs in .deps/onnxruntime, or the system's libonnxruntime.so.1.
+
+        Exit codes: 0 when every photo was judged (rejected ones too; the verdict is in the
+        output), 2 with --strict when a photo was rejected, 64 usage, 65 a photo is not a usable
+        image (not JPEG/PNG, truncated, empty, over the 50 MP pixel limit), 66 a photo is missing
+        or is a folder, 74 a photo cannot be read, 69 the model is not installed (run
+        'bash .ci/setup', or export MobileCLIP) or ONNX Runtime is missing or too old (the message
+        lists the paths tried), 78 a model file fails its SHA-256 check or is not the expected
+        model. A bad photo is reported on stderr (one line naming it) and the others are still
+        judged; the exit code is then the largest of the photos' codes. Model and runtime errors
+        stop before any photo is judged.
+
+        Output: one line per photo (verdict, score, brightness, hint); --verbose adds the top-5
+        classes, the crops' scores, the decoded size and the times; with two or more photos, a
+        summary line "N of M photos accepted".
+
+        JSON (--json): one object per judged photo, then one summary object, each on its own line:
+          {"file": str, "verdict": "accepted"|"rejected", "score": num, "threshold": num,
+           "brightness": num, "hint": str|null, "accepted_by": "score"|"enrolment"|null,
+           "engine": "lite0"|"lite0-fp32"|"clip",
+           "crop_scores": [num],  (class score of each crop that ran, centre first: 1 to 5;
+                                   all 5 with --all-crops; the CLIP share for clip)
+           "enrolment_similarity": num|null,                      (only with --enrol)
+           "top5": [{"index": int, "class": str, "probability": num}],   (only with --verbose;
+                                                                   [] for clip)
+           "decoded": {"format": "jpeg"|"png", "width": int, "height": int,
+                       "stored_width": int, "stored_height": int, "scale": "1/4",
+                       "orientation": int, "color_model": str},   (only with --verbose)
+           "timings_ms": {"decode": num, "preprocess": num, "inference": num}}
+                                                                  (only with --timings or --verbose)
+          {"summary": {"photos": int, "accepted": int, "rejected": int, "failed": int,
+                       "exit_code": int, "engine": str, "threshold": num, "model_sha256": str,
+                       "load_ms": {"read_verify": num, "session": num}}}
+                                                       (load_ms only with --timings or --verbose)
+        Photos that fail are not in the per-photo objects (their error is on stderr); they are
+        counted in "failed".
+
+        Examples:
+          proofkit mat photo.jpg
+          proofkit mat --verbose --engine lite0-fp32 IMG_2041.jpg
+          proofkit mat --json --strict morning/*.jpg
+          proofkit mat --enrol my_mat.jpg --enrol my_mat_2.jpg photo.jpg
+        """
+    static let options: [OptionSpec] = [
+        .option("engine", value: "NAME", help: "lite0 (int8, default), lite0-fp32 or clip"),
+        .option("threshold", value: "X", help: "score needed to pass, 0..1 (default 0.3; clip 0.45)"),
+        .flag("verbose", short: "v", help: "add the top-5 classes, crop scores, decoded size and times"),
+        .flag("json", help: "one JSON object per photo, then a summary object, on stdout"),
+        .flag("strict", help: "exit 2 when a photo is rejected"),
+        .flag("full-size", help: "decode JPEGs at full size (slower; default: DCT-scaled)"),
+        .flag("all-crops", help: "score all five crops in one batch (default: stop at the first that passes)"),
+        .option("threads", value: "N", help: "ONNX Runtime intra-op threads (default 1; 0 = one per core)"),
+        .option("enrol", value: "MAT_PHOTO", repeatable: true, help: "enrol your own mat from this photo first (repeatable)"),
+        .flag("timings", help: "add model load and per-photo times (JSON: timings_ms, load_ms)"),
+    ]
 
     static func run(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
-        throw ProofkitError(.internal, "'proofkit mat' is not built yet")
+        let photos = arguments.positionals
+        guard !photos.isEmpty else { throw UsageError("missing PHOTO") }
+        let engineName = arguments.value("engine") ?? PhotoEngine.lite0.rawValue
+        guard let engine = PhotoEngine(rawValue: engineName) else {
+            throw UsageError("unknown engine '\(engineName)'; choose lite0, lite0-fp32 or clip")
+        }
+        let threshold = try arguments.double("threshold")
+        if let threshold, !(0...1).contains(threshold) {
+            throw UsageError("--threshold must be between 0 and 1, not \(threshold)")
+        }
+        let threads = try arguments.int("threads") ?? 1
+        guard threads >= 0 else { throw UsageError("--threads must be 0 or more, not \(threads)") }
+        let verbose = arguments.has("verbose")
+        let timings = arguments.has("timings") || verbose
+        let json = arguments.has("json")
+
+        let options = MatJudgeOptions(
+            engine: engine, threshold: threshold, fastDecode: !arguments.has("full-size"), threads: threads,
+            loadsClassNames: verbose, stopsAtFirstPassingCrop: !arguments.has("all-crops"))
+        var judge = try MatJudge(
+            options: options, store: PhotoModelStore(environment: io.environment), prefetching: photos.first)
+        let enrolPhotos = arguments.all("enrol")
+        if !enrolPhotos.isEmpty { try judge.enrol(contentsOf: enrolPhotos) }
+        let policyThreshold = judge.proof.configuration.policy.threshold
+        if verbose && !json {
+            io.print("model: \(judge.load.modelPath) (\(engine), sha256 \(judge.load.modelSHA256.prefix(12))…): read and checked in \(ms(judge.load.readAndVerify)) ms, session created in \(ms(judge.load.sessionCreation)) ms, \(threads) thread\(threads == 1 ? "" : "s")")
+        }
+
+        var worst = ExitStatus.success
+        var accepted = 0
+        var rejected = 0
+        var failed = 0
+        for photo in photos {
+            let result: PhotoProofResult
+            do {
+                result = try judge.judge(contentsOf: photo)
+            } catch {
+                io.printError("proofkit mat: \(error.at(path: photo).description)")
+                failed += 1
+                let status = ExitStatus(for: error.code)
+                if status.rawValue > worst.rawValue { worst = status }
+                continue
+            }
+            if result.judgement.verdict.isAccepted { accepted += 1 } else { rejected += 1 }
+            if json {
+                io.printJSON(photoJSON(result, engine: engine, threshold: policyThreshold, judge: judge, verbose: verbose, timings: timings))
+            } else {
+                printText(result, threshold: policyThreshold, judge: judge, verbose: verbose, timings: timings, io: io)
+            }
+        }
+        if rejected > 0 && arguments.has("strict") && worst.rawValue < ExitStatus.rejected.rawValue {
+            worst = .rejected
+        }
+        if json {
+            var summary: [String: JSONValue] = [
+                "photos": .int(photos.count), "accepted": .int(accepted), "rejected": .int(rejected),
+                "failed": .int(failed), "exit_code": .int(Int(worst.rawValue)), "engine": .string(engine.rawValue),
+                "threshold": .number(policyThreshold), "model_sha256": .string(judge.load.modelSHA256),
+            ]
+            if timings {
+                summary["load_ms"] = [
+                    "read_verify": .rounded(msValue(judge.load.readAndVerify), places: 3),
+                    "session": .rounded(msValue(judge.load.sessionCreation), places: 3),
+                ]
+            }
+            io.printJSON(["summary": .object(summary)])
+        } else if photos.count > 1 {
+            let failures = failed > 0 ? " (\(failed) could not be judged)" : ""
+            io.print("\(accepted) of \(photos.count) photos accepted\(failures)")
+        }
+        return worst
     }
+
+    static func photoJSON(
+        _ result: PhotoProofResult, engine: PhotoEngine, threshold: Double, judge: borrowing MatJudge, verbose: Bool,
+        timings: Bool
+    ) -> JSONValue {
+        let judgement = result.judgement
+        var object: [String: JSONValue] = [
+            "file": .string(result.path),
+            "verdict": .string(judgement.verdict.isAccepted ? "accepted" : "rejected"),
+            "score": .rounded(judgement.score, places: 6), "threshold": .number(threshold),
+            "brightness": .rounded(judgement.brightness, places: 4), "hint": JSONValue(judgement.hint),
+            "accepted_by": JSONValue(result.acceptedBy?.rawValue), "engine": .string(engine.rawValue),
+            "crop_scores": .array(result.cropScores.map { .rounded($0, places: 6) }),
+        ]
+        if judge.proof.configuration.enrolment != nil {
+            object["enrolment_similarity"] = JSONValue(result.enrolmentSimilarity.map { ($0 * 1e6).rounded() / 1e6 })
+        }
+        if verbose {
+            object["top5"] = .array(result.topClasses.map {
+                ["index": .int($0.index), "class": .string(judge.className($0.index)), "probability": .rounded($0.probability, places: 6)]
+            })
+            let decoded = result.decoded
+            object["decoded"] = [
+                "format": .string(decoded.formatName), "width": .int(decoded.width),
+                "height": .int(decoded.height), "stored_width": .int(decoded.storedWidth),
+                "stored_height": .int(decoded.storedHeight), "scale": .string(decoded.scale),
+                "orientation": .int(decoded.orientationCode), "color_model": .string(decoded.colorModel),
+            ]
+        }
+        if timings {
+            object["timings_ms"] = [
+                "decode": .rounded(msValue(result.timings.decode), places: 3),
+                "preprocess": .rounded(msValue(result.timings.preprocess), places: 3),
+                "inference": .rounded(msValue(result.timings.inference), places: 3),
+            ]
+        }
+        return .object(object)
+    }
+
+    static func printText(
+        _ result: PhotoProofResult, threshold: Double, judge: borrowing MatJudge, verbose: Bool, timings: Bool,
+        io: CommandIO
+    ) {
+        let judgement = result.judgement
+        let facts = "score \(fixed(judgement.score, 3)) \(judgement.verdict.isAccepted ? ">=" : "<") \(fixed(threshold, 2)), brightness \(fixed(judgement.brightness, 2))"
+        if judgement.verdict.isAccepted {
+            let by = result.acceptedBy == .enrolment
+                ? ", matches your enrolled mat (cosine \(fixed(result.enrolmentSimilarity ?? 0, 2)))" : ""
+            io.print("\(result.path): accepted (\(facts)\(by))")
+        } else {
+            io.print("\(result.path): rejected (\(facts)): \(judgement.hint ?? "")")
+        }
+        if verbose {
+            if !result.topClasses.isEmpty {
+                io.print("  top 5: " + result.topClasses.map { "\(judge.className($0.index)) \(fixed($0.probability, 3))" }.joined(separator: "; "))
+            }
+            if !result.topClasses.isEmpty {
+                let labels = ["centre", "top-left", "top-right", "bottom-left", "bottom-right"]
+                io.print("  crops: " + result.cropScores.enumerated().map {
+                    "\($0.offset < labels.count ? labels[$0.offset] : "crop \($0.offset)") \(fixed($0.element, 3))"
+                }.joined(separator: ", "))
+            }
+            let d = result.decoded
+            io.print("  decoded \(d.width)x\(d.height) at \(d.scale) of \(d.storedWidth)x\(d.storedHeight) (\(d.colorModel), EXIF orientation \(d.orientationCode))")
+        }
+        if timings {
+            io.print("  times: decode \(ms(result.timings.decode)) ms, preprocess \(ms(result.timings.preprocess)) ms, inference \(ms(result.timings.inference)) ms")
+        }
+    }
+
+    /// `value` with `places` decimals (no Foundation).
+    static func fixed(_ value: Double, _ places: Int) -> String {
+        guard value.isFinite else { return "\(value)" }
+        var scale = 1.0
+        for _ in 0..<places { scale *= 10 }
+        let scaled = Int((abs(value) * scale).rounded())
+        let whole = scaled / Int(scale)
+        var fraction = String(scaled % Int(scale))
+        while fraction.count < places { fraction = "0" + fraction }
+        return "\(value < 0 && scaled > 0 ? "-" : "")\(whole)" + (places > 0 ? ".\(fraction)" : "")
+    }
+
+    static func msValue(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) * 1000 + Double(attoseconds) / 1e15
+    }
+
+    static func ms(_ duration: Duration) -> String { fixed(msValue(duration), 1) }
 }

@@ -1,0 +1,266 @@
+import Foundation
+import Inference
+public import ImageProof
+public import ProofkitCore
+
+/// How ``MatJudge`` is set up.
+public struct MatJudgeOptions: Sendable, Equatable {
+    /// The engine (default ``PhotoEngine/lite0``, the int8 model).
+    public var engine: PhotoEngine
+    /// The pass threshold, 0...1; `nil` (default) is the engine's: 0.3 for Lite0, the prompts
+    /// file's `threshold` (0.45) for CLIP.
+    public var threshold: Double?
+    /// DCT-scaled JPEG decoding to a shorter side of at least 256 (default true: the fast path;
+    /// the same verdicts as the full-size decode on the shared photos).
+    public var fastDecode: Bool
+    /// The five-crop rule for the Lite0 engines (default true; CLIP always uses the centre crop).
+    public var fiveCrop: Bool
+    /// ONNX Runtime intra-op threads (default 1; spinning off).
+    public var threads: Int
+    /// Whether to load the ImageNet class names (for the top classes; default true).
+    public var loadsClassNames: Bool
+    /// Run the five crops one at a time and stop at the first that passes (default true: the
+    /// same verdict as scoring all five, a fifth of the inference for a mat seen in the centre,
+    /// and a fifth of the activation memory); false scores all five in one batch.
+    public var stopsAtFirstPassingCrop: Bool
+
+    /// - Parameters: see the properties.
+    public init(
+        engine: PhotoEngine = .lite0, threshold: Double? = nil, fastDecode: Bool = true, fiveCrop: Bool = true,
+        threads: Int = 1, loadsClassNames: Bool = true, stopsAtFirstPassingCrop: Bool = true
+    ) {
+        self.stopsAtFirstPassingCrop = stopsAtFirstPassingCrop
+        self.engine = engine
+        self.threshold = threshold
+        self.fastDecode = fastDecode
+        self.fiveCrop = fiveCrop
+        self.threads = threads
+        self.loadsClassNames = loadsClassNames
+    }
+}
+
+/// What loading the model took.
+public struct MatModelLoad: Sendable, Equatable {
+    /// The model file.
+    public var modelPath: String
+    /// Its SHA-256, checked against the expected digest.
+    public var modelSHA256: String
+    /// Reading the file and checking its SHA-256 (and the side files').
+    public var readAndVerify: Duration
+    /// Creating the ONNX Runtime session (the runtime's first load included).
+    public var sessionCreation: Duration
+}
+
+/// The photo proof with its model loaded: what `proofkit mat` and the demo use.
+///
+/// ```swift
+/// var judge = try MatJudge(options: MatJudgeOptions(), store: PhotoModelStore(environment: env))
+/// let result = try judge.judge(contentsOf: "mat.jpg")
+/// print(result.judgement.verdict, result.judgement.score)
+/// ```
+///
+/// Owns one ONNX Runtime session (`~Copyable`): load once, judge many photos. The model file and
+/// its side files are checked against their SHA-256 before ONNX Runtime sees them
+/// (``PhotoModelStore/expectedSHA256(ofFileAt:)``; for CLIP, the encoder may instead be tied to
+/// the prompts file by its `image_encoder_sha256`).
+public struct MatJudge: ~Copyable {
+    /// The engine.
+    public let engine: PhotoEngine
+    /// The pipeline (configuration, decoder).
+    public private(set) var proof: PhotoProof
+    /// The ImageNet class names (empty for CLIP, or when not asked for).
+    public let classNames: [String]
+    /// The prompt texts, mat prompts first (CLIP only).
+    public let prompts: [String]
+    /// What loading took.
+    public let load: MatModelLoad
+    private var model: OnnxPhotoModel
+    private var prefetched: PreparedPhotoInputResult?
+
+    /// Finds, checks and loads the engine's model.
+    /// - Parameters:
+    ///   - options: engine, threshold, decoding, crops, threads.
+    ///   - store: where the models are.
+    ///   - firstPhoto: a photo to decode and preprocess on another thread while the model loads
+    ///     (the first one to judge): the whole job then takes about the model's load time plus
+    ///     one inference. Its errors are reported when it is judged.
+    /// - Throws: `.runtimeUnavailable` (exit 69) when the model is not installed or ONNX Runtime
+    ///   is missing; `.modelInvalid` (exit 78) for a SHA-256 mismatch (both digests in the
+    ///   message), a file with no known digest, or a file that is not the expected model;
+    ///   `.invalidArgument` for a threshold outside 0...1 or threads < 0.
+    public init(options: MatJudgeOptions, store: PhotoModelStore, prefetching firstPhoto: String? = nil) throws(ProofkitError) {
+        guard options.threads >= 0 else {
+            throw ProofkitError(.invalidArgument, "threads must be 0 (ONNX Runtime's choice) or more, not \(options.threads)")
+        }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let engine = options.engine
+        let modelPath = try store.locate(engine.modelFile)
+        var configuration: PhotoProofConfiguration
+        var names: [String] = []
+        var prompts: [String] = []
+        var expected = try PhotoModelStore.expectedSHA256(ofFileAt: modelPath)
+        if let promptsFile = engine.promptsFile {
+            let promptsPath = try store.locate(promptsFile)
+            if let digest = try PhotoModelStore.expectedSHA256(ofFileAt: promptsPath) {
+                _ = try ModelFile.read(promptsPath, expectedSHA256: digest)
+            }
+            let loaded = try PhotoProof.loadPromptEmbeddings(contentsOf: promptsPath)
+            prompts = loaded.prompts
+            if expected == nil { expected = Self.encoderDigest(inPromptsFile: promptsPath) }
+            configuration = try .clip(
+                prompts: loaded.scorer, threshold: options.threshold ?? loaded.threshold ?? MatProofPolicy.clipThreshold,
+                fastDecode: options.fastDecode)
+        } else {
+            configuration = try .lite0(
+                threshold: options.threshold ?? MatProofPolicy.lite0Threshold, fastDecode: options.fastDecode,
+                crops: options.fiveCrop ? CropRegion.fiveCrop() : [.center])
+            configuration.stopsAtFirstPassingCrop = options.stopsAtFirstPassingCrop
+            if options.loadsClassNames, let file = engine.classNamesFile {
+                let path = try store.locate(file)
+                guard let digest = try PhotoModelStore.expectedSHA256(ofFileAt: path) else {
+                    throw ProofkitError(.modelInvalid, "no SHA-256 is known for this file (no manifest.json entry)", path: path)
+                }
+                _ = try ModelFile.read(path, expectedSHA256: digest)
+                names = try PhotoProof.loadClassNames(contentsOf: path)
+            }
+        }
+        // While this thread reads and checks the model, another loads ONNX Runtime (dlopen and
+        // its environment, the first time in the process) and then decodes the first photo.
+        let proofForPrefetch = try PhotoProof(configuration: configuration)
+        let background = BackgroundWork { () -> PreparedPhotoInputResult? in
+            _ = try? OnnxRuntime.load()  // errors surface on this thread when the session is made
+            guard let firstPhoto else { return nil }
+            return PreparedPhotoInputResult(path: firstPhoto, result: Result { () throws(ProofkitError) in
+                try Self.checkNotFolder(firstPhoto)
+                return try proofForPrefetch.prepare(contentsOf: firstPhoto)
+            })
+        }
+        defer { _ = background.wait() }
+        guard let expected else {
+            throw ProofkitError(
+                .modelInvalid,
+                "no SHA-256 is known for this model (no manifest.json entry, no committed digest, no prompts file naming it)",
+                path: modelPath)
+        }
+        let bytes = try ModelFile.read(modelPath, expectedSHA256: expected)
+        let verified = clock.now
+        var model = try OnnxPhotoModel(bytes: bytes, path: modelPath, threads: options.threads)
+        // Lite0's pooled features are needed only to enrol a mat (``enrol(contentsOf:threshold:)``
+        // turns them back on); fetching just the logits is what a plain judgement needs.
+        model.fetchesEmbedding = engine == .clip
+        let created = clock.now
+        self.prefetched = background.wait()
+        self.model = model
+        self.proof = proofForPrefetch
+        self.engine = engine
+        self.classNames = names
+        self.prompts = prompts
+        self.load = MatModelLoad(
+            modelPath: modelPath, modelSHA256: expected, readAndVerify: verified - start, sessionCreation: created - verified)
+    }
+
+    /// The `image_encoder_sha256` of a prompts file, if it names one.
+    static func encoderDigest(inPromptsFile path: String) -> String? {
+        guard let data = FileManager.default.contents(atPath: path),
+            let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let digest = json["image_encoder_sha256"] as? String
+        else { return nil }
+        return digest.lowercased()
+    }
+
+    /// Judges one photo file.
+    /// - Throws: the decoder's errors naming `path` (`.notFound` also for a folder, `.io`, `.decodeFailed`,
+    ///   `.unsupportedFormat`), or the runtime's.
+    public mutating func judge(contentsOf path: String) throws(ProofkitError) -> PhotoProofResult {
+        if let prefetched, prefetched.path == path {
+            self.prefetched = nil
+            return try proof.judge(input: try prefetched.result.get(), path: path, model: &model)
+        }
+        try Self.checkNotFolder(path)
+        return try proof.judge(contentsOf: path, model: &model)
+    }
+
+    /// Refuses a folder as "not found" (exit 66), as the CLI's exit-code table says.
+    static func checkNotFolder(_ path: String) throws(ProofkitError) {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw ProofkitError(.notFound, "is a folder, not a photo", path: path)
+        }
+    }
+
+    /// Judges a photo held in memory.
+    /// - Throws: as ``judge(contentsOf:)``, naming `name`.
+    public mutating func judge(bytes: [UInt8], name: String) throws(ProofkitError) -> PhotoProofResult {
+        try proof.judge(bytes: bytes, name: name, model: &model)
+    }
+
+    /// Enrols the person's own mat from one or more photos of it: later photos are also accepted
+    /// when their centre crop's embedding is close enough to one of these (cosine ≥ `threshold`).
+    /// - Parameters:
+    ///   - paths: photos of the mat.
+    ///   - threshold: the cosine needed (default 0.75, see Models/MODELS.md).
+    /// - Returns: the enrolment now in use.
+    /// - Throws: the decoder's errors naming the photo; `.invalidArgument` when the engine gives
+    ///   no embedding or `paths` is empty.
+    @discardableResult
+    public mutating func enrol(
+        contentsOf paths: [String], threshold: Double = MatEnrolment.defaultThreshold
+    ) throws(ProofkitError) -> MatEnrolment {
+        guard !paths.isEmpty else { throw ProofkitError(.invalidArgument, "no photo to enrol") }
+        model.fetchesEmbedding = true
+        var embeddings: [[Float]] = []
+        for path in paths {
+            let result = try proof.judge(contentsOf: path, model: &model)
+            guard !result.embedding.isEmpty else {
+                throw ProofkitError(.invalidArgument, "the \(engine) engine gives no embedding to enrol a mat with")
+            }
+            embeddings.append(result.embedding)
+        }
+        let enrolment = try MatEnrolment(embeddings: embeddings, threshold: threshold)
+        var configuration = proof.configuration
+        configuration.enrolment = enrolment
+        proof = try PhotoProof(configuration: configuration)
+        return enrolment
+    }
+
+    /// The name of ImageNet class `index` ("class N" when the names are not loaded).
+    public func className(_ index: Int) -> String {
+        classNames.indices.contains(index) ? classNames[index] : "class \(index)"
+    }
+}
+
+/// A photo prepared ahead (see ``MatJudge/init(options:store:prefetching:)``).
+struct PreparedPhotoInputResult: Sendable {
+    var path: String
+    var result: Result<PreparedPhotoInput, ProofkitError>
+}
+
+/// Runs `body` once on its own thread; ``wait()`` returns its value (any number of times).
+final class BackgroundWork<Value: Sendable>: @unchecked Sendable {
+    // `value` is written once by the thread before `done` is signalled, and read only after
+    // `wait()` has seen the signal: the semaphore orders the two.
+    private var value: Value?
+    private let done = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+    private var finished = false
+
+    init(_ body: @escaping @Sendable () -> Value) {
+        let thread = Thread { [self] in
+            value = body()
+            done.signal()
+        }
+        thread.start()
+    }
+
+    /// Blocks until the work is done, then returns its value.
+    func wait() -> Value {
+        lock.lock()
+        defer { lock.unlock() }
+        if !finished {
+            done.wait()
+            finished = true
+        }
+        return value!
+    }
+}

@@ -1,0 +1,165 @@
+import Foundation
+import Inference
+public import ProofkitCore
+
+/// The photo engines `proofkit mat` offers.
+public enum PhotoEngine: String, Sendable, CaseIterable, CustomStringConvertible {
+    /// EfficientNet-Lite0, static int8 (`efficientnet_lite0_int8.onnx`), five-crop rule: the default.
+    case lite0
+    /// EfficientNet-Lite0, fp32 (`efficientnet_lite0_fp32.onnx`), five-crop rule.
+    case lite0FP32 = "lite0-fp32"
+    /// MobileCLIP-S0's image encoder with the prompt embeddings (`mobileclip_s0_image.onnx` and
+    /// `mobileclip_s0_prompts.json`, written by `Models/export_mobileclip.py`).
+    case clip
+
+    /// The model file's name in the models folder.
+    public var modelFile: String {
+        switch self {
+        case .lite0: "efficientnet_lite0_int8.onnx"
+        case .lite0FP32: "efficientnet_lite0_fp32.onnx"
+        case .clip: "mobileclip_s0_image.onnx"
+        }
+    }
+
+    /// The prompt embeddings file (CLIP only).
+    public var promptsFile: String? { self == .clip ? "mobileclip_s0_prompts.json" : nil }
+
+    /// The class names file (the ImageNet engines only).
+    public var classNamesFile: String? { self == .clip ? nil : "imagenet_classes.txt" }
+
+    /// A short human description, e.g. "EfficientNet-Lite0 int8".
+    public var description: String {
+        switch self {
+        case .lite0: "EfficientNet-Lite0 int8"
+        case .lite0FP32: "EfficientNet-Lite0 fp32"
+        case .clip: "MobileCLIP-S0"
+        }
+    }
+}
+
+/// Where the photo models are, and the digests they must have.
+///
+/// The folder is looked for, in this order:
+/// 1. the folder in the environment variable `PROOFKIT_MODELS` (``environmentVariable``), when set:
+///    then only that folder is used;
+/// 2. `Models/generated` in the folder of the running executable or the nearest folder above it
+///    that has one with the file (a build inside the package finds the package's models);
+/// 3. `Models/generated` under the current folder.
+///
+/// The SHA-256 a file must have comes from the folder's `manifest.json` (written by
+/// `Models/build.sh` from the files it made; the int8 model's bytes differ between CPU
+/// architectures), else from the digests committed in `Models/models.sha256`, which are compiled
+/// into proofkit (``committedSHA256``). A file with neither is refused.
+public struct PhotoModelStore: Sendable, Equatable {
+    /// `PROOFKIT_MODELS`: a folder to use instead of the usual search.
+    public static let environmentVariable = "PROOFKIT_MODELS"
+    /// The models folder relative to the package root.
+    public static let relativeFolder = "Models/generated"
+
+    /// The digests of `Models/models.sha256` (the files on every machine, the int8 model on
+    /// x86_64). A test checks that this table equals the committed file.
+    public static let committedSHA256: [String: String] = [
+        "clip_standin.onnx": "f57b5c5a96bfcc816139990a90e31056c7846355ce98be2797f90eb4326a67d1",
+        "clip_standin_prompts.json": "ad128a3c5aef3db52c0973626f271ad1c9d15441be6d08fbf00aa4c9aee66958",
+        "efficientnet_lite0_fp32.onnx": "fd1def0b110b35a9894858ce29eec14d5c1d0c1b0747e4047c2d9c3fe7cf2db2",
+        "efficientnet_lite0_int8.onnx": "a605848b7e79516ff4d00c68d7bdf0c318adcc79ceaf32eac9af6c5f385c844f",
+        "imagenet_classes.txt": "4eb3da435cf544e4a6f390f62c84cb9c9bb68cf8b14e97f8a063452382e5efd2",
+        "silero_vad.onnx": "1a153a22f4509e292a94e67d6f9b85e8deb25b4988682b7e174c65279d8788e3",
+    ]
+
+    /// The folders searched, in order (see the type's documentation).
+    public let folders: [String]
+    /// Whether the folder came from ``environmentVariable``.
+    public let isFromEnvironment: Bool
+
+    /// The search for this process.
+    /// - Parameters:
+    ///   - environment: the process environment (for ``environmentVariable``).
+    ///   - executablePath: the running executable (default `/proc/self/exe`); `nil` skips step 2.
+    ///   - currentDirectory: the current folder (`nil`, the default: the process's).
+    public init(
+        environment: [String: String], executablePath: String? = PhotoModelStore.currentExecutablePath(),
+        currentDirectory: String? = nil
+    ) {
+        let currentDirectory = currentDirectory ?? FileManager.default.currentDirectoryPath
+        if let explicit = environment[Self.environmentVariable], !explicit.isEmpty {
+            folders = [explicit]
+            isFromEnvironment = true
+            return
+        }
+        var found: [String] = []
+        if let executablePath {
+            var folder = URL(fileURLWithPath: executablePath).deletingLastPathComponent().standardizedFileURL
+            while true {
+                let candidate = folder.appendingPathComponent(Self.relativeFolder).path
+                var isDirectory: ObjCBool = false
+                if FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory), isDirectory.boolValue {
+                    found.append(candidate)
+                }
+                let parent = folder.deletingLastPathComponent()
+                if parent.path == folder.path { break }
+                folder = parent
+            }
+        }
+        let local = URL(fileURLWithPath: currentDirectory).appendingPathComponent(Self.relativeFolder).standardizedFileURL.path
+        if !found.contains(local) { found.append(local) }
+        folders = found
+        isFromEnvironment = false
+    }
+
+    /// The path of `name` in the first folder that has it.
+    /// - Throws: `.runtimeUnavailable` (exit 69) naming the folders tried and how to make the file.
+    public func locate(_ name: String) throws(ProofkitError) -> String {
+        for folder in folders {
+            let path = folder + "/" + name
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
+                return path
+            }
+        }
+        throw ProofkitError(.runtimeUnavailable, "\(name) is not installed: \(Self.howToMake(name)) (looked in \(triedText))")
+    }
+
+    /// The folders tried, for messages.
+    var triedText: String {
+        let list = folders.joined(separator: ", ")
+        return isFromEnvironment ? "\(Self.environmentVariable)=\(list)" : list
+    }
+
+    /// How a user makes a missing model file.
+    static func howToMake(_ name: String) -> String {
+        if name.hasPrefix("mobileclip") {
+            return "MobileCLIP is not shipped; export it on a machine with internet and torch with "
+                + "'python Models/export_mobileclip.py --checkpoint mobileclip_s0.pt --out-dir Models/generated' "
+                + "(see that script's help), or use --engine lite0"
+        }
+        return "run 'bash .ci/setup' in the proofkit folder to build the models, or set \(environmentVariable) to a folder that has them"
+    }
+
+    /// The SHA-256 that the file at `path` must have: its folder's `manifest.json` entry, else
+    /// the committed digest; `nil` when neither lists it.
+    /// - Throws: `.modelInvalid` when the folder's `manifest.json` exists but is malformed.
+    public static func expectedSHA256(ofFileAt path: String) throws(ProofkitError) -> String? {
+        let url = URL(fileURLWithPath: path)
+        let name = url.lastPathComponent
+        let manifest = url.deletingLastPathComponent().appendingPathComponent("manifest.json").path
+        if FileManager.default.fileExists(atPath: manifest) {
+            guard let data = FileManager.default.contents(atPath: manifest),
+                let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                json["format"] as? String == "proofkit-models-manifest", let files = json["files"] as? [String: Any]
+            else {
+                throw ProofkitError(.modelInvalid, "not a proofkit models manifest; rebuild with 'bash .ci/setup'", path: manifest)
+            }
+            if let entry = files[name] as? [String: Any], let digest = entry["sha256"] as? String {
+                return digest.lowercased()
+            }
+        }
+        return committedSHA256[name]
+    }
+
+    /// The running executable (`/proc/self/exe`), or `argv[0]` when that cannot be read.
+    public static func currentExecutablePath() -> String? {
+        if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return path }
+        return CommandLine.arguments.first
+    }
+}

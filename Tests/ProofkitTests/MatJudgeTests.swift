@@ -1,0 +1,81 @@
+import Foundation
+import ImageProof
+import Inference
+import Proofkit
+import ProofkitCore
+import Testing
+import TestSupport
+
+private let modelsFolder = TestEnvironment.packageRoot.appendingPathComponent("Models/generated").path
+private let canRunModel = OnnxRuntime.isAvailable
+    && FileManager.default.fileExists(atPath: modelsFolder + "/efficientnet_lite0_int8.onnx")
+
+@Suite("MatJudge, PhotoModelStore and the photo demo")
+struct MatJudgeTests {
+    @Test("the compiled-in digests equal Models/models.sha256")
+    func committedDigests() throws {
+        let text = try String(
+            contentsOf: TestEnvironment.packageRoot.appendingPathComponent("Models/models.sha256"), encoding: .utf8)
+        var committed: [String: String] = [:]
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            let parts = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard parts.count == 2 else { continue }
+            committed[String(parts[1])] = String(parts[0])
+        }
+        #expect(!committed.isEmpty)
+        #expect(PhotoModelStore.committedSHA256 == committed)
+    }
+
+    @Test("the demo's embedded pictures are the committed fixtures, byte for byte")
+    func embeddedPhotos() throws {
+        let photos = try PhotoProofDemo.embeddedPhotos()
+        #expect(photos.map(\.name) == ["demo_mat.jpg", "demo_coffee.jpg"])
+        for photo in photos {
+            #expect(photo.bytes == (try ImageFixtures.bytes(photo.name)), "\(photo.name)")
+        }
+    }
+
+    @Test("model search: PROOFKIT_MODELS alone when set; else above the executable, then ./Models/generated")
+    func search() throws {
+        let explicit = PhotoModelStore(environment: ["PROOFKIT_MODELS": "/some/folder"])
+        #expect(explicit.folders == ["/some/folder"] && explicit.isFromEnvironment)
+        let error = try #require(throws: ProofkitError.self) { _ = try explicit.locate("efficientnet_lite0_int8.onnx") }
+        #expect(error.code == .runtimeUnavailable)
+        #expect(error.message.contains("PROOFKIT_MODELS=/some/folder") && error.message.contains("bash .ci/setup"))
+        let executable = TestEnvironment.packageRoot.appendingPathComponent(".build/debug/proofkit").path
+        let store = PhotoModelStore(environment: [:], executablePath: executable, currentDirectory: "/tmp")
+        #expect(store.folders == [modelsFolder, "/tmp/Models/generated"])
+        let none = PhotoModelStore(environment: [:], executablePath: nil, currentDirectory: "/tmp")
+        #expect(none.folders == ["/tmp/Models/generated"])
+    }
+
+    @Test("the expected digest comes from manifest.json, else the committed table")
+    func expectedDigest() throws {
+        let folder = try TestEnvironment.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let model = folder + "/efficientnet_lite0_fp32.onnx"
+        #expect(try PhotoModelStore.expectedSHA256(ofFileAt: model) == PhotoModelStore.committedSHA256["efficientnet_lite0_fp32.onnx"])
+        #expect(try PhotoModelStore.expectedSHA256(ofFileAt: folder + "/unknown.onnx") == nil)
+        let digest = String(repeating: "ab", count: 32)
+        try #"{"format": "proofkit-models-manifest", "version": 1, "files": {"efficientnet_lite0_fp32.onnx": {"sha256": "\#(digest)", "bytes": 1}}}"#
+            .write(toFile: folder + "/manifest.json", atomically: true, encoding: .utf8)
+        #expect(try PhotoModelStore.expectedSHA256(ofFileAt: model) == digest)
+        try "not json".write(toFile: folder + "/manifest.json", atomically: true, encoding: .utf8)
+        #expect(throws: ProofkitError.self) { _ = try PhotoModelStore.expectedSHA256(ofFileAt: model) }
+    }
+
+    @Test("MatJudge judges files and bytes alike, with one session", .enabled(if: canRunModel))
+    func judge() throws {
+        var judge = try MatJudge(
+            options: MatJudgeOptions(), store: PhotoModelStore(environment: ["PROOFKIT_MODELS": modelsFolder]))
+        #expect(judge.engine == .lite0 && judge.classNames.count == 1000)
+        let fromFile = try judge.judge(contentsOf: ImageFixtures.path("demo_mat.jpg"))
+        let fromBytes = try judge.judge(bytes: try ImageFixtures.bytes("demo_mat.jpg"), name: "demo_mat.jpg")
+        #expect(fromFile.judgement.verdict.isAccepted)
+        #expect(fromFile.judgement.score == fromBytes.judgement.score)
+        #expect(fromFile.cropScores.count == 1)  // it passes on the centre crop, so the others do not run
+        #expect(judge.className(fromFile.topClasses[0].index) == "prayer rug, prayer mat")
+        let folderError = try #require(throws: ProofkitError.self) { _ = try judge.judge(contentsOf: modelsFolder) }
+        #expect(folderError.code == .notFound)
+    }
+}
