@@ -203,6 +203,24 @@ struct BenchCommandTests {
     }
 
     @Test(
+        "without --image a photo model judges the embedded demo photo, named by its label",
+        .enabled(if: hasModels, "needs ONNX Runtime and the models (bash .ci/setup)"))
+    func demoPhoto() throws {
+        let (status, out, _) = run([
+            "--model", "lite0", "--threads", "1", "--runs", "3", "--warmup", "1", "--models", Self.modelsFolder,
+            "--in-process", "--json",
+        ])
+        #expect(status == 0)
+        let report = try BenchReport.decode(out.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(report.settings.image == BenchDemoPhoto.label)
+        let photo = try #require(report.results.first?.photo)
+        #expect(photo.file == BenchDemoPhoto.label)
+        // The demo's picture is a prayer mat, and proofkit mat accepts it.
+        #expect(photo.verdict == "accepted")
+        #expect(photo.total.count == 10 && photo.total.p50 > 0)
+    }
+
+    @Test(
         "the built binary measures each configuration in a child process and prints one JSON report",
         .enabled(if: hasModels && TestEnvironment.hasProofkitBinary, "needs the models and .build/debug/proofkit"))
     func childProcesses() throws {

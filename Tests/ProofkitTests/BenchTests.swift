@@ -243,7 +243,7 @@ struct BenchTests {
     }
 
     @Test(
-        "with a photo, Lite0 int8 judges it end to end: the steps add up to at most the total, with a verdict",
+        "with a photo, Lite0 int8 judges it end to end as proofkit mat does: steps, total and a verdict",
         .enabled(if: hasModels, "needs ONNX Runtime and the models (bash .ci/setup)"))
     func realPhoto() throws {
         let photo = TestEnvironment.fixture("images/large.jpg")
@@ -259,6 +259,9 @@ struct BenchTests {
         #expect(["accepted", "rejected"].contains(figure.verdict))
         #expect(figure.score >= 0 && figure.score <= 1)
         #expect(figure.peakResidentBytes >= result.memory.residentBeforeLoadBytes)
+        // The CLIP stand-in (not a `proofkit mat` engine) goes through PhotoProof with its prompts.
+        let standin = try InferenceBench.measure(BenchJob(model: .clipStandin, threads: 1), options: options, isolation: .inProcess)
+        #expect(try #require(standin.photo).total.count == 3)
         // Silero is not a photo model: no photo figure and no note.
         let silero = try InferenceBench.measure(BenchJob(model: .silero, threads: 1), options: options, isolation: .inProcess)
         #expect(silero.photo == nil && silero.photoNote == nil)

@@ -1,52 +1,66 @@
 import Foundation
 import ImageProof
-import ProofkitCore
+public import ProofkitCore
 
-/// One photo end to end for `proofkit bench`: the ``PhotoProof`` pipeline (read + decode with
-/// DCT scaling, preprocess, inference, score and verdict) with a model loaded once, as
-/// `proofkit mat` judges a photo by default (Lite0: five crops in one batch; CLIP: one crop).
+/// One photo end to end for `proofkit bench`: read + decode, preprocess, inference, score and
+/// verdict, with the model loaded once.
+///
+/// For `lite0`, `lite0-fp32` and `clip` this is ``MatJudge`` with its default options, the very
+/// pipeline `proofkit mat` runs (DCT-scaled decode, Lite0's five-crop rule stopping at the first
+/// passing crop, the model's SHA-256 checked at load). The CLIP stand-in, which `proofkit mat`
+/// does not offer, goes through ``PhotoProof`` with its prompts file.
 enum BenchPhotoRun {
-    /// The prompt-embeddings file a CLIP encoder needs, beside the model.
-    static func promptsFile(for model: BenchModel) -> String? {
+    /// The engine `proofkit mat` uses for a bench model, if any.
+    static func engine(for model: BenchModel) -> PhotoEngine? {
         switch model {
-        case .clip: "mobileclip_s0_prompts.json"
-        case .clipStandin: "clip_standin_prompts.json"
-        default: nil
+        case .lite0: .lite0
+        case .lite0FP32: .lite0FP32
+        case .clip: .clip
+        case .clipStandin, .silero: nil
         }
     }
 
     /// Judges `photo` once (the first, cold decode) and then ``BenchOptions/photoRuns`` more times.
-    /// - Returns: the figures, or `nil` when the model cannot judge photos here (a CLIP encoder
-    ///   without its prompt-embeddings file; see ``unavailableNote(_:)``).
-    /// - Throws: the photo pipeline's errors (`.notFound`, `.decodeFailed`, ...), naming the photo.
+    /// - Returns: the figures, or `nil` for a model that does not judge photos here (Silero, or
+    ///   the stand-in without its prompts file; see ``unavailableNote(_:)``).
+    /// - Throws: the photo pipeline's errors (`.notFound`, `.decodeFailed`, ...) naming the photo,
+    ///   and `.modelInvalid` when the model's digest does not match.
     static func measure(_ job: BenchJob, photo: String, options: BenchOptions) throws(ProofkitError) -> BenchPhoto? {
-        let configuration: PhotoProofConfiguration
-        switch job.model {
-        case .lite0, .lite0FP32:
-            // As `proofkit mat` judges by default: DCT-scaled decode, the five-crop rule (centre
-            // crop plus four zoomed corner views, one batch of 5).
-            configuration = try .lite0(crops: CropRegion.fiveCrop())
-        case .clip, .clipStandin:
-            guard let file = promptsFile(for: job.model), FileManager.default.fileExists(atPath: options.modelsFolder + "/" + file)
-            else { return nil }
-            let prompts = try PhotoProof.loadPromptEmbeddings(contentsOf: options.modelsFolder + "/" + file)
-            configuration = try .clip(prompts: prompts.scorer, threshold: prompts.threshold ?? MatProofPolicy.clipThreshold)
-        case .silero:
-            return nil
+        if let engine = engine(for: job.model) {
+            var judge = try MatJudge(
+                options: MatJudgeOptions(engine: engine, threads: job.threads, loadsClassNames: false),
+                store: PhotoModelStore(environment: [PhotoModelStore.environmentVariable: options.modelsFolder]))
+            return try timed(photo: photo, runs: options.photoRuns) { () throws(ProofkitError) in
+                try judge.judge(contentsOf: photo)
+            }
         }
-        let proof = try PhotoProof(configuration: configuration)
+        guard job.model == .clipStandin else { return nil }
+        let promptsPath = options.modelsFolder + "/clip_standin_prompts.json"
+        guard FileManager.default.fileExists(atPath: promptsPath) else { return nil }
+        let prompts = try PhotoProof.loadPromptEmbeddings(contentsOf: promptsPath)
+        let proof = try PhotoProof(
+            configuration: try .clip(prompts: prompts.scorer, threshold: prompts.threshold ?? MatProofPolicy.clipThreshold))
         var model = try OnnxPhotoModel(contentsOf: options.path(of: job.model), threads: job.threads)
+        return try timed(photo: photo, runs: options.photoRuns) { () throws(ProofkitError) in
+            try proof.judge(contentsOf: photo, model: &model)
+        }
+    }
+
+    /// Runs `judge` once, then `runs` more times, timing each whole call.
+    static func timed(photo: String, runs: Int, _ judge: () throws(ProofkitError) -> PhotoProofResult)
+        throws(ProofkitError) -> BenchPhoto
+    {
         let clock = ContinuousClock()
         let firstStart = clock.now
-        var result = try proof.judge(contentsOf: photo, model: &model)
+        var result = try judge()
         let first = InferenceBench.seconds(clock.now - firstStart)
         var totals: [Double] = []
         var decode: [Double] = []
         var preprocess: [Double] = []
         var inference: [Double] = []
-        for _ in 0..<max(1, options.photoRuns) {
+        for _ in 0..<max(1, runs) {
             let start = clock.now
-            result = try proof.judge(contentsOf: photo, model: &model)
+            result = try judge()
             totals.append(InferenceBench.seconds(clock.now - start))
             decode.append(InferenceBench.seconds(result.timings.decode))
             preprocess.append(InferenceBench.seconds(result.timings.preprocess))
@@ -61,6 +75,28 @@ enum BenchPhotoRun {
 
     /// Why a photo model has no photo figure.
     static func unavailableNote(_ model: BenchModel) -> String {
-        "no \(promptsFile(for: model) ?? "prompt embeddings") beside the model: the photo cannot be judged with \(model.rawValue)"
+        "no clip_standin_prompts.json beside the model: the photo cannot be judged with \(model.rawValue)"
+    }
+}
+
+/// The photo `proofkit bench` judges when no `--image` is given: the rendered prayer-mat picture
+/// that `proofkit demo` shows (embedded in the binary; see ``PhotoProofDemo``).
+public enum BenchDemoPhoto {
+    /// How reports name it.
+    public static let label = "demo_mat.jpg (embedded demo photo)"
+
+    /// Writes the demo photo to a new file in the temporary folder.
+    /// - Returns: the file's path; the caller removes it.
+    /// - Throws: `.internal` when the embedded photo is missing, `.io` when it cannot be written.
+    public static func writeTemporaryFile() throws(ProofkitError) -> String {
+        guard let photo = try PhotoProofDemo.embeddedPhotos().first(where: { $0.showsMat }) else {
+            throw ProofkitError(.internal, "the embedded demo photo is missing")
+        }
+        let path = FileManager.default.temporaryDirectory
+            .appendingPathComponent("proofkit-bench-\(getpid())-\(photo.name)").path
+        guard FileManager.default.createFile(atPath: path, contents: Data(photo.bytes)) else {
+            throw ProofkitError(.io, "cannot write the demo photo to the temporary folder", path: path)
+        }
+        return path
     }
 }

@@ -15,12 +15,14 @@ enum BenchCommand: Subcommand {
         runs in use): the model load (session creation from the file), the latency of one run
         (min, p50, p90, p99, max over --runs timed runs after --warmup untimed ones), the
         throughput, the peak resident memory, and for photo models the end-to-end time of one
-        photo with --image (read + DCT-scaled decode, preprocess, inference, verdict, as 'proofkit
-        mat' judges it by default: Lite0 runs the five crops in one batch). The machine (CPU,
+        photo (read + DCT-scaled decode, preprocess, inference, verdict: 'proofkit mat' with its
+        defaults, model loaded once) on --image PHOTO, or on the demo's embedded mat picture
+        (a 640x480 JPEG, named "demo_mat.jpg (embedded demo photo)" in the report). The machine (CPU,
         cores, architecture, kernel, OS), the ONNX Runtime and proofkit versions, the time and the
         command line are recorded, so two runs can be compared honestly.
 
-        Models (files in Models/generated, or --models DIR): lite0 (EfficientNet-Lite0 int8, the
+        Models (files in --models DIR, else $PROOFKIT_MODELS, else Models/generated found from the
+        executable's folder upwards or the current folder): lite0 (EfficientNet-Lite0 int8, the
         default photo model), lite0-fp32, clip (the real MobileCLIP-S0 image encoder, which a user
         exports with Models/export_mobileclip.py; skipped with a note when absent), silero (Silero
         VAD, one 32 ms chunk per run; its throughput is in chunks/s and it has a real-time
@@ -73,8 +75,8 @@ enum BenchCommand: Subcommand {
         .option("threads", value: "LIST", help: "intra-op thread counts, e.g. 1,2,4 [1,2,4 up to the cores]"),
         .option("runs", value: "N", help: "timed runs per model and thread count [100]"),
         .option("warmup", value: "N", help: "untimed runs first [10]"),
-        .option("image", value: "PHOTO", help: "photo for the end-to-end time (JPEG or PNG)"),
-        .option("models", value: "DIR", help: "folder of the model files [Models/generated]"),
+        .option("image", value: "PHOTO", help: "photo for the end-to-end time [the demo's mat photo]"),
+        .option("models", value: "DIR", help: "folder of the model files [$PROOFKIT_MODELS, Models/generated]"),
         .flag("spinning", help: "let ORT's idle threads spin (off by default, as in use)"),
         .flag("in-process", help: "measure everything in this process (no child processes)"),
         .flag("json", help: "one JSON object on stdout (schema above)"),
@@ -140,7 +142,7 @@ enum BenchCommand: Subcommand {
         let machine = MachineInfo.current()
         let request = try request(
             arguments, cores: machine.cores,
-            modelsFolder: BenchModelLocator.folder(explicit: io.environment["PROOFKIT_MODELS_DIR"]))
+            modelsFolder: BenchModelLocator.folder(explicit: io.environment["PROOFKIT_MODELS"]))
         switch request {
         case .child(let job, let options):
             // One configuration in this (child) process; the parent reads the JSON.
@@ -151,12 +153,26 @@ enum BenchCommand: Subcommand {
             return .success
         case .compare(let first, let second, let json):
             return try compare(first, second, json: json, io: io)
-        case .measure(let plan, let json, let plot):
+        case .measure(var plan, let json, let plot):
             if let plot { try checkWritable(plot) }
             if let image = plan.options.image, !FileManager.default.fileExists(atPath: image) {
                 throw ProofkitError(.notFound, "no such photo", path: image)
             }
-            let report = try measure(plan, arguments: arguments, io: io)
+            // Without --image, photo models judge the demo photo (embedded; written to a
+            // temporary file for the run, named by its label in the report).
+            var demoPhoto: String?
+            if plan.options.image == nil, plan.models.contains(where: \.isPhotoModel) {
+                demoPhoto = try BenchDemoPhoto.writeTemporaryFile()
+                plan.options.image = demoPhoto
+            }
+            defer { if let demoPhoto { try? FileManager.default.removeItem(atPath: demoPhoto) } }
+            var report = try measure(plan, arguments: arguments, io: io)
+            if demoPhoto != nil {
+                report.settings.image = BenchDemoPhoto.label
+                for index in report.results.indices where report.results[index].photo != nil {
+                    report.results[index].photo?.file = BenchDemoPhoto.label
+                }
+            }
             if report.results.isEmpty {
                 let reasons = report.skipped.map { "\($0.model): \($0.reason)" }.joined(separator: "; ")
                 throw ProofkitError(.notFound, "nothing to measure: \(reasons)")
