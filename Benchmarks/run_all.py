@@ -493,6 +493,8 @@ class Suite:
                 self.summary.append((what, f"<= {item['target']}x", f"{item['ratio']:.2f}x",
                                      "met" if item["ratio"] <= item["target"] else "NOT met"))
         body = [line for line in out.splitlines() if not line.startswith("## ")]
+        while body and not body[0].strip():
+            body.pop(0)
         self.sections.append("\n".join([title, "", "From `Benchmarks/mat_vs_python.py` (the photo-proof verb's own "
                                          "comparison, run here on the same photo):", ""] + body))
 
