@@ -8,6 +8,8 @@
 # unchanged inputs only re-hashes (stamps in Models/generated/.stamps). See Models/MODELS.md.
 # Env: PYTHON (default .deps/venv/bin/python), PROOFKIT_WHEELS (default .deps/wheels).
 set -euo pipefail
+# ONNX Runtime (the Python package used for calibration and checks) must not write telemetry.
+export ORT_DISABLE_TELEMETRY=1
 MODELS="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(dirname "$MODELS")"
 PYTHON="${PYTHON:-$ROOT/.deps/venv/bin/python}"

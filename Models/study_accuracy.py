@@ -16,6 +16,10 @@ Models/generated/accuracy_study.json). It checks, in order:
 """
 from __future__ import annotations
 
+import os
+
+# ONNX Runtime's Python package writes a telemetry cache unless this is set (before import).
+os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 import argparse
 import csv
 import json

@@ -27,6 +27,10 @@ JSON: {"peer": "python-onnxruntime", "mode", "photo", "model", "threads", "spinn
 """
 from __future__ import annotations
 
+import os
+
+# ONNX Runtime's Python package writes a telemetry cache unless this is set (before import).
+os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 import argparse
 import json
 import os

@@ -9,6 +9,10 @@ written last.
 """
 from __future__ import annotations
 
+import os
+
+# ONNX Runtime's Python package writes a telemetry cache unless this is set (before import).
+os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 import argparse
 import hashlib
 import io

@@ -24,7 +24,11 @@ public func runProcess(
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+    // Children that load ONNX Runtime (Python references, peers) must not write its telemetry
+    // cache either: proofkit's own loader turns it off, Python's onnxruntime needs the variable.
+    var childEnvironment = ProcessInfo.processInfo.environment
+    childEnvironment["ORT_DISABLE_TELEMETRY"] = "1"
+    process.environment = childEnvironment.merging(environment) { _, new in new }
     if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
     let outPipe = Pipe(), errPipe = Pipe(), inPipe = Pipe()
     process.standardOutput = outPipe
