@@ -220,7 +220,7 @@ struct BenchTests {
         #expect(try #require(result.realTimeFactor) > 1)
         let m = result.memory
         #expect(m.isolation == .inProcess)
-        #expect(m.residentBeforeLoadBytes > 0 && m.peakResidentBytes >= m.residentAfterLoadBytes)
+        #expect(m.residentBeforeLoadBytes > 0 && m.peakResidentBytes + Self.rssSlack >= m.residentAfterLoadBytes)
         #expect(result.photo == nil && result.photoNote == nil)
     }
 
@@ -237,8 +237,9 @@ struct BenchTests {
             #expect(result.latency.min > 0 && result.latency.max < 5)
             #expect(isApproximatelyEqual(result.throughputPerSecond, 3 / result.samples.reduce(0, +)))
             #expect(result.photoNote?.contains("--image") == true)
-            // Loading a model makes the process bigger than before it.
-            #expect(result.memory.peakResidentBytes > result.memory.residentBeforeLoadBytes)
+            // In a shared test process, freed pages of other tests may be reused, so the peak
+            // need not grow here; the child-process test checks the growth.
+            #expect(result.memory.peakResidentBytes + Self.rssSlack >= result.memory.residentBeforeLoadBytes)
         }
     }
 
@@ -258,7 +259,7 @@ struct BenchTests {
         #expect(figure.decodeSeconds + figure.preprocessSeconds + figure.inferenceSeconds <= figure.total.max * 1.5)
         #expect(["accepted", "rejected"].contains(figure.verdict))
         #expect(figure.score >= 0 && figure.score <= 1)
-        #expect(figure.peakResidentBytes >= result.memory.residentBeforeLoadBytes)
+        #expect(figure.peakResidentBytes + Self.rssSlack >= result.memory.residentBeforeLoadBytes)
         // The CLIP stand-in (not a `proofkit mat` engine) goes through PhotoProof with its prompts.
         let standin = try InferenceBench.measure(BenchJob(model: .clipStandin, threads: 1), options: options, isolation: .inProcess)
         #expect(try #require(standin.photo).total.count == 3)
@@ -295,6 +296,10 @@ struct BenchTests {
     }
 
     // MARK: Helpers
+
+    /// The kernel's RSS counters are kept per thread and synced lazily (up to 64 pages a thread),
+    /// so in a busy multi-threaded test process two readings can be out of order by that much.
+    static let rssSlack = 4 * 1_048_576
 
     static let memory = BenchMemory(
         residentBeforeLoadBytes: 40 * 1_048_576, residentAfterLoadBytes: 60 * 1_048_576,

@@ -1,6 +1,7 @@
 import Foundation
 import Inference
 public import ProofkitCore
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -87,9 +88,25 @@ public enum InferenceBench {
     /// - Returns: the figures.
     /// - Throws: `.notFound` (no model file), `.runtimeUnavailable`, `.modelInvalid`, and the
     ///   photo pipeline's errors for the photo (`.decodeFailed`, ...).
+    ///
+    /// Measurements in one process run one at a time (callers on other threads wait).
     public static func measure(
         _ job: BenchJob, options: BenchOptions, isolation: BenchSettings.Isolation,
         progress: ((Int, Int) -> Void)? = nil
+    ) throws(ProofkitError) -> BenchResult {
+        // One measurement at a time per process: two at once would share the cores, and one's
+        // reset of the peak-RSS mark would cut into the other's figure.
+        try exclusive.withLock { _ throws(ProofkitError) -> BenchResult in
+            try measureAlone(job, options: options, isolation: isolation, progress: progress)
+        }
+    }
+
+    /// Serialises ``measure(_:options:isolation:progress:)`` within the process.
+    private static let exclusive = Mutex(())
+
+    private static func measureAlone(
+        _ job: BenchJob, options: BenchOptions, isolation: BenchSettings.Isolation,
+        progress: ((Int, Int) -> Void)?
     ) throws(ProofkitError) -> BenchResult {
         precondition(options.runs >= 1 && options.warmup >= 0 && job.threads >= 1, "bad bench options")
         let clock = ContinuousClock()
