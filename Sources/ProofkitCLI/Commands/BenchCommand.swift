@@ -79,7 +79,7 @@ enum BenchCommand: Subcommand {
         .option("models", value: "DIR", help: "folder of the model files [$PROOFKIT_MODELS, Models/generated]"),
         .flag("spinning", help: "let ORT's idle threads spin (off by default, as in use)"),
         .flag("in-process", help: "measure everything in this process (no child processes)"),
-        .flag("json", help: "one JSON object on stdout (schema above)"),
+        .flag("json", help: "one JSON object on stdout (schema below)"),
         .option("plot", value: "FILE", help: "write an SVG of the latency distributions"),
         .flag("compare", help: "compare two reports: proofkit bench --compare A.json B.json"),
         .option("child", value: "MODEL:THREADS", help: "internal: measure one configuration, print its JSON"),
