@@ -128,31 +128,9 @@ public struct AudioFileReader: ~Copyable, @unchecked Sendable {
     /// - Throws: `.decodeFailed` when the data is broken mid-stream.
     ///   Calls `sf_readf_float`.
     public mutating func read(into buffer: inout [Float], maxFrames: Int) throws(ProofkitError) -> Int {
-        precondition(maxFrames >= 1 && buffer.count >= maxFrames * format.channels,
-                     "buffer too small for maxFrames")
-        guard let handle else { preconditionFailure("read after close") }
-        let frames: Int
-        if format.container == .mpeg {
-            frames = POSIX.withStandardErrorSilenced {
-                buffer.withUnsafeMutableBufferPointer {
-                    SndFile.readFloat(handle, into: $0.baseAddress!, frames: maxFrames)
-                }
-            }
-        } else {
-            frames = buffer.withUnsafeMutableBufferPointer {
-                SndFile.readFloat(handle, into: $0.baseAddress!, frames: maxFrames)
-            }
+        try readFrames(into: &buffer, maxFrames: maxFrames, operation: "sf_readf_float") {
+            SndFile.readFloat($0, into: $1, frames: $2)
         }
-        if frames <= 0 {
-            let (text, code) = SndFile.error(handle)
-            if code != 0 && position == 0 {
-                throw ProofkitError(.decodeFailed, "cannot be decoded (libsndfile: \(text.trimmedLine))",
-                                    operation: "sf_readf_float", underlying: code, path: path)
-            }
-            return 0
-        }
-        position += frames
-        return frames
     }
 
     /// Reads up to `maxFrames` frames of 16-bit samples into the start of `buffer` (interleaved).
@@ -168,26 +146,33 @@ public struct AudioFileReader: ~Copyable, @unchecked Sendable {
     /// - Throws: `.decodeFailed` when the data is broken mid-stream.
     ///   Calls `sf_readf_short`.
     public mutating func read(into buffer: inout [Int16], maxFrames: Int) throws(ProofkitError) -> Int {
+        try readFrames(into: &buffer, maxFrames: maxFrames, operation: "sf_readf_short") {
+            SndFile.readShort($0, into: $1, frames: $2)
+        }
+    }
+
+    /// The one read path behind both sample types: bounds check, MP3 stderr silencing, the
+    /// error at the start versus a short read at the end, and the position count.
+    private mutating func readFrames<Sample>(
+        into buffer: inout [Sample], maxFrames: Int, operation: String,
+        _ call: (OpaquePointer, UnsafeMutablePointer<Sample>, Int) -> Int
+    ) throws(ProofkitError) -> Int {
         precondition(maxFrames >= 1 && buffer.count >= maxFrames * format.channels,
                      "buffer too small for maxFrames")
         guard let handle else { preconditionFailure("read after close") }
         let frames: Int
         if format.container == .mpeg {
             frames = POSIX.withStandardErrorSilenced {
-                buffer.withUnsafeMutableBufferPointer {
-                    SndFile.readShort(handle, into: $0.baseAddress!, frames: maxFrames)
-                }
+                buffer.withUnsafeMutableBufferPointer { call(handle, $0.baseAddress!, maxFrames) }
             }
         } else {
-            frames = buffer.withUnsafeMutableBufferPointer {
-                SndFile.readShort(handle, into: $0.baseAddress!, frames: maxFrames)
-            }
+            frames = buffer.withUnsafeMutableBufferPointer { call(handle, $0.baseAddress!, maxFrames) }
         }
         if frames <= 0 {
             let (text, code) = SndFile.error(handle)
             if code != 0 && position == 0 {
                 throw ProofkitError(.decodeFailed, "cannot be decoded (libsndfile: \(text.trimmedLine))",
-                                    operation: "sf_readf_short", underlying: code, path: path)
+                                    operation: operation, underlying: code, path: path)
             }
             return 0
         }

@@ -96,7 +96,21 @@ struct VoiceEndToEndTests {
         let folder = try TestEnvironment.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try writeRawFile([Int16](repeating: 500, count: 16000), to: folder + "/mic.raw")
-        let config = try writeConfig(folder: folder, raw: folder + "/mic.raw")
+        // The virtual microphone is a FIFO fed by a writer that pauses after the first second,
+        // as a real microphone is paced: the first recogniser dies while audio is still coming,
+        // however slowly the machine starts processes (an unpaced file would be read to its
+        // end before a loaded machine had even started the recogniser).
+        let fifo = folder + "/mic.fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let writer = Process()
+        writer.executableURL = URL(fileURLWithPath: "/bin/sh")
+        writer.arguments = ["-c", "{ cat '\(folder)/mic.raw'; sleep 2; head -c 160000 /dev/zero; } > '\(fifo)'"]
+        try writer.run()
+        defer {
+            if writer.isRunning { writer.terminate() }
+            writer.waitUntilExit()
+        }
+        let config = try writeConfig(folder: folder, raw: fifo)
         // First run: reads some audio, prints one line, exits (a disconnect). Later runs print
         // the rest and keep reading until stdin closes, as a healthy recogniser does.
         let script = folder + "/fake-recognizer.sh"

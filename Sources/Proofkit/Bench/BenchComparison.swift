@@ -118,7 +118,7 @@ public struct BenchComparison: Sendable, Equatable {
     public func table(nameA: String, nameB: String) -> String {
         func machine(_ report: BenchReport) -> String {
             let m = report.machine
-            let load = m.loadAverage.first.map { ", load \(fixed($0, places: 2))" } ?? ""
+            let load = m.loadAverage.first.map { ", load \(decimalText($0, places: 2))" } ?? ""
             return "\(m.cpuModel), \(m.cores) cores, \(m.architecture), kernel \(m.kernel)\(load); "
                 + "proofkit \(report.proofkitVersion), ONNX Runtime \(report.onnxRuntime?.version ?? "?"); \(report.timestamp)"
                 + (report.isNoisy ? " (noisy)" : "")
@@ -176,12 +176,13 @@ public struct BenchComparison: Sendable, Equatable {
             let magnitude = abs(value)
             places = magnitude >= 100 ? 0 : magnitude >= 10 ? 1 : magnitude >= 1 ? 2 : magnitude >= 0.1 ? 3 : 4
         }
-        return fixed(value, places: places)
+        return decimalText(value, places: places)
     }
 }
 
-/// `value` rounded to `places` decimals, without Foundation's `String(format:)`.
-func fixed(_ value: Double, places: Int) -> String {
+/// `value` rounded to `places` decimals, e.g. `decimalText(3.14159, places: 2) == "3.14"`, without
+/// Foundation's `String(format:)`. Non-finite values give `"-"`.
+public func decimalText(_ value: Double, places: Int) -> String {
     guard value.isFinite else { return "-" }
     var scale = 1.0
     for _ in 0..<places { scale *= 10 }

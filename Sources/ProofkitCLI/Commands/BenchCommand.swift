@@ -314,18 +314,7 @@ enum BenchCommand: Subcommand {
 
     static func percent(_ fraction: Double) -> String { fixedDigits(fraction * 100, 0) + " %" }
 
-    static func fixedDigits(_ value: Double, _ places: Int) -> String {
-        guard value.isFinite else { return "-" }
-        var scale = 1.0
-        for _ in 0..<places { scale *= 10 }
-        let scaled = (abs(value) * scale).rounded()
-        let whole = Int(scaled / scale)
-        let fraction = Int(scaled - Double(whole) * scale)
-        let sign = value < 0 && scaled > 0 ? "-" : ""
-        guard places > 0 else { return sign + String(whole) }
-        let digits = String(fraction)
-        return sign + String(whole) + "." + String(repeating: "0", count: places - digits.count) + digits
-    }
+    static func fixedDigits(_ value: Double, _ places: Int) -> String { decimalText(value, places: places) }
 
     // MARK: Plot
 

@@ -241,16 +241,7 @@ enum MatCommand: Subcommand {
     }
 
     /// `value` with `places` decimals (no Foundation).
-    static func fixed(_ value: Double, _ places: Int) -> String {
-        guard value.isFinite else { return "\(value)" }
-        var scale = 1.0
-        for _ in 0..<places { scale *= 10 }
-        let scaled = Int((abs(value) * scale).rounded())
-        let whole = scaled / Int(scale)
-        var fraction = String(scaled % Int(scale))
-        while fraction.count < places { fraction = "0" + fraction }
-        return "\(value < 0 && scaled > 0 ? "-" : "")\(whole)" + (places > 0 ? ".\(fraction)" : "")
-    }
+    static func fixed(_ value: Double, _ places: Int) -> String { decimalText(value, places: places) }
 
     static func msValue(_ duration: Duration) -> Double {
         let (seconds, attoseconds) = duration.components

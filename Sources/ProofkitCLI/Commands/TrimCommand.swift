@@ -157,9 +157,6 @@ enum TrimCommand: Subcommand {
 extension String {
     /// `value` with 2 decimals, without Foundation (e.g. "29.00").
     init(seconds value: Double) {
-        let negative = value < 0
-        let scaled = Int((abs(value) * 100).rounded())
-        let cents = scaled % 100
-        self = "\(negative && scaled > 0 ? "-" : "")\(scaled / 100).\(cents < 10 ? "0" : "")\(cents)"
+        self = decimalText(value, places: 2)
     }
 }
