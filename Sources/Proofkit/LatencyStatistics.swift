@@ -1,5 +1,5 @@
 /// Summary statistics of a set of timings (seconds), for benchmarks.
-public struct LatencyStatistics: Sendable, Equatable {
+public struct LatencyStatistics: Sendable, Equatable, Codable {
     /// Number of samples.
     public var count: Int
     /// Smallest, in seconds.
@@ -40,6 +40,10 @@ public struct LatencyStatistics: Sendable, Equatable {
         } else {
             standardDeviation = 0
         }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case count, min, p50, p90, p99, max, mean, standardDeviation = "stddev"
     }
 
     /// The relative spread `(p90 - p50) / p50`.

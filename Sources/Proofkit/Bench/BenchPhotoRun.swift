@@ -67,7 +67,7 @@ enum BenchPhotoRun {
             inference.append(InferenceBench.seconds(result.timings.inference))
         }
         return BenchPhoto(
-            file: photo, firstSeconds: first, total: BenchLatency(LatencyStatistics(totals)),
+            file: photo, firstSeconds: first, total: LatencyStatistics(totals),
             decodeSeconds: LatencyStatistics(decode).p50, preprocessSeconds: LatencyStatistics(preprocess).p50,
             inferenceSeconds: LatencyStatistics(inference).p50, verdict: result.judgement.verdict.name,
             score: result.judgement.score, peakResidentBytes: ResourceUsage.peakResidentBytes())

@@ -256,40 +256,9 @@ public struct BenchSkip: Sendable, Codable, Equatable {
     }
 }
 
-/// ``LatencyStatistics`` in a report (seconds).
-public struct BenchLatency: Sendable, Codable, Equatable {
-    /// Number of timed runs.
-    public var count: Int
-    /// Fastest run.
-    public var min: Double
-    /// Median (nearest rank).
-    public var p50: Double
-    /// 90th percentile (nearest rank).
-    public var p90: Double
-    /// 99th percentile (nearest rank; with 100 runs, the second slowest).
-    public var p99: Double
-    /// Slowest run.
-    public var max: Double
-    /// Mean.
-    public var mean: Double
-    /// Sample standard deviation (`stddev` in JSON).
-    public var standardDeviation: Double
-
-    /// The report's copy of `statistics`.
-    public init(_ statistics: LatencyStatistics) {
-        count = statistics.count
-        min = statistics.min
-        p50 = statistics.p50
-        p90 = statistics.p90
-        p99 = statistics.p99
-        max = statistics.max
-        mean = statistics.mean
-        standardDeviation = statistics.standardDeviation
-    }
-    enum CodingKeys: String, CodingKey {
-        case count, min, p50, p90, p99, max, mean, standardDeviation = "stddev"
-    }
-}
+/// ``LatencyStatistics`` in a report (seconds): the same value, encoded with `stddev` for
+/// ``LatencyStatistics/standardDeviation``.
+public typealias BenchLatency = LatencyStatistics
 
 /// Memory of one configuration (bytes; from `/proc/self/status` of the measuring process).
 public struct BenchMemory: Sendable, Codable, Equatable {
@@ -414,7 +383,7 @@ public struct BenchResult: Sendable, Codable, Equatable {
         self.threads = threads
         self.runtimeLoadSeconds = runtimeLoadSeconds
         self.loadSeconds = loadSeconds
-        self.latency = BenchLatency(statistics)
+        self.latency = statistics
         self.samples = samples
         let total = samples.reduce(0, +)
         let throughput = total > 0 ? Double(samples.count) / total : 0
