@@ -556,22 +556,22 @@ class Suite:
             body.pop(0)
         for line in lines:
             cells = [c.strip() for c in line.strip("|").split("|")]
-            # | input | tool | median ms | min ms | x sox (median) | [x like for like |] peak RSS MiB |
-            if len(cells) not in (6, 7) or cells[1] not in ("proofkit", "proofkit-no-sync"):
+            # | input | output | tool | median ms | min ms | x sox (median) | x like for like | peak RSS MiB |
+            if len(cells) != 8 or cells[2] not in ("proofkit", "proofkit-sync"):
                 continue
             try:
-                x_sox, rss = float(cells[4]), float(cells[-1])
+                x_sox, like = float(cells[5]), float(cells[6].split()[0])
             except ValueError:
                 continue
             if cells[0] in ("in3min.mp3", "in5min.wav"):
-                how = "default, durable" if cells[1] == "proofkit" else "--no-sync"
-                self.summary.append((f"trim {cells[0]} ({how}) / plain sox", "<= 0.7x", f"{x_sox:.2f}x",
-                                     "met" if x_sox <= 0.7 else "NOT met"))
-                if len(cells) == 7 and cells[1] == "proofkit" and "sox-sync" in cells[5]:
-                    like = float(cells[5].split()[0])
-                    self.summary.append((f"trim {cells[0]} (default, durable) / sox + sync --data (like for like)",
+                if cells[2] == "proofkit":
+                    self.summary.append((f"trim {cells[0]} ({cells[1]} output) / sox", "<= 0.7x", f"{x_sox:.2f}x",
+                                         "met" if x_sox <= 0.7 else "NOT met"))
+                else:
+                    self.summary.append((f"trim --sync {cells[0]} ({cells[1]} output) / sox + sync --data (like for like)",
                                          "<= 0.7x", f"{like:.2f}x", "met" if like <= 0.7 else "NOT met"))
-            if cells[1] == "proofkit" and cells[0] == "in1h.wav":
+            if cells[2] == "proofkit" and cells[0] == "in1h.wav" and cells[-1]:
+                rss = float(cells[-1])
                 self.summary.append(("trim peak RSS on a one-hour WAV", "< 32 MiB", f"{rss:.1f} MiB",
                                      "met" if rss < 32 else "NOT met"))
         self.sections.append("\n".join([title, "", f"From `Benchmarks/trim_vs_peers.sh {self.args.trim_runs}`:", ""] + body))

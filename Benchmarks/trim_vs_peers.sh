@@ -99,16 +99,22 @@ echo "Tools: $("$PROOFKIT_BIN" --version), $(sox --version 2>&1 | head -1 | sed 
 echo "Runs: $RUNS per tool and input, alternating; wall time from bash's \$EPOCHREALTIME; peak RSS from /usr/bin/time -v."
 have ffmpeg || echo "ffmpeg is missing: skipped."
 echo
-echo "| input | tool | median ms | min ms | x sox (median) | x like for like | peak RSS MiB |"
-echo "|---|---|---:|---:|---:|---:|---:|"
+echo "Output: 'replace' writes over the previous run's output (as re-making an alarm sound does; the"
+echo "file system frees the old file's blocks inside the timed command), 'new' removes it first (outside"
+echo "the timed region)."
+echo
+echo "| input | output | tool | median ms | min ms | x sox (median) | x like for like | peak RSS MiB |"
+echo "|---|---|---|---:|---:|---:|---:|---:|"
 
 for input in in3min.mp3 in5min.wav in1h.wav; do
+  for output in replace new; do
     declare -A times=()
     for tool in "${TOOLS[@]}"; do times[$tool]=""; run_tool "$tool" "$WORK/$input" "$WORK/out-$tool.caf"; done  # warm-up
     rounds=$RUNS
     [[ $input == in1h.wav ]] && rounds=$(( RUNS < 5 ? RUNS : 5 ))
     for ((r = 0; r < rounds; r++)); do
         for tool in "${TOOLS[@]}"; do
+            [[ $output == new ]] && rm -f "$WORK/out-$tool.caf"
             t0=${EPOCHREALTIME/./}
             run_tool "$tool" "$WORK/$input" "$WORK/out-$tool.caf"
             t1=${EPOCHREALTIME/./}
@@ -121,11 +127,13 @@ for input in in3min.mp3 in5min.wav in1h.wav; do
         min=$(echo "${times[$tool]}" | tr ' ' '\n' | grep . | minimum)
         peer=$(echo "${times[${PEER[$tool]}]}" | tr ' ' '\n' | grep . | median)
         like="${PEER[$tool]}"
-        rss=$(peak_rss_kib "$tool" "$WORK/$input" "$WORK/out-$tool.caf")
-        awk -v i="$input" -v t="$tool" -v m="$med" -v n="$min" -v s="$sox_median" -v p="$peer" -v l="$like" -v r="$rss" \
-            'BEGIN { printf "| %s | %s | %.1f | %.1f | %.2f | %.2f (vs %s) | %.1f |\n", i, t, m/1000, n/1000, m/s, m/p, l, r/1024 }'
+        rss=""
+        [[ $output == replace ]] && rss=$(peak_rss_kib "$tool" "$WORK/$input" "$WORK/out-$tool.caf")
+        awk -v i="$input" -v o="$output" -v t="$tool" -v m="$med" -v n="$min" -v s="$sox_median" -v p="$peer" -v l="$like" -v r="$rss" \
+            'BEGIN { printf "| %s | %s | %s | %.1f | %.1f | %.2f | %.2f (vs %s) | %s |\n", i, o, t, m/1000, n/1000, m/s, m/p, l, (r == "" ? "" : sprintf("%.1f", r/1024)) }'
     done
     unset times
+  done
 done
 echo
 echo "Targets: proofkit <= 0.70x sox's median wall time; proofkit peak RSS < 32 MiB on every input."
