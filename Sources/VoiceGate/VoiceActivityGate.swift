@@ -120,6 +120,17 @@ public struct VoiceActivityGate: Sendable {
     private let maximumDifferenceRatio: Float
     /// Per-frame upper bound while voice continues, looser (fricatives inside words).
     private let frameDifferenceLimit: Float
+    /// The syllable cue (see ``VoiceGateConfiguration/modulationDecibels``).
+    private let modulationDecibels: Float
+    private let unmodulatedFrames: Int
+    private let unmodulatedRiseStep: Float
+    /// How long a candidate run stays open below the continue threshold, waiting for the cue.
+    private let closingFrames: Int
+    /// The speech-band filter (a 2nd-order band-pass around 1 kHz, Q 0.7): rumble and hiss are
+    /// outside it, so their jitter does not pass for syllables.
+    private let bandGain: Float
+    private let bandFeedback1: Float
+    private let bandFeedback2: Float
 
     // Per-frame accumulators (carry across chunk boundaries).
     private var countInFrame = 0
@@ -127,6 +138,11 @@ public struct VoiceActivityGate: Sendable {
     private var sumSquares: Float = 0
     private var sumDifferenceSquares: Float = 0
     private var previousSample: Float = 0
+    private var sumBandSquares: Float = 0
+    private var beforePreviousSample: Float = 0
+    /// The band-pass filter's last two outputs.
+    private var band1: Float = 0
+    private var band2: Float = 0
 
     // Floor state.
     private var frameIndex = 0
@@ -143,6 +159,15 @@ public struct VoiceActivityGate: Sendable {
     private var recentIndex = 0
     private var recentCount = 0
     private var lightLevel: Float = 0
+    /// The light levels over the modulation window (a ring), for the syllable cue.
+    private var peakLevels: [Float]
+    private var peakIndex = 0
+    private var peakDifferenceLevels: [Float]
+    private var lightDifferenceLevel: Float = -100
+    var modeFlag = 5
+    /// The last frame at which the light level fell fast from a peak above the start threshold
+    /// (the syllable cue), or -1.
+    private var lastModulationFrame = -1
 
     // Decision state.
     private enum State: Sendable { case idle, candidate, voiced }
@@ -152,6 +177,8 @@ public struct VoiceActivityGate: Sendable {
     private var runExcessEnergy: Float = 0
     private var runExcessDifference: Float = 0
     private var lastActiveFrame = 0
+    /// The last frame of the candidate run above the continue threshold.
+    private var lastLoudFrame = 0
 
     // Output.
     private var segments: [VoicedSegment] = []
@@ -180,6 +207,19 @@ public struct VoiceActivityGate: Sendable {
         smoothing = Float(1 / max(1, smoothingFrames))
         steadyFrames = max(2, frames(configuration.steadyWindow))
         recentLevels = [Float](repeating: 0, count: 2 * steadyFrames)
+        modulationDecibels = configuration.modulationDecibels
+        peakLevels = [Float](
+            repeating: -.infinity, count: max(2, frames(configuration.modulationWindow) + 1))
+        peakDifferenceLevels = peakLevels
+        unmodulatedFrames = frames(configuration.unmodulatedWindow)
+        unmodulatedRiseStep = configuration.unmodulatedFloorRiseDecibelsPerSecond * Float(frameSeconds)
+        closingFrames = max(1, frames(.milliseconds(100)))
+        // RBJ band-pass (0 dB peak gain): b = (alpha, 0, -alpha), a = (1 + alpha, -2 cos w, 1 - alpha).
+        let centre = 2 * Double.pi * 1000 / Double(configuration.sampleRate)
+        let alpha = cosine(centre - Double.pi / 2) / (2 * 0.7)
+        bandGain = Float(alpha / (1 + alpha))
+        bandFeedback1 = Float(-2 * cosine(centre) / (1 + alpha))
+        bandFeedback2 = Float((1 - alpha) / (1 + alpha))
         // A sinusoid at f has first-difference energy 2(1 - cos(2πf/fs)) times its energy.
         func differenceRatio(_ fraction: Double) -> Float {
             Float(2 * (1 - cosine(2 * Double.pi * min(0.5, fraction))))
@@ -233,29 +273,47 @@ public struct VoiceActivityGate: Sendable {
             var sum = self.sum
             var sumSquares = self.sumSquares
             var sumDifferenceSquares = self.sumDifferenceSquares
+            var sumBandSquares = self.sumBandSquares
             var previous = previousSample
-            // The hot loop: three sums per sample.
+            var beforePrevious = beforePreviousSample
+            var band1 = band1
+            var band2 = band2
+            let (gain, feedback1, feedback2) = (bandGain, bandFeedback1, bandFeedback2)
+            // The hot loop: four sums and one band-pass biquad per sample.
             for position in index..<end {
                 let x = samples[position]
                 let d = x - previous
+                let y = gain * (x - beforePrevious) - feedback1 * band1 - feedback2 * band2
                 sum += x
                 sumSquares += x * x
                 sumDifferenceSquares += d * d
+                sumBandSquares += y * y
+                beforePrevious = previous
                 previous = x
+                band2 = band1
+                band1 = y
             }
             countInFrame += end - index
             index = end
             previousSample = previous
+            beforePreviousSample = beforePrevious
+            self.band1 = band1
+            self.band2 = band2
             if countInFrame == frameLength {
-                frames.append(endFrame(sum: sum, sumSquares: sumSquares, sumDifferenceSquares: sumDifferenceSquares))
+                frames.append(
+                    endFrame(
+                        sum: sum, sumSquares: sumSquares, sumDifferenceSquares: sumDifferenceSquares,
+                        sumBandSquares: sumBandSquares))
                 self.sum = 0
                 self.sumSquares = 0
                 self.sumDifferenceSquares = 0
+                self.sumBandSquares = 0
                 countInFrame = 0
             } else {
                 self.sum = sum
                 self.sumSquares = sumSquares
                 self.sumDifferenceSquares = sumDifferenceSquares
+                self.sumBandSquares = sumBandSquares
             }
         }
         return frames
@@ -284,9 +342,9 @@ public struct VoiceActivityGate: Sendable {
     }
 
     /// Decides one complete frame and updates the floor.
-    private mutating func endFrame(sum: Float, sumSquares: Float, sumDifferenceSquares: Float)
-        -> VoiceGateFrame
-    {
+    private mutating func endFrame(
+        sum: Float, sumSquares: Float, sumDifferenceSquares: Float, sumBandSquares: Float
+    ) -> VoiceGateFrame {
         let n = Float(frameLength)
         let mean = sum / n
         // Energy per sample without the frame's DC; the difference is DC-free already.
@@ -332,6 +390,24 @@ public struct VoiceActivityGate: Sendable {
         let onThreshold = floor + configuration.marginDecibels
         let offThreshold = onThreshold - configuration.hysteresisDecibels
         let floorPower = power(decibels: floor)
+
+        // The syllable cue: the light level fell fast from a recent peak that stood above the
+        // start threshold.
+        let differenceLevel = max(silence, decibels(power: modeFlag >= 5 ? sumBandSquares / n : differenceEnergy))
+        lightDifferenceLevel += (differenceLevel - lightDifferenceLevel) * 0.5
+        peakLevels[peakIndex] = lightLevel
+        peakDifferenceLevels[peakIndex] = lightDifferenceLevel
+        peakIndex = peakIndex + 1 == peakLevels.count ? 0 : peakIndex + 1
+        var recentPeak = -Float.infinity
+        var recentDifferencePeak = -Float.infinity
+        for value in peakLevels { recentPeak = max(recentPeak, value) }
+        for value in peakDifferenceLevels { recentDifferencePeak = max(recentDifferencePeak, value) }
+        let rawFall = recentPeak - lightLevel >= modulationDecibels
+        let differenceFall = recentDifferencePeak - lightDifferenceLevel >= modulationDecibels
+        if recentPeak > onThreshold, modeFlag == 5 ? differenceFall : modeFlag == 6 ? (differenceFall && recentPeak - lightLevel >= modulationDecibels * 0.5) : modeFlag == 0 ? rawFall : (modeFlag == 1 ? differenceFall : (modeFlag == 2 ? (rawFall && differenceFall) : (modeFlag == 3 ? (differenceFall && recentPeak - lightLevel >= modulationDecibels * 0.5) : (differenceFall && rawFall && recentPeak - lightLevel >= 0.5 * (recentPeak - floor))))) {
+            lastModulationFrame = current
+        }
+
         if !isWarmingUp {
             switch state {
             case .idle:
@@ -341,15 +417,22 @@ public struct VoiceActivityGate: Sendable {
                     runLength = 0
                     runExcessEnergy = 0
                     runExcessDifference = 0
+                    lastLoudFrame = current
                     accumulateRun(energy: energy, difference: differenceEnergy, floorPower: floorPower)
-                    confirmIfReady(at: current)
+                    confirmIfReady()
                 }
             case .candidate:
                 if level > offThreshold {
+                    lastLoudFrame = current
                     accumulateRun(energy: energy, difference: differenceEnergy, floorPower: floorPower)
-                    confirmIfReady(at: current)
+                    confirmIfReady()
                 } else {
-                    state = .idle
+                    // Below the continue threshold: a syllable that just ended shows the cue
+                    // now; otherwise the run is dropped once the closing time has passed.
+                    confirmIfReady()
+                    if state == .candidate, current - lastLoudFrame >= closingFrames {
+                        state = .idle
+                    }
                 }
             case .voiced:
                 if level > offThreshold,
@@ -370,8 +453,14 @@ public struct VoiceActivityGate: Sendable {
         } else if smoothedLevel < floor {
             floor = max(smoothedLevel, floor - fallStep)
         } else {
-            // While voice is on, only a steady level lifts the floor.
-            let step = isSteady ? steadyRiseStep : (state == .idle ? riseStep : 0)
+            // While voice is on, only a steady level lifts the floor; a loud run without the
+            // syllable cue (a fan switching on, a car approaching) lifts it fast.
+            var step = isSteady ? steadyRiseStep : (state == .idle ? riseStep : 0)
+            if state == .candidate, modulationDecibels > 0,
+                current - max(runStartFrame, lastModulationFrame) >= unmodulatedFrames
+            {
+                step = max(step, unmodulatedRiseStep)
+            }
             floor = min(smoothedLevel, floor + step)
         }
         // The room's spectral shape, learnt while nothing is happening.
@@ -406,13 +495,14 @@ public struct VoiceActivityGate: Sendable {
         runExcessDifference += added.difference
     }
 
-    private mutating func confirmIfReady(at current: Int) {
+    private mutating func confirmIfReady() {
         guard runLength >= minimumRunFrames else { return }
+        guard modulationDecibels == 0 || lastModulationFrame >= runStartFrame else { return }
         guard runExcessDifference <= maximumDifferenceRatio * runExcessEnergy,
             runExcessDifference >= minimumDifferenceRatio * runExcessEnergy
         else { return }
         state = .voiced
-        lastActiveFrame = current
+        lastActiveFrame = lastLoudFrame
     }
 }
 

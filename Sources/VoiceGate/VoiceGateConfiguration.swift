@@ -53,6 +53,27 @@ public struct VoiceGateConfiguration: Sendable, Equatable {
     /// with the floor's own share removed. Voice has most of its energy below about 1 kHz;
     /// crickets, hiss and clicks are far higher. Default 0.16 (2.56 kHz at 16 kHz).
     public var maximumDominantFrequencyRatio: Float
+    /// The syllable cue: how far the level (lightly smoothed, over about 2 frames) must fall
+    /// below its own recent peak, within ``modulationWindow``, for a run to count as speech, in
+    /// dB. Speech falls by 10 dB or more between syllables several times a second (a 3-8 Hz
+    /// modulation of its energy); a fan or an air conditioner after it starts, and a passing car
+    /// or a lorry, swell and settle smoothly and never fall this fast. The peak must itself have
+    /// stood above the start threshold. A run becomes voice only once such a fall happened in it
+    /// (a syllable that ends counts: the run is kept open for 100 ms below the continue
+    /// threshold to see it). Default 6 dB. `0` turns the cue off (every run counts as modulated).
+    public var modulationDecibels: Float
+    /// How quickly the fall of ``modulationDecibels`` must happen. Default 250 ms (a syllable's
+    /// decay takes 50-150 ms; a car's swell falls by 6 dB in a second or more). Must be
+    /// 20 ms...2 s.
+    public var modulationWindow: Duration
+    /// How long a loud run may go without the syllable cue before it is taken for a change in
+    /// the room (a fan switching on, a car approaching): the floor then rises at
+    /// ``unmodulatedFloorRiseDecibelsPerSecond``. Default 400 ms.
+    public var unmodulatedWindow: Duration
+    /// How fast the floor rises under a loud run that has shown no syllable cue for
+    /// ``unmodulatedWindow``, in dB per second. Default 40 dB/s: a fan 20 dB above a quiet room is
+    /// part of the room about 1 s after it starts, and never counts as voice.
+    public var unmodulatedFloorRiseDecibelsPerSecond: Float
     /// The level of digital silence, in dBFS: levels are clamped to at least this. Default -100.
     public var silenceDecibels: Float
     /// The floor before the first frame, in dBFS, or `nil` to start at the first frame's level.
@@ -80,6 +101,10 @@ public struct VoiceGateConfiguration: Sendable, Equatable {
         steadinessDecibels: Float = 4,
         minimumDominantFrequencyRatio: Float = 0.008,
         maximumDominantFrequencyRatio: Float = 0.16,
+        modulationDecibels: Float = 6,
+        modulationWindow: Duration = .milliseconds(250),
+        unmodulatedWindow: Duration = .milliseconds(400),
+        unmodulatedFloorRiseDecibelsPerSecond: Float = 40,
         silenceDecibels: Float = -100,
         initialFloorDecibels: Float? = nil,
         recordsTrack: Bool = true
@@ -99,6 +124,10 @@ public struct VoiceGateConfiguration: Sendable, Equatable {
         self.steadinessDecibels = steadinessDecibels
         self.minimumDominantFrequencyRatio = minimumDominantFrequencyRatio
         self.maximumDominantFrequencyRatio = maximumDominantFrequencyRatio
+        self.modulationDecibels = modulationDecibels
+        self.modulationWindow = modulationWindow
+        self.unmodulatedWindow = unmodulatedWindow
+        self.unmodulatedFloorRiseDecibelsPerSecond = unmodulatedFloorRiseDecibelsPerSecond
         self.silenceDecibels = silenceDecibels
         self.initialFloorDecibels = initialFloorDecibels
         self.recordsTrack = recordsTrack
@@ -131,6 +160,7 @@ public struct VoiceGateConfiguration: Sendable, Equatable {
         for (name, value) in [
             ("hang-over", hangOver.seconds), ("minimum voiced run", minimumVoicedRun.seconds),
             ("steady window", steadyWindow.seconds), ("floor smoothing", floorSmoothing.seconds), ("warm-up", warmUp.seconds),
+            ("unmodulated window", unmodulatedWindow.seconds),
         ] where !(value >= 0 && value <= 10) {
             throw bad("voice gate \(name) must be 0...10 s, got \(value) s")
         }
@@ -139,6 +169,7 @@ public struct VoiceGateConfiguration: Sendable, Equatable {
             ("steady floor rise rate", steadyFloorRiseDecibelsPerSecond),
             ("floor fall rate", floorFallDecibelsPerSecond),
             ("steadiness", steadinessDecibels),
+            ("unmodulated floor rise rate", unmodulatedFloorRiseDecibelsPerSecond),
         ] where !(value.isFinite && value >= 0) {
             throw bad("voice gate \(name) must be a finite number >= 0, got \(value)")
         }
@@ -148,6 +179,13 @@ public struct VoiceGateConfiguration: Sendable, Equatable {
         else {
             throw bad(
                 "voice gate dominant frequency ratios must satisfy 0 <= minimum < maximum <= 0.5, got \(minimumDominantFrequencyRatio) and \(maximumDominantFrequencyRatio)")
+        }
+        guard modulationDecibels.isFinite, modulationDecibels >= 0, modulationDecibels <= 40 else {
+            throw bad("voice gate modulation depth must be 0...40 dB, got \(modulationDecibels)")
+        }
+        let modulation = modulationWindow.seconds
+        guard modulation >= 0.02, modulation <= 2 else {
+            throw bad("voice gate modulation window must be 20 ms...2 s, got \(modulation * 1000) ms")
         }
         guard silenceDecibels.isFinite, silenceDecibels < 0 else {
             throw bad("voice gate silence level must be a negative dBFS value, got \(silenceDecibels)")
