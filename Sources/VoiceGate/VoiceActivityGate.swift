@@ -68,7 +68,9 @@ public struct VoiceGateResult: Sendable, Equatable {
 /// ## Algorithm
 /// 1. The input is cut into frames of ``VoiceGateConfiguration/frameDuration`` (20 ms). Each
 ///    frame's level is its RMS in dBFS after removing its mean (a microphone's DC offset is not
-///    sound). The energy of its first difference is kept too, as a cheap spectral cue.
+///    sound). The energy of its first difference is kept too, as a cheap spectral cue, and so is
+///    the energy in the speech band (a 2nd-order band-pass around 1 kHz, Q 0.7, about
+///    0.5-2 kHz), for the syllable cue.
 /// 2. **Noise floor.** It starts at the first frame's level. When the level is below it, it falls
 ///    at up to ``VoiceGateConfiguration/floorFallDecibelsPerSecond`` (20 dB/s: a quiet room is
 ///    found again within a word's pause). When the level is above it, it rises at only
@@ -78,16 +80,25 @@ public struct VoiceGateResult: Sendable, Equatable {
 ///    an air conditioner that starts is absorbed at
 ///    ``VoiceGateConfiguration/steadyFloorRiseDecibelsPerSecond`` (8 dB/s), while speech, which
 ///    swings by 10 dB or more between syllables, is not. While voice is on, only a steady level
-///    lifts the floor. The floor follows the level smoothed over
+///    lifts the floor. A loud run that has shown no syllable cue (below) for
+///    ``VoiceGateConfiguration/unmodulatedWindow`` (1.2 s) lifts it at
+///    ``VoiceGateConfiguration/unmodulatedFloorRiseDecibelsPerSecond`` (40 dB/s). The floor follows the level smoothed over
 ///    ``VoiceGateConfiguration/floorSmoothing`` (150 ms), and the first
 ///    ``VoiceGateConfiguration/warmUp`` (500 ms) only learns the room.
 /// 3. **Decision.** A run starts when a frame is ``VoiceGateConfiguration/marginDecibels`` above
 ///    the floor and continues while frames stay above `floor + margin - hysteresis`. A run becomes
 ///    voice once it has lasted ``VoiceGateConfiguration/minimumVoicedRun`` (100 ms: clicks, knocks
-///    and clock ticks are shorter) *and* the energy it adds above the floor sits low in frequency
+///    and clock ticks are shorter), the energy it adds above the floor sits low in frequency
 ///    (``VoiceGateConfiguration/maximumDominantFrequencyRatio``; crickets, hiss and clicks are
-///    high). Voice stays on for ``VoiceGateConfiguration/hangOver`` after the last loud frame, so
-///    the gaps between words do not split a reading.
+///    high), *and* it shows the **syllable cue**: its speech-band level (smoothed over about two
+///    frames) fell by ``VoiceGateConfiguration/modulationDecibels`` (6 dB) within
+///    ``VoiceGateConfiguration/modulationWindow`` (250 ms) from a peak that stood above the start
+///    threshold. Speech does this several times a second (its energy is modulated at 3-8 Hz);
+///    a fan or an air conditioner switching on, a passing car or a lorry swell and settle
+///    smoothly. A run stays open for 100 ms below the continue threshold so that a syllable's
+///    own decay can show the cue. The run's segment still starts at its first loud frame. Voice
+///    stays on for ``VoiceGateConfiguration/hangOver`` after the last loud frame, so the gaps
+///    between words do not split a reading.
 ///
 /// Known limits: a voice-like sound (a radio, a television, someone else talking) counts as voice;
 /// a long monotone sustained vowel (over a few seconds) is slowly absorbed into the floor; and the
@@ -162,9 +173,9 @@ public struct VoiceActivityGate: Sendable {
     /// The light levels over the modulation window (a ring), for the syllable cue.
     private var peakLevels: [Float]
     private var peakIndex = 0
-    private var peakDifferenceLevels: [Float]
-    private var lightDifferenceLevel: Float = -100
-    var modeFlag = 5
+    /// The light speech-band levels over the modulation window (same ring positions).
+    private var peakBandLevels: [Float]
+    private var lightBandLevel: Float = 0
     /// The last frame at which the light level fell fast from a peak above the start threshold
     /// (the syllable cue), or -1.
     private var lastModulationFrame = -1
@@ -210,7 +221,7 @@ public struct VoiceActivityGate: Sendable {
         modulationDecibels = configuration.modulationDecibels
         peakLevels = [Float](
             repeating: -.infinity, count: max(2, frames(configuration.modulationWindow) + 1))
-        peakDifferenceLevels = peakLevels
+        peakBandLevels = peakLevels
         unmodulatedFrames = frames(configuration.unmodulatedWindow)
         unmodulatedRiseStep = configuration.unmodulatedFloorRiseDecibelsPerSecond * Float(frameSeconds)
         closingFrames = max(1, frames(.milliseconds(100)))
@@ -393,22 +404,30 @@ public struct VoiceActivityGate: Sendable {
 
         // The syllable cue: the light level fell fast from a recent peak that stood above the
         // start threshold.
-        let differenceLevel = max(silence, decibels(power: modeFlag >= 5 ? sumBandSquares / n : differenceEnergy))
-        lightDifferenceLevel += (differenceLevel - lightDifferenceLevel) * 0.5
+        // It is judged on the speech band (around 1 kHz): a car's rumble and a fan's hum jitter
+        // from frame to frame by several dB in the full band, but their share of the speech band
+        // is smooth.
+        let bandLevel = max(silence, decibels(power: sumBandSquares / n))
+        lightBandLevel = current == 0 ? bandLevel : lightBandLevel + (bandLevel - lightBandLevel) * 0.5
         peakLevels[peakIndex] = lightLevel
-        peakDifferenceLevels[peakIndex] = lightDifferenceLevel
+        peakBandLevels[peakIndex] = lightBandLevel
         peakIndex = peakIndex + 1 == peakLevels.count ? 0 : peakIndex + 1
         var recentPeak = -Float.infinity
-        var recentDifferencePeak = -Float.infinity
-        for value in peakLevels { recentPeak = max(recentPeak, value) }
-        for value in peakDifferenceLevels { recentDifferencePeak = max(recentDifferencePeak, value) }
-        let rawFall = recentPeak - lightLevel >= modulationDecibels
-        let differenceFall = recentDifferencePeak - lightDifferenceLevel >= modulationDecibels
-        if recentPeak > onThreshold, modeFlag == 5 ? differenceFall : modeFlag == 6 ? (differenceFall && recentPeak - lightLevel >= modulationDecibels * 0.5) : modeFlag == 0 ? rawFall : (modeFlag == 1 ? differenceFall : (modeFlag == 2 ? (rawFall && differenceFall) : (modeFlag == 3 ? (differenceFall && recentPeak - lightLevel >= modulationDecibels * 0.5) : (differenceFall && rawFall && recentPeak - lightLevel >= 0.5 * (recentPeak - floor))))) {
+        var recentBandPeak = -Float.infinity
+        for position in peakLevels.indices {
+            recentPeak = max(recentPeak, peakLevels[position])
+            recentBandPeak = max(recentBandPeak, peakBandLevels[position])
+        }
+        if recentPeak > onThreshold, recentBandPeak - lightBandLevel >= modulationDecibels {
             lastModulationFrame = current
         }
 
         if !isWarmingUp {
+            // A candidate run that stayed below the continue threshold for the closing time
+            // without showing the cue is dropped; shorter dips are bridged.
+            if state == .candidate, current - lastLoudFrame > closingFrames {
+                state = .idle
+            }
             switch state {
             case .idle:
                 if level > onThreshold {
@@ -427,12 +446,9 @@ public struct VoiceActivityGate: Sendable {
                     accumulateRun(energy: energy, difference: differenceEnergy, floorPower: floorPower)
                     confirmIfReady()
                 } else {
-                    // Below the continue threshold: a syllable that just ended shows the cue
-                    // now; otherwise the run is dropped once the closing time has passed.
+                    // Closing: a syllable that just ended shows the cue now or within the
+                    // closing time.
                     confirmIfReady()
-                    if state == .candidate, current - lastLoudFrame >= closingFrames {
-                        state = .idle
-                    }
                 }
             case .voiced:
                 if level > offThreshold,

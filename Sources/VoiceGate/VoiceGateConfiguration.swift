@@ -53,14 +53,14 @@ public struct VoiceGateConfiguration: Sendable, Equatable {
     /// with the floor's own share removed. Voice has most of its energy below about 1 kHz;
     /// crickets, hiss and clicks are far higher. Default 0.16 (2.56 kHz at 16 kHz).
     public var maximumDominantFrequencyRatio: Float
-    /// The syllable cue: how far the level (lightly smoothed, over about 2 frames) must fall
-    /// below its own recent peak, within ``modulationWindow``, for a run to count as speech, in
-    /// dB. Speech falls by 10 dB or more between syllables several times a second (a 3-8 Hz
-    /// modulation of its energy); a fan or an air conditioner after it starts, and a passing car
-    /// or a lorry, swell and settle smoothly and never fall this fast. The peak must itself have
-    /// stood above the start threshold. A run becomes voice only once such a fall happened in it
-    /// (a syllable that ends counts: the run is kept open for 100 ms below the continue
-    /// threshold to see it). Default 6 dB. `0` turns the cue off (every run counts as modulated).
+    /// The syllable cue: how far the level in the speech band (about 0.5-2 kHz, smoothed over
+    /// about two frames) must fall below its own recent peak, within ``modulationWindow``, for a
+    /// run to count as speech, in dB. Speech falls by 10 dB or more between syllables several
+    /// times a second (a 3-8 Hz modulation of its energy); a fan or an air conditioner after it
+    /// starts, and a passing car or a lorry, swell and settle smoothly (real fans jitter by up to
+    /// about 3 dB). The full-band level must have peaked above the start threshold in the same
+    /// window. A run becomes voice only once such a fall happened during it or within 100 ms of
+    /// its end. Default 6 dB. `0` turns the cue off (every run counts as modulated).
     public var modulationDecibels: Float
     /// How quickly the fall of ``modulationDecibels`` must happen. Default 250 ms (a syllable's
     /// decay takes 50-150 ms; a car's swell falls by 6 dB in a second or more). Must be
@@ -68,11 +68,13 @@ public struct VoiceGateConfiguration: Sendable, Equatable {
     public var modulationWindow: Duration
     /// How long a loud run may go without the syllable cue before it is taken for a change in
     /// the room (a fan switching on, a car approaching): the floor then rises at
-    /// ``unmodulatedFloorRiseDecibelsPerSecond``. Default 400 ms.
+    /// ``unmodulatedFloorRiseDecibelsPerSecond``. Default 1.2 s (a reciter's opening hum or long
+    /// first vowel can go most of a second without a syllable fall). Must be 0...10 s.
     public var unmodulatedWindow: Duration
     /// How fast the floor rises under a loud run that has shown no syllable cue for
-    /// ``unmodulatedWindow``, in dB per second. Default 40 dB/s: a fan 20 dB above a quiet room is
-    /// part of the room about 1 s after it starts, and never counts as voice.
+    /// ``unmodulatedWindow``, in dB per second (unused when ``modulationDecibels`` is 0).
+    /// Default 40 dB/s: a fan 20 dB above a quiet room is part of the room about 2 s after it
+    /// starts (it never counts as voice: it shows no syllable cue).
     public var unmodulatedFloorRiseDecibelsPerSecond: Float
     /// The level of digital silence, in dBFS: levels are clamped to at least this. Default -100.
     public var silenceDecibels: Float
@@ -103,7 +105,7 @@ public struct VoiceGateConfiguration: Sendable, Equatable {
         maximumDominantFrequencyRatio: Float = 0.16,
         modulationDecibels: Float = 6,
         modulationWindow: Duration = .milliseconds(250),
-        unmodulatedWindow: Duration = .milliseconds(400),
+        unmodulatedWindow: Duration = .milliseconds(1200),
         unmodulatedFloorRiseDecibelsPerSecond: Float = 40,
         silenceDecibels: Float = -100,
         initialFloorDecibels: Float? = nil,
