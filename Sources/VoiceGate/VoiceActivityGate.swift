@@ -92,7 +92,7 @@ public struct VoiceGateResult: Sendable, Equatable {
 ///    (``VoiceGateConfiguration/maximumDominantFrequencyRatio``; crickets, hiss and clicks are
 ///    high), *and* it shows the **syllable cue**: its speech-band level (smoothed over about two
 ///    frames) fell by ``VoiceGateConfiguration/modulationDecibels`` (6 dB) within
-///    ``VoiceGateConfiguration/modulationWindow`` (250 ms) from a peak that stood above the start
+///    ``VoiceGateConfiguration/modulationWindow`` (200 ms) from a peak that stood above the start
 ///    threshold. Speech does this several times a second (its energy is modulated at 3-8 Hz);
 ///    a fan or an air conditioner switching on, a passing car or a lorry swell and settle
 ///    smoothly. A run stays open for 100 ms below the continue threshold so that a syllable's

@@ -62,9 +62,9 @@ public struct VoiceGateConfiguration: Sendable, Equatable {
     /// window. A run becomes voice only once such a fall happened during it or within 100 ms of
     /// its end. Default 6 dB. `0` turns the cue off (every run counts as modulated).
     public var modulationDecibels: Float
-    /// How quickly the fall of ``modulationDecibels`` must happen. Default 250 ms (a syllable's
-    /// decay takes 50-150 ms; a car's swell falls by 6 dB in a second or more). Must be
-    /// 20 ms...2 s.
+    /// How quickly the fall of ``modulationDecibels`` must happen. Default 200 ms (a syllable's
+    /// decay takes 50-150 ms; a passing car's or lorry's swell takes half a second or more to
+    /// fall by 6 dB). Must be 20 ms...2 s.
     public var modulationWindow: Duration
     /// How long a loud run may go without the syllable cue before it is taken for a change in
     /// the room (a fan switching on, a car approaching): the floor then rises at
@@ -104,7 +104,7 @@ public struct VoiceGateConfiguration: Sendable, Equatable {
         minimumDominantFrequencyRatio: Float = 0.008,
         maximumDominantFrequencyRatio: Float = 0.16,
         modulationDecibels: Float = 6,
-        modulationWindow: Duration = .milliseconds(250),
+        modulationWindow: Duration = .milliseconds(200),
         unmodulatedWindow: Duration = .milliseconds(1200),
         unmodulatedFloorRiseDecibelsPerSecond: Float = 40,
         silenceDecibels: Float = -100,
