@@ -82,8 +82,9 @@ public struct VoiceGateResult: Sendable, Equatable {
 ///    swings by 10 dB or more between syllables, is not. While voice is on, only a steady level
 ///    lifts the floor. A loud run that has shown no syllable cue (below) for
 ///    ``VoiceGateConfiguration/unmodulatedWindow`` (1.2 s) lifts it at
-///    ``VoiceGateConfiguration/unmodulatedFloorRiseDecibelsPerSecond`` (40 dB/s). The floor follows the level smoothed over
-///    ``VoiceGateConfiguration/floorSmoothing`` (150 ms), and the first
+///    ``VoiceGateConfiguration/unmodulatedFloorRiseDecibelsPerSecond`` (40 dB/s). The floor
+///    follows the level smoothed over ``VoiceGateConfiguration/floorSmoothing`` (150 ms), and the
+///    first
 ///    ``VoiceGateConfiguration/warmUp`` (500 ms) only learns the room.
 /// 3. **Decision.** A run starts when a frame is ``VoiceGateConfiguration/marginDecibels`` above
 ///    the floor and continues while frames stay above `floor + margin - hysteresis`. A run becomes
@@ -176,8 +177,7 @@ public struct VoiceActivityGate: Sendable {
     /// The light speech-band levels over the modulation window (same ring positions).
     private var peakBandLevels: [Float]
     private var lightBandLevel: Float = 0
-    /// The last frame at which the light level fell fast from a peak above the start threshold
-    /// (the syllable cue), or -1.
+    /// The last frame that showed the syllable cue, or -1.
     private var lastModulationFrame = -1
 
     // Decision state.
@@ -311,6 +311,12 @@ public struct VoiceActivityGate: Sendable {
             self.band1 = band1
             self.band2 = band2
             if countInFrame == frameLength {
+                // Digital silence would leave the filter ringing down into subnormal numbers
+                // (slow on most CPUs); flushed at frame ends so chunking cannot change results.
+                if abs(band1) < 1e-20, abs(band2) < 1e-20 {
+                    self.band1 = 0
+                    self.band2 = 0
+                }
                 frames.append(
                     endFrame(
                         sum: sum, sumSquares: sumSquares, sumDifferenceSquares: sumDifferenceSquares,
@@ -402,11 +408,10 @@ public struct VoiceActivityGate: Sendable {
         let offThreshold = onThreshold - configuration.hysteresisDecibels
         let floorPower = power(decibels: floor)
 
-        // The syllable cue: the light level fell fast from a recent peak that stood above the
-        // start threshold.
-        // It is judged on the speech band (around 1 kHz): a car's rumble and a fan's hum jitter
-        // from frame to frame by several dB in the full band, but their share of the speech band
-        // is smooth.
+        // The syllable cue: the light speech-band level fell fast from its recent peak while the
+        // full-band level peaked above the start threshold. The speech band (around 1 kHz)
+        // matters: a car's rumble and a fan's hum jitter from frame to frame by several dB in the
+        // full band, but their share of the speech band is smooth.
         let bandLevel = max(silence, decibels(power: sumBandSquares / n))
         lightBandLevel = current == 0 ? bandLevel : lightBandLevel + (bandLevel - lightBandLevel) * 0.5
         peakLevels[peakIndex] = lightLevel
