@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 public import ProofkitCore
 
 /// Reading model files with an integrity check.
@@ -34,11 +38,10 @@ public enum ModelFile {
     }
 
     static func read(_ path: String) throws(ProofkitError) -> [UInt8] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        guard let isFolder = POSIXFile.isFolder(path) else {
             throw ProofkitError(.notFound, "The model file does not exist.", path: path)
         }
-        guard !isDirectory.boolValue else {
+        guard !isFolder else {
             throw ProofkitError(.io, "This is a folder, not a model file.", path: path)
         }
         guard let bytes = POSIXFile.readAll(path) else {
