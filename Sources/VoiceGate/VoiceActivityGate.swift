@@ -294,7 +294,9 @@ public struct VoiceActivityGate: Sendable {
             for position in index..<end {
                 let x = samples[position]
                 let d = x - previous
-                let y = gain * (x - beforePrevious) - feedback1 * band1 - feedback2 * band2
+                // Only the last step waits for the previous output: a short dependency chain.
+                let partial = gain * (x - beforePrevious) - feedback2 * band2
+                let y = partial - feedback1 * band1
                 sum += x
                 sumSquares += x * x
                 sumDifferenceSquares += d * d
