@@ -68,7 +68,9 @@ public struct VoiceGateResult: Sendable, Equatable {
 /// ## Algorithm
 /// 1. The input is cut into frames of ``VoiceGateConfiguration/frameDuration`` (20 ms). Each
 ///    frame's level is its RMS in dBFS after removing its mean (a microphone's DC offset is not
-///    sound). The energy of its first difference is kept too, as a cheap spectral cue.
+///    sound). The energy of its first difference is kept too, as a cheap spectral cue, and so is
+///    the energy in the speech band (a 2nd-order band-pass around 1 kHz, Q 0.7, about
+///    0.5-2 kHz), for the syllable cue.
 /// 2. **Noise floor.** It starts at the first frame's level. When the level is below it, it falls
 ///    at up to ``VoiceGateConfiguration/floorFallDecibelsPerSecond`` (20 dB/s: a quiet room is
 ///    found again within a word's pause). When the level is above it, it rises at only
@@ -78,16 +80,26 @@ public struct VoiceGateResult: Sendable, Equatable {
 ///    an air conditioner that starts is absorbed at
 ///    ``VoiceGateConfiguration/steadyFloorRiseDecibelsPerSecond`` (8 dB/s), while speech, which
 ///    swings by 10 dB or more between syllables, is not. While voice is on, only a steady level
-///    lifts the floor. The floor follows the level smoothed over
-///    ``VoiceGateConfiguration/floorSmoothing`` (150 ms), and the first
+///    lifts the floor. A loud run that has shown no syllable cue (below) for
+///    ``VoiceGateConfiguration/unmodulatedWindow`` (1.2 s) lifts it at
+///    ``VoiceGateConfiguration/unmodulatedFloorRiseDecibelsPerSecond`` (40 dB/s). The floor
+///    follows the level smoothed over ``VoiceGateConfiguration/floorSmoothing`` (150 ms), and the
+///    first
 ///    ``VoiceGateConfiguration/warmUp`` (500 ms) only learns the room.
 /// 3. **Decision.** A run starts when a frame is ``VoiceGateConfiguration/marginDecibels`` above
 ///    the floor and continues while frames stay above `floor + margin - hysteresis`. A run becomes
 ///    voice once it has lasted ``VoiceGateConfiguration/minimumVoicedRun`` (100 ms: clicks, knocks
-///    and clock ticks are shorter) *and* the energy it adds above the floor sits low in frequency
+///    and clock ticks are shorter), the energy it adds above the floor sits low in frequency
 ///    (``VoiceGateConfiguration/maximumDominantFrequencyRatio``; crickets, hiss and clicks are
-///    high). Voice stays on for ``VoiceGateConfiguration/hangOver`` after the last loud frame, so
-///    the gaps between words do not split a reading.
+///    high), *and* it shows the **syllable cue**: its speech-band level (smoothed over about two
+///    frames) fell by ``VoiceGateConfiguration/modulationDecibels`` (6 dB) within
+///    ``VoiceGateConfiguration/modulationWindow`` (200 ms) from a peak that stood above the start
+///    threshold. Speech does this several times a second (its energy is modulated at 3-8 Hz);
+///    a fan or an air conditioner switching on, a passing car or a lorry swell and settle
+///    smoothly. A run stays open for 100 ms below the continue threshold so that a syllable's
+///    own decay can show the cue. The run's segment still starts at its first loud frame. Voice
+///    stays on for ``VoiceGateConfiguration/hangOver`` after the last loud frame, so the gaps
+///    between words do not split a reading.
 ///
 /// Known limits: a voice-like sound (a radio, a television, someone else talking) counts as voice;
 /// a long monotone sustained vowel (over a few seconds) is slowly absorbed into the floor; and the
@@ -120,6 +132,17 @@ public struct VoiceActivityGate: Sendable {
     private let maximumDifferenceRatio: Float
     /// Per-frame upper bound while voice continues, looser (fricatives inside words).
     private let frameDifferenceLimit: Float
+    /// The syllable cue (see ``VoiceGateConfiguration/modulationDecibels``).
+    private let modulationDecibels: Float
+    private let unmodulatedFrames: Int
+    private let unmodulatedRiseStep: Float
+    /// How long a candidate run stays open below the continue threshold, waiting for the cue.
+    private let closingFrames: Int
+    /// The speech-band filter (a 2nd-order band-pass around 1 kHz, Q 0.7): rumble and hiss are
+    /// outside it, so their jitter does not pass for syllables.
+    private let bandGain: Float
+    private let bandFeedback1: Float
+    private let bandFeedback2: Float
 
     // Per-frame accumulators (carry across chunk boundaries).
     private var countInFrame = 0
@@ -127,6 +150,11 @@ public struct VoiceActivityGate: Sendable {
     private var sumSquares: Float = 0
     private var sumDifferenceSquares: Float = 0
     private var previousSample: Float = 0
+    private var sumBandSquares: Float = 0
+    private var beforePreviousSample: Float = 0
+    /// The band-pass filter's last two outputs.
+    private var band1: Float = 0
+    private var band2: Float = 0
 
     // Floor state.
     private var frameIndex = 0
@@ -143,6 +171,14 @@ public struct VoiceActivityGate: Sendable {
     private var recentIndex = 0
     private var recentCount = 0
     private var lightLevel: Float = 0
+    /// The light levels over the modulation window (a ring), for the syllable cue.
+    private var peakLevels: [Float]
+    private var peakIndex = 0
+    /// The light speech-band levels over the modulation window (same ring positions).
+    private var peakBandLevels: [Float]
+    private var lightBandLevel: Float = 0
+    /// The last frame that showed the syllable cue, or -1.
+    private var lastModulationFrame = -1
 
     // Decision state.
     private enum State: Sendable { case idle, candidate, voiced }
@@ -152,6 +188,8 @@ public struct VoiceActivityGate: Sendable {
     private var runExcessEnergy: Float = 0
     private var runExcessDifference: Float = 0
     private var lastActiveFrame = 0
+    /// The last frame of the candidate run above the continue threshold.
+    private var lastLoudFrame = 0
 
     // Output.
     private var segments: [VoicedSegment] = []
@@ -180,6 +218,19 @@ public struct VoiceActivityGate: Sendable {
         smoothing = Float(1 / max(1, smoothingFrames))
         steadyFrames = max(2, frames(configuration.steadyWindow))
         recentLevels = [Float](repeating: 0, count: 2 * steadyFrames)
+        modulationDecibels = configuration.modulationDecibels
+        peakLevels = [Float](
+            repeating: -.infinity, count: max(2, frames(configuration.modulationWindow) + 1))
+        peakBandLevels = peakLevels
+        unmodulatedFrames = frames(configuration.unmodulatedWindow)
+        unmodulatedRiseStep = configuration.unmodulatedFloorRiseDecibelsPerSecond * Float(frameSeconds)
+        closingFrames = max(1, frames(.milliseconds(100)))
+        // RBJ band-pass (0 dB peak gain): b = (alpha, 0, -alpha), a = (1 + alpha, -2 cos w, 1 - alpha).
+        let centre = 2 * Double.pi * 1000 / Double(configuration.sampleRate)
+        let alpha = cosine(centre - Double.pi / 2) / (2 * 0.7)
+        bandGain = Float(alpha / (1 + alpha))
+        bandFeedback1 = Float(-2 * cosine(centre) / (1 + alpha))
+        bandFeedback2 = Float((1 - alpha) / (1 + alpha))
         // A sinusoid at f has first-difference energy 2(1 - cos(2πf/fs)) times its energy.
         func differenceRatio(_ fraction: Double) -> Float {
             Float(2 * (1 - cosine(2 * Double.pi * min(0.5, fraction))))
@@ -233,29 +284,55 @@ public struct VoiceActivityGate: Sendable {
             var sum = self.sum
             var sumSquares = self.sumSquares
             var sumDifferenceSquares = self.sumDifferenceSquares
+            var sumBandSquares = self.sumBandSquares
             var previous = previousSample
-            // The hot loop: three sums per sample.
+            var beforePrevious = beforePreviousSample
+            var band1 = band1
+            var band2 = band2
+            let (gain, feedback1, feedback2) = (bandGain, bandFeedback1, bandFeedback2)
+            // The hot loop: four sums and one band-pass biquad per sample.
             for position in index..<end {
                 let x = samples[position]
                 let d = x - previous
+                // Only the last step waits for the previous output: a short dependency chain.
+                let partial = gain * (x - beforePrevious) - feedback2 * band2
+                let y = partial - feedback1 * band1
                 sum += x
                 sumSquares += x * x
                 sumDifferenceSquares += d * d
+                sumBandSquares += y * y
+                beforePrevious = previous
                 previous = x
+                band2 = band1
+                band1 = y
             }
             countInFrame += end - index
             index = end
             previousSample = previous
+            beforePreviousSample = beforePrevious
+            self.band1 = band1
+            self.band2 = band2
             if countInFrame == frameLength {
-                frames.append(endFrame(sum: sum, sumSquares: sumSquares, sumDifferenceSquares: sumDifferenceSquares))
+                // Digital silence would leave the filter ringing down into subnormal numbers
+                // (slow on most CPUs); flushed at frame ends so chunking cannot change results.
+                if abs(band1) < 1e-20, abs(band2) < 1e-20 {
+                    self.band1 = 0
+                    self.band2 = 0
+                }
+                frames.append(
+                    endFrame(
+                        sum: sum, sumSquares: sumSquares, sumDifferenceSquares: sumDifferenceSquares,
+                        sumBandSquares: sumBandSquares))
                 self.sum = 0
                 self.sumSquares = 0
                 self.sumDifferenceSquares = 0
+                self.sumBandSquares = 0
                 countInFrame = 0
             } else {
                 self.sum = sum
                 self.sumSquares = sumSquares
                 self.sumDifferenceSquares = sumDifferenceSquares
+                self.sumBandSquares = sumBandSquares
             }
         }
         return frames
@@ -284,9 +361,9 @@ public struct VoiceActivityGate: Sendable {
     }
 
     /// Decides one complete frame and updates the floor.
-    private mutating func endFrame(sum: Float, sumSquares: Float, sumDifferenceSquares: Float)
-        -> VoiceGateFrame
-    {
+    private mutating func endFrame(
+        sum: Float, sumSquares: Float, sumDifferenceSquares: Float, sumBandSquares: Float
+    ) -> VoiceGateFrame {
         let n = Float(frameLength)
         let mean = sum / n
         // Energy per sample without the frame's DC; the difference is DC-free already.
@@ -332,7 +409,32 @@ public struct VoiceActivityGate: Sendable {
         let onThreshold = floor + configuration.marginDecibels
         let offThreshold = onThreshold - configuration.hysteresisDecibels
         let floorPower = power(decibels: floor)
+
+        // The syllable cue: the light speech-band level fell fast from its recent peak while the
+        // full-band level peaked above the start threshold. The speech band (around 1 kHz)
+        // matters: a car's rumble and a fan's hum jitter from frame to frame by several dB in the
+        // full band, but their share of the speech band is smooth.
+        let bandLevel = max(silence, decibels(power: sumBandSquares / n))
+        lightBandLevel = current == 0 ? bandLevel : lightBandLevel + (bandLevel - lightBandLevel) * 0.5
+        peakLevels[peakIndex] = lightLevel
+        peakBandLevels[peakIndex] = lightBandLevel
+        peakIndex = peakIndex + 1 == peakLevels.count ? 0 : peakIndex + 1
+        var recentPeak = -Float.infinity
+        var recentBandPeak = -Float.infinity
+        for position in peakLevels.indices {
+            recentPeak = max(recentPeak, peakLevels[position])
+            recentBandPeak = max(recentBandPeak, peakBandLevels[position])
+        }
+        if recentPeak > onThreshold, recentBandPeak - lightBandLevel >= modulationDecibels {
+            lastModulationFrame = current
+        }
+
         if !isWarmingUp {
+            // A candidate run that stayed below the continue threshold for the closing time
+            // without showing the cue is dropped; shorter dips are bridged.
+            if state == .candidate, current - lastLoudFrame > closingFrames {
+                state = .idle
+            }
             switch state {
             case .idle:
                 if level > onThreshold {
@@ -341,15 +443,19 @@ public struct VoiceActivityGate: Sendable {
                     runLength = 0
                     runExcessEnergy = 0
                     runExcessDifference = 0
+                    lastLoudFrame = current
                     accumulateRun(energy: energy, difference: differenceEnergy, floorPower: floorPower)
-                    confirmIfReady(at: current)
+                    confirmIfReady()
                 }
             case .candidate:
                 if level > offThreshold {
+                    lastLoudFrame = current
                     accumulateRun(energy: energy, difference: differenceEnergy, floorPower: floorPower)
-                    confirmIfReady(at: current)
+                    confirmIfReady()
                 } else {
-                    state = .idle
+                    // Closing: a syllable that just ended shows the cue now or within the
+                    // closing time.
+                    confirmIfReady()
                 }
             case .voiced:
                 if level > offThreshold,
@@ -370,8 +476,14 @@ public struct VoiceActivityGate: Sendable {
         } else if smoothedLevel < floor {
             floor = max(smoothedLevel, floor - fallStep)
         } else {
-            // While voice is on, only a steady level lifts the floor.
-            let step = isSteady ? steadyRiseStep : (state == .idle ? riseStep : 0)
+            // While voice is on, only a steady level lifts the floor; a loud run without the
+            // syllable cue (a fan switching on, a car approaching) lifts it fast.
+            var step = isSteady ? steadyRiseStep : (state == .idle ? riseStep : 0)
+            if state == .candidate, modulationDecibels > 0,
+                current - max(runStartFrame, lastModulationFrame) >= unmodulatedFrames
+            {
+                step = max(step, unmodulatedRiseStep)
+            }
             floor = min(smoothedLevel, floor + step)
         }
         // The room's spectral shape, learnt while nothing is happening.
@@ -406,13 +518,14 @@ public struct VoiceActivityGate: Sendable {
         runExcessDifference += added.difference
     }
 
-    private mutating func confirmIfReady(at current: Int) {
+    private mutating func confirmIfReady() {
         guard runLength >= minimumRunFrames else { return }
+        guard modulationDecibels == 0 || lastModulationFrame >= runStartFrame else { return }
         guard runExcessDifference <= maximumDifferenceRatio * runExcessEnergy,
             runExcessDifference >= minimumDifferenceRatio * runExcessEnergy
         else { return }
         state = .voiced
-        lastActiveFrame = current
+        lastActiveFrame = lastLoudFrame
     }
 }
 

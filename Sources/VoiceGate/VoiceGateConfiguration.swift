@@ -53,6 +53,29 @@ public struct VoiceGateConfiguration: Sendable, Equatable {
     /// with the floor's own share removed. Voice has most of its energy below about 1 kHz;
     /// crickets, hiss and clicks are far higher. Default 0.16 (2.56 kHz at 16 kHz).
     public var maximumDominantFrequencyRatio: Float
+    /// The syllable cue: how far the level in the speech band (about 0.5-2 kHz, smoothed over
+    /// about two frames) must fall below its own recent peak, within ``modulationWindow``, for a
+    /// run to count as speech, in dB. Speech falls by 10 dB or more between syllables several
+    /// times a second (a 3-8 Hz modulation of its energy); a fan or an air conditioner after it
+    /// starts, and a passing car or a lorry, swell and settle smoothly (real fans jitter by up to
+    /// about 3 dB). The full-band level must have peaked above the start threshold in the same
+    /// window. A run becomes voice only once such a fall happened during it or within 100 ms of
+    /// its end. Default 6 dB. `0` turns the cue off (every run counts as modulated).
+    public var modulationDecibels: Float
+    /// How quickly the fall of ``modulationDecibels`` must happen. Default 200 ms (a syllable's
+    /// decay takes 50-150 ms; a passing car's or lorry's swell takes half a second or more to
+    /// fall by 6 dB). Must be 20 ms...2 s.
+    public var modulationWindow: Duration
+    /// How long a loud run may go without the syllable cue before it is taken for a change in
+    /// the room (a fan switching on, a car approaching): the floor then rises at
+    /// ``unmodulatedFloorRiseDecibelsPerSecond``. Default 1.2 s (a reciter's opening hum or long
+    /// first vowel can go most of a second without a syllable fall). Must be 0...10 s.
+    public var unmodulatedWindow: Duration
+    /// How fast the floor rises under a loud run that has shown no syllable cue for
+    /// ``unmodulatedWindow``, in dB per second (unused when ``modulationDecibels`` is 0).
+    /// Default 40 dB/s: a fan 20 dB above a quiet room is part of the room about 2 s after it
+    /// starts (it never counts as voice: it shows no syllable cue).
+    public var unmodulatedFloorRiseDecibelsPerSecond: Float
     /// The level of digital silence, in dBFS: levels are clamped to at least this. Default -100.
     public var silenceDecibels: Float
     /// The floor before the first frame, in dBFS, or `nil` to start at the first frame's level.
@@ -80,6 +103,10 @@ public struct VoiceGateConfiguration: Sendable, Equatable {
         steadinessDecibels: Float = 4,
         minimumDominantFrequencyRatio: Float = 0.008,
         maximumDominantFrequencyRatio: Float = 0.16,
+        modulationDecibels: Float = 6,
+        modulationWindow: Duration = .milliseconds(200),
+        unmodulatedWindow: Duration = .milliseconds(1200),
+        unmodulatedFloorRiseDecibelsPerSecond: Float = 40,
         silenceDecibels: Float = -100,
         initialFloorDecibels: Float? = nil,
         recordsTrack: Bool = true
@@ -99,6 +126,10 @@ public struct VoiceGateConfiguration: Sendable, Equatable {
         self.steadinessDecibels = steadinessDecibels
         self.minimumDominantFrequencyRatio = minimumDominantFrequencyRatio
         self.maximumDominantFrequencyRatio = maximumDominantFrequencyRatio
+        self.modulationDecibels = modulationDecibels
+        self.modulationWindow = modulationWindow
+        self.unmodulatedWindow = unmodulatedWindow
+        self.unmodulatedFloorRiseDecibelsPerSecond = unmodulatedFloorRiseDecibelsPerSecond
         self.silenceDecibels = silenceDecibels
         self.initialFloorDecibels = initialFloorDecibels
         self.recordsTrack = recordsTrack
@@ -131,6 +162,7 @@ public struct VoiceGateConfiguration: Sendable, Equatable {
         for (name, value) in [
             ("hang-over", hangOver.seconds), ("minimum voiced run", minimumVoicedRun.seconds),
             ("steady window", steadyWindow.seconds), ("floor smoothing", floorSmoothing.seconds), ("warm-up", warmUp.seconds),
+            ("unmodulated window", unmodulatedWindow.seconds),
         ] where !(value >= 0 && value <= 10) {
             throw bad("voice gate \(name) must be 0...10 s, got \(value) s")
         }
@@ -139,6 +171,7 @@ public struct VoiceGateConfiguration: Sendable, Equatable {
             ("steady floor rise rate", steadyFloorRiseDecibelsPerSecond),
             ("floor fall rate", floorFallDecibelsPerSecond),
             ("steadiness", steadinessDecibels),
+            ("unmodulated floor rise rate", unmodulatedFloorRiseDecibelsPerSecond),
         ] where !(value.isFinite && value >= 0) {
             throw bad("voice gate \(name) must be a finite number >= 0, got \(value)")
         }
@@ -148,6 +181,13 @@ public struct VoiceGateConfiguration: Sendable, Equatable {
         else {
             throw bad(
                 "voice gate dominant frequency ratios must satisfy 0 <= minimum < maximum <= 0.5, got \(minimumDominantFrequencyRatio) and \(maximumDominantFrequencyRatio)")
+        }
+        guard modulationDecibels.isFinite, modulationDecibels >= 0, modulationDecibels <= 40 else {
+            throw bad("voice gate modulation depth must be 0...40 dB, got \(modulationDecibels)")
+        }
+        let modulation = modulationWindow.seconds
+        guard modulation >= 0.02, modulation <= 2 else {
+            throw bad("voice gate modulation window must be 20 ms...2 s, got \(modulation * 1000) ms")
         }
         guard silenceDecibels.isFinite, silenceDecibels < 0 else {
             throw bad("voice gate silence level must be a negative dBFS value, got \(silenceDecibels)")
