@@ -129,7 +129,7 @@ public struct SignalLevels: Sendable, Equatable {
         var chunkPeak: Int32 = 0
         var sum: Double = 0
         samples.withUnsafeBufferPointer { input in
-            guard let base = input.baseAddress else { return }
+            guard input.baseAddress != nil else { return }
             // The peak from integer maxima and minima (a loop the compiler vectorises); the
             // squares as floats in eight independent sums (exact: each square is an integer
             // below 2^30, and a block of 4096 keeps the float sums' relative error near 1e-7).
