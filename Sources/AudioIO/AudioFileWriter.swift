@@ -13,7 +13,7 @@ extension AudioOutputContainer {
 ///
 /// Frames go to a temporary file in the output's folder (`.NAME.tmp-XXXXXX`). Only
 /// ``commit(syncsToDisk:verify:)`` renames it onto the output, after the complete file (header
-/// included) is synced to the disk and an optional check of it passes. If anything fails before
+/// included) is on its way to the disk (or, when asked, on it) and an optional check of it passes. If anything fails before
 /// that (a full disk, an exception, the writer simply going out of scope) the temporary is
 /// removed: no output appears, and an existing file at the output path is left exactly as it was.
 ///
@@ -171,24 +171,31 @@ public struct AudioFileWriter: ~Copyable, @unchecked Sendable {
     }
 
     /// Finishes the file: closes it (libsndfile writes the final header), runs `verify` on the
-    /// temporary (complete) file, syncs it to the disk, and only then renames it onto ``path``.
+    /// temporary (complete) file, and only then renames it onto ``path``.
     ///
-    /// The sync comes after `verify` so that the disk writes while `verify` reads the file back
-    /// from the page cache; with `writesBackEarly` most of the data is on its way already.
+    /// Both ways are atomic for running programs: they see the old file or the complete new
+    /// one. They differ in what a power cut soon after can leave:
+    /// - `syncsToDisk: false` (the default) leaves the data to the kernel, which writes it
+    ///   within about 30 s. When the output replaces an existing file, ext4 (default
+    ///   `auto_da_alloc`) writes the new file's data before it commits the rename, so a power
+    ///   cut leaves the old file or the complete new one. A brand-new output written just before
+    ///   a power cut may come back empty or missing (never as a torn file with the old name).
+    /// - `syncsToDisk: true` waits for the disk (`fdatasync` of the data, header, size and block
+    ///   map) before the rename: once `commit` returns, the new file survives a power cut on any
+    ///   file system, except for the rename itself, which reaches the disk with the file
+    ///   system's next commit (ext4: within 5 s). It costs the disk's write time (a few ms for a
+    ///   5 MB file on an SSD, more on an SD card). The sync comes after `verify`, so the disk
+    ///   writes while `verify` reads the file back from the page cache; with `writesBackEarly`
+    ///   most of the data is on its way already.
     /// - Parameters:
-    ///   - syncsToDisk: `fdatasync` the complete file (data, header and the size and block map
-    ///     needed to read it) before the rename (default `true`), so that after a power cut the
-    ///     output is either the old file or the complete new one, never a torn or empty file. The
-    ///     rename itself reaches the disk with the file system's next commit (ext4: within 5 s),
-    ///     so a power cut just after it may leave the old file. `false` saves the wait for the
-    ///     disk (a few ms for a 5 MB file on an SSD, more on an SD card); the rename is still
-    ///     atomic for running programs.
+    ///   - syncsToDisk: wait for the disk before the rename (default `false`; see above).
     ///   - verify: called with the temporary file's path; throwing aborts the commit
     ///     (the temporary is removed and no output appears).
     /// - Throws: `.io` when closing, syncing or renaming fails, or whatever `verify` throws.
-    ///   Calls `sf_close`, `fdatasync`, `close`, `rename`.
+    ///   Calls `sf_close`, `sync_file_range` (through `proofkit_posix_start_writeback`) and
+    ///   `fdatasync` when syncing, `close`, `rename`.
     public consuming func commit(
-        syncsToDisk: Bool = true, verify: (String) throws(ProofkitError) -> Void = { _ in }
+        syncsToDisk: Bool = false, verify: (String) throws(ProofkitError) -> Void = { _ in }
     ) throws(ProofkitError) {
         guard let handle, let temporary = temporaryPath else {
             preconditionFailure("commit after commit")
@@ -201,7 +208,8 @@ public struct AudioFileWriter: ~Copyable, @unchecked Sendable {
             throw ProofkitError(.io, "cannot finish the output (\(errorCode != 0 ? errorText.trimmedLine : "libsndfile error \(closeCode)"))",
                                 operation: "sf_close", underlying: errorCode != 0 ? errorCode : closeCode, path: path)
         }
-        if syncsToDisk && writesBackEarly { POSIX.startWriteback(descriptor) }
+        // Start the last writes now, so that the disk works while `verify` reads the file back.
+        if syncsToDisk { POSIX.startWriteback(descriptor) }
         try verify(temporary)
         if syncsToDisk, let code = POSIX.syncData(descriptor) {
             throw ProofkitError(.io, "cannot write the output to the disk: \(POSIX.describe(code))",

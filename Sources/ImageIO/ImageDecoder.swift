@@ -1,5 +1,9 @@
 public import ProofkitCore
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A decoded photo, upright, with what the decoder learned on the way.
 public struct DecodedImage: Sendable, Equatable {
@@ -149,8 +153,8 @@ public struct ImageDecoder: Sendable {
             // libjpeg reports a file cut short as a warning and fills the rest with grey. A
             // half-grey photo must not be judged, so truncation is refused; other warnings
             // (stray bytes before a marker, common in real phone photos) are kept as warnings.
-            if warning.localizedCaseInsensitiveContains("premature end")
-                || warning.localizedCaseInsensitiveContains("end of file")
+            if warning.lowercased().contains("premature end")
+                || warning.lowercased().contains("end of file")
             {
                 throw ProofkitError(
                     .decodeFailed, "the JPEG is truncated (\(warning))", operation: "tjDecompress2")
@@ -321,45 +325,7 @@ public struct ImageDecoder: Sendable {
     // MARK: Files and errors
 
     private func readFile(_ path: String) throws(ProofkitError) -> [UInt8] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw ProofkitError(.notFound, "no such file", path: path)
-        }
-        if isDirectory.boolValue {
-            throw ProofkitError(.io, "is a folder, not an image file", path: path)
-        }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw ProofkitError(.io, "cannot open the file for reading (permissions?)", path: path)
-        }
-        defer { try? handle.close() }
-        // The size by seeking, not `attributesOfItem`: that one also looks up the owner's user and
-        // group names, which opens a socket to the name service (nscd), and proofkit opens none.
-        let size: Int
-        do {
-            size = Int(try handle.seekToEnd())
-            try handle.seek(toOffset: 0)
-        } catch {
-            throw ProofkitError(.io, "cannot read the file's size: \(error.localizedDescription)", path: path)
-        }
-        if size > configuration.maximumFileSize {
-            throw ProofkitError(
-                .io,
-                "the file is \(size) bytes, over the \(configuration.maximumFileSize)-byte limit for a photo",
-                path: path)
-        }
-        do {
-            // Read at most one byte past the size stat gave (bounded by the limit), so memory
-            // stays bounded even if the file grows while it is read.
-            let data = try handle.read(upToCount: min(size, configuration.maximumFileSize) + 1) ?? Data()
-            if data.count > configuration.maximumFileSize {
-                throw ProofkitError(.io, "the file is over the \(configuration.maximumFileSize)-byte limit", path: path)
-            }
-            return [UInt8](data)
-        } catch let error as ProofkitError {
-            throw error
-        } catch {
-            throw ProofkitError(.io, "cannot read the file: \(error.localizedDescription)", path: path)
-        }
+        try PhotoFile.readWhole(path, limit: configuration.maximumFileSize)
     }
 
     static func tooLarge(width: Int, height: Int, limit: Int) -> ProofkitError {

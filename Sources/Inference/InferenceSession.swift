@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 public import ProofkitCore
 
 /// A loaded model, ready to run: one ONNX Runtime session.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 public import ProofkitCore
 
 /// Reading model files with an integrity check.
@@ -67,11 +71,10 @@ public enum ModelFile {
 
     /// Throws `.notFound` for a missing path, `.io` for a folder.
     private static func checkIsFile(_ path: String) throws(ProofkitError) {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        guard let isFolder = POSIXFile.isFolder(path) else {
             throw ProofkitError(.notFound, "The model file does not exist.", path: path)
         }
-        guard !isDirectory.boolValue else {
+        guard !isFolder else {
             throw ProofkitError(.io, "This is a folder, not a model file.", path: path)
         }
     }

@@ -9,6 +9,13 @@
 /// milliseconds and as many megabytes of peak memory on every `proofkit mat`). The only file in
 /// `Inference` that calls libc directly.
 enum POSIXFile {
+    /// Whether `path` names a folder (`true`), something else (`false`), or nothing (`nil`).
+    static func isFolder(_ path: String) -> Bool? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return info.st_mode & S_IFMT == S_IFDIR
+    }
+
     /// The file's bytes, or `nil` with `errno` left set when it cannot be opened, sized or read.
     /// `fstat` gives the size (no user or group lookups); a file that grows while it is read is
     /// read up to its size at open time, and one that shrinks gives `nil` (`EIO`).

@@ -2,9 +2,9 @@ import Foundation
 import Testing
 import TestSupport
 
-/// What `proofkit trim` asks of the kernel, seen by strace: the output is synced complete (its
-/// final header included) before it is renamed into place, unless --no-sync.
-@Suite("proofkit trim: the output reaches the disk before the rename (strace)")
+/// What `proofkit trim` asks of the kernel, seen by strace: the complete output (its final
+/// header included) is closed, and with --sync synced, before it is renamed into place.
+@Suite("proofkit trim: the output is complete, and with --sync on the disk, before the rename (strace)")
 struct TrimDurabilityTests {
     static var canRun: Bool {
         FileManager.default.isExecutableFile(atPath: AudioTestTools.proofkitBinary) && TestEnvironment.hasTool("strace")
@@ -45,36 +45,46 @@ struct TrimDurabilityTests {
         return input
     }
 
-    @Test("default: every write to the temporary comes before fdatasync, then close, then the rename",
+    /// The temporary's descriptor, and the indices of its writes, of `call` on it, of its close
+    /// and of the rename onto `output`.
+    func order(of call: String, in calls: [Call], output: String) throws -> (writes: [Int], call: Int, close: Int, rename: Int) {
+        let create = try #require(calls.firstIndex { $0.name == "openat" && $0.first.contains(".\(output).tmp-") && $0.line.contains("O_CREAT") })
+        let fd = try #require(calls[create].line.split(separator: "=").last?.trimmingCharacters(in: .whitespaces))
+        let closeIndex = try #require(calls.indices.first { $0 > create && calls[$0].name == "close" && calls[$0].first == fd })
+        let callIndex = try #require(calls.indices.last { $0 > create && $0 < closeIndex && calls[$0].name == call && calls[$0].first == fd })
+        let rename = try #require(calls.indices.first { calls[$0].name == "rename" && calls[$0].line.contains("\"\(output)\"") })
+        let writes = calls.indices.filter { $0 > create && $0 < closeIndex && ["write", "pwrite64"].contains(calls[$0].name) && calls[$0].first == fd }
+        return (writes, callIndex, closeIndex, rename)
+    }
+
+    @Test("default: atomic without waiting for the disk (no fsync, fdatasync or sync_file_range), then the rename",
+          .enabled(if: canRun))
+    func atomicWithoutWaiting() throws {
+        let folder = try AudioTestTools.makeScratchFolder()
+        defer { AudioTestTools.remove(folder) }
+        _ = try makeInput(in: folder)
+        let calls = try trace(["trim", "in.wav", "-o", "out.caf"], in: folder)
+        let seen = try order(of: "write", in: calls, output: "out.caf")
+        #expect(seen.writes.count > 10)
+        #expect(seen.close < seen.rename, "renamed before the file was complete")
+        #expect(!calls.contains { $0.name == "fsync" || $0.name == "fdatasync" || $0.name == "sync_file_range" })
+        // The output is complete and plays.
+        #expect(try AudioTestTools.ffprobe(folder + "/out.caf")["codec_name"] == "pcm_s16le")
+    }
+
+    @Test("--sync: every write to the temporary comes before fdatasync, then close, then the rename; same samples",
           .enabled(if: canRun))
     func syncedBeforeRename() throws {
         let folder = try AudioTestTools.makeScratchFolder()
         defer { AudioTestTools.remove(folder) }
         _ = try makeInput(in: folder)
-        let calls = try trace(["trim", "in.wav", "-o", "out.caf"], in: folder)
-        let create = try #require(calls.firstIndex { $0.name == "openat" && $0.first.contains(".out.caf.tmp-") && $0.line.contains("O_CREAT") })
-        let fd = try #require(calls[create].line.split(separator: "=").last?.trimmingCharacters(in: .whitespaces))
-        let sync = try #require(calls.indices.first { $0 > create && $0 > 0 && calls[$0].name == "fdatasync" && calls[$0].first == fd })
-        let close = try #require(calls.indices.first { $0 > create && calls[$0].name == "close" && calls[$0].first == fd })
-        let rename = try #require(calls.indices.first { calls[$0].name == "rename" && calls[$0].line.contains("\"out.caf\"") })
-        let writes = calls.indices.filter { $0 > create && $0 < close && ["write", "pwrite64"].contains(calls[$0].name) && calls[$0].first == fd }
-        #expect(writes.count > 10)
-        #expect(writes.allSatisfy { $0 < sync }, "a write to the temporary after fdatasync: the synced file was not final")
-        #expect(sync < close && close < rename)
-        #expect(calls[sync].line.hasSuffix("= 0"))
-        // The output is complete and plays.
-        #expect(try AudioTestTools.ffprobe(folder + "/out.caf")["codec_name"] == "pcm_s16le")
-    }
-
-    @Test("--no-sync: no fsync or fdatasync at all, and the output is the same", .enabled(if: canRun))
-    func noSync() throws {
-        let folder = try AudioTestTools.makeScratchFolder()
-        defer { AudioTestTools.remove(folder) }
-        _ = try makeInput(in: folder)
-        let calls = try trace(["trim", "--no-sync", "in.wav", "-o", "fast.caf"], in: folder)
-        #expect(!calls.contains { $0.name == "fsync" || $0.name == "fdatasync" || $0.name == "sync_file_range" })
-        #expect(calls.contains { $0.name == "rename" })
-        _ = try AudioTestTools.run(AudioTestTools.proofkitBinary, ["trim", "in.wav", "-o", "synced.caf"], currentDirectory: folder)
-        #expect(try AudioTestTools.soxInt16(folder + "/fast.caf") == AudioTestTools.soxInt16(folder + "/synced.caf"))
+        let calls = try trace(["trim", "--sync", "in.wav", "-o", "synced.caf"], in: folder)
+        let seen = try order(of: "fdatasync", in: calls, output: "synced.caf")
+        #expect(seen.writes.count > 10)
+        #expect(seen.writes.allSatisfy { $0 < seen.call }, "a write to the temporary after fdatasync: the synced file was not final")
+        #expect(seen.call < seen.close && seen.close < seen.rename)
+        #expect(calls[seen.call].line.hasSuffix("= 0"))
+        _ = try AudioTestTools.run(AudioTestTools.proofkitBinary, ["trim", "in.wav", "-o", "plain.caf"], currentDirectory: folder)
+        #expect(try AudioTestTools.soxInt16(folder + "/plain.caf") == AudioTestTools.soxInt16(folder + "/synced.caf"))
     }
 }

@@ -71,7 +71,12 @@ struct TrimPassThroughTests {
         let b = try AlarmSound.check(path: float32)
         #expect(a.format.isLinearPCM16 && !b.format.isLinearPCM16)
         #expect(a.decodedFrames == b.decodedFrames)
-        #expect(a.levels == b.levels)
+        // The same peak, clipping and count exactly; the 16-bit path sums squares as integers
+        // (exact per block), so its RMS may differ from the float path's in the last bits only.
+        #expect(a.levels.peak == b.levels.peak)
+        #expect(a.levels.clippedSamples == b.levels.clippedSamples)
+        #expect(a.levels.sampleCount == b.levels.sampleCount)
+        #expect(isApproximatelyEqual(a.levels.rmsDBFS, b.levels.rmsDBFS, absoluteTolerance: 1e-9))
         #expect(a.levels.clippedSamples > 100)
         #expect(a.levels.peak == 1)
     }

@@ -73,17 +73,14 @@ extension AlarmSound {
         var levels = SignalLevels(channels: format.channels)
         var decoded = 0
         if format.isLinearPCM16 {
-            // The stored 16-bit samples, converted here (vectorised; libsndfile's own conversion
-            // is a slower scalar loop): the same floats, so the same levels.
+            // The stored 16-bit samples, measured as they are (libsndfile's conversion to float
+            // is a slower scalar loop, and a float copy is not needed): the same levels.
             let chunk = 16384
             var buffer = [Int16](repeating: 0, count: chunk * format.channels)
-            var floats = [Float](repeating: 0, count: chunk * format.channels)
             while decoded < limitFrames {
                 let frames = try reader.read(into: &buffer, maxFrames: min(chunk, limitFrames - decoded))
                 if frames == 0 { break }
-                let count = frames * format.channels
-                SignalMath.convert(buffer[0..<count], into: &floats)
-                levels.add(floats[0..<count])
+                levels.add(int16: buffer[0..<(frames * format.channels)])
                 decoded += frames
             }
         } else {

@@ -42,11 +42,16 @@ public enum AlarmSound {
         public var fadeOutSeconds: Double = 0.03
         /// The container written (default CAF).
         public var container: AudioOutputContainer = .caf
-        /// Sync the complete output to the disk (`fdatasync`) before renaming it into place
-        /// (default `true`), so that a power cut leaves the old file or the complete new one,
-        /// never a torn or empty alarm sound. While it is written, the data is already sent to
-        /// the disk every MiB, so the final sync waits for little more than the last MiB.
-        public var syncsToDisk = true
+        /// Wait until the complete output is on the disk (`fdatasync`) before renaming it into
+        /// place (default `false`). Either way the output is atomic. Without the sync, replacing
+        /// an existing sound is also safe against a power cut on ext4 (it writes a file renamed
+        /// over another before committing the rename), but a brand-new output written just
+        /// before a power cut may come back empty; with it, the new file is on the disk when
+        /// `trim` returns, at the cost of the disk's write time (see
+        /// ``AudioFileWriter/commit(syncsToDisk:verify:)``). While a synced output is written,
+        /// its data is sent to the disk every MiB, so the final sync waits for little more than
+        /// the last MiB.
+        public var syncsToDisk = false
 
         /// The defaults: cut at 29.000 s, keep rate, channels and level.
         public init() {}

@@ -122,6 +122,76 @@ public struct SignalLevels: Sendable, Equatable {
         sampleCount += samples.count
     }
 
+    /// Adds interleaved 16-bit samples (whole frames), read as `sample / 32768`: the same
+    /// statistics as converting them to floats and calling ``add(_:)-([Float])``, in one pass
+    /// with no float buffer (what `proofkit check` and `trim`'s read-back run on).
+    public mutating func add(int16 samples: ArraySlice<Int16>) {
+        var chunkPeak: Int32 = 0
+        var sum: Double = 0
+        samples.withUnsafeBufferPointer { input in
+            guard let base = input.baseAddress else { return }
+            let raw = UnsafeRawPointer(base)
+            var start = 0
+            while start < input.count {
+                // Squares of 16-bit samples summed as floats stay exact enough over 4096 samples
+                // (each is an integer below 2^30; the float sum's relative error is ~1e-7).
+                let end = min(start + 4096, input.count)
+                var squares = SIMD8<Float>()
+                var peaks = SIMD8<Int32>()
+                var index = start
+                while index + 8 <= end {
+                    let v = SIMD8<Int32>(truncatingIfNeeded: raw.loadUnaligned(fromByteOffset: index * 2, as: SIMD8<Int16>.self))
+                    let f = SIMD8<Float>(v)
+                    squares += f * f
+                    let magnitude = v.replacing(with: 0 &- v, where: v .< 0)
+                    peaks.replace(with: magnitude, where: magnitude .> peaks)
+                    index += 8
+                }
+                var partial = Double(squares.sum())
+                var blockPeak = peaks.max()
+                while index < end {
+                    let x = Int32(input[index])
+                    partial += Double(x * x)
+                    blockPeak = max(blockPeak, abs(x))
+                    index += 1
+                }
+                sum += partial
+                chunkPeak = max(chunkPeak, blockPeak)
+                start = end
+            }
+            // Flat tops, only when something reaches the clip threshold (32766 of 32768).
+            let channels = self.channels
+            if chunkPeak >= 32766 {
+                var clipped = 0
+                let minimumRun = SignalLevels.clipRunLength
+                runs.withUnsafeMutableBufferPointer { runs in
+                    var channel = 0
+                    for x in input {
+                        if abs(Int32(x)) >= 32766 {
+                            runs[channel] += 1
+                            let run = runs[channel]
+                            if run == minimumRun {
+                                clipped += minimumRun
+                            } else if run > minimumRun {
+                                clipped += 1
+                            }
+                        } else {
+                            runs[channel] = 0
+                        }
+                        channel += 1
+                        if channel == channels { channel = 0 }
+                    }
+                }
+                clippedSamples += clipped
+            } else if !input.isEmpty {
+                for channel in 0..<channels { runs[channel] = 0 }
+            }
+        }
+        peak = max(peak, Float(chunkPeak) / 32768)
+        sumOfSquares += sum / (32768.0 * 32768.0)
+        sampleCount += samples.count
+    }
+
     /// Frames seen.
     public var frameCount: Int { sampleCount / channels }
 

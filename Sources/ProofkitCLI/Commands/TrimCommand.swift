@@ -6,7 +6,7 @@ import Proofkit
 enum TrimCommand: Subcommand {
     static let name = "trim"
     static let summary = "turn a recitation or adhan into a CAF alarm sound (16-bit PCM, under 30 s)"
-    static let synopsis = "proofkit trim INPUT [-o OUTPUT.caf] [--max-seconds S] [--start S] [--trim-silence] [--normalize DBFS] [--mono] [--rate HZ] [--json]"
+    static let synopsis = "proofkit trim INPUT [-o OUTPUT.caf] [--max-seconds S] [--start S] [--trim-silence] [--normalize DBFS] [--mono] [--rate HZ] [--sync] [--json]"
     static let discussion = """
         Decodes INPUT (MP3, WAV incl. extensible/24-bit/float, FLAC, Ogg Vorbis, Opus, AIFF, CAF, at
         any rate and channel count; detected by content, not by extension), stops at 29.000 s of
@@ -18,9 +18,12 @@ enum TrimCommand: Subcommand {
         The output defaults to the input's name with .caf, in the current folder. An output ending
         in .wav is written as WAV (16-bit PCM) instead. An existing output is replaced; the output
         may never be the input itself. The output is written atomically: a temporary file in the
-        same folder, checked, synced to the disk complete (fdatasync), then renamed into place, so
-        that even a power cut leaves the old file or the new one, never a torn or empty one
-        (--no-sync skips the sync: faster, but a power cut soon after may leave an empty file).
+        same folder, checked, then renamed into place, so programs see the old file or the
+        complete new one. Replacing an existing sound is also safe against a power cut on ext4
+        (as on Raspberry Pi OS), which writes a file renamed over another before the rename.
+        --sync also waits until the new file is on the disk (fdatasync) before the rename, so a
+        brand-new sound survives a power cut right after trim returns, on any file system; it
+        costs the disk's write time (a few ms on an SSD, more on an SD card).
         On any failure no output appears and an existing one is left as it was. The check is
         'proofkit check' on the written sound; if it fails (e.g. the input was all silence),
         trim fails and writes nothing.
@@ -55,7 +58,7 @@ enum TrimCommand: Subcommand {
         .option("normalize", value: "DBFS", help: "scale so the peak is DBFS (e.g. -1), never clipping"),
         .flag("mono", help: "mix all channels to one"),
         .option("rate", value: "HZ", help: "resample to HZ (8000 ... 96000; default: keep)"),
-        .flag("no-sync", help: "skip the sync to disk before the rename (faster; unsafe on power loss)"),
+        .flag("sync", help: "wait until the output is on the disk before the rename (fdatasync)"),
         .flag("json", help: "one JSON object on stdout"),
     ]
 
@@ -81,7 +84,7 @@ enum TrimCommand: Subcommand {
             options.normalizePeakDBFS = peak
         }
         options.mixesToMono = arguments.has("mono")
-        options.syncsToDisk = !arguments.has("no-sync")
+        options.syncsToDisk = arguments.has("sync")
         if let rate = try arguments.int("rate") {
             guard AlarmSound.commonSampleRates.contains(rate) else {
                 throw UsageError("--rate must be one of \(AlarmSound.commonSampleRates.map(String.init).joined(separator: ", ")), got \(rate)")
