@@ -28,8 +28,8 @@ WORK="$(mktemp -d "${TMPDIR:-/tmp}/proofkit-trim-bench.XXXXXX")"
 trap 'rm -rf "$WORK"' EXIT
 
 if [[ -z "${PROOFKIT_BIN:-}" ]]; then
-    # The same build as .ci/setup makes (static Swift runtime: see there).
-    (cd "$ROOT" && swift build -c release --static-swift-stdlib --product proofkit >&2)
+    # The same build as .ci/setup makes (see .ci/build-release).
+    "$ROOT/.ci/build-release" proofkit >&2
     PROOFKIT_BIN="$ROOT/.build/release/proofkit"
 fi
 have() { command -v "$1" >/dev/null 2>&1; }

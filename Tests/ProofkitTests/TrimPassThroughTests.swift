@@ -71,12 +71,12 @@ struct TrimPassThroughTests {
         let b = try AlarmSound.check(path: float32)
         #expect(a.format.isLinearPCM16 && !b.format.isLinearPCM16)
         #expect(a.decodedFrames == b.decodedFrames)
-        // The same peak, clipping and count exactly; the 16-bit path sums squares as integers
-        // (exact per block), so its RMS may differ from the float path's in the last bits only.
+        // The same peak, clipping and count exactly; the 16-bit path sums the squares
+        // in its own order, so the two RMS values may differ by float rounding (~1e-7 dB) only.
         #expect(a.levels.peak == b.levels.peak)
         #expect(a.levels.clippedSamples == b.levels.clippedSamples)
         #expect(a.levels.sampleCount == b.levels.sampleCount)
-        #expect(isApproximatelyEqual(a.levels.rmsDBFS, b.levels.rmsDBFS, absoluteTolerance: 1e-9))
+        #expect(isApproximatelyEqual(a.levels.rmsDBFS, b.levels.rmsDBFS, absoluteTolerance: 1e-5))
         #expect(a.levels.clippedSamples > 100)
         #expect(a.levels.peak == 1)
     }

@@ -130,35 +130,41 @@ public struct SignalLevels: Sendable, Equatable {
         var sum: Double = 0
         samples.withUnsafeBufferPointer { input in
             guard let base = input.baseAddress else { return }
-            let raw = UnsafeRawPointer(base)
+            // The peak from integer maxima and minima (a loop the compiler vectorises); the
+            // squares as floats in eight independent sums (exact: each square is an integer
+            // below 2^30, and a block of 4096 keeps the float sums' relative error near 1e-7).
+            // Converting to a float buffer first would cost a second pass.
+            var highest: Int16 = 0
+            var lowest: Int16 = 0
             var start = 0
             while start < input.count {
-                // Squares of 16-bit samples summed as floats stay exact enough over 4096 samples
-                // (each is an integer below 2^30; the float sum's relative error is ~1e-7).
                 let end = min(start + 4096, input.count)
-                var squares = SIMD8<Float>()
-                var peaks = SIMD8<Int32>()
+                for index in start..<end {
+                    highest = max(highest, input[index])
+                    lowest = min(lowest, input[index])
+                }
+                var s0: Float = 0, s1: Float = 0, s2: Float = 0, s3: Float = 0
+                var s4: Float = 0, s5: Float = 0, s6: Float = 0, s7: Float = 0
                 var index = start
                 while index + 8 <= end {
-                    let v = SIMD8<Int32>(truncatingIfNeeded: raw.loadUnaligned(fromByteOffset: index * 2, as: SIMD8<Int16>.self))
-                    let f = SIMD8<Float>(v)
-                    squares += f * f
-                    let magnitude = v.replacing(with: 0 &- v, where: v .< 0)
-                    peaks.replace(with: magnitude, where: magnitude .> peaks)
+                    let f0 = Float(input[index]), f1 = Float(input[index + 1])
+                    let f2 = Float(input[index + 2]), f3 = Float(input[index + 3])
+                    let f4 = Float(input[index + 4]), f5 = Float(input[index + 5])
+                    let f6 = Float(input[index + 6]), f7 = Float(input[index + 7])
+                    s0 += f0 * f0; s1 += f1 * f1; s2 += f2 * f2; s3 += f3 * f3
+                    s4 += f4 * f4; s5 += f5 * f5; s6 += f6 * f6; s7 += f7 * f7
                     index += 8
                 }
-                var partial = Double(squares.sum())
-                var blockPeak = peaks.max()
+                var partial = Double((s0 + s1) + (s2 + s3)) + Double((s4 + s5) + (s6 + s7))
                 while index < end {
-                    let x = Int32(input[index])
-                    partial += Double(x * x)
-                    blockPeak = max(blockPeak, abs(x))
+                    let x = Double(input[index])
+                    partial += x * x
                     index += 1
                 }
                 sum += partial
-                chunkPeak = max(chunkPeak, blockPeak)
                 start = end
             }
+            chunkPeak = max(Int32(highest), -Int32(lowest))
             // Flat tops, only when something reaches the clip threshold (32766 of 32768).
             let channels = self.channels
             if chunkPeak >= 32766 {
