@@ -70,6 +70,9 @@ public struct InferenceSession: ~Copyable, @unchecked Sendable {
     private let allocator: OpaquePointer
     private let inputNames: [UnsafeMutablePointer<CChar>]
     private let outputNames: [UnsafeMutablePointer<CChar>]
+    /// The mapped model file ONNX Runtime reads in place (ORT format only); unmapped after the
+    /// session is released.
+    private let backing: MappedFile?
 
     /// The model's inputs, in the model's order.
     public let inputs: [TensorDescription]
@@ -117,6 +120,38 @@ public struct InferenceSession: ~Copyable, @unchecked Sendable {
         try self.init(bytes: bytes, options: options, path: path)
     }
 
+    /// Loads a model saved in ONNX Runtime's own format (`.ort`, e.g. by `Models/build.sh`, which
+    /// saves each photo model fully optimised on the machine that runs it) after checking its
+    /// SHA-256. The file is memory-mapped and hashed in place, and ONNX Runtime reads the mapped
+    /// bytes directly, weights included (session configuration `session.load_model_format=ORT`,
+    /// `session.use_ort_model_bytes_directly=1`, `session.use_ort_model_bytes_for_initializers=1`):
+    /// no copy of the model is made and no graph is parsed or optimised again, so the session is
+    /// created about twice as fast as from the `.onnx`. The mapping lives as long as the session.
+    /// - Parameters:
+    ///   - path: an `.ort` file.
+    ///   - expectedSHA256: the digest as 64 hex digits (case-insensitive).
+    ///   - options: see ``Options``; give ``Options/GraphOptimization/disabled`` for a model saved
+    ///     after optimisation (nothing is left to do, and it is the fastest).
+    /// - Throws: as ``init(contentsOf:expectedSHA256:options:)``; `.modelInvalid` also when ONNX
+    ///   Runtime cannot read this ORT format version (a file saved by another release).
+    public init(ortFormatContentsOf path: String, expectedSHA256: String, options: Options)
+        throws(ProofkitError)
+    {
+        let mapped = try ModelFile.map(path, expectedSHA256: expectedSHA256)
+        let runtime = try OnnxRuntime.shared.get()
+        try self.init(
+            runtime: runtime, options: options, path: path, backing: mapped,
+            configEntries: [
+                ("session.load_model_format", "ORT"),
+                ("session.use_ort_model_bytes_directly", "1"),
+                ("session.use_ort_model_bytes_for_initializers", "1"),
+            ]
+        ) { (sessionOptions) throws(ProofkitError) in
+            try runtime.calls.createSession(
+                env: runtime.environment, bytes: mapped.bytes, options: sessionOptions, path: path)
+        }
+    }
+
     private init(bytes: [UInt8], options: Options, path: String?) throws(ProofkitError) {
         let runtime = try OnnxRuntime.shared.get()
         try self.init(runtime: runtime, options: options, path: path) { (sessionOptions) throws(ProofkitError) in
@@ -132,14 +167,15 @@ public struct InferenceSession: ~Copyable, @unchecked Sendable {
     }
 
     private init(
-        runtime: OrtRuntime, options: Options, path: String?,
+        runtime: OrtRuntime, options: Options, path: String?, backing: MappedFile? = nil,
+        configEntries: [(String, String)] = [],
         create: (OpaquePointer) throws(ProofkitError) -> OpaquePointer
     ) throws(ProofkitError) {
         precondition(options.intraOpThreads >= 0, "intraOpThreads must be 0 (ORT's choice) or more")
         let calls = runtime.calls
         let sessionOptions = try calls.createSessionOptions(
             intraOpThreads: options.intraOpThreads, allowsSpinning: options.allowsSpinning,
-            optimizationLevel: options.graphOptimization.rawValue)
+            optimizationLevel: options.graphOptimization.rawValue, configEntries: configEntries)
         defer { calls.releaseSessionOptions(sessionOptions) }
         let raw = try create(sessionOptions)
         var inputNames: [UnsafeMutablePointer<CChar>] = []
@@ -163,12 +199,14 @@ public struct InferenceSession: ~Copyable, @unchecked Sendable {
         self.inputNames = inputNames
         self.outputNames = outputNames
         self.path = path
+        self.backing = backing
     }
 
     deinit {
         calls.releaseMemoryInfo(memory)
         calls.freeNames(inputNames + outputNames, allocator: allocator)
         calls.releaseSession(raw)
+        withExtendedLifetime(backing) {}  // the mapping goes only after the session
     }
 
     /// Releases the session now (otherwise it is released when it goes out of scope).

@@ -15,20 +15,44 @@ public enum ModelFile {
     /// - Throws: `.invalidArgument` (malformed digest), `.notFound` (no such file), `.io` (a folder,
     ///   or unreadable), `.modelInvalid` (digest mismatch; the message has both digests).
     public static func read(_ path: String, expectedSHA256: String) throws(ProofkitError) -> [UInt8] {
-        let expected = expectedSHA256.lowercased()
+        let expected = try checkedDigest(expectedSHA256, path: path)
+        let bytes = try read(path)
+        try checkDigest(SHA256.hexDigest(of: bytes), expected: expected, path: path)
+        return bytes
+    }
+
+    /// Maps a model file into memory and checks its SHA-256 on the mapped bytes (no copy).
+    /// - Returns: the mapping, which matches the digest; it stays valid while referenced.
+    /// - Throws: as ``read(_:expectedSHA256:)``.
+    static func map(_ path: String, expectedSHA256: String) throws(ProofkitError) -> MappedFile {
+        let expected = try checkedDigest(expectedSHA256, path: path)
+        try checkIsFile(path)
+        guard let mapped = MappedFile.map(path) else {
+            throw ProofkitError(.io, "The model file cannot be read (permissions?).", path: path)
+        }
+        var hasher = SHA256()
+        hasher.update(bytes: mapped.bytes)
+        try checkDigest(SHA256.hex(hasher.finalize()), expected: expected, path: path)
+        return mapped
+    }
+
+    /// `digest` in lowercase after checking it is 64 hex digits.
+    private static func checkedDigest(_ digest: String, path: String) throws(ProofkitError) -> String {
+        let expected = digest.lowercased()
         guard expected.count == 64, expected.allSatisfy({ $0.isHexDigit }) else {
             throw ProofkitError(
-                .invalidArgument, "The expected SHA-256 \"\(expectedSHA256)\" is not 64 hex digits.", path: path)
+                .invalidArgument, "The expected SHA-256 \"\(digest)\" is not 64 hex digits.", path: path)
         }
-        let bytes = try read(path)
-        let actual = SHA256.hexDigest(of: bytes)
+        return expected
+    }
+
+    private static func checkDigest(_ actual: String, expected: String, path: String) throws(ProofkitError) {
         guard actual == expected else {
             throw ProofkitError(
                 .modelInvalid,
                 "The model's SHA-256 is \(actual), not the expected \(expected): the file is damaged or a different model. Rebuild it with the set-up.",
                 operation: "sha256", path: path)
         }
-        return bytes
     }
 
     /// The SHA-256 of a file as 64 lowercase hex digits (what `sha256sum` prints).
@@ -38,15 +62,20 @@ public enum ModelFile {
     }
 
     static func read(_ path: String) throws(ProofkitError) -> [UInt8] {
+        try checkIsFile(path)
+        guard let bytes = POSIXFile.readAll(path) else {
+            throw ProofkitError(.io, "The model file cannot be read (permissions?).", path: path)
+        }
+        return bytes
+    }
+
+    /// Throws `.notFound` for a missing path, `.io` for a folder.
+    private static func checkIsFile(_ path: String) throws(ProofkitError) {
         guard let isFolder = POSIXFile.isFolder(path) else {
             throw ProofkitError(.notFound, "The model file does not exist.", path: path)
         }
         guard !isFolder else {
             throw ProofkitError(.io, "This is a folder, not a model file.", path: path)
         }
-        guard let bytes = POSIXFile.readAll(path) else {
-            throw ProofkitError(.io, "The model file cannot be read (permissions?).", path: path)
-        }
-        return bytes
     }
 }

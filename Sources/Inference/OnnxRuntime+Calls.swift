@@ -137,9 +137,11 @@ struct OrtCalls: @unchecked Sendable {
 
     // MARK: Session options
 
-    /// Creates session options with the given settings. The caller releases them.
-    func createSessionOptions(intraOpThreads: Int, allowsSpinning: Bool, optimizationLevel: Int32)
-        throws(ProofkitError) -> OpaquePointer
+    /// Creates session options with the given settings and extra session configuration entries
+    /// (key, value), in order. The caller releases them.
+    func createSessionOptions(
+        intraOpThreads: Int, allowsSpinning: Bool, optimizationLevel: Int32, configEntries: [(String, String)] = []
+    ) throws(ProofkitError) -> OpaquePointer
     {
         var created: OpaquePointer?
         try check(
@@ -158,6 +160,11 @@ struct OrtCalls: @unchecked Sendable {
                 slot("add_session_config_entry", table.pointee.add_session_config_entry)(
                     options, "session.intra_op.allow_spinning", allowsSpinning ? "1" : "0"),
                 "AddSessionConfigEntry", phase: .setup)
+            for (key, value) in configEntries {
+                try check(
+                    slot("add_session_config_entry", table.pointee.add_session_config_entry)(options, key, value),
+                    "AddSessionConfigEntry", phase: .setup)
+            }
         } catch {
             releaseSessionOptions(options)
             throw error

@@ -4,7 +4,7 @@
     import Darwin
 #endif
 
-/// Reading a whole file straight into a byte array with POSIX calls: one copy from the page cache,
+/// Reading a whole file straight into a byte array with POSIX calls (and mapping one, ``MappedFile``): one copy from the page cache,
 /// where `FileManager.contents` plus `[UInt8](data)` makes two (for a 5 to 18 MB model, a few
 /// milliseconds and as many megabytes of peak memory on every `proofkit mat`). The only file in
 /// `Inference` that calls libc directly.
@@ -45,5 +45,37 @@ enum POSIXFile {
             initialized = failed ? 0 : size
         }
         return failed ? nil : bytes
+    }
+}
+
+/// A whole file mapped read-only into memory (`mmap`, `MAP_PRIVATE`), unmapped when the last
+/// reference goes. Its pages are the page cache's: nothing is copied, and pages nobody reads are
+/// never loaded. Immutable, so `Sendable`; the mapping must not be written.
+final class MappedFile: @unchecked Sendable {
+    /// The mapped bytes (empty for an empty file).
+    let bytes: UnsafeRawBufferPointer
+
+    private init(bytes: UnsafeRawBufferPointer) {
+        self.bytes = bytes
+    }
+
+    deinit {
+        if let base = bytes.baseAddress, bytes.count > 0 {
+            munmap(UnsafeMutableRawPointer(mutating: base), bytes.count)
+        }
+    }
+
+    /// Maps the file at `path`, or `nil` with `errno` left set when it cannot be opened, sized
+    /// or mapped. The descriptor is closed at once (the mapping keeps the file's pages).
+    static func map(_ path: String) -> MappedFile? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return nil }
+        let size = Int(info.st_size)
+        guard size > 0 else { return MappedFile(bytes: UnsafeRawBufferPointer(start: nil, count: 0)) }
+        guard let base = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED else { return nil }
+        return MappedFile(bytes: UnsafeRawBufferPointer(start: base, count: size))
     }
 }

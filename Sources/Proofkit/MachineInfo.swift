@@ -87,6 +87,13 @@ public enum ResourceUsage {
 }
 
 /// Reads a small text file (procfs, os-release) whole; `nil` when it cannot be read.
+/// `uname -m`, e.g. `x86_64` or `aarch64`.
+func machineArchitecture() -> String {
+    var name = utsname()
+    uname(&name)
+    return withUnsafeBytes(of: name.machine) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
+}
+
 func readTextFile(_ path: String) -> String? {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { return nil }

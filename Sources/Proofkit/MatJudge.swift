@@ -41,11 +41,14 @@ public struct MatJudgeOptions: Sendable, Equatable {
 
 /// What loading the model took.
 public struct MatModelLoad: Sendable, Equatable {
-    /// The model file.
+    /// The model file loaded: the engine's `.onnx`, or the ORT-format copy the models build
+    /// optimised for this machine (``PhotoModelStore/optimizedModel(for:modelPath:modelSHA256:)``).
     public var modelPath: String
     /// Its SHA-256, checked against the expected digest.
     public var modelSHA256: String
-    /// Reading the file and checking its SHA-256 (and the side files').
+    /// Finding and checking the files: the side files' SHA-256 and, for an `.onnx`, reading it
+    /// and checking its SHA-256 (an ORT-format model is mapped and checked as its session is made,
+    /// so that time is in ``sessionCreation``).
     public var readAndVerify: Duration
     /// Creating the ONNX Runtime session (the runtime's first load included).
     public var sessionCreation: Duration
@@ -125,11 +128,16 @@ public struct MatJudge: ~Copyable {
                 names = try PhotoProof.loadClassNames(contentsOf: path)
             }
         }
-        // While this thread reads and checks the model, another loads ONNX Runtime (dlopen and
-        // its environment, the first time in the process) and then decodes the first photo.
+        // Three things at once: this thread checks the model file; another loads ONNX Runtime
+        // (dlopen and its environment, the first time in the process: the longest step before the
+        // session); a third decodes and preprocesses the first photo, which is ready by the time
+        // the session is.
         let proofForPrefetch = try PhotoProof(configuration: configuration)
+        let runtime = BackgroundWork { () -> Bool in
+            (try? OnnxRuntime.load()) != nil  // errors surface on this thread when the session is made
+        }
+        defer { _ = runtime.wait() }
         let background = BackgroundWork { () -> PreparedPhotoInputResult? in
-            _ = try? OnnxRuntime.load()  // errors surface on this thread when the session is made
             guard let firstPhoto else { return nil }
             return PreparedPhotoInputResult(path: firstPhoto, result: Result { () throws(ProofkitError) in
                 try Self.checkNotFolder(firstPhoto)
@@ -143,9 +151,28 @@ public struct MatJudge: ~Copyable {
                 "no SHA-256 is known for this model (no manifest.json entry, no committed digest, no prompts file naming it)",
                 path: modelPath)
         }
-        let bytes = try ModelFile.read(modelPath, expectedSHA256: expected)
-        let verified = clock.now
-        var model = try OnnxPhotoModel(bytes: bytes, path: modelPath, threads: options.threads)
+        var model: OnnxPhotoModel
+        var loadedPath = modelPath
+        var loadedDigest = expected
+        var verified = clock.now
+        // The models build's ORT-format copy, optimised on this machine, when it fits this CPU,
+        // this runtime and this .onnx: its session is made about twice as fast. Its SHA-256 is
+        // checked like any model's (a mismatch is refused, exit 78); a runtime that cannot read
+        // it falls back to the portable .onnx.
+        // (The file is mapped and hashed while the runtime loads; a session made by another
+        // runtime release than the one that saved the file is dropped.)
+        if let optimized = PhotoModelStore.optimizedModel(for: engine, modelPath: modelPath, modelSHA256: expected),
+            let fast = try Self.loadOptimized(optimized, threads: options.threads),
+            (try? OnnxRuntime.load().version) == optimized.runtimeVersion
+        {
+            model = fast
+            loadedPath = optimized.path
+            loadedDigest = optimized.sha256
+        } else {
+            let bytes = try ModelFile.read(modelPath, expectedSHA256: expected)
+            verified = clock.now
+            model = try OnnxPhotoModel(bytes: bytes, path: modelPath, threads: options.threads)
+        }
         // Lite0's pooled features are needed only to enrol a mat (``enrol(contentsOf:threshold:)``
         // turns them back on); fetching just the logits is what a plain judgement needs.
         model.fetchesEmbedding = engine == .clip
@@ -157,7 +184,18 @@ public struct MatJudge: ~Copyable {
         self.classNames = names
         self.prompts = prompts
         self.load = MatModelLoad(
-            modelPath: modelPath, modelSHA256: expected, readAndVerify: verified - start, sessionCreation: created - verified)
+            modelPath: loadedPath, modelSHA256: loadedDigest, readAndVerify: verified - start,
+            sessionCreation: created - verified)
+    }
+
+    /// The ORT-format model, or `nil` when ONNX Runtime cannot load it (then the `.onnx` is used).
+    /// - Throws: a SHA-256 mismatch or an unreadable file (the model is damaged: refused).
+    static func loadOptimized(_ optimized: OptimizedPhotoModel, threads: Int) throws(ProofkitError) -> OnnxPhotoModel? {
+        do {
+            return try OnnxPhotoModel(ortFormatContentsOf: optimized.path, expectedSHA256: optimized.sha256, threads: threads)
+        } catch where error.code == .modelInvalid && error.operation != "sha256" {
+            return nil
+        }
     }
 
     /// The `image_encoder_sha256` of a prompts file, if it names one.

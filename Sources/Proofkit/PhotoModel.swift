@@ -67,6 +67,21 @@ public struct OnnxPhotoModel: ~Copyable, PhotoModelRunner {
         try self.init(session: session, path: path)
     }
 
+    /// Loads a photo model saved in ONNX Runtime's own format (`.ort`, optimised by the models
+    /// build on this machine), mapped and checked against `expectedSHA256`, with no further graph
+    /// optimisation (see ``InferenceSession/init(ortFormatContentsOf:expectedSHA256:options:)``).
+    /// - Parameters:
+    ///   - path: the `.ort` file.
+    ///   - expectedSHA256: the digest it must have.
+    ///   - threads: intra-op threads (default 1; spinning stays off).
+    /// - Throws: as ``init(contentsOf:expectedSHA256:threads:)``.
+    public init(ortFormatContentsOf path: String, expectedSHA256: String, threads: Int = 1) throws(ProofkitError) {
+        let session = try InferenceSession(
+            ortFormatContentsOf: path, expectedSHA256: expectedSHA256,
+            options: InferenceSession.Options(intraOpThreads: threads, graphOptimization: .disabled))
+        try self.init(session: session, path: path)
+    }
+
     private init(session: consuming InferenceSession, path: String) throws(ProofkitError) {
         guard session.inputs.count == 1, let input = session.inputs.first, input.elementType == .float32,
             input.shape.count == 4

@@ -21,6 +21,16 @@ public enum PhotoEngine: String, Sendable, CaseIterable, CustomStringConvertible
         }
     }
 
+    /// The same model saved by `Models/build.sh` in ONNX Runtime's own format, optimised on this
+    /// machine (the Lite0 engines only); see ``PhotoModelStore/optimizedModel(for:modelPath:modelSHA256:)``.
+    public var optimizedModelFile: String? {
+        switch self {
+        case .lite0: "efficientnet_lite0_int8.ort"
+        case .lite0FP32: "efficientnet_lite0_fp32.ort"
+        case .clip: nil
+        }
+    }
+
     /// The prompt embeddings file (CLIP only).
     public var promptsFile: String? { self == .clip ? "mobileclip_s0_prompts.json" : nil }
 
@@ -157,9 +167,66 @@ public struct PhotoModelStore: Sendable, Equatable {
         return committedSHA256[name]
     }
 
+    /// The ONNX Runtime-format copy of the engine's model that `Models/build.sh` made on this
+    /// machine, when it may stand in for the `.onnx`: it is beside `modelPath`, and the folder's
+    /// `manifest.json` lists it with a SHA-256, the `.onnx` it was optimised from (`source_sha256`
+    /// equal to `modelSHA256`), the CPU it was optimised for (`cpu`, equal to ``cpuFingerprint``)
+    /// and the ONNX Runtime release that saved it (`onnxruntime`). A model optimised at ONNX
+    /// Runtime's level "all" may hold layouts for one CPU's instructions, so a folder copied from
+    /// another machine, or left from an older `.onnx`, gives `nil` (the `.onnx` is used).
+    /// - Returns: the file, its expected SHA-256 and the runtime release that saved it; `nil` when
+    ///   there is none that fits (never an error: the `.onnx` is the fallback).
+    public static func optimizedModel(for engine: PhotoEngine, modelPath: String, modelSHA256: String) -> OptimizedPhotoModel? {
+        guard let name = engine.optimizedModelFile else { return nil }
+        let folder = URL(fileURLWithPath: modelPath).deletingLastPathComponent()
+        let path = folder.appendingPathComponent(name).path
+        guard FileManager.default.fileExists(atPath: path),
+            let data = FileManager.default.contents(atPath: folder.appendingPathComponent("manifest.json").path),
+            let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let files = json["files"] as? [String: Any], let entry = files[name] as? [String: Any],
+            let digest = entry["sha256"] as? String, let source = entry["source_sha256"] as? String,
+            let cpu = entry["cpu"] as? String, let runtime = entry["onnxruntime"] as? String,
+            source.lowercased() == modelSHA256.lowercased(), cpu == cpuFingerprint
+        else { return nil }
+        return OptimizedPhotoModel(path: path, sha256: digest.lowercased(), runtimeVersion: runtime)
+    }
+
+    /// This CPU, as `Models/build.sh` records it for the models it optimises:
+    /// `<uname -m>-<first 16 hex digits of the SHA-256 of the first "flags" (x86) or "Features"
+    /// (ARM) line of /proc/cpuinfo, its words joined by single spaces>`, e.g.
+    /// `x86_64-597739b0b7aedd11`.
+    public static let cpuFingerprint: String = {
+        let machine = machineArchitecture()
+        var words = ""
+        if let cpuinfo = readTextFile("/proc/cpuinfo") {
+            for line in cpuinfo.split(separator: "\n") {
+                let parts = line.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+                guard parts.count == 2 else { continue }
+                let key = parts[0].trimmingCharacters(in: .whitespaces)
+                if key == "flags" || key == "Features" {
+                    words = parts[1].split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ")
+                    break
+                }
+            }
+        }
+        let digest = SHA256.hexDigest(of: Array(words.utf8))
+        return "\(machine)-\(digest.prefix(16))"
+    }()
+
     /// The running executable (`/proc/self/exe`), or `argv[0]` when that cannot be read.
     public static func currentExecutablePath() -> String? {
         if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return path }
         return CommandLine.arguments.first
     }
+}
+
+/// A photo model saved in ONNX Runtime's format for this machine (see
+/// ``PhotoModelStore/optimizedModel(for:modelPath:modelSHA256:)``).
+public struct OptimizedPhotoModel: Sendable, Equatable {
+    /// The `.ort` file.
+    public var path: String
+    /// The SHA-256 it must have (from `manifest.json`), lowercase hex.
+    public var sha256: String
+    /// The ONNX Runtime release that saved it, e.g. `"1.32.0"`.
+    public var runtimeVersion: String
 }

@@ -120,4 +120,40 @@ struct SHA256Tests {
         }
         #expect(error.code == .modelInvalid)
     }
+
+    @Test("an ORT-format model loads mapped, by expected digest, and runs like its .onnx; a wrong digest or a non-ORT file is refused",
+          .enabled(if: InferenceFixtures.runtimeAvailable, "set PROOFKIT_ORT_LIBRARY"))
+    func ortFormatByDigest() throws {
+        let path = TestEnvironment.fixture("onnx/add_relu.ort")
+        let digest = try ModelFile.sha256(ofFileAt: path)
+        var session = try InferenceSession(
+            ortFormatContentsOf: path, expectedSHA256: digest.uppercased(), options: .init(graphOptimization: .disabled))
+        #expect(session.path == path)
+        #expect(session.inputs.map(\.description) == ["a: float32[batch, 3]", "b: float32[batch, 3]"])
+        let a: [Float] = [-2, 0.5, 3, 1, -1, 0]
+        let b: [Float] = [1, 1, -4, 0.25, 0.5, 0]
+        let outputs = try session.run([
+            "a": try Tensor(shape: [2, 3], scalars: a), "b": try Tensor(shape: [2, 3], scalars: b),
+        ])
+        #expect(try outputs.tensor("sum", as: Float.self).scalars == zip(a, b).map { $0 + $1 })
+        #expect(try outputs.tensor("relu", as: Float.self).scalars == zip(a, b).map { max($0 + $1, 0) })
+
+        let other = try ModelFile.sha256(ofFileAt: InferenceFixtures.model("add_relu"))
+        let mismatch = try #require(throws: ProofkitError.self) {
+            _ = try InferenceSession(ortFormatContentsOf: path, expectedSHA256: other, options: .init())
+        }
+        #expect(mismatch.code == .modelInvalid)
+        #expect(mismatch.operation == "sha256")
+        // An .onnx file handed over as ORT format: ONNX Runtime's refusal, not a crash.
+        let notORT = try #require(throws: ProofkitError.self) {
+            _ = try InferenceSession(
+                ortFormatContentsOf: InferenceFixtures.model("add_relu"), expectedSHA256: other, options: .init())
+        }
+        #expect(notORT.code == .modelInvalid)
+        #expect(notORT.operation == "CreateSessionFromArray")
+        let missing = try #require(throws: ProofkitError.self) {
+            _ = try InferenceSession(ortFormatContentsOf: path + ".missing", expectedSHA256: digest, options: .init())
+        }
+        #expect(missing.code == .notFound)
+    }
 }

@@ -10,6 +10,10 @@ private let modelsFolder = TestEnvironment.packageRoot.appendingPathComponent("M
 private let canRunModel = OnnxRuntime.isAvailable
     && FileManager.default.fileExists(atPath: modelsFolder + "/efficientnet_lite0_int8.onnx")
 
+/// Whether the models build made the ORT-format copies here (`Models/build.sh` does on set-up).
+private let hasOptimizedModels = canRunModel
+    && FileManager.default.fileExists(atPath: modelsFolder + "/efficientnet_lite0_int8.ort")
+
 @Suite("MatJudge, PhotoModelStore and the photo demo")
 struct MatJudgeTests {
     @Test("the compiled-in digests equal Models/models.sha256")
@@ -77,5 +81,57 @@ struct MatJudgeTests {
         #expect(judge.className(fromFile.topClasses[0].index) == "prayer rug, prayer mat")
         let folderError = try #require(throws: ProofkitError.self) { _ = try judge.judge(contentsOf: modelsFolder) }
         #expect(folderError.code == .notFound)
+    }
+
+    @Test("this CPU's fingerprint is the one the models build (Python) wrote into manifest.json",
+          .enabled(if: hasOptimizedModels))
+    func cpuFingerprint() throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: modelsFolder + "/manifest.json"))
+        let files = try #require((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["files"] as? [String: Any])
+        let entry = try #require(files["efficientnet_lite0_int8.ort"] as? [String: Any])
+        #expect(entry["cpu"] as? String == PhotoModelStore.cpuFingerprint)
+        #expect(PhotoModelStore.cpuFingerprint.hasPrefix(MachineInfo.current().architecture + "-"))
+    }
+
+    @Test("MatJudge loads the ORT-format copy made for this machine, with the .onnx's scores; one made elsewhere is passed over; a damaged one is refused",
+          .enabled(if: hasOptimizedModels), arguments: [PhotoEngine.lite0, .lite0FP32])
+    func optimizedModel(engine: PhotoEngine) throws {
+        let photos = ["demo_mat.jpg", "demo_coffee.jpg", "dark_coffee.jpg", "large.jpg"].map { ImageFixtures.path($0) }
+        func scores(_ folder: String) throws -> (path: String, scores: [[Double]]) {
+            var options = MatJudgeOptions(engine: engine)
+            options.stopsAtFirstPassingCrop = false
+            var judge = try MatJudge(options: options, store: PhotoModelStore(environment: ["PROOFKIT_MODELS": folder]))
+            var all: [[Double]] = []
+            for photo in photos { all.append(try judge.judge(contentsOf: photo).cropScores) }
+            return (judge.load.modelPath, all)
+        }
+        let fast = try scores(modelsFolder)
+        #expect(fast.path == modelsFolder + "/" + engine.optimizedModelFile!)
+
+        // The same folder, but its manifest says the .ort copies were made on another CPU.
+        let folder = try TestEnvironment.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for name in [engine.modelFile, engine.optimizedModelFile!, "imagenet_classes.txt"] {
+            try FileManager.default.copyItem(atPath: modelsFolder + "/" + name, toPath: folder + "/" + name)
+        }
+        let manifest = try String(contentsOfFile: modelsFolder + "/manifest.json", encoding: .utf8)
+        try manifest.replacingOccurrences(of: PhotoModelStore.cpuFingerprint, with: "other-0000000000000000")
+            .write(toFile: folder + "/manifest.json", atomically: true, encoding: .utf8)
+        let portable = try scores(folder)
+        #expect(portable.path == folder + "/" + engine.modelFile)
+        for (a, b) in zip(fast.scores, portable.scores) {
+            #expect(a.count == b.count)
+            for (x, y) in zip(a, b) { #expect(abs(x - y) < 1e-5, "\(x) vs \(y)") }
+        }
+
+        // Back to this CPU, with one byte of the .ort changed: refused like any damaged model.
+        try manifest.write(toFile: folder + "/manifest.json", atomically: true, encoding: .utf8)
+        let ort = folder + "/" + engine.optimizedModelFile!
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: ort))
+        bytes[bytes.count / 2] ^= 0x5A
+        try bytes.write(to: URL(fileURLWithPath: ort))
+        let damaged = try #require(throws: ProofkitError.self) { _ = try scores(folder) }
+        #expect(damaged.code == .modelInvalid)
+        #expect(damaged.path == ort)
     }
 }

@@ -107,8 +107,20 @@ def small_types():
     save(helper.make_graph(nodes, "small_types", inputs, outputs, initializer=[two]), "small_types.onnx")
 
 
+def add_relu_ort_format():
+    """add_relu.onnx saved by ONNX Runtime in its own format (add_relu.ort), at optimisation level
+    "basic" (portable: no CPU-specific layouts). Needs the `onnxruntime` package."""
+    import onnxruntime as ort
+    opts = ort.SessionOptions()
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
+    opts.optimized_model_filepath = os.path.join(HERE, "add_relu.ort")
+    opts.add_session_config_entry("session.save_model_format", "ORT")
+    ort.InferenceSession(os.path.join(HERE, "add_relu.onnx"), opts, providers=["CPUExecutionProvider"])
+
+
 if __name__ == "__main__":
     add_relu()
+    add_relu_ort_format()
     dense_relu()
     int64_affine()
     small_types()
