@@ -16,7 +16,7 @@ struct ALSAErrorTests {
         #expect(error.message.contains("'hw:1,0' went away"))
         #expect(error.message.contains("No such device"))  // snd_strerror's own text
         #expect(error.operation == "snd_pcm_readi")
-        #expect(error.underlying == ENODEV)
+        #expect(error.underlying == -ENODEV)  // the ALSA return code, as libasound gave it
         #expect(!error.message.contains("\n"))
     }
 
@@ -26,7 +26,7 @@ struct ALSAErrorTests {
         #expect(error.code == .deviceUnavailable)
         #expect(error.message.contains("'plughw:0,0' is busy: another program is using it"))
         #expect(error.message.contains("busy"))
-        #expect(error.underlying == EBUSY)
+        #expect(error.underlying == -EBUSY)
         #expect(!error.message.contains("\n"))
     }
 
@@ -35,6 +35,6 @@ struct ALSAErrorTests {
         let error = alsaError(-code, "snd_pcm_readi", device: "default", direction: .capture)
         #expect(error.code == .io)
         #expect(error.message.hasPrefix("the capture device 'default' failed: "))
-        #expect(error.underlying == code)
+        #expect(error.underlying == -code)
     }
 }
