@@ -20,12 +20,22 @@ enum POSIXFile {
     /// `fstat` gives the size (no user or group lookups); a file that grows while it is read is
     /// read up to its size at open time, and one that shrinks gives `nil` (`EIO`).
     static func readAll(_ path: String) -> [UInt8]? {
+        withOpenFile(path) { fd, size in readAll(fd, size: size) }
+    }
+
+    /// Opens `path` read-only and calls `body` with the descriptor and the size `fstat` gives,
+    /// closing it afterwards; `nil` with `errno` left set when it cannot be opened or sized.
+    static func withOpenFile<T>(_ path: String, _ body: (_ fd: Int32, _ size: Int) -> T?) -> T? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { return nil }
-        let size = Int(info.st_size)
+        return body(fd, Int(info.st_size))
+    }
+
+    /// `size` bytes read from `fd`, or `nil` (`errno` set; `EIO` when the file ends early).
+    private static func readAll(_ fd: Int32, size: Int) -> [UInt8]? {
         var failed = false
         let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
             var offset = 0
@@ -68,14 +78,10 @@ final class MappedFile: @unchecked Sendable {
     /// Maps the file at `path`, or `nil` with `errno` left set when it cannot be opened, sized
     /// or mapped. The descriptor is closed at once (the mapping keeps the file's pages).
     static func map(_ path: String) -> MappedFile? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { return nil }
-        let size = Int(info.st_size)
-        guard size > 0 else { return MappedFile(bytes: UnsafeRawBufferPointer(start: nil, count: 0)) }
-        guard let base = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED else { return nil }
-        return MappedFile(bytes: UnsafeRawBufferPointer(start: base, count: size))
+        POSIXFile.withOpenFile(path) { fd, size in
+            guard size > 0 else { return MappedFile(bytes: UnsafeRawBufferPointer(start: nil, count: 0)) }
+            guard let base = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED else { return nil }
+            return MappedFile(bytes: UnsafeRawBufferPointer(start: base, count: size))
+        }
     }
 }

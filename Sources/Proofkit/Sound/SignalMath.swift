@@ -93,26 +93,7 @@ public struct SignalLevels: Sendable, Equatable {
             let minimumRun = SignalLevels.clipRunLength
             let channels = self.channels
             if chunkPeak >= threshold {
-                var clipped = 0
-                runs.withUnsafeMutableBufferPointer { runs in
-                    var channel = 0
-                    for x in input {
-                        if abs(x) >= threshold {
-                            runs[channel] += 1
-                            let run = runs[channel]
-                            if run == minimumRun {
-                                clipped += minimumRun
-                            } else if run > minimumRun {
-                                clipped += 1
-                            }
-                        } else {
-                            runs[channel] = 0
-                        }
-                        channel += 1
-                        if channel == channels { channel = 0 }
-                    }
-                }
-                clippedSamples += clipped
+                clippedSamples += countFlatTops(input, channels: channels, minimumRun: minimumRun) { abs($0) >= threshold }
             } else if chunkPeak > 0 || !input.isEmpty {
                 for channel in 0..<channels { runs[channel] = 0 }
             }
@@ -168,27 +149,9 @@ public struct SignalLevels: Sendable, Equatable {
             // Flat tops, only when something reaches the clip threshold (32766 of 32768).
             let channels = self.channels
             if chunkPeak >= 32766 {
-                var clipped = 0
-                let minimumRun = SignalLevels.clipRunLength
-                runs.withUnsafeMutableBufferPointer { runs in
-                    var channel = 0
-                    for x in input {
-                        if abs(Int32(x)) >= 32766 {
-                            runs[channel] += 1
-                            let run = runs[channel]
-                            if run == minimumRun {
-                                clipped += minimumRun
-                            } else if run > minimumRun {
-                                clipped += 1
-                            }
-                        } else {
-                            runs[channel] = 0
-                        }
-                        channel += 1
-                        if channel == channels { channel = 0 }
-                    }
+                clippedSamples += countFlatTops(input, channels: channels, minimumRun: SignalLevels.clipRunLength) {
+                    abs(Int32($0)) >= 32766
                 }
-                clippedSamples += clipped
             } else if !input.isEmpty {
                 for channel in 0..<channels { runs[channel] = 0 }
             }
@@ -196,6 +159,33 @@ public struct SignalLevels: Sendable, Equatable {
         peak = max(peak, Float(chunkPeak) / 32768)
         sumOfSquares += sum / (32768.0 * 32768.0)
         sampleCount += samples.count
+    }
+
+    /// Counts the samples in runs of at least `minimumRun` consecutive samples of one channel
+    /// that are `atRail`, carrying each channel's open run across chunks in ``runs``.
+    private mutating func countFlatTops<Sample>(
+        _ input: UnsafeBufferPointer<Sample>, channels: Int, minimumRun: Int, atRail: (Sample) -> Bool
+    ) -> Int {
+        var clipped = 0
+        runs.withUnsafeMutableBufferPointer { runs in
+            var channel = 0
+            for x in input {
+                if atRail(x) {
+                    runs[channel] += 1
+                    let run = runs[channel]
+                    if run == minimumRun {
+                        clipped += minimumRun
+                    } else if run > minimumRun {
+                        clipped += 1
+                    }
+                } else {
+                    runs[channel] = 0
+                }
+                channel += 1
+                if channel == channels { channel = 0 }
+            }
+        }
+        return clipped
     }
 
     /// Frames seen.
