@@ -1,5 +1,9 @@
-public import Foundation
 public import ProofkitCore
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// Which clock an alarm follows when the timetable's zone differs from the device's.
 public enum AlarmClockMode: String, CaseIterable, Sendable, Hashable {

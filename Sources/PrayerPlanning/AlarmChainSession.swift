@@ -1,4 +1,8 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// Something that happens while a chain rings.
 public enum ChainEvent: Sendable, Hashable {

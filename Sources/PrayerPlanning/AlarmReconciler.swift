@@ -1,4 +1,8 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// An alarm the system holds (or that the ledger says it holds).
 public struct SystemAlarm: Hashable, Sendable {

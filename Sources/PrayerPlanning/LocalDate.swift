@@ -1,4 +1,11 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
+#if canImport(FoundationInternationalization)
+    import FoundationInternationalization
+#endif
 
 /// A civil (proleptic Gregorian) calendar date without a time zone, e.g. 2026-11-30.
 ///

@@ -1,5 +1,12 @@
-public import Foundation
 public import ProofkitCore
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
+#if canImport(FoundationInternationalization)
+    import FoundationInternationalization
+#endif
 
 /// A place on Earth in decimal degrees (north and east positive).
 public struct Coordinates: Sendable, Hashable {

@@ -1,4 +1,13 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 // Solar position and rise/transit/set from Jean Meeus, "Astronomical Algorithms" (2nd ed.,
 // Willmann-Bell 1998): chapter 7 (Julian day), 13 (altitude), 15 (rising, transit, setting with

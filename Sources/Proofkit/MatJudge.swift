@@ -1,7 +1,14 @@
-import Foundation
+import AudioIO
+import Dispatch
 import Inference
+import Synchronization
 public import ImageProof
 public import ProofkitCore
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// How ``MatJudge`` is set up.
 public struct MatJudgeOptions: Sendable, Equatable {
@@ -200,9 +207,8 @@ public struct MatJudge: ~Copyable {
 
     /// The `image_encoder_sha256` of a prompts file, if it names one.
     static func encoderDigest(inPromptsFile path: String) -> String? {
-        guard let data = FileManager.default.contents(atPath: path),
-            let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-            let digest = json["image_encoder_sha256"] as? String
+        guard let data = FileManager.default.contents(atPath: path), let json = LooseJSON(bytes: data),
+            let digest = json["image_encoder_sha256"]?.string
         else { return nil }
         return digest.lowercased()
     }
@@ -221,8 +227,7 @@ public struct MatJudge: ~Copyable {
 
     /// Refuses a folder as "not found" (exit 66), as the CLI's exit-code table says.
     static func checkNotFolder(_ path: String) throws(ProofkitError) {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+        if FileKind(atPath: path) == .folder {
             throw ProofkitError(.notFound, "is a folder, not a photo", path: path)
         }
     }
@@ -275,30 +280,29 @@ struct PreparedPhotoInputResult: Sendable {
 }
 
 /// Runs `body` once on its own thread; ``wait()`` returns its value (any number of times).
-final class BackgroundWork<Value: Sendable>: @unchecked Sendable {
-    // `value` is written once by the thread before `done` is signalled, and read only after
-    // `wait()` has seen the signal: the semaphore orders the two.
-    private var value: Value?
+final class BackgroundWork<Value: Sendable>: Sendable {
+    // `value` is set once by the thread before `done` is signalled; `wait()` takes the signal
+    // once (under `finished`'s lock, so concurrent waiters queue behind the first).
+    private let value = Mutex<Value?>(nil)
     private let done = DispatchSemaphore(value: 0)
-    private let lock = NSLock()
-    private var finished = false
+    private let finished = Mutex(false)
 
     init(_ body: @escaping @Sendable () -> Value) {
-        let thread = Thread { [self] in
-            value = body()
+        runOnDedicatedThread { [self] in
+            let result = body()
+            value.withLock { $0 = result }
             done.signal()
         }
-        thread.start()
     }
 
     /// Blocks until the work is done, then returns its value.
     func wait() -> Value {
-        lock.lock()
-        defer { lock.unlock() }
-        if !finished {
-            done.wait()
-            finished = true
+        finished.withLock { finished in
+            if !finished {
+                done.wait()
+                finished = true
+            }
         }
-        return value!
+        return value.withLock { $0! }
     }
 }

@@ -1,6 +1,10 @@
-import Foundation
 import Inference
 public import ProofkitCore
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The photo engines `proofkit mat` offers.
 public enum PhotoEngine: String, Sendable, CaseIterable, CustomStringConvertible {
@@ -102,8 +106,7 @@ public struct PhotoModelStore: Sendable, Equatable {
             var folder = URL(fileURLWithPath: executablePath).deletingLastPathComponent().standardizedFileURL
             while true {
                 let candidate = folder.appendingPathComponent(Self.relativeFolder).path
-                var isDirectory: ObjCBool = false
-                if FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory), isDirectory.boolValue {
+                if FileKind(atPath: candidate) == .folder {
                     found.append(candidate)
                 }
                 let parent = folder.deletingLastPathComponent()
@@ -122,8 +125,7 @@ public struct PhotoModelStore: Sendable, Equatable {
     public func locate(_ name: String) throws(ProofkitError) -> String {
         for folder in folders {
             let path = folder + "/" + name
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
+            if FileKind(atPath: path) == .other {
                 return path
             }
         }
@@ -154,13 +156,12 @@ public struct PhotoModelStore: Sendable, Equatable {
         let name = url.lastPathComponent
         let manifest = url.deletingLastPathComponent().appendingPathComponent("manifest.json").path
         if FileManager.default.fileExists(atPath: manifest) {
-            guard let data = FileManager.default.contents(atPath: manifest),
-                let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-                json["format"] as? String == "proofkit-models-manifest", let files = json["files"] as? [String: Any]
+            guard let data = FileManager.default.contents(atPath: manifest), let json = LooseJSON(bytes: data),
+                json["format"]?.string == "proofkit-models-manifest", let files = json["files"]?.object
             else {
                 throw ProofkitError(.modelInvalid, "not a proofkit models manifest; rebuild with 'bash .ci/setup'", path: manifest)
             }
-            if let entry = files[name] as? [String: Any], let digest = entry["sha256"] as? String {
+            if let digest = files[name]?["sha256"]?.string {
                 return digest.lowercased()
             }
         }
@@ -182,10 +183,9 @@ public struct PhotoModelStore: Sendable, Equatable {
         let path = folder.appendingPathComponent(name).path
         guard FileManager.default.fileExists(atPath: path),
             let data = FileManager.default.contents(atPath: folder.appendingPathComponent("manifest.json").path),
-            let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-            let files = json["files"] as? [String: Any], let entry = files[name] as? [String: Any],
-            let digest = entry["sha256"] as? String, let source = entry["source_sha256"] as? String,
-            let cpu = entry["cpu"] as? String, let runtime = entry["onnxruntime"] as? String,
+            let json = LooseJSON(bytes: data), let entry = json["files"]?[name],
+            let digest = entry["sha256"]?.string, let source = entry["source_sha256"]?.string,
+            let cpu = entry["cpu"]?.string, let runtime = entry["onnxruntime"]?.string,
             source.lowercased() == modelSHA256.lowercased(), cpu == cpuFingerprint
         else { return nil }
         return OptimizedPhotoModel(path: path, sha256: digest.lowercased(), runtimeVersion: runtime)
@@ -202,7 +202,7 @@ public struct PhotoModelStore: Sendable, Equatable {
             for line in cpuinfo.split(separator: "\n") {
                 let parts = line.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
                 guard parts.count == 2 else { continue }
-                let key = parts[0].trimmingCharacters(in: .whitespaces)
+                let key = parts[0].trimmingSpaces()
                 if key == "flags" || key == "Features" {
                     words = parts[1].split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ")
                     break

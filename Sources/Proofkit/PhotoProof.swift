@@ -1,7 +1,11 @@
 public import ImageIO
 public import ImageProof
 public import ProofkitCore
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What a photo model returned for a batch of `batch` crops.
 public struct PhotoModelOutput: Sendable, Equatable {
@@ -435,7 +439,7 @@ extension PhotoProof {
     public static func loadClassNames(contentsOf path: String) throws(ProofkitError) -> [String] {
         let text = try readText(path)
         let names = text.split(separator: "\n", omittingEmptySubsequences: false).map {
-            String($0).trimmingCharacters(in: .whitespacesAndNewlines)
+            $0.trimmingSpacesAndNewlines()
         }.filter { !$0.isEmpty }
         guard names.count == 1000, names[ClassifierReading.prayerRugClass] == "prayer rug, prayer mat" else {
             throw ProofkitError(
@@ -453,25 +457,25 @@ extension PhotoProof {
         -> (scorer: ClipPromptScorer, threshold: Double?, prompts: [String])
     {
         let data = try readData(path)
-        guard let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-            json["format"] as? String == "proofkit-prompt-embeddings",
-            let mat = json["mat"] as? [[String: Any]], let other = json["other"] as? [[String: Any]]
+        guard let json = LooseJSON(bytes: data), json["format"]?.string == "proofkit-prompt-embeddings",
+            let mat = json["mat"]?.array, mat.allSatisfy({ $0.object != nil }),
+            let other = json["other"]?.array, other.allSatisfy({ $0.object != nil })
         else {
             throw ProofkitError(.modelInvalid, "not a proofkit prompt embeddings file", path: path)
         }
-        func rows(_ items: [[String: Any]]) -> ([String], [[Float]]) {
-            (items.map { $0["prompt"] as? String ?? "" },
-             items.map { ($0["embedding"] as? [Any] ?? []).compactMap { ($0 as? NSNumber)?.floatValue } })
+        func rows(_ items: [LooseJSON]) -> ([String], [[Float]]) {
+            (items.map { $0["prompt"]?.string ?? "" },
+             items.map { ($0["embedding"]?.array ?? []).compactMap { $0.number.map(Float.init) } })
         }
         let (matPrompts, matEmbeddings) = rows(mat)
         let (otherPrompts, otherEmbeddings) = rows(other)
-        let scale = (json["logit_scale"] as? NSNumber)?.doubleValue ?? 100
+        let scale = json["logit_scale"]?.number ?? 100
         do throws(ProofkitError) {
             let scorer = try ClipPromptScorer(matPrompts: matEmbeddings, otherPrompts: otherEmbeddings, logitScale: scale)
-            if let dim = (json["dim"] as? NSNumber)?.intValue, dim != scorer.dimension {
+            if let dim = json["dim"]?.number.flatMap({ Int(exactly: $0.rounded(.towardZero)) }), dim != scorer.dimension {
                 throw ProofkitError(.modelInvalid, "the file says dim \(dim) but its embeddings have \(scorer.dimension)")
             }
-            return (scorer, (json["threshold"] as? NSNumber)?.doubleValue, matPrompts + otherPrompts)
+            return (scorer, json["threshold"]?.number, matPrompts + otherPrompts)
         } catch {
             throw error.at(path: path)
         }

@@ -1,8 +1,17 @@
 import AudioIO
 import DuaMatching
-import Foundation
 public import ProofkitCore
 public import VoiceGate
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The reading-proof part of `proofkit demo`: espeak-ng reads the waking du'a in Arabic twice,
 /// the speech is mixed into a real room-noise recording, the mix is written as a WAV file, and
@@ -102,19 +111,16 @@ public enum ReadingProofDemo {
         // 1. Speech: espeak-ng reads the du'a (with harakat) in Arabic.
         let waking = DuaCatalog.builtIn.text(named: "waking")!
         let speechPath = folder + "/speech.wav"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: espeak)
-        process.arguments = ["-v", "ar", "-s", "130", "-w", speechPath, waking.text]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do {
-            try process.run()
+        let espeakRun: ChildProcess.Completed
+        do throws(ChildProcess.Failure) {
+            espeakRun = try ChildProcess.run(
+                espeak, arguments: ["-v", "ar", "-s", "130", "-w", speechPath, waking.text], stdout: false, stderr: false)
         } catch {
             throw ProofkitError(.runtimeUnavailable, "cannot run espeak-ng", path: espeak)
         }
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw ProofkitError(.runtimeUnavailable, "espeak-ng failed (status \(process.terminationStatus))", path: espeak)
+        guard espeakRun.termination == .exited(0) else {
+            let status = switch espeakRun.termination { case .exited(let code), .signalled(let code): code }
+            throw ProofkitError(.runtimeUnavailable, "espeak-ng failed (status \(status))", path: espeak)
         }
         let rate = 16_000
         var speech: [Float] = []

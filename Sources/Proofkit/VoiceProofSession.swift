@@ -1,6 +1,10 @@
-import Foundation
 public import ProofkitCore
 import VoiceGate
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A reading-proof session that also runs the Silero model when the configured
 /// ``VoiceDetectionMode`` needs it: feed it audio and transcript lines as they come, and it feeds

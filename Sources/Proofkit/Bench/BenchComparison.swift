@@ -1,4 +1,13 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Two bench reports side by side: the same figures for each (model, threads) found in either,
 /// with the ratio B / A (below 1 means B is faster or smaller for times and memory; above 1

@@ -1,6 +1,15 @@
-import Foundation
 import Inference
 public import ProofkitCore
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A model that `proofkit bench` can measure.
 ///
@@ -138,8 +147,7 @@ public enum BenchModelLocator {
             var folder = URL(fileURLWithPath: executable).deletingLastPathComponent().standardizedFileURL
             while true {
                 let candidate = folder.appendingPathComponent(relativeFolder).path
-                var isDirectory: ObjCBool = false
-                if files.fileExists(atPath: candidate, isDirectory: &isDirectory), isDirectory.boolValue {
+                if FileKind(atPath: candidate) == .folder {
                     return candidate
                 }
                 let parent = folder.deletingLastPathComponent()

@@ -1,6 +1,15 @@
-import Foundation
 import ImageProof
 public import ProofkitCore
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// One photo end to end for `proofkit bench`: read + decode, preprocess, inference, score and
 /// verdict, with the model loaded once.

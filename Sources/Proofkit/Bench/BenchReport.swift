@@ -1,5 +1,9 @@
-import Foundation
 public import ProofkitCore
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The result of `proofkit bench`: one object, written as JSON with ``BenchReport/schemaVersion``.
 ///
@@ -167,9 +171,9 @@ public struct BenchMachine: Sendable, Codable, Equatable {
         operatingSystem = info.operatingSystem
         memoryBytes = info.memoryBytes
         let cpufreq = "/sys/devices/system/cpu/cpu0/cpufreq/"
-        cpuMaxMHz = readTextFile(cpufreq + "cpuinfo_max_freq").flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        cpuMaxMHz = readTextFile(cpufreq + "cpuinfo_max_freq").flatMap { Int($0.trimmingSpacesAndNewlines()) }
             .map { $0 / 1000 }
-        cpuGovernor = readTextFile(cpufreq + "scaling_governor").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        cpuGovernor = readTextFile(cpufreq + "scaling_governor").map { $0.trimmingSpacesAndNewlines() }
             .flatMap { $0.isEmpty ? nil : $0 }
         loadAverage = (readTextFile("/proc/loadavg") ?? "").split(separator: " ").prefix(3).compactMap { Double($0) }
     }

@@ -1,6 +1,10 @@
-import Foundation
 import Inference
 public import ProofkitCore
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What `proofkit bench` measures: which models at which thread counts, and how.
 public struct BenchPlan: Sendable, Equatable {
@@ -108,10 +112,7 @@ public enum BenchRunner {
 
     /// `2025-11-29T17:50:00Z`.
     static func isoTimestamp(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: date)
+        Date.ISO8601FormatStyle().format(date)
     }
 }
 
@@ -125,33 +126,26 @@ public enum BenchChildProcess {
     /// - Throws: the child's error, rebuilt from its one-line message on stderr with the code its
     ///   exit status maps to (`.internal` when it crashed or printed no result).
     public static func measure(executable: String, arguments: [String]) throws(ProofkitError) -> BenchResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        process.standardInput = FileHandle.nullDevice
-        do {
-            try process.run()
+        let completed: ChildProcess.Completed
+        do throws(ChildProcess.Failure) {
+            completed = try ChildProcess.run(executable, arguments: arguments, stdout: true, stderr: true)
         } catch {
             throw ProofkitError(.internal, "cannot start a measuring child process: \(error)", path: executable)
         }
-        // Drain both pipes before waiting (a full pipe would block the child).
-        let errorReader = PipeReader(stderr.fileHandleForReading)
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        let errorText = errorReader.finish()
-        process.waitUntilExit()
-        let text = String(decoding: output, as: UTF8.self)
-        if process.terminationStatus == 0, process.terminationReason == .exit,
+        let text = String(decoding: completed.stdout, as: UTF8.self)
+        let errorText = String(decoding: completed.stderr, as: UTF8.self)
+        if completed.termination == .exited(0),
             let result = try? JSONDecoder().decode(BenchResult.self, from: Data(text.utf8))
         {
             return result
         }
         var lastLine = errorText.split(separator: "\n").last.map(String.init) ?? ""
         if lastLine.hasPrefix("proofkit bench: ") { lastLine.removeFirst("proofkit bench: ".count) }
-        let status = process.terminationStatus
+        let (status, how) =
+            switch completed.termination {
+            case .exited(let status): (status, "exited with \(status)")
+            case .signalled(let signal): (signal, "was killed by signal \(signal)")
+            }
         let code: ProofkitError.Code =
             switch status {
             case 64: .invalidArgument
@@ -162,28 +156,7 @@ public enum BenchChildProcess {
             case 78: .modelInvalid
             default: .internal
             }
-        let how = process.terminationReason == .uncaughtSignal ? "was killed by signal \(status)" : "exited with \(status)"
         let message = lastLine.isEmpty ? "the measuring child process \(how)" : "child process: \(lastLine)"
         throw ProofkitError(code, message)
-    }
-}
-
-/// Reads a pipe to its end on a background thread.
-private final class PipeReader: @unchecked Sendable {
-    // `@unchecked Sendable`: `data` is written by the reading thread before `done` is signalled
-    // and read only after waiting for it.
-    private var data = Data()
-    private let done = DispatchSemaphore(value: 0)
-
-    init(_ handle: FileHandle) {
-        Thread.detachNewThread { [self] in
-            data = handle.readDataToEndOfFile()
-            done.signal()
-        }
-    }
-
-    func finish() -> String {
-        done.wait()
-        return String(decoding: data, as: UTF8.self)
     }
 }

@@ -1,10 +1,14 @@
-import Foundation
 import Inference
 public import ProofkitCore
 import Synchronization
 
 #if canImport(Glibc)
     import Glibc
+#endif
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
 #endif
 
 /// One configuration to measure: a model at a thread count.

@@ -115,41 +115,42 @@ public final class ExternalRecognizer: Sendable {
     }
 
     private func spawn() throws(ProofkitError) {
-        var toChild: [Int32] = [-1, -1]
-        var fromChild: [Int32] = [-1, -1]
-        guard pipe(&toChild) == 0 else { throw spawnError("pipe") }
-        guard pipe(&fromChild) == 0 else {
-            close(toChild[0]); close(toChild[1])
-            throw spawnError("pipe")
+        let toChild: (read: Int32, write: Int32)
+        let fromChild: (read: Int32, write: Int32)
+        do throws(ChildProcess.Failure) {
+            toChild = try ChildProcess.makePipe()
+        } catch {
+            throw spawnError(error)
         }
-        // Close-on-exec, so that no other child inherits these ends (dup2 clears it for 0 and 1).
-        for fd in toChild + fromChild { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        var pid: pid_t = 0
-        let argv: [String] = ["/bin/sh", "-c", command]
-        var cArgs = argv.map { strdup($0) } + [nil]
-        defer { for pointer in cArgs { free(pointer) } }
-        let status = posix_spawn(&pid, "/bin/sh", &actions, nil, &cArgs, environ)
-        close(toChild[0])
-        close(fromChild[1])
-        guard status == 0 else {
-            close(toChild[1]); close(fromChild[0])
-            errno = status
-            throw spawnError("posix_spawn")
+        do throws(ChildProcess.Failure) {
+            fromChild = try ChildProcess.makePipe()
+        } catch {
+            close(toChild.read); close(toChild.write)
+            throw spawnError(error)
         }
-        _ = fcntl(toChild[1], F_SETFL, fcntl(toChild[1], F_GETFL) | O_NONBLOCK)
+        // The child keeps this process's signal dispositions (SIGPIPE ignored, as before).
+        let spawned: Result<pid_t, ChildProcess.Failure> = Result { () throws(ChildProcess.Failure) in
+            try ChildProcess.spawn(
+                "/bin/sh", arguments: ["-c", command], stdin: .descriptor(toChild.read),
+                stdout: .descriptor(fromChild.write), stderr: .null, resetsSignals: false)
+        }
+        close(toChild.read)
+        close(fromChild.write)
+        let pid: pid_t
+        switch spawned {
+        case .success(let value): pid = value
+        case .failure(let error):
+            close(toChild.write); close(fromChild.read)
+            throw spawnError(error)
+        }
+        _ = fcntl(toChild.write, F_SETFL, fcntl(toChild.write, F_GETFL) | O_NONBLOCK)
         let generation = state.withLock { state in
             state.pid = pid
-            state.stdinFD = toChild[1]
+            state.stdinFD = toChild.write
             state.generation += 1
             return state.generation
         }
-        let readFD = fromChild[0]
+        let readFD = fromChild.read
         let childPID = pid
         runOnDedicatedThread { [self] in self.readLines(fd: readFD, pid: childPID, generation: generation) }
     }
@@ -159,8 +160,7 @@ public final class ExternalRecognizer: Sendable {
     private func readLines(fd: Int32, pid: pid_t, generation: Int) {
         forEachLine(of: fd) { emit($0) }
         close(fd)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        _ = ChildProcess.wait(pid)
         let restart: Bool = state.withLock { state in
             guard state.generation == generation else { return false }
             if state.stdinFD >= 0 { close(state.stdinFD) }
@@ -183,9 +183,9 @@ public final class ExternalRecognizer: Sendable {
         continuation.yield(line)
     }
 
-    private func spawnError(_ operation: String) -> ProofkitError {
-        ProofkitError(.runtimeUnavailable, "cannot start the recogniser '\(command)': \(String(cString: strerror(errno)))",
-                      operation: operation, underlying: errno)
+    private func spawnError(_ failure: ChildProcess.Failure) -> ProofkitError {
+        ProofkitError(.runtimeUnavailable, "cannot start the recogniser '\(command)': \(failure)",
+                      operation: failure.operation, underlying: failure.errno)
     }
 }
 

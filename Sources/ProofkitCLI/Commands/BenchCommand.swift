@@ -1,6 +1,10 @@
-import Foundation
 import Proofkit
 import ProofkitCore
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `proofkit bench`: inference figures that people can compare across boards, and `--compare`.
 enum BenchCommand: Subcommand {
@@ -389,17 +393,16 @@ enum BenchCommand: Subcommand {
     }
 
     static func load(_ path: String) throws(ProofkitError) -> BenchReport {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        guard let kind = FileKind(atPath: path) else {
             throw ProofkitError(.notFound, "no such report", path: path)
         }
-        guard !isDirectory.boolValue, let data = FileManager.default.contents(atPath: path) else {
+        guard kind != .folder, let data = FileManager.default.contents(atPath: path) else {
             throw ProofkitError(.io, "cannot read the report (a folder, or unreadable)", path: path)
         }
         // `proofkit bench --json > file` writes one line of JSON.
         let text = String(decoding: data, as: UTF8.self)
         do {
-            return try BenchReport.decode(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            return try BenchReport.decode(text.trimmingSpacesAndNewlines())
         } catch {
             throw error.at(path: path)
         }

@@ -1,6 +1,11 @@
-import Foundation
+import Proofkit
 import PrayerPlanning
 import ProofkitCore
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `proofkit plan`: the alarm chains for the coming days, reconciled with a state file.
 enum PlanCommand: Subcommand {
@@ -87,7 +92,7 @@ enum PlanCommand: Subcommand {
         if let text = arguments.value("prayers") {
             var prayers: Set<Prayer> = []
             for name in text.split(separator: ",") {
-                guard let prayer = Prayer(rawValue: name.lowercased().trimmingCharacters(in: .whitespaces)) else {
+                guard let prayer = Prayer(rawValue: name.lowercased().trimmingSpaces()) else {
                     throw UsageError("unknown prayer '\(name)' in --prayers; fajr, dhuhr, asr, maghrib, isha")
                 }
                 guard prayer != .sunrise else { throw UsageError("sunrise is not a prayer and never gets an alarm") }
@@ -189,10 +194,10 @@ enum PlanCommand: Subcommand {
         for chain in plan.chains {
             let rings = chain.rings.map { PrayerOptions.clock($0.fireDate, zone: device, date: chain.occurrence.date) }
             let mark = chain.isWithinBudget ? "" : "  [over budget, not booked]"
-            io.print("  \(chain.occurrence.prayer.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0))\(chain.occurrence.date)  \(rings.joined(separator: " "))\(mark)")
+            io.print("  \(chain.occurrence.prayer.rawValue.padded(toLength: 8))\(chain.occurrence.date)  \(rings.joined(separator: " "))\(mark)")
         }
         for missing in plan.unavailable {
-            io.print("  \(missing.occurrence.prayer.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0))\(missing.occurrence.date)  no alarm: \(missing.reason.description)")
+            io.print("  \(missing.occurrence.prayer.rawValue.padded(toLength: 8))\(missing.occurrence.date)  no alarm: \(missing.reason.description)")
         }
         io.print("\(plan.alarms.count) alarms; covered until \(plan.coveredUntil?.description ?? "nothing (not even today)")")
         if let reconciliation {
@@ -205,51 +210,53 @@ enum PlanCommand: Subcommand {
 /// The `--state` JSON file (format in `proofkit plan --help`).
 enum StateFile {
     static func read(_ path: String) throws(ProofkitError) -> AlarmLedger {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        guard let kind = FileKind(atPath: path) else {
             throw ProofkitError(.notFound, "no such state file (create it empty, or with {})", path: path)
         }
-        guard !isDirectory.boolValue else { throw ProofkitError(.notFound, "is a folder, not a state file", path: path) }
+        guard kind != .folder else { throw ProofkitError(.notFound, "is a folder, not a state file", path: path) }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ProofkitError(.notFound, "cannot read the state file", path: path)
         }
         if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return AlarmLedger() }
         func bad(_ message: String) -> ProofkitError { ProofkitError(.decodeFailed, "not a proofkit state file: \(message)", path: path) }
-        guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+        guard let root = LooseJSON(bytes: data), root.object != nil else {
             throw bad("not a JSON object")
         }
-        if let version = root["version"], (version as? Int) != 1 { throw bad("unsupported version \(version)") }
+        if let version = root["version"], version.integer != 1 { throw bad("unsupported version \(version)") }
         var alarms: [SystemAlarm] = []
-        for item in root["alarms"] as? [Any] ?? [] {
-            guard let entry = item as? [String: Any], let id = entry["id"] as? String, !id.isEmpty else {
+        for entry in root["alarms"]?.array ?? [] {
+            guard let id = entry["id"]?.string, !id.isEmpty else {
                 throw bad("every alarm needs an \"id\" string")
             }
-            let stateText = entry["state"] as? String ?? "scheduled"
+            let stateText = entry["state"]?.string ?? "scheduled"
             guard let state = SystemAlarm.State(rawValue: stateText) else { throw bad("alarm \(id): unknown state '\(stateText)'") }
             var content: AlarmContent? = nil
-            if let fire = entry["fire"] as? String {
+            if let fire = entry["fire"]?.string {
                 guard let date = parseISO8601(fire) else { throw bad("alarm \(id): \"fire\" is not ISO-8601 with an offset") }
-                content = AlarmContent(fireDate: date, sound: entry["sound"] as? String ?? "")
+                content = AlarmContent(fireDate: date, sound: entry["sound"]?.string ?? "")
             }
             alarms.append(SystemAlarm(id: AlarmID(rawValue: id), content: content, state: state))
         }
-        if root["alarms"] != nil, !(root["alarms"] is [Any]) { throw bad("\"alarms\" must be an array") }
+        if let alarmsValue = root["alarms"], alarmsValue.array == nil { throw bad("\"alarms\" must be an array") }
         var outcomes: [ChainOutcome] = []
-        for item in root["outcomes"] as? [Any] ?? [] {
-            guard let entry = item as? [String: Any], let text = entry["occurrence"] as? String,
-                let occurrence = Occurrence(text), let kindText = entry["kind"] as? String,
-                let kind = ChainOutcome.Kind(rawValue: kindText), let atText = entry["at"] as? String,
+        for entry in root["outcomes"]?.array ?? [] {
+            guard let text = entry["occurrence"]?.string,
+                let occurrence = Occurrence(text), let kindText = entry["kind"]?.string,
+                let kind = ChainOutcome.Kind(rawValue: kindText), let atText = entry["at"]?.string,
                 let at = parseISO8601(atText)
             else { throw bad("every outcome needs \"occurrence\" (fajr.YYYY-MM-DD), \"kind\" (proof|escape) and \"at\"") }
             outcomes.append(ChainOutcome(occurrence: occurrence, kind: kind, at: at))
         }
         var postponed: [AlarmID: Date] = [:]
-        for (id, value) in root["postponed"] as? [String: Any] ?? [:] {
-            guard let text = value as? String, let date = parseISO8601(text) else { throw bad("postponed \(id): not ISO-8601") }
+        for (id, value) in root["postponed"]?.object ?? [:] {
+            guard let text = value.string, let date = parseISO8601(text) else { throw bad("postponed \(id): not ISO-8601") }
             postponed[AlarmID(rawValue: id)] = date
         }
-        let merged = Set((root["merged"] as? [String] ?? []).map(AlarmID.init(rawValue:)))
-        let fingerprint = root["fingerprint"] as? String
+        let mergedTexts = root["merged"]?.array.flatMap { items in
+            items.allSatisfy { $0.string != nil } ? items.compactMap(\.string) : nil
+        }
+        let merged = Set((mergedTexts ?? []).map(AlarmID.init(rawValue:)))
+        let fingerprint = root["fingerprint"]?.string
         return AlarmLedger(alarms: alarms, syncedFingerprint: fingerprint, outcomes: outcomes,
                            postponed: postponed, merged: merged)
     }

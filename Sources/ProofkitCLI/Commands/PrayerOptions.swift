@@ -1,6 +1,13 @@
-import Foundation
 import PrayerPlanning
 import ProofkitCore
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(FoundationInternationalization)
+    import FoundationInternationalization
+#endif
 
 /// Options shared by `proofkit times` and `proofkit plan`: place, zone and calculation method.
 enum PrayerOptions {

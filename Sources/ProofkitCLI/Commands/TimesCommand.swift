@@ -1,6 +1,11 @@
-import Foundation
+import Proofkit
 import PrayerPlanning
 import ProofkitCore
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `proofkit times`: prayer times for a place and dates.
 enum TimesCommand: Subcommand {
@@ -58,8 +63,8 @@ enum TimesCommand: Subcommand {
         if !arguments.has("json") {
             io.print("Prayer times at \(calculator.coordinates.latitude), \(calculator.coordinates.longitude) in \(zone.identifier); method \(p.method.rawValue), \(p.madhab.rawValue) Asr, high-latitude rule \(p.usesMoonsightingSeasons ? "MoonsightingCommittee seasons" : rule.rawValue)")
             io.print("date        " + ["fajr", "sunrise", "dhuhr", "asr", "maghrib", "isha", "midnight"]
-                .map { $0.padding(toLength: 9, withPad: " ", startingAt: 0) }.joined()
-                .trimmingCharacters(in: .whitespaces))
+                .map { $0.padded(toLength: 9) }.joined()
+                .trimmingSpaces())
         }
         for times in calculator.times(from: start, days: days) {
             if arguments.has("json") {
@@ -69,8 +74,8 @@ enum TimesCommand: Subcommand {
             } else {
                 let cells = [times.fajr, times.sunrise, times.dhuhr, times.asr, times.maghrib, times.isha,
                              times.middleOfTheNight].map { PrayerOptions.clock($0, zone: zone, date: times.date) }
-                io.print("\(times.date)  " + cells.map { $0.padding(toLength: 9, withPad: " ", startingAt: 0) }
-                    .joined().trimmingCharacters(in: .whitespaces))
+                io.print("\(times.date)  " + cells.map { $0.padded(toLength: 9) }
+                    .joined().trimmingSpaces())
             }
         }
         return .success
