@@ -36,11 +36,26 @@ enum PrayerOptions {
 
     /// The timetable zone: --tz, or the system's.
     static func zone(_ arguments: ParsedArguments, option: String = "tz") throws(UsageError) -> TimeZone {
+        keepICUTimeZonesLinked()
         guard let name = arguments.value(option) else { return TimeZone.current }
         guard let zone = TimeZone(identifier: name) else {
             throw UsageError("unknown time zone '\(name)' for --\(option) (use an IANA name such as Asia/Karachi)")
         }
         return zone
+    }
+
+    /// Keeps FoundationInternationalization's ICU time zones and calendars in the static
+    /// `proofkit` (`.ci/build-release`).
+    ///
+    /// FoundationEssentials knows named zones (`TimeZone(identifier: "Asia/Riyadh")`, the system
+    /// zone) and the Umm al-Qura calendar only through dynamic replacements that
+    /// FoundationInternationalization registers when it is loaded; a static link takes that
+    /// module's objects only when code refers to one of them, and without the full Foundation
+    /// nothing did (every zone but UTC was then "unknown"). This refers to one
+    /// (`TimeZone.knownTimeZoneIdentifiers`) in a branch that never runs: `argc` is never negative.
+    @inline(never)
+    static func keepICUTimeZonesLinked() {
+        if CommandLine.argc < 0 { _ = TimeZone.knownTimeZoneIdentifiers }
     }
 
     static func coordinates(_ arguments: ParsedArguments) throws(UsageError) -> Coordinates {
