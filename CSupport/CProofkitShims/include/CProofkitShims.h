@@ -40,6 +40,18 @@ int proofkit_sha256_hardware_available(void);
 /// first). Call only when `proofkit_sha256_hardware_available()` is 1.
 void proofkit_sha256_hardware_blocks(uint32_t *state, const uint8_t *data, size_t blocks);
 
+// MARK: 16-bit PCM levels
+
+/// The exact sum of the squares of `count` 16-bit samples, and the lowest and highest sample
+/// (both 0 when `count` is 0; the extremes start from 0, so `lowest <= 0 <= highest`).
+///
+/// Why C: `proofkit check` (and `trim`, which checks what it wrote) measures every sample of a
+/// sound; SSE2's 16-bit multiply-add does eight squares in one instruction, which Swift's SIMD
+/// types cannot express (they widen to floats first, about 4x slower here). Elsewhere a plain
+/// loop that the compiler vectorises.
+void proofkit_pcm16_measure(const int16_t *samples, size_t count, uint64_t *sum_of_squares,
+                            int16_t *lowest, int16_t *highest);
+
 // MARK: POSIX file I/O
 
 /// Starts writing the dirty pages of `fd` to the disk, without waiting for them

@@ -1,10 +1,12 @@
 // Pure signal arithmetic over interleaved [Float] samples: levels, clipping, silence, fades,
-// channel mixing. No I/O and no C library beyond libm's log10/cos.
+// channel mixing. No I/O; no C library beyond libm's log10/cos and AudioIO's 16-bit level
+// statistics.
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
+import AudioIO
 
 /// Decibel conversions relative to digital full scale (1.0).
 public enum Decibels {
@@ -111,40 +113,12 @@ public struct SignalLevels: Sendable, Equatable {
         var sum: Double = 0
         samples.withUnsafeBufferPointer { input in
             guard input.baseAddress != nil else { return }
-            // The peak from integer maxima and minima (a loop the compiler vectorises); the
-            // squares as floats in eight independent sums (exact: each square is an integer
-            // below 2^30, and a block of 4096 keeps the float sums' relative error near 1e-7).
-            // Converting to a float buffer first would cost a second pass.
-            var highest: Int16 = 0
-            var lowest: Int16 = 0
-            var start = 0
-            while start < input.count {
-                let end = min(start + 4096, input.count)
-                for index in start..<end {
-                    highest = max(highest, input[index])
-                    lowest = min(lowest, input[index])
-                }
-                var s0: Float = 0, s1: Float = 0, s2: Float = 0, s3: Float = 0
-                var s4: Float = 0, s5: Float = 0, s6: Float = 0, s7: Float = 0
-                var index = start
-                while index + 8 <= end {
-                    let f0 = Float(input[index]), f1 = Float(input[index + 1])
-                    let f2 = Float(input[index + 2]), f3 = Float(input[index + 3])
-                    let f4 = Float(input[index + 4]), f5 = Float(input[index + 5])
-                    let f6 = Float(input[index + 6]), f7 = Float(input[index + 7])
-                    s0 += f0 * f0; s1 += f1 * f1; s2 += f2 * f2; s3 += f3 * f3
-                    s4 += f4 * f4; s5 += f5 * f5; s6 += f6 * f6; s7 += f7 * f7
-                    index += 8
-                }
-                var partial = Double((s0 + s1) + (s2 + s3)) + Double((s4 + s5) + (s6 + s7))
-                while index < end {
-                    let x = Double(input[index])
-                    partial += x * x
-                    index += 1
-                }
-                sum += partial
-                start = end
-            }
+            // Exact: the squares are summed as integers (in C, with the CPU's 16-bit
+            // multiply-add), and no float buffer or second pass is needed.
+            let measured = PCM16Statistics.measure(input)
+            sum = Double(measured.sumOfSquares)
+            let highest = measured.highest
+            let lowest = measured.lowest
             chunkPeak = max(Int32(highest), -Int32(lowest))
             // Flat tops, only when something reaches the clip threshold (32766 of 32768).
             let channels = self.channels
@@ -157,7 +131,7 @@ public struct SignalLevels: Sendable, Equatable {
             }
         }
         peak = max(peak, Float(chunkPeak) / 32768)
-        sumOfSquares += sum / (32768.0 * 32768.0)
+        sumOfSquares += sum / (32768.0 * 32768.0)  // exact: a power of two
         sampleCount += samples.count
     }
 
