@@ -75,7 +75,7 @@ extension AlarmSound {
         if format.isLinearPCM16 {
             // The stored 16-bit samples, measured as they are (libsndfile's conversion to float
             // is a slower scalar loop, and a float copy is not needed): the same levels.
-            let chunk = 16384
+            let chunk = 65536
             var buffer = [Int16](repeating: 0, count: chunk * format.channels)
             while decoded < limitFrames {
                 let frames = try reader.read(into: &buffer, maxFrames: min(chunk, limitFrames - decoded))

@@ -278,7 +278,7 @@ struct TrimSource: ~Copyable {
     }
 
     /// Frames decoded per read: 16384 (256 KiB of float for stereo; bounded for any input).
-    static let chunkFrames = 16384
+    static let chunkFrames = 65536
 
     /// Runs the pipeline once, handing processed output chunks (interleaved, output rate and
     /// channels, fade applied, no gain) to `sink`, and stops just past `maxFrames`.
