@@ -87,8 +87,13 @@ peak_rss_kib() { # tool input output
     awk -F: '/Maximum resident set size/ {gsub(/ /, "", $2); print $2}' "$log"
 }
 
-TOOLS=(proofkit proofkit-sync sox sox-sync)
-have ffmpeg && TOOLS+=(ffmpeg)
+# Two passes per input: the tools that leave the data to the kernel, then the ones that sync it.
+# Mixing them in one round lets a sync (an ext4 journal commit, which also writes the other tools'
+# freshly allocated data) slow down whichever plain tool runs next.
+PLAIN=(proofkit sox)
+have ffmpeg && PLAIN+=(ffmpeg)
+SYNCED=(proofkit-sync sox-sync)
+TOOLS=("${PLAIN[@]}" "${SYNCED[@]}")
 # Like for like: each proofkit mode against sox with the same durability.
 declare -A PEER=([proofkit]=sox [proofkit-sync]=sox-sync [sox]=sox [sox-sync]=sox-sync [ffmpeg]=sox)
 
@@ -96,7 +101,7 @@ echo "## proofkit trim vs sox and ffmpeg (first 29 s to 16-bit CAF)"
 echo
 echo "Machine: $(uname -m), $(nproc) cores, $(awk -F: '/model name/ {print $2; exit}' /proc/cpuinfo | sed 's/^ *//'), kernel $(uname -r)."
 echo "Tools: $("$PROOFKIT_BIN" --version), $(sox --version 2>&1 | head -1 | sed 's/.*SoX/SoX/'), $(have ffmpeg && ffmpeg -version | head -1 | cut -d' ' -f1-3)."
-echo "Runs: $RUNS per tool and input, alternating; wall time from bash's \$EPOCHREALTIME; peak RSS from /usr/bin/time -v."
+echo "Runs: $RUNS per tool and input, alternating within two passes (plain tools, then syncing ones); wall time from bash's \$EPOCHREALTIME; peak RSS from /usr/bin/time -v."
 have ffmpeg || echo "ffmpeg is missing: skipped."
 echo
 echo "Output: 'replace' writes over the previous run's output (as re-making an alarm sound does; the"
@@ -112,13 +117,17 @@ for input in in3min.mp3 in5min.wav in1h.wav; do
     for tool in "${TOOLS[@]}"; do times[$tool]=""; run_tool "$tool" "$WORK/$input" "$WORK/out-$tool.caf"; done  # warm-up
     rounds=$RUNS
     [[ $input == in1h.wav ]] && rounds=$(( RUNS < 5 ? RUNS : 5 ))
-    for ((r = 0; r < rounds; r++)); do
-        for tool in "${TOOLS[@]}"; do
-            [[ $output == new ]] && rm -f "$WORK/out-$tool.caf"
-            t0=${EPOCHREALTIME/./}
-            run_tool "$tool" "$WORK/$input" "$WORK/out-$tool.caf"
-            t1=${EPOCHREALTIME/./}
-            times[$tool]+="$(( t1 - t0 )) "
+    for pass in plain synced; do
+        if [[ $pass == plain ]]; then group=("${PLAIN[@]}"); else group=("${SYNCED[@]}"); fi
+        sync -f "$WORK/$input"  # start each pass with nothing left to write
+        for ((r = 0; r < rounds; r++)); do
+            for tool in "${group[@]}"; do
+                [[ $output == new ]] && rm -f "$WORK/out-$tool.caf"
+                t0=${EPOCHREALTIME/./}
+                run_tool "$tool" "$WORK/$input" "$WORK/out-$tool.caf"
+                t1=${EPOCHREALTIME/./}
+                times[$tool]+="$(( t1 - t0 )) "
+            done
         done
     done
     sox_median=$(echo "${times[sox]}" | tr ' ' '\n' | grep . | median)
