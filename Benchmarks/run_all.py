@@ -40,6 +40,9 @@ import subprocess
 import sys
 import tempfile
 import time
+# onnxruntime writes a telemetry cache (~/.cache/Microsoft) on import unless this is set; every
+# child process inherits it.
+os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VENV_PY = os.path.join(ROOT, ".deps", "venv", "bin", "python")

@@ -33,6 +33,9 @@ import argparse
 import hashlib
 import os
 import sys
+# onnxruntime writes a telemetry cache (~/.cache/Microsoft) on import unless this is set; every
+# child process inherits it.
+os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)

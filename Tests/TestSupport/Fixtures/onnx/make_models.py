@@ -10,6 +10,9 @@ Opset 13 and IR version 8 keep the models loadable by ONNX Runtime 1.15, the old
 proofkit accepts.
 """
 import os
+# onnxruntime writes a telemetry cache (~/.cache/Microsoft) on import unless this is set; every
+# child process inherits it.
+os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 
 import onnx
 from onnx import TensorProto, helper
