@@ -3,8 +3,9 @@ import Testing
 import TestSupport
 
 /// What `proofkit trim` asks of the kernel, seen by strace: the complete output (its final
-/// header included) is closed, and with --sync synced, before it is renamed into place.
-@Suite("proofkit trim: the output is complete, and with --sync on the disk, before the rename (strace)")
+/// header included) has its writes started (default) or is synced (--sync) before it is renamed
+/// into place, and nothing is written to it after that.
+@Suite("proofkit trim: the output is on its way to the disk, or with --sync on it, before the rename (strace)")
 struct TrimDurabilityTests {
     static var canRun: Bool {
         FileManager.default.isExecutableFile(atPath: AudioTestTools.proofkitBinary) && TestEnvironment.hasTool("strace")
@@ -57,17 +58,19 @@ struct TrimDurabilityTests {
         return (writes, callIndex, closeIndex, rename)
     }
 
-    @Test("default: atomic without waiting for the disk (no fsync, fdatasync or sync_file_range), then the rename",
+    @Test("default: the complete file's writes are started (sync_file_range, no wait) before the rename; no fdatasync",
           .enabled(if: canRun))
-    func atomicWithoutWaiting() throws {
+    func orderedBeforeRename() throws {
         let folder = try AudioTestTools.makeScratchFolder()
         defer { AudioTestTools.remove(folder) }
         _ = try makeInput(in: folder)
         let calls = try trace(["trim", "in.wav", "-o", "out.caf"], in: folder)
-        let seen = try order(of: "write", in: calls, output: "out.caf")
+        let seen = try order(of: "sync_file_range", in: calls, output: "out.caf")
         #expect(seen.writes.count > 10)
-        #expect(seen.close < seen.rename, "renamed before the file was complete")
-        #expect(!calls.contains { $0.name == "fsync" || $0.name == "fdatasync" || $0.name == "sync_file_range" })
+        #expect(seen.writes.allSatisfy { $0 < seen.call }, "a write to the temporary after the writeback started: it did not cover the final file")
+        #expect(seen.call < seen.close && seen.close < seen.rename)
+        #expect(calls[seen.call].line.contains("SYNC_FILE_RANGE_WRITE") && !calls[seen.call].line.contains("WAIT"))
+        #expect(!calls.contains { $0.name == "fsync" || $0.name == "fdatasync" }, "the default does not wait for the disk")
         // The output is complete and plays.
         #expect(try AudioTestTools.ffprobe(folder + "/out.caf")["codec_name"] == "pcm_s16le")
     }

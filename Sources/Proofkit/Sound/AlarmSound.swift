@@ -43,11 +43,11 @@ public enum AlarmSound {
         /// The container written (default CAF).
         public var container: AudioOutputContainer = .caf
         /// Wait until the complete output is on the disk (`fdatasync`) before renaming it into
-        /// place (default `false`). Either way the output is atomic. Without the sync, replacing
-        /// an existing sound is also safe against a power cut on ext4 (it writes a file renamed
-        /// over another before committing the rename), but a brand-new output written just
-        /// before a power cut may come back empty; with it, the new file is on the disk when
-        /// `trim` returns, at the cost of the disk's write time (see
+        /// place (default `false`). Either way the output is atomic and its writes are started
+        /// before the rename, so on ext4 (default `data=ordered`) a power cut leaves the old
+        /// sound (or none) or the complete new one, never a torn or empty alarm sound; the sync
+        /// adds the promise that the new file is on the disk when `trim` returns, on any file
+        /// system, at the cost of the disk's write time (see
         /// ``AudioFileWriter/commit(syncsToDisk:verify:)``). While a synced output is written,
         /// its data is sent to the disk every MiB, so the final sync waits for little more than
         /// the last MiB.

@@ -18,11 +18,11 @@ enum TrimCommand: Subcommand {
         The output defaults to the input's name with .caf, in the current folder. An output ending
         in .wav is written as WAV (16-bit PCM) instead. An existing output is replaced; the output
         may never be the input itself. The output is written atomically: a temporary file in the
-        same folder, checked, then renamed into place, so programs see the old file or the
-        complete new one. Replacing an existing sound is also safe against a power cut on ext4
-        (as on Raspberry Pi OS), which writes a file renamed over another before the rename.
-        --sync also waits until the new file is on the disk (fdatasync) before the rename, so a
-        brand-new sound survives a power cut right after trim returns, on any file system; it
+        same folder, checked, its writes to the disk started, then renamed into place. Programs
+        see the old file or the complete new one, and so does the disk after a power cut on ext4
+        (default data=ordered, as on Raspberry Pi OS), which commits the rename only after the
+        data it exposes. --sync also waits until the new file is on the disk (fdatasync) before
+        the rename, so it survives a power cut right after trim returns, on any file system; it
         costs the disk's write time (a few ms on an SSD, more on an SD card).
         On any failure no output appears and an existing one is left as it was. The check is
         'proofkit check' on the written sound; if it fails (e.g. the input was all silence),
