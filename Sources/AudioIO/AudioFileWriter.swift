@@ -212,7 +212,8 @@ public struct AudioFileWriter: ~Copyable, @unchecked Sendable {
         }
         // Start the writes now: the disk works while `verify` reads the file back, and the
         // blocks are allocated before the rename (see above). Measured: replacing a 29 s WAV
-        // alarm got faster (the rename no longer has ext4 allocate and flush the new file).
+        // alarm got faster (the rename no longer has ext4 allocate and flush the new file); a new
+        // one costs about 0.4 ms more. On a thread of its own it was slower for both.
         POSIX.startWriteback(descriptor)
         try verify(temporary)
         if syncsToDisk, let code = POSIX.syncData(descriptor) {
