@@ -101,7 +101,7 @@ echo "## proofkit trim vs sox and ffmpeg (first 29 s to 16-bit CAF)"
 echo
 echo "Machine: $(uname -m), $(nproc) cores, $(awk -F: '/model name/ {print $2; exit}' /proc/cpuinfo | sed 's/^ *//'), kernel $(uname -r)."
 echo "Tools: $("$PROOFKIT_BIN" --version), $(sox --version 2>&1 | head -1 | sed 's/.*SoX/SoX/'), $(have ffmpeg && ffmpeg -version | head -1 | cut -d' ' -f1-3)."
-echo "Runs: $RUNS per tool and input, alternating within two passes (plain tools, then syncing ones); wall time from bash's \$EPOCHREALTIME; peak RSS from /usr/bin/time -v."
+echo "Runs: $RUNS per tool and input, alternating in a rotating order within two passes (plain tools, then syncing ones); wall time from bash's \$EPOCHREALTIME; peak RSS from /usr/bin/time -v."
 have ffmpeg || echo "ffmpeg is missing: skipped."
 echo
 echo "Output: 'replace' writes over the previous run's output (as re-making an alarm sound does; the"
@@ -121,7 +121,10 @@ for input in in3min.mp3 in5min.wav in1h.wav; do
         if [[ $pass == plain ]]; then group=("${PLAIN[@]}"); else group=("${SYNCED[@]}"); fi
         sync -f "$WORK/$input"  # start each pass with nothing left to write
         for ((r = 0; r < rounds; r++)); do
-            for tool in "${group[@]}"; do
+            # The order rotates every round, so each tool follows each other one equally often
+            # (a tool that writes a lot, like ffmpeg, leaves the disk busy for whoever comes next).
+            for ((k = 0; k < ${#group[@]}; k++)); do
+                tool=${group[$(( (k + r) % ${#group[@]} ))]}
                 [[ $output == new ]] && rm -f "$WORK/out-$tool.caf"
                 t0=${EPOCHREALTIME/./}
                 run_tool "$tool" "$WORK/$input" "$WORK/out-$tool.caf"
