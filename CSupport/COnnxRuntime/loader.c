@@ -67,9 +67,12 @@ PKOrtLoadResult proofkit_ort_load(const char *path, PKOrtLibrary *out) {
     // mobile.events.data.microsoft.com. proofkit promises that nothing leaves the device, so it
     // sets ORT's documented full opt-out before the library can read it: with
     // ORT_DISABLE_TELEMETRY=1 no uploader, event, device id or offline cache is created. It is
-    // set even when the user set it otherwise (overwrite), and before dlopen, in case the
-    // library reads it while loading.
-    setenv("ORT_DISABLE_TELEMETRY", "1", 1);
+    // set even when the user set it otherwise, and before dlopen, in case the library reads it
+    // while loading. Only written when it is not "1" already: `proofkit` sets it at start-up,
+    // while it has one thread, because this runs on a worker thread while others may call
+    // getenv (libjpeg-turbo does), and glibc's setenv is not safe against a concurrent getenv.
+    const char *telemetry = getenv("ORT_DISABLE_TELEMETRY");
+    if (telemetry == NULL || strcmp(telemetry, "1") != 0) setenv("ORT_DISABLE_TELEMETRY", "1", 1);
     dlerror();  // clear any stale message
     void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (handle == NULL) {

@@ -231,9 +231,6 @@ public struct AudioFileReader: ~Copyable, @unchecked Sendable {
         }
         return skipped
     }
-
-    /// libsndfile's version string, e.g. `"libsndfile-1.2.0"`. Calls `sf_version_string`.
-    public static var libraryVersion: String { SndFile.version }
 }
 
 extension String {

@@ -170,7 +170,6 @@ enum POSIX {
 
     static let noSuchFile = ENOENT
     static let notADirectory = ENOTDIR
-    static let accessDenied = EACCES
 }
 
 /// File identity checks for outputs.

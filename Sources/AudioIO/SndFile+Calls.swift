@@ -196,12 +196,6 @@ enum SndFile {
         guard let text = sf_strerror(nil) else { return "libsndfile could not open the file" }
         return String(cString: text)
     }
-
-    /// libsndfile's version string, e.g. `"libsndfile-1.2.0"`. Calls `sf_version_string`.
-    static var version: String {
-        guard let text = sf_version_string() else { return "libsndfile" }
-        return String(cString: text)
-    }
 }
 
 extension SndFile.Info {

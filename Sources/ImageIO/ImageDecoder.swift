@@ -161,7 +161,7 @@ public struct ImageDecoder: Sendable {
             }
             warnings.append(warning)
         }
-        var rgb: [UInt8]
+        let rgb: [UInt8]
         if header.colorSpace.isCMYK {
             rgb = Self.rgbFromCMYK(decoded.pixels, inverted: markers.hasAdobeMarker)
         } else {
@@ -169,7 +169,6 @@ public struct ImageDecoder: Sendable {
         }
         let upright = Self.orient(
             RGBImage(width: decoded.width, height: decoded.height, pixels: rgb), markers.orientation)
-        rgb = []
         return DecodedImage(
             image: upright, format: .jpeg, storedWidth: header.width, storedHeight: header.height,
             orientation: markers.orientation, scaleNumerator: factor.numerator,
@@ -234,7 +233,7 @@ public struct ImageDecoder: Sendable {
 
     private func decodePNG(_ bytes: [UInt8]) throws(ProofkitError) -> DecodedImage {
         let decoded = try PNGReader.decode(bytes, maximumPixelCount: configuration.maximumPixelCount)
-        var rgb: [UInt8]
+        let rgb: [UInt8]
         if decoded.bytesPerPixel == 4 {
             rgb = Self.dropAlpha(decoded.pixels)
         } else {
@@ -243,7 +242,6 @@ public struct ImageDecoder: Sendable {
         let orientation = ImageMetadata.pngOrientation(bytes)
         let upright = Self.orient(
             RGBImage(width: decoded.width, height: decoded.height, pixels: rgb), orientation)
-        rgb = []
         var model = decoded.fileIsPalette ? "palette" : (decoded.fileIsColor ? "rgb" : "gray")
         if decoded.fileHasAlpha { model += "+alpha" }
         return DecodedImage(

@@ -121,7 +121,7 @@ public enum ImageResampler {
             lastRow = vertical.start[height - 1] + vertical.count[height - 1]
         }
 
-        var intermediate: RGBImage
+        let intermediate: RGBImage
         if needsHorizontal {
             let horizontal = ResamplingKernel(inputSize: image.width, outputSize: width, filter: filter)
             intermediate = resampleRows(image, rows: firstRow..<lastRow, kernel: horizontal, width: width)
@@ -130,9 +130,7 @@ public enum ImageResampler {
         }
         guard let vertical else { return intermediate }
         let rowOffset = needsHorizontal ? firstRow : 0
-        let result = resampleColumns(intermediate, rowOffset: rowOffset, kernel: vertical, height: height)
-        intermediate = RGBImage(width: 0, height: 0, pixels: [])
-        return result
+        return resampleColumns(intermediate, rowOffset: rowOffset, kernel: vertical, height: height)
     }
 
     /// The horizontal pass over `rows` of `image` (PIL's `ImagingResampleHorizontal_8bpc`).

@@ -108,14 +108,19 @@ public struct InferenceSession: ~Copyable, @unchecked Sendable {
     /// before ORT sees it. The file is read once; the checked bytes are what ORT loads.
     /// - Parameters:
     ///   - path: an `.onnx` file.
-    ///   - expectedSHA256: the digest as 64 hex digits (case-insensitive).
+    ///   - expectedSHA256: the digest as 64 hex digits (case-insensitive); `nil` loads the file
+    ///     unchecked, as ``init(contentsOf:options:)``.
     ///   - options: see ``Options``.
     /// - Throws: `.notFound` (no file), `.io` (unreadable), `.modelInvalid` (digest mismatch,
     ///   naming both digests, or ORT cannot load it), `.invalidArgument` (malformed
     ///   `expectedSHA256`), `.runtimeUnavailable`.
-    public init(contentsOf path: String, expectedSHA256: String, options: Options = Options())
+    public init(contentsOf path: String, expectedSHA256: String?, options: Options = Options())
         throws(ProofkitError)
     {
+        guard let expectedSHA256 else {
+            try self.init(contentsOf: path, options: options)
+            return
+        }
         let bytes = try ModelFile.read(path, expectedSHA256: expectedSHA256)
         try self.init(bytes: bytes, options: options, path: path)
     }

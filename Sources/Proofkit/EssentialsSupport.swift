@@ -139,3 +139,20 @@ package enum LooseJSON: Sendable, Equatable, Decodable, CustomStringConvertible 
         }
     }
 }
+
+/// `relative` in the running executable's folder or the nearest folder above it, else in the
+/// current folder; `nil` when it is in neither.
+func locateNearExecutable(_ relative: String) -> String? {
+    let files = FileManager.default
+    if let executable = try? files.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+        var folder = URL(fileURLWithPath: executable).deletingLastPathComponent().standardizedFileURL
+        while true {
+            let candidate = folder.appendingPathComponent(relative).path
+            if files.fileExists(atPath: candidate) { return candidate }
+            let parent = folder.deletingLastPathComponent()
+            if parent.path == folder.path { break }
+            folder = parent
+        }
+    }
+    return files.fileExists(atPath: relative) ? relative : nil
+}

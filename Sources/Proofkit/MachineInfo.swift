@@ -54,8 +54,8 @@ public struct MachineInfo: Sendable, Equatable {
     static func value(of key: String, in text: String) -> String? {
         for line in text.split(separator: "\n") {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            if line[..<colon].trimmingCharacters() == key {
-                return String(line[line.index(after: colon)...]).trimmingCharacters()
+            if line[..<colon].trimmingSpaces() == key {
+                return String(line[line.index(after: colon)...]).trimmingSpaces()
             }
         }
         return nil
@@ -114,14 +114,5 @@ func readTextFile(_ path: String) -> String? {
 }
 
 extension StringProtocol {
-    func trimmingCharacters() -> String {
-        let scalars = unicodeScalars
-        guard let first = scalars.firstIndex(where: { $0 != " " && $0 != "\t" }) else { return "" }
-        let last = scalars.lastIndex(where: { $0 != " " && $0 != "\t" })!
-        var result = ""
-        result.unicodeScalars.append(contentsOf: scalars[first...last])
-        return result
-    }
-
     func replacingQuotes() -> String { String(filter { $0 != "\"" }) }
 }

@@ -112,12 +112,16 @@ public struct MatJudge: ~Copyable {
         var expected = try PhotoModelStore.expectedSHA256(ofFileAt: modelPath)
         if let promptsFile = engine.promptsFile {
             let promptsPath = try store.locate(promptsFile)
+            // Read once: the bytes checked are the bytes parsed.
+            let bytes: [UInt8]
             if let digest = try PhotoModelStore.expectedSHA256(ofFileAt: promptsPath) {
-                _ = try ModelFile.read(promptsPath, expectedSHA256: digest)
+                bytes = try ModelFile.read(promptsPath, expectedSHA256: digest)
+            } else {
+                bytes = [UInt8](try PhotoProof.readData(promptsPath))
             }
-            let loaded = try PhotoProof.loadPromptEmbeddings(contentsOf: promptsPath)
+            let loaded = try PhotoProof.loadPromptEmbeddings(bytes: bytes, path: promptsPath)
             prompts = loaded.prompts
-            if expected == nil { expected = Self.encoderDigest(inPromptsFile: promptsPath) }
+            if expected == nil { expected = loaded.encoderSHA256 }
             configuration = try .clip(
                 prompts: loaded.scorer, threshold: options.threshold ?? loaded.threshold ?? MatProofPolicy.clipThreshold,
                 fastDecode: options.fastDecode)
@@ -131,8 +135,7 @@ public struct MatJudge: ~Copyable {
                 guard let digest = try PhotoModelStore.expectedSHA256(ofFileAt: path) else {
                     throw ProofkitError(.modelInvalid, "no SHA-256 is known for this file (no manifest.json entry)", path: path)
                 }
-                _ = try ModelFile.read(path, expectedSHA256: digest)
-                names = try PhotoProof.loadClassNames(contentsOf: path)
+                names = try PhotoProof.loadClassNames(bytes: ModelFile.read(path, expectedSHA256: digest), path: path)
             }
         }
         // Three things at once: this thread checks the model file; another loads ONNX Runtime
@@ -203,14 +206,6 @@ public struct MatJudge: ~Copyable {
         } catch where error.code == .modelInvalid && error.operation != "sha256" {
             return nil
         }
-    }
-
-    /// The `image_encoder_sha256` of a prompts file, if it names one.
-    static func encoderDigest(inPromptsFile path: String) -> String? {
-        guard let data = FileManager.default.contents(atPath: path), let json = LooseJSON(bytes: data),
-            let digest = json["image_encoder_sha256"]?.string
-        else { return nil }
-        return digest.lowercased()
     }
 
     /// Judges one photo file.

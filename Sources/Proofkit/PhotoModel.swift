@@ -40,13 +40,8 @@ public struct OnnxPhotoModel: ~Copyable, PhotoModelRunner {
     ///   model with one float32 image input and a `logits` or `embedding` output),
     ///   `.runtimeUnavailable`.
     public init(contentsOf path: String, expectedSHA256: String? = nil, threads: Int = 1) throws(ProofkitError) {
-        let options = InferenceSession.Options(intraOpThreads: threads)
-        let session =
-            if let expectedSHA256 {
-                try InferenceSession(contentsOf: path, expectedSHA256: expectedSHA256, options: options)
-            } else {
-                try InferenceSession(contentsOf: path, options: options)
-            }
+        let session = try InferenceSession(
+            contentsOf: path, expectedSHA256: expectedSHA256, options: InferenceSession.Options(intraOpThreads: threads))
         try self.init(session: session, path: path)
     }
 

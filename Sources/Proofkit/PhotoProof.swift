@@ -437,7 +437,13 @@ extension PhotoProof {
     /// - Throws: `.notFound`, `.io`, or `.modelInvalid` when there are not 1000 names or class
     ///   741 is not "prayer rug, prayer mat".
     public static func loadClassNames(contentsOf path: String) throws(ProofkitError) -> [String] {
-        let text = try readText(path)
+        try loadClassNames(bytes: [UInt8](readData(path)), path: path)
+    }
+
+    /// ``loadClassNames(contentsOf:)`` over bytes already read (and checked) from `path`, which
+    /// names the file in errors.
+    static func loadClassNames(bytes: [UInt8], path: String) throws(ProofkitError) -> [String] {
+        let text = String(decoding: bytes, as: UTF8.self)
         let names = text.split(separator: "\n", omittingEmptySubsequences: false).map {
             $0.trimmingSpacesAndNewlines()
         }.filter { !$0.isEmpty }
@@ -456,7 +462,15 @@ extension PhotoProof {
     public static func loadPromptEmbeddings(contentsOf path: String) throws(ProofkitError)
         -> (scorer: ClipPromptScorer, threshold: Double?, prompts: [String])
     {
-        let data = try readData(path)
+        let loaded = try loadPromptEmbeddings(bytes: [UInt8](readData(path)), path: path)
+        return (loaded.scorer, loaded.threshold, loaded.prompts)
+    }
+
+    /// ``loadPromptEmbeddings(contentsOf:)`` over bytes already read (and checked) from `path`,
+    /// which names the file in errors; also gives the file's `image_encoder_sha256`, if any.
+    static func loadPromptEmbeddings(bytes data: [UInt8], path: String) throws(ProofkitError)
+        -> (scorer: ClipPromptScorer, threshold: Double?, prompts: [String], encoderSHA256: String?)
+    {
         guard let json = LooseJSON(bytes: data), json["format"]?.string == "proofkit-prompt-embeddings",
             let mat = json["mat"]?.array, mat.allSatisfy({ $0.object != nil }),
             let other = json["other"]?.array, other.allSatisfy({ $0.object != nil })
@@ -475,7 +489,8 @@ extension PhotoProof {
             if let dim = json["dim"]?.number.flatMap({ Int(exactly: $0.rounded(.towardZero)) }), dim != scorer.dimension {
                 throw ProofkitError(.modelInvalid, "the file says dim \(dim) but its embeddings have \(scorer.dimension)")
             }
-            return (scorer, json["threshold"]?.number, matPrompts + otherPrompts)
+            return (scorer, json["threshold"]?.number, matPrompts + otherPrompts,
+                    json["image_encoder_sha256"]?.string?.lowercased())
         } catch {
             throw error.at(path: path)
         }
@@ -499,7 +514,7 @@ extension PhotoProof {
         return head
     }
 
-    private static func readData(_ path: String) throws(ProofkitError) -> Data {
+    static func readData(_ path: String) throws(ProofkitError) -> Data {
         guard FileManager.default.fileExists(atPath: path) else {
             throw ProofkitError(.notFound, "no such file", path: path)
         }
@@ -507,10 +522,6 @@ extension PhotoProof {
             throw ProofkitError(.io, "cannot read the file", path: path)
         }
         return data
-    }
-
-    private static func readText(_ path: String) throws(ProofkitError) -> String {
-        String(decoding: try readData(path), as: UTF8.self)
     }
 }
 

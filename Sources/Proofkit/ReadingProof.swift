@@ -288,11 +288,17 @@ public struct ReadingProof: Sendable {
             transcript: transcript, text: configuration.text)
     }
 
-    private var progress: ReadingProgress {
+    /// Seconds of voice this proof needs, from the text's reading time: the read-twice factor
+    /// times it when a recogniser is used, else the voice-only factor times it.
+    public var neededSeconds: Double {
         let reading = configuration.text.readingSeconds
-        return ReadingProgress(
+        return (configuration.usesRecognizer ? matcher.readTwiceFactor : matcher.voiceOnlyFactor) * reading
+    }
+
+    private var progress: ReadingProgress {
+        ReadingProgress(
             voicedSeconds: voicedSeconds,
-            neededSeconds: configuration.usesRecognizer ? matcher.readTwiceFactor * reading : matcher.voiceOnlyFactor * reading,
+            neededSeconds: neededSeconds,
             heardKeyWords: heard.count, requiredKeyWords: configuration.text.requiredKeyWords)
     }
 

@@ -96,7 +96,7 @@ public enum ReadingProofDemo {
         guard let espeak = findExecutable("espeak-ng", environment: environment) else {
             return .skipped("espeak-ng is not installed (apt install espeak-ng): no Arabic speech to test with")
         }
-        guard let noisePath = roomNoisePath ?? locate(defaultRoomNoise) else {
+        guard let noisePath = roomNoisePath ?? locateNearExecutable(defaultRoomNoise) else {
             return .skipped("the room-noise recording \(defaultRoomNoise) was not found")
         }
         let files = FileManager.default
@@ -186,21 +186,5 @@ public enum ReadingProofDemo {
             return "\(folder)/\(name)"
         }
         return nil
-    }
-
-    /// `relative` in the executable's folder or the nearest folder above it, else in the current folder.
-    static func locate(_ relative: String) -> String? {
-        let files = FileManager.default
-        if let executable = try? files.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            var folder = URL(fileURLWithPath: executable).deletingLastPathComponent().standardizedFileURL
-            while true {
-                let candidate = folder.appendingPathComponent(relative).path
-                if files.fileExists(atPath: candidate) { return candidate }
-                let parent = folder.deletingLastPathComponent()
-                if parent.path == folder.path { break }
-                folder = parent
-            }
-        }
-        return files.fileExists(atPath: relative) ? relative : nil
     }
 }

@@ -84,12 +84,10 @@ public enum ReadingProofRecording {
             result = session.proof.finish()
         }
         let proof = session.proof
-        let reading = proof.configuration.text.readingSeconds
-        let needed = proof.configuration.usesRecognizer ? proof.matcher.readTwiceFactor * reading : proof.matcher.voiceOnlyFactor * reading
         return Outcome(
             result: result, format: format,
             decodedSeconds: Double(samples) / Double(configuration.gate.sampleRate),
             fallbackReason: session.fallbackReason, voiceDetection: proof.configuration.voiceDetection,
-            neededSeconds: needed)
+            neededSeconds: proof.neededSeconds)
     }
 }

@@ -54,16 +54,11 @@ public struct SileroVoiceDetector: ~Copyable {
             throw ProofkitError(
                 .invalidArgument, "Silero VAD runs at 16000 or 8000 Hz, not \(sampleRate) Hz: resample the audio first.")
         }
-        let options = InferenceSession.Options(intraOpThreads: threads)
-        let session =
-            if let expectedSHA256 {
-                try InferenceSession(contentsOf: modelPath, expectedSHA256: expectedSHA256, options: options)
-            } else {
-                try InferenceSession(contentsOf: modelPath, options: options)
-            }
+        let session = try InferenceSession(
+            contentsOf: modelPath, expectedSHA256: expectedSHA256, options: InferenceSession.Options(intraOpThreads: threads))
         try Self.checkSignature(of: session, path: modelPath)
         self.sampleRate = sampleRate
-        chunkSize = sampleRate == 16_000 ? 512 : 256
+        chunkSize = ReadingProof.sileroChunkSize(sampleRate: sampleRate)
         contextSize = sampleRate == 16_000 ? 64 : 32
         state = Array(repeating: 0, count: 2 * 128)
         context = Array(repeating: 0, count: contextSize)

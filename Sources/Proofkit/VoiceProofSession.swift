@@ -89,18 +89,7 @@ public struct VoiceProofSession: ~Copyable {
     /// - Returns: an existing file's path, or `nil` (the environment's path is returned as given).
     public static func sileroModelPath(environment: [String: String]) -> String? {
         if let explicit = environment[sileroEnvironmentVariable], !explicit.isEmpty { return explicit }
-        let files = FileManager.default
-        if let executable = try? files.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            var folder = URL(fileURLWithPath: executable).deletingLastPathComponent().standardizedFileURL
-            while true {
-                let candidate = folder.appendingPathComponent(SileroVoiceDetector.defaultModelPath).path
-                if files.fileExists(atPath: candidate) { return candidate }
-                let parent = folder.deletingLastPathComponent()
-                if parent.path == folder.path { break }
-                folder = parent
-            }
-        }
-        return files.fileExists(atPath: SileroVoiceDetector.defaultModelPath) ? SileroVoiceDetector.defaultModelPath : nil
+        return locateNearExecutable(SileroVoiceDetector.defaultModelPath)
     }
 
     /// Feeds captured audio.

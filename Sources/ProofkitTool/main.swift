@@ -7,6 +7,9 @@ import ProofkitCLI
 // A reader that closes the pipe early (`proofkit help | head`) must not kill us mid-write of an
 // output file: writes then fail with EPIPE, which the output layer drops.
 signal(SIGPIPE, SIG_IGN)
+// ONNX Runtime's telemetry opt-out, set while the process has one thread: the runtime is loaded
+// on a worker thread, where writing the environment would race other threads' getenv.
+setenv("ORT_DISABLE_TELEMETRY", "1", 1)
 let status = ProofkitCLI.run(arguments: CommandLine.arguments)
 // Every output is complete here (files are written atomically before `run` returns); flush the
 // C streams and leave without exit()'s teardown: ONNX Runtime's static destructors (its operator

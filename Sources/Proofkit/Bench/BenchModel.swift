@@ -63,7 +63,7 @@ public enum BenchModel: String, Sendable, Hashable, CaseIterable, Codable {
     /// - Throws: `.invalidArgument` naming the valid values.
     public static func parseList(_ text: String) throws(ProofkitError) -> [BenchModel] {
         var models: [BenchModel] = []
-        for part in text.split(separator: ",").map({ String($0).trimmingCharacters() }) where !part.isEmpty {
+        for part in text.split(separator: ",").map({ String($0).trimmingSpaces() }) where !part.isEmpty {
             if part == "all" {
                 models += all
             } else if let model = BenchModel(rawValue: part) {

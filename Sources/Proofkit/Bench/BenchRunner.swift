@@ -36,7 +36,7 @@ public struct BenchPlan: Sendable, Equatable {
     public static func parseThreads(_ text: String) throws(ProofkitError) -> [Int] {
         var result: [Int] = []
         for part in text.split(separator: ",", omittingEmptySubsequences: false) {
-            guard let value = Int(part.trimmingCharacters()), value >= 1, value <= 256 else {
+            guard let value = Int(part.trimmingSpaces()), value >= 1, value <= 256 else {
                 throw ProofkitError(.invalidArgument, "--threads takes whole numbers from 1 to 256 such as 1,2,4, not '\(text)'")
             }
             result.append(value)

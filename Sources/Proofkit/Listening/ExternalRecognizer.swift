@@ -189,24 +189,13 @@ public final class ExternalRecognizer: Sendable {
     }
 }
 
-extension String {
-    /// The string without leading and trailing spaces, tabs and line breaks (CR included).
-    func trimmingWhitespace() -> String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0.isNewline }
-        guard let first = firstIndex(where: { !isSpace($0) }),
-            let last = lastIndex(where: { !isSpace($0) })
-        else { return "" }
-        return String(self[first...last])
-    }
-}
-
 /// Reads `fd` to its end and calls `body` with each non-empty line, whitespace-trimmed (a last
 /// line without a newline counts). Blocks: call it on a dedicated thread. Does not close `fd`.
 func forEachLine(of fd: Int32, _ body: (String) -> Void) {
     var pending: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 4096)
     func emit(_ bytes: ArraySlice<UInt8>) {
-        let line = String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
+        let line = String(decoding: bytes, as: UTF8.self).trimmingSpacesAndNewlines()
         if !line.isEmpty { body(line) }
     }
     while true {

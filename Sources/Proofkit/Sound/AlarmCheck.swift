@@ -103,7 +103,7 @@ extension AlarmSound {
             problems.append(RejectionReason(.noAudio, "it decodes to no audio"))
         }
         if reachedLimit {
-            problems.append(RejectionReason(.tooLong, "it is at least \(String(format2: AlarmSound.limitSeconds)) s long as decoded; an alarm sound must be shorter than 30 s (use 'proofkit trim')"))
+            problems.append(RejectionReason(.tooLong, "it is at least \(decimalText(AlarmSound.limitSeconds, places: 2)) s long as decoded; an alarm sound must be shorter than 30 s (use 'proofkit trim')"))
         }
         let isAlarmContainer = [AudioContainer.caf, .wav, .aiff].contains(format.container)
         if !isAlarmContainer || !format.isLinearPCM16 {
@@ -113,17 +113,17 @@ extension AlarmSound {
             if levels.peak == 0 {
                 problems.append(RejectionReason(.silent, "it is all digital silence"))
             } else if levels.peakDBFS < nearlySilentPeakDBFS || levels.rmsDBFS < nearlySilentRMSDBFS {
-                problems.append(RejectionReason(.nearlySilent, "it is nearly silent (peak \(String(format2: levels.peakDBFS)) dBFS, RMS \(String(format2: levels.rmsDBFS)) dBFS); normalise it, e.g. 'proofkit trim --normalize -1'"))
+                problems.append(RejectionReason(.nearlySilent, "it is nearly silent (peak \(decimalText(levels.peakDBFS, places: 2)) dBFS, RMS \(decimalText(levels.rmsDBFS, places: 2)) dBFS); normalise it, e.g. 'proofkit trim --normalize -1'"))
             }
         }
         if levels.clippedSamples > 0 {
-            let percent = String(format2: levels.clippedFraction * 100)
+            let percent = decimalText(levels.clippedFraction * 100, places: 2)
             warnings.append("\(levels.isHeavy ? "heavy clipping" : "some clipping"): \(levels.clippedSamples) samples (\(percent)%) in flat tops at full scale")
         }
         if let header = format.headerFrameCount, !reachedLimit, header != decoded,
             abs(Double(header - decoded)) / Double(format.sampleRate) >= 0.5
         {
-            warnings.append("the header claims \(String(format2: Double(header) / Double(format.sampleRate))) s but \(String(format2: seconds)) s decode")
+            warnings.append("the header claims \(decimalText(Double(header) / Double(format.sampleRate), places: 2)) s but \(decimalText(seconds, places: 2)) s decode")
         }
         return CheckReport(
             path: path, format: format, decodedFrames: decoded, reachedLimit: reachedLimit,

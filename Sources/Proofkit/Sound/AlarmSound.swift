@@ -121,7 +121,7 @@ public enum AlarmSound {
         throws(ProofkitError) -> TrimResult
     {
         try options.validate()
-        if FileIdentity.sameFile(input, output) {
+        if AudioFileIdentity.sameFile(input, output) {
             throw ProofkitError(.invalidArgument, "the output is the input file; choose another output with -o", path: output)
         }
         var source = try TrimSource(path: input, options: options)
@@ -185,20 +185,11 @@ public enum AlarmSound {
     }
 }
 
-/// Identity of files on disk (device and inode), to refuse writing over the input.
-enum FileIdentity {
-    /// Whether both paths exist and are the same file (also through links or other spellings).
-    static func sameFile(_ a: String, _ b: String) -> Bool {
-        AudioFileIdentity.sameFile(a, b)
-    }
-}
-
 /// The decoding half of the trim pipeline: reader → skip → silence → mono → resample → cut.
 struct TrimSource: ~Copyable {
     struct Summary {
         var skippedFrames: Int
         var wasCut: Bool
-        var producedFrames: Int
         var noAudioReason: String
     }
 
@@ -233,13 +224,7 @@ struct TrimSource: ~Copyable {
     ) throws(ProofkitError) -> Summary {
         precondition(passesSamplesThrough)
         let channels = inputFormat.channels
-        let inRate = inputFormat.sampleRate
-        let path = reader.path
-        let startFrames = Int((options.startSeconds * Double(inRate)).rounded())
-        let skipped = try reader.skip(frames: startFrames)
-        if skipped < startFrames {
-            throw ProofkitError(.invalidArgument, "--start \(options.startSeconds) s is past the end of the audio (\(String(format2: Double(skipped) / Double(inRate))) s)", path: path)
-        }
+        let skipped = try skipStart()
         let chunkFrames = TrimSource.chunkFrames
         var buffer = [Int16](repeating: 0, count: chunkFrames * channels)
         let safeLimit = max(0, maxFrames - fadeFrames)
@@ -274,11 +259,24 @@ struct TrimSource: ~Copyable {
         }
         if !tail.isEmpty { try sink(tail[...]) }
         let reason = decodedAny ? "has no audio after the start" : "has no audio (0 frames decoded)"
-        return Summary(skippedFrames: skipped, wasCut: wasCut, producedFrames: produced, noAudioReason: reason)
+        return Summary(skippedFrames: skipped, wasCut: wasCut, noAudioReason: reason)
     }
 
     /// Frames decoded per read: 16384 (256 KiB of float for stereo; bounded for any input).
     static let chunkFrames = 65536
+
+    /// Skips `--start` (by seeking where the reader can, else by decoding and dropping).
+    /// - Returns: the input frames skipped.
+    /// - Throws: `.invalidArgument` when the start is past the end of the audio.
+    mutating func skipStart() throws(ProofkitError) -> Int {
+        let inRate = inputFormat.sampleRate
+        let startFrames = Int((options.startSeconds * Double(inRate)).rounded())
+        let skipped = try reader.skip(frames: startFrames)
+        if skipped < startFrames {
+            throw ProofkitError(.invalidArgument, "--start \(options.startSeconds) s is past the end of the audio (\(decimalText(Double(skipped) / Double(inRate), places: 2)) s)", path: reader.path)
+        }
+        return skipped
+    }
 
     /// Runs the pipeline once, handing processed output chunks (interleaved, output rate and
     /// channels, fade applied, no gain) to `sink`, and stops just past `maxFrames`.
@@ -292,11 +290,7 @@ struct TrimSource: ~Copyable {
         var buffer = [Float](repeating: 0, count: chunkFrames * inChannels)
 
         // 1. --start: seek, or decode and drop.
-        let startFrames = Int((options.startSeconds * Double(inRate)).rounded())
-        var skipped = try reader.skip(frames: startFrames)
-        if skipped < startFrames {
-            throw ProofkitError(.invalidArgument, "--start \(options.startSeconds) s is past the end of the audio (\(String(format2: Double(skipped) / Double(inRate))) s)", path: path)
-        }
+        var skipped = try skipStart()
 
         // 2. --trim-silence: decode until the first frame at or above the threshold.
         var pending: [Float] = []
@@ -387,19 +381,9 @@ struct TrimSource: ~Copyable {
             SignalMath.applyFadeOut(&tail, channels: outputChannels)
         }
         if !tail.isEmpty { try sink(&tail) }
-        _ = resampler
         let reason =
             decodedAny ? "has no audio after the start" : "has no audio (0 frames decoded)"
-        return Summary(skippedFrames: skipped, wasCut: wasCut, producedFrames: produced, noAudioReason: reason)
+        return Summary(skippedFrames: skipped, wasCut: wasCut, noAudioReason: reason)
     }
 }
 
-extension String {
-    /// `value` with 2 decimals, without Foundation.
-    init(format2 value: Double) {
-        let scaled = (value * 100).rounded()
-        let whole = Int(scaled / 100)
-        let cents = abs(Int(scaled) % 100)
-        self = "\(scaled < 0 && whole == 0 ? "-" : "")\(whole).\(cents < 10 ? "0" : "")\(cents)"
-    }
-}

@@ -50,7 +50,7 @@ enum CheckCommand: Subcommand {
                 io.printJSON(json(for: report))
             } else {
                 let f = report.format
-                let facts = "\(String(seconds: report.decodedSeconds))\(report.reachedLimit ? "+" : "") s, \(f.majorFormatName) \(f.subtypeName), \(f.sampleRate) Hz, \(f.channels) ch, peak \(text(report.levels.peakDBFS)) dBFS, RMS \(text(report.levels.rmsDBFS)) dBFS"
+                let facts = "\(decimalText(report.decodedSeconds, places: 2))\(report.reachedLimit ? "+" : "") s, \(f.majorFormatName) \(f.subtypeName), \(f.sampleRate) Hz, \(f.channels) ch, peak \(text(report.levels.peakDBFS)) dBFS, RMS \(text(report.levels.rmsDBFS)) dBFS"
                 switch report.verdict {
                 case .accepted: io.print("\(path): ok (\(facts))")
                 case .rejected(let reason): io.print("\(path): rejected: \(reason.detail) (\(facts))")
@@ -62,7 +62,7 @@ enum CheckCommand: Subcommand {
     }
 
     static func text(_ dbfs: Double) -> String {
-        dbfs.isFinite ? String(seconds: dbfs) : "-inf"
+        dbfs.isFinite ? decimalText(dbfs, places: 2) : "-inf"
     }
 
     static func json(format: AudioFileFormat) -> JSONValue {

@@ -225,8 +225,6 @@ enum MatCommand: Subcommand {
         if verbose {
             if !result.topClasses.isEmpty {
                 io.print("  top 5: " + result.topClasses.map { "\(judge.className($0.index)) \(fixed($0.probability, 3))" }.joined(separator: "; "))
-            }
-            if !result.topClasses.isEmpty {
                 let labels = ["centre", "top-left", "top-right", "bottom-left", "bottom-right"]
                 io.print("  crops: " + result.cropScores.enumerated().map {
                     "\($0.offset < labels.count ? labels[$0.offset] : "crop \($0.offset)") \(fixed($0.element, 3))"

@@ -72,13 +72,9 @@ enum SquatCommand: Subcommand {
 
         if path == "-" {
             // Live: decode and count each line as it arrives, print events at once.
-            do {
-                try forEachLine(fd: 0) { line in
-                    guard let frame = try decodeLine(&decoder, line, path: displayName) else { return }
-                    for event in counter.process(frame) { report(event, json: json, io: io) }
-                }
-            } catch let error as ProofkitError {
-                throw error
+            try forEachLine(fd: 0) { line in
+                guard let frame = try decodeLine(&decoder, line, path: displayName) else { return }
+                for event in counter.process(frame) { report(event, json: json, io: io) }
             }
         } else {
             // A file: read and check every line first, so bad input gives no partial output.

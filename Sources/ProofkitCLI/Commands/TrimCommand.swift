@@ -104,14 +104,14 @@ enum TrimCommand: Subcommand {
         if arguments.has("json") {
             io.printJSON(json(for: result, warnings: warnings))
         } else {
-            var line = "\(output): \(String(seconds: check.decodedSeconds)) s, \(check.format.sampleRate) Hz, \(check.format.channels) channel\(check.format.channels == 1 ? "" : "s"), \(result.check.format.majorFormatName) 16-bit PCM"
+            var line = "\(output): \(decimalText(check.decodedSeconds, places: 2)) s, \(check.format.sampleRate) Hz, \(check.format.channels) channel\(check.format.channels == 1 ? "" : "s"), \(result.check.format.majorFormatName) 16-bit PCM"
             if result.wasCut {
-                line += "; cut at \(String(seconds: check.decodedSeconds)) s with a \(fadeMilliseconds(result)) ms fade-out"
+                line += "; cut at \(decimalText(check.decodedSeconds, places: 2)) s with a \(fadeMilliseconds(result)) ms fade-out"
             } else {
                 line += "; whole input kept"
             }
-            if result.skippedInputFrames > 0 { line += "; skipped \(String(seconds: result.skippedSeconds)) s" }
-            if let gain = result.gainDB { line += "; gain \(String(seconds: gain)) dB" }
+            if result.skippedInputFrames > 0 { line += "; skipped \(decimalText(result.skippedSeconds, places: 2)) s" }
+            if let gain = result.gainDB { line += "; gain \(decimalText(gain, places: 2)) dB" }
             line += "; check: \(check.verdict.name)"
             io.print(line)
             for warning in warnings { io.printError("proofkit trim: warning: \(output): \(warning)") }
@@ -157,9 +157,3 @@ enum TrimCommand: Subcommand {
     }
 }
 
-extension String {
-    /// `value` with 2 decimals, without Foundation (e.g. "29.00").
-    init(seconds value: Double) {
-        self = decimalText(value, places: 2)
-    }
-}

@@ -228,7 +228,7 @@ enum VoiceCommand: Subcommand {
             capture: stream, recognizer: recognizer, transcriptLines: lines, maxSeconds: maxSeconds)
         let json = arguments.has("json")
         let proof = state.session.proof
-        let needed = neededSeconds(proof)
+        let needed = proof.neededSeconds
         if let reason = state.session.fallbackReason {
             io.printError("proofkit voice: warning: Silero is unavailable (\(reason)); using the energy gate alone")
         }
@@ -281,11 +281,6 @@ enum VoiceCommand: Subcommand {
             io.print(verdictLine(result.match))
         }
         return result.match.verdict.isAccepted || !arguments.has("strict") ? .success : .rejected
-    }
-
-    static func neededSeconds(_ proof: ReadingProof) -> Double {
-        let reading = proof.configuration.text.readingSeconds
-        return proof.configuration.usesRecognizer ? proof.matcher.readTwiceFactor * reading : proof.matcher.voiceOnlyFactor * reading
     }
 
     static func verdictLine(_ match: DuaMatchResult) -> String {
