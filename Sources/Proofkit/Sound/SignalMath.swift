@@ -7,6 +7,7 @@
     import Darwin
 #endif
 import AudioIO
+import ProofkitCore
 
 /// Decibel conversions relative to digital full scale (1.0).
 public enum Decibels {
@@ -192,19 +193,7 @@ public enum SignalMath {
 
     /// Mixes interleaved `channels`-channel audio to mono (the mean of the channels).
     public static func mixToMono(_ samples: [Float], channels: Int) -> [Float] {
-        if channels == 1 { return samples }
-        let frames = samples.count / channels
-        var out = [Float](repeating: 0, count: frames)
-        let scale = 1 / Float(channels)
-        samples.withUnsafeBufferPointer { input in
-            for frame in 0..<frames {
-                var sum: Float = 0
-                let base = frame * channels
-                for channel in 0..<channels { sum += input[base + channel] }
-                out[frame] = sum * scale
-            }
-        }
-        return out
+        AudioClip(samples: samples, channels: channels, sampleRate: 0).mono()
     }
 
     /// The gain of a raised-cosine (half-Hann) fade-out of `length` frames at frame `index`
