@@ -8,6 +8,9 @@ public struct MachineInfo: Sendable, Equatable {
     public var cpuModel: String
     /// Online logical cores.
     public var cores: Int
+
+    /// Online logical cores now, without reading the rest of the description. Calls `sysconf`.
+    public static var onlineCores: Int { Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
     /// Machine architecture, e.g. `x86_64` or `aarch64` (`uname -m`).
     public var architecture: String
     /// Kernel release (`uname -r`).
@@ -46,7 +49,7 @@ public struct MachineInfo: Sendable, Equatable {
         let memKB = readTextFile("/proc/meminfo").flatMap { value(of: "MemTotal", in: $0) }
             .flatMap { Int($0.split(separator: " ").first ?? "") } ?? 0
         return MachineInfo(
-            cpuModel: model, cores: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))),
+            cpuModel: model, cores: onlineCores,
             architecture: field(name.machine), kernel: field(name.release), operatingSystem: os,
             memoryBytes: memKB * 1024)
     }

@@ -131,30 +131,3 @@ public enum BenchModel: String, Sendable, Hashable, CaseIterable, Codable {
         }
     }
 }
-
-/// Where the model files are.
-public enum BenchModelLocator {
-    /// The models folder relative to the package root.
-    public static let relativeFolder = "Models/generated"
-
-    /// The models folder: `explicit` when given, else `Models/generated` in the folder of the
-    /// running executable or the nearest folder above it that has one, else `Models/generated`
-    /// under the current directory.
-    public static func folder(explicit: String?) -> String {
-        if let explicit, !explicit.isEmpty { return explicit }
-        let files = FileManager.default
-        if let executable = try? files.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            var folder = URL(fileURLWithPath: executable).deletingLastPathComponent().standardizedFileURL
-            while true {
-                let candidate = folder.appendingPathComponent(relativeFolder).path
-                if FileKind(atPath: candidate) == .folder {
-                    return candidate
-                }
-                let parent = folder.deletingLastPathComponent()
-                if parent.path == folder.path { break }
-                folder = parent
-            }
-        }
-        return relativeFolder
-    }
-}

@@ -47,7 +47,7 @@ public struct BenchOptions: Sendable, Equatable {
     public var warmup: Int
     /// Whether ORT's idle threads spin (default `false`, like proofkit in use).
     public var allowsSpinning: Bool
-    /// The folder holding the models (see ``BenchModelLocator``).
+    /// The folder holding the models (see ``PhotoModelStore``).
     public var modelsFolder: String
     /// The photo for the end-to-end figure, or `nil` for none.
     public var image: String?
@@ -63,7 +63,7 @@ public struct BenchOptions: Sendable, Equatable {
     ///   - photoRuns: default 10.
     public init(
         runs: Int = 100, warmup: Int = 10, allowsSpinning: Bool = false,
-        modelsFolder: String = BenchModelLocator.relativeFolder, image: String? = nil, photoRuns: Int = 10
+        modelsFolder: String = PhotoModelStore.relativeFolder, image: String? = nil, photoRuns: Int = 10
     ) {
         self.runs = runs
         self.warmup = warmup

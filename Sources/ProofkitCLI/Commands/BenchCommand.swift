@@ -143,10 +143,11 @@ enum BenchCommand: Subcommand {
     }
 
     static func run(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
-        let machine = MachineInfo.current()
+        // Only the cores here (for the default thread counts): the full machine description is
+        // read once, for the report, and not at all by a child or a comparison.
         let request = try request(
-            arguments, cores: machine.cores,
-            modelsFolder: BenchModelLocator.folder(explicit: io.environment["PROOFKIT_MODELS"]))
+            arguments, cores: MachineInfo.onlineCores,
+            modelsFolder: PhotoModelStore(environment: io.environment).folders.first ?? PhotoModelStore.relativeFolder)
         switch request {
         case .child(let job, let options):
             // One configuration in this (child) process; the parent reads the JSON.
