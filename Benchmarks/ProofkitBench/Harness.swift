@@ -22,10 +22,12 @@ struct Benchmark {
 /// Runs benchmarks and prints one JSON object per benchmark:
 /// `{"name","unit","iterations","median_s","p90_s","rate_per_s"}` where `rate_per_s` is units per
 /// wall-clock second at the median (e.g. x real time for audio-seconds).
+/// `filter` is a comma list of name parts; a benchmark runs when its name contains one of them.
 func run(_ benchmarks: [Benchmark], filter: String?) {
     let clock = ContinuousClock()
+    let parts = filter?.split(separator: ",").map(String.init)
     for benchmark in benchmarks {
-        if let filter, !benchmark.name.contains(filter) { continue }
+        if let parts, !parts.contains(where: { benchmark.name.contains($0) }) { continue }
         var units = 0.0
         for _ in 0..<benchmark.warmup { units = benchmark.body() }
         var times: [Double] = []

@@ -1,5 +1,5 @@
 // proofkit-bench: the project's micro-benchmarks (pure engines and adapters), JSON lines on stdout.
-// Usage: swift run -c release proofkit-bench [--filter NAME] [--image PHOTO.jpg]
+// Usage: swift run -c release proofkit-bench [--filter NAME[,NAME...]] [--image PHOTO.jpg]
 // Each area adds its benchmarks in its own file as a function returning [Benchmark], and one
 // line below.
 var benchmarks: [Benchmark] = []
