@@ -61,25 +61,11 @@ def log(text):
 
 
 def run(cmd, **kw):
-    """Runs a command; returns (status, stdout, stderr, wall seconds, peak RSS KiB via wait4)."""
+    """Runs a command; returns (status, stdout, stderr, wall seconds)."""
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
     out, err = proc.communicate()
-    wall = time.perf_counter() - start
-    # communicate() reaps the child; ru_maxrss of RUSAGE_CHILDREN is the max over all children,
-    # so peaks per process come from run_rss() below.
-    return proc.returncode, out, err, wall
-
-
-def run_rss(cmd):
-    """Runs a command with stdout/stderr discarded; returns (status, wall s, peak RSS KiB)."""
-    start = time.perf_counter()
-    pid = os.posix_spawnp(cmd[0], cmd, dict(os.environ), file_actions=[
-        (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
-        (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)])
-    _, status, usage = os.wait4(pid, 0)
-    wall = time.perf_counter() - start
-    return os.waitstatus_to_exitcode(status), wall, usage.ru_maxrss
+    return proc.returncode, out, err, time.perf_counter() - start
 
 
 def median(values):
@@ -427,54 +413,10 @@ class Suite:
     # --- 4. whole process ------------------------------------------------------------------
     def process_section(self):
         title = "## 4. The whole `proofkit mat PHOTO` process vs the Python script"
-        if not self.photo:
-            self.sections.append(f"{title}\n\nSkipped: no photo.")
+        if not self.photo or not self.py:
+            self.sections.append(f"{title}\n\nSkipped: no photo (needs the venv to make it).")
             return
-        status, out, err, _ = run([self.pk, "mat", self.photo, "--json"])
-        if status not in (0, 2):
-            self.sections.append(f"{title}\n\nSkipped: `proofkit mat` does not run in this build yet "
-                                 f"({(err.strip().splitlines() or ['no message'])[-1][:200]}). "
-                                 "Re-run the suite once it is in main.")
-            self.notes.append("`proofkit mat` is not in this build: the whole-process comparison was skipped.")
-            return
-        if os.path.exists(MAT_BENCH) and self.py:
-            self.mat_bench_section(title)
-            return
-        engine = "lite0"
-        try:
-            engine = json.loads(out.splitlines()[0]).get("engine", "lite0")
-        except (ValueError, IndexError):
-            pass
-        model = MODEL_FILES["fp32"] if engine == "lite0-fp32" else MODEL_FILES["int8"]
-        log("whole process: proofkit mat vs python")
-        pk, py = [], []
-        # The peer does what `proofkit mat` does by default: DCT-scaled (draft) decode, five crops.
-        peer_cmd = ([self.py, PEER, self.photo, "--model", os.path.join(MODELS, model), "--threads", "1", "--draft",
-                     "--five-crop"] if self.py else None)
-        for r in range(self.args.rounds * 2):
-            order = ["pk", "py"] if r % 2 == 0 else ["py", "pk"]
-            for who in order:
-                if who == "pk":
-                    pk.append(run_rss([self.pk, "mat", self.photo]))
-                elif peer_cmd:
-                    py.append(run_rss(peer_cmd))
-        rows = [["proofkit mat", fmt(median([w for _, w, _ in pk]) * 1000), fmt(min(w for _, w, _ in pk) * 1000),
-                 fmt(median([m for _, _, m in pk]) / 1024, 1)]]
-        if py:
-            rows.append(["python photo_peer.py (onnxruntime + PIL + numpy)", fmt(median([w for _, w, _ in py]) * 1000),
-                         fmt(min(w for _, w, _ in py) * 1000), fmt(median([m for _, _, m in py]) / 1024, 1)])
-            wall = median([a[1] / b[1] for a, b in zip(pk, py)])
-            rss = median([a[2] / b[2] for a, b in zip(pk, py)])
-            rows.append(["proofkit / Python", f"{wall:.2f}x", "", f"{rss:.2f}x"])
-            self.summary.append(("whole `proofkit mat photo.jpg` process / Python script", "<= 0.25x", f"{wall:.2f}x",
-                                 "met" if wall <= 0.25 else "NOT met"))
-            self.summary.append(("peak RSS, whole process: proofkit / Python", "<= 0.5x", f"{rss:.2f}x",
-                                 "met" if rss <= 0.5 else "NOT met"))
-        self.sections.append("\n".join([title, "", f"Wall time of the whole process from spawn to exit (session creation, "
-                                        f"decode, inference, verdict, output), {len(pk)} alternating runs each; peak RSS from "
-                                        f"wait4. The peer runs the same model file ({model}) with PIL's draft (DCT-scaled) decode and the five-crop rule, "
-                                        "as `proofkit mat` does by default.",
-                                        "", table(["process", "median ms", "min ms", "peak RSS MiB"], rows)]))
+        self.mat_bench_section(title)
 
     def mat_bench_section(self, title):
         """Runs Benchmarks/mat_vs_python.py (the mat verb's own comparison) and takes its figures."""
