@@ -21,24 +21,19 @@ let package = Package(
         .executable(name: "proofkit-bench", targets: ["ProofkitBench"]),
     ],
     targets: [
-        // MARK: C modules (system libraries from Debian -dev packages, plus our own small C).
-        .systemLibrary(
-            name: "CSndFile", path: "CSupport/CSndFile", pkgConfig: "sndfile",
-            providers: [.apt(["libsndfile1-dev"])]),
-        .systemLibrary(
-            name: "CALSA", path: "CSupport/CALSA", pkgConfig: "alsa",
-            providers: [.apt(["libasound2-dev"])]),
-        .systemLibrary(
-            name: "CTurboJPEG", path: "CSupport/CTurboJPEG", pkgConfig: "libturbojpeg",
-            providers: [.apt(["libturbojpeg0-dev"])]),
-        .systemLibrary(
-            name: "CPNG", path: "CSupport/CPNG", pkgConfig: "libpng16",
-            providers: [.apt(["libpng-dev"])]),
+        // MARK: C modules. libsndfile, libasound, libturbojpeg and libpng are compiled against their
+        // Debian -dev headers but not linked: each module loads its library on first use (dlopen,
+        // through CProofkitShims' proofkit_library), so a command maps only what it uses.
+        .target(name: "CSndFile", dependencies: ["CProofkitShims"], path: "CSupport/CSndFile"),
+        .target(name: "CALSA", dependencies: ["CProofkitShims"], path: "CSupport/CALSA"),
+        .target(name: "CTurboJPEG", dependencies: ["CProofkitShims"], path: "CSupport/CTurboJPEG"),
+        .target(name: "CPNG", dependencies: ["CProofkitShims"], path: "CSupport/CPNG"),
         .target(
             name: "COnnxRuntime", path: "CSupport/COnnxRuntime",
             linkerSettings: [.linkedLibrary("dl")]),
         .target(
-            name: "CProofkitShims", dependencies: ["CALSA", "CPNG"], path: "CSupport/CProofkitShims"),
+            name: "CProofkitShims", path: "CSupport/CProofkitShims",
+            linkerSettings: [.linkedLibrary("dl")]),
 
         // MARK: Core values and the pure engines (no C, no I/O).
         .target(name: "ProofkitCore"),
@@ -87,7 +82,8 @@ let package = Package(
 
 // Standard settings for every Swift target (after swift-nio's closing loop).
 for target in package.targets where target.type != .system && target.type != .binary {
-    guard !["COnnxRuntime", "CProofkitShims"].contains(target.name) else { continue }
+    guard !["COnnxRuntime", "CProofkitShims", "CSndFile", "CALSA", "CTurboJPEG", "CPNG"].contains(target.name)
+    else { continue }
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("InternalImportsByDefault"))
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))

@@ -1,6 +1,7 @@
 // Every libasound (ALSA) call proofkit makes is in this file (swift-system's `Syscalls.swift`
 // chokepoint). The rest of AudioIO sees only Swift values: `PCMHandle` (an owned, ~Copyable
-// `snd_pcm_t *`), `[Int16]` frames and `ProofkitError`.
+// `snd_pcm_t *`), `[Int16]` frames and `ProofkitError`. libasound is not linked: its functions
+// come from the table `loadALSA()` fills on first use, and are called through it.
 internal import CALSA
 internal import CProofkitShims
 import ProofkitCore
@@ -23,8 +24,17 @@ enum PCMDirection {
     var noun: String { self == .capture ? "capture" : "playback" }
 }
 
-/// Silences libasound's own stderr output, once per process (a write-once global initialiser).
-private let silenceALSAErrorsOnce: Void = proofkit_alsa_silence_errors()
+/// libasound's functions, from `libasound.so.2`, loaded on the first call and kept for the life of
+/// the process (thread-safe). Loading also turns off libasound's own printing on stderr.
+/// - Parameter soname: another file to load instead, into a table of its own (tests only).
+/// - Throws: `.runtimeUnavailable` (exit 69) in one line: the file, dlerror's reason and the
+///   Debian package to install (libasound2).
+func loadALSA(soname: String? = nil) throws(ProofkitError) -> proofkit_alsa_api {
+    guard let table = proofkit_library_load(proofkit_alsa_library(), soname) else {
+        throw ProofkitError(.runtimeUnavailable, String(cString: proofkit_library_failure()), operation: "dlopen")
+    }
+    return table.load(as: proofkit_alsa_api.self)
+}
 
 /// Turns a negative ALSA return value into a `ProofkitError` (the one funnel for ALSA errors).
 ///
@@ -57,63 +67,68 @@ func alsaError(_ code: Int32, _ operation: String, device: String, direction: PC
     return ProofkitError(code, message, operation: operation, underlying: -errno)
 }
 
-/// `snd_strerror` text for a negative ALSA code.
+/// `snd_strerror` text for a negative ALSA code (`error N` when libasound cannot be loaded).
 func alsaErrorText(_ code: Int32) -> String {
-    guard let text = snd_strerror(code) else { return "error \(code)" }
+    guard let alsa = try? loadALSA(), let text = alsa.snd_strerror(code) else { return "error \(code)" }
     return String(cString: text)
 }
 
 /// A parsed ALSA configuration tree (`snd_config_t *`), owned; freed on deinit.
 struct ALSAConfigTree: ~Copyable {
     fileprivate let raw: OpaquePointer
+    /// The library the tree came from (loaded, so every call on the tree goes through it).
+    private let alsa: proofkit_alsa_api
 
     /// Parses configuration text (ALSA's own syntax, as in `~/.asoundrc`).
     /// Calls `snd_config_top`, `snd_input_buffer_open`, `snd_config_load`.
+    /// - Throws: `.runtimeUnavailable` when libasound cannot be loaded, `.invalidArgument` when
+    ///   the text does not parse, `.internal` when libasound cannot allocate.
     init(text: String) throws(ProofkitError) {
-        _ = silenceALSAErrorsOnce
+        let alsa = try loadALSA()
         var top: OpaquePointer?
-        var status = snd_config_top(&top)
+        var status = alsa.snd_config_top(&top)
         guard status >= 0, let top else {
             throw ProofkitError(.internal, "cannot create an ALSA configuration: \(alsaErrorText(status))",
                                 operation: "snd_config_top", underlying: status)
         }
         var input: OpaquePointer?
-        status = text.withCString { snd_input_buffer_open(&input, $0, strlen($0)) }
+        status = text.withCString { alsa.snd_input_buffer_open(&input, $0, strlen($0)) }
         guard status >= 0, let input else {
-            snd_config_delete(top)
+            _ = alsa.snd_config_delete(top)
             throw ProofkitError(.internal, "cannot read the ALSA configuration: \(alsaErrorText(status))",
                                 operation: "snd_input_buffer_open", underlying: status)
         }
-        status = snd_config_load(top, input)
-        snd_input_close(input)
+        status = alsa.snd_config_load(top, input)
+        _ = alsa.snd_input_close(input)
         guard status >= 0 else {
-            snd_config_delete(top)
+            _ = alsa.snd_config_delete(top)
             throw ProofkitError(.invalidArgument,
                                 "the ALSA configuration does not parse: \(alsaErrorText(status))",
                                 operation: "snd_config_load", underlying: status)
         }
         raw = top
+        self.alsa = alsa
     }
 
-    deinit { snd_config_delete(raw) }
+    deinit { _ = alsa.snd_config_delete(raw) }
 
     /// The ids of the `pcm.NAME` definitions, with their `hint.description` when there is one.
     func pcmDefinitions() -> [(name: String, description: String?)] {
         var pcm: OpaquePointer?
-        guard snd_config_search(raw, "pcm", &pcm) >= 0, let pcm else { return [] }
+        guard alsa.snd_config_search(raw, "pcm", &pcm) >= 0, let pcm else { return [] }
         var result: [(String, String?)] = []
-        var iterator = snd_config_iterator_first(pcm)
-        let end = snd_config_iterator_end(pcm)
+        var iterator = alsa.snd_config_iterator_first(pcm)
+        let end = alsa.snd_config_iterator_end(pcm)
         while iterator != end {
-            defer { iterator = snd_config_iterator_next(iterator) }
-            guard let node = snd_config_iterator_entry(iterator) else { continue }
+            defer { iterator = alsa.snd_config_iterator_next(iterator) }
+            guard let node = alsa.snd_config_iterator_entry(iterator) else { continue }
             var id: UnsafePointer<CChar>?
-            guard snd_config_get_id(node, &id) >= 0, let id else { continue }
+            guard alsa.snd_config_get_id(node, &id) >= 0, let id else { continue }
             var description: String?
             var hint: OpaquePointer?
-            if snd_config_search(node, "hint.description", &hint) >= 0, let hint {
+            if alsa.snd_config_search(node, "hint.description", &hint) >= 0, let hint {
                 var text: UnsafePointer<CChar>?
-                if snd_config_get_string(hint, &text) >= 0, let text { description = String(cString: text) }
+                if alsa.snd_config_get_string(hint, &text) >= 0, let text { description = String(cString: text) }
             }
             result.append((String(cString: id), description))
         }
@@ -128,25 +143,29 @@ struct ALSAConfigTree: ~Copyable {
 struct PCMHandle: ~Copyable, @unchecked Sendable {
     // Only trivially destructible fields, so that `close()` can `discard self`.
     private let raw: OpaquePointer
+    /// The library the PCM came from (loaded, so every call on the PCM goes through it).
+    private let alsa: proofkit_alsa_api
 
     /// Opens `device` for `direction`, from the machine's configuration or from `configuration`.
     /// Calls `snd_pcm_open` or `snd_pcm_open_lconf` (blocking mode).
     /// The parsed configuration is only needed while opening (libasound copies what it keeps).
+    /// - Throws: `.runtimeUnavailable` when libasound cannot be loaded; otherwise see `alsaError`.
     init(device: String, direction: PCMDirection, configurationText: String?) throws(ProofkitError) {
-        _ = silenceALSAErrorsOnce
+        let alsa = try loadALSA()
         var pcm: OpaquePointer?
         let status: Int32
         if let configurationText {
             let tree = try ALSAConfigTree(text: configurationText)
-            status = snd_pcm_open_lconf(&pcm, device, direction.alsaValue, 0, tree.raw)
+            status = alsa.snd_pcm_open_lconf(&pcm, device, direction.alsaValue, 0, tree.raw)
         } else {
-            status = snd_pcm_open(&pcm, device, direction.alsaValue, 0)
+            status = alsa.snd_pcm_open(&pcm, device, direction.alsaValue, 0)
         }
         guard status >= 0 else {
             throw alsaError(status, "snd_pcm_open", device: device, direction: direction)
         }
         guard let pcm else { preconditionFailure("snd_pcm_open succeeded without a handle") }
         raw = pcm
+        self.alsa = alsa
     }
 
     /// Negotiates interleaved S16_LE at `channels` and `sampleRate` with resampling allowed, and
@@ -157,7 +176,7 @@ struct PCMHandle: ~Copyable, @unchecked Sendable {
     ) throws(ProofkitError)
         -> (sampleRate: Int, periodFrames: Int)
     {
-        let status = snd_pcm_set_params(
+        let status = alsa.snd_pcm_set_params(
             raw, SND_PCM_FORMAT_S16_LE, SND_PCM_ACCESS_RW_INTERLEAVED, UInt32(channels),
             UInt32(sampleRate), 1, UInt32(latencyMicroseconds))
         guard status >= 0 else {
@@ -165,17 +184,17 @@ struct PCMHandle: ~Copyable, @unchecked Sendable {
         }
         var actualRate = UInt32(sampleRate)
         var params: OpaquePointer?
-        if snd_pcm_hw_params_malloc(&params) >= 0, let params {
-            if snd_pcm_hw_params_current(raw, params) >= 0 {
+        if alsa.snd_pcm_hw_params_malloc(&params) >= 0, let params {
+            if alsa.snd_pcm_hw_params_current(raw, params) >= 0 {
                 var rate: UInt32 = 0
                 var direction: Int32 = 0
-                if snd_pcm_hw_params_get_rate(params, &rate, &direction) >= 0, rate > 0 { actualRate = rate }
+                if alsa.snd_pcm_hw_params_get_rate(params, &rate, &direction) >= 0, rate > 0 { actualRate = rate }
             }
-            snd_pcm_hw_params_free(params)
+            alsa.snd_pcm_hw_params_free(params)
         }
         var bufferSize: snd_pcm_uframes_t = 0
         var periodSize: snd_pcm_uframes_t = 0
-        _ = snd_pcm_get_params(raw, &bufferSize, &periodSize)
+        _ = alsa.snd_pcm_get_params(raw, &bufferSize, &periodSize)
         return (Int(actualRate), Int(periodSize))
     }
 
@@ -184,7 +203,7 @@ struct PCMHandle: ~Copyable, @unchecked Sendable {
     func read(into buffer: inout [Int16], channels: Int) -> Int {
         let frames = buffer.count / channels
         return buffer.withUnsafeMutableBytes { bytes in
-            Int(snd_pcm_readi(raw, bytes.baseAddress, snd_pcm_uframes_t(frames)))
+            Int(alsa.snd_pcm_readi(raw, bytes.baseAddress, snd_pcm_uframes_t(frames)))
         }
     }
 
@@ -194,7 +213,7 @@ struct PCMHandle: ~Copyable, @unchecked Sendable {
         precondition((frameOffset + frames) * channels <= samples.count, "write past the buffer")
         return samples.withUnsafeBytes { bytes in
             let start = bytes.baseAddress!.advanced(by: frameOffset * channels * 2)
-            return Int(snd_pcm_writei(raw, start, snd_pcm_uframes_t(frames)))
+            return Int(alsa.snd_pcm_writei(raw, start, snd_pcm_uframes_t(frames)))
         }
     }
 
@@ -202,43 +221,44 @@ struct PCMHandle: ~Copyable, @unchecked Sendable {
     /// call (`-EINTR`) without printing anything.
     /// - Returns: 0 when recovered, otherwise the (negative) error. Calls `snd_pcm_recover`.
     func recover(_ error: Int) -> Int {
-        Int(snd_pcm_recover(raw, Int32(error), 1))
+        Int(alsa.snd_pcm_recover(raw, Int32(error), 1))
     }
 
     /// Frames queued in the device but not yet heard (playback), 0 when unknown.
     /// Calls `snd_pcm_delay`.
     func delayFrames() -> Int {
         var delay: snd_pcm_sframes_t = 0
-        guard snd_pcm_delay(raw, &delay) >= 0 else { return 0 }
+        guard alsa.snd_pcm_delay(raw, &delay) >= 0 else { return 0 }
         return max(0, Int(delay))
     }
 
     /// Waits until all queued frames are played. Calls `snd_pcm_drain`.
-    func drain() -> Int { Int(snd_pcm_drain(raw)) }
+    func drain() -> Int { Int(alsa.snd_pcm_drain(raw)) }
 
     /// Stops at once, dropping queued frames. Calls `snd_pcm_drop`.
-    func drop() { _ = snd_pcm_drop(raw) }
+    func drop() { _ = alsa.snd_pcm_drop(raw) }
 
     /// Closes the PCM. Calls `snd_pcm_close`.
     /// - Returns: 0, or a negative ALSA error code.
     consuming func close() -> Int32 {
-        let status = snd_pcm_close(raw)
+        let status = alsa.snd_pcm_close(raw)
         discard self
         return status
     }
 
-    deinit { snd_pcm_close(raw) }
+    deinit { _ = alsa.snd_pcm_close(raw) }
 }
 
 /// The PCM devices the machine's configuration offers (name, description, direction).
 /// Calls `snd_device_name_hint`, `snd_device_name_get_hint`, `snd_device_name_free_hint`.
-func alsaDeviceHints() -> [(name: String, description: String?, ioid: String?)] {
-    _ = silenceALSAErrorsOnce
+/// - Throws: `.runtimeUnavailable` when libasound cannot be loaded.
+func alsaDeviceHints() throws(ProofkitError) -> [(name: String, description: String?, ioid: String?)] {
+    let alsa = try loadALSA()
     var hints: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
-    guard snd_device_name_hint(-1, "pcm", &hints) >= 0, let hints else { return [] }
-    defer { snd_device_name_free_hint(hints) }
+    guard alsa.snd_device_name_hint(-1, "pcm", &hints) >= 0, let hints else { return [] }
+    defer { _ = alsa.snd_device_name_free_hint(hints) }
     func take(_ hint: UnsafeMutableRawPointer, _ key: String) -> String? {
-        guard let text = snd_device_name_get_hint(hint, key) else { return nil }
+        guard let text = alsa.snd_device_name_get_hint(hint, key) else { return nil }
         defer { free(text) }
         return String(cString: text)
     }

@@ -130,18 +130,23 @@ public struct AudioDevice: Sendable, Equatable {
     /// The PCM devices: those of `configuration` when given (its `pcm.NAME` definitions, with
     /// `hint.description` as description), otherwise the machine's (ALSA's device name hints).
     ///
-    /// Never throws: a machine without sound cards still lists `null`.
+    /// A machine without sound cards still lists `null`.
     /// - Parameter configuration: a configuration to list instead of the machine's.
-    /// - Returns: the devices in ALSA's order.
+    /// - Returns: the devices in ALSA's order (none when `configuration` does not parse).
+    /// - Throws: `.runtimeUnavailable` when libasound.so.2 cannot be loaded (it is loaded on
+    ///   first use, not linked).
     /// Calls `snd_device_name_hint` (or walks the configuration's `pcm` node).
-    public static func all(configuration: ALSAConfiguration? = nil) -> [AudioDevice] {
+    public static func all(configuration: ALSAConfiguration? = nil) throws(ProofkitError) -> [AudioDevice] {
         if let configuration {
-            guard let tree = try? ALSAConfigTree(text: configuration.text) else { return [] }
+            let tree: ALSAConfigTree
+            do { tree = try ALSAConfigTree(text: configuration.text) } catch where error.code == .runtimeUnavailable {
+                throw error
+            } catch { return [] }
             return tree.pcmDefinitions().map {
                 AudioDevice(name: $0.name, description: $0.description ?? "", canCapture: true, canPlay: true)
             }
         }
-        return alsaDeviceHints().map { hint in
+        return try alsaDeviceHints().map { hint in
             AudioDevice(
                 name: hint.name, description: hint.description ?? "",
                 canCapture: hint.ioid != "Output", canPlay: hint.ioid != "Input")

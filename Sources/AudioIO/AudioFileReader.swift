@@ -32,7 +32,8 @@ public struct AudioFileReader: ~Copyable, @unchecked Sendable {
     /// - Parameter path: the file to read.
     /// - Throws: `ProofkitError` naming `path`: `.notFound` (missing, or a folder),
     ///   `.io` (unreadable), `.decodeFailed` (empty, random bytes, truncated, no audio),
-    ///   `.unsupportedFormat` (AAC/M4A/ADTS, with how to convert it).
+    ///   `.unsupportedFormat` (AAC/M4A/ADTS, with how to convert it), `.runtimeUnavailable`
+    ///   (libsndfile.so.1 cannot be loaded: it is loaded on first use, not linked).
     ///   Calls `stat`, `open`/`read` (first 4 KiB, to sniff the format) and `sf_open`.
     public init(path: String) throws(ProofkitError) {
         self.path = path
@@ -66,7 +67,7 @@ public struct AudioFileReader: ~Copyable, @unchecked Sendable {
             throw ProofkitError(.io, "cannot read: \(POSIX.describe(code))", operation: "open",
                                 underlying: code, path: path)
         }
-        switch POSIX.withStandardErrorSilenced({ SndFile.openForReading(path) }) {
+        switch try POSIX.withStandardErrorSilenced({ () throws(ProofkitError) in try SndFile.openForReading(path) }) {
         case .success(let (handle, info)):
             guard info.sampleRate > 0, info.channels > 0 else {
                 SndFile.close(handle)

@@ -54,7 +54,8 @@ public struct AudioFileWriter: ~Copyable, @unchecked Sendable {
     ///     wait), so that ``commit(syncsToDisk:verify:)`` with `syncsToDisk` waits for less
     ///     (default `false`: the data stays in the page cache until the kernel writes it).
     /// - Throws: `.io` naming `path` when the folder is missing or unwritable;
-    ///   `.invalidArgument` when libsndfile refuses the rate or channel count.
+    ///   `.invalidArgument` when libsndfile refuses the rate or channel count;
+    ///   `.runtimeUnavailable` when libsndfile.so.1 cannot be loaded (no file is left behind).
     ///   Calls `mkstemp`, `sf_format_check`, `sf_open_fd`.
     public init(
         path: String, container: AudioOutputContainer = .caf, sampleRate: Int, channels: Int,
@@ -78,9 +79,16 @@ public struct AudioFileWriter: ~Copyable, @unchecked Sendable {
             throw ProofkitError(.io, "cannot create the output: \(POSIX.describe(code))",
                                 operation: "mkstemp", underlying: code, path: path)
         }
-        switch SndFile.openForWriting(
-            fd: fd, format: container.sndfileFormat, sampleRate: sampleRate, channels: channels)
-        {
+        let opened: Result<OpaquePointer, SndFile.Failure>
+        do {
+            opened = try SndFile.openForWriting(
+                fd: fd, format: container.sndfileFormat, sampleRate: sampleRate, channels: channels)
+        } catch {
+            POSIX.closeDescriptor(fd)
+            POSIX.remove(temporary)
+            throw error
+        }
+        switch opened {
         case .success(let handle):
             self.handle = handle
             self.descriptor = fd

@@ -113,7 +113,8 @@ public struct MicrophoneCapture: ~Copyable, Sendable {
     ///     (for sources not paced in real time); see ``CaptureOverflowPolicy``.
     /// - Throws: `.deviceUnavailable` when the device does not exist, is busy, or refuses the
     ///   format (the message names the device); `.invalidArgument` when `configuration` does not
-    ///   parse; `.io` for other ALSA failures.
+    ///   parse; `.io` for other ALSA failures; `.runtimeUnavailable` when libasound.so.2 cannot be
+    ///   loaded (it is loaded on first use, not linked).
     /// Calls `snd_pcm_open` (or `snd_pcm_open_lconf`) and `snd_pcm_set_params`.
     public init(
         device: String = "default", configuration: ALSAConfiguration? = nil, sampleRate: Int = 16000,

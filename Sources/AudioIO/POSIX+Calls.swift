@@ -137,7 +137,8 @@ enum POSIX {
     /// also dropped for the duration, so keep `body` short. Overlapping calls from several
     /// threads are counted under a lock: stderr comes back when the last one ends.
     /// Calls `dup`, `open`, `dup2`, `close`.
-    static func withStandardErrorSilenced<T>(_ body: () -> T) -> T {
+    /// - Throws: what `body` throws (stderr is restored first).
+    static func withStandardErrorSilenced<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         silencing.withLock { state in
             if state.depth == 0 {
                 let saved = dup(2)
@@ -158,7 +159,7 @@ enum POSIX {
                 }
             }
         }
-        return body()
+        return try body()
     }
 
     private static let silencing = Mutex(SilencingState())

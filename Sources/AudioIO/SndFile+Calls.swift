@@ -1,7 +1,10 @@
 // The one file in AudioIO where libsndfile is called (swift-system's `Syscalls.swift` chokepoint).
 // Every function here takes and returns Swift values; no C type leaves this file's callers'
-// module, and none appears in AudioIO's public API.
+// module, and none appears in AudioIO's public API. libsndfile is not linked: its functions come
+// from the table `SndFile.load()` fills on first use, and are called through it.
+internal import CProofkitShims
 internal import CSndFile
+import ProofkitCore
 
 /// Thin, typed wrappers over the libsndfile calls that AudioIO uses.
 enum SndFile {
@@ -20,6 +23,24 @@ enum SndFile {
         var isSeekable: Bool
     }
 
+    /// libsndfile's functions, from `libsndfile.so.1` (which brings its codec libraries), loaded
+    /// on the first call and kept for the life of the process (thread-safe).
+    /// - Parameter soname: another file to load instead, into a table of its own (tests only).
+    /// - Throws: `.runtimeUnavailable` (exit 69) in one line: the file, dlerror's reason and the
+    ///   Debian package to install (libsndfile1).
+    static func load(soname: String? = nil) throws(ProofkitError) -> proofkit_sndfile_api {
+        guard let table = proofkit_library_load(proofkit_sndfile_library(), soname) else {
+            throw ProofkitError(.runtimeUnavailable, String(cString: proofkit_library_failure()), operation: "dlopen")
+        }
+        return table.load(as: proofkit_sndfile_api.self)
+    }
+
+    /// The table, for calls on a handle: libsndfile is loaded, since the handle came from it.
+    private static var loaded: proofkit_sndfile_api {
+        guard let table = try? load() else { preconditionFailure("libsndfile called before it was loaded") }
+        return table
+    }
+
     // MARK: Format constants (from sndfile.h), kept as Swift values.
     static let majorMask: Int32 = 0x0FFF_0000
     static let subtypeMask: Int32 = 0x0000_FFFF
@@ -32,13 +53,15 @@ enum SndFile {
     /// Opens `path` for reading, letting libsndfile detect the format from the content
     /// (zeroed `SF_INFO`). Calls `sf_open`.
     /// - Returns: the handle and its info, or the library's error text and code.
-    static func openForReading(_ path: String) -> Result<(OpaquePointer, Info), Failure> {
+    /// - Throws: `.runtimeUnavailable` when libsndfile cannot be loaded.
+    static func openForReading(_ path: String) throws(ProofkitError) -> Result<(OpaquePointer, Info), Failure> {
+        let sndfile = try load()
         var info = SF_INFO()
-        guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
-            return .failure(Failure(text: lastOpenError(), code: sf_error(nil)))
+        guard let handle = sndfile.sf_open(path, Int32(SFM_READ), &info) else {
+            return .failure(Failure(text: lastOpenError(), code: sndfile.sf_error(nil)))
         }
         // Normalise integer data to -1...1 as floats (libsndfile's default, made explicit).
-        _ = sf_command(handle, Int32(SFC_SET_NORM_FLOAT), nil, Int32(SF_TRUE))
+        _ = sndfile.sf_command(handle, Int32(SFC_SET_NORM_FLOAT), nil, Int32(SF_TRUE))
         return .success((handle, Info(info)))
     }
 
@@ -92,9 +115,11 @@ enum SndFile {
     /// reads nothing): the estimate rises above the real audio. Once open, the real end reads
     /// as a clean end of file, where decoding stops. A tagged file keeps its exact count. The
     /// returned context must be released with ``releaseVirtual(_:)`` after `sf_close`.
+    /// Call it after ``openForReading(_:)`` succeeded (which loads libsndfile).
     static func openForReadingToEnd(fd: Int32, realLength: Int64)
         -> Result<(OpaquePointer, UnsafeMutableRawPointer), Failure>
     {
+        let sndfile = loaded
         let context = Unmanaged.passRetained(VirtualFile(fd: fd, realLength: realLength)).toOpaque()
         var io = SF_VIRTUAL_IO(
             get_filelen: { user in
@@ -111,13 +136,13 @@ enum SndFile {
                 Unmanaged<VirtualFile>.fromOpaque(user!).takeUnretainedValue().position
             })
         var info = SF_INFO()
-        guard let handle = sf_open_virtual(&io, Int32(SFM_READ), &info, context) else {
-            let failure = Failure(text: lastOpenError(), code: sf_error(nil))
+        guard let handle = sndfile.sf_open_virtual(&io, Int32(SFM_READ), &info, context) else {
+            let failure = Failure(text: lastOpenError(), code: sndfile.sf_error(nil))
             releaseVirtual(context)
             return .failure(failure)
         }
         Unmanaged<VirtualFile>.fromOpaque(context).takeUnretainedValue().isOpen = true
-        _ = sf_command(handle, Int32(SFC_SET_NORM_FLOAT), nil, Int32(SF_TRUE))
+        _ = sndfile.sf_command(handle, Int32(SFC_SET_NORM_FLOAT), nil, Int32(SF_TRUE))
         return .success((handle, context))
     }
 
@@ -130,18 +155,20 @@ enum SndFile {
     /// Opens the already-open descriptor `fd` for writing `format` at `sampleRate` with
     /// `channels`. `fd` stays open after `sf_close` (the caller syncs and closes it, so that the
     /// header that `sf_close` writes is synced too). Calls `sf_format_check`, `sf_open_fd`.
+    /// - Throws: `.runtimeUnavailable` when libsndfile cannot be loaded.
     static func openForWriting(
         fd: Int32, format: Int32, sampleRate: Int, channels: Int
-    ) -> Result<OpaquePointer, Failure> {
+    ) throws(ProofkitError) -> Result<OpaquePointer, Failure> {
+        let sndfile = try load()
         var info = SF_INFO()
         info.samplerate = Int32(clamping: sampleRate)
         info.channels = Int32(clamping: channels)
         info.format = format
-        guard sf_format_check(&info) == Int32(SF_TRUE) else {
+        guard sndfile.sf_format_check(&info) == Int32(SF_TRUE) else {
             return .failure(Failure(text: "libsndfile cannot write this format, rate and channel count", code: 0))
         }
-        guard let handle = sf_open_fd(fd, Int32(SFM_WRITE), &info, Int32(SF_FALSE)) else {
-            return .failure(Failure(text: lastOpenError(), code: sf_error(nil)))
+        guard let handle = sndfile.sf_open_fd(fd, Int32(SFM_WRITE), &info, Int32(SF_FALSE)) else {
+            return .failure(Failure(text: lastOpenError(), code: sndfile.sf_error(nil)))
         }
         return .success(handle)
     }
@@ -152,7 +179,7 @@ enum SndFile {
     static func readFloat(_ handle: OpaquePointer, into buffer: UnsafeMutablePointer<Float>, frames: Int)
         -> Int
     {
-        Int(sf_readf_float(handle, buffer, sf_count_t(frames)))
+        Int(loaded.sf_readf_float(handle, buffer, sf_count_t(frames)))
     }
 
     /// Reads up to `frames` frames of interleaved 16-bit samples into `buffer` (which must hold
@@ -162,38 +189,39 @@ enum SndFile {
     static func readShort(_ handle: OpaquePointer, into buffer: UnsafeMutablePointer<Int16>, frames: Int)
         -> Int
     {
-        Int(sf_readf_short(handle, buffer, sf_count_t(frames)))
+        Int(loaded.sf_readf_short(handle, buffer, sf_count_t(frames)))
     }
 
     /// Writes `frames` frames of interleaved 16-bit samples. Calls `sf_writef_short`.
     /// - Returns: frames written (fewer means an error, e.g. a full disk).
     static func writeShort(_ handle: OpaquePointer, _ buffer: UnsafePointer<Int16>, frames: Int) -> Int {
-        Int(sf_writef_short(handle, buffer, sf_count_t(frames)))
+        Int(loaded.sf_writef_short(handle, buffer, sf_count_t(frames)))
     }
 
     /// Seeks to frame `frame` from the start. Calls `sf_seek`.
     /// - Returns: the new position, or -1 on failure.
     static func seek(_ handle: OpaquePointer, toFrame frame: Int) -> Int {
-        Int(sf_seek(handle, sf_count_t(frame), 0 /* SEEK_SET */))
+        Int(loaded.sf_seek(handle, sf_count_t(frame), 0 /* SEEK_SET */))
     }
 
     /// Closes the handle. Calls `sf_close`.
     /// - Returns: 0 on success, else a libsndfile error code.
     @discardableResult
     static func close(_ handle: OpaquePointer) -> Int32 {
-        sf_close(handle)
+        loaded.sf_close(handle)
     }
 
     /// The handle's current error code and text. Calls `sf_error`, `sf_strerror`.
     static func error(_ handle: OpaquePointer) -> (String, Int32) {
-        let code = sf_error(handle)
-        guard let text = sf_strerror(handle) else { return ("libsndfile error \(code)", code) }
+        let sndfile = loaded
+        let code = sndfile.sf_error(handle)
+        guard let text = sndfile.sf_strerror(handle) else { return ("libsndfile error \(code)", code) }
         return (String(cString: text), code)
     }
 
     /// The error text of the last failed open. Calls `sf_strerror(NULL)`.
     private static func lastOpenError() -> String {
-        guard let text = sf_strerror(nil) else { return "libsndfile could not open the file" }
+        guard let text = loaded.sf_strerror(nil) else { return "libsndfile could not open the file" }
         return String(cString: text)
     }
 }

@@ -29,7 +29,8 @@ public struct SoundPlayer: ~Copyable, Sendable {
     ///     defined by `configuration`). Default `"default"`.
     ///   - configuration: ALSA configuration text to use instead of the machine's; default `nil`.
     /// - Throws: `.deviceUnavailable` when the device is missing or busy; `.invalidArgument` when
-    ///   `configuration` does not parse; `.io` for other ALSA failures.
+    ///   `configuration` does not parse; `.io` for other ALSA failures; `.runtimeUnavailable` when
+    ///   libasound.so.2 cannot be loaded (it is loaded on first use, not linked).
     /// Calls `snd_pcm_open` (or `snd_pcm_open_lconf`).
     public init(device: String = "default", configuration: ALSAConfiguration? = nil) throws(ProofkitError) {
         handle = try openPCM(device: device, direction: .playback, configuration: configuration)

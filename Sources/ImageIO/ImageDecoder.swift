@@ -102,13 +102,13 @@ public struct ImageDecoder: Sendable {
     /// - Throws: `.notFound` (no such file), `.io` (a folder, unreadable, over the size limit),
     ///   `.decodeFailed` (empty, not an image, truncated or broken), `.unsupportedFormat`
     ///   (over the pixel limit, or a JPEG colour space TurboJPEG does not handle). The error
-    ///   names `path`.
+    ///   names `path`, except `.runtimeUnavailable` (see ``decode(_:)``), which is not about it.
     public func decode(contentsOf path: String) throws(ProofkitError) -> DecodedImage {
         let bytes = try readFile(path)
         do {
             return try decode(bytes)
         } catch {
-            throw error.at(path: path)
+            throw error.code == .runtimeUnavailable ? error : error.at(path: path)
         }
     }
 
@@ -116,7 +116,9 @@ public struct ImageDecoder: Sendable {
     /// - Parameter bytes: the whole file.
     /// - Returns: the upright image and what was learned decoding it.
     /// - Throws: `.decodeFailed` (empty, not an image, truncated or broken),
-    ///   `.unsupportedFormat` (over the pixel limit, or an unsupported JPEG colour space).
+    ///   `.unsupportedFormat` (over the pixel limit, or an unsupported JPEG colour space),
+    ///   `.runtimeUnavailable` when the decoder's library (libturbojpeg.so.0 for JPEG,
+    ///   libpng16.so.16 for PNG) cannot be loaded: each is loaded on first use, not linked.
     public func decode(_ bytes: [UInt8]) throws(ProofkitError) -> DecodedImage {
         guard !bytes.isEmpty else {
             throw ProofkitError(.decodeFailed, "the file is empty (0 bytes), not an image")
@@ -143,7 +145,7 @@ public struct ImageDecoder: Sendable {
         let factor = Self.scalingFactor(
             width: header.width, height: header.height,
             minimumShorterSide: configuration.minimumShorterSide,
-            available: TurboJPEGDecompressor.scalingFactors())
+            available: decompressor.scalingFactors())
         let decoded = try decompressor.decompress(
             bytes, header: header, factor: factor, cmyk: header.colorSpace.isCMYK)
         decompressor.close()

@@ -1,5 +1,6 @@
 // The one file of ImageIO that calls libpng, through its simplified API (`png_image`): the
-// classic API reports errors with setjmp/longjmp, which Swift cannot survive.
+// classic API reports errors with setjmp/longjmp, which Swift cannot survive. libpng is not
+// linked: its functions come from the table `PNGReader.load()` fills on first use.
 internal import CPNG
 internal import CProofkitShims
 import ProofkitCore
@@ -19,6 +20,18 @@ struct PNGPixels {
 }
 
 enum PNGReader {
+    /// libpng's functions, from `libpng16.so.16`, loaded on the first call and kept for the life
+    /// of the process (thread-safe).
+    /// - Parameter soname: another file to load instead, into a table of its own (tests only).
+    /// - Throws: `.runtimeUnavailable` (exit 69) in one line: the file, dlerror's reason and the
+    ///   Debian package to install (libpng16-16).
+    static func load(soname: String? = nil) throws(ProofkitError) -> proofkit_png_api {
+        guard let table = proofkit_library_load(proofkit_png_library(), soname) else {
+            throw ProofkitError(.runtimeUnavailable, String(cString: proofkit_library_failure()), operation: "dlopen")
+        }
+        return table.load(as: proofkit_png_api.self)
+    }
+
     /// Decodes a whole PNG held in memory to 8-bit sRGB RGB (or RGBA when the file has alpha, so
     /// the caller can drop alpha the way PIL's `convert("RGB")` does).
     ///
@@ -31,15 +44,16 @@ enum PNGReader {
     ///   - maximumPixelCount: the size refused before any pixel buffer is allocated.
     /// - Throws: `.decodeFailed` (libpng's message) for a broken or truncated file,
     ///   `.invalidArgument`-free: `.unsupportedFormat` when the header's size is over
-    ///   `maximumPixelCount`.
+    ///   `maximumPixelCount`; `.runtimeUnavailable` when libpng cannot be loaded.
     ///
     /// Calls `png_image_begin_read_from_memory`, `png_image_finish_read` and `png_image_free`.
     static func decode(_ png: [UInt8], maximumPixelCount: Int) throws(ProofkitError) -> PNGPixels {
+        let libpng = try load()
         let result: Result<PNGPixels, ProofkitError> = png.withUnsafeBufferPointer { buffer in
             var image = png_image()
             image.version = UInt32(PNG_IMAGE_VERSION)
-            defer { png_image_free(&image) }
-            guard png_image_begin_read_from_memory(&image, buffer.baseAddress, buffer.count) != 0 else {
+            defer { libpng.png_image_free(&image) }
+            guard libpng.png_image_begin_read_from_memory(&image, buffer.baseAddress, buffer.count) != 0 else {
                 return .failure(
                     ProofkitError(
                         .decodeFailed, "not a readable PNG: \(message(of: &image))",
@@ -66,7 +80,7 @@ enum PNGReader {
             // height * width * channels bytes with rows packed (row_stride 0 below).
             var pixels = [UInt8](repeating: 0, count: width * height * bytesPerPixel)
             let finished = pixels.withUnsafeMutableBytes { destination in
-                png_image_finish_read(&image, nil, destination.baseAddress, 0, nil)
+                libpng.png_image_finish_read(&image, nil, destination.baseAddress, 0, nil)
             }
             guard finished != 0 else {
                 return .failure(

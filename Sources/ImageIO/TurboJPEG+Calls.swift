@@ -1,7 +1,21 @@
 // The one file of ImageIO that calls libturbojpeg (TurboJPEG 2.1 API: no tj3*, no jpeglib.h,
-// whose error exit would longjmp through Swift frames).
+// whose error exit would longjmp through Swift frames). libturbojpeg is not linked: its functions
+// come from the table `loadTurboJPEG()` fills on first use, and are called through it.
+internal import CProofkitShims
 internal import CTurboJPEG
 import ProofkitCore
+
+/// libturbojpeg's functions, from `libturbojpeg.so.0`, loaded on the first call and kept for the
+/// life of the process (thread-safe).
+/// - Parameter soname: another file to load instead, into a table of its own (tests only).
+/// - Throws: `.runtimeUnavailable` (exit 69) in one line: the file, dlerror's reason and the
+///   Debian package to install (libturbojpeg0).
+func loadTurboJPEG(soname: String? = nil) throws(ProofkitError) -> proofkit_turbojpeg_api {
+    guard let table = proofkit_library_load(proofkit_turbojpeg_library(), soname) else {
+        throw ProofkitError(.runtimeUnavailable, String(cString: proofkit_library_failure()), operation: "dlopen")
+    }
+    return table.load(as: proofkit_turbojpeg_api.self)
+}
 
 /// What the JPEG header says, read by `tjDecompressHeader3`.
 struct JPEGHeader {
@@ -61,25 +75,30 @@ struct JPEGPixels {
 /// keeps no state shared between handles.
 struct TurboJPEGDecompressor: ~Copyable, @unchecked Sendable {
     private let handle: UnsafeMutableRawPointer
+    /// The library the handle came from (loaded, so every call on the handle goes through it).
+    private let turbo: proofkit_turbojpeg_api
 
     /// Creates a decompressor. Calls `tjInitDecompress`.
-    /// - Throws: `.internal` when TurboJPEG cannot allocate a handle.
+    /// - Throws: `.runtimeUnavailable` when libturbojpeg cannot be loaded; `.internal` when
+    ///   TurboJPEG cannot allocate a handle.
     init() throws(ProofkitError) {
-        guard let handle = tjInitDecompress() else {
+        let turbo = try loadTurboJPEG()
+        guard let handle = turbo.tjInitDecompress() else {
             throw ProofkitError(
-                .internal, "TurboJPEG could not create a decompressor: \(Self.globalErrorText())",
+                .internal, "TurboJPEG could not create a decompressor: \(Self.errorText(turbo, nil))",
                 operation: "tjInitDecompress")
         }
         self.handle = handle
+        self.turbo = turbo
     }
 
     deinit {
-        tjDestroy(handle)
+        _ = turbo.tjDestroy(handle)
     }
 
     /// Releases the handle now. Calls `tjDestroy`.
     consuming func close() {
-        tjDestroy(handle)
+        _ = turbo.tjDestroy(handle)
         discard self
     }
 
@@ -91,14 +110,14 @@ struct TurboJPEGDecompressor: ~Copyable, @unchecked Sendable {
         var subsampling: Int32 = 0
         var colorSpace: Int32 = 0
         let status = jpeg.withUnsafeBufferPointer { buffer in
-            tjDecompressHeader3(
+            turbo.tjDecompressHeader3(
                 handle, buffer.baseAddress, UInt(buffer.count), &width, &height, &subsampling,
                 &colorSpace)
         }
         if status != 0 {
             throw ProofkitError(
                 .decodeFailed, "not a readable JPEG: \(errorText())", operation: "tjDecompressHeader3",
-                underlying: tjGetErrorCode(handle))
+                underlying: turbo.tjGetErrorCode(handle))
         }
         let space: JPEGColorSpace
         switch colorSpace {
@@ -122,9 +141,9 @@ struct TurboJPEGDecompressor: ~Copyable, @unchecked Sendable {
     }
 
     /// The DCT scaling factors this libjpeg-turbo offers. Calls `tjGetScalingFactors`.
-    static func scalingFactors() -> [JPEGScalingFactor] {
+    func scalingFactors() -> [JPEGScalingFactor] {
         var count: Int32 = 0
-        guard let factors = tjGetScalingFactors(&count), count > 0 else {
+        guard let factors = turbo.tjGetScalingFactors(&count), count > 0 else {
             return [JPEGScalingFactor(numerator: 1, denominator: 1)]
         }
         return (0..<Int(count)).map {
@@ -148,7 +167,7 @@ struct TurboJPEGDecompressor: ~Copyable, @unchecked Sendable {
         let format = cmyk ? TJPF_CMYK : TJPF_RGB
         let status = jpeg.withUnsafeBufferPointer { source in
             pixels.withUnsafeMutableBufferPointer { destination in
-                tjDecompress2(
+                turbo.tjDecompress2(
                     handle, source.baseAddress, UInt(source.count), destination.baseAddress,
                     Int32(width), Int32(width * bytesPerPixel), Int32(height),
                     Int32(format.rawValue), 0)
@@ -156,7 +175,7 @@ struct TurboJPEGDecompressor: ~Copyable, @unchecked Sendable {
         }
         var warning: String?
         if status != 0 {
-            let code = tjGetErrorCode(handle)
+            let code = turbo.tjGetErrorCode(handle)
             if code == Int32(TJERR_WARNING.rawValue) {
                 warning = errorText()
             } else {
@@ -171,14 +190,12 @@ struct TurboJPEGDecompressor: ~Copyable, @unchecked Sendable {
     }
 
     /// The handle's last error or warning text. Calls `tjGetErrorStr2`.
-    private func errorText() -> String {
-        guard let text = tjGetErrorStr2(handle) else { return "unknown TurboJPEG error" }
-        return String(cString: text)
-    }
+    private func errorText() -> String { Self.errorText(turbo, handle) }
 
-    /// The thread's last TurboJPEG error text, for failures with no handle. Calls `tjGetErrorStr2`.
-    private static func globalErrorText() -> String {
-        guard let text = tjGetErrorStr2(nil) else { return "unknown TurboJPEG error" }
+    /// The last error or warning text of `handle`, or the thread's last TurboJPEG error text when
+    /// `handle` is nil (failures with no handle). Calls `tjGetErrorStr2`.
+    private static func errorText(_ turbo: proofkit_turbojpeg_api, _ handle: UnsafeMutableRawPointer?) -> String {
+        guard let text = turbo.tjGetErrorStr2(handle) else { return "unknown TurboJPEG error" }
         return String(cString: text)
     }
 }

@@ -3,30 +3,70 @@
 #ifndef PROOFKIT_SHIMS_H
 #define PROOFKIT_SHIMS_H
 
-// MARK: ALSA (libasound)
-
-/// Installs a do-nothing libasound error handler, so that libasound stops printing its own
-/// "ALSA lib pcm.c:...: Unknown PCM ..." lines on stderr; proofkit reports errors itself.
-///
-/// Why C: `snd_lib_error_set_handler` takes a *variadic* function pointer
-/// (`void (*)(const char *file, int line, const char *function, int err, const char *fmt, ...)`),
-/// which Swift can neither declare nor implement. Idempotent and thread-safe to call more than once.
-void proofkit_alsa_silence_errors(void);
-
-// MARK: libpng (simplified API)
-
-/// The text of `png_image.message` (libpng's last error or warning), or NULL when `image` is NULL.
-///
-/// Why C: `message` is a `char[64]` field, which Swift imports as a 64-element tuple; reading it
-/// here avoids tuple and pointer-binding tricks in Swift. `image` is a `png_image *`, passed as
-/// `const void *` so this header does not include <png.h> into the shims module (swift-crypto's
-/// type-adapting shim idea). The string lives inside `*image`.
-const char *proofkit_png_image_message(const void *image);
-
-// MARK: SHA-256 with the CPU's SHA instructions
+// MARK: C libraries loaded on first use (dlopen)
 
 #include <stddef.h>
 #include <stdint.h>
+
+/// One C library that proofkit loads at run time instead of linking it, so that a command pays
+/// for mapping and resolving a library (and the libraries it needs in turn) only when it uses
+/// it. Each of CALSA, CSndFile, CTurboJPEG and CPNG defines one with `PROOFKIT_LIBRARY_DEFINE`,
+/// over a table of the functions proofkit calls, typed from the library's own header.
+///
+/// Why C: dlopen and dlsym, and a table typed with `__typeof__` from the real prototypes, so that
+/// every call through it is checked by the compiler as a direct call would be. The first load is
+/// serialised by one mutex (shared by all libraries); later calls read one atomic flag.
+typedef struct proofkit_library {
+    const char *soname;          ///< the file dlopen loads, e.g. "libasound.so.2"
+    const char *package;         ///< the Debian package that provides it, e.g. "libasound2"
+    const char *const *names;    ///< the functions, in table order
+    size_t count;                ///< how many: the table is `count` function pointers
+    void *table;                 ///< the typed table, filled by a successful load
+    void (*loaded)(const void *table);  ///< run once right after a successful load, or NULL
+    int state;                   ///< 0 not tried, 1 loaded, -1 failed (read and set atomically)
+    char failure[400];           ///< why the load failed, one line (when `state` is -1)
+} proofkit_library;
+
+/// The function table of `library`, loaded on the first call: dlopen(`soname`,
+/// RTLD_NOW | RTLD_LOCAL), then dlsym of every name. Thread-safe; the first call's outcome is
+/// kept for the life of the process, and the library is never unloaded.
+///
+/// With a non-NULL `soname`, that file is loaded instead, into a new table, leaving `library`'s
+/// own state alone (for tests: a missing or wrong file must give the right message). The file
+/// stays loaded and the table is never freed, so use it in tests only.
+///
+/// - Returns: the table, or NULL when the file cannot be loaded or lacks one of the functions;
+///   then `proofkit_library_failure()` says why.
+const void *proofkit_library_load(proofkit_library *library, const char *soname);
+
+/// Why the calling thread's last `proofkit_library_load` returned NULL, in one line: the soname,
+/// dlerror's reason, and the Debian package to install.
+const char *proofkit_library_failure(void);
+
+/// Declares the table `proofkit_<prefix>_api`, one `__typeof__(f) *f` field for each function
+/// `f` listed by the X-macro `FUNCTIONS`, and `proofkit_<prefix>_library()`, its descriptor.
+#define PROOFKIT_LIBRARY_FIELD(function) __typeof__(function) *function;
+#define PROOFKIT_LIBRARY_DECLARE(prefix, FUNCTIONS)                                                \
+    typedef struct proofkit_##prefix##_api {                                                       \
+        FUNCTIONS(PROOFKIT_LIBRARY_FIELD)                                                          \
+    } proofkit_##prefix##_api;                                                                     \
+    proofkit_library *proofkit_##prefix##_library(void);
+
+/// Defines (in the module's C file) what `PROOFKIT_LIBRARY_DECLARE` declared: the names, the
+/// table and the descriptor, with the soname, the Debian package and an optional `loaded` hook.
+#define PROOFKIT_LIBRARY_NAME(function) #function,
+#define PROOFKIT_LIBRARY_DEFINE(prefix, SONAME, PACKAGE, FUNCTIONS, LOADED)                        \
+    static const char *const proofkit_##prefix##_names[] = {FUNCTIONS(PROOFKIT_LIBRARY_NAME)};     \
+    static proofkit_##prefix##_api proofkit_##prefix##_table;                                      \
+    _Static_assert(sizeof(proofkit_##prefix##_api) == sizeof proofkit_##prefix##_names /          \
+                                                           sizeof(char *) * sizeof(void (*)(void)), \
+                   "one pointer-sized slot per name, no padding");                                 \
+    static proofkit_library proofkit_##prefix##_descriptor = {                                     \
+        SONAME, PACKAGE, proofkit_##prefix##_names, sizeof proofkit_##prefix##_names / sizeof(char *), \
+        &proofkit_##prefix##_table, LOADED, 0, ""};                                                \
+    proofkit_library *proofkit_##prefix##_library(void) { return &proofkit_##prefix##_descriptor; }
+
+// MARK: SHA-256 with the CPU's SHA instructions
 
 /// 1 when this CPU has the x86 SHA extensions (with SSSE3 and SSE4.1), else 0 (and always 0 on
 /// other architectures).

@@ -110,7 +110,7 @@ enum VoiceCommand: Subcommand {
     static func run(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
         if arguments.has("list-devices") {
             let configuration = try ALSAConfiguration.fromEnvironment(io.environment)
-            return listDevices(configuration: configuration, json: arguments.has("json"), io: io)
+            return try listDevices(configuration: configuration, json: arguments.has("json"), io: io)
         }
         if arguments.value("recognizer-cmd") != nil && arguments.value("transcript-file") != nil {
             throw UsageError("give either --recognizer-cmd or --transcript-file, not both")
@@ -336,8 +336,10 @@ enum VoiceCommand: Subcommand {
         try writeFileAtomically(plot.render(), to: path)
     }
 
-    static func listDevices(configuration: ALSAConfiguration?, json: Bool, io: CommandIO) -> ExitStatus {
-        let devices = AudioDevice.all(configuration: configuration)
+    static func listDevices(configuration: ALSAConfiguration?, json: Bool, io: CommandIO) throws(ProofkitError)
+        -> ExitStatus
+    {
+        let devices = try AudioDevice.all(configuration: configuration)
         if json {
             io.printJSON(["devices": .array(devices.map {
                 ["name": .string($0.name), "description": .string($0.description),

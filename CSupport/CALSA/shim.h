@@ -1,1 +1,0 @@
-#include <alsa/asoundlib.h>
