@@ -209,20 +209,20 @@ struct ALSACaptureTests {
 
 @Suite("Audio devices")
 struct AudioDeviceTests {
-    @Test("listing the machine's devices includes null and never fails")
-    func machineDevices() {
-        let devices = AudioDevice.all()
+    @Test("listing the machine's devices includes null (libasound is installed)")
+    func machineDevices() throws {
+        let devices = try AudioDevice.all()
         #expect(devices.contains { $0.name == "null" && !$0.description.isEmpty })
     }
 
     @Test("listing a test configuration gives its PCM definitions with their descriptions")
-    func configurationDevices() {
+    func configurationDevices() throws {
         let config = ALSAConfiguration(text: """
             pcm.vmic { type file slave.pcm { type null } file "/dev/null" infile "/dev/null" format "raw"
                        hint.description "Virtual microphone" }
             pcm.sink { type null }
             """)
-        let devices = AudioDevice.all(configuration: config)
+        let devices = try AudioDevice.all(configuration: config)
         #expect(devices.map(\.name) == ["vmic", "sink"])
         #expect(devices.first?.description == "Virtual microphone")
     }

@@ -189,8 +189,8 @@ struct ImageDecoderScalingTests {
     }
 
     @Test("the smallest factor keeping the shorter side is chosen")
-    func factorChoice() {
-        let factors = TurboJPEGDecompressor.scalingFactors()
+    func factorChoice() throws {
+        let factors = try TurboJPEGDecompressor().scalingFactors()
         #expect(factors.contains(JPEGScalingFactor(numerator: 1, denominator: 8)))
         func pick(_ w: Int, _ h: Int, _ side: Int?) -> JPEGScalingFactor {
             ImageDecoder.scalingFactor(width: w, height: h, minimumShorterSide: side, available: factors)

@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// The four C libraries that only some commands need are loaded on first use, not linked: the
+/// binary has no DT_NEEDED entry for them, and a command maps only the ones it uses.
+@Suite("proofkit loads its C libraries on first use, end to end",
+       .enabled(if: TestEnvironment.hasProofkitBinary, "run swift build first"))
+struct LazyLibrariesEndToEndTests {
+    static let libraries = ["libasound.so.2", "libsndfile.so.1", "libturbojpeg.so.0", "libpng16.so.16"]
+
+    @Test("the binary needs none of libasound, libsndfile, libturbojpeg, libpng (readelf -d)",
+          .enabled(if: TestEnvironment.hasTool("readelf"), "readelf (binutils) is not installed"))
+    func noDynamicDependency() throws {
+        // The debug binary that this build made (a release binary in .build may be older than
+        // the sources; `.ci/build-release` links the same objects with the same libraries).
+        for binary in [TestEnvironment.proofkitBinary] {
+            let result = try runProcess("/usr/bin/env", ["readelf", "-d", binary])
+            #expect(result.status == 0, "\(result.stderr)")
+            let needed = result.stdout.split(separator: "\n").filter { $0.contains("(NEEDED)") }
+            #expect(!needed.isEmpty, "readelf listed no NEEDED entries for \(binary)")  // the check itself works
+            for library in Self.libraries {
+                #expect(!needed.contains { $0.contains("[\(library)]") }, "\(binary) still needs \(library)")
+            }
+        }
+    }
+
+    /// The libraries (of the four) that the dynamic loader mapped while `proofkit arguments` ran,
+    /// from glibc's own trace (`LD_DEBUG=files`), written to a file: AudioIO points stderr at
+    /// /dev/null while libsndfile opens a file, which is when libsndfile is loaded.
+    func librariesMapped(_ arguments: [String], in folder: String) throws -> Set<String> {
+        let prefix = folder + "/ld-debug-\(arguments[0])"
+        let result = try TestEnvironment.runProofkit(
+            arguments, environment: ["LD_DEBUG": "files", "LD_DEBUG_OUTPUT": prefix])
+        #expect(result.status == 0, "\(arguments): \(result.stderr.suffix(500))")
+        let traces = try FileManager.default.contentsOfDirectory(atPath: folder)
+            .filter { (folder + "/" + $0).hasPrefix(prefix + ".") }
+        #expect(traces.count == 1, "\(arguments): no LD_DEBUG trace")
+        let trace = try traces.map { try String(contentsOfFile: folder + "/" + $0, encoding: .utf8) }.joined()
+        return Set(Self.libraries.filter { trace.contains("file=\($0) ") })
+    }
+
+    @Test("--version maps none of them; trim maps libsndfile alone; voice --list-devices libasound alone")
+    func mappedOnUse() throws {
+        let folder = try TestEnvironment.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(try librariesMapped(["--version"], in: folder).isEmpty)
+        let trimmed = try librariesMapped(
+            ["trim", TestEnvironment.fixture("speech_en_ljspeech_16k.wav"), "-o", folder + "/out.caf"], in: folder)
+        #expect(trimmed == ["libsndfile.so.1"])
+        #expect(try librariesMapped(["voice", "--list-devices"], in: folder) == ["libasound.so.2"])
+    }
+}
