@@ -30,34 +30,17 @@ struct AudioLibraryLoadingTests {
         #expect(notCalled.isEmpty, "declared but never called: \(notCalled)")
     }
 
-    @Test("a library that is not installed is runtimeUnavailable (exit 69) in one line: soname, reason, package")
-    func missing() {
-        let alsa = #expect(throws: ProofkitError.self) { try loadALSA(soname: "libasound.so.99") }
-        #expect(alsa?.code == .runtimeUnavailable)
-        #expect(alsa?.operation == "dlopen")
-        let alsaProblems = libraryFailureProblems(
-            alsa?.message ?? "", soname: "libasound.so.99",
-            reason: "cannot open shared object file: No such file or directory", package: "libasound2")
-        #expect(alsaProblems.isEmpty, "\(alsaProblems): \(alsa?.message ?? "")")
-
-        let sndfile = #expect(throws: ProofkitError.self) { try SndFile.load(soname: "libsndfile.so.99") }
-        #expect(sndfile?.code == .runtimeUnavailable)
-        let sndfileProblems = libraryFailureProblems(
-            sndfile?.message ?? "", soname: "libsndfile.so.99",
-            reason: "cannot open shared object file: No such file or directory", package: "libsndfile1")
-        #expect(sndfileProblems.isEmpty, "\(sndfileProblems): \(sndfile?.message ?? "")")
-    }
-
-    @Test("a file that loads but lacks a function is runtimeUnavailable naming the function")
-    func lacksFunction() {
-        // libsndfile is a real library without libasound's functions.
-        let error = #expect(throws: ProofkitError.self) { try loadALSA(soname: "libsndfile.so.1") }
-        #expect(error?.code == .runtimeUnavailable)
-        let problems = libraryFailureProblems(
-            error?.message ?? "", soname: "libsndfile.so.1", reason: "it has no snd_strerror: ",
-            package: "libasound2")
-        #expect(problems.isEmpty, "\(problems): \(error?.message ?? "")")
-        #expect(error?.message.contains("undefined symbol: snd_strerror") == true)
+    @Test("a library that is not installed, or lacks a function, is runtimeUnavailable (exit 69) in one line",
+          arguments: [
+              FailingLibraryLoad(soname: "libasound.so.99", package: "libasound2") { soname throws(ProofkitError) in _ = try loadALSA(soname: soname) },
+              FailingLibraryLoad(soname: "libsndfile.so.99", package: "libsndfile1") { soname throws(ProofkitError) in _ = try SndFile.load(soname: soname) },
+              // libsndfile is a real library without libasound's functions.
+              FailingLibraryLoad(
+                  soname: "libsndfile.so.1", reason: "undefined symbol: snd_strerror",
+                  package: "libasound2") { soname throws(ProofkitError) in _ = try loadALSA(soname: soname) },
+          ])
+    func failure(_ load: FailingLibraryLoad) {
+        #expect(load.problems() == [])
     }
 
     @Test("a failed load of another file leaves the process-wide library usable")

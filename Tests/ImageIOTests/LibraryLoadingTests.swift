@@ -25,32 +25,16 @@ struct ImageLibraryLoadingTests {
         #expect(notCalled.isEmpty, "declared but never called: \(notCalled)")
     }
 
-    @Test("a library that is not installed is runtimeUnavailable (exit 69) in one line: soname, reason, package")
-    func missing() {
-        let turbo = #expect(throws: ProofkitError.self) { try loadTurboJPEG(soname: "libturbojpeg.so.99") }
-        #expect(turbo?.code == .runtimeUnavailable)
-        #expect(turbo?.operation == "dlopen")
-        let turboProblems = libraryFailureProblems(
-            turbo?.message ?? "", soname: "libturbojpeg.so.99",
-            reason: "cannot open shared object file: No such file or directory", package: "libturbojpeg0")
-        #expect(turboProblems.isEmpty, "\(turboProblems): \(turbo?.message ?? "")")
-
-        let png = #expect(throws: ProofkitError.self) { try PNGReader.load(soname: "libpng16.so.99") }
-        #expect(png?.code == .runtimeUnavailable)
-        let pngProblems = libraryFailureProblems(
-            png?.message ?? "", soname: "libpng16.so.99",
-            reason: "cannot open shared object file: No such file or directory", package: "libpng16-16")
-        #expect(pngProblems.isEmpty, "\(pngProblems): \(png?.message ?? "")")
-    }
-
-    @Test("a file that loads but lacks a function is runtimeUnavailable naming the function")
-    func lacksFunction() {
-        // libpng is a real library without TurboJPEG's functions.
-        let error = #expect(throws: ProofkitError.self) { try loadTurboJPEG(soname: "libpng16.so.16") }
-        #expect(error?.code == .runtimeUnavailable)
-        let problems = libraryFailureProblems(
-            error?.message ?? "", soname: "libpng16.so.16", reason: "it has no tjInitDecompress: ",
-            package: "libturbojpeg0")
-        #expect(problems.isEmpty, "\(problems): \(error?.message ?? "")")
+    @Test("a library that is not installed, or lacks a function, is runtimeUnavailable (exit 69) in one line",
+          arguments: [
+              FailingLibraryLoad(soname: "libturbojpeg.so.99", package: "libturbojpeg0") { soname throws(ProofkitError) in _ = try loadTurboJPEG(soname: soname) },
+              FailingLibraryLoad(soname: "libpng16.so.99", package: "libpng16-16") { soname throws(ProofkitError) in _ = try PNGReader.load(soname: soname) },
+              // libpng is a real library without TurboJPEG's functions.
+              FailingLibraryLoad(
+                  soname: "libpng16.so.16", reason: "undefined symbol: tjInitDecompress",
+                  package: "libturbojpeg0") { soname throws(ProofkitError) in _ = try loadTurboJPEG(soname: soname) },
+          ])
+    func failure(_ load: FailingLibraryLoad) {
+        #expect(load.problems() == [])
     }
 }
