@@ -75,6 +75,15 @@ final class MappedFile: @unchecked Sendable {
         }
     }
 
+    /// Drops this process's view of the pages read so far (`madvise(MADV_DONTNEED)`): they leave
+    /// its resident set but stay in the page cache, and a later read maps them again from there
+    /// (a minor fault, no disk read). For a private read-only mapping the bytes read afterwards
+    /// are the file's, as before.
+    func releaseResidentPages() {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+        _ = madvise(UnsafeMutableRawPointer(mutating: base), bytes.count, MADV_DONTNEED)
+    }
+
     /// Maps the file at `path`, or `nil` with `errno` left set when it cannot be opened, sized
     /// or mapped. The descriptor is closed at once (the mapping keeps the file's pages).
     static func map(_ path: String) -> MappedFile? {

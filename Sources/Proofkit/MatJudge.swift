@@ -49,7 +49,7 @@ public struct MatJudgeOptions: Sendable, Equatable {
 /// What loading the model took.
 public struct MatModelLoad: Sendable, Equatable {
     /// The model file loaded: the engine's `.onnx`, or the ORT-format copy the models build
-    /// optimised for this machine (``PhotoModelStore/optimizedModel(for:modelPath:modelSHA256:)``).
+    /// optimised for this machine (``PhotoModelStore/optimizedModel(for:modelPath:modelSHA256:manifest:)``).
     public var modelPath: String
     /// Its SHA-256, checked against the expected digest.
     public var modelSHA256: String
@@ -109,12 +109,22 @@ public struct MatJudge: ~Copyable {
         var configuration: PhotoProofConfiguration
         var names: [String] = []
         var prompts: [String] = []
-        var expected = try PhotoModelStore.expectedSHA256(ofFileAt: modelPath)
+        // Each folder's manifest is read once (the model, its class names or prompts and its
+        // ORT-format copy are usually in one folder).
+        let modelManifest = try ModelsManifest.load(besideFileAt: modelPath)
+        func manifest(besideFileAt path: String) throws(ProofkitError) -> ModelsManifest? {
+            URL(fileURLWithPath: path).deletingLastPathComponent() == URL(fileURLWithPath: modelPath).deletingLastPathComponent()
+                ? modelManifest : try ModelsManifest.load(besideFileAt: path)
+        }
+        func expectedSHA256(ofFileAt path: String) throws(ProofkitError) -> String? {
+            PhotoModelStore.expectedSHA256(ofFileAt: path, manifest: try manifest(besideFileAt: path))
+        }
+        var expected = PhotoModelStore.expectedSHA256(ofFileAt: modelPath, manifest: modelManifest)
         if let promptsFile = engine.promptsFile {
             let promptsPath = try store.locate(promptsFile)
             // Read once: the bytes checked are the bytes parsed.
             let bytes: [UInt8]
-            if let digest = try PhotoModelStore.expectedSHA256(ofFileAt: promptsPath) {
+            if let digest = try expectedSHA256(ofFileAt: promptsPath) {
                 bytes = try ModelFile.read(promptsPath, expectedSHA256: digest)
             } else {
                 bytes = [UInt8](try PhotoProof.readData(promptsPath))
@@ -132,7 +142,7 @@ public struct MatJudge: ~Copyable {
             configuration.stopsAtFirstPassingCrop = options.stopsAtFirstPassingCrop
             if options.loadsClassNames, let file = engine.classNamesFile {
                 let path = try store.locate(file)
-                guard let digest = try PhotoModelStore.expectedSHA256(ofFileAt: path) else {
+                guard let digest = try expectedSHA256(ofFileAt: path) else {
                     throw ProofkitError(.modelInvalid, "no SHA-256 is known for this file (no manifest.json entry)", path: path)
                 }
                 names = try PhotoProof.loadClassNames(bytes: ModelFile.read(path, expectedSHA256: digest), path: path)
@@ -171,7 +181,8 @@ public struct MatJudge: ~Copyable {
         // it falls back to the portable .onnx.
         // (The file is mapped and hashed while the runtime loads; a session made by another
         // runtime release than the one that saved the file is dropped.)
-        if let optimized = PhotoModelStore.optimizedModel(for: engine, modelPath: modelPath, modelSHA256: expected),
+        if let optimized = PhotoModelStore.optimizedModel(
+            for: engine, modelPath: modelPath, modelSHA256: expected, manifest: modelManifest),
             let fast = try Self.loadOptimized(optimized, threads: options.threads),
             (try? OnnxRuntime.load().version) == optimized.runtimeVersion
         {

@@ -26,7 +26,7 @@ public enum PhotoEngine: String, Sendable, CaseIterable, CustomStringConvertible
     }
 
     /// The same model saved by `Models/build.sh` in ONNX Runtime's own format, optimised on this
-    /// machine (the Lite0 engines only); see ``PhotoModelStore/optimizedModel(for:modelPath:modelSHA256:)``.
+    /// machine (the Lite0 engines only); see ``PhotoModelStore/optimizedModel(for:modelPath:modelSHA256:manifest:)``.
     public var optimizedModelFile: String? {
         switch self {
         case .lite0: "efficientnet_lite0_int8.ort"
@@ -152,43 +152,36 @@ public struct PhotoModelStore: Sendable, Equatable {
     /// the committed digest; `nil` when neither lists it.
     /// - Throws: `.modelInvalid` when the folder's `manifest.json` exists but is malformed.
     public static func expectedSHA256(ofFileAt path: String) throws(ProofkitError) -> String? {
-        let url = URL(fileURLWithPath: path)
-        let name = url.lastPathComponent
-        let manifest = url.deletingLastPathComponent().appendingPathComponent("manifest.json").path
-        if FileManager.default.fileExists(atPath: manifest) {
-            guard let data = FileManager.default.contents(atPath: manifest), let json = LooseJSON(bytes: data),
-                json["format"]?.string == "proofkit-models-manifest", let files = json["files"]?.object
-            else {
-                throw ProofkitError(.modelInvalid, "not a proofkit models manifest; rebuild with 'bash .ci/setup'", path: manifest)
-            }
-            if let digest = files[name]?["sha256"]?.string {
-                return digest.lowercased()
-            }
-        }
-        return committedSHA256[name]
+        expectedSHA256(ofFileAt: path, manifest: try ModelsManifest.load(besideFileAt: path))
+    }
+
+    /// The SHA-256 that the file at `path` must have, from an already read manifest of its
+    /// folder (`nil`: the folder has none), else the committed digest; `nil` when neither lists it.
+    public static func expectedSHA256(ofFileAt path: String, manifest: ModelsManifest?) -> String? {
+        let name = URL(fileURLWithPath: path).lastPathComponent
+        return manifest?.entries[name]?.sha256 ?? committedSHA256[name]
     }
 
     /// The ONNX Runtime-format copy of the engine's model that `Models/build.sh` made on this
     /// machine, when it may stand in for the `.onnx`: it is beside `modelPath`, and the folder's
-    /// `manifest.json` lists it with a SHA-256, the `.onnx` it was optimised from (`source_sha256`
-    /// equal to `modelSHA256`), the CPU it was optimised for (`cpu`, equal to ``cpuFingerprint``)
-    /// and the ONNX Runtime release that saved it (`onnxruntime`). A model optimised at ONNX
-    /// Runtime's level "all" may hold layouts for one CPU's instructions, so a folder copied from
-    /// another machine, or left from an older `.onnx`, gives `nil` (the `.onnx` is used).
+    /// `manifest.json` (`manifest`, read once by the caller) lists it with a SHA-256, the `.onnx`
+    /// it was optimised from (`source_sha256` equal to `modelSHA256`), the CPU it was optimised for
+    /// (`cpu`, equal to ``cpuFingerprint``) and the ONNX Runtime release that saved it
+    /// (`onnxruntime`). A model optimised at ONNX Runtime's level "all" may hold layouts for one
+    /// CPU's instructions, so a folder copied from another machine, or left from an older `.onnx`,
+    /// gives `nil` (the `.onnx` is used).
     /// - Returns: the file, its expected SHA-256 and the runtime release that saved it; `nil` when
     ///   there is none that fits (never an error: the `.onnx` is the fallback).
-    public static func optimizedModel(for engine: PhotoEngine, modelPath: String, modelSHA256: String) -> OptimizedPhotoModel? {
-        guard let name = engine.optimizedModelFile else { return nil }
-        let folder = URL(fileURLWithPath: modelPath).deletingLastPathComponent()
-        let path = folder.appendingPathComponent(name).path
-        guard FileManager.default.fileExists(atPath: path),
-            let data = FileManager.default.contents(atPath: folder.appendingPathComponent("manifest.json").path),
-            let json = LooseJSON(bytes: data), let entry = json["files"]?[name],
-            let digest = entry["sha256"]?.string, let source = entry["source_sha256"]?.string,
-            let cpu = entry["cpu"]?.string, let runtime = entry["onnxruntime"]?.string,
-            source.lowercased() == modelSHA256.lowercased(), cpu == cpuFingerprint
+    public static func optimizedModel(
+        for engine: PhotoEngine, modelPath: String, modelSHA256: String, manifest: ModelsManifest?
+    ) -> OptimizedPhotoModel? {
+        guard let name = engine.optimizedModelFile, let entry = manifest?.entries[name],
+            let digest = entry.sha256, let source = entry.sourceSHA256, let cpu = entry.cpu,
+            let runtime = entry.onnxRuntime, source == modelSHA256.lowercased(), cpu == cpuFingerprint
         else { return nil }
-        return OptimizedPhotoModel(path: path, sha256: digest.lowercased(), runtimeVersion: runtime)
+        let path = URL(fileURLWithPath: modelPath).deletingLastPathComponent().appendingPathComponent(name).path
+        guard FileKind(atPath: path) == .other else { return nil }
+        return OptimizedPhotoModel(path: path, sha256: digest, runtimeVersion: runtime)
     }
 
     /// This CPU, as `Models/build.sh` records it for the models it optimises:
@@ -221,7 +214,7 @@ public struct PhotoModelStore: Sendable, Equatable {
 }
 
 /// A photo model saved in ONNX Runtime's format for this machine (see
-/// ``PhotoModelStore/optimizedModel(for:modelPath:modelSHA256:)``).
+/// ``PhotoModelStore/optimizedModel(for:modelPath:modelSHA256:manifest:)``).
 public struct OptimizedPhotoModel: Sendable, Equatable {
     /// The `.ort` file.
     public var path: String
@@ -229,4 +222,46 @@ public struct OptimizedPhotoModel: Sendable, Equatable {
     public var sha256: String
     /// The ONNX Runtime release that saved it, e.g. `"1.32.0"`.
     public var runtimeVersion: String
+}
+
+/// A models folder's `manifest.json` (written by `Models/build.sh`), read once: for each file it
+/// made, its SHA-256 and, for an ONNX Runtime-format model, what it was made from and for.
+public struct ModelsManifest: Sendable, Equatable {
+    /// One file's entry. Digests are lowercase hex; absent fields are `nil`.
+    public struct Entry: Sendable, Equatable {
+        /// `sha256`: the file's digest.
+        public var sha256: String?
+        /// `source_sha256`: the digest of the `.onnx` an `.ort` file was optimised from.
+        public var sourceSHA256: String?
+        /// `cpu`: the ``PhotoModelStore/cpuFingerprint`` of the machine it was optimised on.
+        public var cpu: String?
+        /// `onnxruntime`: the ONNX Runtime release that saved it.
+        public var onnxRuntime: String?
+    }
+
+    /// The manifest file.
+    public let path: String
+    /// The entries by file name.
+    public let entries: [String: Entry]
+
+    /// Reads the `manifest.json` in the folder of the file at `path`.
+    /// - Returns: `nil` when the folder has no manifest.
+    /// - Throws: `.modelInvalid` (naming the manifest) when it exists but cannot be read or is
+    ///   not a proofkit models manifest.
+    public static func load(besideFileAt path: String) throws(ProofkitError) -> ModelsManifest? {
+        let manifest = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("manifest.json").path
+        guard FileKind(atPath: manifest) != nil else { return nil }
+        guard let data = FileManager.default.contents(atPath: manifest), let json = LooseJSON(bytes: data),
+            json["format"]?.string == "proofkit-models-manifest", let files = json["files"]?.object
+        else {
+            throw ProofkitError(.modelInvalid, "not a proofkit models manifest; rebuild with 'bash .ci/setup'", path: manifest)
+        }
+        var entries: [String: Entry] = [:]
+        for (name, value) in files {
+            entries[name] = Entry(
+                sha256: value["sha256"]?.string?.lowercased(), sourceSHA256: value["source_sha256"]?.string?.lowercased(),
+                cpu: value["cpu"]?.string, onnxRuntime: value["onnxruntime"]?.string)
+        }
+        return ModelsManifest(path: manifest, entries: entries)
+    }
 }

@@ -227,18 +227,33 @@ public struct DecodedImageSummary: Sendable, Equatable {
     }
 }
 
-/// A photo ready for the model: decoded, resized, measured and cut into the batch tensor.
+/// A photo ready for the model: decoded, resized and measured, with the crops to cut from it.
+///
+/// The crops' tensors are cut when asked for (``tensor(crops:)``), not kept: a photo judged one
+/// crop at a time up to the first that passes holds one 224x224 crop (0.6 MB) while the model
+/// runs, not the whole batch of five (3 MB).
 public struct PreparedPhotoInput: Sendable {
     /// The decoder's facts.
     public var decoded: DecodedImageSummary
     /// Brightness, 0...1 (mean Rec.601 luma of the resized photo).
     public var brightness: Double
-    /// The batch tensor, one crop per configured region.
-    public var tensor: ImageTensor
+    /// The resized photo the crops are cut from.
+    public var photo: PreparedPhoto
+    /// The crops, in the configuration's order (at least one).
+    public var crops: [CropRegion]
     /// Time to read and decode the file.
     public var decodeTime: Duration
-    /// Time to resize, measure and build the tensor.
+    /// Time to resize and measure the photo (cutting the crops is counted when they are cut).
     public var preprocessTime: Duration
+
+    /// The batch tensor of all ``crops``, `[crops.count, 3, 224, 224]` (cut on each call).
+    public var tensor: ImageTensor { photo.tensor(crops) }
+
+    /// The tensor of some of the crops, `[range.count, 3, 224, 224]`, cut now.
+    /// - Parameter range: crop indices within `crops.indices`, not empty (a programmer error).
+    public func tensor(crops range: Range<Int>) -> ImageTensor {
+        photo.tensor(Array(crops[range]))
+    }
 }
 
 /// The photo proof pipeline: decode (ImageIO), preprocess and judge (ImageProof), with the model
@@ -296,11 +311,10 @@ public struct PhotoProof: Sendable {
         let decoded = try decode()
         let decodedAt = clock.now
         let photo = PreparedPhoto(decoded.image, preprocessing: configuration.preprocessing)
-        let tensor = photo.tensor(configuration.crops)
         let preparedAt = clock.now
         return PreparedPhotoInput(
-            decoded: DecodedImageSummary(decoded), brightness: photo.brightness, tensor: tensor,
-            decodeTime: decodedAt - start, preprocessTime: preparedAt - decodedAt)
+            decoded: DecodedImageSummary(decoded), brightness: photo.brightness, photo: photo,
+            crops: configuration.crops, decodeTime: decodedAt - start, preprocessTime: preparedAt - decodedAt)
     }
 
     /// Judges one photo: prepare, run the model once on the batch of crops, score, decide.
@@ -321,33 +335,40 @@ public struct PhotoProof: Sendable {
     public func judge<Model: PhotoModelRunner & ~Copyable>(
         input: PreparedPhotoInput, path: String, model: inout Model
     ) throws(ProofkitError) -> PhotoProofResult {
-        let clock = ContinuousClock()
-        let start = clock.now
-        let output = try run(input.tensor, model: &model)
-        let inference = clock.now - start
+        var cutting = Duration.zero
+        var inference = Duration.zero
+        let output = try run(input, model: &model, cutting: &cutting, inference: &inference)
         return try evaluate(
             output, for: input, path: path,
-            timings: PhotoProofTimings(decode: input.decodeTime, preprocess: input.preprocessTime, inference: inference))
+            timings: PhotoProofTimings(
+                decode: input.decodeTime, preprocess: input.preprocessTime + cutting, inference: inference))
     }
 
     /// Runs the model on the crops: one batch, or one crop at a time up to the first that passes
     /// (``PhotoProofConfiguration/stopsAtFirstPassingCrop``).
+    /// Adds the time spent cutting crops to `cutting` and running the model to `inference`.
     private func run<Model: PhotoModelRunner & ~Copyable>(
-        _ tensor: ImageTensor, model: inout Model
+        _ input: PreparedPhotoInput, model: inout Model, cutting: inout Duration, inference: inout Duration
     ) throws(ProofkitError) -> PhotoModelOutput {
+        let clock = ContinuousClock()
+        func timed<T, E: Error>(_ total: inout Duration, _ work: () throws(E) -> T) throws(E) -> T {
+            let start = clock.now
+            defer { total += clock.now - start }
+            return try work()
+        }
+        let count = input.crops.count
         guard configuration.stopsAtFirstPassingCrop, configuration.aggregation == .maximum,
-            case .imageNetClass(let classIndex) = configuration.scorer, tensor.shape[0] > 1
-        else { return try model.run(tensor) }
-        let count = tensor.shape[0]
-        let plane = tensor.values.count / count
+            case .imageNetClass(let classIndex) = configuration.scorer, count > 1
+        else {
+            let batch = timed(&cutting) { input.tensor }
+            return try timed(&inference) { () throws(ProofkitError) in try model.run(batch) }
+        }
         var logits: [Float] = []
         var embeddings: [Float] = []
         var ran = 0
         for index in 0..<count {
-            let one = ImageTensor(
-                values: Array(tensor.values[(index * plane)..<((index + 1) * plane)]),
-                shape: [1] + tensor.shape.dropFirst())
-            let output = try model.run(one)
+            let one = timed(&cutting) { input.tensor(crops: index..<(index + 1)) }
+            let output = try timed(&inference) { () throws(ProofkitError) in try model.run(one) }
             logits += output.logits
             embeddings += output.embeddings
             ran += 1

@@ -60,10 +60,16 @@ struct MatJudgeTests {
         let model = folder + "/efficientnet_lite0_fp32.onnx"
         #expect(try PhotoModelStore.expectedSHA256(ofFileAt: model) == PhotoModelStore.committedSHA256["efficientnet_lite0_fp32.onnx"])
         #expect(try PhotoModelStore.expectedSHA256(ofFileAt: folder + "/unknown.onnx") == nil)
+        #expect(try ModelsManifest.load(besideFileAt: model) == nil)
         let digest = String(repeating: "ab", count: 32)
-        try #"{"format": "proofkit-models-manifest", "version": 1, "files": {"efficientnet_lite0_fp32.onnx": {"sha256": "\#(digest)", "bytes": 1}}}"#
+        try #"{"format": "proofkit-models-manifest", "version": 1, "files": {"efficientnet_lite0_fp32.onnx": {"sha256": "\#(digest.uppercased())", "bytes": 1}}}"#
             .write(toFile: folder + "/manifest.json", atomically: true, encoding: .utf8)
         #expect(try PhotoModelStore.expectedSHA256(ofFileAt: model) == digest)
+        let manifest = try #require(try ModelsManifest.load(besideFileAt: model))
+        #expect(manifest.entries.count == 1 && manifest.entries["efficientnet_lite0_fp32.onnx"]?.sha256 == digest)
+        #expect(manifest.entries["efficientnet_lite0_fp32.onnx"]?.cpu == nil)
+        #expect(PhotoModelStore.expectedSHA256(ofFileAt: folder + "/silero_vad.onnx", manifest: manifest)
+            == PhotoModelStore.committedSHA256["silero_vad.onnx"])
         try "not json".write(toFile: folder + "/manifest.json", atomically: true, encoding: .utf8)
         #expect(throws: ProofkitError.self) { _ = try PhotoModelStore.expectedSHA256(ofFileAt: model) }
     }
