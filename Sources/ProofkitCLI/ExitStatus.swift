@@ -10,7 +10,7 @@ public import ProofkitCore
 /// | 64 | Usage error: unknown flag, missing or malformed argument (`EX_USAGE`). |
 /// | 65 | Input data invalid: undecodable, unsupported format, not an image (`EX_DATAERR`). |
 /// | 66 | Input not found: missing file, folder given for a file, unknown name (`EX_NOINPUT`). |
-/// | 69 | Unavailable: audio device, or the ONNX Runtime library (`EX_UNAVAILABLE`). |
+/// | 69 | Unavailable: audio device, ONNX Runtime, or a C library loaded on first use (`EX_UNAVAILABLE`). |
 /// | 74 | I/O error: cannot write the output, full disk (`EX_IOERR`). |
 /// | 78 | Model invalid: checksum mismatch or wrong shape (`EX_CONFIG`). |
 public struct ExitStatus: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
@@ -51,7 +51,7 @@ public struct ExitStatus: RawRepresentable, Hashable, Sendable, CustomStringConv
           64  usage error (unknown flag, bad argument)
           65  input data invalid (undecodable, unsupported format)
           66  input not found (missing file, folder, unknown name)
-          69  unavailable (audio device, ONNX Runtime library)
+          69  unavailable (audio device, ONNX Runtime or C library)
           74  I/O error (cannot write output, disk full)
           78  model invalid (checksum mismatch, wrong shape)
         """

@@ -24,7 +24,7 @@ public struct ProofkitError: Error, Sendable, CustomStringConvertible, Equatable
         public static let decodeFailed = Code(.decodeFailed)
         /// An audio device is missing, busy or went away.
         public static let deviceUnavailable = Code(.deviceUnavailable)
-        /// A runtime library (ONNX Runtime) is missing or too old.
+        /// A runtime library (ONNX Runtime, or a C library loaded on first use) is missing or too old.
         public static let runtimeUnavailable = Code(.runtimeUnavailable)
         /// A model file is corrupt, has the wrong checksum, or does not have the expected shape.
         public static let modelInvalid = Code(.modelInvalid)
