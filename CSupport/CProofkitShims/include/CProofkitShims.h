@@ -1,5 +1,6 @@
-// The only hand-written C in proofkit: helpers for what Swift cannot express directly.
-// Every symbol is prefixed proofkit_<lib>_ and says why it exists.
+// proofkit's own C helpers, for what Swift cannot express directly, and the loader that the C
+// library modules (CALSA, CSndFile, CTurboJPEG, CPNG) share. Every symbol is prefixed proofkit_
+// and says why it exists.
 #ifndef PROOFKIT_SHIMS_H
 #define PROOFKIT_SHIMS_H
 
