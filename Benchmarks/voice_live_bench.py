@@ -24,6 +24,7 @@ import json
 import math
 import os
 import resource
+import shutil
 import struct
 import subprocess
 import sys
@@ -63,6 +64,14 @@ def main():
     audio = open(args.audio, "rb").read() if args.audio else generated_audio(args.seconds)
     audio = audio[: int(args.seconds * RATE) * 2]
     folder = tempfile.mkdtemp(prefix="proofkit-bench-")
+    try:
+        measure(args, audio, folder, root)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)  # the FIFO and the ALSA configuration
+
+
+def measure(args, audio, folder, root):
+    """Runs `proofkit voice --live` on the audio through a FIFO-fed ALSA file PCM in `folder`."""
     fifo = os.path.join(folder, "mic.fifo")
     os.mkfifo(fifo)
     config = os.path.join(folder, "asound.conf")
