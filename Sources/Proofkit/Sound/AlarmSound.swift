@@ -262,7 +262,8 @@ struct TrimSource: ~Copyable {
         return Summary(skippedFrames: skipped, wasCut: wasCut, noAudioReason: reason)
     }
 
-    /// Frames decoded per read: 16384 (256 KiB of float for stereo; bounded for any input).
+    /// Frames decoded per read: 65536 (256 KiB of 16-bit stereo, 512 KiB as float; bounded for
+    /// any input's length).
     static let chunkFrames = 65536
 
     /// Skips `--start` (by seeking where the reader can, else by decoding and dropping).
