@@ -16,6 +16,10 @@ both alike); the ratio reported is the median of the per-round ratios:
   (b) peak RSS of those same processes (wait4's ru_maxrss; target <= 0.5x);
       proofkit is measured twice: as it runs by default (the crops one at a time, stopping at
       the first that passes) and with --all-crops (one batch of 5, the peer's exact work);
+      For reference, in the same rounds: Benchmarks/c/ort_floor.c, a bare C program that does
+      only what proofkit does with ONNX Runtime (same library, same mapped .ort model and session
+      settings, pages dropped after the session, one 224x224 run; no Swift, no image): the part
+      of the peak that is ONNX Runtime's own (skipped when there is no C compiler or no .ort);
   (c) inference alone at the same thread count: proofkit's per-photo inference time from
       `proofkit mat --all-crops --json --timings PHOTO x N` (one session, the first --warmup photos dropped)
       vs photo_peer.py --mode stages (ORT session.run on the same batch of 5) (target <= 1.05x).
@@ -24,9 +28,11 @@ Prints a markdown report on stdout (and JSON with --json). Exits 1 when a peer i
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
@@ -79,6 +85,7 @@ def main() -> int:
               "swift build -c release --product proofkit)", file=sys.stderr)
         return 1
     scratch = tempfile.mkdtemp(prefix="proofkit-mat-bench-")
+    atexit.register(shutil.rmtree, scratch, True)  # the photo and ort_floor, however this ends
     photo = a.photo
     source = "given"
     if photo is None:
@@ -108,10 +115,13 @@ def main() -> int:
     py_first = json.loads(py_out)
     agree = (pk_first["verdict"] == "accepted") == (py_first["verdict"] == "pass")
 
+    floor_cmd = build_floor(scratch, a.threads)
+
     # (a) + (b): whole processes, alternating.
     print(f"(a, b) whole process x {a.rounds} rounds...", file=sys.stderr)
     pk_wall, py_wall, pk_rss, py_rss, wall_ratios, rss_ratios = [], [], [], [], [], []
     all_wall, all_rss, all_wall_ratios, all_rss_ratios = [], [], [], []
+    floor_rss, floor_ratios = [], []
     for _ in range(a.rounds):
         w1, r1, _, s1 = spawn(pk_cmd, env)
         w2, r2, _, s2 = spawn(py_cmd, env)
@@ -124,6 +134,11 @@ def main() -> int:
         rss_ratios.append(r1 / r2)
         all_wall_ratios.append(w3 / w2)
         all_rss_ratios.append(r3 / r2)
+        if floor_cmd:
+            _, r4, _, s4 = spawn(floor_cmd, env)
+            if s4 == 0:
+                floor_rss.append(r4)
+                floor_ratios.append(r4 / r2)
 
     # (c): inference alone, same threads, one session per side, alternating rounds.
     print(f"(c) inference x {a.inference_rounds} rounds of {a.runs} runs...", file=sys.stderr)
@@ -158,6 +173,7 @@ def main() -> int:
                          "target": 0.5},
         "all_crops": {"whole_process_ms": median(all_wall) * 1000, "ratio": median(all_wall_ratios),
                       "peak_rss_kib": median(all_rss), "rss_ratio": median(all_rss_ratios)},
+        "ort_floor": ({"peak_rss_kib": median(floor_rss), "rss_ratio": median(floor_ratios)} if floor_rss else None),
         "inference_ms": {"proofkit": median(pk_inf), "python": median(py_inf), "ratio": median(inf_ratios),
                          "target": 1.05},
         "proofkit_load_ms": median(pk_load), "python_session_ms": median(py_session),
@@ -186,11 +202,41 @@ Machine: {figures['machine']['cpu']}, {os.cpu_count()} cores, {platform.machine(
 | (a) same, `proofkit mat --all-crops` (one batch of 5, the peer's work) | {figures['all_crops']['whole_process_ms']:.1f} | {w['python']:.1f} | {figures['all_crops']['ratio']:.3f}x | <= 0.25x | {ok(figures['all_crops']['ratio'], 0.25)} |
 | (b) peak RSS (MiB) | {r['proofkit'] / 1024:.1f} | {r['python'] / 1024:.1f} | {r['ratio']:.3f}x | <= 0.5x | {ok(r['ratio'], 0.5)} |
 | (b) same, `--all-crops` | {figures['all_crops']['peak_rss_kib'] / 1024:.1f} | {r['python'] / 1024:.1f} | {figures['all_crops']['rss_ratio']:.3f}x | <= 0.5x | {ok(figures['all_crops']['rss_ratio'], 0.5)} |
-| (c) inference, batch of 5 (ms, median) | {i['proofkit']:.2f} | {i['python']:.2f} | {i['ratio']:.3f}x | <= 1.05x | {ok(i['ratio'], 1.05)} |
+{floor_row(figures, r)}| (c) inference, batch of 5 (ms, median) | {i['proofkit']:.2f} | {i['python']:.2f} | {i['ratio']:.3f}x | <= 1.05x | {ok(i['ratio'], 1.05)} |
 
 Model load: proofkit {figures['proofkit_load_ms']:.1f} ms (read, SHA-256 check and session); Python
 session {figures['python_session_ms']:.1f} ms after {figures['python_import_ms']:.1f} ms of imports.""")
     return 0
+
+
+def build_floor(scratch: str, threads: int) -> list[str] | None:
+    """Compiles Benchmarks/c/ort_floor.c; returns its command line, or None when it cannot run."""
+    model = os.path.join(ROOT, "Models", "generated", "efficientnet_lite0_int8.ort")
+    # The copy set-up installed: the one proofkit finds here (the runs unset PROOFKIT_ORT_LIBRARY).
+    folder = os.path.join(ROOT, ".deps", "onnxruntime")
+    found = sorted(f for f in os.listdir(folder) if f.startswith("libonnxruntime.so")) if os.path.isdir(folder) else []
+    library = os.path.join(folder, found[-1]) if found else None
+    compiler = next((c for c in ("cc", "gcc", "clang") if shutil.which(c)), None)
+    if not (library and os.path.exists(model) and compiler):
+        print("ort_floor skipped: needs a C compiler, ONNX Runtime and the .ort model", file=sys.stderr)
+        return None
+    binary = os.path.join(scratch, "ort_floor")
+    built = subprocess.run([compiler, "-O2", "-I", os.path.join(ROOT, "CSupport", "COnnxRuntime", "include"),
+                            os.path.join(ROOT, "Benchmarks", "c", "ort_floor.c"), "-ldl", "-o", binary],
+                           capture_output=True, text=True)
+    if built.returncode != 0:
+        print(f"ort_floor skipped: it does not compile: {built.stderr.strip()[:200]}", file=sys.stderr)
+        return None
+    return [binary, library, model, str(threads)]
+
+
+def floor_row(figures: dict, rss: dict) -> str:
+    floor = figures.get("ort_floor")
+    if not floor:
+        return ""
+    return (f"| (b) reference: bare C over the same ONNX Runtime and .ort model, one run, no image "
+            f"(Benchmarks/c/ort_floor.c) | {floor['peak_rss_kib'] / 1024:.1f} | {rss['python'] / 1024:.1f} "
+            f"| {floor['rss_ratio']:.3f}x | | |\n")
 
 
 def cpu_model() -> str:
