@@ -1,0 +1,105 @@
+/// Turns Silero speech probabilities (one per 32 ms chunk) into voiced segments, with the
+/// hysteresis of silero-vad's own `get_speech_timestamps` defaults:
+/// - speech starts at a chunk with probability at least ``onsetThreshold`` (0.5);
+/// - it goes on while chunks stay at or above ``offsetThreshold`` (0.35, i.e. onset - 0.15), and
+///   ends after ``minimumSilenceSeconds`` (0.1 s) of chunks below it; the segment ends at the end of
+///   its last chunk at or above the offset threshold;
+/// - segments shorter than ``minimumSpeechSeconds`` (0.25 s) are dropped.
+///
+/// Pure and streaming. Time comes from the chunk count (chunk `i` covers
+/// `i * chunkSeconds ..< (i + 1) * chunkSeconds`).
+public struct SpeechProbabilityGate: Sendable {
+    /// Length of one chunk, in seconds (0.032 for Silero at 16 kHz).
+    public let chunkSeconds: Double
+    /// Probability that starts speech: 0.5.
+    public var onsetThreshold: Float = 0.5
+    /// Probability under which speech may end: 0.35.
+    public var offsetThreshold: Float = 0.35
+    /// Silence that ends a segment, in seconds: 0.1.
+    public var minimumSilenceSeconds: Double = 0.1
+    /// Shortest segment kept, in seconds: 0.25.
+    public var minimumSpeechSeconds: Double = 0.25
+
+    private var chunkIndex = 0
+    private var runStart: Int?
+    private var lastActive = 0
+    private var closed: [VoicedSegment] = []
+    private var closedSeconds = 0.0
+
+    /// Creates a gate for chunks of `chunkSeconds` seconds (default 0.032, Silero at 16 kHz).
+    public init(chunkSeconds: Double = 0.032) {
+        self.chunkSeconds = chunkSeconds
+    }
+
+    /// Chunks seen so far.
+    public var chunkCount: Int { chunkIndex }
+
+    /// Whether speech is on after the last chunk (a run counts once it has begun, even before it
+    /// reaches the minimum length).
+    public var isVoiced: Bool { runStart != nil }
+
+    /// Feeds the probability of the next chunk.
+    /// - Returns: whether speech is on at this chunk.
+    @discardableResult
+    public mutating func process(_ probability: Float) -> Bool {
+        let index = chunkIndex
+        chunkIndex += 1
+        if let start = runStart {
+            if probability >= offsetThreshold {
+                lastActive = index
+            } else if Double(index - lastActive) * chunkSeconds >= minimumSilenceSeconds {
+                close(start: start)
+            }
+        } else if probability >= onsetThreshold {
+            runStart = index
+            lastActive = index
+        }
+        return runStart != nil
+    }
+
+    private mutating func close(start: Int) {
+        let segment = VoicedSegment(start: Double(start) * chunkSeconds, end: Double(lastActive + 1) * chunkSeconds)
+        if segment.duration >= minimumSpeechSeconds {
+            closed.append(segment)
+            closedSeconds += segment.duration
+        }
+        runStart = nil
+    }
+
+    /// The segments so far, the open one included when it is already long enough.
+    public var segments: [VoicedSegment] {
+        guard let start = runStart else { return closed }
+        let open = VoicedSegment(start: Double(start) * chunkSeconds, end: Double(lastActive + 1) * chunkSeconds)
+        return open.duration >= minimumSpeechSeconds ? closed + [open] : closed
+    }
+
+    /// Voiced seconds so far (the sum of ``segments``).
+    public var voicedSeconds: Double {
+        guard let start = runStart else { return closedSeconds }
+        let open = Double(lastActive + 1 - start) * chunkSeconds
+        return open >= minimumSpeechSeconds ? closedSeconds + open : closedSeconds
+    }
+}
+
+/// Set operations on sorted, non-overlapping segment lists.
+public enum VoicedSegments {
+    /// The stretches covered by both lists (each sorted and non-overlapping).
+    /// - Returns: sorted, non-overlapping segments; empty pieces are dropped.
+    public static func intersection(_ a: [VoicedSegment], _ b: [VoicedSegment]) -> [VoicedSegment] {
+        var result: [VoicedSegment] = []
+        var i = 0
+        var j = 0
+        while i < a.count && j < b.count {
+            let start = max(a[i].start, b[j].start)
+            let end = min(a[i].end, b[j].end)
+            if end > start { result.append(VoicedSegment(start: start, end: end)) }
+            if a[i].end < b[j].end { i += 1 } else { j += 1 }
+        }
+        return result
+    }
+
+    /// The total duration of a list of segments, in seconds.
+    public static func totalSeconds(_ segments: [VoicedSegment]) -> Double {
+        segments.reduce(0) { $0 + $1.duration }
+    }
+}

@@ -1,0 +1,35 @@
+import ProofkitCore
+import Testing
+import TestSupport
+import VoiceGate
+
+@Suite("SpeechProbabilityGate and segment intersection")
+struct SpeechProbabilityGateTests {
+    @Test("segments follow the spans; short blips are dropped; short dips are bridged")
+    func segments() {
+        var gate = SpeechProbabilityGate()
+        // 1.0-2.0 s speech with a 64 ms dip at 1.5 s; a 0.1 s blip at 3 s; 4.0-4.5 s speech.
+        var input = speechProbabilities(seconds: 5, spans: [(1.0, 1.5), (1.564, 2.0), (3.0, 3.1), (4.0, 4.5)])
+        for p in input { gate.process(p) }
+        let segments = gate.segments
+        #expect(segments.count == 2, "\(segments)")
+        #expect(abs(segments[0].start - 0.992) < 0.04 && abs(segments[0].end - 2.016) < 0.04)
+        #expect(abs(segments[1].start - 3.968) < 0.04 && abs(segments[1].end - 4.512) < 0.04)
+        #expect(isApproximatelyEqual(gate.voicedSeconds, VoicedSegments.totalSeconds(segments), absoluteTolerance: 1e-9))
+        // Offset hysteresis: 0.4 (between 0.35 and 0.5) keeps speech on but cannot start it.
+        var hysteresis = SpeechProbabilityGate()
+        input = [0.4, 0.4, 0.9] + Array(repeating: 0.4, count: 20) + Array(repeating: 0.1, count: 10)
+        for p in input { hysteresis.process(p) }
+        #expect(hysteresis.segments == [VoicedSegment(start: 2 * 0.032, end: 23 * 0.032)])
+    }
+
+    @Test("intersection keeps only what both lists cover")
+    func intersection() {
+        let a = [VoicedSegment(start: 0, end: 2), VoicedSegment(start: 3, end: 5)]
+        let b = [VoicedSegment(start: 1, end: 4), VoicedSegment(start: 4.5, end: 6)]
+        let both = VoicedSegments.intersection(a, b)
+        #expect(both == [VoicedSegment(start: 1, end: 2), VoicedSegment(start: 3, end: 4), VoicedSegment(start: 4.5, end: 5)])
+        #expect(VoicedSegments.totalSeconds(both) == 2.5)
+        #expect(VoicedSegments.intersection(a, []).isEmpty)
+    }
+}
