@@ -10,6 +10,7 @@
 #else
     import Foundation
 #endif
+package import ProofkitCore
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -77,10 +78,10 @@ extension StringProtocol {
 
 // MARK: JSON
 
-/// Any JSON value, read with FoundationEssentials' `JSONDecoder` (in place of `JSONSerialization`
-/// for files whose members are looked at one by one: the models manifest, the prompt embeddings,
-/// `proofkit plan`'s state file).
-package enum LooseJSON: Sendable, Equatable, Decodable, CustomStringConvertible {
+/// Any JSON value with objects as dictionaries, for files whose members are looked at one by one
+/// (the models manifest, the prompt embeddings, `proofkit plan`'s state file). Read by
+/// ProofkitCore's ``ProofkitCore/JSONReader`` (strict JSON; a repeated key keeps its last value).
+package enum LooseJSON: Sendable, Equatable, CustomStringConvertible {
     case null
     case bool(Bool)
     case number(Double)
@@ -90,24 +91,22 @@ package enum LooseJSON: Sendable, Equatable, Decodable, CustomStringConvertible 
 
     /// Reads one JSON document; `nil` when `bytes` is not JSON.
     package init?(bytes: some Sequence<UInt8>) {
-        guard let value = try? JSONDecoder().decode(LooseJSON.self, from: Data(bytes)) else { return nil }
-        self = value
+        guard let node = try? JSONReader.parse(bytes: Array(bytes)) else { return nil }
+        self.init(node)
     }
 
-    package init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([LooseJSON].self) {
-            self = .array(value)
-        } else {
-            self = .object(try container.decode([String: LooseJSON].self))
+    /// The same value with objects as dictionaries.
+    package init(_ node: JSONNode) {
+        switch node {
+        case .null: self = .null
+        case .bool(let value): self = .bool(value)
+        case .number(let value): self = .number(value)
+        case .string(let value): self = .string(value)
+        case .array(let values): self = .array(values.map { LooseJSON($0) })
+        case .object(let members):
+            var object: [String: LooseJSON] = [:]
+            for (key, value) in members { object[key] = LooseJSON(value) }
+            self = .object(object)
         }
     }
 

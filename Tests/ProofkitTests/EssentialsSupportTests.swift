@@ -63,7 +63,7 @@ struct FileAndJSONTests {
         }
     }
 
-    @Test("LooseJSON reads what JSONSerialization reads")
+    @Test("LooseJSON (ProofkitCore's JSONReader) reads what JSONSerialization reads")
     func looseJSON() throws {
         let text = """
             {"format": "proofkit-models-manifest", "version": 1, "half": 0.5, "big": 12345678901,
@@ -92,11 +92,14 @@ struct FileAndJSONTests {
             #expect(LooseJSON(bytes: Array(bad.utf8)) == nil, "\(bad)")
             #expect((try? JSONSerialization.jsonObject(with: Data(bad.utf8))) == nil, "\(bad)")
         }
-        // Both readers are lenient about a trailing comma.
-        for lenient in ["[1,]", "{\"a\": 1,}"] {
-            #expect(LooseJSON(bytes: Array(lenient.utf8)) != nil, "\(lenient)")
-            #expect((try? JSONSerialization.jsonObject(with: Data(lenient.utf8))) != nil, "\(lenient)")
+        // Strict where JSON is: a trailing comma is refused (JSONSerialization lets it pass).
+        for trailing in ["[1,]", "{\"a\": 1,}"] {
+            #expect(LooseJSON(bytes: Array(trailing.utf8)) == nil, "\(trailing)")
         }
+        // A repeated key keeps one value, the same as JSONSerialization's.
+        let repeated = #"{"a": 1, "a": 2}"#
+        let repeatedReference = try #require(try JSONSerialization.jsonObject(with: Data(repeated.utf8)) as? [String: Any])
+        #expect(LooseJSON(bytes: Array(repeated.utf8))?["a"]?.integer == repeatedReference["a"] as? Int)
     }
 }
 

@@ -1,7 +1,6 @@
-import ProofkitCore
-
-/// A parsed JSON value (a tiny reader so that the engine needs no Foundation).
-enum JSONNode: Equatable, Sendable {
+/// A parsed JSON value, objects with their members in document order (a small reader, so that
+/// the engines and the facade need no Foundation to read the JSON files proofkit ships or writes).
+public enum JSONNode: Equatable, Sendable {
     case null
     case bool(Bool)
     case number(Double)
@@ -9,7 +8,7 @@ enum JSONNode: Equatable, Sendable {
     case array([JSONNode])
     case object([(String, JSONNode)])
 
-    static func == (a: JSONNode, b: JSONNode) -> Bool {
+    public static func == (a: JSONNode, b: JSONNode) -> Bool {
         switch (a, b) {
         case (.null, .null): return true
         case (.bool(let x), .bool(let y)): return x == y
@@ -22,21 +21,29 @@ enum JSONNode: Equatable, Sendable {
         }
     }
 
-    /// The member `key` of an object, or `nil`.
-    subscript(key: String) -> JSONNode? {
+    /// The member `key` of an object (the first, if the document repeats it), or `nil`.
+    public subscript(key: String) -> JSONNode? {
         guard case .object(let members) = self else { return nil }
         return members.first { $0.0 == key }?.1
     }
 }
 
-/// Parses RFC 8259 JSON from UTF-8 text.
-struct JSONReader {
+/// Parses JSON (RFC 8259; numbers are read by `Double(_:)`, which also takes a leading `+` or
+/// zeros) from UTF-8 text, 64 levels deep at most.
+public struct JSONReader {
     private let bytes: [UInt8]
     private var index = 0
 
+    /// Parses `text`.
     /// - Throws: `ProofkitError` `.decodeFailed` with the byte offset of the problem.
-    static func parse(_ text: String) throws(ProofkitError) -> JSONNode {
-        var reader = JSONReader(bytes: Array(text.utf8))
+    public static func parse(_ text: String) throws(ProofkitError) -> JSONNode {
+        try parse(bytes: Array(text.utf8))
+    }
+
+    /// Parses UTF-8 bytes (a file's content).
+    /// - Throws: `ProofkitError` `.decodeFailed` with the byte offset of the problem.
+    public static func parse(bytes: [UInt8]) throws(ProofkitError) -> JSONNode {
+        var reader = JSONReader(bytes: bytes)
         reader.skipSpace()
         let value = try reader.value(depth: 0)
         reader.skipSpace()
