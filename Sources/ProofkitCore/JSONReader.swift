@@ -43,6 +43,16 @@ public struct JSONReader {
     /// Parses UTF-8 bytes (a file's content).
     /// - Throws: `ProofkitError` `.decodeFailed` with the byte offset of the problem.
     public static func parse(bytes: [UInt8]) throws(ProofkitError) -> JSONNode {
+        do {
+            return try node(bytes: bytes)
+        } catch {
+            throw ProofkitError(.decodeFailed, "invalid JSON at byte \(error.byteOffset): \(error.reason)")
+        }
+    }
+
+    /// Parses UTF-8 bytes, for callers that word the failure themselves (a line of JSON Lines).
+    /// - Throws: ``JSONSyntaxError`` with where and what.
+    public static func node(bytes: [UInt8]) throws(JSONSyntaxError) -> JSONNode {
         var reader = JSONReader(bytes: bytes)
         reader.skipSpace()
         let value = try reader.value(depth: 0)
@@ -53,22 +63,22 @@ public struct JSONReader {
 
     private init(bytes: [UInt8]) { self.bytes = bytes }
 
-    private func fail(_ message: String) -> ProofkitError {
-        ProofkitError(.decodeFailed, "invalid JSON at byte \(index): \(message)")
+    private func fail(_ message: String) -> JSONSyntaxError {
+        JSONSyntaxError(byteOffset: index, reason: message)
     }
 
     private mutating func skipSpace() {
         while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
     }
 
-    private mutating func expect(_ literal: String) throws(ProofkitError) {
+    private mutating func expect(_ literal: String) throws(JSONSyntaxError) {
         for byte in literal.utf8 {
             guard index < bytes.count, bytes[index] == byte else { throw fail("expected '\(literal)'") }
             index += 1
         }
     }
 
-    private mutating func value(depth: Int) throws(ProofkitError) -> JSONNode {
+    private mutating func value(depth: Int) throws(JSONSyntaxError) -> JSONNode {
         guard depth < 64 else { throw fail("nested too deeply") }
         guard index < bytes.count else { throw fail("unexpected end") }
         switch bytes[index] {
@@ -109,11 +119,15 @@ public struct JSONReader {
         case UInt8(ascii: "t"): try expect("true"); return .bool(true)
         case UInt8(ascii: "f"): try expect("false"); return .bool(false)
         case UInt8(ascii: "n"): try expect("null"); return .null
-        default: return .number(try number())
+        default:
+            for word in ["NaN", "Infinity", "-Infinity"] where bytes[index...].starts(with: word.utf8) {
+                throw fail("NaN and Infinity are not JSON numbers")
+            }
+            return .number(try number())
         }
     }
 
-    private mutating func number() throws(ProofkitError) -> Double {
+    private mutating func number() throws(JSONSyntaxError) -> Double {
         let start = index
         while index < bytes.count, "+-0123456789.eE".utf8.contains(bytes[index]) { index += 1 }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
@@ -121,7 +135,7 @@ public struct JSONReader {
         return number
     }
 
-    private mutating func hex4() throws(ProofkitError) -> UInt32 {
+    private mutating func hex4() throws(JSONSyntaxError) -> UInt32 {
         guard index + 4 <= bytes.count else { throw fail("short \\u escape") }
         guard let value = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16) else {
             throw fail("bad \\u escape")
@@ -130,7 +144,7 @@ public struct JSONReader {
         return value
     }
 
-    private mutating func string() throws(ProofkitError) -> String {
+    private mutating func string() throws(JSONSyntaxError) -> String {
         index += 1  // opening quote
         var raw: [UInt8] = []
         while true {
@@ -168,4 +182,12 @@ public struct JSONReader {
             }
         }
     }
+}
+
+/// Where and why bytes are not JSON.
+public struct JSONSyntaxError: Error, Sendable, Equatable {
+    /// The offset of the byte where reading stopped, from 0.
+    public var byteOffset: Int
+    /// What was wrong there, a short phrase ("expected ':'", "unterminated string").
+    public var reason: String
 }

@@ -8,161 +8,9 @@ import ProofkitCore
 
 // Reading the pose JSON Lines format of `proofkit squat`:
 //     {"t": seconds, "keypoints": {"left_hip": [x, y, conf], ...}}
-// A small hand-written JSON parser instead of Foundation's JSONSerialization: the CLI links no
-// Foundation (startup stays at a few milliseconds) and a live stream is parsed a line at a time.
+// Each line is read by ProofkitCore's JSONReader (no Foundation: start-up stays at a few
+// milliseconds, and a live stream is parsed a line at a time).
 
-/// A parsed JSON value (only what the pose format needs to look at).
-enum PoseJSON {
-    case number(Double)
-    case string(String)
-    case bool(Bool)
-    case null
-    case array([PoseJSON])
-    case object([(String, PoseJSON)])
-}
-
-/// Parses one JSON text from UTF-8 bytes. Errors are short phrases ("expected ':'").
-struct PoseJSONParser {
-    let bytes: [UInt8]
-    var index = 0
-
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
-
-    static func parse(_ bytes: [UInt8]) -> Result<PoseJSON, PoseLineError> {
-        var parser = PoseJSONParser(bytes)
-        do throws(PoseLineError) {
-            let value = try parser.value(depth: 0)
-            parser.skipSpace()
-            if parser.index < bytes.count { throw PoseLineError("not JSON: extra text after the object") }
-            return .success(value)
-        } catch {
-            return .failure(error)
-        }
-    }
-
-    mutating func skipSpace() {
-        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
-    }
-
-    mutating func value(depth: Int) throws(PoseLineError) -> PoseJSON {
-        guard depth < 64 else { throw PoseLineError("not JSON: nested too deeply") }
-        skipSpace()
-        guard index < bytes.count else { throw PoseLineError("not JSON: the line ends too early") }
-        switch bytes[index] {
-        case UInt8(ascii: "{"):
-            index += 1
-            var members: [(String, PoseJSON)] = []
-            skipSpace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
-            while true {
-                skipSpace()
-                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
-                    throw PoseLineError("not JSON: expected a quoted key")
-                }
-                let key = try string()
-                skipSpace()
-                try expect(UInt8(ascii: ":"))
-                members.append((key, try value(depth: depth + 1)))
-                skipSpace()
-                guard index < bytes.count else { throw PoseLineError("not JSON: missing '}'") }
-                if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-                if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
-                throw PoseLineError("not JSON: expected ',' or '}'")
-            }
-        case UInt8(ascii: "["):
-            index += 1
-            var elements: [PoseJSON] = []
-            skipSpace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return .array(elements) }
-            while true {
-                elements.append(try value(depth: depth + 1))
-                skipSpace()
-                guard index < bytes.count else { throw PoseLineError("not JSON: missing ']'") }
-                if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-                if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(elements) }
-                throw PoseLineError("not JSON: expected ',' or ']'")
-            }
-        case UInt8(ascii: "\""):
-            return .string(try string())
-        case UInt8(ascii: "t"):
-            try word("true")
-            return .bool(true)
-        case UInt8(ascii: "f"):
-            try word("false")
-            return .bool(false)
-        case UInt8(ascii: "n"):
-            try word("null")
-            return .null
-        case UInt8(ascii: "N"), UInt8(ascii: "I"):
-            throw PoseLineError("not JSON: NaN and Infinity are not JSON numbers")
-        default:
-            return .number(try number())
-        }
-    }
-
-    mutating func expect(_ byte: UInt8) throws(PoseLineError) {
-        guard index < bytes.count, bytes[index] == byte else {
-            throw PoseLineError("not JSON: expected '\(Character(Unicode.Scalar(byte)))'")
-        }
-        index += 1
-    }
-
-    mutating func word(_ text: String) throws(PoseLineError) {
-        for byte in text.utf8 { try expect(byte) }
-    }
-
-    mutating func number() throws(PoseLineError) -> Double {
-        let start = index
-        while index < bytes.count {
-            let byte = bytes[index]
-            let isNumberByte = (byte >= 0x30 && byte <= 0x39) || byte == UInt8(ascii: "-")
-                || byte == UInt8(ascii: "+") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e")
-                || byte == UInt8(ascii: "E")
-            if !isNumberByte { break }
-            index += 1
-        }
-        guard index > start else { throw PoseLineError("not JSON: unexpected character") }
-        let text = String(decoding: bytes[start..<index], as: UTF8.self)
-        guard let first = text.first, first == "-" || first.isNumber, let value = Double(text) else {
-            throw PoseLineError("not JSON: bad number '\(text)'")
-        }
-        return value
-    }
-
-    mutating func string() throws(PoseLineError) -> String {
-        index += 1  // opening quote
-        var out: [UInt8] = []
-        while index < bytes.count {
-            let byte = bytes[index]
-            index += 1
-            if byte == UInt8(ascii: "\"") { return String(decoding: out, as: UTF8.self) }
-            if byte == UInt8(ascii: "\\") {
-                guard index < bytes.count else { break }
-                let escaped = bytes[index]
-                index += 1
-                switch escaped {
-                case UInt8(ascii: "n"): out.append(0x0A)
-                case UInt8(ascii: "t"): out.append(0x09)
-                case UInt8(ascii: "r"): out.append(0x0D)
-                case UInt8(ascii: "b"): out.append(0x08)
-                case UInt8(ascii: "f"): out.append(0x0C)
-                case UInt8(ascii: "u"):
-                    guard index + 4 <= bytes.count,
-                          let code = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16)
-                    else { throw PoseLineError("not JSON: bad \\u escape") }
-                    index += 4
-                    out.append(contentsOf: Array(String(Character(Unicode.Scalar(code) ?? "?")).utf8))
-                default: out.append(escaped)
-                }
-                continue
-            }
-            out.append(byte)
-        }
-        throw PoseLineError("not JSON: unterminated string")
-    }
-}
-
-/// A problem with one line of pose input (the caller adds the line number).
 struct PoseLineError: Error {
     var message: String
     init(_ message: String) { self.message = message }
@@ -183,10 +31,11 @@ struct PoseLineDecoder {
         if bytes.last == 0x0D { bytes.removeLast() }
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return nil }
         do throws(PoseLineError) {
-            let json: PoseJSON
-            switch PoseJSONParser.parse(bytes) {
-            case .success(let value): json = value
-            case .failure(let error): throw error
+            let json: JSONNode
+            do {
+                json = try JSONReader.node(bytes: bytes)
+            } catch {
+                throw PoseLineError("not JSON: \(error.reason) (byte \(error.byteOffset + 1))")
             }
             return try frame(from: json)
         } catch {
@@ -194,7 +43,7 @@ struct PoseLineDecoder {
         }
     }
 
-    private mutating func frame(from json: PoseJSON) throws(PoseLineError) -> PoseFrame {
+    private mutating func frame(from json: JSONNode) throws(PoseLineError) -> PoseFrame {
         guard case .object(let members) = json else {
             throw PoseLineError("expected a JSON object {\"t\": ..., \"keypoints\": {...}}")
         }
