@@ -19,7 +19,16 @@ struct PhotoProofFixtureTests {
     func prepare() throws {
         let proof = try PhotoProof(configuration: .lite0(crops: CropRegion.fiveCrop()))
         let input = try proof.prepare(contentsOf: ImageFixtures.path("large.jpg"))
-        #expect(input.tensor.shape == [5, 3, 224, 224])
+        let batch = input.tensor
+        #expect(batch.shape == [5, 3, 224, 224])
+        // Crops cut one at a time (as the first-passing-crop rule runs them) are the batch's rows.
+        let plane = 3 * 224 * 224
+        for index in 0..<5 {
+            let one = input.tensor(crops: index..<(index + 1))
+            #expect(one.shape == [1, 3, 224, 224])
+            #expect(one.values == Array(batch.values[(index * plane)..<((index + 1) * plane)]), "crop \(index)")
+        }
+        #expect(input.tensor(crops: 1..<3).values == Array(batch.values[plane..<(3 * plane)]))
         #expect(input.decoded.scale == "3/4")  // 300 of 400 rows; 5/8 would give 250 < 256
         #expect(input.brightness > 0.2 && input.brightness < 0.8)
         let missing = ImageFixtures.path("no-such-photo.jpg")
