@@ -99,6 +99,39 @@ struct MatJudgeTests {
         #expect(PhotoModelStore.cpuFingerprint.hasPrefix(MachineInfo.current().architecture + "-"))
     }
 
+    @Test("an ORT-format session leaves little of its mapped model resident once made; runs map back what they read",
+          .enabled(if: hasOptimizedModels))
+    func ortModelPagesDropped() throws {
+        let path = modelsFolder + "/efficientnet_lite0_int8.ort"
+        let manifest = try #require(try ModelsManifest.load(besideFileAt: path))
+        let digest = try #require(manifest.entries["efficientnet_lite0_int8.ort"]?.sha256)
+        /// Resident KiB of this process's mappings of the file (from /proc/self/smaps).
+        func residentKiB() throws -> Int {
+            let smaps = try String(contentsOfFile: "/proc/self/smaps", encoding: .utf8)
+            var total = 0
+            var inFile = false
+            for line in smaps.split(separator: "\n") {
+                if let first = line.first, first.isHexDigit, line.contains("-") {
+                    inFile = line.hasSuffix(path)
+                } else if inFile, line.hasPrefix("Rss:") {
+                    total += Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]) ?? 0
+                }
+            }
+            return total
+        }
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        var session = try InferenceSession(
+            ortFormatContentsOf: path, expectedSHA256: digest, options: .init(graphOptimization: .disabled))
+        // The SHA-256 check and ORT read every page; afterwards (almost) none stay mapped.
+        let afterCreation = try residentKiB()
+        #expect(afterCreation * 1024 < size / 10, "\(afterCreation) KiB of \(size / 1024) KiB resident")
+        let input = try Tensor<Float>(shape: [1, 3, 224, 224], repeating: 0.1)
+        let first = try session.run([session.inputs[0].name: input])
+        let second = try session.run([session.inputs[0].name: input])
+        #expect(try first.tensor("logits", as: Float.self).scalars == second.tensor("logits", as: Float.self).scalars)
+        #expect(try residentKiB() * 1024 <= size, "the mapping never holds more than the file")
+    }
+
     @Test("MatJudge loads the ORT-format copy made for this machine, with the .onnx's scores; one made elsewhere is passed over; a damaged one is refused",
           .enabled(if: hasOptimizedModels), arguments: [PhotoEngine.lite0, .lite0FP32])
     func optimizedModel(engine: PhotoEngine) throws {
