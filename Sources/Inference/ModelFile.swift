@@ -26,10 +26,7 @@ public enum ModelFile {
     /// - Throws: as ``read(_:expectedSHA256:)``.
     static func map(_ path: String, expectedSHA256: String) throws(ProofkitError) -> MappedFile {
         let expected = try checkedDigest(expectedSHA256, path: path)
-        try checkIsFile(path)
-        guard let mapped = MappedFile.map(path) else {
-            throw ProofkitError(.io, "The model file cannot be read (permissions?).", path: path)
-        }
+        let mapped = try opened(MappedFile.map(path), path: path)
         var hasher = SHA256()
         hasher.update(bytes: mapped.bytes)
         try checkDigest(SHA256.hex(hasher.finalize()), expected: expected, path: path)
@@ -62,20 +59,17 @@ public enum ModelFile {
     }
 
     static func read(_ path: String) throws(ProofkitError) -> [UInt8] {
-        try checkIsFile(path)
-        guard let bytes = POSIXFile.readAll(path) else {
-            throw ProofkitError(.io, "The model file cannot be read (permissions?).", path: path)
-        }
-        return bytes
+        try opened(POSIXFile.readAll(path), path: path)
     }
 
-    /// Throws `.notFound` for a missing path, `.io` for a folder.
-    private static func checkIsFile(_ path: String) throws(ProofkitError) {
-        guard let isFolder = POSIXFile.isFolder(path) else {
-            throw ProofkitError(.notFound, "The model file does not exist.", path: path)
-        }
-        guard !isFolder else {
-            throw ProofkitError(.io, "This is a folder, not a model file.", path: path)
+    /// The value, or the error for why the file could not be read: `.notFound` for a missing
+    /// path, `.io` for a folder or an unreadable file.
+    private static func opened<T>(_ result: Result<T, POSIXFile.Failure>, path: String) throws(ProofkitError) -> T {
+        switch result {
+        case .success(let value): return value
+        case .failure(.missing): throw ProofkitError(.notFound, "The model file does not exist.", path: path)
+        case .failure(.folder): throw ProofkitError(.io, "This is a folder, not a model file.", path: path)
+        case .failure(.unreadable): throw ProofkitError(.io, "The model file cannot be read (permissions?).", path: path)
         }
     }
 }

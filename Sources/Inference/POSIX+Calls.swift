@@ -4,34 +4,39 @@
     import Darwin
 #endif
 
-/// Reading a whole file straight into a byte array with POSIX calls (and mapping one, ``MappedFile``): one copy from the page cache,
-/// where `FileManager.contents` plus `[UInt8](data)` makes two (for a 5 to 18 MB model, a few
+/// Reading a whole file straight into a byte array with POSIX calls (and mapping one,
+/// ``MappedFile``): one copy from the page cache, where `FileManager.contents` plus `[UInt8](data)` makes two (for a 5 to 18 MB model, a few
 /// milliseconds and as many megabytes of peak memory on every `proofkit mat`). The only file in
 /// `Inference` that calls libc directly.
 enum POSIXFile {
-    /// Whether `path` names a folder (`true`), something else (`false`), or nothing (`nil`).
-    static func isFolder(_ path: String) -> Bool? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return info.st_mode & S_IFMT == S_IFDIR
+    /// Why a file could not be read.
+    enum Failure: Error {
+        /// Nothing at the path (`ENOENT`, `ENOTDIR`).
+        case missing
+        /// The path is a folder.
+        case folder
+        /// It exists but cannot be opened, sized, mapped or read.
+        case unreadable
     }
 
-    /// The file's bytes, or `nil` with `errno` left set when it cannot be opened, sized or read.
-    /// `fstat` gives the size (no user or group lookups); a file that grows while it is read is
-    /// read up to its size at open time, and one that shrinks gives `nil` (`EIO`).
-    static func readAll(_ path: String) -> [UInt8]? {
+    /// The file's bytes. `fstat` gives the size (no user or group lookups); a file that grows
+    /// while it is read is read up to its size at open time, and one that shrinks is unreadable.
+    static func readAll(_ path: String) -> Result<[UInt8], Failure> {
         withOpenFile(path) { fd, size in readAll(fd, size: size) }
     }
 
     /// Opens `path` read-only and calls `body` with the descriptor and the size `fstat` gives,
-    /// closing it afterwards; `nil` with `errno` left set when it cannot be opened or sized.
-    static func withOpenFile<T>(_ path: String, _ body: (_ fd: Int32, _ size: Int) -> T?) -> T? {
+    /// closing it afterwards. One `open` and one `fstat` tell a missing path and a folder apart
+    /// from a file; `body` returning `nil` is `.unreadable`. Calls `open`, `fstat`, `close`.
+    static func withOpenFile<T>(_ path: String, _ body: (_ fd: Int32, _ size: Int) -> T?) -> Result<T, Failure> {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
+        guard fd >= 0 else { return .failure(errno == ENOENT || errno == ENOTDIR ? .missing : .unreadable) }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0 else { return nil }
-        return body(fd, Int(info.st_size))
+        guard fstat(fd, &info) == 0 else { return .failure(.unreadable) }
+        guard info.st_mode & S_IFMT != S_IFDIR else { return .failure(.folder) }
+        guard let value = body(fd, Int(info.st_size)) else { return .failure(.unreadable) }
+        return .success(value)
     }
 
     /// `size` bytes read from `fd`, or `nil` (`errno` set; `EIO` when the file ends early).
@@ -84,9 +89,9 @@ final class MappedFile: @unchecked Sendable {
         _ = madvise(UnsafeMutableRawPointer(mutating: base), bytes.count, MADV_DONTNEED)
     }
 
-    /// Maps the file at `path`, or `nil` with `errno` left set when it cannot be opened, sized
-    /// or mapped. The descriptor is closed at once (the mapping keeps the file's pages).
-    static func map(_ path: String) -> MappedFile? {
+    /// Maps the file at `path`. The descriptor is closed at once (the mapping keeps the file's
+    /// pages).
+    static func map(_ path: String) -> Result<MappedFile, POSIXFile.Failure> {
         POSIXFile.withOpenFile(path) { fd, size in
             guard size > 0 else { return MappedFile(bytes: UnsafeRawBufferPointer(start: nil, count: 0)) }
             guard let base = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED else { return nil }
