@@ -78,64 +78,13 @@ extension StringProtocol {
 
 // MARK: JSON
 
-/// Any JSON value with objects as dictionaries, for files whose members are looked at one by one
-/// (the models manifest, the prompt embeddings, `proofkit plan`'s state file). Read by
-/// ProofkitCore's ``ProofkitCore/JSONReader`` (strict JSON; a repeated key keeps its last value).
-package enum LooseJSON: Sendable, Equatable, CustomStringConvertible {
-    case null
-    case bool(Bool)
-    case number(Double)
-    case string(String)
-    case array([LooseJSON])
-    case object([String: LooseJSON])
-
-    /// Reads one JSON document; `nil` when `bytes` is not JSON.
+extension JSONNode {
+    /// Reads one JSON document (ProofkitCore's ``ProofkitCore/JSONReader``, strict JSON) for the
+    /// files whose members are looked at one by one: the models manifest, the prompt embeddings,
+    /// `proofkit plan`'s state file. `nil` when `bytes` is not JSON.
     package init?(bytes: some Sequence<UInt8>) {
         guard let node = try? JSONReader.parse(bytes: Array(bytes)) else { return nil }
-        self.init(node)
-    }
-
-    /// The same value with objects as dictionaries.
-    package init(_ node: JSONNode) {
-        switch node {
-        case .null: self = .null
-        case .bool(let value): self = .bool(value)
-        case .number(let value): self = .number(value)
-        case .string(let value): self = .string(value)
-        case .array(let values): self = .array(values.map { LooseJSON($0) })
-        case .object(let members):
-            var object: [String: LooseJSON] = [:]
-            for (key, value) in members { object[key] = LooseJSON(value) }
-            self = .object(object)
-        }
-    }
-
-    /// The member `key` of an object; `nil` for a missing member or when this is not an object.
-    package subscript(key: String) -> LooseJSON? {
-        if case .object(let members) = self { members[key] } else { nil }
-    }
-
-    /// The string, or `nil` when this is not one.
-    package var string: String? { if case .string(let value) = self { value } else { nil } }
-    /// The number, or `nil` when this is not one.
-    package var number: Double? { if case .number(let value) = self { value } else { nil } }
-    /// The number when it is a whole number that fits `Int`, else `nil`.
-    package var integer: Int? { number.flatMap { Int(exactly: $0) } }
-    /// The elements, or `nil` when this is not an array.
-    package var array: [LooseJSON]? { if case .array(let value) = self { value } else { nil } }
-    /// The members, or `nil` when this is not an object.
-    package var object: [String: LooseJSON]? { if case .object(let value) = self { value } else { nil } }
-
-    /// The value as `JSONSerialization`'s objects print (`2`, `0.5`, `text`), for messages.
-    package var description: String {
-        switch self {
-        case .null: "<null>"
-        case .bool(let value): value ? "1" : "0"
-        case .number(let value): Int(exactly: value).map(String.init) ?? String(value)
-        case .string(let value): value
-        case .array(let values): "(" + values.map(\.description).joined(separator: ", ") + ")"
-        case .object(let members): "{" + members.keys.sorted().map { "\($0) = \(members[$0]!)" }.joined(separator: "; ") + "}"
-        }
+        self = node
     }
 }
 

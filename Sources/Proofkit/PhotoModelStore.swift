@@ -251,8 +251,8 @@ public struct ModelsManifest: Sendable, Equatable {
     public static func load(besideFileAt path: String) throws(ProofkitError) -> ModelsManifest? {
         let manifest = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("manifest.json").path
         guard FileKind(atPath: manifest) != nil else { return nil }
-        guard let data = FileManager.default.contents(atPath: manifest), let json = LooseJSON(bytes: data),
-            json["format"]?.string == "proofkit-models-manifest", let files = json["files"]?.object
+        guard let data = FileManager.default.contents(atPath: manifest), let json = JSONNode(bytes: data),
+            json["format"]?.string == "proofkit-models-manifest", let files = json["files"]?.members
         else {
             throw ProofkitError(.modelInvalid, "not a proofkit models manifest; rebuild with 'bash .ci/setup'", path: manifest)
         }

@@ -492,13 +492,13 @@ extension PhotoProof {
     static func loadPromptEmbeddings(bytes data: [UInt8], path: String) throws(ProofkitError)
         -> (scorer: ClipPromptScorer, threshold: Double?, prompts: [String], encoderSHA256: String?)
     {
-        guard let json = LooseJSON(bytes: data), json["format"]?.string == "proofkit-prompt-embeddings",
-            let mat = json["mat"]?.array, mat.allSatisfy({ $0.object != nil }),
-            let other = json["other"]?.array, other.allSatisfy({ $0.object != nil })
+        guard let json = JSONNode(bytes: data), json["format"]?.string == "proofkit-prompt-embeddings",
+            let mat = json["mat"]?.array, mat.allSatisfy({ $0.members != nil }),
+            let other = json["other"]?.array, other.allSatisfy({ $0.members != nil })
         else {
             throw ProofkitError(.modelInvalid, "not a proofkit prompt embeddings file", path: path)
         }
-        func rows(_ items: [LooseJSON]) -> ([String], [[Float]]) {
+        func rows(_ items: [JSONNode]) -> ([String], [[Float]]) {
             (items.map { $0["prompt"]?.string ?? "" },
              items.map { ($0["embedding"]?.array ?? []).compactMap { $0.number.map(Float.init) } })
         }

@@ -21,10 +21,37 @@ public enum JSONNode: Equatable, Sendable {
         }
     }
 
-    /// The member `key` of an object (the first, if the document repeats it), or `nil`.
+    /// The member `key` of an object (the last, if the document repeats it, as JSONSerialization
+    /// reads it), or `nil` for a missing member or when this is not an object.
     public subscript(key: String) -> JSONNode? {
         guard case .object(let members) = self else { return nil }
-        return members.first { $0.0 == key }?.1
+        return members.last { $0.0 == key }?.1
+    }
+
+    /// The string, or `nil` when this is not one.
+    public var string: String? { if case .string(let value) = self { value } else { nil } }
+    /// The number, or `nil` when this is not one.
+    public var number: Double? { if case .number(let value) = self { value } else { nil } }
+    /// The number when it is a whole number that fits `Int`, else `nil`.
+    public var integer: Int? { number.flatMap { Int(exactly: $0) } }
+    /// The elements, or `nil` when this is not an array.
+    public var array: [JSONNode]? { if case .array(let value) = self { value } else { nil } }
+    /// The members in document order, or `nil` when this is not an object.
+    public var members: [(String, JSONNode)]? { if case .object(let value) = self { value } else { nil } }
+}
+
+extension JSONNode: CustomStringConvertible {
+    /// The value as `JSONSerialization`'s objects print (`2`, `0.5`, `text`, `{a = 1; b = 2}`),
+    /// for messages.
+    public var description: String {
+        switch self {
+        case .null: "<null>"
+        case .bool(let value): value ? "1" : "0"
+        case .number(let value): Int(exactly: value).map(String.init) ?? String(value)
+        case .string(let value): value
+        case .array(let values): "(" + values.map(\.description).joined(separator: ", ") + ")"
+        case .object: "{" + members!.sorted { $0.0 < $1.0 }.map { "\($0.0) = \($0.1)" }.joined(separator: "; ") + "}"
+        }
     }
 }
 

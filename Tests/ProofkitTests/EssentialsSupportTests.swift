@@ -44,7 +44,7 @@ struct TextHelperTests {
     }
 }
 
-@Suite("FileKind and LooseJSON")
+@Suite("FileKind and JSONNode")
 struct FileAndJSONTests {
     @Test("FileKind agrees with FileManager.fileExists(atPath:isDirectory:), following links")
     func fileKind() throws {
@@ -63,14 +63,14 @@ struct FileAndJSONTests {
         }
     }
 
-    @Test("LooseJSON (ProofkitCore's JSONReader) reads what JSONSerialization reads")
-    func looseJSON() throws {
+    @Test("JSONNode (ProofkitCore's JSONReader) reads what JSONSerialization reads")
+    func jsonNode() throws {
         let text = """
             {"format": "proofkit-models-manifest", "version": 1, "half": 0.5, "big": 12345678901,
              "flag": true, "none": null, "list": [1, "two", [3], {"four": 4}], "nested": {"sha256": "AB"},
              "arabic": "\\u0627\\u0644\\u062d\\u0645\\u062f", "neg": -2e-3}
             """
-        let json = try #require(LooseJSON(bytes: Array(text.utf8)))
+        let json = try #require(JSONNode(bytes: Array(text.utf8)))
         let reference = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
         #expect(json["format"]?.string == reference["format"] as? String)
         #expect(json["version"]?.integer == reference["version"] as? Int)
@@ -86,20 +86,20 @@ struct FileAndJSONTests {
         #expect(json["missing"] == nil)
         #expect(json["format"]?["x"] == nil)
         #expect(json["half"]?.integer == nil)
-        #expect(LooseJSON.number(2).description == "2")
-        #expect(LooseJSON.number(2.5).description == "2.5")
+        #expect(JSONNode.number(2).description == "2")
+        #expect(JSONNode.number(2.5).description == "2.5")
         for bad in ["", "{", "{\"a\": }", "nope", "{\"a\": 1} x", "{'a': 1}"] {
-            #expect(LooseJSON(bytes: Array(bad.utf8)) == nil, "\(bad)")
+            #expect(JSONNode(bytes: Array(bad.utf8)) == nil, "\(bad)")
             #expect((try? JSONSerialization.jsonObject(with: Data(bad.utf8))) == nil, "\(bad)")
         }
         // Strict where JSON is: a trailing comma is refused (JSONSerialization lets it pass).
         for trailing in ["[1,]", "{\"a\": 1,}"] {
-            #expect(LooseJSON(bytes: Array(trailing.utf8)) == nil, "\(trailing)")
+            #expect(JSONNode(bytes: Array(trailing.utf8)) == nil, "\(trailing)")
         }
         // A repeated key keeps one value, the same as JSONSerialization's.
         let repeated = #"{"a": 1, "a": 2}"#
         let repeatedReference = try #require(try JSONSerialization.jsonObject(with: Data(repeated.utf8)) as? [String: Any])
-        #expect(LooseJSON(bytes: Array(repeated.utf8))?["a"]?.integer == repeatedReference["a"] as? Int)
+        #expect(JSONNode(bytes: Array(repeated.utf8))?["a"]?.integer == repeatedReference["a"] as? Int)
     }
 }
 

@@ -219,7 +219,7 @@ enum StateFile {
         }
         if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return AlarmLedger() }
         func bad(_ message: String) -> ProofkitError { ProofkitError(.decodeFailed, "not a proofkit state file: \(message)", path: path) }
-        guard let root = LooseJSON(bytes: data), root.object != nil else {
+        guard let root = JSONNode(bytes: data), root.members != nil else {
             throw bad("not a JSON object")
         }
         if let version = root["version"], version.integer != 1 { throw bad("unsupported version \(version)") }
@@ -248,7 +248,7 @@ enum StateFile {
             outcomes.append(ChainOutcome(occurrence: occurrence, kind: kind, at: at))
         }
         var postponed: [AlarmID: Date] = [:]
-        for (id, value) in root["postponed"]?.object ?? [:] {
+        for (id, value) in root["postponed"]?.members ?? [] {
             guard let text = value.string, let date = parseISO8601(text) else { throw bad("postponed \(id): not ISO-8601") }
             postponed[AlarmID(rawValue: id)] = date
         }
