@@ -88,19 +88,24 @@ extension JSONNode {
     }
 }
 
+/// The folder of the file at `executable` and every folder above it, nearest first.
+func foldersUpward(from executable: String) -> [URL] {
+    var folders: [URL] = []
+    var folder = URL(fileURLWithPath: executable).deletingLastPathComponent().standardizedFileURL
+    while true {
+        folders.append(folder)
+        let parent = folder.deletingLastPathComponent()
+        if parent.path == folder.path { return folders }
+        folder = parent
+    }
+}
+
 /// `relative` in the running executable's folder or the nearest folder above it, else in the
 /// current folder; `nil` when it is in neither.
 func locateNearExecutable(_ relative: String) -> String? {
-    let files = FileManager.default
-    if let executable = try? files.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-        var folder = URL(fileURLWithPath: executable).deletingLastPathComponent().standardizedFileURL
-        while true {
-            let candidate = folder.appendingPathComponent(relative).path
-            if files.fileExists(atPath: candidate) { return candidate }
-            let parent = folder.deletingLastPathComponent()
-            if parent.path == folder.path { break }
-            folder = parent
-        }
+    for folder in PhotoModelStore.currentExecutablePath().map(foldersUpward(from:)) ?? [] {
+        let candidate = folder.appendingPathComponent(relative).path
+        if FileKind(atPath: candidate) != nil { return candidate }
     }
-    return files.fileExists(atPath: relative) ? relative : nil
+    return FileKind(atPath: relative) != nil ? relative : nil
 }

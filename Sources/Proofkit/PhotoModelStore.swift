@@ -102,17 +102,9 @@ public struct PhotoModelStore: Sendable, Equatable {
             return
         }
         var found: [String] = []
-        if let executablePath {
-            var folder = URL(fileURLWithPath: executablePath).deletingLastPathComponent().standardizedFileURL
-            while true {
-                let candidate = folder.appendingPathComponent(Self.relativeFolder).path
-                if FileKind(atPath: candidate) == .folder {
-                    found.append(candidate)
-                }
-                let parent = folder.deletingLastPathComponent()
-                if parent.path == folder.path { break }
-                folder = parent
-            }
+        for folder in executablePath.map(foldersUpward(from:)) ?? [] {
+            let candidate = folder.appendingPathComponent(Self.relativeFolder).path
+            if FileKind(atPath: candidate) == .folder { found.append(candidate) }
         }
         let local = URL(fileURLWithPath: currentDirectory).appendingPathComponent(Self.relativeFolder).standardizedFileURL.path
         if !found.contains(local) { found.append(local) }
