@@ -156,11 +156,7 @@ struct OrtCalls: @unchecked Sendable {
                 slot("set_optimization_level", table.pointee.set_optimization_level)(
                     options, PKOrtOptimizationLevel(rawValue: UInt32(optimizationLevel))),
                 "SetSessionGraphOptimizationLevel", phase: .setup)
-            try check(
-                slot("add_session_config_entry", table.pointee.add_session_config_entry)(
-                    options, "session.intra_op.allow_spinning", allowsSpinning ? "1" : "0"),
-                "AddSessionConfigEntry", phase: .setup)
-            for (key, value) in configEntries {
+            for (key, value) in [("session.intra_op.allow_spinning", allowsSpinning ? "1" : "0")] + configEntries {
                 try check(
                     slot("add_session_config_entry", table.pointee.add_session_config_entry)(options, key, value),
                     "AddSessionConfigEntry", phase: .setup)
