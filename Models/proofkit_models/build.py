@@ -115,6 +115,7 @@ class Builder:
         os.makedirs(self.stamps, exist_ok=True)
         self.code = code_digest()
         self._wheel_sha: dict[str, str] = {}
+        self._digests: dict[str, str] = {}
         self._zips: dict[str, zipfile.ZipFile] = {}
 
     def wheel_sha(self, role: str) -> str:
@@ -130,6 +131,12 @@ class Builder:
     def path(self, name: str) -> str:
         return os.path.join(self.out, name)
 
+    def digest(self, name: str) -> str:
+        """The sha256 of an output file, read once per run (a step that rebuilds it forgets it)."""
+        if name not in self._digests:
+            self._digests[name] = sha256_file(self.path(name))
+        return self._digests[name]
+
     def step(self, name: str, roles: list[str], outputs: list[str], fn, extra: dict | None = None) -> None:
         key = sha256_bytes(json.dumps(
             {"step": name, "code": self.code, "wheels": {r: self.wheel_sha(r) for r in roles},
@@ -138,12 +145,14 @@ class Builder:
         if os.path.exists(stamp) and all(os.path.exists(self.path(o)) for o in outputs):
             with open(stamp) as f:
                 st = json.load(f)
-            if st.get("key") == key and all(st["outputs"].get(o) == sha256_file(self.path(o)) for o in outputs):
+            if st.get("key") == key and all(st["outputs"].get(o) == self.digest(o) for o in outputs):
                 print(f"  {name}: up to date", file=sys.stderr)
                 return
         t = time.time()
         fn()
-        outs = {o: sha256_file(self.path(o)) for o in outputs}
+        for o in outputs:
+            self._digests.pop(o, None)
+        outs = {o: self.digest(o) for o in outputs}
         write_atomic(stamp, json.dumps({"key": key, "outputs": outs}, indent=1, sort_keys=True))
         print(f"  {name}: built in {time.time() - t:.1f} s", file=sys.stderr)
 
@@ -382,10 +391,10 @@ class Builder:
     def manifest(self, names: list[str]) -> None:
         files = {}
         for n in names:
-            files[n] = {"sha256": sha256_file(self.path(n)), "bytes": os.path.getsize(self.path(n))}
+            files[n] = {"sha256": self.digest(n), "bytes": os.path.getsize(self.path(n))}
         import onnxruntime as ort
         for target, source in ((FP32_ORT, FP32), (INT8_ORT, INT8)):
-            files[target] = {"sha256": sha256_file(self.path(target)), "bytes": os.path.getsize(self.path(target)),
+            files[target] = {"sha256": self.digest(target), "bytes": os.path.getsize(self.path(target)),
                              "optimized_from": source, "source_sha256": files[source]["sha256"],
                              "onnxruntime": ort.__version__, "cpu": cpu_fingerprint()}
         text = json.dumps({"format": "proofkit-models-manifest", "version": 1, "files": files},
@@ -431,7 +440,7 @@ def main(argv=None) -> int:
     # Keyed by this CPU and the runtime too: a folder copied to another machine is redone there.
     b.step("lite0_ort_format", ["weights", "classes", "skimage"], [FP32_ORT, INT8_ORT], b.build_ort_format,
            extra={"cpu": cpu_fingerprint(), "onnxruntime": onnxruntime_version(),
-                  "sources": [sha256_file(b.path(FP32)), sha256_file(b.path(INT8))]})
+                  "sources": [b.digest(FP32), b.digest(INT8)]})
     b.manifest([FP32, INT8, CLASSES, SILERO, CLIP, CLIP_PROMPTS])
     return 0
 
