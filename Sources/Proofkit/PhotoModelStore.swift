@@ -182,18 +182,9 @@ public struct PhotoModelStore: Sendable, Equatable {
     /// `x86_64-597739b0b7aedd11`.
     public static let cpuFingerprint: String = {
         let machine = machineArchitecture()
-        var words = ""
-        if let cpuinfo = readTextFile("/proc/cpuinfo") {
-            for line in cpuinfo.split(separator: "\n") {
-                let parts = line.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-                guard parts.count == 2 else { continue }
-                let key = parts[0].trimmingSpaces()
-                if key == "flags" || key == "Features" {
-                    words = parts[1].split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ")
-                    break
-                }
-            }
-        }
+        let cpuinfo = readTextFile("/proc/cpuinfo") ?? ""
+        let line = MachineInfo.value(of: "flags", in: cpuinfo) ?? MachineInfo.value(of: "Features", in: cpuinfo) ?? ""
+        let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ")
         let digest = SHA256.hexDigest(of: Array(words.utf8))
         return "\(machine)-\(digest.prefix(16))"
     }()
