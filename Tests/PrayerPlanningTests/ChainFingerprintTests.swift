@@ -153,3 +153,57 @@ struct ChainFingerprintTests {
         #expect(AlarmReconciler.reconcile(plan: plan, ledger: ledger).operations.isEmpty)
     }
 }
+
+@Suite("AlarmChainConfiguration.backups: N backups spread evenly over the proof window")
+struct BackupCountTests {
+    private func minutes(_ configuration: AlarmChainConfiguration) -> [Double] {
+        configuration.ringOffsets.map { Double($0.components.seconds) / 60 }
+    }
+
+    @Test("the seed's Fajr: 30 backups over 30 minutes is 31 alarms, one a minute; the window alone keeps the growing gaps")
+    func spacing() throws {
+        var configuration = AlarmChainConfiguration(deviceTimeZone: .gmt)
+        #expect(minutes(configuration) == [0, 2, 5, 9, 14, 20, 27])
+        configuration.backups = 30
+        #expect(minutes(configuration) == (0...30).map(Double.init))
+        configuration.proofWindow = .seconds(20 * 60)
+        configuration.backups = 3
+        #expect(minutes(configuration).map { ($0 * 60).rounded() } == [0, 400, 800, 1200])
+        configuration.backups = 0
+        #expect(configuration.ringOffsets == [.zero])
+        configuration.backups = 7  // 20 min / 7 = 171.43 s: rounded to the second
+        #expect(configuration.ringOffsets.map { $0.components.seconds } == [0, 171, 343, 514, 686, 857, 1029, 1200])
+        try configuration.validate()
+
+        let planner = try karachi { $0.backups = 30 }
+        let plan = planner.plan(now: now)
+        #expect(plan.chains.allSatisfy { $0.rings.count == 31 } && plan.alarms.count == 4 * 31)
+        let chain = try #require(plan.chains.first)
+        #expect(chain.rings.last!.fireDate.timeIntervalSince(chain.rings[0].fireDate) == 30 * 60)
+        #expect(chain.fingerprint != (try karachi().plan(now: now)).chains[0].fingerprint)
+        // A budget of 64 with headroom for one chain of 31: one chain fits.
+        let budgeted = try karachi { $0.backups = 30; $0.budget = AlarmBudget(systemLimit: 64) }.plan(now: now)
+        #expect(budgeted.alarms.count == 31)
+    }
+
+    @Test("out of range or closer than 30 s apart is refused", arguments: [
+        (61, 1800), (-1, 1800), (60, 600), (1, 0), (31, 900),
+    ])
+    func invalid(_ backups: Int, _ windowSeconds: Int64) {
+        var configuration = AlarmChainConfiguration(deviceTimeZone: .gmt)
+        configuration.backups = backups
+        configuration.proofWindow = .seconds(windowSeconds)
+        #expect(throws: ProofkitError.self) { try configuration.validate() }
+    }
+
+    @Test("the limits themselves are allowed")
+    func limits() throws {
+        var configuration = AlarmChainConfiguration(deviceTimeZone: .gmt)
+        configuration.backups = 60
+        try configuration.validate()  // 30 min / 60 = 30 s
+        configuration.backups = 30
+        configuration.proofWindow = .seconds(15 * 60)
+        try configuration.validate()  // 30 s
+        #expect(configuration.ringOffsets.count == 31)
+    }
+}
