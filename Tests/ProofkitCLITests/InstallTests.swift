@@ -18,15 +18,16 @@ struct GeneratedDocsTests {
     /// Every verb of `proofkit help` and every option of its `--help`.
     func commandsAndOptions() throws -> [(verb: String, options: [String])] {
         let top = try TestEnvironment.runProofkit(["help"])
-        let verbs = top.stdout.split(separator: "\n").drop(while: { $0 != "Commands:" }).dropFirst()
+        let verbs = top.stdout.split(separator: "\n", omittingEmptySubsequences: false).drop(while: { $0 != "Commands:" }).dropFirst()
             .prefix(while: { !$0.isEmpty }).compactMap { $0.split(separator: " ").first.map(String.init) }
         #expect(verbs.count >= 12 && verbs.contains("trim") && verbs.contains("doctor"), "\(top.stdout)")
         return try verbs.map { verb in
             let help = try TestEnvironment.runProofkit([verb, "--help"])
             #expect(help.status == 0)
             let options = help.stdout.split(separator: "\n").drop(while: { $0 != "Options:" }).dropFirst()
-                .prefix(while: { $0.hasPrefix("  ") }).flatMap { line in
-                    line.split(separator: " ").filter { $0.hasPrefix("--") }.map { String($0.trimmingCharacters(in: [","])) }
+                .prefix(while: { $0.hasPrefix("  ") }).compactMap { line in
+                    // The option's own name: the first `--` word (its help text may name others).
+                    line.split(separator: " ").first { $0.hasPrefix("--") }.map(String.init)
                 }
             #expect(options.contains("--help"))
             return (verb, options)
@@ -111,6 +112,19 @@ struct GeneratedDocsTests {
             let parsed = try runProcess("/usr/bin/env", ["zsh", "-n", folder + "/_proofkit"])
             #expect(parsed.status == 0, "\(parsed.stderr)")
         }
+        if TestEnvironment.hasTool("fish") {
+            let folder = try TestEnvironment.makeTemporaryFolder()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            try fish.stdout.write(toFile: folder + "/proofkit.fish", atomically: true, encoding: .utf8)
+            let complete = { (line: String) throws -> String in
+                try runProcess("/usr/bin/env", ["fish", "--no-config", "-c", "source \(folder)/proofkit.fish; complete -C'\(line)'"],
+                               currentDirectory: folder).stdout
+            }
+            #expect(try complete("proofkit tr").hasPrefix("trim\t"))
+            #expect(try complete("proofkit trim --no").hasPrefix("--normalize\t"))
+            let duaWords = Set(try complete("proofkit dua ").split(separator: "\n").map { $0.split(separator: "\t").first.map(String.init) ?? "" })
+            #expect(duaWords.isSuperset(of: ["list", "show", "check"]), "\(duaWords)")
+        }
         let unknown = try TestEnvironment.runProofkit(["help", "completion", "tcsh"])
         #expect(unknown.status == 64 && unknown.stderr.contains("bash, zsh, fish"))
     }
@@ -177,7 +191,7 @@ struct InstallEndToEndTests {
         let folder = try TestEnvironment.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let build = try runProcess(
-            "/bin/bash", [root + "/.ci/package", "--out", folder], environment: ["PROOFKIT_DEB_COMPRESSION": "none"])
+            "/bin/bash", [root + "/.ci/package", "--out", folder], environment: ["PROOFKIT_DEB_COMPRESSION": "gzip"])
         #expect(build.status == 0, "\(build.stderr)")
         let deb = build.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(deb.hasSuffix(".deb") && FileManager.default.fileExists(atPath: deb))
@@ -192,5 +206,43 @@ struct InstallEndToEndTests {
         let unpacked = try runProcess("/usr/bin/dpkg", ["-x", deb, scratch])
         #expect(unpacked.status == 0, "\(unpacked.stderr)")
         try checkTree(prefix: scratch + "/usr")
+    }
+}
+
+private let hasModels = FileManager.default.fileExists(atPath: root + "/Models/generated/manifest.json")
+
+/// `proofkit doctor`: what was found, verified by reading the models again.
+@Suite("proofkit doctor", .enabled(if: hasBinary && hasModels))
+struct DoctorTests {
+    @Test("in the build tree everything is found and verified; a damaged model is exit 78, no ONNX Runtime exit 69")
+    func doctor() throws {
+        let healthy = try TestEnvironment.runProofkit(["doctor", "--json"])
+        #expect(healthy.status == 0, "\(healthy.stdout)")
+        let report = try #require(try JSONSerialization.jsonObject(with: healthy.stdoutData) as? [String: Any])
+        #expect(report["healthy"] as? Bool == true)
+        let libraries = try #require(report["libraries"] as? [[String: Any]])
+        #expect(libraries.map { $0["soname"] as? String } == ["libsndfile.so.1", "libasound.so.2", "libturbojpeg.so.0", "libpng16.so.16"])
+        let models = try #require(report["models"] as? [[String: Any]])
+        #expect(models.contains { $0["name"] as? String == "efficientnet_lite0_int8.onnx" && $0["status"] as? String == "verified" })
+
+        // A copy of the models with one byte of the class names changed.
+        let folder = try TestEnvironment.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for name in ["manifest.json", "imagenet_classes.txt", "silero_vad.onnx"] {
+            try FileManager.default.copyItem(atPath: root + "/Models/generated/" + name, toPath: folder + "/" + name)
+        }
+        var names = try Data(contentsOf: URL(fileURLWithPath: folder + "/imagenet_classes.txt"))
+        names[10] ^= 0x20
+        try names.write(to: URL(fileURLWithPath: folder + "/imagenet_classes.txt"))
+        let damaged = try TestEnvironment.runProofkit(["doctor"], environment: ["PROOFKIT_MODELS": folder])
+        #expect(damaged.status == 78)
+        #expect(damaged.stdout.contains("imagenet_classes.txt: mismatch"), "\(damaged.stdout)")
+        #expect(damaged.stdout.contains("silero_vad.onnx: verified"))
+        #expect(damaged.stdout.contains("efficientnet_lite0_int8.onnx: missing"))
+        #expect(damaged.stdout.contains("model folders (from PROOFKIT_MODELS): \(folder)"))
+
+        let noRuntime = try TestEnvironment.runProofkit(["doctor"], environment: ["PROOFKIT_ORT_LIBRARY": folder + "/none.so"])
+        #expect(noRuntime.status == 69)
+        #expect(noRuntime.stdout.contains("ONNX Runtime: not available: "), "\(noRuntime.stdout)")
     }
 }
