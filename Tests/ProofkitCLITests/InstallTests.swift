@@ -170,6 +170,46 @@ struct InstallEndToEndTests {
         }
     }
 
+    /// On a CPU other than the one that built it, an installed tree makes its own `.ort` on first
+    /// use, in the user's cache, and uses it from then on. (The other CPU is simulated by changing
+    /// the `cpu` that the installed manifest records for the build's `.ort` files.)
+    func checkOptimizedModelCache(prefix: String) throws {
+        let manifestPath = prefix + "/share/proofkit/models/manifest.json"
+        let manifest = try String(contentsOfFile: manifestPath, encoding: .utf8)
+        let otherCPU = manifest.replacingOccurrences(
+            of: #""cpu": *"[^"]*""#, with: #""cpu": "aarch64-0000000000000000""#, options: .regularExpression)
+        #expect(otherCPU != manifest, "the manifest records no cpu for the .ort files")
+        try otherCPU.write(toFile: manifestPath, atomically: true, encoding: .utf8)
+        let cache = try TestEnvironment.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: cache) }
+        let photo = TestEnvironment.fixture("images/demo_mat.jpg")
+        func judge() throws -> String {
+            let result = try runProcess(
+                "/usr/bin/env", ["-i", "PATH=/usr/bin:/bin", "XDG_CACHE_HOME=" + cache, prefix + "/bin/proofkit", "mat", "--verbose", photo])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.contains(": accepted"), "\(result.stdout)")
+            return result.stdout
+        }
+        let first = try judge()
+        #expect(first.contains("model: " + prefix + "/share/proofkit/models/efficientnet_lite0_int8.onnx"), "\(first)")
+        let made = try FileManager.default.contentsOfDirectory(atPath: cache + "/proofkit/ort")
+        #expect(made.filter { $0.hasSuffix(".ort") }.count == 1 && made.filter { $0.hasSuffix(".ort.json") }.count == 1, "\(made)")
+        #expect(!made.contains { $0.contains(".tmp-") })
+        let second = try judge()
+        #expect(second.contains("model: " + cache + "/proofkit/ort/efficientnet_lite0_int8-"), "\(second)")
+        // A damaged cached copy is never used: it is dropped, the .onnx judges, and a new copy is made.
+        let cached = cache + "/proofkit/ort/" + (made.first { $0.hasSuffix(".ort") } ?? "")
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: cached))
+        bytes[bytes.count / 2] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: cached))
+        let damaged = try runProcess(
+            "/usr/bin/env", ["-i", "PATH=/usr/bin:/bin", "XDG_CACHE_HOME=" + cache, prefix + "/bin/proofkit", "mat", photo])
+        #expect(damaged.status == 0 && damaged.stdout.contains(": accepted"), "\(damaged.stdout) \(damaged.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: cached)) != bytes, "the damaged copy was not replaced")
+        #expect(try judge().contains("model: " + cache + "/proofkit/ort/efficientnet_lite0_int8-"))
+        try manifest.write(toFile: manifestPath, atomically: true, encoding: .utf8)
+    }
+
     @Test("bash .ci/install --prefix DIR: mat, voice, demo and doctor work from any folder with env -i")
     func prefixInstall() throws {
         let prefix = try TestEnvironment.makeTemporaryFolder()
@@ -177,6 +217,7 @@ struct InstallEndToEndTests {
         let install = try runProcess("/bin/bash", [root + "/.ci/install", "--prefix", prefix])
         #expect(install.status == 0, "\(install.stderr)")
         try checkTree(prefix: prefix)
+        try checkOptimizedModelCache(prefix: prefix)
         // A relative prefix is refused, not installed somewhere surprising.
         let relative = try runProcess("/bin/bash", [root + "/.ci/install", "--prefix", "relative/dir"])
         #expect(relative.status == 64 && relative.stderr.contains("absolute"))
