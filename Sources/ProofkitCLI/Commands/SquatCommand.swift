@@ -51,7 +51,62 @@ enum SquatCommand: Subcommand {
         .flag("json", help: "one JSON object per result on stdout"),
         .option("plot", value: "FILE", help: "write an SVG plot of depth over time"),
         .flag("strict", help: "exit 2 when the proof is rejected"),
-    ]
+    ] + tunables.map { .option($0.name, value: $0.isDuration ? "DURATION" : $0.unit, help: $0.help) }
+
+    /// A setting of the counter that the command line can change.
+    struct Tunable {
+        var name: String
+        var unit: String
+        var isDuration: Bool
+        var keyPath: WritableKeyPath<SquatCounterConfiguration, Double>
+        var help: String
+    }
+
+    /// Every numeric setting of `SquatCounterConfiguration`, with its default and where it comes
+    /// from (the defaults are read from the configuration, so the help cannot drift from them).
+    static var tunables: [Tunable] {
+        let d = SquatCounterConfiguration()
+        func f(_ value: Double) -> String { value == value.rounded() ? String(Int(value)) : "\(value)" }
+        func s(_ value: Double) -> String { "\(f(value))s" }
+        return [
+            Tunable(name: "depth", unit: "FRACTION", isDuration: false, keyPath: \.depthThreshold,
+                    help: "down: hip drop as a fraction of the standing hip-to-ankle height (default \(f(d.depthThreshold)); front-view depth-camera squats drop only 0.22-0.29)"),
+            Tunable(name: "stand", unit: "FRACTION", isDuration: false, keyPath: \.standThreshold,
+                    help: "back up: hip drop at or below this (default \(f(d.standThreshold)))"),
+            Tunable(name: "knee-gate", unit: "DEGREES", isDuration: false, keyPath: \.minimumKneeBend,
+                    help: "thighs must tilt this far from vertical at the bottom; 0 = off (default \(f(d.minimumKneeBend)); real reps measure 62-118 from phone video but 4-49 from a front-view depth camera)"),
+            Tunable(name: "hip-rise", unit: "FRACTION", isDuration: false, keyPath: \.maximumHipRise,
+                    help: "hips above standing by more than this during or just after a rep = a jump (default \(f(d.maximumHipRise)); a real squat ended 0.13 above its start)"),
+            Tunable(name: "take-off-watch", unit: "", isDuration: true, keyPath: \.takeOffWatch,
+                    help: "a rep is counted this long after standing up, once no take-off followed (default \(s(d.takeOffWatch)))"),
+            Tunable(name: "floor-rise", unit: "FRACTION", isDuration: false, keyPath: \.maximumFloorRise,
+                    help: "the lower ankle may rise this much during a rep before it is a jump (default \(f(d.maximumFloorRise)))"),
+            Tunable(name: "foot-travel", unit: "FRACTION", isDuration: false, keyPath: \.maximumFootTravel,
+                    help: "a planted ankle may move this much (a lunge step moves more) (default \(f(d.maximumFootTravel)))"),
+            Tunable(name: "foot-hold", unit: "", isDuration: true, keyPath: \.footHoldTime,
+                    help: "a foot or knee must stay away this long to count as moved; tracker glitches last up to 0.2s (default \(s(d.footHoldTime)))"),
+            Tunable(name: "knee-asymmetry", unit: "FRACTION", isDuration: false, keyPath: \.maximumKneeAsymmetry,
+                    help: "knee heights may differ this much more than standing (a lunge drops one) (default \(f(d.maximumKneeAsymmetry)))"),
+            Tunable(name: "torso-upright", unit: "FRACTION", isDuration: false, keyPath: \.minimumTorsoUprightness,
+                    help: "shoulders above the hips at the bottom, fraction of standing; less = bending over (default \(f(d.minimumTorsoUprightness)))"),
+            Tunable(name: "knee-extension", unit: "FRACTION", isDuration: false, keyPath: \.kneeExtension,
+                    help: "hip-to-knee height back to this fraction of standing to count as stood up (default \(f(d.kneeExtension)))"),
+            Tunable(name: "min-rep", unit: "", isDuration: true, keyPath: \.minimumRepDuration,
+                    help: "faster reps are bounces or jumps (default \(s(d.minimumRepDuration)))"),
+            Tunable(name: "max-bottom-hold", unit: "", isDuration: true, keyPath: \.maximumBottomHold,
+                    help: "hips still at the bottom for longer = sitting down (default \(s(d.maximumBottomHold)); the slowest real reps hold about 1.5s)"),
+            Tunable(name: "max-gap", unit: "", isDuration: true, keyPath: \.maximumGap,
+                    help: "a rep is never completed across a gap in the keypoints longer than this (default \(s(d.maximumGap)))"),
+            Tunable(name: "standing-window", unit: "", isDuration: true, keyPath: \.standingWindow,
+                    help: "how long standing must be still to learn the standing height (default \(s(d.standingWindow)))"),
+            Tunable(name: "stillness", unit: "FRACTION", isDuration: false, keyPath: \.stillnessTolerance,
+                    help: "still = hip-to-ankle height within this fraction of its mean (default \(f(d.stillnessTolerance)))"),
+            Tunable(name: "smoothing", unit: "", isDuration: true, keyPath: \.smoothingTimeConstant,
+                    help: "time constant of the depth smoothing (default \(s(d.smoothingTimeConstant)))"),
+            Tunable(name: "min-confidence", unit: "FRACTION", isDuration: false, keyPath: \.minimumConfidence,
+                    help: "joints below this confidence are not used (default \(f(d.minimumConfidence)))"),
+        ]
+    }
 
     static func run(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
         let path = try arguments.requirePositionals(1, names: "POSES.jsonl (or - for stdin)")[0]
@@ -63,10 +118,19 @@ enum SquatCommand: Subcommand {
         guard rest > 0 else { throw UsageError("--rest must be positive") }
         let json = arguments.has("json")
         let plotPath = arguments.value("plot")
-        let configuration = SquatCounterConfiguration(
+        var configuration = SquatCounterConfiguration(
             plan: SquatWorkoutPlan(repsPerSet: target, sets: sets, maximumRest: rest),
             recordsDepthTrace: plotPath != nil)
-        var counter = try SquatRepCounter(configuration: configuration)
+        for tunable in tunables {
+            let value = tunable.isDuration ? try arguments.seconds(tunable.name) : try arguments.double(tunable.name)
+            if let value { configuration[keyPath: tunable.keyPath] = value }
+        }
+        var counter: SquatRepCounter
+        do {
+            counter = try SquatRepCounter(configuration: configuration)
+        } catch {
+            throw UsageError(error.message)
+        }
         let displayName = path == "-" ? "stdin" : path
         var decoder = PoseLineDecoder()
 
@@ -177,7 +241,9 @@ enum SquatCommand: Subcommand {
     static func checksJSON(_ checks: SquatChecks) -> [String: JSONValue] {
         ["footTravel": .rounded(checks.footTravel, places: 3), "floorRise": .rounded(checks.floorRise, places: 3),
          "kneeAsymmetry": .rounded(checks.kneeAsymmetry, places: 3),
-         "torsoUprightness": checks.torsoUprightness.isFinite ? .rounded(checks.torsoUprightness, places: 3) : .null]
+         "torsoUprightness": checks.torsoUprightness.isFinite ? .rounded(checks.torsoUprightness, places: 3) : .null,
+         "kneeBend": checks.kneeBend.isFinite ? .rounded(checks.kneeBend, places: 1) : .null,
+         "hipRise": .rounded(checks.hipRise, places: 3)]
     }
 
     static func rejectionJSON(_ rejection: SquatRejection) -> [String: JSONValue] {
