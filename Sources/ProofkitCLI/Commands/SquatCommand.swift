@@ -1,6 +1,12 @@
 import ProofkitCore
 import SquatCounting
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// `proofkit squat`: counts squats in body-pose keypoints (JSON Lines), from a file or live on stdin.
 enum SquatCommand: Subcommand {
     static let name = "squat"
@@ -134,30 +140,29 @@ enum SquatCommand: Subcommand {
         let displayName = path == "-" ? "stdin" : path
         var decoder = PoseLineDecoder()
 
-        if path == "-" {
-            // Live: decode and count each line as it arrives, print events at once.
-            try forEachLine(fd: 0) { line in
-                guard let frame = try decodeLine(&decoder, line, path: displayName) else { return }
-                for event in counter.process(frame) { report(event, json: json, io: io) }
+        // A file is read exactly as stdin (one fixed buffer, lines capped): memory stays bounded
+        // whatever its length. Reading stdin, events are printed as they happen; for a file they
+        // wait until every line has been read and checked, so bad input gives no partial output.
+        let live = path == "-"
+        let fd = live ? 0 : try PoseLineReader.openInput(path)
+        defer { if !live { close(fd) } }
+        var waiting: [SquatEvent] = []
+        var frameCount = 0
+        try PoseLineReader.forEachLine(fd: fd, name: displayName) { line in
+            guard let frame = try decodeLine(&decoder, line, path: displayName) else { return }
+            frameCount += 1
+            let events = counter.process(frame)
+            if live {
+                for event in events { report(event, json: json, io: io) }
+            } else if !json {
+                waiting += events
             }
-        } else {
-            // A file: read and check every line first, so bad input gives no partial output.
-            let bytes = try readWholeFile(path)
-            var frames: [PoseFrame] = []
-            var start = 0
-            while start < bytes.count {
-                let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
-                if let frame = try decodeLine(&decoder, bytes[start..<end], path: path) {
-                    frames.append(frame)
-                }
-                start = end + 1
-            }
-            guard !frames.isEmpty else {
+        }
+        if !live {
+            guard frameCount > 0 else {
                 throw ProofkitError(.decodeFailed, "no pose frames in the file", path: path)
             }
-            for frame in frames {
-                for event in counter.process(frame) where !json { report(event, json: false, io: io) }
-            }
+            for event in waiting { report(event, json: false, io: io) }
         }
 
         let result = counter.finish()
@@ -174,7 +179,7 @@ enum SquatCommand: Subcommand {
     }
 
     static func decodeLine(
-        _ decoder: inout PoseLineDecoder, _ line: ArraySlice<UInt8>, path: String
+        _ decoder: inout PoseLineDecoder, _ line: UnsafeBufferPointer<UInt8>, path: String
     ) throws(ProofkitError) -> PoseFrame? {
         do {
             return try decoder.decode(line)
