@@ -160,6 +160,12 @@ public struct SquatRepCounter: Sendable {
     var movingUntil = -Double.infinity
     var rep: RepInProgress?
     var smoothedThigh = Smoother()
+    /// Take-off watch: the hips' peak rise above standing and how far they came down from it.
+    var peakRise = 0.0, fallFromPeak = 0.0
+    /// Frames in a row, at the end of a rep in progress, whose raw depth is back at standing
+    /// with straight knees (the smoothed depth lags them), and when the run began.
+    var standingRun = 0
+    var standingRunStart = Double.nan
 
     // Results.
     var reps: [SquatRep] = []
@@ -225,7 +231,7 @@ public struct SquatRepCounter: Sendable {
         if !isCalibrated {
             // Learn only from a pose with straight knees: a pause at the bottom is not standing.
             guard isStill, isUpright(sample) else { return events }
-            calibrate(extent: max(stillMean, standingInHistory()), at: time, into: &events)
+            calibrate(stillMean: stillMean, at: time, into: &events)
             replayHistory(into: &events)
             return events
         }
@@ -309,15 +315,18 @@ public struct SquatRepCounter: Sendable {
     /// watched for a take-off counts.
     mutating func settle() {
         var ignored: [SquatEvent] = []
-        if !isCalibrated, historyOpen, history.count >= 3 {
-            let standing = standingInHistory()
-            if standing > 0 {
-                calibrate(extent: standing, at: lastTime, into: &ignored)
-                replayHistory(into: &ignored)
-            }
+        if !isCalibrated, historyOpen, history.count >= 3, standingInHistory() != nil {
+            calibrate(stillMean: 0, at: lastTime, into: &ignored)
+            replayHistory(into: &ignored)
         }
         if phase == .confirming, let current = rep {
             judge(current, at: current.standTime, into: &ignored)
+            phase = .standing
+        }
+        // A clip that ends just after the person stood up: the smoothed depth lags the last raw
+        // frames; two of them at standing with straight knees end the rep.
+        if phase == .down, let current = rep, standingRun >= 2 {
+            judge(current, at: standingRunStart, into: &ignored)
             phase = .standing
         }
     }
@@ -445,17 +454,37 @@ public struct SquatRepCounter: Sendable {
     }
     var observedLastTime = Double.nan
 
-    mutating func calibrate(extent: Double, at time: Double, into events: inout [SquatEvent]) {
+    /// Learns the standing pose: the still stretch's mean height (with the body parts as observed
+    /// now), or the history's tallest upright 0.1 s when that is taller (with the body parts as
+    /// they were then: a still moment at the bottom of a squat foreshortens the torso and shins).
+    mutating func calibrate(stillMean: Double, at time: Double, into events: inout [SquatEvent]) {
         isCalibrated = true
-        reference = extent
+        reference = stillMean
         torsoReference = observedTorso.value
         shinReference = observedShin.value
         shoulderReference = observedShoulders.value
         thighReference = observedThigh.value
         floorLine = observedFloor.value
-        calibrationFloor = floorLine
         torsoHeightReference = observedTorsoHeight.value
-        events.append(.calibrated(time: time, reference: extent))
+        if let tallest = standingInHistory(), tallest.height > stillMean {
+            reference = tallest.height
+            func mean(_ part: (Sample) -> Double) -> Double {
+                var sum = 0.0, count = 0.0
+                for entry in history[tallest.range] where part(entry.sample).isFinite {
+                    sum += part(entry.sample)
+                    count += 1
+                }
+                return count > 0 ? sum / count : .nan
+            }
+            torsoReference = mean(\.torso)
+            shinReference = mean(\.shin)
+            shoulderReference = mean(\.shoulderWidth)
+            thighReference = mean(\.thigh)
+            floorLine = mean(\.floorY)
+            torsoHeightReference = mean(\.torsoHeight)
+        }
+        calibrationFloor = floorLine
+        events.append(.calibrated(time: time, reference: reference))
     }
 
     /// Straight knees: the hip-to-knee height is at least half the knee-to-floor height.
@@ -464,19 +493,25 @@ public struct SquatRepCounter: Sendable {
     }
 
     /// The standing hip-to-floor height learned from the whole history rather than from a calm
-    /// moment: the median of the upright frames' heights so far (0 when there are none). The
-    /// reference is the larger of it and the still stretch's mean, so a clip that starts in a
-    /// slow descent (still enough for the window, but already going down) is not measured low, and
-    /// a person who never stands still is measured at the end from the whole sequence. (The 80th
-    /// percentile was tried: it measured a Penn Action clip whose person ends less tall than they
-    /// began too high, and lost that rep.)
-    func standingInHistory() -> Double {
-        var heights: [Double] = []
-        heights.reserveCapacity(history.count)
-        for entry in history where isUpright(entry.sample) { heights.append(entry.sample.extent) }
-        guard !heights.isEmpty else { return 0 }
-        heights.sort()
-        return heights[heights.count / 2]
+    /// moment: the tallest the upright frames stayed for 0.1 s (the largest over the history of
+    /// the smallest height within 0.1 s, so a glitched frame or two cannot set it), or 0 when no
+    /// frame was upright. The reference is the larger of it and the still stretch's mean, so a
+    /// clip that starts in a slow descent (still enough for the window, but already going down), or
+    /// whose first still moment is a pause at the bottom of a shallow squat, is not measured low,
+    /// and a person who never stands still is measured at the end from the whole sequence.
+    func standingInHistory() -> (height: Double, range: ClosedRange<Int>)? {
+        var best: (height: Double, range: ClosedRange<Int>)?
+        var start = 0
+        for end in history.indices {
+            let sample = history[end].sample
+            guard isUpright(sample) else { start = end + 1; continue }
+            while start < end, sample.time - history[start].sample.time > 0.1 { start += 1 }
+            guard end > start else { continue }
+            var low = Double.infinity
+            for index in start...end { low = min(low, history[index].sample.extent) }
+            if low > (best?.height ?? 0) { best = (low, start...end) }
+        }
+        return best
     }
 
     /// How much larger the body looks than at calibration (1 = same size).
@@ -697,6 +732,9 @@ public struct SquatRepCounter: Sendable {
             baselineFloor: baselineFloor.isFinite ? baselineFloor : footFloor.value,
             baselineKneeDiff: baselineKneeDiff, holdStart: time, holdDepth: smoothedDepth)
         kneeExcess.reset()
+        standingRun = 0
+        peakRise = 0
+        fallFromPeak = 0
         phase = .down
         track(sample, depth: depth, scale: scale, unit: unit, moved: feet.moved)
     }
@@ -709,6 +747,12 @@ public struct SquatRepCounter: Sendable {
         let time = sample.time, up = configuration.standThreshold
         track(sample, depth: depth, scale: scale, unit: unit, moved: feet.moved)
         guard var current = rep else { phase = .recovering; return }
+        if depth <= up, kneesStraight(sample, scale: scale) {
+            if standingRun == 0 { standingRunStart = time }
+            standingRun += 1
+        } else {
+            standingRun = 0
+        }
         if current.footTravel > configuration.maximumFootTravel, !feet.airborne {
             // A foot left its place: a step, a lunge or walking. Judge now and start afresh
             // from where the feet are, so walking closer never reads as a held squat.
@@ -737,7 +781,12 @@ public struct SquatRepCounter: Sendable {
     mutating func confirm(_ sample: Sample, depth: Double, into events: inout [SquatEvent]) {
         guard var current = rep else { phase = .standing; return }
         let time = sample.time
-        current.hipRise = max(current.hipRise, -smoothedDepth)
+        // A take-off goes up and comes back down: the peak rise, and how far the hips have come
+        // down from it since. Hips that rise and stay up are a taller standing pose, not a jump.
+        let rise = -smoothedDepth
+        if rise > peakRise { peakRise = rise; fallFromPeak = 0 }
+        fallFromPeak = max(fallFromPeak, peakRise - rise)
+        if fallFromPeak >= 0.5 * peakRise { current.hipRise = max(current.hipRise, peakRise) }
         rep = current
         let goingDown = smoothedDepth >= configuration.depthThreshold
         guard time - current.standTime >= configuration.takeOffWatch || goingDown else { return }
@@ -801,7 +850,7 @@ public struct SquatRepCounter: Sendable {
         if thighReference > 0.1 * reference, smoothedThigh.value.isFinite {
             current.thighRatio = min(current.thighRatio, max(-1, min(1, smoothedThigh.value / thighReference)))
         }
-        current.hipRise = max(current.hipRise, -smoothedDepth)
+
         if smoothedDepth > current.bottomDepth {
             current.bottomDepth = smoothedDepth
             current.bottomTime = sample.time
