@@ -103,11 +103,12 @@ struct PoseLineTests {
     func endlessLine() throws {
         var fds: [Int32] = [0, 0]
         #expect(pipe(&fds) == 0)
+        let writeEnd = fds[1]
         let writer = Thread {
             let chunk = [UInt8](repeating: 0, count: 1 << 16)
             // More than the cap, then the pipe closes.
-            for _ in 0..<24 { _ = chunk.withUnsafeBytes { write(fds[1], $0.baseAddress, $0.count) } }
-            close(fds[1])
+            for _ in 0..<24 { _ = chunk.withUnsafeBytes { write(writeEnd, $0.baseAddress, $0.count) } }
+            close(writeEnd)
         }
         writer.start()
         var lines = 0
