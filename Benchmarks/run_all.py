@@ -19,6 +19,8 @@ Writes a markdown report (default Benchmarks/REPORT.md) and prints where it is. 
    it is there (the photo-proof verb's own comparison), else the same measured here.
 5. Engines from proofkit-bench: the voice gate (peer: a plain frame-RMS loop), Silero, the du'a
    matcher, the squat counter, against their targets.
+5b. `proofkit squat FILE` end to end against a Python json.loads loop over the same pose lines
+   (Benchmarks/squat_read_bench.py): frames/s by wall and CPU time, peak RSS at two lengths.
 6. `proofkit trim` against sox and ffmpeg (Benchmarks/trim_vs_peers.sh).
 
 A missing peer (no venv, no sox, no ffmpeg) or a missing proofkit feature is noted and skipped,
@@ -52,6 +54,7 @@ MAKE_PHOTO = os.path.join(ROOT, "Benchmarks", "python", "make_phone_photo.py")
 IMAGE_BENCH = os.path.join(ROOT, "Benchmarks", "image_preprocess_bench.py")
 TRIM_BENCH = os.path.join(ROOT, "Benchmarks", "trim_vs_peers.sh")
 MAT_BENCH = os.path.join(ROOT, "Benchmarks", "mat_vs_python.py")
+SQUAT_READ_BENCH = os.path.join(ROOT, "Benchmarks", "squat_read_bench.py")
 MODEL_FILES = {"int8": "efficientnet_lite0_int8.onnx", "fp32": "efficientnet_lite0_fp32.onnx"}
 BENCH_MODEL = {"int8": "lite0", "fp32": "lite0-fp32"}
 
@@ -482,6 +485,19 @@ class Suite:
             text.append(f"\nproofkit-bench printed nothing: {err.strip()[:300]}")
         self.sections.append("\n".join(text))
 
+    # --- 5b. squat reading --------------------------------------------------------------------
+    def squatread_section(self):
+        title = "## 5b. `proofkit squat FILE` reading vs a Python json.loads loop"
+        log("squat reading (Benchmarks/squat_read_bench.py)")
+        frames = 100_000 if self.args.quick else 400_000
+        status, out, err, _ = run([sys.executable, SQUAT_READ_BENCH, "--bin", self.pk, "--frames", str(frames),
+                                   "--rounds", str(self.args.rounds)])
+        if status != 0:
+            self.sections.append(f"{title}\n\nFailed: {err.strip()[:300]}")
+            return
+        body = out.strip().split("\n", 1)[1] if out.startswith("## ") else out.strip()
+        self.sections.append(f"{title}\n\n{body}")
+
     # --- 6. trim ---------------------------------------------------------------------------
     def trim_section(self):
         title = "## 6. `proofkit trim` vs sox and ffmpeg"
@@ -601,7 +617,7 @@ def main():
     parser.add_argument("--trim-runs", type=int, default=5, help="runs per tool for trim_vs_peers.sh (default 5)")
     parser.add_argument("--quick", action="store_true", help="2 rounds, 30 runs, 3 trim runs (a smoke test)")
     parser.add_argument("--output", default=os.path.join(ROOT, "Benchmarks", "REPORT.md"))
-    parser.add_argument("--only", default="", help="comma list of sections: defaults,inference,image,photo,process,engines,trim")
+    parser.add_argument("--only", default="", help="comma list of sections: defaults,inference,image,photo,process,engines,squatread,trim")
     args = parser.parse_args()
     if args.quick:
         args.rounds, args.runs, args.trim_runs = 2, 30, 3
@@ -612,7 +628,7 @@ def main():
     suite.versions = suite.versions_of_tools()
     suite.make_photos()
     only = set(filter(None, args.only.split(",")))
-    for name in ("defaults", "inference", "image", "photo", "process", "engines", "trim"):
+    for name in ("defaults", "inference", "image", "photo", "process", "engines", "squatread", "trim"):
         if not only or name in only:
             getattr(suite, f"{name}_section")()
     suite.write(started, load_before)
