@@ -9,14 +9,19 @@ public import ProofkitCore
 ///    counted by ``SquatSkipReason``; a rep is never completed across a gap longer than
 ///    ``SquatCounterConfiguration/maximumGap``.
 /// 2. **Learn the standing pose**: once the hip-to-floor height has stayed still for
-///    ``SquatCounterConfiguration/standingWindow`` seconds, it becomes the standing reference `L`
-///    (frames seen before that, up to about 20 s, are then replayed so a set that starts at once is
-///    still counted). While the person stands still the reference follows them; it rises at once
-///    if they stand taller.
+///    ``SquatCounterConfiguration/standingWindow`` seconds with straight knees, the standing
+///    reference `L` is the larger of that still height and the tallest the upright frames seen so
+///    far stayed for 0.1 s (with the body parts as they were then), so a clip that starts in the
+///    descent, or whose first still moment is a pause at the bottom, is not measured low. The frames
+///    seen before (up to about 20 s) are then replayed, so a rep that begins in the first second
+///    still counts. A person never still long enough is measured from the whole sequence when the
+///    stream ends. While the person stands still the reference follows them; it rises at once if
+///    they stand taller.
 /// 3. **Depth** = `1 - (height / bodyScale) / L`: the hip drop as a fraction of the person's own
 ///    standing leg extent, corrected by `bodyScale` (the median of how much larger the torso, shin
 ///    and shoulder width look than at calibration), so stepping closer or further does not look like a squat.
-///    The knee angle is never used: it is foreshortened and noisy from a phone in front.
+///    The knee angle only gates (``SquatCounterConfiguration/minimumKneeBend``, off by default): in
+///    the image it is foreshortened, and from a front camera the knees drop with the hips.
 /// 4. **Hysteresis**: a rep goes *down* when both the smoothed depth (exponential, time constant
 ///    ``SquatCounterConfiguration/smoothingTimeConstant``) and the raw depth reach
 ///    ``SquatCounterConfiguration/depthThreshold``, and comes back *up* when both are at or below
@@ -28,20 +33,26 @@ public import ProofkitCore
 ///    ``SquatCounterConfiguration/maximumBottomHold`` (sitting down; a slow rep that keeps moving
 ///    and ends standing counts however long it takes), the feet stayed planted (not a lunge step,
 ///    walking or a jumping-jack straddle; nor still moving when the hips started down), the floor
-///    line did not rise (not a jump), the knees dropped symmetrically (not a lunge), and the
-///    shoulders stayed above the hips (not bending over). Otherwise a ``SquatEvent/rejected(_:)``
-///    event says why. The feet and knee checks are *sustained*: they use the smallest distance over
+///    line did not rise and the hips did not rise above standing and come down again in the
+///    ``SquatCounterConfiguration/takeOffWatch`` after standing up (not a jump, nor a knee bend
+///    that ends in one), the knees dropped symmetrically (not a lunge), the thighs tilted past the
+///    knee gate when it is on, and the shoulders stayed above the hips (not bending over).
+///    Otherwise a ``SquatEvent/rejected(_:)`` event says why. The feet and knee checks are *sustained*: they use the smallest distance over
 ///    the last ``SquatCounterConfiguration/footHoldTime`` (0.3 s), measured from a robust running
 ///    estimate of where the feet stood, so tracker glitches of a few frames (a depth camera loses
 ///    the ankles as the knees bend) are not steps.
 ///
-/// Deterministic and allocation-free per frame (apart from the returned events and the optional
-/// depth trace). Time is the frames' own `time`; the counter never reads a clock.
+/// Deterministic and allocation-free per frame (apart from the returned events, the optional
+/// depth trace, and the history of up to 1,200 frames kept, reserved once, until the first rep
+/// is counted). Time is the frames' own `time`; the counter never reads a clock.
 ///
 /// ## Known limits
 /// Only one person; the x and y units are image width and height, so very non-square frames
-/// weigh sideways foot travel differently from vertical. A person who is already squatting for
-/// the whole calibration window calibrates low; the reference rises as soon as they stand taller.
+/// weigh sideways foot travel differently from vertical. A clip that begins already part-way
+/// down and shows the person standing only in its last few frames is measured low and its rep
+/// can be missed (single-rep clips cut from the front-view depth-camera sets at the rep's start:
+/// 20 of 47 counted; with 0.2 s before and after: 41 of 47); the reference rises as soon as they
+/// stand taller, for the reps after.
 public struct SquatRepCounter: Sendable {
     /// The settings in use.
     public let configuration: SquatCounterConfiguration
