@@ -102,6 +102,11 @@ struct SquatCommandTests {
         #expect(run([Self.fixture, "--target", "0"]).status == 64)
         #expect(run([Self.fixture, "--bogus"]).status == 64)
         #expect(run(["/nonexistent/poses.jsonl"]).status == 66)
+        // Every tunable is an option; out of range or not a number is a usage error.
+        #expect(run([Self.fixture, "--knee-gate", "95"]).status == 64)
+        #expect(run([Self.fixture, "--depth", "abc"]).status == 64)
+        #expect(run([Self.fixture, "--take-off-watch", "3s"]).status == 64)
+        #expect(run([Self.fixture, "--depth", "0.12", "--stand", "0.06", "--knee-gate", "15", "--foot-hold", "200ms"]).status == 0)
     }
 
     @Test("stdin stream: reps are printed as they happen, then the result (built binary)",
@@ -128,5 +133,37 @@ struct SquatCommandTests {
         let result = try runProcess(TestEnvironment.proofkitBinary, ["squat", "-"], stdin: Data(input.utf8))
         #expect(result.status == 65)
         #expect(result.stderr == "proofkit squat: stdin: line 2: time does not increase (t = 0.0 s twice)\n")
+    }
+
+    @Test("endless or size-0 inputs end at once with exit 65 and one line: /dev/zero, /proc/self/pagemap, a 5 MB line")
+    func endlessInputs() throws {
+        let long = try temporaryFile(String(repeating: "a", count: 5_000_000))
+        for path in ["/dev/zero", "/proc/self/pagemap", long] where FileManager.default.isReadableFile(atPath: path) {
+            let (status, out, err) = run([path])
+            #expect(status == 65, "\(path)")
+            #expect(out.isEmpty)
+            #expect(err.contains("line 1 is longer than 1 MiB"), "\(path): \(err)")
+            #expect(err.split(separator: "\n").count == 1)
+        }
+    }
+
+    @Test("a file is counted exactly as the same lines on stdin (built binary)",
+          .enabled(if: TestEnvironment.hasProofkitBinary, "run swift build first"))
+    func fileEqualsStdin() throws {
+        let (status, out, _) = run([Self.setFixture, "--json", "--target", "7"])
+        #expect(status == 0)
+        let data = try Data(contentsOf: URL(fileURLWithPath: Self.setFixture))
+        let result = try runProcess(TestEnvironment.proofkitBinary, ["squat", "-", "--json", "--target", "7"], stdin: data)
+        #expect(result.status == 0)
+        let last = try #require(result.stdout.split(separator: "\n").last)
+        func fields(_ text: Substring) throws -> [String: String] {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+            var fields: [String: String] = [:]
+            for (key, value) in object where key != "file" && key != "event" { fields[key] = "\(value)" }
+            return fields
+        }
+        let fromFile = try fields(Substring(out.trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(fromFile["reps"] == "7")
+        #expect(try fields(last) == fromFile)
     }
 }

@@ -399,4 +399,14 @@ struct SquatRobustnessTests {
         #expect(squats.repCount == 3)
         #expect(squats.reps.allSatisfy { $0.checks.kneeBend > 45 })
     }
+
+    @Test("the new settings' ranges are checked")
+    func newRanges() {
+        for bad in [SquatCounterConfiguration(minimumKneeBend: 81), SquatCounterConfiguration(minimumKneeBend: -1),
+                    SquatCounterConfiguration(maximumHipRise: 0), SquatCounterConfiguration(takeOffWatch: 2.5),
+                    SquatCounterConfiguration(takeOffWatch: .nan)] {
+            #expect(throws: ProofkitError.self) { try SquatRepCounter(configuration: bad) }
+        }
+        #expect((try? SquatRepCounter(configuration: SquatCounterConfiguration(minimumKneeBend: 80, takeOffWatch: 0))) != nil)
+    }
 }
