@@ -84,13 +84,17 @@ def fmt(value, digits=None):
     return f"{value:.{digits}f}"
 
 
+NOISY_SPREAD = 0.20
+
+
 def ratio_cell(values):
-    """Median ratio with the range over rounds."""
+    """Median ratio with the range over rounds, marked **noisy** when max/min - 1 is over 20 %."""
     if not values:
         return "-"
     if len(values) == 1:
         return f"{values[0]:.2f}x"
-    return f"{median(values):.2f}x ({min(values):.2f}-{max(values):.2f})"
+    noisy = min(values) > 0 and max(values) / min(values) - 1 > NOISY_SPREAD
+    return f"{median(values):.2f}x ({min(values):.2f}-{max(values):.2f})" + (" **noisy**" if noisy else "")
 
 
 def table(header, rows):
@@ -592,7 +596,8 @@ class Suite:
             "about 8 people), so absolute times here are pessimistic and vary from run to run. Each benchmark runs "
             "side by side with its peer, alternating, and the ratios are what to read. On a quiet board, run "
             "`Benchmarks/run_all.sh` again, and `proofkit bench --json` to compare boards (see "
-            "Benchmarks/RASPBERRY_PI.md).",
+            "Benchmarks/RASPBERRY_PI.md). A ratio whose range over the rounds spreads more than "
+            f"{NOISY_SPREAD:.0%} (max/min - 1) is marked **noisy**: read it as a rough figure.",
             "",
             "## Summary: targets",
             "",
