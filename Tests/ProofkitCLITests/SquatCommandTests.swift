@@ -167,4 +167,13 @@ struct SquatCommandTests {
         #expect(fromFile.contains("\"reps\":7"))
         #expect(try canonical(last) == fromFile)
     }
+
+    @Test("a rep the input ends on (still in its take-off watch) is counted and printed")
+    func repAtEndOfInput() {
+        // A 2 s watch outlasts the clip: the rep is decided when the input ends.
+        let (status, out, _) = run([Self.fixture, "--target", "1", "--take-off-watch", "2s"])
+        #expect(status == 0)
+        #expect(out.hasPrefix("rep 1: start "))
+        #expect(out.contains("1 squat (target 1): accepted"))
+    }
 }

@@ -155,13 +155,17 @@ enum SquatCommand: Subcommand {
         let fd = live ? 0 : try PoseLineReader.openInput(path)
         defer { if !live { close(fd) } }
         var waiting: [SquatEvent] = []
+        var liveReps = 0  // rep events printed (or waiting to be)
         var frameCount = 0
         try PoseLineReader.forEachLine(fd: fd, name: displayName) { line in
             guard let frame = try decodeLine(&decoder, line, path: displayName) else { return }
             frameCount += 1
             let events = counter.process(frame)
             if live {
-                for event in events { report(event, json: json, io: io) }
+                for event in events {
+                    if case .rep = event { liveReps += 1 }
+                    report(event, json: json, io: io)
+                }
             } else if !json {
                 waiting += events
             }
@@ -170,10 +174,18 @@ enum SquatCommand: Subcommand {
             guard frameCount > 0 else {
                 throw ProofkitError(.decodeFailed, "no pose frames in the file", path: path)
             }
-            for event in waiting { report(event, json: false, io: io) }
+            for event in waiting {
+                if case .rep = event { liveReps += 1 }
+                report(event, json: false, io: io)
+            }
         }
 
         let result = counter.finish()
+        // A rep the stream ended on (still in its take-off watch, or stood up in the last frames)
+        // is decided by finish(): print it like the others.
+        if live || !json {
+            for rep in result.reps.dropFirst(liveReps) { report(.rep(rep), json: json, io: io) }
+        }
         if let plotPath { try writeFileAtomically(plot(result, title: displayName, configuration), to: plotPath) }
         if json {
             var object = resultJSON(result, file: displayName)
