@@ -43,8 +43,8 @@ public import ProofkitCore
 ///    the ankles as the knees bend) are not steps.
 ///
 /// Deterministic and allocation-free per frame (apart from the returned events, the optional
-/// depth trace, and the history of up to 1,200 frames kept, reserved once, until the first rep
-/// is counted). Time is the frames' own `time`; the counter never reads a clock.
+/// depth trace, and the history of up to 1,200 frames kept, reserved once, until the standing
+/// pose is learned). Time is the frames' own `time`; the counter never reads a clock.
 ///
 /// ## Known limits
 /// Only one person; the x and y units are image width and height, so very non-square frames
@@ -124,20 +124,14 @@ public struct SquatRepCounter: Sendable {
     var observedTorso = Smoother(), observedShin = Smoother(), observedShoulders = Smoother()
     var observedThigh = Smoother(), observedTorsoHeight = Smoother(), observedFloor = Smoother()
     var runStart = 0.0, runMin = 0.0, runMax = 0.0, runSum = 0.0, runCount = 0
-    /// The usable frames from the start, kept (at most ``historyCapacity``, about 20 s at 60 fps)
-    /// until the first rep is counted: replayed once the standing pose is learned, and again if a
-    /// taller standing pose shows that it was learned too low (a clip that starts mid-descent).
+    /// The usable frames from the start, kept (at most ``historyCapacity``, about 20 s at 60 fps;
+    /// the oldest quarter is dropped when full) until the standing pose is learned: it gives the
+    /// tallest upright moment, and it is replayed then. (Replaying it again when the person later
+    /// stands taller was tried: on the shared set it took the stretch of a tennis serve's jump for
+    /// the standing height and counted the stance before it.)
     var history: [Recorded] = []
     var historyOpen = true
     static let historyCapacity = 1200
-    /// A taller standing reference found while the history is open: replay with it. Off
-    /// (`maximumReruns` = 0): on the shared set it turned the stretch of a tennis serve's jump into
-    /// the standing height and counted the stance before it as a rep; kept for measuring.
-    var rerunReference = Double.nan
-    var reruns = 0
-    static let maximumReruns = 0
-    var replaying = false
-    var calibrationFloor = Double.nan
 
     // Reference (learned standing pose). Part references are fixed at calibration; `reference`
     // and `thighReference` are in calibration-scale units and follow the standing person.
@@ -244,24 +238,17 @@ public struct SquatRepCounter: Sendable {
             guard isStill, isUpright(sample) else { return events }
             calibrate(stillMean: stillMean, at: time, into: &events)
             replayHistory(into: &events)
+            closeHistory()
             return events
         }
         step(sample, isStill: isStill, stillMean: stillMean, into: &events)
-        if rerunReference.isFinite { rerun(into: &events) }
         return events
     }
 
     /// Keeps a usable frame in the history while it is open.
     mutating func record(_ entry: Recorded) {
         guard historyOpen else { return }
-        if history.count >= Self.historyCapacity {
-            if isCalibrated {
-                // Long enough: the reference has had its chances to be corrected.
-                closeHistory()
-                return
-            }
-            history.removeFirst(Self.historyCapacity / 4)
-        }
+        if history.count >= Self.historyCapacity { history.removeFirst(Self.historyCapacity / 4) }
         if history.isEmpty { history.reserveCapacity(Self.historyCapacity) }
         history.append(entry)
     }
@@ -274,43 +261,7 @@ public struct SquatRepCounter: Sendable {
     /// Replays the history through the counting steps (after calibration).
     mutating func replayHistory(into events: inout [SquatEvent]) {
         let replay = history
-        replaying = true
         for entry in replay { step(entry.sample, isStill: entry.isStill, stillMean: entry.stillMean, into: &events) }
-        replaying = false
-        rerunReference = .nan
-    }
-
-    /// Counts the history again from the start with the taller reference `rerunReference`
-    /// (at most three times; only before the first counted rep, so nothing counted is taken back;
-    /// a rejection may be reported again).
-    mutating func rerun(into events: inout [SquatEvent]) {
-        var fresh = SquatRepCounter(validated: configuration)
-        fresh.isCalibrated = true
-        fresh.reference = rerunReference
-        fresh.torsoReference = torsoReference
-        fresh.shinReference = shinReference
-        fresh.shoulderReference = shoulderReference
-        fresh.torsoHeightReference = torsoHeightReference
-        let observedThighNow = observedThigh.value / bodyScale()
-        fresh.thighReference = observedThighNow.isFinite ? max(thighReference, observedThighNow) : thighReference
-        fresh.floorLine = calibrationFloor
-        fresh.calibrationFloor = calibrationFloor
-        fresh.reruns = reruns + 1
-        fresh.history = history
-        fresh.replayHistory(into: &events)
-        // The stream's own state carries over.
-        fresh.lastTime = lastTime
-        fresh.observedTorso = observedTorso
-        fresh.observedShin = observedShin
-        fresh.observedShoulders = observedShoulders
-        fresh.observedThigh = observedThigh
-        fresh.observedTorsoHeight = observedTorsoHeight
-        fresh.observedFloor = observedFloor
-        fresh.observedLastTime = observedLastTime
-        (fresh.runStart, fresh.runMin, fresh.runMax, fresh.runSum, fresh.runCount) = (runStart, runMin, runMax, runSum, runCount)
-        fresh.frameCount = frameCount
-        fresh.skipped = skipped
-        self = fresh
     }
 
     /// The outcome so far: reps, rejections, sets, skipped frames and the verdict against the
@@ -494,7 +445,6 @@ public struct SquatRepCounter: Sendable {
             floorLine = mean(\.floorY)
             torsoHeightReference = mean(\.torsoHeight)
         }
-        calibrationFloor = floorLine
         events.append(.calibrated(time: time, reference: reference))
     }
 
@@ -662,14 +612,11 @@ public struct SquatRepCounter: Sendable {
         }
     }
 
-    /// Follows the standing person: the reference rises at once when they stand taller (and, while
-    /// the history is open, the history is counted again with it) and drifts slowly otherwise.
+    /// Follows the standing person: the reference rises at once when they stand taller and drifts
+    /// slowly otherwise.
     mutating func followStandingPerson(_ sample: Sample, stillMean: Double, scale: Double, dt: Double) {
         let still = stillMean / scale
         if still > reference * (1 + configuration.stillnessTolerance) {
-            if historyOpen, reps.isEmpty, !replaying, reruns < Self.maximumReruns, still <= 1.2 * reference {
-                rerunReference = still
-            }
             reference = still
         } else {
             reference += (blend(dt, 2)) * (still - reference)
@@ -930,7 +877,6 @@ public struct SquatRepCounter: Sendable {
             return
         }
         rep = nil
-        closeHistory()
         let plan = c.plan
         let setNumber = min(sets.count + 1, plan.sets)
         let counted = SquatRep(
