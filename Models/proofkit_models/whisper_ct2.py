@@ -125,3 +125,11 @@ def parse(data: bytes | memoryview, widen: bool = True) -> ModelBin:
 def read(path: str, widen: bool = True) -> ModelBin:
     with open(path, "rb") as f:
         return parse(f.read(), widen)
+
+
+if __name__ == "__main__":
+    # python -m proofkit_models.whisper_ct2 model.bin: the variable table (name, shape, stored dtype).
+    import sys
+    mb = read(sys.argv[1], widen=False)
+    print(f"binary version {mb.version}, spec {mb.spec} revision {mb.revision}, {len(mb.names)} variables")
+    print(mb.table())

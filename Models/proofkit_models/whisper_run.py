@@ -6,6 +6,7 @@ byte-level BPE decoding of token ids. Set-up only; proofkit itself does all of t
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import types
 import zipfile
@@ -82,6 +83,11 @@ class OnnxWhisper:
         o.intra_op_num_threads = threads
         o.inter_op_num_threads = 1
         o.log_severity_level = 3
+        if os.environ.get("PK_NO_ARENA"):
+            o.enable_cpu_mem_arena = False
+            o.enable_mem_pattern = False
+        if os.environ.get("PK_NO_PREPACK"):
+            o.add_session_config_entry("session.disable_prepacking", "1")
         self.enc = ort.InferenceSession(encoder, o, providers=["CPUExecutionProvider"])
         self.dec = ort.InferenceSession(decoder, o, providers=["CPUExecutionProvider"])
         self.suppress = Suppression(config)
@@ -137,14 +143,19 @@ class Ct2Whisper:
     def encode(self, mel: np.ndarray) -> np.ndarray:
         return np.array(self.model.encode(self.ct2.StorageView.from_array(mel), to_cpu=True))
 
-    def greedy(self, mel: np.ndarray, max_new: int = MAX_NEW_TOKENS, logits: bool = False):
-        r = self.model.generate(self.ct2.StorageView.from_array(mel), [PROMPT], beam_size=1,
-                                max_length=len(PROMPT) + max_new, suppress_blank=True,
-                                suppress_tokens=[-1], return_logits_vocab=logits)[0]
+    def greedy(self, mel: np.ndarray, max_new: int = MAX_NEW_TOKENS, logits: int = 0):
+        """Greedy tokens (no prompt, no <|endoftext|>); with logits=k also the logits of the first
+        k steps as CTranslate2 reports them (suppressed tokens at float32's lowest), from a second,
+        k-token generation on the same encoder output (return_logits_vocab slows every step)."""
+        enc = self.model.encode(self.ct2.StorageView.from_array(mel), to_cpu=False)
+        r = self.model.generate(enc, [PROMPT], beam_size=1, max_length=len(PROMPT) + max_new,
+                                suppress_blank=True, suppress_tokens=[-1])[0]
         toks = [t for t in r.sequences_ids[0] if t != EOT]
-        if logits:
-            return toks, [np.array(x) for x in r.logits[0]]
-        return toks
+        if not logits:
+            return toks
+        r = self.model.generate(enc, [PROMPT], beam_size=1, max_length=len(PROMPT) + logits,
+                                suppress_blank=True, suppress_tokens=[-1], return_logits_vocab=True)[0]
+        return toks, [np.array(x) for x in r.logits[0]]
 
     def transcribe_tokens(self, mel: np.ndarray) -> list[int]:
         toks = []
