@@ -6,7 +6,6 @@ byte-level BPE decoding of token ids. Set-up only; proofkit itself does all of t
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import types
 import zipfile
@@ -77,16 +76,17 @@ class Suppression:
 class OnnxWhisper:
     """The encoder and decoder graphs in ONNX Runtime, greedy decoding with the KV cache."""
 
-    def __init__(self, encoder: str | bytes, decoder: str | bytes, config: dict, threads: int = 2):
+    def __init__(self, encoder: str | bytes, decoder: str | bytes, config: dict, threads: int = 2,
+                 lean: bool = False):
+        """lean: no memory arena, no memory patterns, no weight pre-packing (lower peak RSS)."""
         import onnxruntime as ort
         o = ort.SessionOptions()
         o.intra_op_num_threads = threads
         o.inter_op_num_threads = 1
         o.log_severity_level = 3
-        if os.environ.get("PK_NO_ARENA"):
+        if lean:
             o.enable_cpu_mem_arena = False
             o.enable_mem_pattern = False
-        if os.environ.get("PK_NO_PREPACK"):
             o.add_session_config_entry("session.disable_prepacking", "1")
         self.enc = ort.InferenceSession(encoder, o, providers=["CPUExecutionProvider"])
         self.dec = ort.InferenceSession(decoder, o, providers=["CPUExecutionProvider"])
