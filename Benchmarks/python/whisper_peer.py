@@ -34,6 +34,7 @@ import argparse
 import json
 import os
 import resource
+import subprocess
 import sys
 import time
 import zipfile
@@ -87,7 +88,12 @@ def main(argv=None) -> int:
     files = []
     for path in a.files:
         t = time.perf_counter()
-        audio = wr.decode_audio(path)
+        try:
+            audio = wr.decode_audio(path)
+        except (OSError, subprocess.CalledProcessError) as e:
+            err = getattr(e, "stderr", b"") or b""
+            print(f"whisper_peer: cannot decode {path}: {err.decode(errors='replace').strip() or e}", file=sys.stderr)
+            return 66
         decode_s = time.perf_counter() - t
         t = time.perf_counter()
         mel = wr.log_mel(fe, audio)
