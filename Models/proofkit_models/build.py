@@ -49,6 +49,11 @@ FP32_ORT = "efficientnet_lite0_fp32.ort"
 INT8_ORT = "efficientnet_lite0_int8.ort"
 SILERO_REF = "silero_vad_reference.json"
 MANIFEST = "manifest.json"
+# The mat head: fitted offline by Models/fit_mat_head.py (it needs ../shared), committed as
+# Models/mat_head.json; the build only validates it and copies it byte for byte.
+MAT_HEAD = "mat_head.json"
+MAT_HEAD_SOURCE = os.path.join(HERE, "..", MAT_HEAD)
+MAT_HEAD_DIMENSION = 1280
 
 
 def sha256_file(path: str) -> str:
@@ -388,6 +393,32 @@ class Builder:
                 if os.path.exists(tmp):
                     os.unlink(tmp)
 
+    def build_mat_head(self) -> None:
+        """Validates Models/mat_head.json (a logistic head on the 1280-d Lite0 embedding,
+        L2-normalised when "normalize" is "l2") and copies it unchanged: the loader checks the
+        copy's SHA-256 like a model's."""
+        import math
+        with open(MAT_HEAD_SOURCE, "rb") as f:
+            data = f.read()
+        head = json.loads(data)
+        weights = head.get("weights")
+        problems = []
+        if head.get("format") != "proofkit-mat-head" or head.get("version") != 1:
+            problems.append('"format" must be "proofkit-mat-head", "version" 1')
+        if head.get("normalize", "l2") != "l2":
+            problems.append('"normalize" must be "l2" or absent')
+        if not isinstance(weights, list) or len(weights) != MAT_HEAD_DIMENSION:
+            problems.append(f'"weights" must hold {MAT_HEAD_DIMENSION} numbers')
+        elif not all(isinstance(w, (int, float)) and math.isfinite(w) for w in weights):
+            problems.append('a weight is not a finite number')
+        if not isinstance(head.get("bias"), (int, float)) or not math.isfinite(head["bias"]):
+            problems.append('"bias" must be a finite number')
+        if not isinstance(head.get("threshold"), (int, float)) or not 0 < head["threshold"] < 1:
+            problems.append('"threshold" must be between 0 and 1')
+        if problems:
+            raise SystemExit(f"Models/mat_head.json: {'; '.join(problems)}")
+        write_atomic(self.path(MAT_HEAD), data)
+
     def manifest(self, names: list[str]) -> None:
         files = {}
         for n in names:
@@ -441,7 +472,8 @@ def main(argv=None) -> int:
     b.step("lite0_ort_format", ["weights", "classes", "skimage"], [FP32_ORT, INT8_ORT], b.build_ort_format,
            extra={"cpu": cpu_fingerprint(), "onnxruntime": onnxruntime_version(),
                   "sources": [b.digest(FP32), b.digest(INT8)]})
-    b.manifest([FP32, INT8, CLASSES, SILERO, CLIP, CLIP_PROMPTS])
+    b.step("mat_head", [], [MAT_HEAD], b.build_mat_head, extra={"source": sha256_file(MAT_HEAD_SOURCE)})
+    b.manifest([FP32, INT8, CLASSES, SILERO, CLIP, CLIP_PROMPTS, MAT_HEAD])
     return 0
 
 
