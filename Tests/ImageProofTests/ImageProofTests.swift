@@ -224,11 +224,14 @@ struct ScoringTests {
         let text = #"{"weights": [0.5, -1.5, 2], "bias": -0.2, "normalize": "l2"}"#
         let head = try JSONDecoder().decode(LogisticHead.self, from: Data(text.utf8))
         #expect(head.normalize == .l2 && head.acceptingThreshold == 0.5)
-        let x: [Double] = [3, 4, 12]  // |x| = 13
-        let z = -0.2 + (0.5 * 3 - 1.5 * 4 + 2 * 12) / 13
-        #expect(isApproximatelyEqual(head.probability(x.map(Float.init)), 1 / (1 + Foundation.exp(-z)), relativeTolerance: 1e-9))
+        let x: [Float] = [3, 4, 12]  // |x| = 13
+        let dot: Double = 0.5 * 3 - 1.5 * 4 + 2 * 12
+        let z: Double = Double(Float(-0.2)) + dot / 13
+        let expected: Double = 1 / (1 + Foundation.exp(-z))
+        #expect(isApproximatelyEqual(head.probability(x), expected, relativeTolerance: 1e-9))
         #expect(isApproximatelyEqual(head.probability([30, 40, 120]), head.probability([3, 4, 12]), relativeTolerance: 1e-12))
-        #expect(isApproximatelyEqual(head.probability([0, 0, 0]), 1 / (1 + Foundation.exp(0.2)), relativeTolerance: 1e-12))
+        let atZero: Double = 1 / (1 + Foundation.exp(-Double(Float(-0.2))))  // the bias is stored as a Float
+        #expect(isApproximatelyEqual(head.probability([0, 0, 0]), atZero, relativeTolerance: 1e-12))
         #expect(throws: DecodingError.self) {
             _ = try JSONDecoder().decode(LogisticHead.self, from: Data(#"{"weights": [1], "bias": 0, "normalize": "l3"}"#.utf8))
         }

@@ -23,8 +23,9 @@ private let committedHeadThreshold: Double? = {
 
 /// How far the int8 model's head score may be from the fp32 model's on one photo. The Python
 /// study (Models/fit_mat_head.py, "int8_vs_fp32_head_score_max_abs_diff") measured at most
-/// 0.05 on the 52 shared photos; int8 moves each embedding value a little, the head sums 1280.
-private let headInt8Tolerance = 0.1
+/// 0.12 on the 52 shared photos (other_bed_022: 0.06 fp32, 0.19 int8; every verdict the
+/// same): int8 moves each embedding value a little and the head sums 1280 of them.
+private let headInt8Tolerance = 0.15
 
 /// Runs the built proofkit with the environment cleaned of the variables proofkit reads.
 private func proofkit(_ arguments: [String], environment: [String: String] = [:]) throws -> ProcessResult {

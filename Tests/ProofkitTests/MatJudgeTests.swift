@@ -185,7 +185,7 @@ struct MatJudgeTests {
         // The same folder, but its manifest says the .ort copies were made on another CPU.
         let folder = try TestEnvironment.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        for name in [engine.modelFile, engine.optimizedModelFile!, "imagenet_classes.txt"] {
+        for name in [engine.modelFile, engine.optimizedModelFile!, "imagenet_classes.txt", "mat_head.json"] {
             try FileManager.default.copyItem(atPath: modelsFolder + "/" + name, toPath: folder + "/" + name)
         }
         let manifest = try String(contentsOfFile: modelsFolder + "/manifest.json", encoding: .utf8)
