@@ -535,19 +535,43 @@ extension PhotoProof {
     /// ``loadHead(contentsOf:)`` over bytes already read (and checked) from `path`, which names
     /// the file in errors.
     static func loadHead(bytes: [UInt8], path: String) throws(ProofkitError) -> LogisticHead {
-        let data = Data(bytes)
-        let head: LogisticHead
-        do {
-            head = try JSONDecoder().decode(LogisticHead.self, from: data)
-        } catch {
-            throw ProofkitError(.modelInvalid, "not a logistic head file: \(error)", path: path)
+        // Read with the project's JSON reader rather than JSONDecoder: the same schema, about a
+        // millisecond less on every `proofkit mat` (1,281 numbers).
+        func floats(_ node: JSONNode?) -> [Float]? {
+            guard let array = node?.array else { return nil }
+            var values: [Float] = []
+            values.reserveCapacity(array.count)
+            for item in array {
+                guard let number = item.number else { return nil }
+                values.append(Float(number))
+            }
+            return values
+        }
+        func invalid(_ reason: String) -> ProofkitError {
+            ProofkitError(.modelInvalid, "not a logistic head file: \(reason)", path: path)
+        }
+        guard let json = JSONNode(bytes: bytes), json.members != nil else { throw invalid("not a JSON object") }
+        guard let weights = floats(json["weights"]) else { throw invalid("\"weights\" must be an array of numbers") }
+        guard let bias = json["bias"]?.number else { throw invalid("\"bias\" must be a number") }
+        let mean = floats(json["mean"])
+        let scale = floats(json["scale"])
+        if json["mean"] != nil && mean == nil { throw invalid("\"mean\" must be an array of numbers") }
+        if json["scale"] != nil && scale == nil { throw invalid("\"scale\" must be an array of numbers") }
+        let threshold = json["threshold"]?.number
+        if json["threshold"] != nil && threshold == nil { throw invalid("\"threshold\" must be a number") }
+        var normalize: LogisticHead.Normalization?
+        if let node = json["normalize"] {
+            guard let name = node.string, let value = LogisticHead.Normalization(rawValue: name) else {
+                throw invalid("\"normalize\" must be \"l2\"")
+            }
+            normalize = value
         }
         do {
-            try head.validate()
+            return try LogisticHead(
+                weights: weights, bias: Float(bias), mean: mean, scale: scale, threshold: threshold, normalize: normalize)
         } catch {
             throw error.at(path: path)
         }
-        return head
     }
 
     static func readData(_ path: String) throws(ProofkitError) -> Data {

@@ -97,6 +97,7 @@ struct MatJudgeTests {
         let threshold = try #require(head.threshold)
         #expect(threshold > 0.5 && threshold < 1)
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(head == (try JSONDecoder().decode(LogisticHead.self, from: Data(bytes))), "the reader and Codable agree")
         #expect(PhotoModelStore.committedSHA256["mat_head.json"] == SHA256.hexDigest(of: bytes))
         let installed = modelsFolder + "/mat_head.json"
         if FileManager.default.fileExists(atPath: installed) {

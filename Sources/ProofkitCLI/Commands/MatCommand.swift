@@ -21,8 +21,8 @@ enum MatCommand: Subcommand {
                       741 "prayer rug, prayer mat" probability, the maximum over five crops (the
                       centre crop of the shorter-side-256 resize, and four corner squares of 0.6 x
                       the shorter side). The head score is the mat head's probability (a logistic
-                      regression on the crop's L2-normalised 1280-d embedding, Models/mat_head.json),
-                      also the maximum over the crops. The crops run one at a time, centre first,
+                      regression on the crop's 1280-d embedding, in effect on the model's 1000
+                      standardised logits; Models/mat_head.json), also the maximum over the crops. The crops run one at a time, centre first,
                       and stop at the first that passes (the same verdict as all five; --all-crops
                       scores all five in one batch). JPEGs are decoded at a reduced size (DCT
                       scaling, shorter side kept >= 256) unless --full-size is given.
@@ -35,8 +35,8 @@ enum MatCommand: Subcommand {
                       mobileclip_s0_image.onnx and mobileclip_s0_prompts.json into Models/generated.
 
         Rules (lite0 and lite0-fp32):
-          class-or-head  accepted when score >= 0.3 OR head score >= the head's threshold (the
-                         default; chosen by leave-one-source-out evaluation, see Models/MODELS.md).
+          class-or-head  accepted when score >= 0.3 OR head score >= the head's threshold, 0.9
+                         (the default; chosen by leave-one-source-out evaluation, Models/MODELS.md).
                          A carpet, doormat or patterned cloth may pass: you are up at a rug.
           class          the seed's rule: accepted when score >= 0.3; the head is not loaded.
         --threshold sets the class-score threshold; the head's threshold is in its file.
