@@ -134,7 +134,7 @@ public struct MatJudge: ~Copyable {
         var configuration: PhotoProofConfiguration
         var names: [String] = []
         var prompts: [String] = []
-        var headDigest: String?
+        var headFile: (path: String, sha256: String)?
         // Each folder's manifest is read once (the model, its class names or prompts and its
         // ORT-format copy are usually in one folder).
         let modelManifest = try ModelsManifest.load(besideFileAt: modelPath)
@@ -167,19 +167,13 @@ public struct MatJudge: ~Copyable {
                 crops: options.fiveCrop ? CropRegion.fiveCrop() : [.center])
             configuration.stopsAtFirstPassingCrop = options.stopsAtFirstPassingCrop
             if options.rule == .classOrHead, let file = engine.headFile {
+                // Found and its digest known now (errors before any work); read and checked below,
+                // while ONNX Runtime loads on another thread.
                 let path = try store.locate(file)
                 guard let digest = try expectedSHA256(ofFileAt: path) else {
                     throw ProofkitError(.modelInvalid, "no SHA-256 is known for this file (no manifest.json entry)", path: path)
                 }
-                let head = try PhotoProof.loadHead(bytes: ModelFile.read(path, expectedSHA256: digest), path: path)
-                guard head.dimension == Self.lite0EmbeddingDimension else {
-                    throw ProofkitError(
-                        .modelInvalid,
-                        "not the Lite0 mat head: it has \(head.dimension) weights, the embedding \(Self.lite0EmbeddingDimension) values",
-                        path: path)
-                }
-                configuration.head = head
-                headDigest = digest.lowercased()
+                headFile = (path, digest.lowercased())
             }
             if options.loadsClassNames, let file = engine.classNamesFile {
                 let path = try store.locate(file)
@@ -206,6 +200,20 @@ public struct MatJudge: ~Copyable {
             })
         }
         defer { _ = background.wait() }
+        // The mat head: read, checked against its SHA-256 and parsed while the runtime loads.
+        var proof = proofForPrefetch
+        if let headFile {
+            let head = try PhotoProof.loadHead(
+                bytes: ModelFile.read(headFile.path, expectedSHA256: headFile.sha256), path: headFile.path)
+            guard head.dimension == Self.lite0EmbeddingDimension else {
+                throw ProofkitError(
+                    .modelInvalid,
+                    "not the Lite0 mat head: it has \(head.dimension) weights, the embedding \(Self.lite0EmbeddingDimension) values",
+                    path: headFile.path)
+            }
+            configuration.head = head
+            proof = try PhotoProof(configuration: configuration)
+        }
         guard let expected else {
             throw ProofkitError(
                 .modelInvalid,
@@ -241,12 +249,12 @@ public struct MatJudge: ~Copyable {
         let created = clock.now
         self.prefetched = background.wait()
         self.model = model
-        self.proof = proofForPrefetch
+        self.proof = proof
         self.engine = engine
         self.classNames = names
         self.prompts = prompts
         self.rule = engine == .clip ? nil : options.rule
-        self.headSHA256 = headDigest
+        self.headSHA256 = headFile?.sha256
         self.load = MatModelLoad(
             modelPath: loadedPath, modelSHA256: loadedDigest, readAndVerify: verified - start,
             sessionCreation: created - verified)
