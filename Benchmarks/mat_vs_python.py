@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """`proofkit mat` against the Python peer (onnxruntime + PIL + numpy), side by side in one run.
 
-    .deps/venv/bin/python Benchmarks/mat_vs_python.py [--rounds 15] [--threads 1] [--photo P.jpg]
+    .deps/venv/bin/python Benchmarks/mat_vs_python.py [--rounds 15] [--threads 1] [--photo P.jpg] [--rule class]
                                                       [--proofkit .build/release/proofkit] [--json OUT]
 
 Both sides do the same job: the default engine (EfficientNet-Lite0 int8,
@@ -77,6 +77,8 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=30, help="inference runs per round after warm-up (default 30)")
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--rule", help="proofkit mat --rule for every proofkit run (default: proofkit's own default,"
+                                   " class-or-head; 'class' is the seed's rule without the mat head)")
     ap.add_argument("--json", help="also write the figures as JSON here")
     a = ap.parse_args()
 
@@ -101,10 +103,11 @@ def main() -> int:
     # runs with it off too (same work on both sides, and nothing sent from this machine).
     env["ORT_DISABLE_TELEMETRY"] = "1"
     threads = str(a.threads)
-    pk_cmd = [a.proofkit, "mat", "--threads", threads, photo]
+    rule = ["--rule", a.rule] if a.rule else []
+    pk_cmd = [a.proofkit, "mat", *rule, "--threads", threads, photo]
     # The same work as the peer: all five crops in one batch (proofkit's default stops at the
     # first crop that passes, which a mat photo usually does on the centre crop).
-    pk_all_cmd = [a.proofkit, "mat", "--all-crops", "--threads", threads, photo]
+    pk_all_cmd = [a.proofkit, "mat", *rule, "--all-crops", "--threads", threads, photo]
     py_cmd = [a.python, PEER, photo, "--model", INT8, "--five-crop", "--draft", "--threads", threads]
     # Like for like with proofkit's default: the same pre-optimised .ort (no graph optimisation at
     # start-up) and the same crop policy (centre first, then the corners, stopping at the first
@@ -114,7 +117,7 @@ def main() -> int:
                    if os.path.exists(INT8_ORT) else None)
 
     # Warm the page cache and check both agree on the verdict.
-    _, _, pk_out, pk_status = spawn([a.proofkit, "mat", "--json", "--threads", threads, photo], env)
+    _, _, pk_out, pk_status = spawn([a.proofkit, "mat", *rule, "--json", "--threads", threads, photo], env)
     _, _, py_out, py_status = spawn(py_cmd, env)
     if pk_status != 0 or py_status != 0:
         return 1
@@ -159,7 +162,7 @@ def main() -> int:
     print(f"(c) inference x {a.inference_rounds} rounds of {a.runs} runs...", file=sys.stderr)
     pk_inf, py_inf, inf_ratios, pk_load, py_session, py_import = [], [], [], [], [], []
     for _ in range(a.inference_rounds):
-        _, _, out, s = spawn([a.proofkit, "mat", "--json", "--timings", "--all-crops", "--threads", threads]
+        _, _, out, s = spawn([a.proofkit, "mat", *rule, "--json", "--timings", "--all-crops", "--threads", threads]
                              + [photo] * (a.warmup + a.runs), env)
         if s:
             return 1

@@ -59,6 +59,11 @@ WHISPER_MEL_REF = "whisper_mel_reference.json"
 WHISPER_MEL_SIGNAL = "whisper_mel_reference_signal.f32"
 WHISPER_REF = "whisper_reference.json"
 MANIFEST = "manifest.json"
+# The mat head: fitted offline by Models/fit_mat_head.py (it needs ../shared), committed as
+# Models/mat_head.json; the build only validates it and copies it byte for byte.
+MAT_HEAD = "mat_head.json"
+MAT_HEAD_SOURCE = os.path.join(HERE, "..", MAT_HEAD)
+MAT_HEAD_DIMENSION = 1280
 
 
 def sha256_file(path: str) -> str:
@@ -402,6 +407,32 @@ class Builder:
         from . import whisper
         whisper.build(self)
 
+    def build_mat_head(self) -> None:
+        """Validates Models/mat_head.json (a logistic head on the 1280-d Lite0 embedding,
+        L2-normalised when "normalize" is "l2") and copies it unchanged: the loader checks the
+        copy's SHA-256 like a model's."""
+        import math
+        with open(MAT_HEAD_SOURCE, "rb") as f:
+            data = f.read()
+        head = json.loads(data)
+        weights = head.get("weights")
+        problems = []
+        if head.get("format") != "proofkit-mat-head" or head.get("version") != 1:
+            problems.append('"format" must be "proofkit-mat-head", "version" 1')
+        if head.get("normalize", "l2") != "l2":
+            problems.append('"normalize" must be "l2" or absent')
+        if not isinstance(weights, list) or len(weights) != MAT_HEAD_DIMENSION:
+            problems.append(f'"weights" must hold {MAT_HEAD_DIMENSION} numbers')
+        elif not all(isinstance(w, (int, float)) and math.isfinite(w) for w in weights):
+            problems.append('a weight is not a finite number')
+        if not isinstance(head.get("bias"), (int, float)) or not math.isfinite(head["bias"]):
+            problems.append('"bias" must be a finite number')
+        if not isinstance(head.get("threshold"), (int, float)) or not 0 < head["threshold"] < 1:
+            problems.append('"threshold" must be between 0 and 1')
+        if problems:
+            raise SystemExit(f"Models/mat_head.json: {'; '.join(problems)}")
+        write_atomic(self.path(MAT_HEAD), data)
+
     def manifest(self, names: list[str]) -> None:
         files = {}
         for n in names:
@@ -458,9 +489,10 @@ def main(argv=None) -> int:
     whisper_outputs = [WHISPER_ENC, WHISPER_DEC, WHISPER_TOKENIZER, WHISPER_CONFIG, WHISPER_MEL_REF,
                        WHISPER_MEL_SIGNAL, WHISPER_REF]
     b.step("whisper_base", ["whisper1", "whisper2", "faster_whisper"], whisper_outputs, b.build_whisper)
+    b.step("mat_head", [], [MAT_HEAD], b.build_mat_head, extra={"source": sha256_file(MAT_HEAD_SOURCE)})
     # The manifest lists what proofkit loads (and .ci/install installs), not the reference numbers.
-    b.manifest([FP32, INT8, CLASSES, SILERO, CLIP, CLIP_PROMPTS, WHISPER_ENC, WHISPER_DEC, WHISPER_TOKENIZER,
-                WHISPER_CONFIG])
+    b.manifest([FP32, INT8, CLASSES, SILERO, CLIP, CLIP_PROMPTS, MAT_HEAD, WHISPER_ENC, WHISPER_DEC,
+                WHISPER_TOKENIZER, WHISPER_CONFIG])
     return 0
 
 

@@ -1,12 +1,21 @@
 public import ProofkitCore
 
 /// A small logistic-regression head on a model's embedding (e.g. EfficientNet-Lite0's 1280-d
-/// pooled features): `p = sigmoid(w . ((x - mean) / scale) + b)`.
+/// pooled features): `p = sigmoid(w . ((n(x) - mean) / scale) + b)`, where `n(x)` is `x / |x|`
+/// when ``normalize`` is ``Normalization/l2`` and `x` otherwise.
 ///
 /// It is `Codable` so the facade can load it from the JSON file the model tools write; the
-/// schema is the property names below (`mean` and `scale` optional, `threshold` optional):
-/// `{"weights": [...], "bias": b, "mean": [...], "scale": [...], "threshold": t}`.
+/// schema is the property names below (`normalize`, `mean`, `scale` and `threshold` optional;
+/// other keys are ignored):
+/// `{"weights": [...], "bias": b, "normalize": "l2", "mean": [...], "scale": [...], "threshold": t}`.
+/// `Models/mat_head.json` (written by `Models/fit_mat_head.py`) is one.
 public struct LogisticHead: Sendable, Equatable, Codable {
+    /// How the feature vector is normalised before the weights apply.
+    public enum Normalization: String, Sendable, Equatable, Codable {
+        /// Divided by its Euclidean length (a zero vector stays zero).
+        case l2
+    }
+
     /// One weight per feature.
     public var weights: [Float]
     /// The intercept.
@@ -18,20 +27,27 @@ public struct LogisticHead: Sendable, Equatable, Codable {
     public var scale: [Float]?
     /// The probability the head was tuned to accept at, when the file gives one.
     public var threshold: Double?
+    /// The normalisation applied to the features first (`nil`: none).
+    public var normalize: Normalization?
 
     /// Creates a head.
     /// - Throws: `.modelInvalid` when the vectors differ in length, a scale is zero, or a value
     ///   is not finite.
-    public init(weights: [Float], bias: Float, mean: [Float]? = nil, scale: [Float]? = nil, threshold: Double? = nil)
-        throws(ProofkitError)
-    {
+    public init(
+        weights: [Float], bias: Float, mean: [Float]? = nil, scale: [Float]? = nil, threshold: Double? = nil,
+        normalize: Normalization? = nil
+    ) throws(ProofkitError) {
         self.weights = weights
         self.bias = bias
+        self.normalize = normalize
         self.mean = mean
         self.scale = scale
         self.threshold = threshold
         try validate()
     }
+
+    /// The probability at which the head accepts: ``threshold``, else 0.5.
+    public var acceptingThreshold: Double { threshold ?? 0.5 }
 
     /// The number of features the head expects.
     public var dimension: Int { weights.count }
@@ -59,9 +75,15 @@ public struct LogisticHead: Sendable, Equatable, Codable {
     /// - Returns: 0...1.
     public func probability(_ features: [Float]) -> Double {
         precondition(features.count == weights.count, "feature vector has the wrong length")
+        var unit = 1.0
+        if normalize == .l2 {
+            var squares = 0.0
+            for value in features { squares += Double(value) * Double(value) }
+            if squares > 0 { unit = 1 / squares.squareRoot() }
+        }
         var z = Double(bias)
         for index in 0..<weights.count {
-            var x = Double(features[index])
+            var x = Double(features[index]) * unit
             if let mean { x -= Double(mean[index]) }
             if let scale { x /= Double(scale[index]) }
             z += Double(weights[index]) * x

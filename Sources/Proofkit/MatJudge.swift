@@ -10,6 +10,20 @@ public import ProofkitCore
     import Foundation
 #endif
 
+/// How a Lite0 engine decides that a photo shows a prayer mat.
+public enum MatRule: String, Sendable, Equatable, CaseIterable, CustomStringConvertible {
+    /// The seed's rule: the class-741 probability (maximum over the crops) reaches the threshold
+    /// (0.3). No head is loaded.
+    case classScore = "class"
+    /// Class 741 reaches its threshold, OR the mat head (``PhotoEngine/headFile``, a logistic
+    /// regression on the L2-normalised 1280-d embedding, maximum over the crops) reaches the
+    /// head's threshold: the default, chosen by source-disjoint evaluation (Models/MODELS.md).
+    case classOrHead = "class-or-head"
+
+    /// The name used on the command line and in JSON.
+    public var description: String { rawValue }
+}
+
 /// How ``MatJudge`` is set up.
 public struct MatJudgeOptions: Sendable, Equatable {
     /// The engine (default ``PhotoEngine/lite0``, the int8 model).
@@ -30,12 +44,17 @@ public struct MatJudgeOptions: Sendable, Equatable {
     /// same verdict as scoring all five, a fifth of the inference for a mat seen in the centre,
     /// and a fifth of the activation memory); false scores all five in one batch.
     public var stopsAtFirstPassingCrop: Bool
+    /// The decision rule of the Lite0 engines (default ``MatRule/classOrHead``; the CLIP engine
+    /// always uses its own score and ignores this).
+    public var rule: MatRule
 
     /// - Parameters: see the properties.
     public init(
         engine: PhotoEngine = .lite0, threshold: Double? = nil, fastDecode: Bool = true, fiveCrop: Bool = true,
-        threads: Int = 1, loadsClassNames: Bool = true, stopsAtFirstPassingCrop: Bool = true
+        threads: Int = 1, loadsClassNames: Bool = true, stopsAtFirstPassingCrop: Bool = true,
+        rule: MatRule = .classOrHead
     ) {
+        self.rule = rule
         self.stopsAtFirstPassingCrop = stopsAtFirstPassingCrop
         self.engine = engine
         self.threshold = threshold
@@ -82,6 +101,10 @@ public struct MatJudge: ~Copyable {
     public let classNames: [String]
     /// The prompt texts, mat prompts first (CLIP only).
     public let prompts: [String]
+    /// The rule in force: ``MatJudgeOptions/rule`` for the Lite0 engines, `nil` for CLIP.
+    public let rule: MatRule?
+    /// The SHA-256 of the mat head file in use (lowercase hex), `nil` when no head is loaded.
+    public let headSHA256: String?
     /// What loading took.
     public let load: MatModelLoad
     private var model: OnnxPhotoModel
@@ -97,7 +120,9 @@ public struct MatJudge: ~Copyable {
     /// - Throws: `.runtimeUnavailable` (exit 69) when the model is not installed or ONNX Runtime
     ///   is missing; `.modelInvalid` (exit 78) for a SHA-256 mismatch (both digests in the
     ///   message), a file with no known digest, or a file that is not the expected model;
-    ///   `.invalidArgument` for a threshold outside 0...1 or threads < 0.
+    ///   `.invalidArgument` for a threshold outside 0...1 or threads < 0. With
+    ///   ``MatRule/classOrHead``, the head file is found and checked like the model (missing:
+    ///   exit 69; SHA-256 mismatch, no known digest or not a 1280-value head: exit 78).
     public init(options: MatJudgeOptions, store: PhotoModelStore, prefetching firstPhoto: String? = nil) throws(ProofkitError) {
         guard options.threads >= 0 else {
             throw ProofkitError(.invalidArgument, "threads must be 0 (ONNX Runtime's choice) or more, not \(options.threads)")
@@ -109,6 +134,7 @@ public struct MatJudge: ~Copyable {
         var configuration: PhotoProofConfiguration
         var names: [String] = []
         var prompts: [String] = []
+        var headFile: (path: String, sha256: String)?
         // Each folder's manifest is read once (the model, its class names or prompts and its
         // ORT-format copy are usually in one folder).
         let modelManifest = try ModelsManifest.load(besideFileAt: modelPath)
@@ -140,6 +166,15 @@ public struct MatJudge: ~Copyable {
                 threshold: options.threshold ?? MatProofPolicy.lite0Threshold, fastDecode: options.fastDecode,
                 crops: options.fiveCrop ? CropRegion.fiveCrop() : [.center])
             configuration.stopsAtFirstPassingCrop = options.stopsAtFirstPassingCrop
+            if options.rule == .classOrHead, let file = engine.headFile {
+                // Found and its digest known now (errors before any work); read and checked below,
+                // while ONNX Runtime loads on another thread.
+                let path = try store.locate(file)
+                guard let digest = try expectedSHA256(ofFileAt: path) else {
+                    throw ProofkitError(.modelInvalid, "no SHA-256 is known for this file (no manifest.json entry)", path: path)
+                }
+                headFile = (path, digest.lowercased())
+            }
             if options.loadsClassNames, let file = engine.classNamesFile {
                 let path = try store.locate(file)
                 guard let digest = try expectedSHA256(ofFileAt: path) else {
@@ -165,6 +200,20 @@ public struct MatJudge: ~Copyable {
             })
         }
         defer { _ = background.wait() }
+        // The mat head: read, checked against its SHA-256 and parsed while the runtime loads.
+        var proof = proofForPrefetch
+        if let headFile {
+            let head = try PhotoProof.loadHead(
+                bytes: ModelFile.read(headFile.path, expectedSHA256: headFile.sha256), path: headFile.path)
+            guard head.dimension == Self.lite0EmbeddingDimension else {
+                throw ProofkitError(
+                    .modelInvalid,
+                    "not the Lite0 mat head: it has \(head.dimension) weights, the embedding \(Self.lite0EmbeddingDimension) values",
+                    path: headFile.path)
+            }
+            configuration.head = head
+            proof = try PhotoProof(configuration: configuration)
+        }
         guard let expected else {
             throw ProofkitError(
                 .modelInvalid,
@@ -214,14 +263,16 @@ public struct MatJudge: ~Copyable {
         }
         // Lite0's pooled features are needed only to enrol a mat (``enrol(contentsOf:threshold:)``
         // turns them back on); fetching just the logits is what a plain judgement needs.
-        model.fetchesEmbedding = engine == .clip
+        model.fetchesEmbedding = engine == .clip || configuration.head != nil
         let created = clock.now
         self.prefetched = background.wait()
         self.model = model
-        self.proof = proofForPrefetch
+        self.proof = proof
         self.engine = engine
         self.classNames = names
         self.prompts = prompts
+        self.rule = engine == .clip ? nil : options.rule
+        self.headSHA256 = headFile?.sha256
         self.load = MatModelLoad(
             modelPath: loadedPath, modelSHA256: loadedDigest, readAndVerify: verified - start,
             sessionCreation: created - verified)
@@ -236,6 +287,9 @@ public struct MatJudge: ~Copyable {
             return nil
         }
     }
+
+    /// The length of EfficientNet-Lite0's `embedding` output, which the mat head reads.
+    static let lite0EmbeddingDimension = 1280
 
     /// Judges one photo file.
     /// - Throws: the decoder's errors naming `path` (`.notFound` also for a folder, `.io`, `.decodeFailed`,

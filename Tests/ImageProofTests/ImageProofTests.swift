@@ -216,6 +216,25 @@ struct ScoringTests {
         #expect(head.threshold == 0.6 && head.mean == nil)
         let z = 0.1 + 0.5 * 2 - 1.5 * 1
         #expect(isApproximatelyEqual(head.probability([2, 1]), 1 / (1 + Foundation.exp(-z)), relativeTolerance: 1e-6))
+        #expect(head.normalize == nil && head.acceptingThreshold == 0.6)
+    }
+
+    @Test("an L2-normalising head scores x / |x|: any positive multiple of a vector alike, zero as zero")
+    func headL2() throws {
+        let text = #"{"weights": [0.5, -1.5, 2], "bias": -0.2, "normalize": "l2"}"#
+        let head = try JSONDecoder().decode(LogisticHead.self, from: Data(text.utf8))
+        #expect(head.normalize == .l2 && head.acceptingThreshold == 0.5)
+        let x: [Float] = [3, 4, 12]  // |x| = 13
+        let dot: Double = 0.5 * 3 - 1.5 * 4 + 2 * 12
+        let z: Double = Double(Float(-0.2)) + dot / 13
+        let expected: Double = 1 / (1 + Foundation.exp(-z))
+        #expect(isApproximatelyEqual(head.probability(x), expected, relativeTolerance: 1e-9))
+        #expect(isApproximatelyEqual(head.probability([30, 40, 120]), head.probability([3, 4, 12]), relativeTolerance: 1e-12))
+        let atZero: Double = 1 / (1 + Foundation.exp(-Double(Float(-0.2))))  // the bias is stored as a Float
+        #expect(isApproximatelyEqual(head.probability([0, 0, 0]), atZero, relativeTolerance: 1e-12))
+        #expect(throws: DecodingError.self) {
+            _ = try JSONDecoder().decode(LogisticHead.self, from: Data(#"{"weights": [1], "bias": 0, "normalize": "l3"}"#.utf8))
+        }
     }
 }
 

@@ -13,6 +13,20 @@ private let hasPhotos = !ImageFixtures.referencePhotos.isEmpty
 
 private func photo(_ name: String) -> String { ImageFixtures.path(name) }
 
+/// The committed mat head's threshold (Models/mat_head.json, which the models build copies).
+private let committedHeadThreshold: Double? = {
+    guard let data = FileManager.default.contents(atPath: root + "/Models/mat_head.json"),
+        let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+    else { return nil }
+    return json["threshold"] as? Double
+}()
+
+/// How far the int8 model's head score may be from the fp32 model's on one photo. The Python
+/// study (Models/fit_mat_head.py, "int8_vs_fp32_head_score_max_abs_diff") measured at most
+/// 0.12 on the 52 shared photos (other_bed_022: 0.06 fp32, 0.19 int8; every verdict the
+/// same): int8 moves each embedding value a little and the head sums 1280 of them.
+private let headInt8Tolerance = 0.15
+
 /// Runs the built proofkit with the environment cleaned of the variables proofkit reads.
 private func proofkit(_ arguments: [String], environment: [String: String] = [:]) throws -> ProcessResult {
     var env = ["PROOFKIT_MODELS": "", "PROOFKIT_ORT_LIBRARY": ""]
@@ -78,11 +92,19 @@ struct MatEndToEndTests {
         let all = try objects(result)
         #expect(all.count == 3)
         for object in all.prefix(2) {
-            #expect(Set(object.keys) == ["file", "verdict", "score", "threshold", "brightness", "hint", "accepted_by", "engine", "crop_scores"])
+            #expect(Set(object.keys) == [
+                "file", "verdict", "score", "threshold", "brightness", "hint", "accepted_by", "engine", "crop_scores",
+                "rule", "class_score", "head_score", "head_threshold",
+            ])
             #expect(object["engine"] as? String == "lite0")
             #expect(object["threshold"] as? Double == 0.3)
+            #expect(object["rule"] as? String == "class-or-head")
             let crops = try #require(object["crop_scores"] as? [Double])
             #expect(object["score"] as? Double == crops.max())
+            #expect(object["class_score"] as? Double == object["score"] as? Double)
+            let head = try #require(object["head_score"] as? Double)
+            #expect((0...1).contains(head))
+            #expect(object["head_threshold"] as? Double == committedHeadThreshold)
         }
         // The crops run centre first and stop at the first that passes: the rendered mat passes
         // on the centre crop; the coffee runs all five.
@@ -107,7 +129,10 @@ struct MatEndToEndTests {
         #expect(summary["failed"] as? Int == 0)
         #expect(summary["exit_code"] as? Int == 0)
         #expect(summary["engine"] as? String == "lite0")
+        #expect(summary["rule"] as? String == "class-or-head")
+        #expect(summary["head_threshold"] as? Double == committedHeadThreshold)
         #expect((summary["model_sha256"] as? String)?.count == 64)
+        #expect(summary["head_sha256"] as? String == (try sha256sum(root + "/Models/mat_head.json")))
         #expect(summary["load_ms"] == nil)
     }
 
@@ -258,7 +283,7 @@ struct MatEndToEndTests {
 
     @Test("a model whose SHA-256 does not match: exit 78 with both digests", arguments: [false, true])
     func digestMismatch(withManifest: Bool) throws {
-        var files = ["efficientnet_lite0_int8.onnx": "efficientnet_lite0_int8.onnx"]
+        var files = ["efficientnet_lite0_int8.onnx": "efficientnet_lite0_int8.onnx", "mat_head.json": "mat_head.json"]
         if withManifest { files["manifest.json"] = "manifest.json" }
         let folder = try modelsFolder(files)
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -279,10 +304,87 @@ struct MatEndToEndTests {
 
     @Test("the unmodified model in a PROOFKIT_MODELS folder without a manifest passes the committed digest")
     func committedDigest() throws {
-        let folder = try modelsFolder(["efficientnet_lite0_fp32.onnx": "efficientnet_lite0_fp32.onnx"])
+        let folder = try modelsFolder([
+            "efficientnet_lite0_fp32.onnx": "efficientnet_lite0_fp32.onnx", "mat_head.json": "mat_head.json",
+        ])
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let result = try proofkit(["mat", "--engine", "lite0-fp32", photo("demo_mat.jpg")], environment: ["PROOFKIT_MODELS": folder])
         #expect(result.status == 0, "\(result.stderr)")
+    }
+
+    // MARK: The mat head (issue 20).
+
+    @Test("a damaged mat head: exit 78 naming it, with and without manifest.json; a missing one: exit 69", arguments: [false, true])
+    func damagedHead(withManifest: Bool) throws {
+        var files = ["efficientnet_lite0_int8.onnx": "efficientnet_lite0_int8.onnx", "mat_head.json": "mat_head.json"]
+        if withManifest { files["manifest.json"] = "manifest.json" }
+        let folder = try modelsFolder(files)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let head = folder + "/mat_head.json"
+        // One weight's digit changed: still a valid head, but not the committed one.
+        var text = try String(contentsOfFile: head, encoding: .utf8)
+        let digit = try #require(text.range(of: "1", range: text.range(of: "\"weights\"")!.upperBound..<text.endIndex))
+        text.replaceSubrange(digit, with: "2")
+        try text.write(toFile: head, atomically: true, encoding: .utf8)
+        let actual = try #require(try sha256sum(head))
+        let result = try proofkit(["mat", photo("demo_mat.jpg")], environment: ["PROOFKIT_MODELS": folder])
+        #expect(result.status == 78, "\(result.stderr)")
+        let lines = stderrLines(result)
+        #expect(lines.count == 1, "\(lines)")
+        #expect(lines.first?.contains(head) == true && lines.first?.contains(actual) == true, "\(lines)")
+        #expect(result.stdout.isEmpty)
+        // The seed's rule does not read the head at all.
+        let seed = try proofkit(["mat", "--rule", "class", photo("demo_mat.jpg")], environment: ["PROOFKIT_MODELS": folder])
+        #expect(seed.status == 0, "\(seed.stderr)")
+        try FileManager.default.removeItem(atPath: head)
+        let missing = try proofkit(["mat", photo("demo_mat.jpg")], environment: ["PROOFKIT_MODELS": folder])
+        #expect(missing.status == 69)
+        #expect(missing.stderr.contains("mat_head.json is not installed"), "\(missing.stderr)")
+    }
+
+    @Test("--rule class is the seed's rule: no head, the same verdicts and class scores as the default")
+    func ruleClass() throws {
+        let photos = ["demo_mat.jpg", "demo_coffee.jpg", "dark_coffee.jpg", "large.jpg", "cmyk.jpg", "gray.jpg"].map(photo)
+        let seed = try objects(try proofkit(["mat", "--json", "--all-crops", "--engine", "lite0", "--rule", "class"] + photos))
+        let head = try objects(try proofkit(["mat", "--json", "--all-crops"] + photos))
+        #expect(seed.count == photos.count + 1 && head.count == photos.count + 1)
+        for (a, b) in zip(seed.dropLast(), head.dropLast()) {
+            #expect(a["rule"] as? String == "class")
+            #expect(a["head_score"] is NSNull && a["head_threshold"] is NSNull)
+            #expect(a["crop_scores"] as? [Double] == b["crop_scores"] as? [Double], "\(a["file"] ?? "")")
+            // Accepted by the seed's rule: accepted by class 741 under both rules.
+            if a["verdict"] as? String == "accepted" {
+                #expect(a["accepted_by"] as? String == "score")
+                #expect(b["verdict"] as? String == "accepted" && b["accepted_by"] as? String == "score")
+            }
+        }
+        let summary = try #require(seed.last?["summary"] as? [String: Any])
+        #expect(summary["rule"] as? String == "class" && summary["head_sha256"] is NSNull)
+        let usage = try proofkit(["mat", "--rule", "head-only", photo("demo_mat.jpg")])
+        #expect(usage.status == 64 && usage.stderr.contains("unknown rule 'head-only'"), "\(usage.stderr)")
+        let clip = try proofkit(["mat", "--engine", "clip", "--rule", "class", photo("demo_mat.jpg")])
+        #expect(clip.status == 64, "\(clip.stderr)")
+    }
+
+    @Test("fresh clone, fixture photos: int8 and fp32 give the same verdicts under both rules, head scores close")
+    func fixturePhotosInt8AndFP32() throws {
+        let names = ["demo_mat.jpg", "demo_coffee.jpg", "dark_coffee.jpg", "large.jpg", "cmyk.jpg", "gray.jpg",
+                     "orientation_1.jpg", "orientation_6.jpg"]
+        let photos = names.map(photo)
+        for rule in ["class-or-head", "class"] {
+            let int8 = try objects(try proofkit(["mat", "--json", "--all-crops", "--rule", rule] + photos)).dropLast()
+            let fp32 = try objects(try proofkit(["mat", "--json", "--all-crops", "--rule", rule, "--engine", "lite0-fp32"] + photos)).dropLast()
+            #expect(int8.count == photos.count && fp32.count == photos.count)
+            for (index, (a, b)) in zip(int8, fp32).enumerated() {
+                #expect(a["verdict"] as? String == b["verdict"] as? String, "\(names[index]) \(rule)")
+                if let x = a["head_score"] as? Double, let y = b["head_score"] as? Double {
+                    #expect(abs(x - y) <= headInt8Tolerance, "\(names[index]): int8 \(x), fp32 \(y)")
+                }
+            }
+            // The rendered mat passes and the coffee, dark or not, does not.
+            #expect(int8.first?["verdict"] as? String == "accepted")
+            #expect(int8[1]["verdict"] as? String == "rejected" && int8[2]["verdict"] as? String == "rejected")
+        }
     }
 
     @Test("a missing ONNX Runtime library: exit 69 naming the path tried")
@@ -383,15 +485,15 @@ struct MatEndToEndTests {
 
     // MARK: The shared photo set (16 mats, 36 others), when present.
 
-    @Test("shared photos: fp32 full-size centre scores within 0.05 of the reference, the fast path keeps every verdict, no false accepts",
+    @Test("shared photos, --rule class (the seed's rule): fp32 full-size centre scores within 0.05 of the reference, the fast path keeps every verdict, the seed's 13 mats and no false accepts",
           .enabled(if: hasPhotos, "needs ../shared/data/images"))
     func sharedPhotos() throws {
         let photos = ImageFixtures.referencePhotos
         #expect(photos.count == 52)
-        let full = try proofkit(["mat", "--json", "--engine", "lite0-fp32", "--full-size"] + photos.map(\.path))
+        let full = try proofkit(["mat", "--json", "--rule", "class", "--engine", "lite0-fp32", "--full-size"] + photos.map(\.path))
         #expect(full.status == 0, "\(full.stderr)")
         let fullRows = try objects(full).dropLast()
-        let fast = try proofkit(["mat", "--json"] + photos.map(\.path))
+        let fast = try proofkit(["mat", "--json", "--engine", "lite0", "--rule", "class"] + photos.map(\.path))
         #expect(fast.status == 0, "\(fast.stderr)")
         let fastRows = try objects(fast).dropLast()
         #expect(fullRows.count == 52 && fastRows.count == 52)
@@ -411,10 +513,58 @@ struct MatEndToEndTests {
                 if reference.isMat { mats += 1 } else { falseAccepts.append(reference.file) }
             }
         }
-        print("shared photos, default engine (int8, fast decode, five crops): \(mats)/16 mats accepted, \(falseAccepts.count)/36 others accepted; fp32 centre vs reference: worst \(worst)")
+        print("shared photos, --rule class (int8, fast decode, five crops): \(mats)/16 mats accepted, \(falseAccepts.count)/36 others accepted; fp32 centre vs reference: worst \(worst)")
         #expect(falseAccepts.isEmpty, "\(falseAccepts)")
-        #expect(mats >= 13)
+        // The seed's verdicts (Models/MODELS.md): every mat but mat_041 (folded), mat_042 and
+        // mat_046 (foam mats with text), by class 741 alone.
+        let accepted = zip(photos, fastRows).filter { $0.1["verdict"] as? String == "accepted" }.map(\.0.file)
+        #expect(accepted == photos.filter(\.isMat).map(\.file).filter { !["mat/mat_041.jpg", "mat/mat_042.jpg", "mat/mat_046.jpg"].contains($0) })
+        #expect(fastRows.allSatisfy { $0["verdict"] as? String == "rejected" || $0["accepted_by"] as? String == "score" })
     }
+
+    @Test("""
+        shared photos, default rule (class 741 OR the head): every mat accepted, no bed, kitchen, bathroom, \
+        living room or dark photo; int8 and fp32 agree. These photos are the head's training data: a \
+        consistency check, not an accuracy figure (the held-apart figures are in Models/MODELS.md).
+        """, .enabled(if: hasPhotos, "needs ../shared/data/images"))
+    func sharedPhotosHead() throws {
+        let photos = ImageFixtures.referencePhotos
+        let table = try matHeadPhotos()
+        #expect(table.count == 52)
+        let int8 = try proofkit(["mat", "--json", "--all-crops"] + photos.map(\.path))
+        let fp32 = try proofkit(["mat", "--json", "--all-crops", "--engine", "lite0-fp32"] + photos.map(\.path))
+        #expect(int8.status == 0 && fp32.status == 0, "\(int8.stderr)\(fp32.stderr)")
+        let rows8 = try objects(int8).dropLast()
+        let rows32 = try objects(fp32).dropLast()
+        #expect(rows8.count == 52 && rows32.count == 52)
+        var accepted: [String: [String]] = [:]
+        var worstDifference = 0.0
+        for (index, photo) in photos.enumerated() {
+            let (kind, group) = try #require(table[photo.file], "\(photo.file) is not in Models/mat_head_photos.tsv")
+            let verdict = rows8[index]["verdict"] as? String
+            #expect(verdict == rows32[index]["verdict"] as? String, "\(photo.file): int8 and fp32 disagree")
+            let head8 = try #require(rows8[index]["head_score"] as? Double)
+            let head32 = try #require(rows32[index]["head_score"] as? Double)
+            worstDifference = max(worstDifference, abs(head8 - head32))
+            #expect(abs(head8 - head32) <= headInt8Tolerance, "\(photo.file): head int8 \(head8), fp32 \(head32)")
+            if verdict == "accepted" { accepted[kind, default: []].append(photo.file) }
+            if group == "mat" { #expect(verdict == "accepted", "\(photo.file) (\(kind))") }
+            if group == "forbidden" { #expect(verdict == "rejected", "\(photo.file) (\(kind)) was accepted") }
+        }
+        let rugLike = ["carpet", "doormat", "cloth"].flatMap { accepted[$0] ?? [] }
+        print("shared photos, default rule (int8, five crops): accepted by kind \(accepted.mapValues(\.count)); rug-like accepted: \(rugLike); int8 vs fp32 head score: worst \(worstDifference)")
+    }
+}
+
+/// Models/mat_head_photos.tsv: the kind and group of each shared photo (file -> (kind, group)).
+private func matHeadPhotos() throws -> [String: (kind: String, group: String)] {
+    let text = try String(contentsOfFile: root + "/Models/mat_head_photos.tsv", encoding: .utf8)
+    var table: [String: (kind: String, group: String)] = [:]
+    for line in text.split(separator: "\n") where !line.hasPrefix("#") && !line.hasPrefix("file\t") {
+        let fields = line.split(separator: "\t").map(String.init)
+        if fields.count == 4 { table[fields[0]] = (fields[2], fields[3]) }
+    }
+    return table
 }
 
 /// `sha256sum FILE`'s digest (an independent tool).

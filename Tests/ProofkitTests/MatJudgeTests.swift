@@ -89,6 +89,42 @@ struct MatJudgeTests {
         #expect(folderError.code == .notFound)
     }
 
+    @Test("the committed mat head: 1280 weights and a threshold; its digest is compiled in and is the installed copy's")
+    func committedHead() throws {
+        let path = TestEnvironment.packageRoot.appendingPathComponent("Models/mat_head.json").path
+        let head = try PhotoProof.loadHead(contentsOf: path)
+        #expect(head.dimension == 1280)
+        let threshold = try #require(head.threshold)
+        #expect(threshold > 0.5 && threshold < 1)
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(head == (try JSONDecoder().decode(LogisticHead.self, from: Data(bytes))), "the reader and Codable agree")
+        #expect(PhotoModelStore.committedSHA256["mat_head.json"] == SHA256.hexDigest(of: bytes))
+        let installed = modelsFolder + "/mat_head.json"
+        if FileManager.default.fileExists(atPath: installed) {
+            #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: installed))) == bytes, "Models/generated has another head: run Models/build.sh")
+            #expect(try PhotoModelStore.expectedSHA256(ofFileAt: installed) == SHA256.hexDigest(of: bytes))
+        }
+    }
+
+    @Test("MatJudge: the default rule loads the head and scores it on every crop that ran; --rule class loads none",
+          .enabled(if: canRunModel))
+    func headRule() throws {
+        let store = PhotoModelStore(environment: ["PROOFKIT_MODELS": modelsFolder])
+        var options = MatJudgeOptions(loadsClassNames: false, stopsAtFirstPassingCrop: false)
+        var judge = try MatJudge(options: options, store: store)
+        #expect(judge.rule == .classOrHead && judge.headSHA256 == PhotoModelStore.committedSHA256["mat_head.json"])
+        let head = try #require(judge.proof.configuration.head)
+        let coffee = try judge.judge(contentsOf: ImageFixtures.path("demo_coffee.jpg"))
+        #expect(coffee.cropScores.count == 5)
+        let probability = try #require(coffee.headProbability)
+        #expect(probability < head.acceptingThreshold && !coffee.judgement.verdict.isAccepted)
+        options.rule = .classScore
+        var seed = try MatJudge(options: options, store: store)
+        #expect(seed.rule == .classScore && seed.headSHA256 == nil && seed.proof.configuration.head == nil)
+        let same = try seed.judge(contentsOf: ImageFixtures.path("demo_coffee.jpg"))
+        #expect(same.cropScores == coffee.cropScores && same.headProbability == nil)
+    }
+
     @Test("this CPU's fingerprint is the one the models build (Python) wrote into manifest.json",
           .enabled(if: hasOptimizedModels))
     func cpuFingerprint() throws {
@@ -150,7 +186,7 @@ struct MatJudgeTests {
         // The same folder, but its manifest says the .ort copies were made on another CPU.
         let folder = try TestEnvironment.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        for name in [engine.modelFile, engine.optimizedModelFile!, "imagenet_classes.txt"] {
+        for name in [engine.modelFile, engine.optimizedModelFile!, "imagenet_classes.txt", "mat_head.json"] {
             try FileManager.default.copyItem(atPath: modelsFolder + "/" + name, toPath: folder + "/" + name)
         }
         let manifest = try String(contentsOfFile: modelsFolder + "/manifest.json", encoding: .utf8)

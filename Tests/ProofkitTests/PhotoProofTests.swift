@@ -61,6 +61,15 @@ struct PhotoProofFixtureTests {
         try #"{"weights": [1, 2], "bias": 0, "mean": [1]}"#.write(to: head, atomically: true, encoding: .utf8)
         let error = try #require(throws: ProofkitError.self) { _ = try PhotoProof.loadHead(contentsOf: head.path) }
         #expect(error.code == .modelInvalid && error.path == head.path)
+        for text in [#"{"weights": [1, "2"], "bias": 0}"#, #"{"weights": [1, 2]}"#, #"{"weights": [1], "bias": 0, "normalize": "l1"}"#,
+                     #"{"weights": [1], "bias": 0, "threshold": "high"}"#, "[1, 2]", "{"] {
+            try text.write(to: head, atomically: true, encoding: .utf8)
+            let error = try #require(throws: ProofkitError.self, "\(text)") { _ = try PhotoProof.loadHead(contentsOf: head.path) }
+            #expect(error.code == .modelInvalid && error.path == head.path, "\(text)")
+        }
+        let valid = #"{"format": "ignored", "weights": [0.5, -1.5], "bias": 0.1, "threshold": 0.6, "normalize": "l2"}"#
+        try valid.write(to: head, atomically: true, encoding: .utf8)
+        #expect(try PhotoProof.loadHead(contentsOf: head.path) == JSONDecoder().decode(LogisticHead.self, from: Data(valid.utf8)))
     }
 }
 

@@ -7,8 +7,9 @@ enum MatCommand: Subcommand {
     static let name = "mat"
     static let summary = "photo proof: is this a prayer mat?"
     static let synopsis = """
-        proofkit mat PHOTO... [--engine lite0|lite0-fp32|clip] [--threshold X] [--verbose] [--json] [--strict]
-                     [--full-size] [--all-crops] [--threads N] [--enrol MAT_PHOTO]... [--timings]
+        proofkit mat PHOTO... [--engine lite0|lite0-fp32|clip] [--rule class-or-head|class] [--threshold X]
+                     [--verbose] [--json] [--strict] [--full-size] [--all-crops] [--threads N]
+                     [--enrol MAT_PHOTO]... [--timings]
         """
     static let discussion = """
         Judges each PHOTO (JPEG or PNG, by content; EXIF orientation applied) on this device: the
@@ -19,10 +20,12 @@ enum MatCommand: Subcommand {
           lite0       EfficientNet-Lite0, static int8 (default). The score is the ImageNet class
                       741 "prayer rug, prayer mat" probability, the maximum over five crops (the
                       centre crop of the shorter-side-256 resize, and four corner squares of 0.6 x
-                      the shorter side); accepted when score >= 0.3. The crops run one at a time,
-                      centre first, and stop at the first that passes (the same verdict as all five;
-                      --all-crops scores all five in one batch). JPEGs are decoded at a reduced
-                      size (DCT scaling, shorter side kept >= 256) unless --full-size is given.
+                      the shorter side). The head score is the mat head's probability (a logistic
+                      regression on the crop's 1280-d embedding, in effect on the model's 1000
+                      standardised logits; Models/mat_head.json), also the maximum over the crops. The crops run one at a time, centre first,
+                      and stop at the first that passes (the same verdict as all five; --all-crops
+                      scores all five in one batch). JPEGs are decoded at a reduced size (DCT
+                      scaling, shorter side kept >= 256) unless --full-size is given.
           lite0-fp32  the same in fp32 (about twice the inference time; same verdicts on the
                       project's 52 test photos).
           clip        MobileCLIP-S0 with prompt embeddings: score = the mat prompts' share of the
@@ -30,6 +33,13 @@ enum MatCommand: Subcommand {
                       threshold). MobileCLIP is not shipped: export it on a machine with internet
                       and torch with Models/export_mobileclip.py, which writes
                       mobileclip_s0_image.onnx and mobileclip_s0_prompts.json into Models/generated.
+
+        Rules (lite0 and lite0-fp32):
+          class-or-head  accepted when score >= 0.3 OR head score >= the head's threshold, 0.9
+                         (the default; chosen by leave-one-source-out evaluation, Models/MODELS.md).
+                         A carpet, doormat or patterned cloth may pass: you are up at a rug.
+          class          the seed's rule: accepted when score >= 0.3; the head is not loaded.
+        --threshold sets the class-score threshold; the head's threshold is in its file.
 
         A rejected photo gets a hint: "too dark: turn on a light" when its brightness (mean luma,
         0..1) is below 0.24, else "that does not look like a prayer mat", or (lite0 engines) a
@@ -45,7 +55,7 @@ enum MatCommand: Subcommand {
         Models/generated above the proofkit executable, else in ./Models/generated. Each model is
         checked against its SHA-256 (the folder's manifest.json, else the digests committed in
         Models/models.sha256; the CLIP encoder may instead be named by its prompts file) before
-        ONNX Runtime loads it. ONNX Runtime is found via $PROOFKIT_ORT_LIBRARY, the copy set-up
+        ONNX Runtime loads it; the mat head file (mat_head.json) is checked the same way. ONNX Runtime is found via $PROOFKIT_ORT_LIBRARY, the copy set-up
         installs in .deps/onnxruntime, or the system's libonnxruntime.so.1.
 
         Exit codes: 0 when every photo was judged (rejected ones too; the verdict is in the
@@ -53,19 +63,23 @@ enum MatCommand: Subcommand {
         image (not JPEG/PNG, truncated, empty, over the 50 MP pixel limit), 66 a photo is missing
         or is a folder, 74 a photo cannot be read, 69 the model is not installed (run
         'bash .ci/setup', or export MobileCLIP) or ONNX Runtime is missing or too old (the message
-        lists the paths tried), 78 a model file fails its SHA-256 check or is not the expected
-        model. A bad photo is reported on stderr (one line naming it) and the others are still
+        lists the paths tried), 78 a model file or the mat head fails its SHA-256 check or is not
+        the expected model. A bad photo is reported on stderr (one line naming it) and the others are still
         judged; the exit code is then the largest of the photos' codes. Model and runtime errors
         stop before any photo is judged.
 
-        Output: one line per photo (verdict, score, brightness, hint); --verbose adds the top-5
+        Output: one line per photo (verdict, score, head score with the default rule, brightness,
+        hint); --verbose adds the top-5
         classes, the crops' scores, the decoded size and the times; with two or more photos, a
         summary line "N of M photos accepted".
 
         JSON (--json): one object per judged photo, then one summary object, each on its own line:
           {"file": str, "verdict": "accepted"|"rejected", "score": num, "threshold": num,
-           "brightness": num, "hint": str|null, "accepted_by": "score"|"enrolment"|null,
-           "engine": "lite0"|"lite0-fp32"|"clip",
+           "brightness": num, "hint": str|null, "accepted_by": "score"|"head"|"enrolment"|null,
+                                              ("score": class 741 (or the CLIP share) decided)
+           "engine": "lite0"|"lite0-fp32"|"clip", "rule": "class-or-head"|"class"|"clip",
+           "class_score": num|null,               (the class-741 score; null for clip)
+           "head_score": num|null, "head_threshold": num|null,  (null unless class-or-head)
            "crop_scores": [num],  (class score of each crop that ran, centre first: 1 to 5;
                                    all 5 with --all-crops; the CLIP share for clip)
            "enrolment_similarity": num|null,                      (only with --enrol)
@@ -77,7 +91,8 @@ enum MatCommand: Subcommand {
            "timings_ms": {"decode": num, "preprocess": num, "inference": num}}
                                                                   (only with --timings or --verbose)
           {"summary": {"photos": int, "accepted": int, "rejected": int, "failed": int,
-                       "exit_code": int, "engine": str, "threshold": num, "model_sha256": str,
+                       "exit_code": int, "engine": str, "rule": str, "threshold": num,
+                       "head_threshold": num|null, "model_sha256": str, "head_sha256": str|null,
                        "load_ms": {"read_verify": num, "session": num}}}
                                                        (load_ms only with --timings or --verbose)
         Photos that fail are not in the per-photo objects (their error is on stderr); they are
@@ -86,11 +101,13 @@ enum MatCommand: Subcommand {
         Examples:
           proofkit mat photo.jpg
           proofkit mat --verbose --engine lite0-fp32 IMG_2041.jpg
+          proofkit mat --engine lite0 --rule class photo.jpg
           proofkit mat --json --strict morning/*.jpg
           proofkit mat --enrol my_mat.jpg --enrol my_mat_2.jpg photo.jpg
         """
     static let options: [OptionSpec] = [
         .option("engine", value: "NAME", help: "lite0 (int8, default), lite0-fp32 or clip"),
+        .option("rule", value: "NAME", help: "class-or-head (default) or class (class 741 only); lite0 engines"),
         .option("threshold", value: "X", help: "score needed to pass, 0..1 (default 0.3; clip 0.45)"),
         .flag("verbose", short: "v", help: "add the top-5 classes, crop scores, decoded size and times"),
         .flag("json", help: "one JSON object per photo, then a summary object, on stdout"),
@@ -109,6 +126,14 @@ enum MatCommand: Subcommand {
         guard let engine = PhotoEngine(rawValue: engineName) else {
             throw UsageError("unknown engine '\(engineName)'; choose lite0, lite0-fp32 or clip")
         }
+        let ruleName = arguments.value("rule")
+        let rule = MatRule(rawValue: ruleName ?? MatRule.classOrHead.rawValue)
+        guard let rule else {
+            throw UsageError("unknown rule '\(ruleName ?? "")'; choose class-or-head or class")
+        }
+        if ruleName != nil && engine == .clip {
+            throw UsageError("--rule applies to the lite0 engines, not clip")
+        }
         let threshold = try arguments.double("threshold")
         if let threshold, !(0...1).contains(threshold) {
             throw UsageError("--threshold must be between 0 and 1, not \(threshold)")
@@ -121,7 +146,7 @@ enum MatCommand: Subcommand {
 
         let options = MatJudgeOptions(
             engine: engine, threshold: threshold, fastDecode: !arguments.has("full-size"), threads: threads,
-            loadsClassNames: verbose, stopsAtFirstPassingCrop: !arguments.has("all-crops"))
+            loadsClassNames: verbose, stopsAtFirstPassingCrop: !arguments.has("all-crops"), rule: rule)
         var judge = try MatJudge(
             options: options, store: PhotoModelStore(environment: io.environment), prefetching: photos.first)
         let enrolPhotos = arguments.all("enrol")
@@ -160,7 +185,10 @@ enum MatCommand: Subcommand {
             var summary: [String: JSONValue] = [
                 "photos": .int(photos.count), "accepted": .int(accepted), "rejected": .int(rejected),
                 "failed": .int(failed), "exit_code": .int(Int(worst.rawValue)), "engine": .string(engine.rawValue),
+                "rule": .string(judge.rule?.rawValue ?? "clip"),
                 "threshold": .number(policyThreshold), "model_sha256": .string(judge.load.modelSHA256),
+                "head_threshold": JSONValue(judge.proof.configuration.head?.acceptingThreshold),
+                "head_sha256": JSONValue(judge.headSHA256),
             ]
             if timings {
                 summary["load_ms"] = [
@@ -188,6 +216,10 @@ enum MatCommand: Subcommand {
             "brightness": .rounded(judgement.brightness, places: 4), "hint": JSONValue(judgement.hint),
             "accepted_by": JSONValue(result.acceptedBy?.rawValue), "engine": .string(engine.rawValue),
             "crop_scores": .array(result.cropScores.map { .rounded($0, places: 6) }),
+            "rule": .string(judge.rule?.rawValue ?? "clip"),
+            "class_score": judge.rule == nil ? .null : .rounded(judgement.score, places: 6),
+            "head_score": JSONValue(result.headProbability.map { ($0 * 1e6).rounded() / 1e6 }),
+            "head_threshold": JSONValue(judge.proof.configuration.head?.acceptingThreshold),
         ]
         if judge.proof.configuration.enrolment != nil {
             object["enrolment_similarity"] = JSONValue(result.enrolmentSimilarity.map { ($0 * 1e6).rounded() / 1e6 })
@@ -219,7 +251,12 @@ enum MatCommand: Subcommand {
         io: CommandIO
     ) {
         let judgement = result.judgement
-        let facts = "score \(fixed(judgement.score, 3)) \(judgement.verdict.isAccepted ? ">=" : "<") \(fixed(threshold, 2)), brightness \(fixed(judgement.brightness, 2))"
+        let classPasses = judgement.score >= threshold
+        var facts = "score \(fixed(judgement.score, 3)) \(classPasses ? ">=" : "<") \(fixed(threshold, 2))"
+        if let head = result.headProbability, let headThreshold = judge.proof.configuration.head?.acceptingThreshold {
+            facts += ", head \(fixed(head, 3)) \(head >= headThreshold ? ">=" : "<") \(fixed(headThreshold, 2))"
+        }
+        facts += ", brightness \(fixed(judgement.brightness, 2))"
         if judgement.verdict.isAccepted {
             let by = result.acceptedBy == .enrolment
                 ? ", matches your enrolled mat (cosine \(fixed(result.enrolmentSimilarity ?? 0, 2)))" : ""
