@@ -1,3 +1,4 @@
+import AudioIO
 import Proofkit
 import ProofkitCore
 #if canImport(FoundationEssentials)
@@ -150,7 +151,9 @@ enum BenchCommand: Subcommand {
             modelsFolder: PhotoModelStore(environment: io.environment).folders.first ?? PhotoModelStore.relativeFolder)
         switch request {
         case .child(let job, let options):
-            // One configuration in this (child) process; the parent reads the JSON.
+            // One configuration in this (child) process; the parent reads the JSON. It dies
+            // with the parent (a killed bench leaves no child at 100% CPU).
+            try BenchChildProcess.dieWithParent()
             let result = try InferenceBench.measure(job, options: options, isolation: .childProcess)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -394,12 +397,8 @@ enum BenchCommand: Subcommand {
     }
 
     static func load(_ path: String) throws(ProofkitError) -> BenchReport {
-        guard let kind = FileKind(atPath: path) else {
-            throw ProofkitError(.notFound, "no such report", path: path)
-        }
-        guard kind != .folder, let data = FileManager.default.contents(atPath: path) else {
-            throw ProofkitError(.io, "cannot read the report (a folder, or unreadable)", path: path)
-        }
+        // At most 16 MiB, counted while reading (a report is a few KiB; /proc files say size 0).
+        let data = try BoundedFile.read(path, limit: 16 << 20, what: "bench report")
         // `proofkit bench --json > file` writes one line of JSON.
         let text = String(decoding: data, as: UTF8.self)
         do {

@@ -52,10 +52,10 @@ enum CheckCommand: Subcommand {
                 let f = report.format
                 let facts = "\(decimalText(report.decodedSeconds, places: 2))\(report.reachedLimit ? "+" : "") s, \(f.majorFormatName) \(f.subtypeName), \(f.sampleRate) Hz, \(f.channels) ch, peak \(text(report.levels.peakDBFS)) dBFS, RMS \(text(report.levels.rmsDBFS)) dBFS"
                 switch report.verdict {
-                case .accepted: io.print("\(path): ok (\(facts))")
-                case .rejected(let reason): io.print("\(path): rejected: \(reason.detail) (\(facts))")
+                case .accepted: io.print("\(displayName(path)): ok (\(facts))")
+                case .rejected(let reason): io.print("\(displayName(path)): rejected: \(reason.detail) (\(facts))")
                 }
-                for warning in report.warnings { io.printError("proofkit check: warning: \(path): \(warning)") }
+                for warning in report.warnings { io.printError("proofkit check: warning: \(displayName(path)): \(warning)") }
             }
         }
         return anyRejected && arguments.has("strict") ? .rejected : .success

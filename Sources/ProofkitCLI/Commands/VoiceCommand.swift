@@ -156,7 +156,8 @@ enum VoiceCommand: Subcommand {
     {
         var transcript: [String] = []
         if let file = arguments.value("transcript-file") {
-            let contents = file == "-" ? readAllStandardInput() : try DuaCommand.readTextFile(file, required: true) ?? ""
+            let contents = file == "-" ? try DuaCommand.readStandardInput(joinedBy: "\n", what: "transcript file")
+                : try DuaCommand.readTextFile(file, required: true, what: "transcript file") ?? ""
             transcript = contents.split(whereSeparator: \.isNewline).map { line in
                 String(line.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
             }
@@ -353,12 +354,6 @@ enum VoiceCommand: Subcommand {
             }
         }
         return .success
-    }
-
-    static func readAllStandardInput() -> String {
-        var lines: [String] = []
-        while let line = readLine() { lines.append(line) }
-        return lines.joined(separator: "\n")
     }
 
     static func baseName(_ path: String) -> String {
