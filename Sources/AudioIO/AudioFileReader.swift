@@ -48,10 +48,13 @@ public struct AudioFileReader: ~Copyable, @unchecked Sendable {
     ///   random bytes, truncated, no audio, a stream over 128 MiB),
     ///   `.unsupportedFormat` (AAC/M4A/ADTS, with how to convert it), `.runtimeUnavailable`
     ///   (libsndfile.so.1 cannot be loaded: it is loaded on first use, not linked).
-    ///   Calls `open`, `fstat`, `pread` (first 4 KiB, to sniff the format) and `sf_open_fd`.
+    ///   Calls `open`, `fstat`, `pread` (first 4 KiB, to sniff the format) and `sf_open_fd` (`sf_open` of the same file only when the content alone does not tell the format).
     public init(path: String) throws(ProofkitError) {
         var (fd, status) = try POSIX.openInput(path, what: "audio file")
+        // A regular file may be opened by name once more, only as a fallback (below).
+        var sameFileByName: POSIX.FileStatus? = status
         if !status.isRegular || status.size == 0 {
+            sameFileByName = nil
             let spooled: (fd: Int32, size: Int64)?
             do throws(POSIX.Errno) {
                 spooled = try POSIX.spool(fd, limit: AudioFileReader.streamLimitBytes)
@@ -69,7 +72,7 @@ public struct AudioFileReader: ~Copyable, @unchecked Sendable {
             status.isRegular = true
         }
         do throws(ProofkitError) {
-            try self.init(descriptor: fd, size: status.size, path: path)
+            try self.init(descriptor: fd, size: status.size, path: path, sameFileByName: sameFileByName)
         } catch {
             POSIX.closeDescriptor(fd)
             throw error
@@ -77,7 +80,12 @@ public struct AudioFileReader: ~Copyable, @unchecked Sendable {
     }
 
     /// Opens the regular file `fd` of `size` bytes (owned from here on: closed with the reader).
-    private init(descriptor fd: Int32, size: Int64, path: String) throws(ProofkitError) {
+    ///
+    /// libsndfile reads the descriptor (`sf_open_fd`). Only when that does not recognise the
+    /// format, and `path` still names the same file (device and inode of `sameFileByName`), is
+    /// `path` opened by name (`sf_open`): libsndfile then also guesses from the extension, which
+    /// is how an MP3 that starts mid-frame, without an ID3 tag, opens.
+    private init(descriptor fd: Int32, size: Int64, path: String, sameFileByName: POSIX.FileStatus?) throws(ProofkitError) {
         self.path = path
         if size == 0 {
             throw ProofkitError(.decodeFailed, "is empty (0 bytes), not an audio file", path: path)
@@ -95,7 +103,13 @@ public struct AudioFileReader: ~Copyable, @unchecked Sendable {
             throw ProofkitError(.io, "cannot read: \(POSIX.describe(code))", operation: "read",
                                 underlying: code, path: path)
         }
-        switch try POSIX.withStandardErrorSilenced({ () throws(ProofkitError) in try SndFile.openForReading(fd: fd) }) {
+        var opened = try POSIX.withStandardErrorSilenced({ () throws(ProofkitError) in try SndFile.openForReading(fd: fd) })
+        if case .failure = opened, let identity = sameFileByName,
+            case .success(let now) = POSIX.status(path), now.device == identity.device, now.inode == identity.inode
+        {
+            opened = try POSIX.withStandardErrorSilenced({ () throws(ProofkitError) in try SndFile.openForReading(path) })
+        }
+        switch opened {
         case .success(let (handle, info)):
             guard info.sampleRate > 0, info.channels > 0 else {
                 SndFile.close(handle)
