@@ -34,8 +34,11 @@ enum Fuzz {
     /// The case-count multiplier: 1 in CI, PROOFKIT_FUZZ_RUNS for a long run.
     static let scale: Int = ProcessInfo.processInfo.environment["PROOFKIT_FUZZ_RUNS"].flatMap(Int.init) ?? 1
     static let seed: UInt64 = ProcessInfo.processInfo.environment["PROOFKIT_FUZZ_SEED"].flatMap(UInt64.init) ?? 0x15_2026
-    /// In a long run each input is written here before it runs, so a crash leaves it behind.
-    static let lastInputPath: String? = scale > 1 ? NSTemporaryDirectory() + "proofkit-fuzz-last-input" : nil
+    /// In a long run each input is written to `proofkit-fuzz-last-TARGET` in the temporary
+    /// folder before it runs, so a crash leaves it behind (copy it to Fixtures/fuzz/TARGET/).
+    static func lastInputPath(_ target: String) -> String? {
+        scale > 1 ? NSTemporaryDirectory() + "proofkit-fuzz-last-\(target)" : nil
+    }
 
     /// Bytes that matter to the parsers, spliced in by the mutator.
     static let dictionary: [[UInt8]] = [
@@ -99,7 +102,7 @@ enum Fuzz {
         for _ in 0..<(count * scale) {
             let parent = corpus.randomElement(using: &rng)!
             let input = mutate(parent, other: corpus.randomElement(using: &rng)!, &rng)
-            if let lastInputPath { try? Data(input).write(to: URL(fileURLWithPath: lastInputPath)) }
+            if let lastInputPath = lastInputPath(target) { try? Data(input).write(to: URL(fileURLWithPath: lastInputPath)) }
             body(input)
             executed += 1
             // Keep some mutants as parents, so mutations stack up (bounded corpus and size).
@@ -107,6 +110,7 @@ enum Fuzz {
                 if corpus.count < 256 { corpus.append(input) } else { corpus[Int.random(in: 0..<corpus.count, using: &rng)] = input }
             }
         }
+        if scale > 1 { print("fuzz \(target): \(executed) executions, seed \(seed)") }
         return executed
     }
 

@@ -63,7 +63,10 @@ enum BenchCommand: Subcommand {
              "photo_note"|null, "noisy", "relative_spread"}],
            "skipped":[{"model","reason"}], "noisy", "wall_s"}
 
-        --compare A.json B.json reads two such reports (from any machines) and prints a table of
+        A measuring child dies with the bench: SIGTERM, SIGINT and SIGHUP are passed on to it,
+        and it is killed when its parent ends (PR_SET_PDEATHSIG), even after SIGKILL.
+
+        --compare A.json B.json (each at most 16 MiB, exit 65 past it) reads two such reports (from any machines) and prints a table of
         p50, p90, throughput, load, peak memory and photo time for each model and thread count,
         with B/A ratios (below 1: B is faster or smaller), and the geometric mean of the p50
         ratios. With --json: {"a","b","rows":[{"model","threads","<metric>":{"a","b","ratio"}}],

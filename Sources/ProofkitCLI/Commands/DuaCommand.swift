@@ -36,7 +36,10 @@ enum DuaCommand: Subcommand {
         searched for the text's key words (merged words, attached و/ال/ب/ل, Uthmani and Persian
         spellings are handled; each key word counts once). Accepted when enough key words are
         heard, or, with --voiced-seconds, when voice lasted twice the reading time and two key
-        words were heard. A rejection exits 0, or 2 with --strict.
+        words were heard. A rejection exits 0, or 2 with --strict. TRANSCRIPT '-' reads stdin, and
+        --texts FILE is read whole; either is refused past 4 MiB (exit 65, counted while reading,
+        so /dev/zero or a /proc file cannot grow memory). An unreadable user config file
+        ($XDG_CONFIG_HOME or ~/.config/proofkit/duas.json) is skipped.
 
         JSON (--json), one object per result:
           list:  {"name","title","source","key_words":[WORD...],"required","reading_seconds"} per text
