@@ -53,7 +53,7 @@ let package = Package(
             name: "Proofkit",
             dependencies: [
                 "ProofkitCore", "VoiceGate", "DuaMatching", "ImageProof", "SquatCounting",
-                "PrayerPlanning", "AudioIO", "ImageIO", "Inference",
+                "PrayerPlanning", "AudioIO", "ImageIO", "Inference", "CProofkitShims",
             ]),
         .target(name: "ProofkitCLI", dependencies: ["Proofkit"]),
         .executableTarget(name: "ProofkitTool", dependencies: ["ProofkitCLI"]),

@@ -25,36 +25,72 @@ public struct AudioFileReader: ~Copyable, @unchecked Sendable {
     public let path: String
     private var handle: OpaquePointer?
     private var virtualContext: UnsafeMutableRawPointer?
+    /// The descriptor opened once for this reader (libsndfile does not close it).
+    private var descriptor: Int32 = -1
     /// Frames decoded (or skipped) so far.
     public private(set) var position: Int = 0
 
+    /// The most bytes read from a stream (a FIFO, a pipe through /dev/stdin, a device, a
+    /// /proc file of size 0): 128 MiB. A stream is copied into an anonymous temporary file first,
+    /// so that decoders that seek (FLAC, MP3, WAV) can read it.
+    public static let streamLimitBytes = 128 << 20
+
     /// Opens `path` for decoding.
+    ///
+    /// The file is opened once and that descriptor is used throughout (sniffing, decoding), so
+    /// a FIFO or /dev/stdin works like a file. The open never blocks; a FIFO without a writer is
+    /// given up after 10 s. A stream (anything but a regular file with a size) is copied, at
+    /// most ``streamLimitBytes``, into an anonymous temporary file (nothing is left on the
+    /// disk).
     /// - Parameter path: the file to read.
     /// - Throws: `ProofkitError` naming `path`: `.notFound` (missing, or a folder),
-    ///   `.io` (unreadable), `.decodeFailed` (empty, random bytes, truncated, no audio),
+    ///   `.io` (unreadable, or a FIFO that no writer opens within 10 s), `.decodeFailed` (empty,
+    ///   random bytes, truncated, no audio, a stream over 128 MiB),
     ///   `.unsupportedFormat` (AAC/M4A/ADTS, with how to convert it), `.runtimeUnavailable`
     ///   (libsndfile.so.1 cannot be loaded: it is loaded on first use, not linked).
-    ///   Calls `stat`, `open`/`read` (first 4 KiB, to sniff the format) and `sf_open`.
+    ///   Calls `open`, `fstat`, `pread` (first 4 KiB, to sniff the format) and `sf_open_fd` (`sf_open` of the same file only when the content alone does not tell the format).
     public init(path: String) throws(ProofkitError) {
-        self.path = path
-        let status: POSIX.FileStatus
-        switch POSIX.status(path) {
-        case .success(let value): status = value
-        case .failure(let failure):
-            let code = failure.code
-            if code == POSIX.noSuchFile || code == POSIX.notADirectory {
-                throw ProofkitError(.notFound, "no such file", operation: "stat", underlying: code, path: path)
+        var (fd, status) = try POSIX.openInput(path, what: "audio file")
+        // A regular file may be opened by name once more, only as a fallback (below).
+        var sameFileByName: POSIX.FileStatus? = status
+        if !status.isRegular || status.size == 0 {
+            sameFileByName = nil
+            let spooled: (fd: Int32, size: Int64)?
+            do throws(POSIX.Errno) {
+                spooled = try POSIX.spool(fd, limit: AudioFileReader.streamLimitBytes)
+            } catch {
+                POSIX.closeDescriptor(fd)
+                throw ProofkitError(.io, "cannot read: \(POSIX.describe(error.code))", operation: "read",
+                                    underlying: error.code, path: path)
             }
-            throw ProofkitError(.io, "cannot read: \(POSIX.describe(code))", operation: "stat",
-                                underlying: code, path: path)
+            POSIX.closeDescriptor(fd)
+            guard let spooled else {
+                throw ProofkitError(.decodeFailed, "is a stream over the \(AudioFileReader.streamLimitBytes >> 20) MiB limit", path: path)
+            }
+            fd = spooled.fd
+            status.size = spooled.size
+            status.isRegular = true
         }
-        if status.isDirectory {
-            throw ProofkitError(.notFound, "is a folder, not an audio file", path: path)
+        do throws(ProofkitError) {
+            try self.init(descriptor: fd, size: status.size, path: path, sameFileByName: sameFileByName)
+        } catch {
+            POSIX.closeDescriptor(fd)
+            throw error
         }
-        if status.isRegular && status.size == 0 {
+    }
+
+    /// Opens the regular file `fd` of `size` bytes (owned from here on: closed with the reader).
+    ///
+    /// libsndfile reads the descriptor (`sf_open_fd`). Only when that does not recognise the
+    /// format, and `path` still names the same file (device and inode of `sameFileByName`), is
+    /// `path` opened by name (`sf_open`): libsndfile then also guesses from the extension, which
+    /// is how an MP3 that starts mid-frame, without an ID3 tag, opens.
+    private init(descriptor fd: Int32, size: Int64, path: String, sameFileByName: POSIX.FileStatus?) throws(ProofkitError) {
+        self.path = path
+        if size == 0 {
             throw ProofkitError(.decodeFailed, "is empty (0 bytes), not an audio file", path: path)
         }
-        switch POSIX.readPrefix(path, count: 4096) {
+        switch POSIX.readPrefix(fd, count: 4096) {
         case .success(let prefix):
             if let name = UnsupportedFormatSniffer.unsupportedFormat(prefix: prefix) {
                 throw ProofkitError(
@@ -64,10 +100,16 @@ public struct AudioFileReader: ~Copyable, @unchecked Sendable {
             }
         case .failure(let failure):
             let code = failure.code
-            throw ProofkitError(.io, "cannot read: \(POSIX.describe(code))", operation: "open",
+            throw ProofkitError(.io, "cannot read: \(POSIX.describe(code))", operation: "read",
                                 underlying: code, path: path)
         }
-        switch try POSIX.withStandardErrorSilenced({ () throws(ProofkitError) in try SndFile.openForReading(path) }) {
+        var opened = try POSIX.withStandardErrorSilenced({ () throws(ProofkitError) in try SndFile.openForReading(fd: fd) })
+        if case .failure = opened, let identity = sameFileByName,
+            case .success(let now) = POSIX.status(path), now.device == identity.device, now.inode == identity.inode
+        {
+            opened = try POSIX.withStandardErrorSilenced({ () throws(ProofkitError) in try SndFile.openForReading(path) })
+        }
+        switch opened {
         case .success(let (handle, info)):
             guard info.sampleRate > 0, info.channels > 0 else {
                 SndFile.close(handle)
@@ -79,16 +121,18 @@ public struct AudioFileReader: ~Copyable, @unchecked Sendable {
             var context: UnsafeMutableRawPointer? = nil
             if format.container == .mpeg {
                 // Reopen so that decoding is not capped at the header's estimate (see
-                // SndFile.openForReadingToEnd); the header count is kept for reporting.
-                if let fd = POSIX.openForReading(path),
-                    case .success(let (reopened, ctx)) = POSIX.withStandardErrorSilenced({
-                        SndFile.openForReadingToEnd(fd: fd, realLength: status.size)
-                    })
-                {
-                    format.isSeekable = false
-                    SndFile.close(handle)
-                    decoding = reopened
-                    context = ctx
+                // SndFile.openForReadingToEnd); the header count is kept for reporting. The
+                // virtual file reads its own copy of the descriptor (pread: no shared offset).
+                if let copy = POSIX.duplicate(fd) {
+                    if case .success(let (reopened, ctx)) = POSIX.withStandardErrorSilenced({
+                        SndFile.openForReadingToEnd(fd: copy, realLength: size)
+                    }) {
+                        format.isSeekable = false
+                        SndFile.close(handle)
+                        decoding = reopened
+                        context = ctx
+                    }
+                    // (on failure openForReadingToEnd has closed the copy)
                 }
                 // else: keep the plain handle (e.g. an MP3 that starts mid-frame only opens that
                 // way); its decoding may stop at the header's estimate.
@@ -96,6 +140,7 @@ public struct AudioFileReader: ~Copyable, @unchecked Sendable {
             self.handle = decoding
             self.virtualContext = context
             self.format = format
+            self.descriptor = fd
         case .failure(let failure):
             let (text, code) = (failure.text, failure.code)
             // libsndfile's MPEG probe reports unrecognised bytes as "File does not exist or is not
@@ -103,21 +148,24 @@ public struct AudioFileReader: ~Copyable, @unchecked Sendable {
             let detail = text.contains("does not exist") ? "format not recognised" : text.trimmedLine
             throw ProofkitError(
                 .decodeFailed, "is not a readable audio file (libsndfile: \(detail))",
-                operation: "sf_open", underlying: code, path: path)
+                operation: "sf_open_fd", underlying: code, path: path)
         }
     }
 
     deinit {
         if let handle { SndFile.close(handle) }
         if let virtualContext { SndFile.releaseVirtual(virtualContext) }
+        if descriptor >= 0 { POSIX.closeDescriptor(descriptor) }
     }
 
     /// Closes the file. Calls `sf_close`.
     public consuming func close() {
         if let handle { SndFile.close(handle) }
         if let virtualContext { SndFile.releaseVirtual(virtualContext) }
+        if descriptor >= 0 { POSIX.closeDescriptor(descriptor) }
         handle = nil
         virtualContext = nil
+        descriptor = -1
     }
 
     /// Decodes up to `maxFrames` frames into the start of `buffer` (interleaved).

@@ -11,7 +11,10 @@ extension AudioOutputContainer {
 
 /// Writes a 16-bit PCM CAF or WAV file atomically.
 ///
-/// Frames go to a temporary file in the output's folder (`.NAME.tmp-XXXXXX`). Only
+/// Frames go to a temporary file in the output's folder (`.NAME.tmp-XXXXXX`, with the existing
+/// output's mode, and as root its owner; temporaries of that name over 5 minutes old, left by a
+/// killed writer, are removed first). An output that is not a regular file (a device node, a
+/// FIFO, a folder) or is read-only is refused and never replaced. Only
 /// ``commit(syncsToDisk:verify:)`` renames it onto the output, after the complete file (header
 /// included) is on its way to the disk (or, when asked, on it) and an optional check of it passes. If anything fails before
 /// that (a full disk, an exception, the writer simply going out of scope) the temporary is
@@ -53,7 +56,8 @@ public struct AudioFileWriter: ~Copyable, @unchecked Sendable {
     ///     ``writebackIntervalBytes`` while it is written (Linux `sync_file_range`, which does not
     ///     wait), so that ``commit(syncsToDisk:verify:)`` with `syncsToDisk` waits for less
     ///     (default `false`: the data stays in the page cache until the kernel writes it).
-    /// - Throws: `.io` naming `path` when the folder is missing or unwritable;
+    /// - Throws: `.io` naming `path` when the folder is missing or unwritable, or `path` is not a
+    ///   regular file or is read-only;
     ///   `.invalidArgument` when libsndfile refuses the rate or channel count;
     ///   `.runtimeUnavailable` when libsndfile.so.1 cannot be loaded (no file is left behind).
     ///   Calls `mkstemp`, `sf_format_check`, `sf_open_fd`.
@@ -70,15 +74,7 @@ public struct AudioFileWriter: ~Copyable, @unchecked Sendable {
             throw ProofkitError(.invalidArgument, "cannot write \(channels) channels at \(sampleRate) Hz",
                                 path: path)
         }
-        let fd: Int32
-        let temporary: String
-        switch POSIX.makeTemporary(beside: path) {
-        case .success(let made): (fd, temporary) = made
-        case .failure(let failure):
-            let code = failure.code
-            throw ProofkitError(.io, "cannot create the output: \(POSIX.describe(code))",
-                                operation: "mkstemp", underlying: code, path: path)
-        }
+        let (fd, temporary, _) = try POSIX.beginReplacement(of: path)
         let opened: Result<OpaquePointer, SndFile.Failure>
         do {
             opened = try SndFile.openForWriting(
@@ -231,10 +227,8 @@ public struct AudioFileWriter: ~Copyable, @unchecked Sendable {
         }
         POSIX.closeDescriptor(descriptor)
         descriptor = -1
-        if let code = POSIX.moveAtomically(temporary, onto: path) {
-            throw ProofkitError(.io, "cannot replace the output: \(POSIX.describe(code))",
-                                operation: "rename", underlying: code, path: path)
-        }
+        // Checked again just before the rename: a device or FIFO swapped in is not replaced.
+        try POSIX.finishReplacement(temporary: temporary, onto: path)
         self.temporaryPath = nil
     }
 

@@ -50,17 +50,32 @@ enum SndFile {
     static let formatCAF: Int32 = 0x18_0000
     static let subtypePCM16: Int32 = 0x0002
 
-    /// Opens `path` for reading, letting libsndfile detect the format from the content
-    /// (zeroed `SF_INFO`). Calls `sf_open`.
+    /// Opens `path` for reading, letting libsndfile detect the format from the content and, when
+    /// the content alone does not tell (an MP3 that starts mid-frame, without an ID3 tag), from
+    /// the name's extension. Calls `sf_open`.
     /// - Returns: the handle and its info, or the library's error text and code.
     /// - Throws: `.runtimeUnavailable` when libsndfile cannot be loaded.
     static func openForReading(_ path: String) throws(ProofkitError) -> Result<(OpaquePointer, Info), Failure> {
         let sndfile = try load()
         var info = SF_INFO()
-        guard let handle = sndfile.sf_open(path, Int32(SFM_READ), &info) else {
+        guard let handle = sndfile.sf_open(FilePath.cString(path), Int32(SFM_READ), &info) else {
             return .failure(Failure(text: lastOpenError(), code: sndfile.sf_error(nil)))
         }
         // Normalise integer data to -1...1 as floats (libsndfile's default, made explicit).
+        _ = sndfile.sf_command(handle, Int32(SFC_SET_NORM_FLOAT), nil, Int32(SF_TRUE))
+        return .success((handle, Info(info)))
+    }
+
+    /// Opens the already-open descriptor `fd` for reading, letting libsndfile detect the format
+    /// from the content. `fd` stays open after `sf_close` (its owner closes it). Calls `sf_open_fd`.
+    /// - Returns: the handle and its info, or the library's error text and code.
+    /// - Throws: `.runtimeUnavailable` when libsndfile cannot be loaded.
+    static func openForReading(fd: Int32) throws(ProofkitError) -> Result<(OpaquePointer, Info), Failure> {
+        let sndfile = try load()
+        var info = SF_INFO()
+        guard let handle = sndfile.sf_open_fd(fd, Int32(SFM_READ), &info, Int32(SF_FALSE)) else {
+            return .failure(Failure(text: lastOpenError(), code: sndfile.sf_error(nil)))
+        }
         _ = sndfile.sf_command(handle, Int32(SFC_SET_NORM_FLOAT), nil, Int32(SF_TRUE))
         return .success((handle, Info(info)))
     }
@@ -115,7 +130,7 @@ enum SndFile {
     /// reads nothing): the estimate rises above the real audio. Once open, the real end reads
     /// as a clean end of file, where decoding stops. A tagged file keeps its exact count. The
     /// returned context must be released with ``releaseVirtual(_:)`` after `sf_close`.
-    /// Call it after ``openForReading(_:)`` succeeded (which loads libsndfile).
+    /// Call it after ``openForReading(fd:)`` succeeded (which loads libsndfile).
     static func openForReadingToEnd(fd: Int32, realLength: Int64)
         -> Result<(OpaquePointer, UnsafeMutableRawPointer), Failure>
     {

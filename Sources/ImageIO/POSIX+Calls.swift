@@ -13,7 +13,7 @@ enum PhotoFile {
     /// At most `limit + 1` bytes are ever held, even if the file grows while it is read.
     /// Calls `open`, `fstat`, `read`, `close`.
     static func readWhole(_ path: String, limit: Int) throws(ProofkitError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(FilePath.cString(path), O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             let code = errno
             if code == ENOENT || code == ENOTDIR {

@@ -3,6 +3,7 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
+internal import CProofkitShims
 
 /// Child processes started with `posix_spawn`, without Foundation's `Process` (so the `proofkit`
 /// binary does not link the full Foundation and CoreFoundation's start-up work).
@@ -123,8 +124,12 @@ enum ChildProcess {
     ///   - stdout, stderr: `true` to capture the stream, `false` to send it to `/dev/null`.
     /// - Returns: how it ended and what it printed.
     /// - Throws: ``Failure`` when it cannot be started.
+    ///   - forwardsTerminationSignals: while the child runs, SIGTERM, SIGINT and SIGHUP sent to
+    ///     this process are passed on to the child first, then end this process as they would
+    ///     have (default false), so that killing the parent does not orphan the child.
     static func run(
-        _ executable: String, arguments: [String], stdout captureOut: Bool, stderr captureErr: Bool
+        _ executable: String, arguments: [String], stdout captureOut: Bool, stderr captureErr: Bool,
+        forwardsTerminationSignals: Bool = false
     ) throws(Failure) -> Completed {
         var outPipe: (read: Int32, write: Int32)?
         var errPipe: (read: Int32, write: Int32)?
@@ -145,6 +150,8 @@ enum ChildProcess {
             for fd in [outPipe?.read, outPipe?.write, errPipe?.read, errPipe?.write] { if let fd { close(fd) } }
             throw error
         }
+        if forwardsTerminationSignals { proofkit_forward_termination_signals(pid) }
+        defer { if forwardsTerminationSignals { proofkit_forward_termination_signals(0) } }
         for fd in [outPipe?.write, errPipe?.write] { if let fd { close(fd) } }
         let outputs = drain([outPipe?.read, errPipe?.read].compactMap { $0 })
         var index = 0
@@ -153,6 +160,14 @@ enum ChildProcess {
         if captureErr { completed.stderr = outputs[index] }
         completed.termination = wait(pid)
         return completed
+    }
+
+    /// Asks the kernel to kill this process (SIGKILL) when its parent ends, for a child that
+    /// must not outlive the process that waits for its result (Linux `PR_SET_PDEATHSIG`).
+    /// - Returns: `false` when the parent is already gone. Calls `prctl` (through
+    ///   `proofkit_set_parent_death_signal`), `getppid`.
+    static func dieWithParent() -> Bool {
+        proofkit_set_parent_death_signal(SIGKILL) != -1
     }
 
     /// Reads every descriptor to its end at once (with `poll`), then closes them.

@@ -254,6 +254,13 @@ public struct ModelsManifest: Sendable, Equatable {
         }
         var entries: [String: Entry] = [:]
         for (name, value) in files {
+            for key in ["sha256", "source_sha256"] {
+                guard let field = value[key] else { continue }
+                guard let digest = field.string, digest.count == 64, digest.allSatisfy(\.isHexDigit) else {
+                    let shown = field.string.map { "\($0.count) characters" } ?? "not a string"
+                    throw ProofkitError(.modelInvalid, "\"\(displayText(String(name.prefix(80))))\": \"\(key)\" is not 64 hex digits (\(shown)); rebuild with 'bash .ci/setup'", path: manifest)
+                }
+            }
             entries[name] = Entry(
                 sha256: value["sha256"]?.string?.lowercased(), sourceSHA256: value["source_sha256"]?.string?.lowercased(),
                 cpu: value["cpu"]?.string, onnxRuntime: value["onnxruntime"]?.string)

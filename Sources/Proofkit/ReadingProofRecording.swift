@@ -38,6 +38,7 @@ public enum ReadingProofRecording {
     ) throws(ProofkitError) -> AudioFileFormat {
         var reader = try AudioFileReader(path: path)
         let format = reader.format
+        try format.requirePlayable(path: path)
         let channels = format.channels
         var resampler: SincResampler? =
             format.sampleRate == sampleRate ? nil : SincResampler(inputRate: format.sampleRate, outputRate: sampleRate, channels: 1)

@@ -1,5 +1,8 @@
 import ProofkitCore
 import Proofkit
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// One `proofkit` verb. Each lives in `Commands/<Verb>Command.swift`.
 public protocol Subcommand {
@@ -66,7 +69,7 @@ public enum ProofkitCLI {
                     return ExitStatus.success.rawValue
                 }
                 guard let command = command(named: topic) else {
-                    io.printError("proofkit: no help topic '\(topic)'; try 'proofkit help'")
+                    io.printError("proofkit: no help topic '\(displayName(topic))'; try 'proofkit help'")
                     return ExitStatus.usage.rawValue
                 }
                 io.writeOut(help(for: command))
@@ -81,10 +84,22 @@ public enum ProofkitCLI {
             break
         }
         guard let command = command(named: verb) else {
-            io.printError("proofkit: unknown command '\(verb)'; try 'proofkit help'")
+            io.printError("proofkit: unknown command '\(displayName(verb))'; try 'proofkit help'")
             return ExitStatus.usage.rawValue
         }
         return execute(command, Array(args.dropFirst()), io: io).rawValue
+    }
+
+    /// This process's arguments (program name first) with each one's bytes kept: an argument
+    /// that is not UTF-8 (a Latin-1 file name) is held with ProofkitCore's `FilePath` escapes
+    /// instead of U+FFFD, so that it opens the file it names (`CommandLine.arguments` would
+    /// replace the bytes).
+    public static func processArguments() -> [String] {
+        (0..<Int(CommandLine.argc)).map { index in
+            guard let pointer = CommandLine.unsafeArgv[index] else { return "" }
+            let length = strlen(pointer)
+            return FilePath.string(fromBytes: (0..<length).map { UInt8(bitPattern: pointer[$0]) })
+        }
     }
 
     static func command(named name: String) -> (any Subcommand.Type)? {
@@ -103,7 +118,7 @@ public enum ProofkitCLI {
             }
             return try command.run(parsed, io: io)
         } catch let error as UsageError {
-            io.printError("proofkit \(command.name): \(error.message)")
+            io.printError("proofkit \(command.name): \(displayText(error.message))")
             io.printError("usage: \(command.synopsis.split(separator: "\n").first ?? "")")
             io.printError("See 'proofkit \(command.name) --help'.")
             return .usage
@@ -111,7 +126,7 @@ public enum ProofkitCLI {
             io.printError("proofkit \(command.name): \(error.description)")
             return ExitStatus(for: error.code)
         } catch {
-            io.printError("proofkit \(command.name): \(error)")
+            io.printError("proofkit \(command.name): \(displayText(String(describing: error)))")
             return .failure
         }
     }

@@ -11,7 +11,8 @@ public import ProofkitCore
 /// | 65 | Input data invalid: undecodable, unsupported format, not an image (`EX_DATAERR`). |
 /// | 66 | Input not found: missing file, folder given for a file, unknown name (`EX_NOINPUT`). |
 /// | 69 | Unavailable: audio device, ONNX Runtime, or a C library loaded on first use (`EX_UNAVAILABLE`). |
-/// | 74 | I/O error: cannot write the output, full disk (`EX_IOERR`). |
+/// | 74 | I/O error: cannot read an input or write the output, full disk (`EX_IOERR`). |
+/// | 75 | Try again: another process holds the state file's lock (`EX_TEMPFAIL`). |
 /// | 78 | Model invalid: checksum mismatch or wrong shape (`EX_CONFIG`). |
 public struct ExitStatus: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public var rawValue: Int32
@@ -25,6 +26,7 @@ public struct ExitStatus: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let noInput = ExitStatus(rawValue: 66)
     public static let unavailable = ExitStatus(rawValue: 69)
     public static let ioError = ExitStatus(rawValue: 74)
+    public static let tryAgain = ExitStatus(rawValue: 75)
     public static let modelInvalid = ExitStatus(rawValue: 78)
 
     /// The one mapping from error codes to exit statuses.
@@ -35,6 +37,7 @@ public struct ExitStatus: RawRepresentable, Hashable, Sendable, CustomStringConv
         case .unsupportedFormat, .decodeFailed: self = .dataError
         case .deviceUnavailable, .runtimeUnavailable: self = .unavailable
         case .io: self = .ioError
+        case .busy: self = .tryAgain
         case .modelInvalid: self = .modelInvalid
         default: self = .failure
         }
@@ -52,7 +55,8 @@ public struct ExitStatus: RawRepresentable, Hashable, Sendable, CustomStringConv
           65  input data invalid (undecodable, unsupported format)
           66  input not found (missing file, folder, unknown name)
           69  unavailable (audio device, ONNX Runtime or C library)
-          74  I/O error (cannot write output, disk full)
+          74  I/O error (cannot read an input or write the output, disk full)
+          75  try again (another process holds the state file's lock)
           78  model invalid (checksum mismatch, wrong shape)
         """
 }

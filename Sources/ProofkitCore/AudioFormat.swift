@@ -71,6 +71,27 @@ public struct AudioFileFormat: Sendable, Equatable {
 
     /// Whether the samples are 16-bit linear PCM (what an alarm sound must be).
     public var isLinearPCM16: Bool { subtypeName == "PCM_16" }
+
+    /// Sample rates that phones and sound cards play, in Hz: 8000...384000. A header outside
+    /// them is broken or hostile (a 1 Hz header makes the work scale with a duration of days).
+    public static let playableSampleRates = 8_000...384_000
+    /// Channel counts that phones and sound cards play: 1...8 (7.1). More would let a small
+    /// file demand large per-frame buffers.
+    public static let playableChannels = 1...8
+
+    /// Throws unless the rate is in ``playableSampleRates`` and the channel count in
+    /// ``playableChannels``.
+    /// - Parameter path: the file, for the message.
+    /// - Throws: `.decodeFailed` (exit 65) naming `path`, e.g. "declares 1 Hz; playable sounds
+    ///   are 8000 to 384000 Hz".
+    public func requirePlayable(path: String) throws(ProofkitError) {
+        guard Self.playableSampleRates.contains(sampleRate) else {
+            throw ProofkitError(.decodeFailed, "declares \(sampleRate) Hz; playable sounds are \(Self.playableSampleRates.lowerBound) to \(Self.playableSampleRates.upperBound) Hz", path: path)
+        }
+        guard Self.playableChannels.contains(channels) else {
+            throw ProofkitError(.decodeFailed, "declares \(channels) channels; playable sounds have \(Self.playableChannels.lowerBound) to \(Self.playableChannels.upperBound) channels", path: path)
+        }
+    }
 }
 
 /// The containers an alarm-sound writer produces, always as 16-bit linear PCM.

@@ -198,7 +198,15 @@ public struct JSONReader {
                     {
                         index += 2
                         let low = try hex4()
-                        code = 0x10000 + ((code - 0xD800) << 10) + (low &- 0xDC00)
+                        if (0xDC00...0xDFFF).contains(low) {
+                            code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                        } else {
+                            // A high surrogate without its low half: U+FFFD for it, then the
+                            // second escape as itself. (Found by fuzzing: the unchecked
+                            // arithmetic trapped on "\ud800\u0041".)
+                            raw.append(contentsOf: Array("\u{FFFD}".utf8))
+                            code = low
+                        }
                     }
                     let scalar = Unicode.Scalar(code) ?? "\u{FFFD}"
                     raw.append(contentsOf: Array(String(Character(scalar)).utf8))

@@ -9,7 +9,7 @@ public struct ProofkitError: Error, Sendable, CustomStringConvertible, Equatable
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         enum Storage: String, Hashable, Sendable {
             case invalidArgument, notFound, unsupportedFormat, decodeFailed
-            case deviceUnavailable, runtimeUnavailable, modelInvalid, io, `internal`
+            case deviceUnavailable, runtimeUnavailable, modelInvalid, io, busy, `internal`
         }
         let storage: Storage
         init(_ storage: Storage) { self.storage = storage }
@@ -30,6 +30,9 @@ public struct ProofkitError: Error, Sendable, CustomStringConvertible, Equatable
         public static let modelInvalid = Code(.modelInvalid)
         /// Reading or writing failed (permissions, full disk, ...).
         public static let io = Code(.io)
+        /// Another process holds a lock (for example on a state file) longer than the wait
+        /// allowed; trying again later may succeed.
+        public static let busy = Code(.busy)
         /// A bug or an unexpected library failure.
         public static let `internal` = Code(.internal)
 
@@ -68,9 +71,12 @@ public struct ProofkitError: Error, Sendable, CustomStringConvertible, Equatable
     }
 
     /// `path: message` when there is a path, otherwise the message alone. One line.
+    /// The path is shown with ``displayName(_:)`` (control characters and terminal escapes
+    /// escaped, so a hostile file name cannot move the cursor or recolour the terminal), and so
+    /// is the message.
     public var description: String {
-        let oneLine = message.split(whereSeparator: \.isNewline).joined(separator: " ")
-        if let path { return "\(path): \(oneLine)" }
+        let oneLine = displayText(message.split(whereSeparator: \.isNewline).joined(separator: " "))
+        if let path { return "\(displayName(path)): \(oneLine)" }
         return oneLine
     }
 
@@ -80,4 +86,42 @@ public struct ProofkitError: Error, Sendable, CustomStringConvertible, Equatable
         if copy.path == nil { copy.path = path }
         return copy
     }
+}
+
+/// A file name as it can be shown on a terminal or in a one-line message: control characters
+/// (C0, DEL, C1, which include ESC and so every ANSI sequence) and the Unicode bidirectional
+/// overrides are written as `\u{1B}`-style escapes, and a backslash as `\\` only when something
+/// was escaped, so that an ordinary name is shown exactly as typed; bytes that are not UTF-8
+/// (see ``FilePath``) as `\xE9`. Names longer than 512
+/// characters are shortened in the middle.
+public func displayName(_ path: String) -> String {
+    var shown = displayText(path)
+    if shown.count > 512 {
+        shown = String(shown.prefix(250)) + "...(\(shown.count - 500) characters)..." + String(shown.suffix(250))
+    }
+    return shown
+}
+
+/// `text` with control characters and bidirectional overrides escaped (see ``displayName(_:)``);
+/// newlines and tabs too, so that the result is one line.
+public func displayText(_ text: String) -> String {
+    func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+        let value = scalar.value
+        return value < 0x20 || (0x7F...0x9F).contains(value) || (0x202A...0x202E).contains(value)
+            || (0x2066...0x2069).contains(value)
+    }
+    guard text.unicodeScalars.contains(where: { needsEscape($0) || FilePath.isEscape($0) }) else { return text }
+    var out = ""
+    for scalar in text.unicodeScalars {
+        if FilePath.isEscape(scalar) {
+            out += "\\x" + String(scalar.value - FilePath.escapeBase, radix: 16, uppercase: true)
+        } else if needsEscape(scalar) {
+            out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+        } else if scalar == "\\" {
+            out += "\\\\"
+        } else {
+            out.unicodeScalars.append(scalar)
+        }
+    }
+    return out
 }

@@ -104,4 +104,35 @@ void proofkit_pcm16_measure(const int16_t *samples, size_t count, uint64_t *sum_
 /// does not define.
 int proofkit_posix_start_writeback(int fd);
 
+
+/// Opens a new anonymous file for reading and writing: `O_TMPFILE` in `folder` (Linux; no name,
+/// so nothing is left on the disk even after SIGKILL), else `memfd_create`. Returns the
+/// descriptor (close-on-exec) or -1 with `errno` set.
+///
+/// Why C: `O_TMPFILE` and `memfd_create` are GNU extensions, hidden from Swift's Glibc module.
+int proofkit_posix_open_anonymous(const char *folder);
+
+/// `open(path, O_PATH | O_CLOEXEC)` (Linux; elsewhere `O_RDONLY`): a descriptor that names the
+/// file without opening it for reading or writing (so a FIFO or device is not touched).
+/// Returns the descriptor or -1 with `errno` set.
+///
+/// Why C: `O_PATH` is a GNU extension, hidden from Swift's Glibc module.
+int proofkit_posix_open_path(const char *path);
+
+// MARK: Child processes
+
+/// Asks the kernel to send `signal` to this process when its parent thread exits
+/// (Linux `prctl(PR_SET_PDEATHSIG)`; a no-op elsewhere). Returns 0, or -1 when the parent is
+/// already gone (this process was re-parented before the call), or an errno.
+///
+/// Why C: `prctl` is variadic, which Swift does not import.
+int proofkit_set_parent_death_signal(int signal);
+
+/// While `child` > 0, SIGTERM, SIGINT and SIGHUP sent to this process are forwarded to `child`
+/// first; then this process takes the signal's default action (it ends, as it would have).
+/// `child` 0 stops forwarding. The handlers are installed on the first call.
+///
+/// Why C: the handler must be async-signal-safe (a `sig_atomic_t`, `kill`, `raise`).
+void proofkit_forward_termination_signals(int child);
+
 #endif

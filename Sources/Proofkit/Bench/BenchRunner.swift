@@ -126,9 +126,25 @@ public enum BenchChildProcess {
     /// - Throws: the child's error, rebuilt from its one-line message on stderr with the code its
     ///   exit status maps to (`.internal` when it crashed or printed no result).
     public static func measure(executable: String, arguments: [String]) throws(ProofkitError) -> BenchResult {
+        try measureInChild(executable: executable, arguments: arguments)
+    }
+
+    /// Called first in a measuring child: it is killed (SIGKILL) when its parent ends, so a
+    /// killed bench leaves no child behind (Linux `PR_SET_PDEATHSIG`).
+    /// - Throws: `.internal` when the parent is already gone.
+    public static func dieWithParent() throws(ProofkitError) {
+        guard ChildProcess.dieWithParent() else {
+            throw ProofkitError(.internal, "the bench that started this child has ended")
+        }
+    }
+
+    private static func measureInChild(executable: String, arguments: [String]) throws(ProofkitError) -> BenchResult {
         let completed: ChildProcess.Completed
         do throws(ChildProcess.Failure) {
-            completed = try ChildProcess.run(executable, arguments: arguments, stdout: true, stderr: true)
+            // SIGTERM/SIGINT/SIGHUP to the bench are passed on to the child; the child also
+            // dies with us (``dieWithParent()``), even after SIGKILL.
+            completed = try ChildProcess.run(executable, arguments: arguments, stdout: true, stderr: true,
+                                             forwardsTerminationSignals: true)
         } catch {
             throw ProofkitError(.internal, "cannot start a measuring child process: \(error)", path: executable)
         }

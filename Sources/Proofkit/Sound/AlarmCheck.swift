@@ -69,6 +69,7 @@ extension AlarmSound {
     public static func check(path: String) throws(ProofkitError) -> CheckReport {
         var reader = try AudioFileReader(path: path)
         let format = reader.format
+        try format.requirePlayable(path: path)
         let limitFrames = Int((AlarmSound.limitSeconds * Double(format.sampleRate)).rounded(.up))
         var levels = SignalLevels(channels: format.channels)
         var decoded = 0
@@ -96,6 +97,9 @@ extension AlarmSound {
         reader.close()
         let reachedLimit = decoded >= limitFrames
 
+        if levels.hasNonFiniteSamples {
+            throw ProofkitError(.decodeFailed, "holds NaN or infinite samples, which no player can play", path: path)
+        }
         var problems: [RejectionReason] = []
         var warnings: [String] = []
         let seconds = Double(decoded) / Double(format.sampleRate)

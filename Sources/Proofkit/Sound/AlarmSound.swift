@@ -200,7 +200,9 @@ struct TrimSource: ~Copyable {
     let outputChannels: Int
 
     init(path: String, options: AlarmSound.TrimOptions) throws(ProofkitError) {
-        reader = try AudioFileReader(path: path)
+        let opened = try AudioFileReader(path: path)
+        try opened.format.requirePlayable(path: path)
+        reader = opened
         self.options = options
         inputFormat = reader.format
         outputRate = options.sampleRate ?? inputFormat.sampleRate

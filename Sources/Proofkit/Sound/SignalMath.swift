@@ -46,6 +46,10 @@ public struct SignalLevels: Sendable, Equatable {
     private var sumOfSquares: Double = 0
     private var runs: [Int]
 
+    /// Whether a sample was NaN or infinite (float input only; 16-bit samples never are). Such a
+    /// signal has no meaningful level.
+    public var hasNonFiniteSamples: Bool { !sumOfSquares.isFinite }
+
     /// Creates empty statistics for `channels` channels (at least 1).
     public init(channels: Int) {
         precondition(channels >= 1)

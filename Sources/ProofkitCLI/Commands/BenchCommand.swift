@@ -1,3 +1,4 @@
+import AudioIO
 import Proofkit
 import ProofkitCore
 #if canImport(FoundationEssentials)
@@ -62,7 +63,10 @@ enum BenchCommand: Subcommand {
              "photo_note"|null, "noisy", "relative_spread"}],
            "skipped":[{"model","reason"}], "noisy", "wall_s"}
 
-        --compare A.json B.json reads two such reports (from any machines) and prints a table of
+        A measuring child dies with the bench: SIGTERM, SIGINT and SIGHUP are passed on to it,
+        and it is killed when its parent ends (PR_SET_PDEATHSIG), even after SIGKILL.
+
+        --compare A.json B.json (each at most 16 MiB, exit 65 past it) reads two such reports (from any machines) and prints a table of
         p50, p90, throughput, load, peak memory and photo time for each model and thread count,
         with B/A ratios (below 1: B is faster or smaller), and the geometric mean of the p50
         ratios. With --json: {"a","b","rows":[{"model","threads","<metric>":{"a","b","ratio"}}],
@@ -150,7 +154,9 @@ enum BenchCommand: Subcommand {
             modelsFolder: PhotoModelStore(environment: io.environment).folders.first ?? PhotoModelStore.relativeFolder)
         switch request {
         case .child(let job, let options):
-            // One configuration in this (child) process; the parent reads the JSON.
+            // One configuration in this (child) process; the parent reads the JSON. It dies
+            // with the parent (a killed bench leaves no child at 100% CPU).
+            try BenchChildProcess.dieWithParent()
             let result = try InferenceBench.measure(job, options: options, isolation: .childProcess)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -394,12 +400,8 @@ enum BenchCommand: Subcommand {
     }
 
     static func load(_ path: String) throws(ProofkitError) -> BenchReport {
-        guard let kind = FileKind(atPath: path) else {
-            throw ProofkitError(.notFound, "no such report", path: path)
-        }
-        guard kind != .folder, let data = FileManager.default.contents(atPath: path) else {
-            throw ProofkitError(.io, "cannot read the report (a folder, or unreadable)", path: path)
-        }
+        // At most 16 MiB, counted while reading (a report is a few KiB; /proc files say size 0).
+        let data = try BoundedFile.read(path, limit: 16 << 20, what: "bench report")
         // `proofkit bench --json > file` writes one line of JSON.
         let text = String(decoding: data, as: UTF8.self)
         do {

@@ -18,7 +18,9 @@ enum CheckCommand: Subcommand {
 
         A rejected sound still exits 0 (the answer is in the output) unless --strict is given,
         then it exits 2. A file that cannot be opened is an error: 66 missing or a folder, 65 not
-        decodable or unsupported (AAC/M4A), 74 unreadable.
+        decodable or unsupported (AAC/M4A), a rate outside 8000...384000 Hz, more than 8 channels
+        or NaN/infinite samples, 74 unreadable (or a FIFO no writer opens within 10 s). SOUND may
+        be a FIFO or /dev/stdin: it is opened once and read at most 128 MiB.
 
         JSON (--json), one object per SOUND:
           {"path": str, "verdict": "accepted"|"rejected",
@@ -52,10 +54,10 @@ enum CheckCommand: Subcommand {
                 let f = report.format
                 let facts = "\(decimalText(report.decodedSeconds, places: 2))\(report.reachedLimit ? "+" : "") s, \(f.majorFormatName) \(f.subtypeName), \(f.sampleRate) Hz, \(f.channels) ch, peak \(text(report.levels.peakDBFS)) dBFS, RMS \(text(report.levels.rmsDBFS)) dBFS"
                 switch report.verdict {
-                case .accepted: io.print("\(path): ok (\(facts))")
-                case .rejected(let reason): io.print("\(path): rejected: \(reason.detail) (\(facts))")
+                case .accepted: io.print("\(displayName(path)): ok (\(facts))")
+                case .rejected(let reason): io.print("\(displayName(path)): rejected: \(reason.detail) (\(facts))")
                 }
-                for warning in report.warnings { io.printError("proofkit check: warning: \(path): \(warning)") }
+                for warning in report.warnings { io.printError("proofkit check: warning: \(displayName(path)): \(warning)") }
             }
         }
         return anyRejected && arguments.has("strict") ? .rejected : .success

@@ -1,3 +1,4 @@
+import AudioIO
 import DuaMatching
 import ProofkitCore
 
@@ -35,7 +36,10 @@ enum DuaCommand: Subcommand {
         searched for the text's key words (merged words, attached و/ال/ب/ل, Uthmani and Persian
         spellings are handled; each key word counts once). Accepted when enough key words are
         heard, or, with --voiced-seconds, when voice lasted twice the reading time and two key
-        words were heard. A rejection exits 0, or 2 with --strict.
+        words were heard. A rejection exits 0, or 2 with --strict. TRANSCRIPT '-' reads stdin, and
+        --texts FILE is read whole; either is refused past 4 MiB (exit 65, counted while reading,
+        so /dev/zero or a /proc file cannot grow memory). An unreadable user config file
+        ($XDG_CONFIG_HOME or ~/.config/proofkit/duas.json) is skipped.
 
         JSON (--json), one object per result:
           list:  {"name","title","source","key_words":[WORD...],"required","reading_seconds"} per text
@@ -107,7 +111,7 @@ enum DuaCommand: Subcommand {
             return .success
         case "check":
             var transcript = try arguments.requirePositionals(2, names: "the TRANSCRIPT to check")[1]
-            if transcript == "-" { transcript = readStandardInput() }
+            if transcript == "-" { transcript = try readStandardInput() }
             let voiced = try arguments.double("voiced-seconds")
             if let voiced, voiced < 0 { throw UsageError("--voiced-seconds must be at least 0") }
             let catalog = try loadCatalog(arguments, io: io)
@@ -180,37 +184,21 @@ enum DuaCommand: Subcommand {
         }
     }
 
-    /// The file's text, or `nil` when it does not exist and is not `required`.
-    /// - Throws: `.notFound` (missing and required, or a folder), `.io` (unreadable), `.decodeFailed`
-    ///   (not UTF-8, or over 4 MiB).
-    static func readTextFile(_ path: String, required: Bool) throws(ProofkitError) -> String? {
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            if !required && errno == ENOENT { return nil }
-            throw ProofkitError(.notFound, "cannot open: \(errnoText())", operation: "stat", underlying: errno, path: path)
-        }
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
-            throw ProofkitError(.notFound, "not a file", path: path)
-        }
-        guard info.st_size <= 4 << 20 else {
-            throw ProofkitError(.decodeFailed, "too large for a texts file (over 4 MiB)", path: path)
-        }
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else {
-            throw ProofkitError(.io, "cannot open: \(errnoText())", operation: "open", underlying: errno, path: path)
-        }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n > 0 {
-                bytes += buffer[0..<n]
-            } else if n == 0 {
-                break
-            } else if errno != EINTR {
-                throw ProofkitError(.io, "cannot read: \(errnoText())", operation: "read", underlying: errno, path: path)
-            }
+    /// The most bytes read from a texts or transcript file, or from standard input: 4 MiB.
+    static let textLimitBytes = 4 << 20
+
+    /// The file's text, read with a cap that holds while reading (AudioIO's `BoundedFile`), or
+    /// `nil` when the file is optional (`required` false: the user's config file) and missing or
+    /// unreadable (an unreadable `$HOME` must not stop a command that does not need it).
+    /// - Parameter what: what the file is, for messages ("texts file", "transcript file").
+    /// - Throws: `.notFound` (missing and required, or a folder: 66), `.io` (unreadable: 74),
+    ///   `.decodeFailed` (not UTF-8, or over 4 MiB: 65).
+    static func readTextFile(_ path: String, required: Bool, what: String = "texts file") throws(ProofkitError) -> String? {
+        let bytes: [UInt8]
+        do {
+            bytes = try BoundedFile.read(path, limit: textLimitBytes, what: what)
+        } catch let error where !required && (error.code == .notFound || error.code == .io) {
+            return nil
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw ProofkitError(.decodeFailed, "not UTF-8 text", path: path)
@@ -218,10 +206,15 @@ enum DuaCommand: Subcommand {
         return text
     }
 
-    static func readStandardInput() -> String {
-        var lines: [String] = []
-        while let line = readLine() { lines.append(line) }
-        return lines.joined(separator: " ")
+    /// Standard input's text (at most 4 MiB, so `< /dev/zero` cannot grow memory), lines joined
+    /// with `separator`.
+    /// - Throws: `.decodeFailed` (over 4 MiB, not UTF-8: 65), `.io` (a failed read: 74).
+    static func readStandardInput(joinedBy separator: String = " ", what: String = "transcript") throws(ProofkitError) -> String {
+        let bytes = try BoundedFile.read(descriptor: 0, name: "stdin", limit: textLimitBytes, what: what)
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw ProofkitError(.decodeFailed, "not UTF-8 text", path: "stdin")
+        }
+        return text.split(whereSeparator: \.isNewline).joined(separator: separator)
     }
 
     static func seconds(_ value: Double) -> String {

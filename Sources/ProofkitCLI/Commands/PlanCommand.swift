@@ -47,10 +47,12 @@ enum PlanCommand: Subcommand {
         \(PrayerOptions.methodHelp)
 
         --state FILE reads the alarms the system holds from FILE (it must exist; an empty file or
-        {} is an empty state), prints the operations reconciliation produces (schedule new chains
+        {} is an empty state; any other content must be a proofkit state file: a file that is not,
+        or a field of the wrong type, is refused with exit 65 and left as it was; keys proofkit
+        does not know are kept), prints the operations reconciliation produces (schedule new chains
         before cancelling old ones, cancel-before-replace for changed content, never touch a
         ringing alarm, cancel unknown ids) and applies them to FILE atomically. State file:
-          {"version": 1,
+          {"format": "proofkit-alarm-state", "version": 1,
            "fingerprint": "0123456789abcdef" | null,        (settings of the plan last applied in full)
            "chain_fingerprints": {"fajr.2026-11-30": "0123456789abcdef"},  (each chain as last synced)
            "alarms": [{"id": "fajr.2026-11-30.0512.r0", "fire": "2026-11-30T05:12:00+05:00",
@@ -58,7 +60,10 @@ enum PlanCommand: Subcommand {
            "outcomes": [{"occurrence": "fajr.2026-11-29", "kind": "proof" | "escape",
                          "at": "2026-11-29T05:20:00+05:00"}],
            "postponed": {"<id>": "<ISO-8601>"}, "merged": ["<id>"]}
-        "fire" and "sound" may be omitted when unknown. Ended chains (outcomes) are not planned
+        "fire" and "sound" may be omitted when unknown. The file keeps its mode and owner, and a
+        read-only one is refused (exit 74). One plan at a time: the read, plan and write hold an
+        exclusive lock (flock on .FILE.lock beside it); another plan waits up to --lock-wait
+        seconds [10], then exits 75. At most 16 MiB is read. Ended chains (outcomes) are not planned
         again; an escape is never counted as a proof. Each chain has a fingerprint of what it is
         (its ids, fire times and sound): a re-plan books again only the chains whose fingerprint
         changed and cancels those that left the plan; alarms that are already right are left
@@ -93,6 +98,7 @@ enum PlanCommand: Subcommand {
         .option("budget", value: "N", help: "the system's alarm limit, e.g. 64 [none]"),
         .option("reminders", value: "N", help: "slots of the budget kept for reminders [0]"),
         .option("state", value: "FILE", help: "JSON state file: reconcile with it and update it"),
+        .option("lock-wait", value: "S", help: "wait up to S seconds for another plan's lock on --state [10]"),
         .option("now", value: "ISO8601", help: "the current time, for reproducible output [now]"),
         .flag("json", help: "one JSON object on stdout"),
     ]
@@ -122,6 +128,9 @@ enum PlanCommand: Subcommand {
             configuration.prayers = prayers
         }
         if let days = try arguments.int("days") { configuration.days = days }
+        if let text = arguments.value("proof-window"), text.last.map({ !$0.isLetter }) ?? true {
+            throw UsageError("--proof-window needs a unit, e.g. 30m or 1800s, got '\(text)'")
+        }
         if let window = try arguments.seconds("proof-window") { configuration.proofWindow = .seconds(window) }
         if let backups = try arguments.int("backups") { configuration.backups = backups }
         if let budget = try arguments.int("budget") {
@@ -146,6 +155,10 @@ enum PlanCommand: Subcommand {
             guard let date = parseISO8601(text, defaultZone: configuration.deviceTimeZone) else {
                 throw UsageError("--now needs ISO-8601 such as 2026-11-30T04:00:00+05:00, got '\(text)'")
             }
+            // Plans reach 60 days past --now; keep every date they print within four-digit years.
+            guard date >= Date(timeIntervalSince1970: 0), date < Date(timeIntervalSince1970: 7_258_118_400) else {
+                throw UsageError("--now must be between 1970 and 2199, got '\(text)'")
+            }
             now = date
         } else {
             now = Date()  // the CLI may read the clock; engines may not
@@ -153,7 +166,17 @@ enum PlanCommand: Subcommand {
 
         var ledger = AlarmLedger()
         let statePath = arguments.value("state")
-        if let statePath { ledger = try StateFile.read(statePath) }
+        // The read-modify-write of the state file holds its lock from the read to the rename.
+        var stateFile = StateFile()
+        var lock: StateFileLock? = nil
+        if let statePath {
+            let wait = try arguments.seconds("lock-wait") ?? 10
+            guard wait >= 0, wait <= 3600 else { throw UsageError("--lock-wait must be between 0 and 3600 seconds") }
+            lock = try StateFileLock.acquire(for: statePath, waitSeconds: wait)
+            stateFile = try StateFile.read(statePath)
+            ledger = stateFile.ledger
+        }
+        defer { withExtendedLifetime(lock) {} }
         let plan = planner.plan(now: now, context: ledger.planningContext)
 
         var output = planJSON(plan, planner: planner)
@@ -165,7 +188,8 @@ enum PlanCommand: Subcommand {
             // atomically, after all of them.
             _ = ledger.apply(result, perform: { _ in nil })
             ledger.prune(before: plan.firstDay.adding(days: -7))
-            try StateFile.write(ledger, to: statePath, zone: configuration.deviceTimeZone)
+            stateFile.ledger = ledger
+            try stateFile.write(to: statePath, zone: configuration.deviceTimeZone)
             output["operations"] = .array(result.operations.map { operationJSON($0, zone: configuration.deviceTimeZone) })
             output["full_resync"] = .bool(result.isFullResync)
             output["resynced_chains"] = .array(result.resyncedChains.map { .string($0.description) })
@@ -249,94 +273,5 @@ enum PlanCommand: Subcommand {
             io.print("\(reconciliation.operations.count) operations\(note):")
             for operation in reconciliation.operations { io.print("  \(operation)") }
         }
-    }
-}
-
-/// The `--state` JSON file (format in `proofkit plan --help`).
-enum StateFile {
-    static func read(_ path: String) throws(ProofkitError) -> AlarmLedger {
-        guard let kind = FileKind(atPath: path) else {
-            throw ProofkitError(.notFound, "no such state file (create it empty, or with {})", path: path)
-        }
-        guard kind != .folder else { throw ProofkitError(.notFound, "is a folder, not a state file", path: path) }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ProofkitError(.notFound, "cannot read the state file", path: path)
-        }
-        if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return AlarmLedger() }
-        func bad(_ message: String) -> ProofkitError { ProofkitError(.decodeFailed, "not a proofkit state file: \(message)", path: path) }
-        guard let root = JSONNode(bytes: data), root.members != nil else {
-            throw bad("not a JSON object")
-        }
-        if let version = root["version"], version.integer != 1 { throw bad("unsupported version \(version)") }
-        var alarms: [SystemAlarm] = []
-        for entry in root["alarms"]?.array ?? [] {
-            guard let id = entry["id"]?.string, !id.isEmpty else {
-                throw bad("every alarm needs an \"id\" string")
-            }
-            let stateText = entry["state"]?.string ?? "scheduled"
-            guard let state = SystemAlarm.State(rawValue: stateText) else { throw bad("alarm \(id): unknown state '\(stateText)'") }
-            var content: AlarmContent? = nil
-            if let fire = entry["fire"]?.string {
-                guard let date = parseISO8601(fire) else { throw bad("alarm \(id): \"fire\" is not ISO-8601 with an offset") }
-                content = AlarmContent(fireDate: date, sound: entry["sound"]?.string ?? "")
-            }
-            alarms.append(SystemAlarm(id: AlarmID(rawValue: id), content: content, state: state))
-        }
-        if let alarmsValue = root["alarms"], alarmsValue.array == nil { throw bad("\"alarms\" must be an array") }
-        var outcomes: [ChainOutcome] = []
-        for entry in root["outcomes"]?.array ?? [] {
-            guard let text = entry["occurrence"]?.string,
-                let occurrence = Occurrence(text), let kindText = entry["kind"]?.string,
-                let kind = ChainOutcome.Kind(rawValue: kindText), let atText = entry["at"]?.string,
-                let at = parseISO8601(atText)
-            else { throw bad("every outcome needs \"occurrence\" (fajr.YYYY-MM-DD), \"kind\" (proof|escape) and \"at\"") }
-            outcomes.append(ChainOutcome(occurrence: occurrence, kind: kind, at: at))
-        }
-        var postponed: [AlarmID: Date] = [:]
-        for (id, value) in root["postponed"]?.members ?? [] {
-            guard let text = value.string, let date = parseISO8601(text) else { throw bad("postponed \(id): not ISO-8601") }
-            postponed[AlarmID(rawValue: id)] = date
-        }
-        let mergedTexts = root["merged"]?.array.flatMap { items in
-            items.allSatisfy { $0.string != nil } ? items.compactMap(\.string) : nil
-        }
-        let merged = Set((mergedTexts ?? []).map(AlarmID.init(rawValue:)))
-        let fingerprint = root["fingerprint"]?.string
-        var chains: [Occurrence: String] = [:]
-        for (text, value) in root["chain_fingerprints"]?.members ?? [] {
-            guard let occurrence = Occurrence(text), let hash = value.string else {
-                throw bad("chain_fingerprints: \(text) needs a fingerprint string and an occurrence such as fajr.YYYY-MM-DD")
-            }
-            chains[occurrence] = hash
-        }
-        return AlarmLedger(alarms: alarms, syncedFingerprint: fingerprint, outcomes: outcomes,
-                           postponed: postponed, merged: merged, syncedChains: chains)
-    }
-
-    static func write(_ ledger: AlarmLedger, to path: String, zone: TimeZone) throws(ProofkitError) {
-        let alarms: [JSONValue] = ledger.systemAlarms.map { alarm in
-            var entry: [String: JSONValue] = ["id": .string(alarm.id.rawValue), "state": .string(alarm.state.rawValue)]
-            if let content = alarm.content {
-                entry["fire"] = .string(iso8601(content.fireDate, in: zone))
-                entry["sound"] = .string(content.sound)
-            }
-            return .object(entry)
-        }
-        let outcomes: [JSONValue] = ledger.outcomes.map {
-            .object(["occurrence": .string($0.occurrence.description), "kind": .string($0.kind.rawValue),
-                     "at": .string(iso8601($0.at, in: zone))])
-        }
-        let root: JSONValue = .object([
-            "version": 1, "fingerprint": JSONValue(ledger.syncedFingerprint), "alarms": .array(alarms),
-            "outcomes": .array(outcomes),
-            "postponed": .object(Dictionary(uniqueKeysWithValues: ledger.postponed.map {
-                ($0.key.rawValue, JSONValue.string(iso8601($0.value, in: zone)))
-            })),
-            "merged": .array(ledger.merged.sorted().map { .string($0.rawValue) }),
-            "chain_fingerprints": .object(Dictionary(uniqueKeysWithValues: ledger.syncedChains.map {
-                ($0.key.description, JSONValue.string($0.value))
-            })),
-        ])
-        try writeFileAtomically(root.serialized + "\n", to: path)
     }
 }

@@ -16,8 +16,14 @@ enum TrimCommand: Subcommand {
         that is kept is decoded, so a one-hour input costs no more than a 30-second one.
 
         The output defaults to the input's name with .caf, in the current folder. An output ending
-        in .wav is written as WAV (16-bit PCM) instead. An existing output is replaced; the output
-        may never be the input itself. The output is written atomically: a temporary file in the
+        in .wav is written as WAV (16-bit PCM) instead; a name ending in another audio format's
+        extension (.mp3, .flac, .ogg, .m4a, ...) is refused (exit 64). An existing output is
+        replaced only when it is a regular, writable file (a device node, FIFO or read-only file
+        is refused, exit 74), keeping its mode (and, as root, its owner); the output may never be
+        the input itself. Temporaries left by a killed trim (.NAME.tmp-XXXXXX, over 5 minutes
+        old) are removed. INPUT may be a FIFO or /dev/stdin (read once, at most 128 MiB; a FIFO
+        with no writer is given up after 10 s). Rates outside 8000...384000 Hz and more than 8
+        channels are refused (exit 65). The output is written atomically: a temporary file in the
         same folder, checked, its writes to the disk started, then renamed into place. Programs
         see the old file or the complete new one, and so does the disk after a power cut on ext4
         (default data=ordered, as on Raspberry Pi OS), which commits the rename only after the
@@ -31,8 +37,9 @@ enum TrimCommand: Subcommand {
         AAC/M4A/ADTS input is refused (libsndfile cannot decode it); convert it first, e.g.
         ffmpeg -i in.m4a out.wav
 
-        Exit codes: 0 written; 64 bad option; 65 undecodable, unsupported or silent input;
-        66 input missing or a folder; 74 cannot write the output (folder, permissions, full disk).
+        Exit codes: 0 written; 64 bad option or output name; 65 undecodable, unsupported,
+        unplayable or silent input; 66 input missing or a folder; 74 cannot read the input or
+        write the output (folder, permissions, full disk, not a regular file, read-only).
 
         JSON (--json), one object:
           {"input": str, "output": str, "sample_rate": int, "channels": int, "frames": int,
@@ -94,6 +101,12 @@ enum TrimCommand: Subcommand {
         let output = arguments.value("output") ?? defaultOutput(for: input)
         if output.hasSuffix("/") || output.isEmpty { throw UsageError("-o needs a file name, got '\(output)'") }
         options.container = output.lowercased().hasSuffix(".wav") ? .wav : .caf
+        if let dot = output.lastIndex(of: "."), !output[dot...].contains("/") {
+            let suffix = output[output.index(after: dot)...].lowercased()
+            if otherAudioExtensions.contains(suffix) {
+                throw UsageError("-o '\(displayName(output))' names a .\(suffix) file, but trim writes CAF or WAV (16-bit PCM); use a name ending in .caf or .wav")
+            }
+        }
 
         let result = try AlarmSound.trim(input: input, output: output, options: options)
         let check = result.check
@@ -104,7 +117,7 @@ enum TrimCommand: Subcommand {
         if arguments.has("json") {
             io.printJSON(json(for: result, warnings: warnings))
         } else {
-            var line = "\(output): \(decimalText(check.decodedSeconds, places: 2)) s, \(check.format.sampleRate) Hz, \(check.format.channels) channel\(check.format.channels == 1 ? "" : "s"), \(result.check.format.majorFormatName) 16-bit PCM"
+            var line = "\(displayName(output)): \(decimalText(check.decodedSeconds, places: 2)) s, \(check.format.sampleRate) Hz, \(check.format.channels) channel\(check.format.channels == 1 ? "" : "s"), \(result.check.format.majorFormatName) 16-bit PCM"
             if result.wasCut {
                 line += "; cut at \(decimalText(check.decodedSeconds, places: 2)) s with a \(fadeMilliseconds(result)) ms fade-out"
             } else {
@@ -114,10 +127,17 @@ enum TrimCommand: Subcommand {
             if let gain = result.gainDB { line += "; gain \(decimalText(gain, places: 2)) dB" }
             line += "; check: \(check.verdict.name)"
             io.print(line)
-            for warning in warnings { io.printError("proofkit trim: warning: \(output): \(warning)") }
+            for warning in warnings { io.printError("proofkit trim: warning: \(displayName(output)): \(warning)") }
         }
         return .success
     }
+
+    /// Extensions of audio formats that trim does not write: an output named so would hold
+    /// CAF bytes under a name that says otherwise, so it is refused.
+    static let otherAudioExtensions: Set<String> = [
+        "mp3", "mp2", "mpga", "flac", "ogg", "oga", "opus", "m4a", "m4r", "m4b", "mp4", "aac", "adts",
+        "aif", "aiff", "aifc", "wma", "amr", "3gp", "webm", "mka", "au", "snd", "w64", "rf64", "ac3", "alac",
+    ]
 
     /// `INPUTNAME.caf` in the current folder (the input's folder part and extension dropped).
     static func defaultOutput(for input: String) -> String {

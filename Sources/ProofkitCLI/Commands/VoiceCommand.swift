@@ -38,7 +38,8 @@ enum VoiceCommand: Subcommand {
         audio (16 kHz mono S16_LE, headerless) to its stdin and reads one transcript line per line
         of its stdout. When it dies or disconnects it is restarted quietly (the text heard so far
         is kept). --transcript-file F reads transcript lines from a file, '-' from stdin (with a
-        RECORDING, the lines apply at its end).
+        RECORDING, the lines apply at its end; at most 4 MiB, exit 65 past it). A RECORDING at a
+        rate outside 8000...384000 Hz or with more than 8 channels is refused (exit 65).
 
         --vad energy|silero|both chooses what counts as voice: the room-level energy gate (default,
         cheapest), the Silero VAD neural model, or both (voiced only where both agree). Silero needs
@@ -156,7 +157,8 @@ enum VoiceCommand: Subcommand {
     {
         var transcript: [String] = []
         if let file = arguments.value("transcript-file") {
-            let contents = file == "-" ? readAllStandardInput() : try DuaCommand.readTextFile(file, required: true) ?? ""
+            let contents = file == "-" ? try DuaCommand.readStandardInput(joinedBy: "\n", what: "transcript file")
+                : try DuaCommand.readTextFile(file, required: true, what: "transcript file") ?? ""
             transcript = contents.split(whereSeparator: \.isNewline).map { line in
                 String(line.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
             }
@@ -353,12 +355,6 @@ enum VoiceCommand: Subcommand {
             }
         }
         return .success
-    }
-
-    static func readAllStandardInput() -> String {
-        var lines: [String] = []
-        while let line = readLine() { lines.append(line) }
-        return lines.joined(separator: "\n")
     }
 
     static func baseName(_ path: String) -> String {

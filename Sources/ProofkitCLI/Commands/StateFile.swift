@@ -1,0 +1,282 @@
+import AudioIO
+import Proofkit
+import PrayerPlanning
+import ProofkitCore
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The `--state` JSON file of `proofkit plan` (format in `proofkit plan --help`).
+///
+/// Read whole with a size cap that holds while reading (``sizeLimit``), validated strictly (a
+/// file that is not a proofkit state file, or a field of the wrong type, is refused and left
+/// untouched: exit 65), and written back atomically with every key it does not know kept, at the
+/// top level and inside alarms and outcomes. A read-modify-write holds ``StateFileLock``.
+struct StateFile {
+    /// The value of `"format"` in every state file proofkit writes.
+    static let formatName = "proofkit-alarm-state"
+    /// The format version this proofkit reads and writes.
+    static let version = 1
+    /// The largest state file read, in bytes: 16 MiB (a year of alarms is under 1 MiB).
+    static let sizeLimit = 16 << 20
+
+    /// The alarms, fingerprint, outcomes, postponements and merges.
+    var ledger = AlarmLedger()
+    /// Top-level members this proofkit does not know, in file order.
+    var unknownMembers: [(String, JSONNode)] = []
+    /// Members of alarm entries this proofkit does not know, by alarm id.
+    var unknownAlarmMembers: [String: [(String, JSONNode)]] = [:]
+    /// Members of outcome entries this proofkit does not know, by "occurrence kind".
+    var unknownOutcomeMembers: [String: [(String, JSONNode)]] = [:]
+
+    static let knownMembers: Set<String> = [
+        "format", "version", "fingerprint", "chain_fingerprints", "alarms", "outcomes", "postponed", "merged",
+    ]
+    static let knownAlarmMembers: Set<String> = ["id", "state", "fire", "sound"]
+    static let knownOutcomeMembers: Set<String> = ["occurrence", "kind", "at"]
+
+    /// Reads and validates the state file at `path`. An empty file (or only white space) and
+    /// `{}` are an empty state.
+    /// - Throws: `.notFound` (missing or a folder: 66), `.io` (unreadable: 74), `.decodeFailed`
+    ///   (not a proofkit state file, a field of the wrong type, a newer version, over 16 MiB: 65).
+    static func read(_ path: String) throws(ProofkitError) -> StateFile {
+        let bytes: [UInt8]
+        do {
+            bytes = try BoundedFile.read(path, limit: sizeLimit, what: "state file")
+        } catch let error where error.code == .notFound && error.message.hasPrefix("no such") {
+            throw ProofkitError(.notFound, "no such state file (create it empty, or with {})", path: path)
+        }
+        return try parse(bytes, path: path)
+    }
+
+    /// Parses and validates the bytes of a state file (see ``read(_:)``).
+    /// - Parameter path: the file, for messages.
+    /// - Throws: `.decodeFailed` (exit 65) naming `path`.
+    static func parse(_ bytes: [UInt8], path: String) throws(ProofkitError) -> StateFile {
+        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return StateFile() }
+        func bad(_ message: String) -> ProofkitError { ProofkitError(.decodeFailed, "not a proofkit state file: \(message)", path: path) }
+        let root: JSONNode
+        do { root = try JSONReader.node(bytes: bytes) } catch {
+            throw bad("not JSON (\(error.reason) at byte \(error.byteOffset + 1))")
+        }
+        guard let members = root.members else { throw bad("not a JSON object") }
+        if members.isEmpty { return StateFile() }
+        var seen: Set<String> = []
+        for (key, _) in members where !seen.insert(key).inserted { throw bad("\"\(key)\" appears twice") }
+        if let format = root["format"], format.string != formatName {
+            throw bad("\"format\" is not \"\(formatName)\"")
+        }
+        guard let versionNode = root["version"] else {
+            throw bad("no \"version\" (an empty file or {} starts a new one)")
+        }
+        guard let version = versionNode.integer else { throw bad("\"version\" must be an integer") }
+        guard version == StateFile.version else {
+            throw ProofkitError(.decodeFailed, "state file version \(version) is not supported (this proofkit reads version \(StateFile.version))", path: path)
+        }
+        var file = StateFile()
+        file.unknownMembers = members.filter { !knownMembers.contains($0.0) }
+
+        var alarms: [SystemAlarm] = []
+        if let value = root["alarms"] {
+            guard let entries = value.array else { throw bad("\"alarms\" must be an array") }
+            for entry in entries {
+                guard let fields = entry.members else { throw bad("every alarm must be an object") }
+                guard let id = entry["id"]?.string, !id.isEmpty else { throw bad("every alarm needs an \"id\" string") }
+                for key in ["state", "fire", "sound"] {
+                    if let field = entry[key], field.string == nil { throw bad("alarm \(id): \"\(key)\" must be a string") }
+                }
+                let stateText = entry["state"]?.string ?? "scheduled"
+                guard let state = SystemAlarm.State(rawValue: stateText) else { throw bad("alarm \(id): unknown state '\(stateText)'") }
+                var content: AlarmContent? = nil
+                if let fire = entry["fire"]?.string {
+                    guard let date = parseISO8601(fire) else { throw bad("alarm \(id): \"fire\" is not ISO-8601 with an offset") }
+                    content = AlarmContent(fireDate: date, sound: entry["sound"]?.string ?? "")
+                }
+                alarms.append(SystemAlarm(id: AlarmID(rawValue: id), content: content, state: state))
+                let unknown = fields.filter { !knownAlarmMembers.contains($0.0) }
+                if !unknown.isEmpty { file.unknownAlarmMembers[id] = unknown }
+            }
+        }
+        var outcomes: [ChainOutcome] = []
+        if let value = root["outcomes"] {
+            guard let entries = value.array else { throw bad("\"outcomes\" must be an array") }
+            for entry in entries {
+                guard let fields = entry.members, let text = entry["occurrence"]?.string,
+                    let occurrence = Occurrence(text), let kindText = entry["kind"]?.string,
+                    let kind = ChainOutcome.Kind(rawValue: kindText), let atText = entry["at"]?.string,
+                    let at = parseISO8601(atText)
+                else { throw bad("every outcome needs \"occurrence\" (fajr.YYYY-MM-DD), \"kind\" (proof|escape) and \"at\"") }
+                outcomes.append(ChainOutcome(occurrence: occurrence, kind: kind, at: at))
+                let unknown = fields.filter { !knownOutcomeMembers.contains($0.0) }
+                if !unknown.isEmpty { file.unknownOutcomeMembers["\(text) \(kindText)"] = unknown }
+            }
+        }
+        var postponed: [AlarmID: Date] = [:]
+        if let value = root["postponed"] {
+            guard let entries = value.members else { throw bad("\"postponed\" must be an object of id: time") }
+            for (id, value) in entries {
+                guard let text = value.string, let date = parseISO8601(text) else { throw bad("postponed \(id): not ISO-8601") }
+                postponed[AlarmID(rawValue: id)] = date
+            }
+        }
+        var merged: Set<AlarmID> = []
+        if let value = root["merged"] {
+            guard let items = value.array, items.allSatisfy({ $0.string != nil }) else {
+                throw bad("\"merged\" must be an array of id strings")
+            }
+            merged = Set(items.compactMap(\.string).map(AlarmID.init(rawValue:)))
+        }
+        var fingerprint: String? = nil
+        if let value = root["fingerprint"] {
+            switch value {
+            case .null: break
+            case .string(let text): fingerprint = text
+            default: throw bad("\"fingerprint\" must be a string or null")
+            }
+        }
+        var chains: [Occurrence: String] = [:]
+        if let value = root["chain_fingerprints"] {
+            guard let members = value.members else { throw bad("\"chain_fingerprints\" must be an object") }
+            for (text, value) in members {
+                guard let occurrence = Occurrence(text), let hash = value.string else {
+                    throw bad("chain_fingerprints: \(text) needs a fingerprint string and an occurrence such as fajr.YYYY-MM-DD")
+                }
+                chains[occurrence] = hash
+            }
+        }
+        file.ledger = AlarmLedger(alarms: alarms, syncedFingerprint: fingerprint, outcomes: outcomes,
+                                  postponed: postponed, merged: merged, syncedChains: chains)
+        return file
+    }
+
+    /// Writes the ledger to `path` atomically (AudioIO's `AtomicFile`: mode and owner kept, a
+    /// read-only file or a device refused), with the unknown members read kept.
+    /// - Throws: `.io` (exit 74).
+    func write(to path: String, zone: TimeZone) throws(ProofkitError) {
+        let alarms: [JSONValue] = ledger.systemAlarms.map { alarm in
+            var entry: [String: JSONValue] = [:]
+            for (key, value) in unknownAlarmMembers[alarm.id.rawValue] ?? [] { entry[key] = JSONValue(value) }
+            entry["id"] = .string(alarm.id.rawValue)
+            entry["state"] = .string(alarm.state.rawValue)
+            if let content = alarm.content {
+                entry["fire"] = .string(iso8601(content.fireDate, in: zone))
+                entry["sound"] = .string(content.sound)
+            }
+            return .object(entry)
+        }
+        let outcomes: [JSONValue] = ledger.outcomes.map {
+            var entry: [String: JSONValue] = [:]
+            for (key, value) in unknownOutcomeMembers["\($0.occurrence.description) \($0.kind.rawValue)"] ?? [] {
+                entry[key] = JSONValue(value)
+            }
+            entry["occurrence"] = .string($0.occurrence.description)
+            entry["kind"] = .string($0.kind.rawValue)
+            entry["at"] = .string(iso8601($0.at, in: zone))
+            return .object(entry)
+        }
+        var root: [String: JSONValue] = [:]
+        for (key, value) in unknownMembers { root[key] = JSONValue(value) }
+        root["format"] = .string(StateFile.formatName)
+        root["version"] = .int(StateFile.version)
+        root["fingerprint"] = JSONValue(ledger.syncedFingerprint)
+        root["alarms"] = .array(alarms)
+        root["outcomes"] = .array(outcomes)
+        root["postponed"] = .object(Dictionary(uniqueKeysWithValues: ledger.postponed.map {
+            ($0.key.rawValue, JSONValue.string(iso8601($0.value, in: zone)))
+        }))
+        root["merged"] = .array(ledger.merged.sorted().map { .string($0.rawValue) })
+        root["chain_fingerprints"] = .object(Dictionary(uniqueKeysWithValues: ledger.syncedChains.map {
+            ($0.key.description, JSONValue.string($0.value))
+        }))
+        try writeFileAtomically(JSONValue.object(root).serialized + "\n", to: path)
+    }
+}
+
+extension JSONValue {
+    /// The same value, for writing back what was read.
+    init(_ node: JSONNode) {
+        switch node {
+        case .null: self = .null
+        case .bool(let value): self = .bool(value)
+        case .number(let value): self = Int(exactly: value).map(JSONValue.int) ?? .number(value)
+        case .string(let value): self = .string(value)
+        case .array(let values): self = .array(values.map(JSONValue.init))
+        case .object(let members):
+            var object: [String: JSONValue] = [:]
+            for (key, value) in members where object[key] == nil { object[key] = JSONValue(value) }
+            self = .object(object)
+        }
+    }
+}
+
+/// An exclusive lock for a read-modify-write of a state file: `flock` on `.NAME.lock` beside it
+/// (the state file itself is replaced by a rename, so it cannot carry the lock).
+///
+/// A second writer waits up to the given time, then gets exit 75. The lock file is removed on
+/// release while still locked; a waiter that then holds a lock on a removed file notices (its
+/// descriptor's inode is no longer the path's) and tries again, so two writers never both hold it.
+final class StateFileLock {
+    private let fd: Int32
+    private let path: String
+
+    private init(fd: Int32, path: String) {
+        self.fd = fd
+        self.path = path
+    }
+
+    /// Takes the lock for the state file at `statePath`, waiting up to `waitSeconds`.
+    /// - Throws: `.busy` (exit 75) when another process holds it all that time; `.io` (74) when
+    ///   the lock file cannot be created. Calls `open`, `flock`, `fstat`, `stat`, `close`.
+    static func acquire(for statePath: String, waitSeconds: Double) throws(ProofkitError) -> StateFileLock {
+        let slash = statePath.lastIndex(of: "/")
+        let folder = slash.map { String(statePath[...$0]) } ?? ""
+        let base = slash.map { String(statePath[statePath.index(after: $0)...]) } ?? statePath
+        let lockPath = folder + "." + base + ".lock"
+        let deadline = monotonicSeconds() + waitSeconds
+        while true {
+            let fd = open(FilePath.cString(lockPath), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o666)
+            guard fd >= 0 else {
+                let code = errno
+                throw ProofkitError(.io, "cannot create the lock file '\(displayName(lockPath))': \(errnoText())",
+                                    operation: "open", underlying: code, path: statePath)
+            }
+            if flock(fd, LOCK_EX | LOCK_NB) == 0 {
+                var held = stat(), current = stat()
+                if fstat(fd, &held) == 0, stat(FilePath.cString(lockPath), &current) == 0,
+                    held.st_dev == current.st_dev, held.st_ino == current.st_ino
+                {
+                    return StateFileLock(fd: fd, path: lockPath)
+                }
+                close(fd)  // the file was removed by the holder that just released it: again
+                continue
+            }
+            let code = errno
+            close(fd)
+            guard code == EWOULDBLOCK || code == EINTR else {
+                throw ProofkitError(.io, "cannot lock '\(displayName(lockPath))': \(errnoText())",
+                                    operation: "flock", underlying: code, path: statePath)
+            }
+            if monotonicSeconds() >= deadline {
+                throw ProofkitError(.busy, "another proofkit holds the lock on this state file (\(displayName(lockPath))) after waiting \(decimalText(waitSeconds, places: 1)) s; try again",
+                                    operation: "flock", path: statePath)
+            }
+            usleep(20_000)
+        }
+    }
+
+    deinit {
+        unlink(FilePath.cString(path))
+        close(fd)
+    }
+
+    private static func monotonicSeconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+}
