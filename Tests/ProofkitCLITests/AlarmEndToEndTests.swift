@@ -201,6 +201,63 @@ struct AlarmEndToEndTests {
         #expect(rings(of: id, in: try rig.status()).count == 3)
     }
 
+    @Test("a live voice proof from the virtual microphone (ALSA file plugin with infile) ends the chain")
+    func liveVoiceProof() throws {
+        let rig = try AlarmRig()
+        // 24 s of speech (the LJSpeech fixture three times), headerless S16_LE at 16 kHz.
+        let speech = try TestAudio.readWAV(TestEnvironment.fixture("speech_en_ljspeech_16k.wav"))
+        var raw = Data()
+        for _ in 0..<3 { for sample in speech.samples { withUnsafeBytes(of: Int16(max(-1, min(1, sample)) * 32767).littleEndian) { raw.append(contentsOf: $0) } } }
+        try raw.write(to: URL(fileURLWithPath: rig.folder + "/mic.raw"))
+        try """
+            pcm.speaker { type file slave.pcm { type null } file "\(rig.out)" format "raw" }
+            pcm.vmic { type file slave.pcm { type null } file "/dev/null" infile "\(rig.folder)/mic.raw" format "raw" }
+            """.write(toFile: rig.config, atomically: true, encoding: .utf8)
+        try rig.startService(ringSeconds: 30)
+        let (id, first) = try rig.add(in: 2, window: 6, gap: 3, extra: ["--proof", "voice"])
+        _ = try #require(rig.firstSound(by: first.addingTimeInterval(2)), "the first ring was not heard: \(rig.log)")
+        let photo = try rig.alarm(["prove", id, "--photo", ImageFixtures.path("demo_mat.jpg")])
+        #expect(photo.status == 64 && photo.stderr.contains("asks for the voice proof"))
+        let proof = try rig.alarm(["prove", id, "--voice", "--device", "vmic"], environment: ["PROOFKIT_ALSA_CONFIG": rig.config])
+        #expect(proof.status == 0, "\(proof.stdout) \(proof.stderr)")
+        #expect(proof.stdout.contains("proof accepted: chain \(id) ended"))
+        usleep(300_000)
+        #expect(rig.staysQuiet(for: max(1, first.addingTimeInterval(7).timeIntervalSinceNow)), "\(rig.log)")
+        #expect(rig.log.contains("hold \(id)") && rig.log.contains("hold-end \(id)"))
+    }
+
+    @Test("during a live proof the ring stops and backups are held off; when it fails the backup comes")
+    func liveProofHoldsBackups() throws {
+        let rig = try AlarmRig()
+        try rig.startService(ringSeconds: 30)
+        let (id, first) = try rig.add(in: 2, window: 4, gap: 2)
+        _ = try #require(rig.firstSound(by: first.addingTimeInterval(2)), "the first ring was not heard: \(rig.log)")
+        // A live keypoint stream on stdin: nothing comes for a while (the sleeper gets ready).
+        let prove = Process()
+        prove.executableURL = URL(fileURLWithPath: TestEnvironment.proofkitBinary)
+        prove.arguments = ["alarm", "prove", id, "--squat", "-", "--store", rig.store]
+        let input = Pipe()
+        prove.standardInput = input
+        prove.standardOutput = FileHandle.nullDevice
+        prove.standardError = FileHandle.nullDevice
+        try prove.run()
+        usleep(500_000)
+        // The ring stopped, and the backups at +2 s and +4 s do not ring while the proof runs.
+        #expect(rig.staysQuiet(for: max(1, first.addingTimeInterval(4.5).timeIntervalSinceNow)), "\(rig.log)")
+        // Jumping jacks are not squats: the proof fails, the hold ends and the held backup rings.
+        let poses = try Data(contentsOf: URL(fileURLWithPath: TestEnvironment.fixture("squat/pna_1048_jumping_jacks.jsonl")))
+        try? FileManager.default.removeItem(atPath: rig.out)  // quiet so far; the next ring creates it again
+        input.fileHandleForWriting.write(poses)
+        try input.fileHandleForWriting.close()
+        let released = Date()
+        prove.waitUntilExit()
+        #expect(prove.terminationStatus == 2)
+        let heard = try #require(rig.firstSound(by: released.addingTimeInterval(3)), "no backup after the failed proof: \(rig.log)")
+        #expect(heard.timeIntervalSince(released) <= 1.5)
+        #expect(rig.log.contains("stop \(id) \(id).r0 (live proof)"))
+        #expect(rig.log.contains("merged \(id) \(id).r1"))
+    }
+
     @Test("--escape ends the chain, cancels its rings and is recorded as an escape, not a proof")
     func escape() throws {
         let rig = try AlarmRig()
