@@ -258,6 +258,20 @@ struct AlarmEndToEndTests {
         #expect(rig.log.contains("merged \(id) \(id).r1"))
     }
 
+    @Test("a sound that breaks after booking is reported by status and rings with the kept copy")
+    func brokenSoundRingsKeptCopy() throws {
+        let rig = try AlarmRig()
+        try rig.startService(ringSeconds: 1)
+        let (id, first) = try rig.add(in: 3, window: 0, gap: 1)
+        try Data(repeating: 0x41, count: 1000).write(to: URL(fileURLWithPath: rig.sound))  // the file breaks
+        let chain = try #require((try rig.status()["chains"] as? [[String: Any]])?.first)
+        #expect((chain["sound_status"] as? String)?.hasPrefix("broken: ") == true, "\(chain)")
+        let heard = try #require(rig.firstSound(by: first.addingTimeInterval(3)), "nothing rang: \(rig.log)")
+        #expect(heard.timeIntervalSince(first) <= 1.0)
+        #expect(rig.log.contains("sound-broken \(id)"))
+        #expect(rig.log.contains("sound=\(rig.store)/sounds/"))
+    }
+
     @Test("--escape ends the chain, cancels its rings and is recorded as an escape, not a proof")
     func escape() throws {
         let rig = try AlarmRig()
