@@ -196,6 +196,10 @@ public final class AlarmService {
                 try store.write { try store.record(chain: current.ring.chain, kind: "stopped", at: Date(), detail: current.ring.id) }
                 log("stop", current.ring.chain, current.ring.id)
                 reply = "ok stopped \(current.ring.chain) \(current.ring.id)"
+                // The ring thread notices within one period (20-50 ms): reply once it is quiet,
+                // so that the store says so when the command returns.
+                for _ in 0..<100 where current.finished.withLock({ $0 }) == nil { usleep(10_000) }
+                try finishRing()
             } else {
                 reply = "ok nothing ringing"
             }

@@ -265,14 +265,21 @@ enum AlarmCommand: Subcommand {
             sound = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
         }
         let store = try openStore(arguments, io: io)
+        if sound == nil {
+            // Keep the sound booked before; there is no built-in sound (never a beep).
+            guard try store.setting("prayers.sound") != nil else {
+                throw UsageError("prayers needs --sound FILE: the alarm sound (see 'proofkit trim' to make one)")
+            }
+        }
         let kept = try sound.map { try store.keepCopy(of: $0, name: "prayers") }
         try store.write {
             try store.put([
                 "prayers.lat": String(calculator.coordinates.latitude), "prayers.lon": String(calculator.coordinates.longitude),
                 "prayers.tz": calculator.timeZone.identifier, "prayers.method": arguments.value("method") ?? "mwl",
                 "prayers.list": list.map(\.rawValue).joined(separator: ","), "prayers.window": String(Int(window)),
-                "prayers.sound": sound, "prayers.kept_sound": kept, "prayers.proof": proof,
+                "prayers.proof": proof,
             ])
+            if let sound { try store.put(["prayers.sound": sound, "prayers.kept_sound": kept]) }
         }
         let zone = zone(io)
         let report = try store.replanPrayers(now: Date(), deviceZone: zone)
