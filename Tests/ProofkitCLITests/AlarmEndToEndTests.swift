@@ -42,7 +42,7 @@ private final class AlarmRig: @unchecked Sendable {  // used by one test at a ti
         var environment = ProcessInfo.processInfo.environment
         environment["PROOFKIT_ALSA_CONFIG"] = config
         process.environment = environment
-        if !FileManager.default.fileExists(atPath: logPath) { FileManager.default.createFile(atPath: logPath, contents: nil) }
+        if !FileManager.default.fileExists(atPath: logPath) { _ = FileManager.default.createFile(atPath: logPath, contents: nil) }
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         log.seekToEndOfFile()
         process.standardError = log
@@ -306,6 +306,20 @@ struct AlarmEndToEndTests {
         let heard = try #require(rig.firstSound(by: backup.addingTimeInterval(2), fresh: true), "the backup did not ring after the restart: \(rig.log)")
         #expect(heard.timeIntervalSince(backup) > -0.05 && heard.timeIntervalSince(backup) <= 1.0)
         #expect(rig.log.contains("ring-interrupted \(id) \(id).r0"))
+    }
+
+    @Test("a ring missed while the service was down is logged as missed once its window has passed")
+    func missedWhileDown() throws {
+        let rig = try AlarmRig()
+        let (id, first) = try rig.add(in: 1, window: 0, gap: 1)  // one ring, no backups; no service yet
+        let late = first.addingTimeInterval(6).timeIntervalSinceNow  // past the window and its 5 s grace
+        if late > 0 { usleep(useconds_t(late * 1_000_000)) }
+        try rig.startService(ringSeconds: 1)
+        #expect(rig.staysQuiet(for: 1), "a ring outside its window played")
+        let status = try rig.status()
+        let outcomes = status["outcomes"] as? [[String: Any]] ?? []
+        #expect(outcomes.contains { $0["kind"] as? String == "missed" && $0["detail"] as? String == "\(id).r0" })
+        #expect(rig.log.contains("missed \(id) \(id).r0"))
     }
 
     @Test("eight commands at once lose no update")

@@ -1,4 +1,4 @@
-public import ProofkitCore
+import ProofkitCore
 public import AudioIO
 import PrayerPlanning
 internal import CProofkitShims

@@ -1,4 +1,4 @@
-public import ProofkitCore
+import ProofkitCore
 public import PrayerPlanning
 import Storage
 import AudioIO
@@ -109,7 +109,7 @@ public final class AlarmStore: @unchecked Sendable {
         do {
             db = try SQLiteDatabase(path: folder + "/alarms.sqlite3")
             try AlarmStore.migrate(db)
-        } catch let error as ProofkitError {
+        } catch {
             throw AlarmStore.translate(error, path: folder + "/alarms.sqlite3")
         }
     }
@@ -360,7 +360,11 @@ public final class AlarmStore: @unchecked Sendable {
         try write {
             guard let planner = try prayerPlanner(deviceZone: deviceZone) else { return nil }
             let s = try settings()
-            let prayerRings = try rings(where: "state IN ('scheduled', 'ringing') AND chain IN (SELECT id FROM chains WHERE kind = 'prayer')")
+            // The system's list: what rings now, and what is still to come. Rings already due
+            // but not yet rung are the ring scheduler's (it rings them inside their window or
+            // logs them as missed), so the plan does not cancel them as past.
+            let prayerRings = try rings(where: "(state = 'ringing' OR (state = 'scheduled' AND fire > ?)) AND chain IN (SELECT id FROM chains WHERE kind = 'prayer')",
+                                        [.real(now.timeIntervalSince1970)])
             let ended = Set(try chains(where: "kind = 'prayer' AND state = 'ended'").compactMap { Occurrence($0.id) })
             var ledger = AlarmLedger(
                 alarms: prayerRings.map {
@@ -399,6 +403,10 @@ public final class AlarmStore: @unchecked Sendable {
             try put(["prayers.fingerprint": ledger.syncedFingerprint,
                      "prayers.stamp": PlanStampText.encode(PlanStamp(now: now, zone: deviceZone, fingerprint: plan.fingerprint)),
                      "prayers.covered_until": plan.coveredUntil(booked: Set(ledger.alarms.keys))?.description])
+            // The alarm list keeps 30 days of rung, missed and merged rings (the history of
+            // outcomes is kept whole).
+            try db.run("DELETE FROM rings WHERE state NOT IN ('scheduled', 'ringing') AND fire < ?",
+                       [.real(now.timeIntervalSince1970 - 30 * 86_400)])
             // Chains of the plan's past that never rang and have no rings left are dropped.
             try db.run("DELETE FROM chains WHERE kind = 'prayer' AND state = 'active' AND window_end < ? AND id NOT IN (SELECT chain FROM rings)",
                        [.real(now.timeIntervalSince1970)])
@@ -457,7 +465,7 @@ public func currentDeviceZone(environment: [String: String]) -> TimeZone {
     var buffer = [CChar](repeating: 0, count: 4096)
     let count = readlink("/etc/localtime", &buffer, buffer.count - 1)
     if count > 0 {
-        let target = String(cString: buffer)
+        let target = String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
         if let range = target.firstRange(of: "zoneinfo/"), let zone = TimeZone(identifier: String(target[range.upperBound...])) {
             return zone
         }

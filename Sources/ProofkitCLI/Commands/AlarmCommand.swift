@@ -97,7 +97,7 @@ enum AlarmCommand: Subcommand {
         .option("photo", value: "PHOTO", help: "prove: the mat proof on a photo"),
         .option("squat", value: "POSES", help: "prove: squats from a keypoint file, or - for live"),
         .flag("escape", help: "prove: record an escape (ends the chain, not a proof)"),
-        .flag("json", help: "status: one JSON object"),
+        .flag("json", help: "status, add: one JSON object"),
         .flag("user", help: "install: a user unit [default]"),
         .flag("system", help: "install: a system unit"),
         .flag("print", help: "install: print the unit instead of writing it"),
@@ -434,7 +434,7 @@ enum AlarmCommand: Subcommand {
         let folder = AlarmStore.folder(explicit: arguments.value("store"), environment: io.environment)
         var buffer = [CChar](repeating: 0, count: 4096)
         let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        let binary = count > 0 ? String(cString: buffer) : "/usr/local/bin/proofkit"
+        let binary = count > 0 ? String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self) : "/usr/local/bin/proofkit"
         let unit = """
             [Unit]
             Description=proofkit alarm: rings at prayer times until the proof passes
