@@ -363,6 +363,12 @@ struct AlarmEndToEndTests {
         #expect(silent.status == 65 && silent.stderr.contains("refused"), "\(silent.stderr)")
         let mp3 = try rig.alarm(["add", "--at", "+60s", "--sound", TestEnvironment.fixture("rec_001.mp3")])
         #expect(mp3.status == 65, "\(mp3.stderr)")
+        // 31 s of tone: refused as too long, with check's reason.
+        let long = (0..<(16000 * 31)).map { Int16((0.3 * 32767 * sin(2 * Double.pi * 440 * Double($0) / 16000)).rounded()) }
+        try writeWAV(long, rate: 16000, to: rig.folder + "/long.wav")
+        let tooLong = try rig.alarm(["add", "--at", "+60s", "--sound", rig.folder + "/long.wav"])
+        #expect(tooLong.status == 65 && tooLong.stderr.contains("shorter than 30 s"), "\(tooLong.stderr)")
+        #expect(tooLong.stderr.split(separator: "\n").count == 1)
         let missing = try rig.alarm(["add", "--at", "+60s", "--sound", rig.folder + "/nope.wav"])
         #expect(missing.status == 66)
         let stop = try rig.alarm(["stop"])
