@@ -350,6 +350,33 @@ struct AlarmEndToEndTests {
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
     }
 
+    @Test("the control socket refuses another user even when its mode is opened up (SO_PEERCRED)",
+          .enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
+                   && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "needs root, setpriv and python3"))
+    func peerCredentials() throws {
+        let rig = try AlarmRig()
+        try rig.startService(ringSeconds: 1)
+        // Open the way (a mistake an admin could make): only the peer check is left.
+        chmod(rig.folder, 0o755)
+        chmod(rig.store, 0o755)
+        chmod(rig.store + "/control.sock", 0o666)
+        let client = """
+            import socket, sys
+            s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
+            try:
+                s.sendall(b"ping\\n"); print(repr(s.recv(100)))
+            except OSError:
+                print("b''")  # closed by the service before the request went out
+            """
+        let nobody = try runProcess("/usr/bin/setpriv", ["--reuid", "65534", "--regid", "65534", "--clear-groups",
+                                                         "/usr/bin/python3", "-c", client, rig.store + "/control.sock"])
+        #expect(nobody.status == 0, "\(nobody.stderr)")
+        #expect(nobody.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "b''", "another user got an answer: \(nobody.stdout)")
+        #expect(rig.log.contains("control-refused"))
+        let owner = try runProcess("/usr/bin/python3", ["-c", client, rig.store + "/control.sock"])
+        #expect(owner.stdout.hasPrefix("b'ok pid "), "\(owner.stdout)")
+    }
+
     @Test("bad input: bad --at 64, unknown id 66, unplayable sound 65, stop without a service 69")
     func badInput() throws {
         let rig = try AlarmRig()
