@@ -469,6 +469,12 @@ struct AlarmEndToEndTests {
         #expect(result.stdout.contains("WantedBy=default.target"))
         let system = try rig.alarm(["install", "--print", "--system"])
         #expect(system.stdout.contains("WantedBy=multi-user.target"))
+        // Without --print: the user unit is written where systemd --user looks for it.
+        let written = try rig.alarm(["install", "--user"], environment: ["XDG_CONFIG_HOME": rig.folder + "/config"])
+        #expect(written.status == 0, "\(written.stderr)")
+        let unitPath = rig.folder + "/config/systemd/user/proofkit-alarm.service"
+        #expect(try String(contentsOfFile: unitPath, encoding: .utf8) == result.stdout)
+        #expect(written.stdout.contains("systemctl --user enable --now proofkit-alarm"))
     }
 }
 

@@ -376,14 +376,22 @@ enum AlarmCommand: Subcommand {
         let next = rings.filter { $0.state == "scheduled" }.min { $0.ring.fireDate < $1.ring.fireDate }
         let covered = try store.setting("prayers.covered_until")
         let outcomes = try store.outcomes(limit: 10)
+        var checked: [String: String] = [:]  // each sound checked once (14 prayer chains share one)
         func soundStatus(_ chain: StoredChain) -> String {
+            if let known = checked[chain.sound] { return known }
+            let verdict: String
             do {
                 let report = try AlarmSound.check(path: chain.sound)
-                if case .rejected(let reason) = report.verdict { return "broken: \(reason.detail); rings with the kept copy" }
-                return "ok"
+                if case .rejected(let reason) = report.verdict {
+                    verdict = "broken: \(reason.detail); rings with the kept copy"
+                } else {
+                    verdict = "ok"
+                }
             } catch {
-                return "broken: \(error.description); rings with the kept copy"
+                verdict = "broken: \(error.description); rings with the kept copy"
             }
+            checked[chain.sound] = verdict
+            return verdict
         }
         if arguments.has("json") {
             io.printJSON(.object([
