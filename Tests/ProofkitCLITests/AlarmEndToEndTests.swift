@@ -35,12 +35,13 @@ private final class AlarmRig: @unchecked Sendable {  // used by one test at a ti
         try? FileManager.default.removeItem(atPath: folder)
     }
 
-    func startService(ringSeconds: Double) throws {
+    func startService(ringSeconds: Double, environment extra: [String: String] = [:]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: TestEnvironment.proofkitBinary)
         process.arguments = ["alarm", "run", "--store", store, "--device", "speaker", "--ring-seconds", String(ringSeconds)]
         var environment = ProcessInfo.processInfo.environment
         environment["PROOFKIT_ALSA_CONFIG"] = config
+        environment.merge(extra) { _, new in new }
         process.environment = environment
         if !FileManager.default.fileExists(atPath: logPath) { _ = FileManager.default.createFile(atPath: logPath, contents: nil) }
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
@@ -456,6 +457,37 @@ struct AlarmEndToEndTests {
         // Settings again: the chains are kept (same ids), nothing is booked twice.
         let again = try rig.alarm(["prayers"] + place + ["--prayers", "fajr,maghrib", "--sound", rig.sound], environment: ["TZ": "Asia/Riyadh"])
         #expect(again.stdout.contains(": 0 rings booked, 0 cancelled"), "\(again.stdout)")
+    }
+
+    @Test("the service re-plans the prayer chains when the day or the zone changed since the last plan",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "needs python3 (its sqlite3 module edits the store)"))
+    func serviceReplans() throws {
+        let rig = try AlarmRig()
+        let place = ["--lat", "51.5074", "--lon", "-0.1278", "--tz", "Europe/London", "--prayers", "fajr", "--sound", rig.sound]
+        #expect(try rig.alarm(["prayers"] + place, environment: ["TZ": "Europe/London"]).status == 0)
+        // The stamp of the last plan, moved as the midnight or a trip would leave it (Python's
+        // own SQLite edits the store: an independent client of the same file).
+        func setStamp(_ transform: String) throws {
+            let script = """
+                import sqlite3, sys
+                db = sqlite3.connect(sys.argv[1]); day, zone, offset, fp = db.execute("SELECT value FROM settings WHERE key='prayers.stamp'").fetchone()[0].split('|')
+                \(transform)
+                db.execute("UPDATE settings SET value=? WHERE key='prayers.stamp'", ('|'.join([day, zone, offset, fp]),)); db.commit()
+                """
+            let result = try runProcess("/usr/bin/python3", ["-c", script, rig.store + "/alarms.sqlite3"])
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        try setStamp("import datetime; day = str(datetime.date.fromisoformat(day) - datetime.timedelta(days=1))")
+        try rig.startService(ringSeconds: 1, environment: ["TZ": "Europe/London"])
+        #expect(rig.log.contains("replan - reason=newDay booked=0 cancelled=0 failed=0"), "\(rig.log)")
+        rig.stopService()
+        try setStamp("zone = 'Asia/Karachi'")
+        try rig.startService(ringSeconds: 1, environment: ["TZ": "Europe/London"])
+        #expect(rig.log.contains("replan - reason=zoneChanged"), "\(rig.log)")
+        rig.stopService()
+        // Same day, same zone, same settings: nothing to plan.
+        try rig.startService(ringSeconds: 1, environment: ["TZ": "Europe/London"])
+        #expect(rig.log.components(separatedBy: "replan").count == 3)
     }
 
     @Test("install --print writes a systemd unit with Restart=always that runs this store")

@@ -116,6 +116,15 @@ public final class AlarmService {
     /// Runs until the process is killed (systemd stops it with SIGTERM; the store is always
     /// consistent, so nothing needs saving).
     public func run() throws -> Never {
+        // systemd stops the service with SIGTERM: make sure it is neither blocked nor ignored
+        // (a parent may have passed either on), so that the default action ends the process.
+        var stopping = sigset_t()
+        sigemptyset(&stopping)
+        for number in [SIGTERM, SIGINT, SIGHUP] {
+            signal(number, SIG_DFL)
+            sigaddset(&stopping, number)
+        }
+        pthread_sigmask(SIG_UNBLOCK, &stopping, nil)
         log("start", "-", "store=\(store.folder) pid=\(getpid()) device=\(options.device) ring_seconds=\(options.ringSeconds)")
         try store.write {
             for ring in try store.rings(where: "state = 'ringing'") {
