@@ -51,16 +51,26 @@ public struct InferenceSession: ~Copyable, @unchecked Sendable {
         public var allowsSpinning: Bool
         /// Graph optimisation. Default ``GraphOptimization/all``.
         public var graphOptimization: GraphOptimization
+        /// Where ONNX Runtime saves the optimised model, in its own format (`.ort`), when the
+        /// session is created (`SetOptimizedModelFilePath`, `session.save_model_format=ORT`);
+        /// default `nil`: nothing is saved. The file is written by ONNX Runtime in place: give a
+        /// temporary name and rename it once the session exists.
+        public var optimizedModelPath: String?
 
         /// - Parameters:
         ///   - intraOpThreads: threads per operator, 0 = ORT's choice; default 1.
         ///   - allowsSpinning: let idle threads spin; default `false`.
         ///   - graphOptimization: default `.all`.
-        public init(intraOpThreads: Int = 1, allowsSpinning: Bool = false, graphOptimization: GraphOptimization = .all) {
+        ///   - optimizedModelPath: save the optimised model there; default `nil`.
+        public init(
+            intraOpThreads: Int = 1, allowsSpinning: Bool = false, graphOptimization: GraphOptimization = .all,
+            optimizedModelPath: String? = nil
+        ) {
             precondition(intraOpThreads >= 0, "intraOpThreads must be 0 (ORT's choice) or more")
             self.intraOpThreads = intraOpThreads
             self.allowsSpinning = allowsSpinning
             self.graphOptimization = graphOptimization
+            self.optimizedModelPath = optimizedModelPath
         }
     }
 
@@ -182,7 +192,8 @@ public struct InferenceSession: ~Copyable, @unchecked Sendable {
         let calls = runtime.calls
         let sessionOptions = try calls.createSessionOptions(
             intraOpThreads: options.intraOpThreads, allowsSpinning: options.allowsSpinning,
-            optimizationLevel: options.graphOptimization.rawValue, configEntries: configEntries)
+            optimizationLevel: options.graphOptimization.rawValue, configEntries: configEntries,
+            optimizedModelPath: options.optimizedModelPath)
         defer { calls.releaseSessionOptions(sessionOptions) }
         let raw = try create(sessionOptions)
         var inputNames: [UnsafeMutablePointer<CChar>] = []

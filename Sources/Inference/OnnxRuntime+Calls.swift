@@ -140,7 +140,8 @@ struct OrtCalls: @unchecked Sendable {
     /// Creates session options with the given settings and extra session configuration entries
     /// (key, value), in order. The caller releases them.
     func createSessionOptions(
-        intraOpThreads: Int, allowsSpinning: Bool, optimizationLevel: Int32, configEntries: [(String, String)] = []
+        intraOpThreads: Int, allowsSpinning: Bool, optimizationLevel: Int32, configEntries: [(String, String)] = [],
+        optimizedModelPath: String? = nil
     ) throws(ProofkitError) -> OpaquePointer
     {
         var created: OpaquePointer?
@@ -156,7 +157,14 @@ struct OrtCalls: @unchecked Sendable {
                 slot("set_optimization_level", table.pointee.set_optimization_level)(
                     options, PKOrtOptimizationLevel(rawValue: UInt32(optimizationLevel))),
                 "SetSessionGraphOptimizationLevel", phase: .setup)
-            for (key, value) in [("session.intra_op.allow_spinning", allowsSpinning ? "1" : "0")] + configEntries {
+            var entries = [("session.intra_op.allow_spinning", allowsSpinning ? "1" : "0")] + configEntries
+            if let optimizedModelPath {
+                try check(
+                    slot("set_optimized_model_path", table.pointee.set_optimized_model_path)(options, optimizedModelPath),
+                    "SetOptimizedModelFilePath", phase: .setup)
+                entries.append(("session.save_model_format", "ORT"))
+            }
+            for (key, value) in entries {
                 try check(
                     slot("add_session_config_entry", table.pointee.add_session_config_entry)(options, key, value),
                     "AddSessionConfigEntry", phase: .setup)

@@ -53,6 +53,12 @@ public struct AlarmChainConfiguration: Sendable, Hashable {
     public var days = 7
     /// The proof window: backups are spread over it after the first ring [30 min].
     public var proofWindow: Duration = .seconds(30 * 60)
+    /// How many backups follow the first ring [`nil`]. `nil`: as many as the growing gaps
+    /// (``firstGap``, ``gapGrowth``, ``maxGap``) fit in the proof window (30 min: 6). A number
+    /// N, 0...``maxBackups``: N backups spread evenly over the proof window, the last at its
+    /// end (30 backups over 30 min: one a minute, 31 alarms a chain); the gaps must stay at
+    /// least ``minBackupSpacing``.
+    public var backups: Int? = nil
     /// The first gap between rings [2 min]; each next gap grows by ``gapGrowth`` up to ``maxGap``.
     public var firstGap: Duration = .seconds(120)
     /// Growth of each gap [1 min].
@@ -69,6 +75,11 @@ public struct AlarmChainConfiguration: Sendable, Hashable {
     public var clockMode: AlarmClockMode = .timetableClock
     /// The system's limit [none].
     public var budget: AlarmBudget = .unlimited
+
+    /// The most backups a chain may have: 60.
+    public static let maxBackups = 60
+    /// The smallest gap between evenly spread backups: 30 s (as ``firstGap``'s minimum).
+    public static let minBackupSpacing: Duration = .seconds(30)
 
     /// Defaults, ringing in `deviceTimeZone`.
     public init(deviceTimeZone: TimeZone) { self.deviceTimeZone = deviceTimeZone }
@@ -87,13 +98,28 @@ public struct AlarmChainConfiguration: Sendable, Hashable {
         if firstGap < .seconds(30) || maxGap < firstGap { throw fail("gaps must be at least 30 s and maxGap ≥ firstGap") }
         if gapGrowth < .zero { throw fail("gap growth must not be negative") }
         if holdOff < .zero || holdOff > .seconds(600) { throw fail("hold-off must be 0...10 min") }
+        if let backups {
+            guard (0...Self.maxBackups).contains(backups) else {
+                throw fail("backups must be 0...\(Self.maxBackups), got \(backups)")
+            }
+            if backups > 0 && proofWindow / backups < Self.minBackupSpacing {
+                let spacing = proofWindow.components.seconds / Int64(backups)
+                throw fail("\(backups) backups over a \(proofWindow.components.seconds) s proof window would be \(spacing) s apart; backups must be at least \(Self.minBackupSpacing.components.seconds) s apart (fewer backups or a longer window)")
+            }
+        }
         if let limit = budget.systemLimit, limit < 1 { throw fail("the budget must allow at least one alarm") }
         if budget.reservedForReminders < 0 { throw fail("reminders cannot be negative") }
     }
 
     /// Offsets of the rings after the prayer time: 0, then growing gaps, all within the window.
-    /// 30 min with the defaults: 0, 2, 5, 9, 14, 20, 27 min.
+    /// 30 min with the defaults: 0, 2, 5, 9, 14, 20, 27 min. With ``backups`` N: 0 and
+    /// k x window / N for k = 1...N (rounded to the second).
     public var ringOffsets: [Duration] {
+        if let backups {
+            guard backups > 0 else { return [.zero] }
+            let window = Double(proofWindow.components.seconds) + Double(proofWindow.components.attoseconds) / 1e18
+            return (0...backups).map { .seconds(Int64((window * Double($0) / Double(backups)).rounded())) }
+        }
         var offsets: [Duration] = [.zero]
         var gap = firstGap
         while let last = offsets.last, last + gap <= proofWindow {
@@ -197,6 +223,13 @@ public struct AlarmChain: Hashable, Sendable {
     public let rings: [PlannedAlarm]
     /// Whether the budget let this chain be booked.
     public let isWithinBudget: Bool
+    /// What the chain is: a hash (16 hex digits, FNV-1a 64) of every ring it was designed with,
+    /// past ones included, as id, fire time (milliseconds since 1970) and sound, before any
+    /// hold-off moved a ring. It changes only when the chain itself changes (another prayer
+    /// minute, ring pattern, backup count, sound, clock), never because a ring passed, a
+    /// hold-off moved one, or another prayer's settings changed. ``AlarmReconciler`` books a
+    /// chain again in full when its fingerprint differs from the one last synced.
+    public let fingerprint: String
 }
 
 /// An enabled prayer that has no time on a date (polar day or night, unresolved).
@@ -261,12 +294,22 @@ public struct AlarmPlan: Sendable {
     public let chains: [AlarmChain]
     /// Prayers without a time in the window.
     public let unavailable: [UnavailableOccurrence]
-    /// A hash of the plan's structure (settings, place, zones, ring pattern, id scheme), not of
-    /// the dates: when it changes, every booked alarm must be re-synced.
+    /// A hash of the planner's settings (prayers, place, zones, method, adjustments, ring
+    /// pattern), not of the dates: ``AlarmChainPlanner/fingerprint``. Informational, and what
+    /// the whole-plan form ``AlarmReconciler/reconcile(plan:system:syncedFingerprint:capacity:)``
+    /// compares; the per-chain form compares ``AlarmChain/fingerprint``s instead, so a change to
+    /// one prayer's settings re-books only that prayer's chains.
     public let fingerprint: String
 
     /// The alarms to book: the chains within the budget, in time order.
     public let alarms: [PlannedAlarm]
+
+    /// The fingerprint of each chain within the budget (what a ledger stores once the chain is
+    /// synced: ``AlarmLedger/syncedChains``).
+    public var chainFingerprints: [Occurrence: String] {
+        Dictionary(chains.filter(\.isWithinBudget).map { ($0.occurrence, $0.fingerprint) },
+                   uniquingKeysWith: { first, _ in first })
+    }
 
     init(now: Date, firstDay: LocalDate, lastDay: LocalDate, chains: [AlarmChain],
          unavailable: [UnavailableOccurrence], fingerprint: String) {
@@ -328,7 +371,9 @@ public struct AlarmChainPlanner: Sendable {
         self.configuration = configuration
     }
 
-    /// The structural fingerprint (16 hex digits, FNV-1a 64 of the canonical settings).
+    /// The settings fingerprint (16 hex digits, FNV-1a 64 of the canonical settings): see
+    /// ``AlarmPlan/fingerprint``. Re-syncs compare the chains' own fingerprints
+    /// (``AlarmChain/fingerprint``), not this.
     public var fingerprint: String {
         let c = configuration
         let p = calculator.parameters
@@ -343,6 +388,16 @@ public struct AlarmChainPlanner: Sendable {
         text += "\(p.highLatitudeRule.rawValue),\(p.polarResolution.rawValue),\(p.rounding.rawValue),"
         text += "\(p.usesMoonsightingSeasons),\(p.shafaq.rawValue),"
         text += Prayer.allCases.map { "\(p.adjustments[$0])/\(p.methodAdjustments[$0])" }.joined(separator: ",")
+        return fnv1a64Hex(text)
+    }
+
+    /// The fingerprint of a chain designed with `rings` (see ``AlarmChain/fingerprint``).
+    static func chainFingerprint(_ rings: [PlannedAlarm]) -> String {
+        var text = "proofkit-chain-v1"
+        for ring in rings.sorted(by: alarmOrder) {
+            let milliseconds = Int64((ring.fireDate.timeIntervalSince1970 * 1000).rounded())
+            text += "|\(ring.id.rawValue)@\(milliseconds)#\(ring.content.sound)"
+        }
         return fnv1a64Hex(text)
     }
 
@@ -391,7 +446,7 @@ public struct AlarmChainPlanner: Sendable {
     public func plan(now: Date, context: PlanningContext = PlanningContext()) -> AlarmPlan {
         let first = today(at: now)
         let last = first.adding(days: configuration.days - 1)
-        var chains: [(Occurrence, [PlannedAlarm])] = []
+        var chains: [(Occurrence, [PlannedAlarm], String)] = []
         var unavailable: [UnavailableOccurrence] = []
         for offset in 0..<configuration.days {
             let date = first.adding(days: offset)
@@ -403,6 +458,7 @@ public struct AlarmChainPlanner: Sendable {
                 case .unavailable(let reason):
                     unavailable.append(UnavailableOccurrence(occurrence: occurrence, reason: reason))
                 case .rings(let rings):
+                    let fingerprint = Self.chainFingerprint(rings)
                     let remaining = rings.compactMap { ring -> PlannedAlarm? in
                         if context.merged.contains(ring.id) { return nil }
                         var ring = ring
@@ -413,7 +469,7 @@ public struct AlarmChainPlanner: Sendable {
                         }
                         return ring.fireDate > now ? ring : nil
                     }.sorted(by: alarmOrder)
-                    if !remaining.isEmpty { chains.append((occurrence, remaining)) }
+                    if !remaining.isEmpty { chains.append((occurrence, remaining, fingerprint)) }
                 }
             }
         }
@@ -426,13 +482,13 @@ public struct AlarmChainPlanner: Sendable {
         }
         var fits = true
         var planned: [AlarmChain] = []
-        for (occurrence, rings) in chains {
+        for (occurrence, rings, fingerprint) in chains {
             if fits && rings.count <= room {
                 room -= rings.count
             } else {
                 fits = false
             }
-            planned.append(AlarmChain(occurrence: occurrence, rings: rings, isWithinBudget: fits))
+            planned.append(AlarmChain(occurrence: occurrence, rings: rings, isWithinBudget: fits, fingerprint: fingerprint))
         }
         return AlarmPlan(now: now, firstDay: first, lastDay: last, chains: planned,
                          unavailable: unavailable, fingerprint: fingerprint)

@@ -63,13 +63,31 @@ public enum AlarmOperation: Hashable, Sendable, CustomStringConvertible {
 public struct Reconciliation: Sendable {
     /// In order; apply one by one.
     public let operations: [AlarmOperation]
-    /// The plan's fingerprint differed from the last fully applied one: every kept id was
-    /// booked again.
+    /// Every chain whose alarms the system held was booked again (its fingerprint changed, or
+    /// none was recorded); `false` when none was, or only some were (see ``resyncedChains``).
     public let isFullResync: Bool
-    /// The plan's fingerprint, to store once every step succeeded.
+    /// The plan's settings fingerprint (``AlarmPlan/fingerprint``), to store once every step
+    /// succeeded.
     public let fingerprint: String
     /// Ringing alarms left alone.
     public let ringing: [AlarmID]
+    /// Chains booked again in full because their fingerprint differed from the synced one, in
+    /// time order. Other chains are left alone except for rings whose known content changed.
+    public let resyncedChains: [Occurrence]
+    /// The fingerprint of every chain the plan books, to store per chain once its steps
+    /// succeeded (``AlarmLedger/apply(_:perform:save:)`` does).
+    public let chainFingerprints: [Occurrence: String]
+
+    /// A reconciliation with its chain fingerprints (the memberwise form, for tests and stores).
+    public init(operations: [AlarmOperation], isFullResync: Bool, fingerprint: String, ringing: [AlarmID],
+                resyncedChains: [Occurrence] = [], chainFingerprints: [Occurrence: String] = [:]) {
+        self.operations = operations
+        self.isFullResync = isFullResync
+        self.fingerprint = fingerprint
+        self.ringing = ringing
+        self.resyncedChains = resyncedChains
+        self.chainFingerprints = chainFingerprints
+    }
 }
 
 /// Reconciliation: a pure function from the desired plan and the system's alarms to the steps.
@@ -84,22 +102,64 @@ public struct Reconciliation: Sendable {
 /// 4. With a `capacity`, a booking that would go over it is preceded by cancelling an old
 ///    superseded ring of the latest occurrence, never the last ring an occurrence still has
 ///    unless nothing else is left.
-/// 5. When `syncedFingerprint` differs from the plan's, every kept id is booked again.
+/// 5. A chain whose fingerprint (``AlarmChain/fingerprint``: its ids, fire times and sound)
+///    differs from the one recorded when it was last synced, or that has no record, is booked
+///    again in full (every kept id of it the system holds is cancelled and booked). Chains whose
+///    fingerprint is unchanged are left alone: a change to one prayer never touches another's.
 public enum AlarmReconciler {
+    /// The steps, comparing chain by chain.
     /// - Parameters:
     ///   - plan: the desired plan (its ``AlarmPlan/alarms`` are booked).
     ///   - system: what the system holds now.
-    ///   - syncedFingerprint: the fingerprint of the last plan applied without failures, if any.
+    ///   - syncedChains: the fingerprint of each chain as last synced without failures
+    ///     (``AlarmLedger/syncedChains``); a chain missing here whose ids the system holds is
+    ///     booked again.
     ///   - capacity: how many alarms the system holds at most (``AlarmBudget/capacity``).
     /// - Returns: the ordered steps.
+    public static func reconcile(plan: AlarmPlan, system: [SystemAlarm], syncedChains: [Occurrence: String],
+                                 capacity: Int? = nil) -> Reconciliation {
+        reconcile(plan: plan, system: system, capacity: capacity) { chain in
+            syncedChains[chain.occurrence] == chain.fingerprint
+        }
+    }
+
+    /// The steps for what a ledger recorded: its alarms as the system, and its synced chains
+    /// (``AlarmLedger/syncedChainFingerprints(for:)``).
+    public static func reconcile(plan: AlarmPlan, ledger: AlarmLedger, capacity: Int? = nil) -> Reconciliation {
+        reconcile(plan: plan, system: ledger.systemAlarms, syncedChains: ledger.syncedChainFingerprints(for: plan),
+                  capacity: capacity)
+    }
+
+    /// The whole-plan form: every chain counts as synced when `syncedFingerprint` equals the
+    /// plan's settings fingerprint (``AlarmPlan/fingerprint``), else none does (every kept id
+    /// is booked again). Prefer ``reconcile(plan:system:syncedChains:capacity:)``, which re-books
+    /// only the chains that changed.
+    /// - Parameters:
+    ///   - plan: the desired plan.
+    ///   - system: what the system holds now.
+    ///   - syncedFingerprint: the settings fingerprint of the last plan applied without failures.
+    ///   - capacity: how many alarms the system holds at most.
     public static func reconcile(plan: AlarmPlan, system: [SystemAlarm], syncedFingerprint: String?,
                                  capacity: Int? = nil) -> Reconciliation {
+        let synced = syncedFingerprint == plan.fingerprint
+        return reconcile(plan: plan, system: system, capacity: capacity) { _ in synced }
+    }
+
+    static func reconcile(plan: AlarmPlan, system: [SystemAlarm], capacity: Int?,
+                          isSynced: (AlarmChain) -> Bool) -> Reconciliation {
         var seen: Set<AlarmID> = []
         let unique = system.filter { seen.insert($0.id).inserted }
         let ringing = Set(unique.filter { $0.state == .ringing }.map(\.id))
         var scheduled: [AlarmID: SystemAlarm] = [:]
         for alarm in unique where alarm.state == .scheduled { scheduled[alarm.id] = alarm }
-        let fullResync = syncedFingerprint != plan.fingerprint && !scheduled.isEmpty
+        var resynced: [Occurrence] = []
+        var holding = 0
+        for chain in plan.chains where chain.isWithinBudget {
+            guard chain.rings.contains(where: { scheduled[$0.id] != nil }) else { continue }
+            holding += 1
+            if !isSynced(chain) { resynced.append(chain.occurrence) }
+        }
+        let resyncedSet = Set(resynced)
 
         let chains = plan.chains.filter(\.isWithinBudget).map { chain in
             (chain.occurrence, chain.rings.filter { !ringing.contains($0.id) })
@@ -148,7 +208,8 @@ public enum AlarmReconciler {
         for (index, (occurrence, rings)) in chains.enumerated() {
             for ring in rings {
                 if let current = scheduled[ring.id] {
-                    let unchanged = !fullResync && (current.content == nil || current.content == ring.content)
+                    let unchanged = !resyncedSet.contains(occurrence)
+                        && (current.content == nil || current.content == ring.content)
                     if !unchanged {
                         operations.append(.cancel(ring.id, .contentChanged))
                         operations.append(.schedule(ring))
@@ -165,8 +226,9 @@ public enum AlarmReconciler {
             }
             superseded[occurrence] = nil
         }
-        return Reconciliation(operations: operations, isFullResync: fullResync, fingerprint: plan.fingerprint,
-                              ringing: ringing.sorted())
+        return Reconciliation(operations: operations, isFullResync: holding > 0 && resynced.count == holding,
+                              fingerprint: plan.fingerprint, ringing: ringing.sorted(), resyncedChains: resynced,
+                              chainFingerprints: plan.chainFingerprints)
     }
 }
 
@@ -176,8 +238,12 @@ public enum AlarmReconciler {
 public struct AlarmLedger: Sendable, Hashable {
     /// Booked alarms by id.
     public var alarms: [AlarmID: SystemAlarm]
-    /// The fingerprint of the last plan whose steps all succeeded.
+    /// The settings fingerprint (``AlarmPlan/fingerprint``) of the last plan whose steps all
+    /// succeeded.
     public var syncedFingerprint: String?
+    /// The fingerprint of each chain of the last plan applied, as of its last fully successful
+    /// sync (``AlarmChain/fingerprint``); a chain whose steps failed keeps its older record.
+    public var syncedChains: [Occurrence: String]
     /// Ended chains (proofs and escapes), oldest first.
     public var outcomes: [ChainOutcome]
     /// Rings moved by a hold-off.
@@ -186,9 +252,10 @@ public struct AlarmLedger: Sendable, Hashable {
     public var merged: Set<AlarmID>
 
     public init(alarms: [SystemAlarm] = [], syncedFingerprint: String? = nil, outcomes: [ChainOutcome] = [],
-                postponed: [AlarmID: Date] = [:], merged: Set<AlarmID> = []) {
+                postponed: [AlarmID: Date] = [:], merged: Set<AlarmID> = [], syncedChains: [Occurrence: String] = [:]) {
         self.alarms = Dictionary(alarms.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         self.syncedFingerprint = syncedFingerprint
+        self.syncedChains = syncedChains
         self.outcomes = outcomes
         self.postponed = postponed
         self.merged = merged
@@ -196,6 +263,16 @@ public struct AlarmLedger: Sendable, Hashable {
 
     /// The alarms as the system list reconciliation takes, in id order.
     public var systemAlarms: [SystemAlarm] { alarms.keys.sorted().map { alarms[$0]! } }
+
+    /// The synced chain fingerprints to reconcile `plan` against: ``syncedChains``, or, for a
+    /// ledger written before chains had fingerprints (none recorded) whose settings fingerprint
+    /// is the plan's, the plan's own chain fingerprints (nothing changed).
+    public func syncedChainFingerprints(for plan: AlarmPlan) -> [Occurrence: String] {
+        if syncedChains.isEmpty, let syncedFingerprint, syncedFingerprint == plan.fingerprint {
+            return plan.chainFingerprints
+        }
+        return syncedChains
+    }
 
     /// What the planner needs from the ledger.
     public var planningContext: PlanningContext {
@@ -234,8 +311,9 @@ public struct AlarmLedger: Sendable, Hashable {
     /// `nil` on success, or why it failed), recording each success at once and handing the
     /// ledger to `save` after every step, so an interrupted run leaves a ledger the next run
     /// repairs. A failed step is reported and the rest go on; the old chain of an occurrence
-    /// whose new rings failed is kept (not cancelled). The fingerprint is stored only when
-    /// every step succeeded.
+    /// whose new rings failed is kept (not cancelled). Each chain's fingerprint is recorded in
+    /// ``syncedChains`` when its steps succeeded; the settings fingerprint only when every step
+    /// did.
     /// - Returns: what happened.
     public mutating func apply(_ reconciliation: Reconciliation,
                                perform: (AlarmOperation) -> String?,
@@ -271,10 +349,24 @@ public struct AlarmLedger: Sendable, Hashable {
             }
             save(self)
         }
+        // Each chain's fingerprint is recorded when none of its steps failed; a failed chain keeps
+        // its older record (so the next run books it again), and chains that left the plan go.
+        var unsettled = failedOccurrences
+        for failure in report.failed { if let occurrence = failure.operation.id.parsed?.occurrence { unsettled.insert(occurrence) } }
+        for id in report.kept { if let occurrence = id.parsed?.occurrence { unsettled.insert(occurrence) } }
+        var chains: [Occurrence: String] = [:]
+        for (occurrence, fingerprint) in reconciliation.chainFingerprints {
+            if !unsettled.contains(occurrence) {
+                chains[occurrence] = fingerprint
+            } else if let old = syncedChains[occurrence] {
+                chains[occurrence] = old
+            }
+        }
+        syncedChains = chains
         if report.failed.isEmpty && report.kept.isEmpty {
             syncedFingerprint = reconciliation.fingerprint
-            save(self)
         }
+        save(self)
         return report
     }
 }

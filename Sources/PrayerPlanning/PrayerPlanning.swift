@@ -10,6 +10,7 @@
 //   AlarmChainPlanner.swift      rolling window of alarm chains, ids, budget, covered-until
 //   AlarmReconciler.swift        desired plan + system alarms -> ordered operations; ledger
 //   AlarmChainSession.swift      one chain while it rings: hold-off, proof, escape
+//   AlarmSyncScheduler.swift     when to sync: one at a time, requests within 250 ms merged
 import ProofkitCore
 
 /// The six daily times that ``PrayerTimeCalculator`` computes, in the order of the day.

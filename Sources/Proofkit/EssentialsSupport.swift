@@ -100,9 +100,36 @@ func foldersUpward(from executable: String) -> [URL] {
     }
 }
 
-/// `relative` in the running executable's folder or the nearest folder above it, else in the
-/// current folder; `nil` when it is in neither.
+/// The data folder of an installed proofkit: `<executable's folder>/../share/proofkit`, where
+/// `.ci/install` and the Debian package put the models (`models/`) and the demo's recordings
+/// (`demo/`); `nil` when the executable is not in such a tree.
+/// - Parameter executablePath: the running executable (default: this process's).
+package func installedShareFolder(executablePath: String? = PhotoModelStore.currentExecutablePath()) -> String? {
+    guard let executablePath else { return nil }
+    let folder = URL(fileURLWithPath: executablePath).deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("share/proofkit").standardizedFileURL.path
+    return FileKind(atPath: folder) == .folder ? folder : nil
+}
+
+/// Where a file that the build tree keeps at `relative` lives in an installed tree:
+/// `Models/generated/X` is `<share>/models/X`, `Tests/TestSupport/Fixtures/X` is `<share>/demo/X`.
+func installedPath(for relative: String, share: String) -> String? {
+    let mapping = [(PhotoModelStore.relativeFolder + "/", "models/"), ("Tests/TestSupport/Fixtures/", "demo/")]
+    for (prefix, installed) in mapping where relative.hasPrefix(prefix) {
+        return share + "/" + installed + relative.dropFirst(prefix.count)
+    }
+    return nil
+}
+
+/// `relative` in an installed tree's data folder (see ``installedShareFolder(executablePath:)``),
+/// else in the running executable's folder or the nearest folder above it, else in the current
+/// folder; `nil` when it is in none of them.
 func locateNearExecutable(_ relative: String) -> String? {
+    if let share = installedShareFolder(), let installed = installedPath(for: relative, share: share),
+        FileKind(atPath: installed) != nil
+    {
+        return installed
+    }
     for folder in PhotoModelStore.currentExecutablePath().map(foldersUpward(from:)) ?? [] {
         let candidate = folder.appendingPathComponent(relative).path
         if FileKind(atPath: candidate) != nil { return candidate }

@@ -181,11 +181,26 @@ public struct MatJudge: ~Copyable {
         // it falls back to the portable .onnx.
         // (The file is mapped and hashed while the runtime loads; a session made by another
         // runtime release than the one that saved the file is dropped.)
-        if let optimized = PhotoModelStore.optimizedModel(
-            for: engine, modelPath: modelPath, modelSHA256: expected, manifest: modelManifest),
-            let fast = try Self.loadOptimized(optimized, threads: options.threads),
-            (try? OnnxRuntime.load().version) == optimized.runtimeVersion
+        // An installed tree on another CPU than the one that built it makes its own copy on
+        // first use, in the user's cache (``OptimizedModelCache``).
+        let cacheEnvironment = OptimizedModelCache.isUsed(forModelAt: modelPath) ? ProcessInfo.processInfo.environment : nil
+        var optimized = PhotoModelStore.optimizedModel(
+            for: engine, modelPath: modelPath, modelSHA256: expected, manifest: modelManifest)
+        var fast: OnnxPhotoModel? = nil
+        if optimized == nil, let cacheEnvironment,
+            let cached = OptimizedModelCache.lookup(for: engine, modelSHA256: expected, environment: cacheEnvironment)
         {
+            // A cached copy that is damaged is dropped (and made again), not an error: the
+            // installed .onnx it came from is the model.
+            optimized = cached
+            do { fast = try Self.loadOptimized(cached, threads: options.threads) } catch {
+                OptimizedModelCache.discard(cached)
+                optimized = nil
+            }
+        } else if let optimized {
+            fast = try Self.loadOptimized(optimized, threads: options.threads)
+        }
+        if let optimized, let fast = fast.take(), (try? OnnxRuntime.load().version) == optimized.runtimeVersion {
             model = fast
             loadedPath = optimized.path
             loadedDigest = optimized.sha256
@@ -193,6 +208,9 @@ public struct MatJudge: ~Copyable {
             let bytes = try ModelFile.read(modelPath, expectedSHA256: expected)
             verified = clock.now
             model = try OnnxPhotoModel(bytes: bytes, path: modelPath, threads: options.threads)
+            if let cacheEnvironment {
+                OptimizedModelCache.store(for: engine, bytes: bytes, modelSHA256: expected, environment: cacheEnvironment)
+            }
         }
         // Lite0's pooled features are needed only to enrol a mat (``enrol(contentsOf:threshold:)``
         // turns them back on); fetching just the logits is what a plain judgement needs.

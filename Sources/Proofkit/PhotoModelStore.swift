@@ -56,9 +56,11 @@ public enum PhotoEngine: String, Sendable, CaseIterable, CustomStringConvertible
 /// The folder is looked for, in this order:
 /// 1. the folder in the environment variable `PROOFKIT_MODELS` (``environmentVariable``), when set:
 ///    then only that folder is used;
-/// 2. `Models/generated` in the folder of the running executable or the nearest folder above it
+/// 2. `../share/proofkit/models` beside the running executable's folder, where `.ci/install` and
+///    the Debian package put them (an installed `bin/proofkit` finds its own models);
+/// 3. `Models/generated` in the folder of the running executable or the nearest folder above it
 ///    that has one with the file (a build inside the package finds the package's models);
-/// 3. `Models/generated` under the current folder.
+/// 4. `Models/generated` under the current folder.
 ///
 /// The SHA-256 a file must have comes from the folder's `manifest.json` (written by
 /// `Models/build.sh` from the files it made; the int8 model's bytes differ between CPU
@@ -102,6 +104,11 @@ public struct PhotoModelStore: Sendable, Equatable {
             return
         }
         var found: [String] = []
+        if let share = installedShareFolder(executablePath: executablePath),
+            FileKind(atPath: share + "/models") == .folder
+        {
+            found.append(share + "/models")
+        }
         for folder in executablePath.map(foldersUpward(from:)) ?? [] {
             let candidate = folder.appendingPathComponent(Self.relativeFolder).path
             if FileKind(atPath: candidate) == .folder { found.append(candidate) }

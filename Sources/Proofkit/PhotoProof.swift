@@ -442,7 +442,11 @@ public struct PhotoProof: Sendable {
             similarity = value
             evidence.enrolment = (value, enrolment.threshold)
         }
-        let (judgement, acceptedBy) = configuration.policy.judge(evidence, brightness: input.brightness)
+        var (judgement, acceptedBy) = configuration.policy.judge(evidence, brightness: input.brightness)
+        // How to retake a rejected photo, from the classes seen (never changes the verdict).
+        if case .imageNetClass(let classIndex) = configuration.scorer, classIndex == ClassifierReading.prayerRugClass {
+            judgement = judgement.withRetakeHint(topClasses: top, score: score, threshold: configuration.policy.threshold)
+        }
         return PhotoProofResult(
             path: path, judgement: judgement, acceptedBy: acceptedBy, cropScores: cropScores, topClasses: top,
             headProbability: headProbability, enrolmentSimilarity: similarity, embedding: embedding,

@@ -33,6 +33,7 @@ var allCommands: [any Subcommand.Type] {[
     PlanCommand.self,
     AlarmCommand.self,
     BenchCommand.self,
+    DoctorCommand.self,
 ]}
 
 /// The `proofkit` command line: a pure entry point that returns the exit code.
@@ -51,6 +52,18 @@ public enum ProofkitCLI {
                 let topic = args[1]
                 if topic == "exit-codes" {
                     io.print(ExitStatus.table)
+                    return ExitStatus.success.rawValue
+                }
+                if topic == "man" {
+                    io.writeOut(GeneratedDocs.manPage())
+                    return ExitStatus.success.rawValue
+                }
+                if topic == "completion" {
+                    guard args.count > 2, let script = GeneratedDocs.completion(for: args[2]) else {
+                        io.printError("proofkit help completion: name a shell: \(GeneratedDocs.shells.joined(separator: ", "))")
+                        return ExitStatus.usage.rawValue
+                    }
+                    io.writeOut(script)
                     return ExitStatus.success.rawValue
                 }
                 guard let command = command(named: topic) else {
@@ -139,6 +152,8 @@ public enum ProofkitCLI {
 
             Every command takes --help, and --json for one JSON object per result on stdout.
             'proofkit help exit-codes' lists the exit codes. 'proofkit --version' prints the version.
+            'proofkit help man' prints the manual page; 'proofkit help completion bash|zsh|fish' a
+            completion script (both made from this help).
 
             """
         return text

@@ -71,3 +71,22 @@ public struct RGBImage: Sendable, Equatable {
         self.init(width: width, height: height, pixels: pixels)
     }
 }
+
+/// Whether one C library that proofkit loads on first use could be loaded (`proofkit doctor`).
+public struct CLibraryStatus: Sendable, Equatable {
+    /// A short name, e.g. `"libsndfile"`.
+    public var name: String
+    /// The file the loader asks for, e.g. `"libsndfile.so.1"`.
+    public var soname: String
+    /// The Debian package that provides it, e.g. `"libsndfile1"`.
+    public var debianPackage: String
+    /// `nil` when it loaded; else why not, in one line.
+    public var failure: String?
+
+    public init(name: String, soname: String, debianPackage: String, failure: String? = nil) {
+        self.name = name
+        self.soname = soname
+        self.debianPackage = debianPackage
+        self.failure = failure
+    }
+}

@@ -4,6 +4,8 @@
     @testable import Inference
     import ProofkitCore
     import Synchronization
+    import Foundation
+    import TestSupport
 
     /// Every function the C module declares must be called somewhere. The loader function
     /// (`proofkit_ort_load`) runs whenever the runtime loads; the `PKOrtApi` slots are listed by
@@ -14,11 +16,12 @@
         static let declaredSlots: [String] = Mirror(reflecting: PKOrtApi()).children.compactMap(\.label)
             .filter { !$0.hasPrefix("reserved") }
 
-        @Test("the table declares 36 typed slots, each at a distinct pointer-aligned offset, ending at slot 130")
+        @Test("the table declares 37 typed slots, each at a distinct pointer-aligned offset, ending at slot 130")
         func layout() {
-            #expect(Self.declaredSlots.count == 36)
+            #expect(Self.declaredSlots.count == 37)
             #expect(MemoryLayout<PKOrtApi>.size == 131 * MemoryLayout<UnsafeRawPointer>.size)
             #expect(MemoryLayout<PKOrtApi>.offset(of: \.run) == 9 * MemoryLayout<UnsafeRawPointer>.size)
+            #expect(MemoryLayout<PKOrtApi>.offset(of: \.set_optimized_model_path) == 11 * MemoryLayout<UnsafeRawPointer>.size)
             #expect(MemoryLayout<PKOrtApi>.offset(of: \.release_status) == 93 * MemoryLayout<UnsafeRawPointer>.size)
             #expect(MemoryLayout<PKOrtApi>.offset(of: \.add_session_config_entry) == 130 * MemoryLayout<UnsafeRawPointer>.size)
         }
@@ -33,6 +36,22 @@
             _ = try fromBytes.run(["ids": Tensor<Int64>(shape: [1], scalars: [1])])
             #expect(throws: ProofkitError.self) { _ = try InferenceSession(bytes: [0, 1, 2]) }
             fromBytes.close()
+            // Saving the optimised model in ORT format: the file it writes loads as one, and
+            // gives the same outputs as the .onnx.
+            let folder = try TestEnvironment.makeTemporaryFolder()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            var optimizing = try InferenceSession(
+                contentsOf: InferenceFixtures.model("add_relu"),
+                options: InferenceSession.Options(optimizedModelPath: folder + "/add_relu.ort"))
+            let direct = try optimizing.run(["a": a, "b": a])
+            optimizing.close()
+            let saved = folder + "/add_relu.ort"
+            var reloaded = try InferenceSession(
+                ortFormatContentsOf: saved, expectedSHA256: try ModelFile.sha256(ofFileAt: saved),
+                options: InferenceSession.Options(graphOptimization: .disabled))
+            let again = try reloaded.run(["a": a, "b": a])
+            reloaded.close()
+            #expect(try direct.tensor("relu", as: Float.self).scalars == again.tensor("relu", as: Float.self).scalars)
 
             let called = OrtSlotLog.called.withLock { $0 }
             let neverCalled = Set(Self.declaredSlots).subtracting(called)

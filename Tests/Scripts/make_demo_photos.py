@@ -12,6 +12,9 @@ Writes, in Tests/TestSupport/Fixtures/images/:
   Michetti, per skimage/data/_fetchers.py), resized; read from the scikit-image 0.26.0 wheel that
   Models/build.sh downloads into .deps/wheels (sha256-checked there).
 - dark_coffee.jpg (480x320): the same photo at 12 % brightness (a dark room).
+- closeup_mat.jpg (480x360): a close-up of demo_mat.jpg's pattern (a 110x82 crop of the decoded
+  JPEG at (270, 210), brightened 1.5x, enlarged): a mat photographed too near. Lite0 rejects it
+  with class 741 at about 0.09 (fp32 0.10), so `proofkit mat` gives the retake hint (MatRetakeHint).
 and Sources/Proofkit/DemoPhotos.swift, which embeds demo_mat.jpg and demo_coffee.jpg (base64) so
 that `proofkit demo` needs no data files.
 """
@@ -103,6 +106,13 @@ def jpeg(img: Image.Image, quality: int = 85) -> bytes:
     return buf.getvalue()
 
 
+def closeup(mat_jpeg: bytes) -> Image.Image:
+    """A close-up of the rendered mat: too near to show the whole mat."""
+    decoded = Image.open(io.BytesIO(mat_jpeg)).convert("RGB")
+    crop = decoded.crop((270, 210, 380, 292))
+    return ImageEnhance.Brightness(crop).enhance(1.5).resize((480, 360), Image.Resampling.LANCZOS)
+
+
 def swift_literal(data: bytes) -> str:
     text = base64.b64encode(data).decode()
     return "\n".join("        " + text[i:i + 100] for i in range(0, len(text), 100))
@@ -114,7 +124,9 @@ def main() -> None:
     cup = coffee().resize((480, 320), Image.Resampling.LANCZOS)
     photo = jpeg(cup)
     dark = jpeg(ImageEnhance.Brightness(cup).enhance(0.12))
-    for name, data in (("demo_mat.jpg", mat), ("demo_coffee.jpg", photo), ("dark_coffee.jpg", dark)):
+    near = jpeg(closeup(mat))
+    for name, data in (("demo_mat.jpg", mat), ("demo_coffee.jpg", photo), ("dark_coffee.jpg", dark),
+                       ("closeup_mat.jpg", near)):
         with open(os.path.join(OUT, name), "wb") as f:
             f.write(data)
         print(f"wrote {name} ({len(data)} bytes)")

@@ -145,7 +145,9 @@ typedef struct PKOrtApi {
         const char *const *output_names, size_t output_count, PKOrtValue **outputs);
 
     PKOrtStatus *(*create_session_options)(PKOrtSessionOptions **out);        // 10
-    void *reserved_11_22[12];                                                 // 11...22
+    PKOrtStatus *(*set_optimized_model_path)(                                 // 11: saved at creation
+        PKOrtSessionOptions *options, const char *path);
+    void *reserved_12_22[11];                                                 // 12...22
     PKOrtStatus *(*set_optimization_level)(                                   // 23
         PKOrtSessionOptions *options, PKOrtOptimizationLevel level);
     PKOrtStatus *(*set_intra_op_threads)(PKOrtSessionOptions *options, int thread_count);  // 24

@@ -32,7 +32,12 @@ enum MatCommand: Subcommand {
                       mobileclip_s0_image.onnx and mobileclip_s0_prompts.json into Models/generated.
 
         A rejected photo gets a hint: "too dark: turn on a light" when its brightness (mean luma,
-        0..1) is below 0.24, else "that does not look like a prayer mat".
+        0..1) is below 0.24, else "that does not look like a prayer mat", or (lite0 engines) a
+        retake hint from the top five classes: when class 741 is among them or scores >= 0.05
+        ("close: that may be a prayer mat; ..." with what to change), or when textiles (quilt,
+        handkerchief, sleeping bag, bath towel, doormat, ...) hold half their probability
+        ("... show the whole mat, laid flat, from standing height"). A hint never changes the
+        verdict. The rule and the class list are in Models/MODELS.md.
         --enrol MAT_PHOTO (repeatable) enrols the person's own mat first: a photo whose centre-crop
         embedding has a cosine >= 0.75 with an enrolled photo's is also accepted.
 

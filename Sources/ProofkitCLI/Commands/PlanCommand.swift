@@ -12,7 +12,7 @@ enum PlanCommand: Subcommand {
     static let name = "plan"
     static let summary = "plan the alarm chains for the coming days"
     static let synopsis = """
-        proofkit plan --lat LAT --lon LON [--tz ZONE] [--prayers fajr,maghrib] [--days 7] [--proof-window 30m] [--budget N] [--state FILE] [--now ISO8601] [--json]
+        proofkit plan --lat LAT --lon LON [--tz ZONE] [--prayers fajr,maghrib] [--days 7] [--proof-window 30m] [--backups N] [--sound FILE] [--budget N] [--state FILE] [--now ISO8601] [--json]
         """
     static let discussion = """
         Plans a rolling window of --days local dates (today first) of alarm chains for the chosen
@@ -22,6 +22,20 @@ enum PlanCommand: Subcommand {
         fajr.2026-11-30.0512.r0. With --budget N (the system's alarm or notification limit,
         minus --reminders) the nearest chains are kept whole, with room for one more chain so a
         re-sync never goes over; "covered until" is the last date whose alarms are all booked.
+
+        Backups: --proof-window alone keeps that spacing (2 min, then each gap 1 min longer, at
+        most 10 min) and as many backups as fit in the window. --backups N spreads N backups
+        evenly over the window, the last at its end: --backups 30 over the default 30 min is
+        one a minute, 31 alarms a chain; --backups with --proof-window spreads N over that
+        window. N is 0...60 (0: the first ring only) and the backups must stay at least 30 s
+        apart, so --backups 30 needs a window of at least 15 min. More rings use more of
+        --budget: the nearest chains are still kept whole.
+
+        --sound FILE rings every chosen prayer with FILE. It is checked first with the rules of
+        'proofkit check' (CAF, WAV or AIFF with 16-bit PCM, shorter than 30 s, not silent); a
+        sound that fails is refused with the reason (exit 65; 66 when it is missing) before
+        anything is planned or booked, and the state file is not touched. No beep is ever
+        planned in its place. Default: the name adhan-<prayer> (the app's own sound).
 
         --tz is the timetable's zone; --device-tz is where the phone rings [same as --tz]. With
         --clock timetable [default] the alarm rings when the device's clock shows the timetable's
@@ -37,26 +51,31 @@ enum PlanCommand: Subcommand {
         before cancelling old ones, cancel-before-replace for changed content, never touch a
         ringing alarm, cancel unknown ids) and applies them to FILE atomically. State file:
           {"version": 1,
-           "fingerprint": "0123456789abcdef" | null,        (plan last applied in full)
+           "fingerprint": "0123456789abcdef" | null,        (settings of the plan last applied in full)
+           "chain_fingerprints": {"fajr.2026-11-30": "0123456789abcdef"},  (each chain as last synced)
            "alarms": [{"id": "fajr.2026-11-30.0512.r0", "fire": "2026-11-30T05:12:00+05:00",
                        "sound": "adhan-fajr", "state": "scheduled" | "ringing"}],
            "outcomes": [{"occurrence": "fajr.2026-11-29", "kind": "proof" | "escape",
                          "at": "2026-11-29T05:20:00+05:00"}],
            "postponed": {"<id>": "<ISO-8601>"}, "merged": ["<id>"]}
         "fire" and "sound" may be omitted when unknown. Ended chains (outcomes) are not planned
-        again; an escape is never counted as a proof.
+        again; an escape is never counted as a proof. Each chain has a fingerprint of what it is
+        (its ids, fire times and sound): a re-plan books again only the chains whose fingerprint
+        changed and cancels those that left the plan; alarms that are already right are left
+        alone (turning Maghrib off, or --adjust fajr=+3, never touches the other prayer).
 
         --json prints one object:
           {"now": ISO, "fingerprint": "...", "first_day": "YYYY-MM-DD", "last_day": "...",
            "covered_until": "YYYY-MM-DD" | null, "timetable_zone": "...", "device_zone": "...",
            "alarm_count": N,
            "chains": [{"occurrence": "fajr.2026-11-30", "prayer": "fajr", "date": "2026-11-30",
-                       "prayer_time": ISO (timetable zone), "within_budget": true,
+                       "prayer_time": ISO (timetable zone), "within_budget": true, "fingerprint": "...",
                        "rings": [{"id": "...", "ring": 0, "fire": ISO (device zone), "sound": "..."}]}],
            "unavailable": [{"occurrence": "...", "reason": "polarDay"}],
            and with --state: "operations": [{"op": "schedule" | "cancel", "id": "...",
              "reason": "contentChanged" | "superseded" | "notInPlan" | "unknownID" (cancel),
-             "fire": ISO (schedule)}], "full_resync": bool, "state": "FILE"}
+             "fire": ISO (schedule)}], "full_resync": bool (every held chain booked again),
+             "resynced_chains": ["fajr.2026-11-30", ...] (booked again: fingerprint changed), "state": "FILE"}
 
         Examples:
           proofkit plan --lat 24.8607 --lon 67.0011 --tz Asia/Karachi
@@ -69,6 +88,8 @@ enum PlanCommand: Subcommand {
         .option("prayers", value: "LIST", help: "prayers with alarms [fajr,maghrib]"),
         .option("days", value: "N", help: "days in the window, 1...60 [7]"),
         .option("proof-window", value: "DUR", help: "backups spread over this, e.g. 30m [30m]"),
+        .option("backups", value: "N", help: "N backups spread evenly over the proof window, 0...60 [growing gaps]"),
+        .option("sound", value: "FILE", help: "alarm sound for every prayer, checked as 'check' does [adhan-<prayer>]"),
         .option("budget", value: "N", help: "the system's alarm limit, e.g. 64 [none]"),
         .option("reminders", value: "N", help: "slots of the budget kept for reminders [0]"),
         .option("state", value: "FILE", help: "JSON state file: reconcile with it and update it"),
@@ -102,13 +123,23 @@ enum PlanCommand: Subcommand {
         }
         if let days = try arguments.int("days") { configuration.days = days }
         if let window = try arguments.seconds("proof-window") { configuration.proofWindow = .seconds(window) }
+        if let backups = try arguments.int("backups") { configuration.backups = backups }
         if let budget = try arguments.int("budget") {
             configuration.budget.systemLimit = budget
         }
         if let reminders = try arguments.int("reminders") { configuration.budget.reservedForReminders = reminders }
-        let planner: AlarmChainPlanner
+        var planner: AlarmChainPlanner
         do { planner = try AlarmChainPlanner(calculator: calculator, configuration: configuration) } catch {
             throw UsageError(error.message)
+        }
+        // The sound is checked before anything is planned or booked.
+        if let sound = arguments.value("sound") {
+            let path = try checkedSound(sound)
+            var withSound = planner.configuration
+            for prayer in withSound.prayers { withSound.sounds[prayer] = path }
+            do { planner = try AlarmChainPlanner(calculator: calculator, configuration: withSound) } catch {
+                throw UsageError(error.message)
+            }
         }
         let now: Date
         if let text = arguments.value("now") {
@@ -128,9 +159,7 @@ enum PlanCommand: Subcommand {
         var output = planJSON(plan, planner: planner)
         var reconciliation: Reconciliation? = nil
         if let statePath {
-            let result = AlarmReconciler.reconcile(
-                plan: plan, system: ledger.systemAlarms, syncedFingerprint: ledger.syncedFingerprint,
-                capacity: configuration.budget.capacity)
+            let result = AlarmReconciler.reconcile(plan: plan, ledger: ledger, capacity: configuration.budget.capacity)
             reconciliation = result
             // The file is the system here: every step succeeds, and the file is written once,
             // atomically, after all of them.
@@ -139,6 +168,7 @@ enum PlanCommand: Subcommand {
             try StateFile.write(ledger, to: statePath, zone: configuration.deviceTimeZone)
             output["operations"] = .array(result.operations.map { operationJSON($0, zone: configuration.deviceTimeZone) })
             output["full_resync"] = .bool(result.isFullResync)
+            output["resynced_chains"] = .array(result.resyncedChains.map { .string($0.description) })
             output["state"] = .string(statePath)
         }
         if arguments.has("json") {
@@ -147,6 +177,18 @@ enum PlanCommand: Subcommand {
             printText(plan, planner: planner, reconciliation: reconciliation, io: io)
         }
         return .success
+    }
+
+    /// The absolute path of `path` once `proofkit check`'s rules accept it.
+    /// - Throws: the check's error for a file that cannot be opened (66 missing, 65 undecodable),
+    ///   or `.decodeFailed` (65) with the reasons for a sound the rules refuse.
+    static func checkedSound(_ path: String) throws(ProofkitError) -> String {
+        let report = try AlarmSound.check(path: path)
+        if case .rejected(let reason) = report.verdict {
+            throw ProofkitError(.decodeFailed, "refused as an alarm sound: \(reason.detail); nothing was booked", path: path)
+        }
+        if path.hasPrefix("/") { return path }
+        return FileManager.default.currentDirectoryPath + "/" + path
     }
 
     static func planJSON(_ plan: AlarmPlan, planner: AlarmChainPlanner) -> [String: JSONValue] {
@@ -164,7 +206,7 @@ enum PlanCommand: Subcommand {
                     "prayer": .string(chain.occurrence.prayer.rawValue),
                     "date": .string(chain.occurrence.date.description),
                     "prayer_time": .string(iso8601(chain.rings[0].prayerTime.instant(in: timetable), in: timetable)),
-                    "within_budget": .bool(chain.isWithinBudget),
+                    "within_budget": .bool(chain.isWithinBudget), "fingerprint": .string(chain.fingerprint),
                     "rings": .array(chain.rings.map { ring in
                         .object([
                             "id": .string(ring.id.rawValue), "ring": .int(ring.ringIndex),
@@ -201,7 +243,10 @@ enum PlanCommand: Subcommand {
         }
         io.print("\(plan.alarms.count) alarms; covered until \(plan.coveredUntil?.description ?? "nothing (not even today)")")
         if let reconciliation {
-            io.print("\(reconciliation.operations.count) operations\(reconciliation.isFullResync ? " (full re-sync: the plan's structure changed)" : ""):")
+            let resynced = reconciliation.resyncedChains.count
+            let note = reconciliation.isFullResync ? " (full re-sync: every chain changed)"
+                : resynced > 0 ? " (\(resynced) changed chain\(resynced == 1 ? "" : "s") booked again)" : ""
+            io.print("\(reconciliation.operations.count) operations\(note):")
             for operation in reconciliation.operations { io.print("  \(operation)") }
         }
     }
@@ -257,8 +302,15 @@ enum StateFile {
         }
         let merged = Set((mergedTexts ?? []).map(AlarmID.init(rawValue:)))
         let fingerprint = root["fingerprint"]?.string
+        var chains: [Occurrence: String] = [:]
+        for (text, value) in root["chain_fingerprints"]?.members ?? [] {
+            guard let occurrence = Occurrence(text), let hash = value.string else {
+                throw bad("chain_fingerprints: \(text) needs a fingerprint string and an occurrence such as fajr.YYYY-MM-DD")
+            }
+            chains[occurrence] = hash
+        }
         return AlarmLedger(alarms: alarms, syncedFingerprint: fingerprint, outcomes: outcomes,
-                           postponed: postponed, merged: merged)
+                           postponed: postponed, merged: merged, syncedChains: chains)
     }
 
     static func write(_ ledger: AlarmLedger, to path: String, zone: TimeZone) throws(ProofkitError) {
@@ -281,6 +333,9 @@ enum StateFile {
                 ($0.key.rawValue, JSONValue.string(iso8601($0.value, in: zone)))
             })),
             "merged": .array(ledger.merged.sorted().map { .string($0.rawValue) }),
+            "chain_fingerprints": .object(Dictionary(uniqueKeysWithValues: ledger.syncedChains.map {
+                ($0.key.description, JSONValue.string($0.value))
+            })),
         ])
         try writeFileAtomically(root.serialized + "\n", to: path)
     }

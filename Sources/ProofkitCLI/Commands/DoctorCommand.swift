@@ -1,0 +1,122 @@
+import ProofkitCore
+import Proofkit
+
+/// `proofkit doctor`: what this proofkit found on this machine, and where.
+enum DoctorCommand: Subcommand {
+    static let name = "doctor"
+    static let summary = "say what proofkit found on this machine and where: ONNX Runtime, models (checksums verified), C libraries, audio devices"
+    static let synopsis = "proofkit doctor [--json]"
+    static let discussion = """
+        Loads ONNX Runtime and the four C libraries the way the commands do, reads every model
+        file that the models folder's manifest.json lists and checks its SHA-256, and lists the
+        ALSA PCM devices (of PROOFKIT_ALSA_CONFIG when set). Nothing is written.
+
+        Where things are looked for (the first that has them wins):
+          models:       $PROOFKIT_MODELS (then only it), <bin>/../share/proofkit/models,
+                        Models/generated above the executable, ./Models/generated
+          ONNX Runtime: $PROOFKIT_ORT_LIBRARY (then only it), .deps/onnxruntime above the
+                        executable, <bin>/../lib/proofkit, the system's libonnxruntime.so.1
+        An explicit setting wins over what is installed, so a test or a second model set can be
+        chosen without reinstalling.
+
+        Exit status: 0 when everything was found and verified, 69 when something is missing (a
+        library, ONNX Runtime, the models), 78 when a model's checksum does not match.
+
+        JSON (--json): {"version": str, "executable": str|null, "installed_share": str|null,
+          "onnxruntime": {"version": str, "library": str}|{"error": str},
+          "model_folders": [str], "model_folders_from_environment": bool,
+          "models": [{"name": str, "path": str|null,
+                      "status": "verified"|"missing"|"mismatch"|"unlisted"|"unreadable"}],
+          "libraries": [{"name": str, "soname": str, "package": str, "loaded": bool, "error": str|null}],
+          "audio_devices": [str]|{"error": str}, "healthy": bool}
+
+        Examples:
+          proofkit doctor
+          PROOFKIT_MODELS=/opt/models proofkit doctor --json
+        """
+    static let options: [OptionSpec] = [
+        .flag("json", help: "one JSON object on stdout")
+    ]
+
+    static func run(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
+        let report = InstallationReport(environment: io.environment)
+        if arguments.has("json") {
+            io.printJSON(json(for: report))
+        } else {
+            for line in lines(for: report) { io.print(line) }
+        }
+        if report.models.contains(where: { $0.status == "mismatch" }) { return .modelInvalid }
+        return report.isHealthy ? .success : .unavailable
+    }
+
+    static func lines(for report: InstallationReport) -> [String] {
+        var out = ["proofkit \(ProofkitVersion.string)", "executable: \(report.executable.map(quotedPath) ?? "unknown")"]
+        if let share = report.installedShare { out.append("installed data: \(quotedPath(share))") }
+        switch report.onnxRuntime {
+        case .success(let info): out.append("ONNX Runtime \(info.version): \(quotedPath(info.libraryPath))")
+        case .failure(let error): out.append("ONNX Runtime: not available: \(error.message)")
+        }
+        let from = report.modelFoldersFromEnvironment ? " (from PROOFKIT_MODELS)" : ""
+        out.append("model folders\(from): \(report.modelFolders.map(quotedPath).joined(separator: ", "))")
+        if report.models.isEmpty { out.append("  no models found: run 'bash .ci/setup' or set PROOFKIT_MODELS") }
+        for model in report.models {
+            out.append("  \(model.name): \(model.status)\(model.path.map { " (\(quotedPath($0)))" } ?? "")")
+        }
+        out.append("C libraries (loaded on first use):")
+        for library in report.libraries {
+            out.append("  \(library.name) (\(library.soname)): \(library.failure.map { "not available: \($0)" } ?? "ok")")
+        }
+        switch report.audioDevices {
+        case .success(let names): out.append("ALSA devices: \(names.isEmpty ? "none" : names.joined(separator: ", "))")
+        case .failure(let error): out.append("ALSA devices: not available: \(error.message)")
+        }
+        out.append(report.isHealthy ? "everything proofkit needs was found and verified" : "something is missing: see above")
+        return out
+    }
+
+    /// A path for a terminal line: control characters (an ANSI escape in a folder name) are shown
+    /// as `\u{..}` instead of being sent to the terminal.
+    static func quotedPath(_ path: String) -> String {
+        var out = ""
+        for scalar in path.unicodeScalars {
+            if scalar.value < 0x20 || scalar.value == 0x7F {
+                out += "\\u{" + String(scalar.value, radix: 16) + "}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    static func json(for report: InstallationReport) -> JSONValue {
+        let runtime: JSONValue
+        switch report.onnxRuntime {
+        case .success(let info): runtime = .object(["version": .string(info.version), "library": .string(info.libraryPath)])
+        case .failure(let error): runtime = .object(["error": .string(error.message)])
+        }
+        let devices: JSONValue
+        switch report.audioDevices {
+        case .success(let names): devices = .array(names.map { .string($0) })
+        case .failure(let error): devices = .object(["error": .string(error.message)])
+        }
+        return .object([
+            "version": .string(ProofkitVersion.string),
+            "executable": report.executable.map { .string($0) } ?? .null,
+            "installed_share": report.installedShare.map { .string($0) } ?? .null,
+            "onnxruntime": runtime,
+            "model_folders": .array(report.modelFolders.map { .string($0) }),
+            "model_folders_from_environment": .bool(report.modelFoldersFromEnvironment),
+            "models": .array(report.models.map { model in
+                .object(["name": .string(model.name), "path": model.path.map { .string($0) } ?? .null,
+                         "status": .string(model.status)])
+            }),
+            "libraries": .array(report.libraries.map { library in
+                .object(["name": .string(library.name), "soname": .string(library.soname),
+                         "package": .string(library.debianPackage), "loaded": .bool(library.failure == nil),
+                         "error": library.failure.map { .string($0) } ?? .null])
+            }),
+            "audio_devices": devices,
+            "healthy": .bool(report.isHealthy),
+        ])
+    }
+}
