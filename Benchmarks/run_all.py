@@ -19,6 +19,8 @@ Writes a markdown report (default Benchmarks/REPORT.md) and prints where it is. 
    it is there (the photo-proof verb's own comparison), else the same measured here.
 5. Engines from proofkit-bench: the voice gate (peer: a plain frame-RMS loop), Silero, the du'a
    matcher, the squat counter, against their targets.
+5b. `proofkit squat FILE` end to end against a Python json.loads loop over the same pose lines
+   (Benchmarks/squat_read_bench.py): frames/s by wall and CPU time, peak RSS at two lengths.
 6. `proofkit trim` against sox and ffmpeg (Benchmarks/trim_vs_peers.sh).
 
 A missing peer (no venv, no sox, no ffmpeg) or a missing proofkit feature is noted and skipped,
@@ -52,6 +54,7 @@ MAKE_PHOTO = os.path.join(ROOT, "Benchmarks", "python", "make_phone_photo.py")
 IMAGE_BENCH = os.path.join(ROOT, "Benchmarks", "image_preprocess_bench.py")
 TRIM_BENCH = os.path.join(ROOT, "Benchmarks", "trim_vs_peers.sh")
 MAT_BENCH = os.path.join(ROOT, "Benchmarks", "mat_vs_python.py")
+SQUAT_READ_BENCH = os.path.join(ROOT, "Benchmarks", "squat_read_bench.py")
 MODEL_FILES = {"int8": "efficientnet_lite0_int8.onnx", "fp32": "efficientnet_lite0_fp32.onnx"}
 BENCH_MODEL = {"int8": "lite0", "fp32": "lite0-fp32"}
 
@@ -81,13 +84,17 @@ def fmt(value, digits=None):
     return f"{value:.{digits}f}"
 
 
+NOISY_SPREAD = 0.20
+
+
 def ratio_cell(values):
-    """Median ratio with the range over rounds."""
+    """Median ratio with the range over rounds, marked **noisy** when max/min - 1 is over 20 %."""
     if not values:
         return "-"
     if len(values) == 1:
         return f"{values[0]:.2f}x"
-    return f"{median(values):.2f}x ({min(values):.2f}-{max(values):.2f})"
+    noisy = min(values) > 0 and max(values) / min(values) - 1 > NOISY_SPREAD
+    return f"{median(values):.2f}x ({min(values):.2f}-{max(values):.2f})" + (" **noisy**" if noisy else "")
 
 
 def table(header, rows):
@@ -341,7 +348,8 @@ class Suite:
                 items.append(json.loads(line))
             except ValueError:
                 pass
-        peers = {i["photo"]: i["median_s"] for i in items if i.get("name", "").startswith("peer.")}
+        peers = {i["photo"]: i["median_s"] for i in items if i.get("name") == "peer.pillow_numpy.decode_preprocess"}
+        drafts = {i["photo"]: i["median_s"] for i in items if i.get("name") == "peer.pillow_draft_numpy.decode_preprocess"}
         descriptions = {i["photo"]: i.get("description", "") for i in items if "description" in i}
         rows = []
         for item in items:
@@ -350,16 +358,26 @@ class Suite:
                 continue
             ratio = item.get("ratio_to_pillow")
             lo, hi = (item.get("ratio_range") or [None, None])[:2]
+            draft = item.get("ratio_to_pillow_draft")
+            dlo, dhi = (item.get("ratio_draft_range") or [None, None])[:2]
             rows.append([item["photo"], name, fmt(item["median_s"] * 1000), fmt(peers.get(item["photo"], float("nan")) * 1000),
-                         f"{ratio:.2f}x ({lo:.2f}-{hi:.2f})" if ratio is not None and lo is not None else "-"])
+                         ratio_cell([lo, ratio, hi]) if ratio is not None and lo is not None else "-",
+                         fmt(drafts.get(item["photo"], float("nan")) * 1000),
+                         ratio_cell([dlo, draft, dhi]) if draft is not None and dlo is not None else "-"])
             if name == "image.decode_preprocess.fast" and ratio is not None:
                 self.summary.append((f"decode + preprocess, {item['photo']}: proofkit / Pillow", "<= 0.3x",
                                      f"{ratio:.2f}x", "met" if ratio <= 0.3 else "NOT met"))
+                if draft is not None:
+                    self.summary.append((f"decode + preprocess, {item['photo']}: proofkit / Pillow with draft() (like for like)",
+                                         "reported", f"{draft:.2f}x", ""))
         photos = "; ".join(f"`{k}`: {v}" for k, v in descriptions.items())
         text = [title, "", "From `Benchmarks/image_preprocess_bench.py` (rounds alternate Pillow and proofkit-bench; "
                 "ratio = median of per-round ratios). `fast` is the DCT-scaled decode `proofkit mat` uses; `full` decodes "
-                "every pixel; `decode.*` and `preprocess*` are the parts. Photos: " + photos + ".", "",
-                table(["photo", "benchmark", "proofkit ms", "Pillow + numpy ms", "proofkit / Pillow"], rows)]
+                "every pixel; `decode.*` and `preprocess*` are the parts. Two peers: Pillow decoding every pixel, and "
+                "Pillow with `draft()` (DCT-scaled decoding to the smallest scale that keeps the shorter side >= 256, "
+                "what proofkit's `fast` does: the like-for-like column). Photos: " + photos + ".", "",
+                table(["photo", "benchmark", "proofkit ms", "Pillow ms", "proofkit / Pillow",
+                       "Pillow draft() ms", "proofkit / Pillow draft()"], rows)]
         self.sections.append("\n".join(text))
 
     # --- 3. one photo end to end, warm ------------------------------------------------------
@@ -482,6 +500,19 @@ class Suite:
             text.append(f"\nproofkit-bench printed nothing: {err.strip()[:300]}")
         self.sections.append("\n".join(text))
 
+    # --- 5b. squat reading --------------------------------------------------------------------
+    def squatread_section(self):
+        title = "## 5b. `proofkit squat FILE` reading vs a Python json.loads loop"
+        log("squat reading (Benchmarks/squat_read_bench.py)")
+        frames = 100_000 if self.args.quick else 400_000
+        status, out, err, _ = run([sys.executable, SQUAT_READ_BENCH, "--bin", self.pk, "--frames", str(frames),
+                                   "--rounds", str(self.args.rounds)])
+        if status != 0:
+            self.sections.append(f"{title}\n\nFailed: {err.strip()[:300]}")
+            return
+        body = out.strip().split("\n", 1)[1] if out.startswith("## ") else out.strip()
+        self.sections.append(f"{title}\n\n{body}")
+
     # --- 6. trim ---------------------------------------------------------------------------
     def trim_section(self):
         title = "## 6. `proofkit trim` vs sox and ffmpeg"
@@ -576,7 +607,8 @@ class Suite:
             "about 8 people), so absolute times here are pessimistic and vary from run to run. Each benchmark runs "
             "side by side with its peer, alternating, and the ratios are what to read. On a quiet board, run "
             "`Benchmarks/run_all.sh` again, and `proofkit bench --json` to compare boards (see "
-            "Benchmarks/RASPBERRY_PI.md).",
+            "Benchmarks/RASPBERRY_PI.md). A ratio whose range over the rounds spreads more than "
+            f"{NOISY_SPREAD:.0%} (max/min - 1) is marked **noisy**: read it as a rough figure.",
             "",
             "## Summary: targets",
             "",
@@ -601,7 +633,7 @@ def main():
     parser.add_argument("--trim-runs", type=int, default=5, help="runs per tool for trim_vs_peers.sh (default 5)")
     parser.add_argument("--quick", action="store_true", help="2 rounds, 30 runs, 3 trim runs (a smoke test)")
     parser.add_argument("--output", default=os.path.join(ROOT, "Benchmarks", "REPORT.md"))
-    parser.add_argument("--only", default="", help="comma list of sections: defaults,inference,image,photo,process,engines,trim")
+    parser.add_argument("--only", default="", help="comma list of sections: defaults,inference,image,photo,process,engines,squatread,trim")
     args = parser.parse_args()
     if args.quick:
         args.rounds, args.runs, args.trim_runs = 2, 30, 3
@@ -612,7 +644,7 @@ def main():
     suite.versions = suite.versions_of_tools()
     suite.make_photos()
     only = set(filter(None, args.only.split(",")))
-    for name in ("defaults", "inference", "image", "photo", "process", "engines", "trim"):
+    for name in ("defaults", "inference", "image", "photo", "process", "engines", "squatread", "trim"):
         if not only or name in only:
             getattr(suite, f"{name}_section")()
     suite.write(started, load_before)

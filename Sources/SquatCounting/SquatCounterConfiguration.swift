@@ -108,6 +108,26 @@ public struct SquatCounterConfiguration: Sendable, Equatable {
     /// Not bending over: at the bottom of a rep the shoulders must still be above the hips by at
     /// least this fraction of their standing height above the hips. Default 0.2.
     public var minimumTorsoUprightness: Double
+    /// Knee gate: at the bottom of a rep the thighs must have tilted at least this many degrees from
+    /// vertical (measured as `acos` of the hip-to-knee height over its standing value, which is
+    /// the same from the front, the side or the back). A squat bends the knees; an overhead press,
+    /// a calf raise or a tracker's change of scale moves the hips without it. 0 turns the check
+    /// off. Default 0 (off): on the shared recordings the counted reps measure 62-118 degrees from
+    /// phone video (Penn Action, Squatify) but only 4-49 degrees from the front-view depth camera
+    /// (the knees come towards the camera and drop in the image as much as the hips), so any gate
+    /// that would stop a press loses real reps there; none of the 25 non-squats reaches the
+    /// depth threshold with straight knees. Set it (e.g. 30) for side or phone views. Range 0...80.
+    public var minimumKneeBend: Double
+    /// No take-off: the hips may rise at most this fraction of the standing reference above
+    /// their standing height during a rep or in the ``takeOffWatch`` after it (a knee bend that
+    /// ends in a jump, as in a tennis serve or a jump squat, is not a squat). Default 0.2: a Penn
+    /// Action squat ends 0.13 above the height learned from its first frames (the person stands
+    /// up taller than they started), and its tennis serves rise 0.15-0.36.
+    public var maximumHipRise: Double
+    /// How long a rep that has stood back up is watched for a take-off before it is counted, in
+    /// seconds (the rep event comes this much later). A stream that ends during the watch counts
+    /// the rep. Default 0.4 s. Range 0...2.
+    public var takeOffWatch: Double
     /// Sets, reps per set and rest. Default one set of 10.
     public var plan: SquatWorkoutPlan
     /// Record the depth of every usable frame in ``SquatResult/depthTrace`` (for plots). Default
@@ -123,7 +143,8 @@ public struct SquatCounterConfiguration: Sendable, Equatable {
         maximumGap: Double = 0.5, kneeExtension: Double = 0.8, maximumFootTravel: Double = 0.3,
         footHoldTime: Double = 0.3,
         maximumFloorRise: Double = 0.12, maximumKneeAsymmetry: Double = 0.3,
-        minimumTorsoUprightness: Double = 0.2, plan: SquatWorkoutPlan = SquatWorkoutPlan(),
+        minimumTorsoUprightness: Double = 0.2, minimumKneeBend: Double = 0,
+        maximumHipRise: Double = 0.2, takeOffWatch: Double = 0.4, plan: SquatWorkoutPlan = SquatWorkoutPlan(),
         recordsDepthTrace: Bool = false
     ) {
         self.depthThreshold = depthThreshold
@@ -141,6 +162,9 @@ public struct SquatCounterConfiguration: Sendable, Equatable {
         self.maximumFloorRise = maximumFloorRise
         self.maximumKneeAsymmetry = maximumKneeAsymmetry
         self.minimumTorsoUprightness = minimumTorsoUprightness
+        self.minimumKneeBend = minimumKneeBend
+        self.maximumHipRise = maximumHipRise
+        self.takeOffWatch = takeOffWatch
         self.plan = plan
         self.recordsDepthTrace = recordsDepthTrace
     }
@@ -156,7 +180,8 @@ public struct SquatCounterConfiguration: Sendable, Equatable {
             finite(depthThreshold, standThreshold, minimumConfidence, smoothingTimeConstant,
                    standingWindow, stillnessTolerance, minimumRepDuration, maximumBottomHold,
                    maximumGap, kneeExtension, maximumFootTravel, footHoldTime, maximumFloorRise,
-                   maximumKneeAsymmetry, minimumTorsoUprightness, plan.maximumRest),
+                   maximumKneeAsymmetry, minimumTorsoUprightness, minimumKneeBend, maximumHipRise,
+                   takeOffWatch, plan.maximumRest),
             "squat settings must be finite numbers")
         try check(depthThreshold >= 0.05 && depthThreshold <= 0.9,
                   "depth threshold must be in 0.05...0.9 of the standing reference")
@@ -175,6 +200,9 @@ public struct SquatCounterConfiguration: Sendable, Equatable {
                   "foot travel, floor rise and knee asymmetry limits must be positive")
         try check(minimumTorsoUprightness >= 0 && minimumTorsoUprightness < 1,
                   "torso uprightness must be in 0...1")
+        try check(minimumKneeBend >= 0 && minimumKneeBend <= 80, "knee gate must be in 0...80 degrees")
+        try check(maximumHipRise > 0, "hip rise limit must be positive")
+        try check(takeOffWatch >= 0 && takeOffWatch <= 2, "take-off watch must be in 0...2 s")
         try check(plan.repsPerSet >= 1 && plan.sets >= 1, "a plan needs at least one set of one rep")
         try check(plan.maximumRest > 0, "maximum rest must be positive")
     }

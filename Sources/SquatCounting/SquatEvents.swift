@@ -11,6 +11,38 @@ public struct SquatChecks: Sendable, Equatable {
     /// Shoulder height above the hips at the bottom, as a fraction of its standing value
     /// (infinity when the shoulders were not seen).
     public var torsoUprightness: Double
+    /// How far the knees bent: the largest tilt of the thighs from vertical during the movement,
+    /// in degrees, from how much the hip-to-knee height shrank against its standing value
+    /// (`acos(height / standing height)`, the same from the front, the side or the back). NaN when
+    /// the knees or their standing height were not known.
+    public var kneeBend: Double = .nan
+    /// How far the hips rose above their standing height during the movement or just after it
+    /// (a take-off), fraction of the standing reference (0 when they never did).
+    public var hipRise: Double = 0
+
+    /// Creates the measurements.
+    /// - Parameters:
+    ///   - footTravel: fraction of the standing reference.
+    ///   - floorRise: fraction of the standing reference.
+    ///   - kneeAsymmetry: fraction of the standing reference.
+    ///   - torsoUprightness: fraction of the standing shoulder height (infinity: not seen).
+    ///   - kneeBend: degrees of thigh tilt (NaN: not known), default NaN.
+    ///   - hipRise: fraction of the standing reference, default 0.
+    public init(footTravel: Double, floorRise: Double, kneeAsymmetry: Double, torsoUprightness: Double,
+                kneeBend: Double = .nan, hipRise: Double = 0) {
+        self.footTravel = footTravel
+        self.floorRise = floorRise
+        self.kneeAsymmetry = kneeAsymmetry
+        self.torsoUprightness = torsoUprightness
+        self.kneeBend = kneeBend
+        self.hipRise = hipRise
+    }
+
+    public static func == (a: SquatChecks, b: SquatChecks) -> Bool {
+        a.footTravel == b.footTravel && a.floorRise == b.floorRise && a.kneeAsymmetry == b.kneeAsymmetry
+            && a.torsoUprightness == b.torsoUprightness && a.hipRise == b.hipRise
+            && (a.kneeBend == b.kneeBend || (a.kneeBend.isNaN && b.kneeBend.isNaN))
+    }
 }
 
 /// One counted squat.
@@ -39,8 +71,12 @@ public enum SquatRejectionReason: String, Sendable, Equatable, CaseIterable {
     case tooLong
     /// A foot left its place (a lunge step, walking, a jumping-jack straddle).
     case feetMoved
-    /// Both feet left the floor (a jump) during the rep or in the second before it (a landing).
+    /// Both feet left the floor, or the hips rose above standing (a jump), during the rep, in the
+    /// second before it (a landing) or just after it (a take-off, as in a tennis serve).
     case jumped
+    /// The knees barely bent (the thighs stayed near vertical): the hips went down by leaning or
+    /// a tracker's scale change, as in an overhead press, not a squat.
+    case kneesStraight
     /// One knee dropped much lower than the other (a lunge).
     case asymmetricKnees
     /// The shoulders came down to the hips (bending over, not squatting).

@@ -9,14 +9,19 @@ public import ProofkitCore
 ///    counted by ``SquatSkipReason``; a rep is never completed across a gap longer than
 ///    ``SquatCounterConfiguration/maximumGap``.
 /// 2. **Learn the standing pose**: once the hip-to-floor height has stayed still for
-///    ``SquatCounterConfiguration/standingWindow`` seconds, it becomes the standing reference `L`
-///    (frames seen before that, up to about 20 s, are then replayed so a set that starts at once is
-///    still counted). While the person stands still the reference follows them; it rises at once
-///    if they stand taller.
+///    ``SquatCounterConfiguration/standingWindow`` seconds with straight knees, the standing
+///    reference `L` is the larger of that still height and the tallest the upright frames seen so
+///    far stayed for 0.1 s (with the body parts as they were then), so a clip that starts in the
+///    descent, or whose first still moment is a pause at the bottom, is not measured low. The frames
+///    seen before (up to about 20 s) are then replayed, so a rep that begins in the first second
+///    still counts. A person never still long enough is measured from the whole sequence when the
+///    stream ends. While the person stands still the reference follows them; it rises at once if
+///    they stand taller.
 /// 3. **Depth** = `1 - (height / bodyScale) / L`: the hip drop as a fraction of the person's own
 ///    standing leg extent, corrected by `bodyScale` (the median of how much larger the torso, shin
 ///    and shoulder width look than at calibration), so stepping closer or further does not look like a squat.
-///    The knee angle is never used: it is foreshortened and noisy from a phone in front.
+///    The knee angle only gates (``SquatCounterConfiguration/minimumKneeBend``, off by default): in
+///    the image it is foreshortened, and from a front camera the knees drop with the hips.
 /// 4. **Hysteresis**: a rep goes *down* when both the smoothed depth (exponential, time constant
 ///    ``SquatCounterConfiguration/smoothingTimeConstant``) and the raw depth reach
 ///    ``SquatCounterConfiguration/depthThreshold``, and comes back *up* when both are at or below
@@ -28,20 +33,26 @@ public import ProofkitCore
 ///    ``SquatCounterConfiguration/maximumBottomHold`` (sitting down; a slow rep that keeps moving
 ///    and ends standing counts however long it takes), the feet stayed planted (not a lunge step,
 ///    walking or a jumping-jack straddle; nor still moving when the hips started down), the floor
-///    line did not rise (not a jump), the knees dropped symmetrically (not a lunge), and the
-///    shoulders stayed above the hips (not bending over). Otherwise a ``SquatEvent/rejected(_:)``
-///    event says why. The feet and knee checks are *sustained*: they use the smallest distance over
+///    line did not rise and the hips did not rise above standing and come down again in the
+///    ``SquatCounterConfiguration/takeOffWatch`` after standing up (not a jump, nor a knee bend
+///    that ends in one), the knees dropped symmetrically (not a lunge), the thighs tilted past the
+///    knee gate when it is on, and the shoulders stayed above the hips (not bending over).
+///    Otherwise a ``SquatEvent/rejected(_:)`` event says why. The feet and knee checks are *sustained*: they use the smallest distance over
 ///    the last ``SquatCounterConfiguration/footHoldTime`` (0.3 s), measured from a robust running
 ///    estimate of where the feet stood, so tracker glitches of a few frames (a depth camera loses
 ///    the ankles as the knees bend) are not steps.
 ///
-/// Deterministic and allocation-free per frame (apart from the returned events and the optional
-/// depth trace). Time is the frames' own `time`; the counter never reads a clock.
+/// Deterministic and allocation-free per frame (apart from the returned events, the optional
+/// depth trace, and the history of up to 1,200 frames kept, reserved once, until the standing
+/// pose is learned). Time is the frames' own `time`; the counter never reads a clock.
 ///
 /// ## Known limits
 /// Only one person; the x and y units are image width and height, so very non-square frames
-/// weigh sideways foot travel differently from vertical. A person who is already squatting for
-/// the whole calibration window calibrates low; the reference rises as soon as they stand taller.
+/// weigh sideways foot travel differently from vertical. A clip that begins already part-way
+/// down and shows the person standing only in its last few frames is measured low and its rep
+/// can be missed (single-rep clips cut from the front-view depth-camera sets at the rep's start:
+/// 20 of 47 counted; with 0.2 s before and after: 41 of 47); the reference rises as soon as they
+/// stand taller, for the reps after.
 public struct SquatRepCounter: Sendable {
     /// The settings in use.
     public let configuration: SquatCounterConfiguration
@@ -72,7 +83,15 @@ public struct SquatRepCounter: Sendable {
         }
     }
 
-    enum Phase: Sendable { case standing, down, recovering }
+    /// `confirming`: stood back up, watched for a take-off for ``SquatCounterConfiguration/takeOffWatch``.
+    enum Phase: Sendable { case standing, down, confirming, recovering }
+
+    /// A usable frame kept for a replay, with what the stillness run said at that frame.
+    struct Recorded: Sendable {
+        var sample: Sample
+        var isStill: Bool
+        var stillMean: Double
+    }
 
     struct RepInProgress: Sendable {
         var startTime: Double
@@ -88,9 +107,15 @@ public struct SquatRepCounter: Sendable {
         var floorRise = 0.0
         var kneeAsymmetry = 0.0
         var uprightness = Double.infinity
+        /// Smallest hip-to-knee height over its standing value (infinity: not measured).
+        var thighRatio = Double.infinity
+        var hipRise = 0.0
+        /// When the person stood back up (while ``Phase/confirming``).
+        var standTime = Double.nan
+        var kneeBend: Double { thighRatio.isFinite ? arcCosineDegrees(thighRatio) : .nan }
         var checks: SquatChecks {
             SquatChecks(footTravel: footTravel, floorRise: floorRise, kneeAsymmetry: kneeAsymmetry,
-                        torsoUprightness: uprightness)
+                        torsoUprightness: uprightness, kneeBend: kneeBend, hipRise: hipRise)
         }
     }
 
@@ -99,8 +124,14 @@ public struct SquatRepCounter: Sendable {
     var observedTorso = Smoother(), observedShin = Smoother(), observedShoulders = Smoother()
     var observedThigh = Smoother(), observedTorsoHeight = Smoother(), observedFloor = Smoother()
     var runStart = 0.0, runMin = 0.0, runMax = 0.0, runSum = 0.0, runCount = 0
-    var pending: [Sample] = []
-    static let pendingCapacity = 1200
+    /// The usable frames from the start, kept (at most ``historyCapacity``, about 20 s at 60 fps;
+    /// the oldest quarter is dropped when full) until the standing pose is learned: it gives the
+    /// tallest upright moment, and it is replayed then. (Replaying it again when the person later
+    /// stands taller was tried: on the shared set it took the stretch of a tennis serve's jump for
+    /// the standing height and counted the stance before it.)
+    var history: [Recorded] = []
+    var historyOpen = true
+    static let historyCapacity = 1200
 
     // Reference (learned standing pose). Part references are fixed at calibration; `reference`
     // and `thighReference` are in calibration-scale units and follow the standing person.
@@ -133,6 +164,13 @@ public struct SquatRepCounter: Sendable {
     /// follow the person until this time.
     var movingUntil = -Double.infinity
     var rep: RepInProgress?
+    var smoothedThigh = Smoother()
+    /// Take-off watch: the hips' peak rise above standing and how far they came down from it.
+    var peakRise = 0.0, fallFromPeak = 0.0
+    /// Frames in a row, at the end of a rep in progress, whose raw depth is back at standing
+    /// with straight knees (the smoothed depth lags them), and when the run began.
+    var standingRun = 0
+    var standingRunStart = Double.nan
 
     // Results.
     var reps: [SquatRep] = []
@@ -194,25 +232,68 @@ public struct SquatRepCounter: Sendable {
 
         guard let sample = measure(frame) else { return events }
         let (isStill, stillMean) = observe(sample)
+        record(Recorded(sample: sample, isStill: isStill, stillMean: stillMean))
         if !isCalibrated {
-            if pending.count >= Self.pendingCapacity { pending.removeFirst(Self.pendingCapacity / 4) }
-            pending.append(sample)
             // Learn only from a pose with straight knees: a pause at the bottom is not standing.
-            guard isStill, sample.thigh >= 0.5 * (sample.extent - sample.thigh)
-            else { return events }
-            calibrate(extent: stillMean, at: time, into: &events)
-            let replay = pending
-            pending = []
-            for old in replay { step(old, isStill: false, stillMean: 0, into: &events) }
+            guard isStill, isUpright(sample) else { return events }
+            calibrate(stillMean: stillMean, at: time, into: &events)
+            replayHistory(into: &events)
+            closeHistory()
             return events
         }
         step(sample, isStill: isStill, stillMean: stillMean, into: &events)
         return events
     }
 
+    /// Keeps a usable frame in the history while it is open.
+    mutating func record(_ entry: Recorded) {
+        guard historyOpen else { return }
+        if history.count >= Self.historyCapacity { history.removeFirst(Self.historyCapacity / 4) }
+        if history.isEmpty { history.reserveCapacity(Self.historyCapacity) }
+        history.append(entry)
+    }
+
+    mutating func closeHistory() {
+        historyOpen = false
+        history = []
+    }
+
+    /// Replays the history through the counting steps (after calibration).
+    mutating func replayHistory(into events: inout [SquatEvent]) {
+        let replay = history
+        for entry in replay { step(entry.sample, isStill: entry.isStill, stillMean: entry.stillMean, into: &events) }
+    }
+
     /// The outcome so far: reps, rejections, sets, skipped frames and the verdict against the
     /// plan's target. A rep still in progress is not counted.
     public func finish() -> SquatResult {
+        var final = self
+        final.settle()
+        return final.result()
+    }
+
+    /// What the end of the stream decides: a person never seen standing still is measured from the
+    /// whole sequence (the standing hip-to-floor height of its upright frames), and a rep being
+    /// watched for a take-off counts.
+    mutating func settle() {
+        var ignored: [SquatEvent] = []
+        if !isCalibrated, historyOpen, history.count >= 3, standingInHistory() != nil {
+            calibrate(stillMean: 0, at: lastTime, into: &ignored)
+            replayHistory(into: &ignored)
+        }
+        if phase == .confirming, let current = rep {
+            judge(current, at: current.standTime, into: &ignored)
+            phase = .standing
+        }
+        // A clip that ends just after the person stood up: the smoothed depth lags the last raw
+        // frames; two of them at standing with straight knees end the rep.
+        if phase == .down, let current = rep, standingRun >= 2 {
+            judge(current, at: standingRunStart, into: &ignored)
+            phase = .standing
+        }
+    }
+
+    func result() -> SquatResult {
         var skippedFrames: [SquatSkipReason: Int] = [:]
         if skipped.missing > 0 { skippedFrames[.missingJoints] = skipped.missing }
         if skipped.invalid > 0 { skippedFrames[.invalidValues] = skipped.invalid }
@@ -335,16 +416,63 @@ public struct SquatRepCounter: Sendable {
     }
     var observedLastTime = Double.nan
 
-    mutating func calibrate(extent: Double, at time: Double, into events: inout [SquatEvent]) {
+    /// Learns the standing pose: the still stretch's mean height (with the body parts as observed
+    /// now), or the history's tallest upright 0.1 s when that is taller (with the body parts as
+    /// they were then: a still moment at the bottom of a squat foreshortens the torso and shins).
+    mutating func calibrate(stillMean: Double, at time: Double, into events: inout [SquatEvent]) {
         isCalibrated = true
-        reference = extent
+        reference = stillMean
         torsoReference = observedTorso.value
         shinReference = observedShin.value
         shoulderReference = observedShoulders.value
         thighReference = observedThigh.value
         floorLine = observedFloor.value
         torsoHeightReference = observedTorsoHeight.value
-        events.append(.calibrated(time: time, reference: extent))
+        if let tallest = standingInHistory(), tallest.height > stillMean {
+            reference = tallest.height
+            func mean(_ part: (Sample) -> Double) -> Double {
+                var sum = 0.0, count = 0.0
+                for entry in history[tallest.range] where part(entry.sample).isFinite {
+                    sum += part(entry.sample)
+                    count += 1
+                }
+                return count > 0 ? sum / count : .nan
+            }
+            torsoReference = mean(\.torso)
+            shinReference = mean(\.shin)
+            shoulderReference = mean(\.shoulderWidth)
+            thighReference = mean(\.thigh)
+            floorLine = mean(\.floorY)
+            torsoHeightReference = mean(\.torsoHeight)
+        }
+        events.append(.calibrated(time: time, reference: reference))
+    }
+
+    /// Straight knees: the hip-to-knee height is at least half the knee-to-floor height.
+    func isUpright(_ sample: Sample) -> Bool {
+        sample.thigh >= 0.5 * (sample.extent - sample.thigh)
+    }
+
+    /// The standing hip-to-floor height learned from the whole history rather than from a calm
+    /// moment: the tallest the upright frames stayed for 0.1 s (the largest over the history of
+    /// the smallest height within 0.1 s, so a glitched frame or two cannot set it), or 0 when no
+    /// frame was upright. The reference is the larger of it and the still stretch's mean, so a
+    /// clip that starts in a slow descent (still enough for the window, but already going down), or
+    /// whose first still moment is a pause at the bottom of a shallow squat, is not measured low,
+    /// and a person who never stands still is measured at the end from the whole sequence.
+    func standingInHistory() -> (height: Double, range: ClosedRange<Int>)? {
+        var best: (height: Double, range: ClosedRange<Int>)?
+        var start = 0
+        for end in history.indices {
+            let sample = history[end].sample
+            guard isUpright(sample) else { start = end + 1; continue }
+            while start < end, sample.time - history[start].sample.time > 0.1 { start += 1 }
+            guard end > start else { continue }
+            var low = Double.infinity
+            for index in start...end { low = min(low, history[index].sample.extent) }
+            if low > (best?.height ?? 0) { best = (low, start...end) }
+        }
+        return best
     }
 
     /// How much larger the body looks than at calibration (1 = same size).
@@ -379,14 +507,30 @@ public struct SquatRepCounter: Sendable {
     @inline(__always)
     func blend(_ dt: Double, _ tau: Double) -> Double { dt / (tau + dt) }
 
+    /// What the feet did at this frame (see ``updateFeet(_:dt:)``).
+    struct FeetState {
+        /// How far a planted ankle has stayed from where the feet stood, over the hold time (image units).
+        var moved: Double
+        /// The floor line rose (a jump).
+        var airborne: Bool
+        /// The person is stepping (walking closer or further) outside a rep.
+        var repositioning: Bool
+    }
+
+    /// One usable frame after calibration, in its phases: the feet, the body scale, the floor
+    /// line, the reference, the depth, then the rep state machine.
     mutating func step(
         _ sample: Sample, isStill: Bool, stillMean: Double, into events: inout [SquatEvent]
     ) {
         let time = sample.time
         let dt = lastStepTime.isFinite ? time - lastStepTime : 0
-        if phase == .down, dt > configuration.maximumGap, let current = rep {
-            reject(current, .trackingLost, at: lastStepTime, into: &events)
-            phase = .recovering
+        if phase == .down || phase == .confirming, dt > configuration.maximumGap, let current = rep {
+            if phase == .confirming {
+                judge(current, at: current.standTime, into: &events)
+            } else {
+                reject(current, .trackingLost, at: lastStepTime, into: &events)
+            }
+            phase = phase == .confirming ? .standing : .recovering
         }
         lastStepTime = time
         // "Settled": standing upright by both the smoothed and the last raw depth. Only then do the
@@ -395,6 +539,21 @@ public struct SquatRepCounter: Sendable {
         let settleLimit = 0.5 * configuration.standThreshold
         let settled = phase == .standing && !(smoothedDepth > settleLimit)
             && !((currentDepth ?? 0) > settleLimit)
+        let feet = updateFeet(sample, dt: dt)
+        updateScale(sample, dt: dt, settled: settled, repositioning: feet.repositioning)
+        let scale = bodyScale()
+        updateFloorLine(sample, dt: dt, isStill: isStill, settled: settled, feet: feet)
+        if isStill, settled, !feet.airborne, !feet.repositioning {
+            followStandingPerson(sample, stillMean: stillMean, scale: scale, dt: dt)
+        }
+        let depth = updateDepth(sample, scale: scale, dt: dt)
+        advance(sample, depth: depth, scale: scale, feet: feet, dt: dt, into: &events)
+    }
+
+    /// Smooths the ankles, measures how far the feet have moved (sustained) and whether they left
+    /// the floor, and lets the feet baseline follow a person who is stepping between reps.
+    mutating func updateFeet(_ sample: Sample, dt: Double) -> FeetState {
+        let time = sample.time
         // Ankles and floor smoothed a little (80 ms) for the feet checks: one-frame joint jumps
         // of a tracker must not look like a step or a jump.
         let footAlpha = dt > 0 ? blend(dt, 0.08) : 1
@@ -430,37 +589,46 @@ public struct SquatRepCounter: Sendable {
             if dt > 0, step > 0.2 * previousUnit * dt { movingUntil = time + hold }
             resetFeet(to: feetNow)
         }
-        if settled || repositioning {
-            let scaleAlpha = dt > 0 ? blend(dt, repositioning ? 0.3 : 1) : 1
-            scaleTorso.update(sample.torso, alpha: scaleAlpha)
-            scaleShin.update(sample.shin, alpha: scaleAlpha)
-            scaleShoulders.update(sample.shoulderWidth, alpha: scaleAlpha)
-        }
-        let scale = bodyScale()
-        // The floor line follows the ankles only while the person stands: during a rep the feet are
-        // planted, and ankle estimates that slide as the knees go forward must not eat the drop.
-        // So it is learned, like the reference, only while the person stands still.
-        if !floorLine.isFinite || repositioning {
+        return FeetState(moved: moved, airborne: airborne, repositioning: repositioning)
+    }
+
+    /// The body scale's parts follow the person while they stand upright (or step).
+    mutating func updateScale(_ sample: Sample, dt: Double, settled: Bool, repositioning: Bool) {
+        guard settled || repositioning else { return }
+        let scaleAlpha = dt > 0 ? blend(dt, repositioning ? 0.3 : 1) : 1
+        scaleTorso.update(sample.torso, alpha: scaleAlpha)
+        scaleShin.update(sample.shin, alpha: scaleAlpha)
+        scaleShoulders.update(sample.shoulderWidth, alpha: scaleAlpha)
+    }
+
+    /// The floor line follows the ankles only while the person stands: during a rep the feet are
+    /// planted, and ankle estimates that slide as the knees go forward must not eat the drop.
+    /// So it is learned, like the reference, only while the person stands still.
+    mutating func updateFloorLine(_ sample: Sample, dt: Double, isStill: Bool, settled: Bool, feet: FeetState) {
+        if !floorLine.isFinite || feet.repositioning {
             floorLine = footFloor.value
-        } else if isStill, settled, !airborne {
+        } else if isStill, settled, !feet.airborne {
             floorLine += blend(dt, 0.2) * (sample.floorY - floorLine)
         }
-        let height = (floorLine - sample.floorY + sample.extent) / scale
+    }
 
-        // Follow the standing person (raise at once when taller, drift slowly otherwise); not
-        // while they walk, when the body scale is still catching up.
-        if isStill, settled, !airborne, !repositioning {
-            let still = stillMean / scale
-            if still > reference * (1 + configuration.stillnessTolerance) {
-                reference = still
-            } else {
-                reference += (blend(dt, 2)) * (still - reference)
-            }
-            if sample.thigh.isFinite {
-                thighReference += (blend(dt, 2)) * (sample.thigh / scale - thighReference)
-            }
+    /// Follows the standing person: the reference rises at once when they stand taller and drifts
+    /// slowly otherwise.
+    mutating func followStandingPerson(_ sample: Sample, stillMean: Double, scale: Double, dt: Double) {
+        let still = stillMean / scale
+        if still > reference * (1 + configuration.stillnessTolerance) {
+            reference = still
+        } else {
+            reference += (blend(dt, 2)) * (still - reference)
         }
+        if sample.thigh.isFinite {
+            thighReference += (blend(dt, 2)) * (sample.thigh / scale - thighReference)
+        }
+    }
 
+    /// Raw and smoothed depth of this frame (and the trace, when asked for).
+    mutating func updateDepth(_ sample: Sample, scale: Double, dt: Double) -> Double {
+        let height = (floorLine - sample.floorY + sample.extent) / scale
         let depth = 1 - height / reference
         let tau = configuration.smoothingTimeConstant
         if !smoothedDepth.isFinite || dt > configuration.maximumGap {
@@ -468,63 +636,121 @@ public struct SquatRepCounter: Sendable {
         } else {
             smoothedDepth += (tau > 0 ? blend(dt, tau) : 1) * (depth - smoothedDepth)
         }
+        smoothedThigh.update(sample.thigh / scale, alpha: dt > 0 && tau > 0 ? blend(dt, tau) : 1)
         currentDepth = depth
         if configuration.recordsDepthTrace {
-            trace.append(SquatDepthSample(time: time, depth: depth, smoothedDepth: smoothedDepth))
+            trace.append(SquatDepthSample(time: sample.time, depth: depth, smoothedDepth: smoothedDepth))
         }
+        return depth
+    }
 
-        let down = configuration.depthThreshold, up = configuration.standThreshold
+    /// The rep state machine: standing -> down -> confirming (take-off watch) -> standing, with
+    /// recovering after a rejection until the person stands again.
+    mutating func advance(
+        _ sample: Sample, depth: Double, scale: Double, feet: FeetState, dt: Double,
+        into events: inout [SquatEvent]
+    ) {
+        let time = sample.time
         let unit = reference * scale  // the standing reference in image units, now
         // Feet off the floor line (a jump): remembered, so the landing dip is not a squat either.
-        if airborne || floorLine - footFloor.value > configuration.maximumFloorRise * unit {
+        if feet.airborne || floorLine - footFloor.value > configuration.maximumFloorRise * unit {
             lastAirborne = time
         }
+        if phase == .confirming { confirm(sample, depth: depth, into: &events) }
         switch phase {
-        case .standing:
-            if smoothedDepth <= up {
-                candidateStart = time
-                baselineFloor = footFloor.value
-                if !repositioning { followFeet(plantedAnkles(sample, unit: unit), sample.kneeDiff, dt: dt, unit: unit) }
-            }
-            if smoothedDepth >= down, depth >= down {
-                if restStart.isFinite { restStart = .nan }
-                if setReps == 0 { setStart = candidateStart }
-                rep = RepInProgress(
-                    startTime: candidateStart, bottomTime: time, bottomDepth: smoothedDepth,
-                    baselineFloor: baselineFloor.isFinite ? baselineFloor : footFloor.value,
-                    baselineKneeDiff: baselineKneeDiff, holdStart: time, holdDepth: smoothedDepth)
-                kneeExcess.reset()
-                phase = .down
-                track(sample, scale: scale, unit: unit, moved: moved)
-            }
-        case .down:
-            track(sample, scale: scale, unit: unit, moved: moved)
-            guard let current = rep else { phase = .recovering; break }
-            if current.footTravel > configuration.maximumFootTravel, !airborne {
-                // A foot left its place: a step, a lunge or walking. Judge now and start afresh
-                // from where the feet are, so walking closer never reads as a held squat.
-                reject(current, .feetMoved, at: time, into: &events)
-                phase = .recovering
-                floorLine = footFloor.value
-                resetFeet(to: plantedAnkles(sample, unit: unit))
-                movingUntil = time + hold
-            } else if time - current.holdStart > configuration.maximumBottomHold {
-                // The hips have stayed still down there: sitting down (on a chair, the bed), not
-                // a squat, however it ends.
-                reject(current, .tooLong, at: time, into: &events)
-                phase = .recovering
-            } else if smoothedDepth <= up, depth <= up, kneesStraight(sample, scale: scale) {
-                judge(current, at: time, into: &events)
-                phase = .standing
-                candidateStart = time
-            }
+        case .standing: standing(sample, depth: depth, scale: scale, unit: unit, feet: feet, dt: dt)
+        case .down: down(sample, depth: depth, scale: scale, unit: unit, feet: feet, into: &events)
+        case .confirming: break
         case .recovering:
-            if smoothedDepth <= up, depth <= up {
+            if smoothedDepth <= configuration.standThreshold, depth <= configuration.standThreshold {
                 phase = .standing
                 candidateStart = time
                 baselineFloor = footFloor.value
             }
         }
+    }
+
+    /// Standing: keep the start candidate and the feet baseline; go down past the depth threshold.
+    mutating func standing(
+        _ sample: Sample, depth: Double, scale: Double, unit: Double, feet: FeetState, dt: Double
+    ) {
+        let time = sample.time
+        if smoothedDepth <= configuration.standThreshold {
+            candidateStart = time
+            baselineFloor = footFloor.value
+            if !feet.repositioning {
+                followFeet(plantedAnkles(sample, unit: unit), sample.kneeDiff, dt: dt, unit: unit)
+            }
+        }
+        guard smoothedDepth >= configuration.depthThreshold, depth >= configuration.depthThreshold else { return }
+        if restStart.isFinite { restStart = .nan }
+        if setReps == 0 { setStart = candidateStart }
+        rep = RepInProgress(
+            startTime: candidateStart, bottomTime: time, bottomDepth: smoothedDepth,
+            baselineFloor: baselineFloor.isFinite ? baselineFloor : footFloor.value,
+            baselineKneeDiff: baselineKneeDiff, holdStart: time, holdDepth: smoothedDepth)
+        kneeExcess.reset()
+        standingRun = 0
+        peakRise = 0
+        fallFromPeak = 0
+        phase = .down
+        track(sample, depth: depth, scale: scale, unit: unit, moved: feet.moved)
+    }
+
+    /// Down: follow the rep; reject a step or a sit; stand back up into the take-off watch.
+    mutating func down(
+        _ sample: Sample, depth: Double, scale: Double, unit: Double, feet: FeetState,
+        into events: inout [SquatEvent]
+    ) {
+        let time = sample.time, up = configuration.standThreshold
+        track(sample, depth: depth, scale: scale, unit: unit, moved: feet.moved)
+        guard var current = rep else { phase = .recovering; return }
+        if depth <= up, kneesStraight(sample, scale: scale) {
+            if standingRun == 0 { standingRunStart = time }
+            standingRun += 1
+        } else {
+            standingRun = 0
+        }
+        if current.footTravel > configuration.maximumFootTravel, !feet.airborne {
+            // A foot left its place: a step, a lunge or walking. Judge now and start afresh
+            // from where the feet are, so walking closer never reads as a held squat.
+            reject(current, .feetMoved, at: time, into: &events)
+            phase = .recovering
+            floorLine = footFloor.value
+            resetFeet(to: plantedAnkles(sample, unit: unit))
+            movingUntil = time + configuration.footHoldTime
+        } else if time - current.holdStart > configuration.maximumBottomHold {
+            // The hips have stayed still down there: sitting down (on a chair, the bed), not
+            // a squat, however it ends.
+            reject(current, .tooLong, at: time, into: &events)
+            phase = .recovering
+        } else if smoothedDepth <= up, depth <= up, kneesStraight(sample, scale: scale) {
+            // Stood back up: watch for a take-off before counting.
+            current.standTime = time
+            rep = current
+            phase = .confirming
+            candidateStart = time
+            confirm(sample, depth: depth, into: &events)
+        }
+    }
+
+    /// The take-off watch after standing up: hips above standing mark a jump; when the watch ends
+    /// (or the person goes down again) the rep is judged as of when they stood up.
+    mutating func confirm(_ sample: Sample, depth: Double, into events: inout [SquatEvent]) {
+        guard var current = rep else { phase = .standing; return }
+        let time = sample.time
+        // A take-off goes up and comes back down: the peak rise, and how far the hips have come
+        // down from it since. Hips that rise and stay up are a taller standing pose, not a jump.
+        let rise = -smoothedDepth
+        if rise > peakRise { peakRise = rise; fallFromPeak = 0 }
+        fallFromPeak = max(fallFromPeak, peakRise - rise)
+        if fallFromPeak >= 0.5 * peakRise { current.hipRise = max(current.hipRise, peakRise) }
+        rep = current
+        let goingDown = smoothedDepth >= configuration.depthThreshold
+        guard time - current.standTime >= configuration.takeOffWatch || goingDown else { return }
+        judge(current, at: current.standTime, into: &events)
+        phase = .standing
+        candidateStart = time
     }
 
     /// Starts the foot baseline afresh from where the feet are now (after they moved).
@@ -575,10 +801,14 @@ public struct SquatRepCounter: Sendable {
     }
 
     /// Updates the rep in progress with this sample: bottom, still stretch, foot travel (already
-    /// sustained: `moved`, image units), floor rise, knees (sustained), torso.
-    mutating func track(_ sample: Sample, scale: Double, unit: Double, moved: Double) {
+    /// sustained: `moved`, image units), floor rise, knees (sustained, and how far they bent), torso.
+    mutating func track(_ sample: Sample, depth: Double, scale: Double, unit: Double, moved: Double) {
         guard var current = rep else { return }
         current.downSamples += 1
+        if thighReference > 0.1 * reference, smoothedThigh.value.isFinite {
+            current.thighRatio = min(current.thighRatio, max(-1, min(1, smoothedThigh.value / thighReference)))
+        }
+
         if smoothedDepth > current.bottomDepth {
             current.bottomDepth = smoothedDepth
             current.bottomTime = sample.time
@@ -626,9 +856,11 @@ public struct SquatRepCounter: Sendable {
         if time - current.startTime < c.minimumRepDuration || current.downSamples < 2 {
             reason = .tooFast
         } else if current.floorRise > c.maximumFloorRise || lastAirborne >= current.startTime - 1
-            || lastAirborne >= time - 0.2
+            || lastAirborne >= time - 0.2 || current.hipRise > c.maximumHipRise
         {
             reason = .jumped
+        } else if c.minimumKneeBend > 0, current.kneeBend.isFinite, current.kneeBend < c.minimumKneeBend {
+            reason = .kneesStraight
         } else if current.footTravel > c.maximumFootTravel || movingUntil >= current.startTime {
             // A foot left its place during the rep, or the feet were still moving (a step, as in
             // a lunge) when the hips started down.
@@ -689,4 +921,14 @@ public struct SquatRepCounter: Sendable {
             events.append(.restTooLong(set: sets.count, rest: rest, time: time))
         }
     }
+}
+
+/// `acos(x)` in degrees for x in -1...1, without libm (Abramowitz & Stegun 4.4.45, error below
+/// 0.005 degrees): the engines stay pure Swift.
+@inline(__always)
+func arcCosineDegrees(_ x: Double) -> Double {
+    let a = min(1, abs(x))
+    let r = (1 - a).squareRoot() * (1.5707288 + a * (-0.2121144 + a * (0.0742610 - 0.0187293 * a)))
+    let radians = x >= 0 ? r : Double.pi - r
+    return radians * 180 / Double.pi
 }

@@ -102,6 +102,11 @@ struct SquatCommandTests {
         #expect(run([Self.fixture, "--target", "0"]).status == 64)
         #expect(run([Self.fixture, "--bogus"]).status == 64)
         #expect(run(["/nonexistent/poses.jsonl"]).status == 66)
+        // Every tunable is an option; out of range or not a number is a usage error.
+        #expect(run([Self.fixture, "--knee-gate", "95"]).status == 64)
+        #expect(run([Self.fixture, "--depth", "abc"]).status == 64)
+        #expect(run([Self.fixture, "--take-off-watch", "3s"]).status == 64)
+        #expect(run([Self.fixture, "--depth", "0.12", "--stand", "0.06", "--knee-gate", "15", "--foot-hold", "200ms"]).status == 0)
     }
 
     @Test("stdin stream: reps are printed as they happen, then the result (built binary)",
@@ -128,5 +133,47 @@ struct SquatCommandTests {
         let result = try runProcess(TestEnvironment.proofkitBinary, ["squat", "-"], stdin: Data(input.utf8))
         #expect(result.status == 65)
         #expect(result.stderr == "proofkit squat: stdin: line 2: time does not increase (t = 0.0 s twice)\n")
+    }
+
+    @Test("endless or size-0 inputs end at once with exit 65 and one line: /dev/zero, /proc/self/pagemap, a 5 MB line")
+    func endlessInputs() throws {
+        let long = try temporaryFile(String(repeating: "a", count: 5_000_000))
+        for path in ["/dev/zero", "/proc/self/pagemap", long] where FileManager.default.isReadableFile(atPath: path) {
+            let (status, out, err) = run([path])
+            #expect(status == 65, "\(path)")
+            #expect(out.isEmpty)
+            #expect(err.contains("line 1 is longer than 1 MiB"), "\(path): \(err)")
+            #expect(err.split(separator: "\n").count == 1)
+        }
+    }
+
+    @Test("a file is counted exactly as the same lines on stdin (built binary)",
+          .enabled(if: TestEnvironment.hasProofkitBinary, "run swift build first"))
+    func fileEqualsStdin() throws {
+        let (status, out, _) = run([Self.setFixture, "--json", "--target", "7"])
+        #expect(status == 0)
+        let data = try Data(contentsOf: URL(fileURLWithPath: Self.setFixture))
+        let result = try runProcess(TestEnvironment.proofkitBinary, ["squat", "-", "--json", "--target", "7"], stdin: data)
+        #expect(result.status == 0)
+        let last = try #require(result.stdout.split(separator: "\n").last)
+        // The object without "file" and "event", serialised with sorted keys.
+        func canonical(_ text: Substring) throws -> String {
+            var object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+            object["file"] = nil
+            object["event"] = nil
+            return String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+        }
+        let fromFile = try canonical(Substring(out.trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(fromFile.contains("\"reps\":7"))
+        #expect(try canonical(last) == fromFile)
+    }
+
+    @Test("a rep the input ends on (still in its take-off watch) is counted and printed")
+    func repAtEndOfInput() {
+        // A 2 s watch outlasts the clip: the rep is decided when the input ends.
+        let (status, out, _) = run([Self.fixture, "--target", "1", "--take-off-watch", "2s"])
+        #expect(status == 0)
+        #expect(out.hasPrefix("rep 1: start "))
+        #expect(out.contains("1 squat (target 1): accepted"))
     }
 }

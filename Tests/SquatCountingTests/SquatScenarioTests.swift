@@ -338,3 +338,75 @@ struct SquatScenarioTests {
         }
     }
 }
+
+@Suite("Squat counter: standing reference, take-off and knee gate")
+struct SquatRobustnessTests {
+    @Test("a rep that begins in the first second, with no calm start, is counted")
+    func repAtOnce() throws {
+        for lead in [0.0, 0.1, 0.3] {
+            let body = SyntheticBody(depth: repProfile(count: 1, depth: 0.5, repDuration: 2, lead: lead))
+            let (result, _) = try run(body.frames(duration: lead + 2.6))
+            #expect(result.repCount == 1, "lead \(lead) s")
+        }
+    }
+
+    @Test("a slow start of the descent (still enough for the window) does not set the standing height low")
+    func slowStart() throws {
+        // 0.4 s of a very slow sink (4 % of the leg), then the rep; the clip ends soon after.
+        let body = SyntheticBody(depth: { t in
+            t < 0.4 ? 0.1 * t : repProfile(count: 1, depth: 0.3, repDuration: 2, lead: 0.4)(t) + 0.04 * max(0, 1 - (t - 0.4))
+        })
+        let (result, _) = try run(body.frames(duration: 3))
+        #expect(result.repCount == 1)
+    }
+
+    @Test("a person never still long enough is measured from the whole sequence at the end")
+    func neverStill() throws {
+        var configuration = SquatCounterConfiguration()
+        configuration.standingWindow = 10
+        let body = SyntheticBody(depth: repProfile(count: 2, depth: 0.5, lead: 0.5))
+        let (result, _) = try run(body.frames(duration: 6.5), configuration: configuration)
+        #expect(result.repCount == 2)
+        #expect(result.standingReference != nil)
+    }
+
+    @Test("a knee bend followed by a jump (tennis serve, jump squat) is not counted")
+    func bendThenJump() throws {
+        var body = SyntheticBody(depth: repProfile(count: 1, depth: 0.35, repDuration: 1.2, lead: 2))
+        // Take-off right after standing up: hips and feet rise 0.3 of the leg for 0.4 s.
+        body.lift = { t in t > 3.25 && t < 3.65 ? 0.3 : 0 }
+        let (result, _) = try run(body.frames(duration: 6))
+        #expect(result.repCount == 0)
+        #expect(reasons(result).contains(.jumped))
+    }
+
+    @Test("hips that go down with straight knees: rejected by the knee gate when it is on")
+    func kneeGate() throws {
+        var body = SyntheticBody(depth: repProfile(count: 3, depth: 0.3, lead: 2))
+        // The knees move down with the hips (the thigh stays vertical): no knee bend at all.
+        body.edit = { _, frame in
+            frame.leftKnee.y = frame.leftHip.y + 0.18
+            frame.rightKnee.y = frame.rightHip.y + 0.18
+        }
+        var gated = SquatCounterConfiguration()
+        gated.minimumKneeBend = 30
+        let (result, _) = try run(body.frames(duration: 12), configuration: gated)
+        #expect(result.repCount == 0)
+        #expect(reasons(result) == [.kneesStraight])
+        // Real squats bend the thighs far past the gate and still count with it on.
+        let (squats, _) = try run(SyntheticBody(depth: repProfile(count: 3, depth: 0.5)).frames(duration: 12),
+                                  configuration: gated)
+        #expect(squats.repCount == 3)
+        #expect(squats.reps.allSatisfy { $0.checks.kneeBend > 45 })
+    }
+
+    @Test("the new settings' ranges are checked")
+    func newRanges() {
+        for bad in [SquatCounterConfiguration(minimumKneeBend: 81), SquatCounterConfiguration(minimumKneeBend: -1),
+                    SquatCounterConfiguration(maximumHipRise: 0), SquatCounterConfiguration(takeOffWatch: 2.5),
+                    SquatCounterConfiguration(takeOffWatch: .nan)] {
+            #expect(throws: ProofkitError.self) { try SquatRepCounter(configuration: bad) }
+        }
+        #expect((try? SquatRepCounter(configuration: SquatCounterConfiguration(minimumKneeBend: 80, takeOffWatch: 0))) != nil)
+    }
+}

@@ -1,6 +1,12 @@
 import ProofkitCore
 import SquatCounting
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// `proofkit squat`: counts squats in body-pose keypoints (JSON Lines), from a file or live on stdin.
 enum SquatCommand: Subcommand {
     static let name = "squat"
@@ -14,15 +20,22 @@ enum SquatCommand: Subcommand {
         x, y in normalised image coordinates (y grows downward) and conf in 0...1. The joints used are
         left/right shoulder, hip, knee and ankle; others are ignored. Time must keep growing.
         A squat is counted from the drop of the hips towards the ankles as a fraction of the person's
-        own standing hip-to-ankle height (learned while they stand still): down past 0.15, back up
-        below 0.08, knees straight again, feet planted (a foot away for 0.3 s or more is a step;
-        shorter jumps of a tracker are ignored), both knees alike, no jump, at least 0.5 s long, and
-        not sitting (hips still at the bottom for more than 5 s). A slow rep that ends standing counts.
+        own standing hip-to-ankle height: down past 0.15, back up below 0.08, knees straight again,
+        feet planted (a foot away for 0.3 s or more is a step; shorter jumps of a tracker are
+        ignored), both knees alike, no jump (feet leaving the floor, or hips rising above standing
+        and coming down again within 0.4 s of standing up: a rep is printed 0.4 s after it ends), at
+        least 0.5 s long, and not sitting (hips still at the bottom for more than 5 s). The standing
+        height is learned from a still moment or from the tallest upright 0.1 s seen so far, whichever
+        is taller, so a clip that starts in the descent counts; a person never still is measured
+        from the whole sequence at its end. Every threshold can be set below; the defaults and the
+        figures behind them are in the README (Benchmarks/squat_eval.py measures any setting on the
+        shared recordings, all data and held out by source and by person).
 
         Output: each rep (start, bottom and end time, depth), then the count, skipped frames and the
         verdict against the target (default 10). A rejected verdict exits 0, or 2 with --strict.
-        Bad input (not JSON, a missing field, NaN, time going backwards) stops with one line naming
-        the line number, exit 65.
+        Bad input (not JSON, a missing field, NaN, time going backwards, a line over 1 MiB) stops
+        with one line naming the line number, exit 65. A file is read as a stream like stdin, so
+        memory stays a few MiB whatever its length.
 
         --json prints, for a file, one object:
           {"file","frames","reps","target","verdict":"accepted"|"rejected","reason":string|null,
@@ -30,8 +43,9 @@ enum SquatCommand: Subcommand {
            "rejected":[{"reason","start","end","depth","checks"}], "sets":[{"number","reps","start","end"}],
            "longRests":[{"set","rest"}], "skippedFrames", "skipped":{reason: count},
            "standingReference":number|null}
-        "checks" is {"footTravel","floorRise","kneeAsymmetry","torsoUprightness":number|null}, what the
-        squat checks measured (fractions of the standing reference; see SquatChecks).
+        "checks" is {"footTravel","floorRise","kneeAsymmetry","torsoUprightness":number|null,
+        "kneeBend":degrees|null,"hipRise"}, what the squat checks measured (fractions of the standing
+        reference, kneeBend in degrees of thigh tilt; see SquatChecks).
         Times are seconds, depths fractions of the standing reference. Reading stdin, each event is
         printed as it happens as {"event":"rep"|"rejected"|"set"|"restTooLong"|"calibrated",...}
         and the object above (with "event":"result") comes last.
@@ -51,7 +65,62 @@ enum SquatCommand: Subcommand {
         .flag("json", help: "one JSON object per result on stdout"),
         .option("plot", value: "FILE", help: "write an SVG plot of depth over time"),
         .flag("strict", help: "exit 2 when the proof is rejected"),
-    ]
+    ] + tunables.map { .option($0.name, value: $0.isDuration ? "DURATION" : $0.unit, help: $0.help) }
+
+    /// A setting of the counter that the command line can change.
+    struct Tunable {
+        var name: String
+        var unit: String
+        var isDuration: Bool
+        var keyPath: WritableKeyPath<SquatCounterConfiguration, Double>
+        var help: String
+    }
+
+    /// Every numeric setting of `SquatCounterConfiguration`, with its default and where it comes
+    /// from (the defaults are read from the configuration, so the help cannot drift from them).
+    static var tunables: [Tunable] {
+        let d = SquatCounterConfiguration()
+        func f(_ value: Double) -> String { value == value.rounded() ? String(Int(value)) : "\(value)" }
+        func s(_ value: Double) -> String { "\(f(value))s" }
+        return [
+            Tunable(name: "depth", unit: "FRACTION", isDuration: false, keyPath: \.depthThreshold,
+                    help: "down: hip drop as a fraction of the standing hip-to-ankle height (default \(f(d.depthThreshold)); front-view depth-camera squats drop only 0.22-0.29)"),
+            Tunable(name: "stand", unit: "FRACTION", isDuration: false, keyPath: \.standThreshold,
+                    help: "back up: hip drop at or below this (default \(f(d.standThreshold)))"),
+            Tunable(name: "knee-gate", unit: "DEGREES", isDuration: false, keyPath: \.minimumKneeBend,
+                    help: "thighs must tilt this far from vertical at the bottom; 0 = off (default \(f(d.minimumKneeBend)); real reps measure 62-118 from phone video but 4-49 from a front-view depth camera)"),
+            Tunable(name: "hip-rise", unit: "FRACTION", isDuration: false, keyPath: \.maximumHipRise,
+                    help: "hips above standing by more than this during or just after a rep = a jump (default \(f(d.maximumHipRise)); a real squat ended 0.13 above its start)"),
+            Tunable(name: "take-off-watch", unit: "", isDuration: true, keyPath: \.takeOffWatch,
+                    help: "a rep is counted this long after standing up, once no take-off followed (default \(s(d.takeOffWatch)))"),
+            Tunable(name: "floor-rise", unit: "FRACTION", isDuration: false, keyPath: \.maximumFloorRise,
+                    help: "the lower ankle may rise this much during a rep before it is a jump (default \(f(d.maximumFloorRise)))"),
+            Tunable(name: "foot-travel", unit: "FRACTION", isDuration: false, keyPath: \.maximumFootTravel,
+                    help: "a planted ankle may move this much (a lunge step moves more) (default \(f(d.maximumFootTravel)))"),
+            Tunable(name: "foot-hold", unit: "", isDuration: true, keyPath: \.footHoldTime,
+                    help: "a foot or knee must stay away this long to count as moved; tracker glitches last up to 0.2s (default \(s(d.footHoldTime)))"),
+            Tunable(name: "knee-asymmetry", unit: "FRACTION", isDuration: false, keyPath: \.maximumKneeAsymmetry,
+                    help: "knee heights may differ this much more than standing (a lunge drops one) (default \(f(d.maximumKneeAsymmetry)))"),
+            Tunable(name: "torso-upright", unit: "FRACTION", isDuration: false, keyPath: \.minimumTorsoUprightness,
+                    help: "shoulders above the hips at the bottom, fraction of standing; less = bending over (default \(f(d.minimumTorsoUprightness)))"),
+            Tunable(name: "knee-extension", unit: "FRACTION", isDuration: false, keyPath: \.kneeExtension,
+                    help: "hip-to-knee height back to this fraction of standing to count as stood up (default \(f(d.kneeExtension)))"),
+            Tunable(name: "min-rep", unit: "", isDuration: true, keyPath: \.minimumRepDuration,
+                    help: "faster reps are bounces or jumps (default \(s(d.minimumRepDuration)))"),
+            Tunable(name: "max-bottom-hold", unit: "", isDuration: true, keyPath: \.maximumBottomHold,
+                    help: "hips still at the bottom for longer = sitting down (default \(s(d.maximumBottomHold)); the slowest real reps hold about 1.5s)"),
+            Tunable(name: "max-gap", unit: "", isDuration: true, keyPath: \.maximumGap,
+                    help: "a rep is never completed across a gap in the keypoints longer than this (default \(s(d.maximumGap)))"),
+            Tunable(name: "standing-window", unit: "", isDuration: true, keyPath: \.standingWindow,
+                    help: "how long standing must be still to learn the standing height (default \(s(d.standingWindow)))"),
+            Tunable(name: "stillness", unit: "FRACTION", isDuration: false, keyPath: \.stillnessTolerance,
+                    help: "still = hip-to-ankle height within this fraction of its mean (default \(f(d.stillnessTolerance)))"),
+            Tunable(name: "smoothing", unit: "", isDuration: true, keyPath: \.smoothingTimeConstant,
+                    help: "time constant of the depth smoothing (default \(s(d.smoothingTimeConstant)))"),
+            Tunable(name: "min-confidence", unit: "FRACTION", isDuration: false, keyPath: \.minimumConfidence,
+                    help: "joints below this confidence are not used (default \(f(d.minimumConfidence)))"),
+        ]
+    }
 
     static func run(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
         let path = try arguments.requirePositionals(1, names: "POSES.jsonl (or - for stdin)")[0]
@@ -63,40 +132,60 @@ enum SquatCommand: Subcommand {
         guard rest > 0 else { throw UsageError("--rest must be positive") }
         let json = arguments.has("json")
         let plotPath = arguments.value("plot")
-        let configuration = SquatCounterConfiguration(
+        var configuration = SquatCounterConfiguration(
             plan: SquatWorkoutPlan(repsPerSet: target, sets: sets, maximumRest: rest),
             recordsDepthTrace: plotPath != nil)
-        var counter = try SquatRepCounter(configuration: configuration)
+        for tunable in tunables {
+            let value = tunable.isDuration ? try arguments.seconds(tunable.name) : try arguments.double(tunable.name)
+            if let value { configuration[keyPath: tunable.keyPath] = value }
+        }
+        var counter: SquatRepCounter
+        do {
+            counter = try SquatRepCounter(configuration: configuration)
+        } catch {
+            throw UsageError(error.message)
+        }
         let displayName = path == "-" ? "stdin" : path
         var decoder = PoseLineDecoder()
 
-        if path == "-" {
-            // Live: decode and count each line as it arrives, print events at once.
-            try forEachLine(fd: 0) { line in
-                guard let frame = try decodeLine(&decoder, line, path: displayName) else { return }
-                for event in counter.process(frame) { report(event, json: json, io: io) }
-            }
-        } else {
-            // A file: read and check every line first, so bad input gives no partial output.
-            let bytes = try readWholeFile(path)
-            var frames: [PoseFrame] = []
-            var start = 0
-            while start < bytes.count {
-                let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
-                if let frame = try decodeLine(&decoder, bytes[start..<end], path: path) {
-                    frames.append(frame)
+        // A file is read exactly as stdin (one fixed buffer, lines capped): memory stays bounded
+        // whatever its length. Reading stdin, events are printed as they happen; for a file they
+        // wait until every line has been read and checked, so bad input gives no partial output.
+        let live = path == "-"
+        let fd = live ? 0 : try PoseLineReader.openInput(path)
+        defer { if !live { close(fd) } }
+        var waiting: [SquatEvent] = []
+        var liveReps = 0  // rep events printed (or waiting to be)
+        var frameCount = 0
+        try PoseLineReader.forEachLine(fd: fd, name: displayName) { line in
+            guard let frame = try decodeLine(&decoder, line, path: displayName) else { return }
+            frameCount += 1
+            let events = counter.process(frame)
+            if live {
+                for event in events {
+                    if case .rep = event { liveReps += 1 }
+                    report(event, json: json, io: io)
                 }
-                start = end + 1
+            } else if !json {
+                waiting += events
             }
-            guard !frames.isEmpty else {
+        }
+        if !live {
+            guard frameCount > 0 else {
                 throw ProofkitError(.decodeFailed, "no pose frames in the file", path: path)
             }
-            for frame in frames {
-                for event in counter.process(frame) where !json { report(event, json: false, io: io) }
+            for event in waiting {
+                if case .rep = event { liveReps += 1 }
+                report(event, json: false, io: io)
             }
         }
 
         let result = counter.finish()
+        // A rep the stream ended on (still in its take-off watch, or stood up in the last frames)
+        // is decided by finish(): print it like the others.
+        if live || !json {
+            for rep in result.reps.dropFirst(liveReps) { report(.rep(rep), json: json, io: io) }
+        }
         if let plotPath { try writeFileAtomically(plot(result, title: displayName, configuration), to: plotPath) }
         if json {
             var object = resultJSON(result, file: displayName)
@@ -110,7 +199,7 @@ enum SquatCommand: Subcommand {
     }
 
     static func decodeLine(
-        _ decoder: inout PoseLineDecoder, _ line: ArraySlice<UInt8>, path: String
+        _ decoder: inout PoseLineDecoder, _ line: UnsafeBufferPointer<UInt8>, path: String
     ) throws(ProofkitError) -> PoseFrame? {
         do {
             return try decoder.decode(line)
@@ -177,7 +266,9 @@ enum SquatCommand: Subcommand {
     static func checksJSON(_ checks: SquatChecks) -> [String: JSONValue] {
         ["footTravel": .rounded(checks.footTravel, places: 3), "floorRise": .rounded(checks.floorRise, places: 3),
          "kneeAsymmetry": .rounded(checks.kneeAsymmetry, places: 3),
-         "torsoUprightness": checks.torsoUprightness.isFinite ? .rounded(checks.torsoUprightness, places: 3) : .null]
+         "torsoUprightness": checks.torsoUprightness.isFinite ? .rounded(checks.torsoUprightness, places: 3) : .null,
+         "kneeBend": checks.kneeBend.isFinite ? .rounded(checks.kneeBend, places: 1) : .null,
+         "hipRise": .rounded(checks.hipRise, places: 3)]
     }
 
     static func rejectionJSON(_ rejection: SquatRejection) -> [String: JSONValue] {
