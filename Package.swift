@@ -21,13 +21,14 @@ let package = Package(
         .executable(name: "proofkit-bench", targets: ["ProofkitBench"]),
     ],
     targets: [
-        // MARK: C modules. libsndfile, libasound, libturbojpeg and libpng are compiled against their
+        // MARK: C modules. libsndfile, libasound, libturbojpeg, libpng and libsqlite3 are compiled against their
         // Debian -dev headers but not linked: each module loads its library on first use (dlopen,
         // through CProofkitShims' proofkit_library), so a command maps only what it uses.
         .target(name: "CSndFile", dependencies: ["CProofkitShims"], path: "CSupport/CSndFile"),
         .target(name: "CALSA", dependencies: ["CProofkitShims"], path: "CSupport/CALSA"),
         .target(name: "CTurboJPEG", dependencies: ["CProofkitShims"], path: "CSupport/CTurboJPEG"),
         .target(name: "CPNG", dependencies: ["CProofkitShims"], path: "CSupport/CPNG"),
+        .target(name: "CSQLite", dependencies: ["CProofkitShims"], path: "CSupport/CSQLite"),
         .target(
             name: "COnnxRuntime", path: "CSupport/COnnxRuntime",
             linkerSettings: [.linkedLibrary("dl")]),
@@ -47,13 +48,14 @@ let package = Package(
         .target(name: "AudioIO", dependencies: ["ProofkitCore", "CSndFile", "CALSA", "CProofkitShims"]),
         .target(name: "ImageIO", dependencies: ["ProofkitCore", "CTurboJPEG", "CPNG", "CProofkitShims"]),
         .target(name: "Inference", dependencies: ["ProofkitCore", "COnnxRuntime", "CProofkitShims"]),
+        .target(name: "Storage", dependencies: ["ProofkitCore", "CSQLite", "CProofkitShims"]),
 
         // MARK: Facade, CLI and executables.
         .target(
             name: "Proofkit",
             dependencies: [
                 "ProofkitCore", "VoiceGate", "DuaMatching", "ImageProof", "SquatCounting",
-                "PrayerPlanning", "AudioIO", "ImageIO", "Inference", "CProofkitShims",
+                "PrayerPlanning", "AudioIO", "ImageIO", "Inference", "Storage", "CProofkitShims",
             ]),
         .target(name: "ProofkitCLI", dependencies: ["Proofkit"]),
         .executableTarget(name: "ProofkitTool", dependencies: ["ProofkitCLI"]),
@@ -74,6 +76,7 @@ let package = Package(
         .testTarget(name: "AudioIOTests", dependencies: ["AudioIO", "TestSupport"]),
         .testTarget(name: "ImageIOTests", dependencies: ["ImageIO", "TestSupport"]),
         .testTarget(name: "InferenceTests", dependencies: ["Inference", "TestSupport"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"]),
         .testTarget(name: "ProofkitTests", dependencies: ["Proofkit", "TestSupport"]),
         .testTarget(name: "ProofkitCLITests", dependencies: ["ProofkitCLI", "TestSupport"]),
     ],
@@ -82,7 +85,7 @@ let package = Package(
 
 // Standard settings for every Swift target (after swift-nio's closing loop).
 for target in package.targets where target.type != .system && target.type != .binary {
-    guard !["COnnxRuntime", "CProofkitShims", "CSndFile", "CALSA", "CTurboJPEG", "CPNG"].contains(target.name)
+    guard !["COnnxRuntime", "CProofkitShims", "CSndFile", "CALSA", "CTurboJPEG", "CPNG", "CSQLite"].contains(target.name)
     else { continue }
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("InternalImportsByDefault"))

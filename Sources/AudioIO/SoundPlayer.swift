@@ -18,8 +18,8 @@ public import ProofkitCore
 ///
 /// Ownership: the unique owner of the open device; dropping it closes the device.
 public struct SoundPlayer: ~Copyable, Sendable {
-    private var handle: PCMHandle?
-    private let configuration: ALSAConfiguration?
+    var handle: PCMHandle?  // internal: SoundPlayer+Ring.swift takes it too
+    let configuration: ALSAConfiguration?
     /// The device name as given.
     public let device: String
 

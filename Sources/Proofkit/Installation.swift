@@ -1,5 +1,6 @@
 import AudioIO
 import ImageIO
+import Storage
 import Inference
 public import ProofkitCore
 #if canImport(FoundationEssentials)
@@ -56,7 +57,7 @@ public struct InstallationReport: Sendable {
         modelFolders = store.folders
         modelFoldersFromEnvironment = store.isFromEnvironment
         models = Self.checkModels(in: store.folders)
-        libraries = AudioLibraries.probe() + ImageLibraries.probe()
+        libraries = AudioLibraries.probe() + ImageLibraries.probe() + StorageLibraries.probe()
         audioDevices = Result { () throws(ProofkitError) in
             let configuration = try ALSAConfiguration.fromEnvironment(environment)
             return try AudioDevice.all(configuration: configuration).map(\.name)

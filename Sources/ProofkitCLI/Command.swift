@@ -34,6 +34,7 @@ var allCommands: [any Subcommand.Type] {[
     SquatCommand.self,
     TimesCommand.self,
     PlanCommand.self,
+    AlarmCommand.self,
     BenchCommand.self,
     DoctorCommand.self,
 ]}

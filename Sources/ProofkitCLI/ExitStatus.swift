@@ -11,8 +11,10 @@ public import ProofkitCore
 /// | 65 | Input data invalid: undecodable, unsupported format, not an image (`EX_DATAERR`). |
 /// | 66 | Input not found: missing file, folder given for a file, unknown name (`EX_NOINPUT`). |
 /// | 69 | Unavailable: audio device, ONNX Runtime, or a C library loaded on first use (`EX_UNAVAILABLE`). |
+/// | 73 | Alarm store not writable: read-only disk or folder (`EX_CANTCREAT`). |
 /// | 74 | I/O error: cannot read an input or write the output, full disk (`EX_IOERR`). |
-/// | 75 | Try again: another process holds the state file's lock (`EX_TEMPFAIL`). |
+/// | 75 | Try again: another process holds the lock (a plan's state file, or another alarm service runs on the store) (`EX_TEMPFAIL`). |
+/// | 76 | Alarm store corrupt: not a database or damaged; left as it is. |
 /// | 78 | Model invalid: checksum mismatch or wrong shape (`EX_CONFIG`). |
 public struct ExitStatus: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public var rawValue: Int32
@@ -25,8 +27,12 @@ public struct ExitStatus: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let dataError = ExitStatus(rawValue: 65)
     public static let noInput = ExitStatus(rawValue: 66)
     public static let unavailable = ExitStatus(rawValue: 69)
+    public static let storeReadOnly = ExitStatus(rawValue: 73)
     public static let ioError = ExitStatus(rawValue: 74)
     public static let tryAgain = ExitStatus(rawValue: 75)
+    /// Another alarm service already runs on the store: the same code as any held lock (75).
+    public static let serviceRunning = tryAgain
+    public static let storeCorrupt = ExitStatus(rawValue: 76)
     public static let modelInvalid = ExitStatus(rawValue: 78)
 
     /// The one mapping from error codes to exit statuses.
@@ -55,8 +61,11 @@ public struct ExitStatus: RawRepresentable, Hashable, Sendable, CustomStringConv
           65  input data invalid (undecodable, unsupported format)
           66  input not found (missing file, folder, unknown name)
           69  unavailable (audio device, ONNX Runtime or C library)
+          73  alarm store not writable (read-only disk or folder)
           74  I/O error (cannot read an input or write the output, disk full)
-          75  try again (another process holds the state file's lock)
+          75  try again (another process holds the lock: a plan's state file, or an alarm
+              service already running on the store)
+          76  alarm store corrupt (left as it is)
           78  model invalid (checksum mismatch, wrong shape)
         """
 }

@@ -238,7 +238,7 @@ struct InstallEndToEndTests {
         #expect(deb.hasSuffix(".deb") && FileManager.default.fileExists(atPath: deb))
         let fields = try runProcess("/usr/bin/dpkg-deb", ["--field", deb])
         #expect(fields.stdout.contains("Package: proofkit"))
-        for library in ["libsndfile1", "libasound2", "libturbojpeg0", "libpng16-16"] {
+        for library in ["libsndfile1", "libasound2", "libturbojpeg0", "libpng16-16", "libsqlite3-0"] {
             #expect(fields.stdout.contains(library), "Depends lacks \(library): \(fields.stdout)")
         }
         let contents = try runProcess("/usr/bin/dpkg-deb", ["--contents", deb])
@@ -262,7 +262,7 @@ struct DoctorTests {
         let report = try #require(try JSONSerialization.jsonObject(with: healthy.stdoutData) as? [String: Any])
         #expect(report["healthy"] as? Bool == true)
         let libraries = try #require(report["libraries"] as? [[String: Any]])
-        #expect(libraries.map { $0["soname"] as? String } == ["libsndfile.so.1", "libasound.so.2", "libturbojpeg.so.0", "libpng16.so.16"])
+        #expect(libraries.map { $0["soname"] as? String } == ["libsndfile.so.1", "libasound.so.2", "libturbojpeg.so.0", "libpng16.so.16", "libsqlite3.so.0"])
         let models = try #require(report["models"] as? [[String: Any]])
         #expect(models.contains { $0["name"] as? String == "efficientnet_lite0_int8.onnx" && $0["status"] as? String == "verified" })
 

@@ -7,9 +7,9 @@ import TestSupport
 @Suite("proofkit loads its C libraries on first use, end to end",
        .enabled(if: TestEnvironment.hasProofkitBinary, "run swift build first"))
 struct LazyLibrariesEndToEndTests {
-    static let libraries = ["libasound.so.2", "libsndfile.so.1", "libturbojpeg.so.0", "libpng16.so.16"]
+    static let libraries = ["libasound.so.2", "libsndfile.so.1", "libturbojpeg.so.0", "libpng16.so.16", "libsqlite3.so.0"]
 
-    @Test("the binary needs none of libasound, libsndfile, libturbojpeg, libpng (readelf -d)",
+    @Test("the binary needs none of libasound, libsndfile, libturbojpeg, libpng, libsqlite3 (readelf -d)",
           .enabled(if: TestEnvironment.hasTool("readelf"), "readelf (binutils) is not installed"))
     func noDynamicDependency() throws {
         // The debug binary that this build made (a release binary in .build may be older than
@@ -49,5 +49,10 @@ struct LazyLibrariesEndToEndTests {
             ["trim", TestEnvironment.fixture("speech_en_ljspeech_16k.wav"), "-o", folder + "/out.caf"], in: folder)
         #expect(trimmed == ["libsndfile.so.1"])
         #expect(try librariesMapped(["voice", "--list-devices"], in: folder) == ["libasound.so.2"])
+        // alarm: install writes no store; status reads the SQLite store alone (a folder each, as
+        // the trace files are named after the first argument).
+        for sub in ["install", "status"] { try FileManager.default.createDirectory(atPath: folder + "/" + sub, withIntermediateDirectories: true) }
+        #expect(try librariesMapped(["alarm", "install", "--print", "--store", folder + "/store"], in: folder + "/install").isEmpty)
+        #expect(try librariesMapped(["alarm", "status", "--store", folder + "/store"], in: folder + "/status") == ["libsqlite3.so.0"])
     }
 }

@@ -135,4 +135,28 @@ int proofkit_set_parent_death_signal(int signal);
 /// Why C: the handler must be async-signal-safe (a `sig_atomic_t`, `kill`, `raise`).
 void proofkit_forward_termination_signals(int child);
 
+// MARK: Linux timers and socket credentials (the alarm service)
+
+/// A timerfd on CLOCK_REALTIME (close-on-exec, non-blocking), or -errno.
+///
+/// Why C: glibc's <sys/timerfd.h> and <sys/eventfd.h> are not in Swift's Glibc module.
+int proofkit_alarm_timer_create(void);
+
+/// Arms `fd` to fire once at the absolute wall-clock instant `seconds`.`nanoseconds` since
+/// 1970, with TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, so that a read fails with ECANCELED
+/// when someone sets the clock (a jump, NTP step, resume). Returns 0 or -errno.
+int proofkit_alarm_timer_set(int fd, int64_t seconds, int64_t nanoseconds);
+
+/// Reads the timer: 1 when it fired, 0 when not, -ECANCELED when the clock was set, else -errno.
+int proofkit_alarm_timer_read(int fd);
+
+/// An eventfd (close-on-exec, non-blocking), or -errno: a wake-up another thread can write.
+int proofkit_event_create(void);
+
+/// The uid and pid of the process at the other end of a connected Unix socket (SO_PEERCRED).
+/// Returns 0 or -errno.
+///
+/// Why C: `struct ucred` is declared only under `_GNU_SOURCE`, which Swift's Glibc does not define.
+int proofkit_peer_uid(int fd, uint32_t *uid, int32_t *pid);
+
 #endif

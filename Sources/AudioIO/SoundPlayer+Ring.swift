@@ -1,0 +1,122 @@
+public import ProofkitCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// How a ring ended (``SoundPlayer/ring(_:seconds:rampSeconds:startGain:shouldStop:started:)``).
+public struct RingReport: Sendable, Hashable {
+    /// Frames written to the device.
+    public var frames: Int
+    /// Seconds of sound written (frames / rate).
+    public var seconds: Double
+    /// Whether `shouldStop` ended it before its time.
+    public var wasStopped: Bool
+    /// Underruns recovered from.
+    public var underruns: Int
+}
+
+extension SoundPlayer {
+    /// Rings `clip` for an alarm: looped for `seconds`, with a volume ramp from `startGain` to
+    /// full over `rampSeconds`, paced by the clock: at most a quarter of a second is written ahead
+    /// of real time, so a device that takes samples as fast as they come (ALSA's `null`, or the
+    /// `file` plugin over it) still receives them in real time, and a stop is heard at once.
+    /// Blocks the calling thread: call it from a thread of its own.
+    /// - Parameters:
+    ///   - clip: the sound (any rate and channels).
+    ///   - seconds: how long the ring lasts, > 0 (60 for an alarm).
+    ///   - rampSeconds: the ramp's length [3].
+    ///   - startGain: the gain the ramp starts from, 0...1 [0.3].
+    ///   - shouldStop: polled between writes (every period, about 20-50 ms); `true` ends the ring at
+    ///     once (queued frames are dropped).
+    ///   - started: called once, right after the first frames were written.
+    /// - Returns: what was played.
+    /// - Throws: `.deviceUnavailable` when the device refuses the format or goes away; `.io` for
+    ///   other write failures.
+    /// Calls `snd_pcm_set_params`, `snd_pcm_writei`, `snd_pcm_recover`, `snd_pcm_drop`, `snd_pcm_drain`.
+    public mutating func ring(_ clip: AudioClip, seconds: Double, rampSeconds: Double = 3, startGain: Float = 0.3,
+                              shouldStop: () -> Bool, started: () -> Void = {}) throws(ProofkitError) -> RingReport
+    {
+        precondition(clip.frameCount > 0 && seconds > 0, "a ring needs a sound and a length")
+        if handle == nil { handle = try openPCM(device: device, direction: .playback, configuration: configuration) }
+        guard let pcm = handle.take() else { preconditionFailure("unreachable") }
+        let channels = clip.channels
+        let negotiated = try pcm.configure(channels: channels, sampleRate: clip.sampleRate, latencyMicroseconds: 100_000,
+                                           device: device, direction: .playback)
+        let rate = clip.sampleRate
+        let block = max(64, min(negotiated.periodFrames > 0 ? negotiated.periodFrames : rate / 50, rate / 20))
+        let total = Int((seconds * Double(rate)).rounded())
+        let rampFrames = max(1, Int(rampSeconds * Double(rate)))
+        var buffer = [Int16](repeating: 0, count: block * channels)
+        var written = 0
+        var source = 0  // frame position in the clip
+        var underruns = 0
+        var stopped = false
+        var start: timespec? = nil
+        let lead = 0.25
+        while written < total {
+            if shouldStop() { stopped = true; break }
+            let count = min(block, total - written)
+            for frame in 0..<count {
+                let position = written + frame
+                let gain = position >= rampFrames
+                    ? Float(1) : startGain + (1 - startGain) * Float(position) / Float(rampFrames)
+                for channel in 0..<channels {
+                    let value = clip.samples[source * channels + channel] * gain
+                    let clipped = max(-1, min(1, value.isNaN ? 0 : value))
+                    buffer[frame * channels + channel] = Int16((clipped * 32767).rounded())
+                }
+                source += 1
+                if source == clip.frameCount { source = 0 }
+            }
+            var offset = 0
+            while offset < count {
+                let result = pcm.write(buffer, frameOffset: offset, frames: count - offset, channels: channels)
+                if result > 0 {
+                    offset += result
+                } else if result == -Int(EPIPE) || result == -Int(ESTRPIPE) || result == -Int(EINTR) {
+                    if result != -Int(EINTR) { underruns += 1 }
+                    let recovered = pcm.recover(result)
+                    if recovered < 0 {
+                        throw alsaError(Int32(recovered), "snd_pcm_recover", device: device, direction: .playback)
+                    }
+                } else if result == 0 || result == -Int(EAGAIN) {
+                    continue
+                } else {
+                    throw alsaError(Int32(result), "snd_pcm_writei", device: device, direction: .playback)
+                }
+            }
+            if start == nil {
+                var now = timespec()
+                clock_gettime(CLOCK_MONOTONIC, &now)
+                start = now
+                started()
+            }
+            written += count
+            // Pace by the clock: never more than `lead` seconds ahead of real time.
+            if let start {
+                var now = timespec()
+                clock_gettime(CLOCK_MONOTONIC, &now)
+                let elapsed = Double(now.tv_sec - start.tv_sec) + Double(now.tv_nsec - start.tv_nsec) / 1e9
+                let ahead = Double(written) / Double(rate) - elapsed - lead
+                if ahead > 0 {
+                    var request = timespec(tv_sec: Int(ahead), tv_nsec: Int((ahead - Double(Int(ahead))) * 1e9))
+                    var remaining = timespec()
+                    while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+                }
+            }
+        }
+        if stopped {
+            pcm.drop()
+        } else {
+            let drained = pcm.drain()
+            if drained < 0 && drained != -Int(EPIPE) {
+                throw alsaError(Int32(drained), "snd_pcm_drain", device: device, direction: .playback)
+            }
+        }
+        let closed = pcm.close()
+        guard closed >= 0 else { throw alsaError(closed, "snd_pcm_close", device: device, direction: .playback) }
+        return RingReport(frames: written, seconds: Double(written) / Double(rate), wasStopped: stopped,
+                          underruns: underruns)
+    }
+}

@@ -1,0 +1,352 @@
+import ProofkitCore
+public import AudioIO
+import PrayerPlanning
+internal import CProofkitShims
+import Synchronization
+import Storage
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Settings of ``AlarmService``.
+public struct AlarmServiceOptions: Sendable {
+    /// The ALSA playback device ["default"].
+    public var device = "default"
+    /// ALSA configuration to use instead of the machine's (`PROOFKIT_ALSA_CONFIG`).
+    public var alsaConfiguration: ALSAConfiguration?
+    /// How long one ring lasts, in seconds [60].
+    public var ringSeconds = 60.0
+    /// The process environment (TZ, for the device's zone).
+    public var environment: [String: String] = [:]
+    /// Where event lines go (one line each, no newline) [stderr].
+    public var log: @Sendable (String) -> Void = { line in
+        let text = line + "\n"
+        _ = text.withCString { write(2, $0, strlen($0)) }
+    }
+
+    public init() {}
+}
+
+/// The alarm service (`proofkit alarm run`): holds the store's lock, listens on its control
+/// socket, wakes at each fire time (a CLOCK_REALTIME timerfd with TFD_TIMER_CANCEL_ON_SET, so a
+/// clock jump or resume wakes it too), rings through ALSA on a thread of its own, and re-plans
+/// the prayer chains after midnight, a zone change (inotify on /etc/localtime), a clock change or
+/// new settings. Timing decisions come from the pure ``AlarmRingScheduler``.
+public final class AlarmService {
+    let store: AlarmStore
+    let options: AlarmServiceOptions
+    let lockFD: Int32
+    let listenFD: Int32
+    let timerFD: Int32
+    let eventFD: Int32
+    let inotifyFD: Int32
+    /// Live proofs holding a chain: connection → chain.
+    var holds: [Int32: String] = [:]
+    var current: Ringing?
+    /// A ring that should start once the current one has stopped.
+    var clockWasSet = false
+
+    final class Ringing: @unchecked Sendable {
+        let ring: BookedRing
+        let stopRequested = Mutex(false)
+        let finished = Mutex<(RingReport?, String?)?>(nil)
+        init(ring: BookedRing) { self.ring = ring }
+    }
+
+    /// Takes the store's lock and opens the socket, the timer and the watches.
+    /// - Throws: ``AlarmFailure`` `.serviceRunning` when another service holds the store.
+    public init(store: AlarmStore, options: AlarmServiceOptions) throws {
+        self.store = store
+        self.options = options
+        let lockFD = open(store.lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        self.lockFD = lockFD
+        guard lockFD >= 0 else {
+            throw AlarmFailure(.readOnlyStore, "\(store.lockPath): cannot open the service lock (\(String(cString: strerror(errno))))")
+        }
+        if flock(lockFD, LOCK_EX | LOCK_NB) != 0 {
+            var buffer = [UInt8](repeating: 0, count: 32)
+            let n = pread(lockFD, &buffer, 31, 0)
+            let pid = n > 0 ? String(decoding: buffer[0..<n], as: UTF8.self).filter { !$0.isWhitespace } : "?"
+            close(lockFD)
+            throw AlarmFailure(.serviceRunning, "another alarm service (pid \(pid)) is already running on \(store.folder)")
+        }
+        let pidText = "\(getpid())\n"
+        _ = ftruncate(lockFD, 0)
+        _ = pidText.withCString { pwrite(lockFD, $0, strlen($0), 0) }
+
+        unlink(store.socketPath)
+        let listenFD = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        self.listenFD = listenFD
+        var address = AlarmControl.unixAddress(store.socketPath)
+        let previousMask = umask(0o177)  // the socket is created 0600
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listenFD, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        umask(previousMask)
+        guard listenFD >= 0, bound == 0, chmod(store.socketPath, 0o600) == 0, listen(listenFD, 16) == 0 else {
+            throw AlarmFailure(.readOnlyStore, "\(store.socketPath): cannot create the control socket (\(String(cString: strerror(errno))))")
+        }
+        timerFD = proofkit_alarm_timer_create()
+        eventFD = proofkit_event_create()
+        guard timerFD >= 0, eventFD >= 0 else {
+            throw ProofkitError(.internal, "cannot create the service's timer (timerfd/eventfd)")
+        }
+        inotifyFD = inotify_init1(Int32(IN_CLOEXEC) | Int32(IN_NONBLOCK))
+        if inotifyFD >= 0 {
+            _ = inotify_add_watch(inotifyFD, "/etc", UInt32(IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE))
+        }
+    }
+
+    func log(_ event: String, _ chain: String = "-", _ detail: String = "") {
+        AlarmService.log(options.log, event, chain, detail)
+    }
+
+    static func log(_ sink: @Sendable (String) -> Void, _ event: String, _ chain: String, _ detail: String) {
+        let now = Date()
+        let millis = Int((now.timeIntervalSince1970 * 1000).truncatingRemainder(dividingBy: 1000))
+        let stamp = iso8601(now, in: TimeZone(identifier: "UTC")!).prefix(19) + "." + String(1000 + millis).dropFirst() + "Z"
+        sink("\(stamp) \(event) \(chain)\(detail.isEmpty ? "" : " " + detail)")
+    }
+
+    /// Runs until the process is killed (systemd stops it with SIGTERM; the store is always
+    /// consistent, so nothing needs saving).
+    public func run() throws -> Never {
+        // systemd stops the service with SIGTERM: make sure it is neither blocked nor ignored
+        // (a parent may have passed either on), so that the default action ends the process.
+        var stopping = sigset_t()
+        sigemptyset(&stopping)
+        for number in [SIGTERM, SIGINT, SIGHUP] {
+            signal(number, SIG_DFL)
+            sigaddset(&stopping, number)
+        }
+        pthread_sigmask(SIG_UNBLOCK, &stopping, nil)
+        log("start", "-", "store=\(store.folder) pid=\(getpid()) device=\(options.device) ring_seconds=\(options.ringSeconds)")
+        try store.write {
+            for ring in try store.rings(where: "state = 'ringing'") {
+                try store.setRingState(ring.ring.id, "rang")
+                log("ring-interrupted", ring.ring.chain, ring.ring.id)
+            }
+        }
+        try tick()
+        while true {
+            var fds = [pollfd(fd: timerFD, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: eventFD, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: inotifyFD, events: Int16(POLLIN), revents: 0)]
+            let holdFDs = holds.keys.sorted()
+            for fd in holdFDs { fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
+            let ready = poll(&fds, nfds_t(fds.count), -1)
+            if ready < 0 { if errno == EINTR { continue }; throw ProofkitError(.internal, "poll failed: \(String(cString: strerror(errno)))") }
+            var due = false
+            if fds[0].revents != 0 {
+                let status = proofkit_alarm_timer_read(timerFD)
+                if status == -ECANCELED { clockWasSet = true; log("clock-set") }
+                due = true
+            }
+            if fds[2].revents != 0 {
+                var counter: UInt64 = 0
+                _ = read(eventFD, &counter, 8)
+                try finishRing()
+                due = true
+            }
+            if fds[3].revents != 0 {
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                let n = read(inotifyFD, &buffer, buffer.count)
+                if n > 0, String(decoding: buffer[0..<n], as: UTF8.self).contains("localtime") || String(decoding: buffer[0..<n], as: UTF8.self).contains("timezone") {
+                    log("zone-file-changed")
+                    due = true
+                }
+            }
+            for (index, fd) in holdFDs.enumerated() where fds[4 + index].revents != 0 {
+                var byte: UInt8 = 0
+                if read(fd, &byte, 1) <= 0 {
+                    let chain = holds.removeValue(forKey: fd) ?? "-"
+                    close(fd)
+                    log("hold-end", chain)
+                    due = true
+                }
+            }
+            if fds[1].revents != 0 { due = try accept() || due }
+            if due { try tick() }
+        }
+    }
+
+    /// Handles one control connection. Returns whether a tick is due.
+    func accept() throws -> Bool {
+        let fd = Glibc.accept(listenFD, nil, nil)
+        guard fd >= 0 else { return false }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        guard AlarmControl.peerAllowed(fd) else {
+            log("control-refused", "-", "peer of another user")
+            close(fd)
+            return false
+        }
+        var timeout = timeval(tv_sec: 2, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let request = AlarmControl.readLine(fd) ?? ""
+        let words = request.split(separator: " ").map(String.init)
+        var reply = "error unknown request '\(request)'"
+        var keepOpen = false
+        var due = false
+        switch words.first ?? "" {
+        case "ping":
+            reply = "ok pid \(getpid())"
+        case "reload":
+            reply = "ok"
+            due = true
+        case "stop":
+            if let current {
+                current.stopRequested.withLock { $0 = true }
+                try store.write { try store.record(chain: current.ring.chain, kind: "stopped", at: Date(), detail: current.ring.id) }
+                log("stop", current.ring.chain, current.ring.id)
+                reply = "ok stopped \(current.ring.chain) \(current.ring.id)"
+                // The ring thread notices within one period (20-50 ms): reply once it is quiet,
+                // so that the store says so when the command returns.
+                for _ in 0..<100 where current.finished.withLock({ $0 }) == nil { usleep(10_000) }
+                try finishRing()
+            } else {
+                reply = "ok nothing ringing"
+            }
+        case "hold" where words.count == 2:
+            holds[fd] = words[1]
+            keepOpen = true
+            log("hold", words[1])
+            if let current, current.ring.chain == words[1] {
+                current.stopRequested.withLock { $0 = true }
+                log("stop", current.ring.chain, "\(current.ring.id) (live proof)")
+            }
+            reply = "ok held \(words[1])"
+        default:
+            break
+        }
+        try? AlarmControl.writeLine(fd, reply)
+        if !keepOpen { close(fd) }
+        return due
+    }
+
+    /// Re-plans when due, marks missed rings, starts due rings, and arms the timer.
+    func tick() throws {
+        let now = Date()
+        let zone = currentDeviceZone(environment: options.environment)
+        if let planner = try store.prayerPlanner(deviceZone: zone),
+            let reason = AlarmRingScheduler.replanReason(last: try store.prayerStamp(), now: now, zone: zone,
+                                                         fingerprint: planner.fingerprint, clockWasSet: clockWasSet)
+        {
+            let report = try store.replanPrayers(now: now, deviceZone: zone)
+            log("replan", "-", "reason=\(reason.rawValue) booked=\(report?.booked.count ?? 0) cancelled=\(report?.cancelled.count ?? 0) failed=\(report?.failed.count ?? 0)")
+            for failure in report?.failed ?? [] { log("booking-failed", failure.operation.id.rawValue, failure.reason) }
+        }
+        clockWasSet = false
+
+        // A ringing chain that ended (proof, escape) stops at once.
+        if let current, let chain = try store.chain(id: current.ring.chain), chain.state != "active" {
+            current.stopRequested.withLock { $0 = true }
+        }
+        let chains = Dictionary(try store.chains(where: "state = 'active'").map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        let scheduled = try store.rings(where: "state = 'scheduled'")
+        var held: [String: Date] = [:]
+        for chain in holds.values { held[chain] = Date.distantFuture }
+        let decision = AlarmRingScheduler.decide(
+            now: now, rings: scheduled.map(\.ring), windowEnds: chains.mapValues(\.windowEnd), heldUntil: held)
+        try store.write {
+            for ring in decision.missed {
+                try store.setRingState(ring.id, "missed")
+                try store.record(chain: ring.chain, kind: "missed", at: now, detail: ring.id)
+                log("missed", ring.chain, "\(ring.id) fire=\(iso8601(ring.fireDate, in: zone))")
+            }
+            for ring in decision.merged {
+                try store.setRingState(ring.id, "merged", at: now)
+                log("merged", ring.chain, ring.id)
+            }
+        }
+        var pending = false
+        for ring in decision.ring {
+            if let current {
+                if current.ring.chain == ring.chain && current.stopRequested.withLock({ !$0 }) {
+                    try store.write { try store.setRingState(ring.id, "merged", at: now) }
+                    log("merged", ring.chain, "\(ring.id) (chain already ringing)")
+                } else {
+                    current.stopRequested.withLock { $0 = true }  // the newer chain rings next
+                    pending = true
+                }
+                continue
+            }
+            try start(ring, chain: chains[ring.chain], now: now)
+        }
+        // Arm the timer: the next ring or hold end, or midnight for the prayer re-plan, at least daily.
+        var wake = decision.nextWake ?? now.addingTimeInterval(86_400)
+        wake = min(wake, AlarmRingScheduler.nextMidnight(after: now, in: zone).addingTimeInterval(1))
+        if pending { wake = min(wake, now.addingTimeInterval(0.05)) }
+        wake = max(wake, now.addingTimeInterval(0.001))
+        let seconds = wake.timeIntervalSince1970
+        _ = proofkit_alarm_timer_set(timerFD, Int64(seconds.rounded(.down)),
+                                     Int64((seconds - seconds.rounded(.down)) * 1e9))
+    }
+
+    /// Starts ringing `ring` on a thread of its own.
+    func start(_ ring: BookedRing, chain: StoredChain?, now: Date) throws {
+        guard let chain else { return }
+        let original = try store.rings(where: "id = ?", [.text(ring.id)]).first?.sound ?? chain.sound
+        // The chosen sound, or (when it broke since booking) the last good copy; never a beep.
+        var clip: AudioClip? = nil
+        var source = original
+        for (index, path) in [original, chain.keptSound].compactMap({ $0 }).enumerated() {
+            do {
+                let report = try AlarmSound.check(path: path)
+                if case .rejected(let reason) = report.verdict { throw ProofkitError(.decodeFailed, reason.detail, path: path) }
+                var reader = try AudioFileReader(path: path)
+                clip = try reader.readClip(maxFrames: reader.format.sampleRate * 30)
+                reader.close()
+                source = path
+                break
+            } catch {
+                log(index == 0 ? "sound-broken" : "sound-unplayable", chain.id, "\(error)")
+            }
+        }
+        try store.write { try store.setRingState(ring.id, clip == nil ? "failed" : "ringing", at: now) }
+        guard let clip else { return }
+        let ringing = Ringing(ring: ring)
+        current = ringing
+        let options = self.options
+        let eventFD = self.eventFD
+        let lateness = Int((now.timeIntervalSince(ring.fireDate) * 1000).rounded())
+        log("ring-due", chain.id, "\(ring.id) decided_late_ms=\(lateness) sound=\(source)")
+        let sink = options.log
+        let log: @Sendable (String, String, String) -> Void = { event, chain, detail in AlarmService.log(sink, event, chain, detail) }
+        runOnDedicatedThread {
+            var result: (RingReport?, String?) = (nil, nil)
+            do throws(ProofkitError) {
+                var player = try SoundPlayer(device: options.device, configuration: options.alsaConfiguration)
+                let report = try player.ring(
+                    clip, seconds: options.ringSeconds, shouldStop: { ringing.stopRequested.withLock { $0 } },
+                    started: {
+                        let late = Int((Date().timeIntervalSince(ring.fireDate) * 1000).rounded())
+                        log("ring", ring.chain, "\(ring.id) late_ms=\(late)")
+                    })
+                result = (report, nil)
+            } catch {
+                result = (nil, error.description)
+            }
+            ringing.finished.withLock { $0 = result }
+            var one: UInt64 = 1
+            _ = write(eventFD, &one, 8)
+        }
+    }
+
+    /// Records the end of the ring that finished.
+    func finishRing() throws {
+        guard let ringing = current, let result = ringing.finished.withLock({ $0 }) else { return }
+        current = nil
+        try store.write { try store.setRingState(ringing.ring.id, "rang") }
+        if let report = result.0 {
+            log("ring-end", ringing.ring.chain, "\(ringing.ring.id) seconds=\(decimalText(report.seconds, places: 1))\(report.wasStopped ? " stopped" : "")")
+        } else {
+            log("ring-failed", ringing.ring.chain, "\(ringing.ring.id) \(result.1 ?? "")")
+        }
+    }
+}

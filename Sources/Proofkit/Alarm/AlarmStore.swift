@@ -1,0 +1,479 @@
+import ProofkitCore
+public import PrayerPlanning
+import Storage
+import AudioIO
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Why an alarm store or service cannot do what was asked. Each kind has its own exit status in
+/// the CLI (`proofkit help exit-codes`).
+public struct AlarmFailure: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Hashable {
+        /// The store's database is not a database or is damaged (exit 76).
+        case corruptStore
+        /// The store's folder or file cannot be written (read-only disk, permissions) (exit 73).
+        case readOnlyStore
+        /// Another service holds this store (exit 75).
+        case serviceRunning
+        /// The command needs the service and none is running on the store (exit 69).
+        case noService
+        /// No chain or ring has this id (exit 66).
+        case unknownID
+    }
+    public var kind: Kind
+    /// One line.
+    public var message: String
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+    public var description: String { message }
+}
+
+/// A chain in the store: a one-off (`a7`) or a prayer occurrence (`fajr.2026-11-30`).
+public struct StoredChain: Sendable, Hashable {
+    public var id: String
+    /// `oneoff` or `prayer`.
+    public var kind: String
+    public var label: String?
+    /// The sound as booked (its path).
+    public var sound: String
+    /// The last good copy of the sound, in the store's folder.
+    public var keptSound: String?
+    /// `voice`, `mat`, `squat` or `any`.
+    public var proof: String
+    /// The first ring.
+    public var firstFire: Date
+    /// The end of the proof window.
+    public var windowEnd: Date
+    /// `active` or `ended`.
+    public var state: String
+}
+
+/// A ring in the store, with its state (`scheduled`, `ringing`, `rang`, `merged`, `missed`).
+public struct StoredRing: Sendable, Hashable {
+    public var ring: BookedRing
+    public var sound: String
+    public var state: String
+    public var rangAt: Date?
+}
+
+/// One line of the history: `proof`, `escape`, `missed`, `stopped`.
+public struct StoredOutcome: Sendable, Hashable {
+    public var chain: String
+    public var kind: String
+    public var at: Date
+    public var detail: String?
+}
+
+/// The alarm store: a SQLite database in a folder of its own (the system's alarm list and its
+/// history), with the service's lock file, control socket and the kept copies of the sounds.
+///
+/// Every change is one transaction (WAL, `synchronous=FULL`), so two commands at once both land
+/// and a crash (kill -9, power cut) leaves the last committed state. Schema version in
+/// `PRAGMA user_version` (1).
+public final class AlarmStore: @unchecked Sendable {
+    /// The folder.
+    public let folder: String
+    let db: SQLiteDatabase
+
+    /// The schema version this build writes and reads.
+    public static let schemaVersion = 1
+
+    /// The store folder: `explicit`, else `$PROOFKIT_ALARM_DIR`, else `$XDG_STATE_HOME/proofkit`,
+    /// else `~/.local/state/proofkit`.
+    public static func folder(explicit: String?, environment: [String: String]) -> String {
+        if let explicit, !explicit.isEmpty { return explicit }
+        if let dir = environment["PROOFKIT_ALARM_DIR"], !dir.isEmpty { return dir }
+        if let state = environment["XDG_STATE_HOME"], !state.isEmpty { return state + "/proofkit" }
+        return (environment["HOME"] ?? "/root") + "/.local/state/proofkit"
+    }
+
+    public var databasePath: String { folder + "/alarms.sqlite3" }
+    public var lockPath: String { folder + "/service.lock" }
+    public var socketPath: String { folder + "/control.sock" }
+    public var soundsFolder: String { folder + "/sounds" }
+
+    /// Opens (creating when missing) the store in `folder`.
+    /// - Throws: ``AlarmFailure`` `.corruptStore` / `.readOnlyStore`; `ProofkitError`
+    ///   `.runtimeUnavailable` when libsqlite3 is missing.
+    public init(folder: String) throws {
+        self.folder = folder
+        try AlarmStore.makeFolder(folder)
+        do {
+            db = try SQLiteDatabase(path: folder + "/alarms.sqlite3")
+            try AlarmStore.migrate(db)
+        } catch {
+            throw AlarmStore.translate(error, path: folder + "/alarms.sqlite3")
+        }
+    }
+
+    static func makeFolder(_ path: String) throws {
+        var built = path.hasPrefix("/") ? "" : "."
+        for part in path.split(separator: "/") {
+            built += "/" + part
+            if mkdir(built, 0o700) != 0 && errno != EEXIST {
+                let code = errno
+                let text = String(cString: strerror(code))
+                if code == EROFS || code == EACCES || code == EPERM {
+                    throw AlarmFailure(.readOnlyStore, "\(path): the alarm store cannot be written (\(text))")
+                }
+                throw ProofkitError(.io, "cannot create the alarm store folder: \(text)", path: path)
+            }
+        }
+        if access(path, W_OK) != 0 {
+            throw AlarmFailure(.readOnlyStore, "\(path): the alarm store cannot be written (\(String(cString: strerror(errno))))")
+        }
+    }
+
+    /// SQLite failures as the alarm commands report them.
+    static func translate(_ error: ProofkitError, path: String) -> any Error {
+        switch SQLiteDatabase.failure(of: error) {
+        case .corrupt:
+            return AlarmFailure(.corruptStore, "\(path): the alarm store is corrupt (\(error.message)); it was left as it is: move it away to start a new one")
+        case .readOnly:
+            return AlarmFailure(.readOnlyStore, "\(path): the alarm store cannot be written (\(error.message))")
+        default:
+            return error
+        }
+    }
+
+    static func migrate(_ db: SQLiteDatabase) throws(ProofkitError) {
+        let version = try db.query("PRAGMA user_version").first?.first?.integer ?? 0
+        if version == Int64(schemaVersion) { return }
+        if version > Int64(schemaVersion) {
+            throw ProofkitError(.decodeFailed, "SQLite: the store has schema version \(version), newer than this proofkit's \(schemaVersion)",
+                                underlying: 11)
+        }
+        try db.transaction { () throws(ProofkitError) in
+            try db.execute("""
+                CREATE TABLE IF NOT EXISTS settings(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                CREATE TABLE IF NOT EXISTS chains(
+                  id TEXT PRIMARY KEY, kind TEXT NOT NULL, label TEXT, sound TEXT NOT NULL, kept_sound TEXT,
+                  proof TEXT NOT NULL, first_fire REAL NOT NULL, window_end REAL NOT NULL,
+                  state TEXT NOT NULL DEFAULT 'active', created REAL NOT NULL);
+                CREATE TABLE IF NOT EXISTS rings(
+                  id TEXT PRIMARY KEY, chain TEXT NOT NULL, ring INTEGER NOT NULL, fire REAL NOT NULL,
+                  sound TEXT NOT NULL, state TEXT NOT NULL DEFAULT 'scheduled', rang_at REAL);
+                CREATE INDEX IF NOT EXISTS rings_by_state ON rings(state, fire);
+                CREATE TABLE IF NOT EXISTS outcomes(
+                  seq INTEGER PRIMARY KEY AUTOINCREMENT, chain TEXT NOT NULL, kind TEXT NOT NULL,
+                  at REAL NOT NULL, detail TEXT);
+                PRAGMA user_version = \(schemaVersion);
+                """)
+        }
+    }
+
+    /// Runs `body` in one write transaction, translating SQLite failures.
+    public func write<T>(_ body: () throws -> T) throws -> T {
+        do {
+            try db.execute("BEGIN IMMEDIATE")
+        } catch {
+            throw AlarmStore.translate(error, path: databasePath)
+        }
+        do {
+            let result = try body()
+            try db.execute("COMMIT")
+            return result
+        } catch {
+            try? db.execute("ROLLBACK")
+            if let error = error as? ProofkitError { throw AlarmStore.translate(error, path: databasePath) }
+            throw error
+        }
+    }
+
+    func read<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch let error as ProofkitError { throw AlarmStore.translate(error, path: databasePath) }
+    }
+
+    // MARK: Settings
+
+    public func setting(_ key: String) throws -> String? {
+        try read { try db.query("SELECT value FROM settings WHERE key = ?", [.text(key)]).first?.first?.text }
+    }
+
+    public func settings() throws -> [String: String] {
+        try read {
+            var result: [String: String] = [:]
+            for row in try db.query("SELECT key, value FROM settings") { result[row[0].text ?? ""] = row[1].text ?? "" }
+            return result
+        }
+    }
+
+    /// Sets (or with `nil` removes) settings; call inside ``write(_:)``.
+    public func put(_ values: [String: String?]) throws {
+        for (key, value) in values.sorted(by: { $0.key < $1.key }) {
+            if let value {
+                try db.run("INSERT INTO settings(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                           [.text(key), .text(value)])
+            } else {
+                try db.run("DELETE FROM settings WHERE key = ?", [.text(key)])
+            }
+        }
+    }
+
+    // MARK: Chains and rings
+
+    static func chain(_ row: [SQLiteValue]) -> StoredChain {
+        StoredChain(id: row[0].text ?? "", kind: row[1].text ?? "", label: row[2].text, sound: row[3].text ?? "",
+                    keptSound: row[4].text, proof: row[5].text ?? "any",
+                    firstFire: Date(timeIntervalSince1970: row[6].real ?? 0),
+                    windowEnd: Date(timeIntervalSince1970: row[7].real ?? 0), state: row[8].text ?? "")
+    }
+    static let chainColumns = "id, kind, label, sound, kept_sound, proof, first_fire, window_end, state"
+
+    func chains(where clause: String = "1", _ values: [SQLiteValue] = []) throws -> [StoredChain] {
+        try read {
+            try db.query("SELECT \(AlarmStore.chainColumns) FROM chains WHERE \(clause) ORDER BY first_fire, id", values)
+                .map(AlarmStore.chain)
+        }
+    }
+
+    public func chain(id: String) throws -> StoredChain? { try chains(where: "id = ?", [.text(id)]).first }
+
+    /// Every chain, in first-ring order.
+    public func allChains() throws -> [StoredChain] { try chains() }
+
+    /// Every ring (all states), in fire order.
+    public func allRings() throws -> [StoredRing] { try rings() }
+
+    func rings(where clause: String = "1", _ values: [SQLiteValue] = []) throws -> [StoredRing] {
+        try read {
+            try db.query("SELECT id, chain, ring, fire, sound, state, rang_at FROM rings WHERE \(clause) ORDER BY fire, id", values)
+                .map { row in
+                    StoredRing(ring: BookedRing(id: row[0].text ?? "", chain: row[1].text ?? "", ringIndex: Int(row[2].integer ?? 0),
+                                                fireDate: Date(timeIntervalSince1970: row[3].real ?? 0)),
+                               sound: row[4].text ?? "", state: row[5].text ?? "",
+                               rangAt: row[6].real.map { Date(timeIntervalSince1970: $0) })
+                }
+        }
+    }
+
+    public func outcomes(limit: Int = 20) throws -> [StoredOutcome] {
+        try read {
+            try db.query("SELECT chain, kind, at, detail FROM outcomes ORDER BY seq DESC LIMIT ?", [.integer(Int64(limit))])
+                .map { StoredOutcome(chain: $0[0].text ?? "", kind: $0[1].text ?? "", at: Date(timeIntervalSince1970: $0[2].real ?? 0), detail: $0[3].text) }
+        }
+    }
+
+    /// Sets a ring's state (and when it rang); call inside ``write(_:)``.
+    public func setRingState(_ id: String, _ state: String, at: Date? = nil) throws {
+        try db.run("UPDATE rings SET state = ?, rang_at = COALESCE(?, rang_at) WHERE id = ?",
+                   [.text(state), at.map { .real($0.timeIntervalSince1970) } ?? .null, .text(id)])
+    }
+
+    /// Appends a history line; call inside ``write(_:)``.
+    public func record(chain: String, kind: String, at: Date, detail: String? = nil) throws {
+        try db.run("INSERT INTO outcomes(chain, kind, at, detail) VALUES(?, ?, ?, ?)",
+                   [.text(chain), .text(kind), .real(at.timeIntervalSince1970), detail.map { .text($0) } ?? .null])
+    }
+
+    /// Books a one-off chain and its rings in one transaction.
+    /// - Returns: the chain id (`a1`, `a2`, ...).
+    public func addOneOff(first: Date, window: Duration, firstGap: Duration, gapGrowth: Duration, sound: String,
+                          keptSound: String?, proof: String, label: String?, now: Date) throws -> (String, [BookedRing]) {
+        try write {
+            let next = (try setting("next_chain")).flatMap { Int($0) } ?? 1
+            try put(["next_chain": String(next + 1)])
+            let id = "a\(next)"
+            let rings = AlarmRingScheduler.oneOffRings(chain: id, first: first, window: window, firstGap: firstGap,
+                                                       gapGrowth: gapGrowth)
+            try db.run("INSERT INTO chains(id, kind, label, sound, kept_sound, proof, first_fire, window_end, state, created) VALUES(?, 'oneoff', ?, ?, ?, ?, ?, ?, 'active', ?)",
+                       [.text(id), label.map { .text($0) } ?? .null, .text(sound), keptSound.map { .text($0) } ?? .null,
+                        .text(proof), .real(first.timeIntervalSince1970),
+                        .real(first.timeIntervalSince1970 + Double(window.components.seconds)),
+                        .real(now.timeIntervalSince1970)])
+            for ring in rings {
+                try db.run("INSERT INTO rings(id, chain, ring, fire, sound, state) VALUES(?, ?, ?, ?, ?, 'scheduled')",
+                           [.text(ring.id), .text(id), .integer(Int64(ring.ringIndex)), .real(ring.fireDate.timeIntervalSince1970), .text(sound)])
+            }
+            return (id, rings)
+        }
+    }
+
+    /// Ends a chain (a proof or an escape): its scheduled rings are cancelled and the outcome
+    /// recorded, in one transaction. A chain that already ended is left alone.
+    /// - Returns: the ids of the cancelled rings, or `nil` when the chain had already ended.
+    /// - Throws: ``AlarmFailure`` `.unknownID`.
+    public func end(chain id: String, kind: String, at: Date, detail: String? = nil) throws -> [String]? {
+        try write {
+            guard let chain = try chain(id: id) else {
+                throw AlarmFailure(.unknownID, "no alarm chain '\(id)'; 'proofkit alarm status' lists them")
+            }
+            guard chain.state == "active" else { return nil }
+            let cancelled = try rings(where: "chain = ? AND state = 'scheduled'", [.text(id)]).map(\.ring.id)
+            try db.run("DELETE FROM rings WHERE chain = ? AND state = 'scheduled'", [.text(id)])
+            try db.run("UPDATE chains SET state = 'ended' WHERE id = ?", [.text(id)])
+            try record(chain: id, kind: kind, at: at, detail: detail)
+            return cancelled
+        }
+    }
+
+    /// The chain a command means without an id: the one ringing now, else the latest active
+    /// chain whose first ring has come (inside its window), else the next one.
+    public func currentChain(now: Date) throws -> StoredChain? {
+        if let ringing = try rings(where: "state = 'ringing'").last, let chain = try chain(id: ringing.ring.chain),
+            chain.state == "active"
+        {
+            return chain
+        }
+        let active = try chains(where: "state = 'active'")
+        if let started = active.filter({ $0.firstFire <= now && now <= $0.windowEnd.addingTimeInterval(AlarmRingScheduler.lateGrace) }).last {
+            return started
+        }
+        return active.first { $0.firstFire > now }
+    }
+
+    // MARK: Prayer chains
+
+    /// The prayer settings, when `alarm prayers` has stored them.
+    public func prayerPlanner(deviceZone: TimeZone) throws -> AlarmChainPlanner? {
+        let s = try settings()
+        guard let lat = s["prayers.lat"].flatMap(Double.init), let lon = s["prayers.lon"].flatMap(Double.init),
+            let tzName = s["prayers.tz"], let zone = TimeZone(identifier: tzName),
+            let method = CalculationMethod(name: s["prayers.method"] ?? "mwl")
+        else { return nil }
+        let calculator = try PrayerTimeCalculator(coordinates: try Coordinates(latitude: lat, longitude: lon),
+                                                  timeZone: zone, parameters: method.parameters)
+        var configuration = AlarmChainConfiguration(deviceTimeZone: deviceZone)
+        configuration.prayers = Set((s["prayers.list"] ?? "fajr").split(separator: ",").compactMap { Prayer(rawValue: String($0)) })
+        configuration.proofWindow = .seconds(Int(s["prayers.window"] ?? "1800") ?? 1800)
+        if let sound = s["prayers.sound"] {
+            for prayer in configuration.prayers { configuration.sounds[prayer] = sound }
+        }
+        return try AlarmChainPlanner(calculator: calculator, configuration: configuration)
+    }
+
+    /// Plans the prayer chains at `now` and reconciles the store's prayer rings with the plan
+    /// (the store is the system's alarm list): new chains booked before old ones are cancelled,
+    /// ringing rings untouched, unknown ids cancelled, a failed step does not stop the rest.
+    /// One transaction.
+    /// - Returns: the steps' report, `nil` when no prayer settings are stored.
+    @discardableResult
+    public func replanPrayers(now: Date, deviceZone: TimeZone) throws -> ApplyReport? {
+        try write {
+            guard let planner = try prayerPlanner(deviceZone: deviceZone) else { return nil }
+            let s = try settings()
+            // The system's list: what rings now, and what is still to come. Rings already due
+            // but not yet rung are the ring scheduler's (it rings them inside their window or
+            // logs them as missed), so the plan does not cancel them as past.
+            let prayerRings = try rings(where: "(state = 'ringing' OR (state = 'scheduled' AND fire > ?)) AND chain IN (SELECT id FROM chains WHERE kind = 'prayer')",
+                                        [.real(now.timeIntervalSince1970)])
+            let ended = Set(try chains(where: "kind = 'prayer' AND state = 'ended'").compactMap { Occurrence($0.id) })
+            var ledger = AlarmLedger(
+                alarms: prayerRings.map {
+                    SystemAlarm(id: AlarmID(rawValue: $0.ring.id), content: AlarmContent(fireDate: $0.ring.fireDate, sound: $0.sound),
+                                state: $0.state == "ringing" ? .ringing : .scheduled)
+                },
+                syncedFingerprint: s["prayers.fingerprint"])
+            var context = ledger.planningContext
+            context.ended = ended
+            let plan = planner.plan(now: now, context: context)
+            let reconciliation = AlarmReconciler.reconcile(plan: plan, system: ledger.systemAlarms,
+                                                           syncedFingerprint: ledger.syncedFingerprint, capacity: nil)
+            let window = Double(planner.configuration.proofWindow.components.seconds)
+            let kept = s["prayers.kept_sound"]
+            let report = ledger.apply(reconciliation) { operation in
+                do {
+                    switch operation {
+                    case .schedule(let alarm):
+                        let first = alarm.fireDate.addingTimeInterval(-Double(planner.configuration.ringOffsets[alarm.ringIndex].components.seconds))
+                        try db.run("INSERT INTO chains(id, kind, label, sound, kept_sound, proof, first_fire, window_end, state, created) VALUES(?, 'prayer', ?, ?, ?, ?, ?, ?, 'active', ?) ON CONFLICT(id) DO UPDATE SET sound = excluded.sound, kept_sound = excluded.kept_sound, first_fire = excluded.first_fire, window_end = excluded.window_end",
+                                   [.text(alarm.occurrence.description), .text(alarm.occurrence.prayer.rawValue), .text(alarm.content.sound),
+                                    kept.map { .text($0) } ?? .null, .text(s["prayers.proof"] ?? "any"),
+                                    .real(first.timeIntervalSince1970), .real(first.timeIntervalSince1970 + window),
+                                    .real(now.timeIntervalSince1970)])
+                        try db.run("INSERT INTO rings(id, chain, ring, fire, sound, state) VALUES(?, ?, ?, ?, ?, 'scheduled') ON CONFLICT(id) DO UPDATE SET fire = excluded.fire, sound = excluded.sound, state = 'scheduled'",
+                                   [.text(alarm.id.rawValue), .text(alarm.occurrence.description), .integer(Int64(alarm.ringIndex)),
+                                    .real(alarm.fireDate.timeIntervalSince1970), .text(alarm.content.sound)])
+                    case .cancel(let id, _):
+                        try db.run("DELETE FROM rings WHERE id = ? AND state = 'scheduled'", [.text(id.rawValue)])
+                    }
+                    return nil
+                } catch {
+                    return "\(error)"
+                }
+            }
+            try put(["prayers.fingerprint": ledger.syncedFingerprint,
+                     "prayers.stamp": PlanStampText.encode(PlanStamp(now: now, zone: deviceZone, fingerprint: plan.fingerprint)),
+                     "prayers.covered_until": plan.coveredUntil(booked: Set(ledger.alarms.keys))?.description])
+            // The alarm list keeps 30 days of rung, missed and merged rings (the history of
+            // outcomes is kept whole).
+            try db.run("DELETE FROM rings WHERE state NOT IN ('scheduled', 'ringing') AND fire < ?",
+                       [.real(now.timeIntervalSince1970 - 30 * 86_400)])
+            // Chains of the plan's past that never rang and have no rings left are dropped.
+            try db.run("DELETE FROM chains WHERE kind = 'prayer' AND state = 'active' AND window_end < ? AND id NOT IN (SELECT chain FROM rings)",
+                       [.real(now.timeIntervalSince1970)])
+            return report
+        }
+    }
+
+    /// The stamp of the last prayer plan.
+    public func prayerStamp() throws -> PlanStamp? {
+        try setting("prayers.stamp").flatMap(PlanStampText.decode)
+    }
+
+    // MARK: Sounds
+
+    /// Keeps a copy of `path` in the store's sounds folder (atomically: a temporary file, then
+    /// rename) and returns the copy's path.
+    public func keepCopy(of path: String, name: String) throws -> String {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ProofkitError(.notFound, "cannot read the sound", path: path)
+        }
+        try AlarmStore.makeFolder(soundsFolder)
+        let ext = path.split(separator: "/").last.flatMap { $0.contains(".") ? $0.split(separator: ".").last : nil }
+            .map { "." + $0 } ?? ""
+        let target = soundsFolder + "/" + name + ext
+        do {
+            try data.write(to: URL(fileURLWithPath: target), options: .atomic)
+        } catch {
+            throw AlarmFailure(.readOnlyStore, "\(target): cannot keep a copy of the sound (\(error))")
+        }
+        return target
+    }
+}
+
+/// The text form of a ``PlanStamp`` in the settings table: `day|zone|offset|fingerprint`.
+enum PlanStampText {
+    static func encode(_ stamp: PlanStamp) -> String {
+        "\(stamp.day)|\(stamp.zoneIdentifier)|\(stamp.utcOffset)|\(stamp.fingerprint)"
+    }
+    static func decode(_ text: String) -> PlanStamp? {
+        let parts = text.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 4, let day = LocalDate(iso: parts[0]), let zone = TimeZone(identifier: parts[1]),
+            let offset = Int(parts[2])
+        else { return nil }
+        var stamp = PlanStamp(now: WallClockTime(date: day, hour: 12, minute: 0).instant(in: zone), zone: zone, fingerprint: parts[3])
+        stamp.utcOffset = offset
+        return stamp
+    }
+}
+
+/// The device's zone now, read afresh each time (so a change of /etc/localtime or TZ is seen):
+/// `$TZ` when it names a zone, else the target of /etc/localtime, else UTC.
+public func currentDeviceZone(environment: [String: String]) -> TimeZone {
+    if let name = environment["TZ"], !name.isEmpty, let zone = TimeZone(identifier: name.hasPrefix(":") ? String(name.dropFirst()) : name) {
+        return zone
+    }
+    var buffer = [CChar](repeating: 0, count: 4096)
+    let count = readlink("/etc/localtime", &buffer, buffer.count - 1)
+    if count > 0 {
+        let target = String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if let range = target.firstRange(of: "zoneinfo/"), let zone = TimeZone(identifier: String(target[range.upperBound...])) {
+            return zone
+        }
+    }
+    if let text = FileManager.default.contents(atPath: "/etc/timezone").map({ String(decoding: $0, as: UTF8.self) }),
+        let name = text.split(whereSeparator: \.isWhitespace).first, let zone = TimeZone(identifier: String(name))
+    {
+        return zone
+    }
+    return TimeZone(identifier: "UTC")!
+}

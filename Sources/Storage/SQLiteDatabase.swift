@@ -1,0 +1,137 @@
+public import ProofkitCore
+
+/// One value of a SQLite row or parameter.
+public enum SQLiteValue: Sendable, Hashable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+
+    /// The value as text (`nil` for NULL; numbers in their decimal form).
+    public var text: String? {
+        switch self {
+        case .null: nil
+        case .integer(let n): String(n)
+        case .real(let d): String(d)
+        case .text(let t): t
+        }
+    }
+    /// The value as an integer (`nil` for NULL or text that is not a number).
+    public var integer: Int64? {
+        switch self {
+        case .integer(let n): n
+        case .real(let d): Int64(d)
+        case .text(let t): Int64(t)
+        case .null: nil
+        }
+    }
+    /// The value as a double (`nil` for NULL or text that is not a number).
+    public var real: Double? {
+        switch self {
+        case .integer(let n): Double(n)
+        case .real(let d): d
+        case .text(let t): Double(t)
+        case .null: nil
+        }
+    }
+}
+
+/// A SQLite database file (libsqlite3, loaded on first use), opened in write-ahead-log mode with
+/// `synchronous=FULL`, so that a committed transaction survives a crash or power cut.
+///
+/// ```swift
+/// let db = try SQLiteDatabase(path: "store.db")
+/// try db.transaction { () throws(ProofkitError) in try db.run("INSERT ...", [.text("x")]) }
+/// ```
+/// Every change should go through ``transaction(_:)`` (`BEGIN IMMEDIATE`, so two writers queue
+/// on the busy timeout instead of failing half-way).
+///
+/// `@unchecked Sendable`: the connection is opened in SQLite's serialized mode.
+public final class SQLiteDatabase: @unchecked Sendable {
+    private let connection: SQLiteConnection
+    /// The file.
+    public let path: String
+
+    /// Which SQLite failure an error is, from its `underlying` code.
+    public enum Failure: Sendable {
+        /// The file is not a database, or its pages are damaged (`SQLITE_CORRUPT`, `SQLITE_NOTADB`).
+        case corrupt
+        /// The file or its folder cannot be written (`SQLITE_READONLY`, `SQLITE_CANTOPEN`, a
+        /// read-only disk).
+        case readOnly
+        /// Another connection held the lock longer than the busy timeout.
+        case busy
+        /// Anything else.
+        case other
+    }
+
+    /// What kind of SQLite failure `error` is (`.other` for errors that are not SQLite's).
+    public static func failure(of error: ProofkitError) -> Failure {
+        guard error.message.hasPrefix("SQLite:"), let code = error.underlying else { return .other }
+        switch code & 0xff {
+        case SQLiteCode.corrupt, SQLiteCode.notADatabase: return .corrupt
+        case SQLiteCode.readOnly, SQLiteCode.cantOpen: return .readOnly
+        case SQLiteCode.busy, SQLiteCode.locked: return .busy
+        case SQLiteCode.ioError: return code == 10 | (13 << 8) ? .readOnly : .other
+        default: return .other
+        }
+    }
+
+    /// Opens (creating when missing) the database at `path`, switches it to WAL with
+    /// `synchronous=FULL` and sets the busy timeout.
+    /// - Parameters:
+    ///   - path: the file.
+    ///   - busyTimeoutMilliseconds: how long a writer waits for another's transaction [5000].
+    /// - Throws: `.runtimeUnavailable` when libsqlite3.so.0 cannot be loaded; `.decodeFailed`
+    ///   when the file is not a database (see ``failure(of:)``); `.io` otherwise.
+    public init(path: String, busyTimeoutMilliseconds: Int32 = 5000) throws(ProofkitError) {
+        do throws(ProofkitError) {
+            connection = try SQLiteConnection(path: path, create: true, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+            let mode = try connection.run("PRAGMA journal_mode=WAL", []).rows.first?.first?.text ?? ""
+            if mode.lowercased() != "wal" {
+                throw ProofkitError(.io, "SQLite: cannot switch to the write-ahead log (journal mode \(mode))",
+                                    underlying: SQLiteCode.readOnly)
+            }
+            try connection.exec("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
+        } catch {
+            throw error.at(path: path)
+        }
+        self.path = path
+    }
+
+    /// Runs statements without parameters (schema changes, pragmas). Rows are ignored.
+    /// - Throws: `ProofkitError` (see ``failure(of:)``).
+    public func execute(_ sql: String) throws(ProofkitError) {
+        do { try connection.exec(sql) } catch { throw error.at(path: path) }
+    }
+
+    /// Runs one statement with `values` bound to its `?` parameters.
+    /// - Returns: the number of rows it changed.
+    /// - Throws: `ProofkitError` (see ``failure(of:)``).
+    @discardableResult
+    public func run(_ sql: String, _ values: [SQLiteValue] = []) throws(ProofkitError) -> Int {
+        do { return try connection.run(sql, values).changes } catch { throw error.at(path: path) }
+    }
+
+    /// Runs one query with `values` bound to its `?` parameters.
+    /// - Returns: its rows, each a list of column values.
+    /// - Throws: `ProofkitError` (see ``failure(of:)``).
+    public func query(_ sql: String, _ values: [SQLiteValue] = []) throws(ProofkitError) -> [[SQLiteValue]] {
+        do { return try connection.run(sql, values).rows } catch { throw error.at(path: path) }
+    }
+
+    /// Runs `body` in one write transaction (`BEGIN IMMEDIATE`): committed when it returns,
+    /// rolled back when it throws. Not re-entrant.
+    /// - Throws: what `body` throws, or `ProofkitError` when the transaction cannot start or commit.
+    public func transaction<T>(_ body: () throws(ProofkitError) -> T) throws(ProofkitError) -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+}
