@@ -13,3 +13,25 @@ public enum VoiceDetectionMode: String, Sendable, Equatable, CaseIterable {
     /// Whether this mode needs Silero probabilities.
     public var usesSilero: Bool { self != .energy }
 }
+
+extension VoiceDetectionMode {
+    /// The detector used when none is asked for, if it can run (ONNX Runtime and the Silero model
+    /// installed): ``silero``. Measured with `Benchmarks/voice_gate_eval.py` on real speech mixed
+    /// into real noise sources never used for tuning, it keeps noise alone at 0 s and the voiced
+    /// time within the bounds, where the energy gate (and so ``both``, which can only
+    /// shorten what the energy gate finds) under-counts speech at 5 dB SNR. Without Silero, the
+    /// session falls back to ``energy`` and says so (``VoiceProofSession/fallbackReason``).
+    public static let preferred: VoiceDetectionMode = .silero
+}
+
+/// When a ``VoiceProofSession`` that cannot load Silero goes on with the energy gate instead of
+/// failing. Only a missing ONNX Runtime or a missing model falls back: a damaged or different
+/// model (digest mismatch) always fails.
+public enum VoiceDetectionFallback: Sendable, Equatable {
+    /// Never: a Silero mode without Silero throws.
+    case never
+    /// In ``VoiceDetectionMode/both`` only (an explicit `--vad both`).
+    case bothOnly
+    /// In every Silero mode (the default gate, ``VoiceDetectionMode/preferred``, not asked for).
+    case always
+}
