@@ -28,7 +28,10 @@ public struct VoiceProofSession: ~Copyable {
     /// ``VoiceDetectionFallback``), or `nil`.
     public let fallbackReason: String?
 
-    private var detector: SileroVoiceDetector?
+    /// The model, boxed: it is run in place. (Taking an optional non-copyable detector out of this
+    /// non-copyable struct and consuming it back after each chunk crashed debug builds with a
+    /// division by zero: `chunkSize` read as 0 after the write-back.)
+    private let detector: SileroBox?
     private var pending: [Float] = []
     private let chunkSize: Int
 
@@ -78,7 +81,7 @@ public struct VoiceProofSession: ~Copyable {
         }
         proof = try ReadingProof(configuration: configuration)
         fallbackReason = reason
-        self.detector = detector
+        if let model = detector.take() { self.detector = SileroBox(model) } else { self.detector = nil }
         chunkSize = ReadingProof.sileroChunkSize(sampleRate: configuration.gate.sampleRate)
     }
 
@@ -134,21 +137,22 @@ public struct VoiceProofSession: ~Copyable {
     }
 
     private mutating func runSilero(on samples: [Float]) throws(ProofkitError) -> [Float] {
-        guard var model = detector.take() else { return [] }
+        guard let box = detector else { return [] }
         var result: [Float] = []
-        var failure: ProofkitError?
         var start = 0
         while start + chunkSize <= samples.count {
-            do {
-                result.append(try model.probability(ofChunk: Array(samples[start..<start + chunkSize])))
-            } catch {
-                failure = error
-                break
-            }
+            result.append(try box.model.probability(ofChunk: Array(samples[start..<start + chunkSize])))
             start += chunkSize
         }
-        detector = consume model
-        if let failure { throw failure }
         return result
+    }
+}
+
+/// The Silero detector of one session, run in place (see ``VoiceProofSession``).
+private final class SileroBox {
+    var model: SileroVoiceDetector
+
+    init(_ model: consuming SileroVoiceDetector) {
+        self.model = model
     }
 }

@@ -97,11 +97,23 @@ public struct VoiceGateResult: Sendable, Equatable {
 ///    threshold. Speech does this several times a second (its energy is modulated at 3-8 Hz);
 ///    a fan or an air conditioner switching on, a passing car or a lorry swell and settle
 ///    smoothly. A run stays open for 100 ms below the continue threshold so that a syllable's
-///    own decay can show the cue. The run's segment still starts at its first loud frame. Voice
-///    stays on for ``VoiceGateConfiguration/hangOver`` after the last loud frame, so the gaps
-///    between words do not split a reading.
+///    own decay can show the cue. The run must also show the **voicing cue**: a stretch of
+///    ``VoiceGateConfiguration/minimumVoicedStretch`` (60 ms) of consecutive loud frames whose
+///    pitch strength (the peak normalised autocorrelation at a lag of a 70-400 Hz pitch, of the
+///    sound pre-emphasised, low-passed at 1 kHz and decimated to about 4 kHz; see
+///    ``VoiceGateConfiguration/minimumHarmonicity``) is at least 0.6. A vowel repeats itself every
+///    pitch period for tens of milliseconds; a clock's tick, a drip, a key press or a shaker rings
+///    for a few milliseconds without a pitch, however regularly it comes. The run's segment still
+///    starts at its first loud frame. Voice stays on for ``VoiceGateConfiguration/hangOver`` after
+///    the last loud frame, so the gaps between words do not split a reading; but a loud frame
+///    extends the segment only within ``VoiceGateConfiguration/voicedTail`` (150 ms) of the last
+///    voiced frames (two in a row), so the segment ends where the speech ends: ticks between
+///    words and the room after the reading do not lengthen it. While voice is on, a stretch of
+///    ``VoiceGateConfiguration/unmodulatedWindow`` without voiced frames lifts the floor as an
+///    unmodulated run does (a noise that started under the reading).
 ///
-/// Known limits: a voice-like sound (a radio, a television, someone else talking) counts as voice;
+/// Known limits: a voice-like sound (a radio, a television, someone else talking, a musical
+/// instrument, bubbling water) counts as voice;
 /// a long monotone sustained vowel (over a few seconds) is slowly absorbed into the floor; and the
 /// first frames set the floor, so audio that starts in the middle of loud speech is detected only
 /// after the first pause.

@@ -56,8 +56,8 @@ enum VoiceCommand: Subcommand {
         (see 'proofkit dua --help'). --record out.wav (live only) keeps what was heard, written
         atomically as 16 kHz mono 16-bit WAV when listening ends. --plot levels.svg draws the level,
         the floor, the threshold and the voiced regions over time, coloured by the gate that decided
-        them, with the energy gate's and Silero's own voiced regions as two lanes at the top. A rejection exits 0, or 2 with
-        --strict.
+        them, with the energy gate's and Silero's own voiced regions as two lanes at the top. A
+        rejection exits 0, or 2 with --strict.
 
         Environment: PROOFKIT_ALSA_CONFIG=FILE opens devices from that ALSA configuration file
         instead of the machine's (for tests and demos without hardware); devices defined there are
