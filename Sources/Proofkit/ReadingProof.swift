@@ -100,6 +100,14 @@ public struct ReadingProofResult: Sendable, Equatable {
     public var gate: VoiceGateResult
     /// Silero speech probabilities, one per 32 ms chunk (empty in ``VoiceDetectionMode/energy``).
     public var speechProbabilities: [Float]
+    /// The detector that decided ``gate``'s voiced segments (the configured mode).
+    public var decidedBy: VoiceDetectionMode
+    /// The energy gate's own voiced segments, whatever the mode (its floor is tracked in every
+    /// mode), in seconds.
+    public var energySegments: [VoicedSegment]
+    /// Silero's own voiced segments (``SpeechProbabilityGate`` over ``speechProbabilities``), in
+    /// seconds; empty in ``VoiceDetectionMode/energy``.
+    public var sileroSegments: [VoicedSegment]
     /// The key words in the order they were first heard.
     public var heardKeyWords: [HeardKeyWord]
     /// All transcript lines received, in order.
@@ -276,6 +284,7 @@ public struct ReadingProof: Sendable {
     /// The final result (the session may still continue afterwards).
     public func finish() -> ReadingProofResult {
         var findings = gate.finish()
+        let energySegments = findings.segments
         switch configuration.voiceDetection {
         case .energy: break
         case .silero: findings.segments = neural.segments
@@ -284,7 +293,9 @@ public struct ReadingProof: Sendable {
         findings.voicedSeconds = configuration.voiceDetection == .energy
             ? findings.voicedSeconds : VoicedSegments.totalSeconds(findings.segments)
         return ReadingProofResult(
-            match: current, gate: findings, speechProbabilities: probabilities, heardKeyWords: heard,
+            match: current, gate: findings, speechProbabilities: probabilities,
+            decidedBy: configuration.voiceDetection, energySegments: energySegments,
+            sileroSegments: configuration.voiceDetection.usesSilero ? neural.segments : [], heardKeyWords: heard,
             transcript: transcript, text: configuration.text)
     }
 

@@ -14,7 +14,7 @@ public enum ReadingProofRecording {
         public var format: AudioFileFormat
         /// Decoded audio, in seconds.
         public var decodedSeconds: Double
-        /// Why Silero was not used (``VoiceDetectionMode/both`` without it), or `nil`.
+        /// Why Silero was not used (wanted but not installed), or `nil`.
         public var fallbackReason: String?
         /// The detection mode actually used.
         public var voiceDetection: VoiceDetectionMode
@@ -67,12 +67,16 @@ public enum ReadingProofRecording {
     ///     ``VoiceProofSession/sileroModelPath(environment:)``).
     ///   - transcript: transcript lines (e.g. a recogniser's output for this recording), applied
     ///     after the audio, at its end time.
+    ///   - fallback: when a missing Silero falls back to the energy gate (see
+    ///     ``VoiceDetectionFallback``); default ``VoiceDetectionFallback/bothOnly``.
     /// - Returns: the outcome.
     /// - Throws: the reader's errors, and ``VoiceProofSession``'s.
     public static func run(
-        path: String, configuration: ReadingProofConfiguration, sileroModelPath: String?, transcript: [String] = []
+        path: String, configuration: ReadingProofConfiguration, sileroModelPath: String?, transcript: [String] = [],
+        fallback: VoiceDetectionFallback = .bothOnly
     ) throws(ProofkitError) -> Outcome {
-        var session = try VoiceProofSession(configuration: configuration, sileroModelPath: sileroModelPath)
+        var session = try VoiceProofSession(
+            configuration: configuration, sileroModelPath: sileroModelPath, fallback: fallback)
         var samples = 0
         let format = try forEachMonoChunk(path: path, sampleRate: configuration.gate.sampleRate) {
             (chunk: [Float]) throws(ProofkitError) in

@@ -39,14 +39,29 @@ public struct SileroVoiceDetector: ~Copyable {
     private var context: [Float]
     private let rate: Tensor<Int64>
 
-    /// Loads the model.
+    /// The name of the model file in a models folder: `silero_vad.onnx`.
+    public static let modelFileName = "silero_vad.onnx"
+
+    /// The SHA-256 the Silero model at `path` must have: the `silero_vad.onnx` entry of the
+    /// `manifest.json` beside it (written by `Models/build.sh`), else the committed digest
+    /// ``modelSHA256`` (the file in the pinned silero-vad wheel). Every load is checked against
+    /// one of these: a file under another name (`PROOFKIT_SILERO_MODEL`) gets no digest of its own.
+    /// - Throws: `.modelInvalid` when the folder's `manifest.json` exists but is malformed.
+    public static func expectedSHA256(ofModelAt path: String) throws(ProofkitError) -> String {
+        let manifest = try ModelsManifest.load(besideFileAt: path)
+        return manifest?.entries[modelFileName]?.sha256 ?? modelSHA256
+    }
+
+    /// Loads the model after checking its SHA-256.
     /// - Parameters:
     ///   - modelPath: the `.onnx` file (e.g. ``defaultModelPath``).
-    ///   - expectedSHA256: when given, the file must have this digest (e.g. ``modelSHA256``).
+    ///   - expectedSHA256: the digest the file must have; `nil` (the default) means
+    ///     ``expectedSHA256(ofModelAt:)`` (the manifest's, else ``modelSHA256``). The file is
+    ///     always checked: a damaged or different model is refused before ONNX Runtime reads it.
     ///   - sampleRate: 16 000 (default) or 8 000 Hz.
     ///   - threads: intra-op threads, default 1 (the model is tiny).
     /// - Throws: `.invalidArgument` (unsupported rate), `.notFound`, `.modelInvalid` (digest
-    ///   mismatch, or not a Silero v5/v6 model), `.runtimeUnavailable`.
+    ///   mismatch, a malformed manifest, or not a Silero v5/v6 model), `.runtimeUnavailable`.
     public init(modelPath: String, expectedSHA256: String? = nil, sampleRate: Int = 16_000, threads: Int = 1)
         throws(ProofkitError)
     {
@@ -54,8 +69,10 @@ public struct SileroVoiceDetector: ~Copyable {
             throw ProofkitError(
                 .invalidArgument, "Silero VAD runs at 16000 or 8000 Hz, not \(sampleRate) Hz: resample the audio first.")
         }
+        let digest: String
+        if let expectedSHA256 { digest = expectedSHA256 } else { digest = try Self.expectedSHA256(ofModelAt: modelPath) }
         let session = try InferenceSession(
-            contentsOf: modelPath, expectedSHA256: expectedSHA256, options: InferenceSession.Options(intraOpThreads: threads))
+            contentsOf: modelPath, expectedSHA256: digest, options: InferenceSession.Options(intraOpThreads: threads))
         try Self.checkSignature(of: session, path: modelPath)
         self.sampleRate = sampleRate
         chunkSize = ReadingProof.sileroChunkSize(sampleRate: sampleRate)

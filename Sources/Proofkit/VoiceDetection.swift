@@ -13,3 +13,26 @@ public enum VoiceDetectionMode: String, Sendable, Equatable, CaseIterable {
     /// Whether this mode needs Silero probabilities.
     public var usesSilero: Bool { self != .energy }
 }
+
+extension VoiceDetectionMode {
+    /// The detector used when none is asked for, if it can run (ONNX Runtime and the Silero model
+    /// installed): ``silero``. Measured with `Benchmarks/voice_gate_eval.py` on real speech mixed
+    /// into real noise sources never used for tuning (Benchmarks/VOICE_GATE_EVAL.md): 0.0 s voiced
+    /// in every noise alone, a median voiced-seconds error of 0.7-1.1 % at 20, 10 and 5 dB SNR and
+    /// at most 15 % on any file at 10 dB or more. ``both`` can only shorten what the energy gate
+    /// finds and lost whole readings under loud noise (up to 100 % at 10 dB). Without Silero the
+    /// session falls back to ``energy`` and says so (``VoiceProofSession/fallbackReason``).
+    public static let preferred: VoiceDetectionMode = .silero
+}
+
+/// When a ``VoiceProofSession`` that cannot load Silero goes on with the energy gate instead of
+/// failing. Only a missing ONNX Runtime or a missing model falls back: a damaged or different
+/// model (digest mismatch) always fails.
+public enum VoiceDetectionFallback: Sendable, Equatable {
+    /// Never: a Silero mode without Silero throws.
+    case never
+    /// In ``VoiceDetectionMode/both`` only (an explicit `--vad both`).
+    case bothOnly
+    /// In every Silero mode (the default gate, ``VoiceDetectionMode/preferred``, not asked for).
+    case always
+}

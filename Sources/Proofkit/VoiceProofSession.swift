@@ -24,11 +24,14 @@ import VoiceGate
 public struct VoiceProofSession: ~Copyable {
     /// The proof being driven (its configuration says the mode actually in use).
     public private(set) var proof: ReadingProof
-    /// Why the session fell back to energy mode (``VoiceDetectionMode/both`` without Silero), or
-    /// `nil`.
+    /// Why the session fell back to energy mode (Silero wanted but not installed, see
+    /// ``VoiceDetectionFallback``), or `nil`.
     public let fallbackReason: String?
 
-    private var detector: SileroVoiceDetector?
+    /// The model, boxed: it is run in place. (Taking an optional non-copyable detector out of this
+    /// non-copyable struct and consuming it back after each chunk crashed debug builds with a
+    /// division by zero: `chunkSize` read as 0 after the write-back.)
+    private let detector: SileroBox?
     private var pending: [Float] = []
     private let chunkSize: Int
 
@@ -37,15 +40,18 @@ public struct VoiceProofSession: ~Copyable {
     ///   - configuration: the text, gate, recogniser use and ``VoiceDetectionMode``.
     ///   - sileroModelPath: the Silero model (see ``sileroModelPath(environment:)``); needed only
     ///     in a Silero mode; `nil` means "not found".
-    ///   - fallsBackToEnergy: in ``VoiceDetectionMode/both``, when Silero cannot be loaded (no
-    ///     ONNX Runtime, no model), go on with the energy gate alone and say why in
-    ///     ``fallbackReason``, instead of throwing. Default `true`. ``VoiceDetectionMode/silero``
-    ///     always throws.
+    ///   - fallback: when Silero cannot be loaded (no ONNX Runtime, no model), whether to go on
+    ///     with the energy gate alone and say why in ``fallbackReason`` instead of throwing:
+    ///     default ``VoiceDetectionFallback/bothOnly`` (only in ``VoiceDetectionMode/both``);
+    ///     ``VoiceDetectionFallback/always`` for the default gate. A model whose SHA-256 is not the
+    ///     manifest's always throws `.modelInvalid`.
     /// - Throws: `ProofkitError` `.runtimeUnavailable` when Silero is needed but ONNX Runtime or
     ///   the model is missing (the message says how to fix it), `.modelInvalid` when the model is
-    ///   not Silero, `.invalidArgument` for bad gate settings.
+    ///   damaged (its SHA-256 is not the manifest's) or not Silero, `.invalidArgument` for bad
+    ///   gate settings.
     public init(
-        configuration: ReadingProofConfiguration, sileroModelPath: String?, fallsBackToEnergy: Bool = true
+        configuration: ReadingProofConfiguration, sileroModelPath: String?,
+        fallback: VoiceDetectionFallback = .bothOnly
     ) throws(ProofkitError) {
         var configuration = configuration
         var reason: String?
@@ -55,7 +61,7 @@ public struct VoiceProofSession: ~Copyable {
                 guard let sileroModelPath else {
                     throw ProofkitError(
                         .runtimeUnavailable,
-                        "the Silero VAD model was not found (looked for \(VoiceProofSession.sileroEnvironmentVariable), then \(SileroVoiceDetector.defaultModelPath) above the executable and in the current folder): run Models/build.sh or set \(VoiceProofSession.sileroEnvironmentVariable)")
+                        "the Silero VAD model was not found (looked for \(VoiceProofSession.sileroEnvironmentVariable), then \(SileroVoiceDetector.modelFileName) in \(PhotoModelStore.environmentVariable) or \(SileroVoiceDetector.defaultModelPath) above the executable and in the current folder): run Models/build.sh or set \(PhotoModelStore.environmentVariable)")
                 }
                 detector = try SileroVoiceDetector(modelPath: sileroModelPath, sampleRate: configuration.gate.sampleRate)
             } catch {
@@ -65,7 +71,8 @@ public struct VoiceProofSession: ~Copyable {
                         .runtimeUnavailable, "the Silero VAD model is missing: run Models/build.sh or set \(VoiceProofSession.sileroEnvironmentVariable)",
                         path: error.path)
                 }
-                guard configuration.voiceDetection == .both, fallsBackToEnergy, failure.code == .runtimeUnavailable else {
+                let fallsBack = fallback == .always || (fallback == .bothOnly && configuration.voiceDetection == .both)
+                guard fallsBack, failure.code == .runtimeUnavailable else {
                     throw failure
                 }
                 reason = failure.message
@@ -74,22 +81,24 @@ public struct VoiceProofSession: ~Copyable {
         }
         proof = try ReadingProof(configuration: configuration)
         fallbackReason = reason
-        self.detector = detector
+        if let model = detector.take() { self.detector = SileroBox(model) } else { self.detector = nil }
         chunkSize = ReadingProof.sileroChunkSize(sampleRate: configuration.gate.sampleRate)
     }
 
-    /// The environment variable naming the Silero model file: `PROOFKIT_SILERO_MODEL`.
+    /// The environment variable naming the Silero model file: `PROOFKIT_SILERO_MODEL`. The file
+    /// is still checked against the models manifest's digest (see
+    /// ``SileroVoiceDetector/expectedSHA256(ofModelAt:)``).
     public static let sileroEnvironmentVariable = "PROOFKIT_SILERO_MODEL"
 
     /// Where the Silero model is: the file named by `PROOFKIT_SILERO_MODEL`; else
-    /// `Models/generated/silero_vad.onnx` in the running executable's folder or the nearest folder
-    /// above it that has one (the project set-up built it in); else that path under the current
-    /// folder.
+    /// `silero_vad.onnx` in the models folder that ``PhotoModelStore`` finds (`PROOFKIT_MODELS`
+    /// when set, only there; else `Models/generated` in the running executable's folder or the
+    /// nearest folder above it, else under the current folder).
     /// - Parameter environment: the process environment.
     /// - Returns: an existing file's path, or `nil` (the environment's path is returned as given).
     public static func sileroModelPath(environment: [String: String]) -> String? {
         if let explicit = environment[sileroEnvironmentVariable], !explicit.isEmpty { return explicit }
-        return locateNearExecutable(SileroVoiceDetector.defaultModelPath)
+        return try? PhotoModelStore(environment: environment).locate(SileroVoiceDetector.modelFileName)
     }
 
     /// Feeds captured audio.
@@ -128,21 +137,22 @@ public struct VoiceProofSession: ~Copyable {
     }
 
     private mutating func runSilero(on samples: [Float]) throws(ProofkitError) -> [Float] {
-        guard var model = detector.take() else { return [] }
+        guard let box = detector else { return [] }
         var result: [Float] = []
-        var failure: ProofkitError?
         var start = 0
         while start + chunkSize <= samples.count {
-            do {
-                result.append(try model.probability(ofChunk: Array(samples[start..<start + chunkSize])))
-            } catch {
-                failure = error
-                break
-            }
+            result.append(try box.model.probability(ofChunk: Array(samples[start..<start + chunkSize])))
             start += chunkSize
         }
-        detector = consume model
-        if let failure { throw failure }
         return result
+    }
+}
+
+/// The Silero detector of one session, run in place (see ``VoiceProofSession``).
+private final class SileroBox {
+    var model: SileroVoiceDetector
+
+    init(_ model: consuming SileroVoiceDetector) {
+        self.model = model
     }
 }

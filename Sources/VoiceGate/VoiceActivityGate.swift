@@ -97,11 +97,23 @@ public struct VoiceGateResult: Sendable, Equatable {
 ///    threshold. Speech does this several times a second (its energy is modulated at 3-8 Hz);
 ///    a fan or an air conditioner switching on, a passing car or a lorry swell and settle
 ///    smoothly. A run stays open for 100 ms below the continue threshold so that a syllable's
-///    own decay can show the cue. The run's segment still starts at its first loud frame. Voice
-///    stays on for ``VoiceGateConfiguration/hangOver`` after the last loud frame, so the gaps
-///    between words do not split a reading.
+///    own decay can show the cue. The run must also show the **voicing cue**: a stretch of
+///    ``VoiceGateConfiguration/minimumVoicedStretch`` (60 ms) of consecutive loud frames whose
+///    pitch strength (the peak normalised autocorrelation at a lag of a 70-400 Hz pitch, of the
+///    sound pre-emphasised, low-passed at 1 kHz and decimated to about 4 kHz; see
+///    ``VoiceGateConfiguration/minimumHarmonicity``) is at least 0.6. A vowel repeats itself every
+///    pitch period for tens of milliseconds; a clock's tick, a drip, a key press or a shaker rings
+///    for a few milliseconds without a pitch, however regularly it comes. The run's segment still
+///    starts at its first loud frame. Voice stays on for ``VoiceGateConfiguration/hangOver`` after
+///    the last loud frame, so the gaps between words do not split a reading; but a loud frame
+///    extends the segment only within ``VoiceGateConfiguration/voicedTail`` (150 ms) of the last
+///    voiced frames (two in a row), so the segment ends where the speech ends: ticks between
+///    words and the room after the reading do not lengthen it. While voice is on, a stretch of
+///    ``VoiceGateConfiguration/unmodulatedWindow`` without voiced frames lifts the floor as an
+///    unmodulated run does (a noise that started under the reading).
 ///
-/// Known limits: a voice-like sound (a radio, a television, someone else talking) counts as voice;
+/// Known limits: a voice-like sound (a radio, a television, someone else talking, a musical
+/// instrument, bubbling water) counts as voice;
 /// a long monotone sustained vowel (over a few seconds) is slowly absorbed into the floor; and the
 /// first frames set the floor, so audio that starts in the middle of loud speech is detected only
 /// after the first pause.
@@ -138,6 +150,16 @@ public struct VoiceActivityGate: Sendable {
     private let unmodulatedRiseStep: Float
     /// How long a candidate run stays open below the continue threshold, waiting for the cue.
     private let closingFrames: Int
+    /// The voicing cue (see ``VoiceGateConfiguration/minimumHarmonicity``).
+    private var pitch: HarmonicityTracker
+    private let usesHarmonicity: Bool
+    private let voicedStretchFrames: Int
+    private let voicedTailFrames: Int
+    private var harmonicStreak = 0
+    /// The last frame of two voiced frames in a row, and the last frame that completed a voiced
+    /// stretch, or -1.
+    private var lastVoicingFrame = -1
+    private var lastStretchFrame = -1
     /// The speech-band filter (a 2nd-order band-pass around 1 kHz, Q 0.7): rumble and hiss are
     /// outside it, so their jitter does not pass for syllables.
     private let bandGain: Float
@@ -225,6 +247,12 @@ public struct VoiceActivityGate: Sendable {
         unmodulatedFrames = frames(configuration.unmodulatedWindow)
         unmodulatedRiseStep = configuration.unmodulatedFloorRiseDecibelsPerSecond * Float(frameSeconds)
         closingFrames = max(1, frames(.milliseconds(100)))
+        pitch = HarmonicityTracker(
+            sampleRate: configuration.sampleRate, frameLength: frameLength,
+            lowestPitch: configuration.lowestPitch, highestPitch: configuration.highestPitch)
+        usesHarmonicity = configuration.minimumHarmonicity > 0
+        voicedStretchFrames = max(1, frames(configuration.minimumVoicedStretch))
+        voicedTailFrames = frames(configuration.voicedTail)
         // RBJ band-pass (0 dB peak gain): b = (alpha, 0, -alpha), a = (1 + alpha, -2 cos w, 1 - alpha).
         let centre = 2 * Double.pi * 1000 / Double(configuration.sampleRate)
         let alpha = cosine(centre - Double.pi / 2) / (2 * 0.7)
@@ -306,6 +334,7 @@ public struct VoiceActivityGate: Sendable {
                 band2 = band1
                 band1 = y
             }
+            if usesHarmonicity { pitch.push(samples[index..<end]) }
             countInFrame += end - index
             index = end
             previousSample = previous
@@ -429,6 +458,15 @@ public struct VoiceActivityGate: Sendable {
             lastModulationFrame = current
         }
 
+        // The voicing cue: loud frames that repeat at a voice's pitch, in stretches.
+        var harmonicity: Float = 0
+        if usesHarmonicity {
+            if level > offThreshold { harmonicity = pitch.strength() }
+            harmonicStreak = level > offThreshold && harmonicity >= configuration.minimumHarmonicity ? harmonicStreak + 1 : 0
+            if harmonicStreak >= 2 { lastVoicingFrame = current }
+            if harmonicStreak >= voicedStretchFrames { lastStretchFrame = current }
+        }
+
         if !isWarmingUp {
             // A candidate run that stayed below the continue threshold for the closing time
             // without showing the cue is dropped; shorter dips are bridged.
@@ -458,8 +496,11 @@ public struct VoiceActivityGate: Sendable {
                     confirmIfReady()
                 }
             case .voiced:
+                // Loud frames extend the segment only near voiced frames: a tick between words or
+                // the room after the reading does not.
                 if level > offThreshold,
-                    isLowPitched(energy: energy, difference: differenceEnergy, floorPower: floorPower)
+                    isLowPitched(energy: energy, difference: differenceEnergy, floorPower: floorPower),
+                    !usesHarmonicity || current - lastVoicingFrame <= voicedTailFrames
                 {
                     lastActiveFrame = current
                 } else if current - lastActiveFrame > hangOverFrames {
@@ -482,6 +523,11 @@ public struct VoiceActivityGate: Sendable {
             if state == .candidate, modulationDecibels > 0,
                 current - max(runStartFrame, lastModulationFrame) >= unmodulatedFrames
             {
+                step = max(step, unmodulatedRiseStep)
+            }
+            // Voice on, but nothing voiced for as long: the room got louder under the reading
+            // (a noise that started, the room after the last word).
+            if state == .voiced, usesHarmonicity, current - max(runStartFrame, lastVoicingFrame) >= unmodulatedFrames {
                 step = max(step, unmodulatedRiseStep)
             }
             floor = min(smoothedLevel, floor + step)
@@ -521,11 +567,12 @@ public struct VoiceActivityGate: Sendable {
     private mutating func confirmIfReady() {
         guard runLength >= minimumRunFrames else { return }
         guard modulationDecibels == 0 || lastModulationFrame >= runStartFrame else { return }
+        guard !usesHarmonicity || lastStretchFrame >= runStartFrame else { return }
         guard runExcessDifference <= maximumDifferenceRatio * runExcessEnergy,
             runExcessDifference >= minimumDifferenceRatio * runExcessEnergy
         else { return }
         state = .voiced
-        lastActiveFrame = lastLoudFrame
+        lastActiveFrame = usesHarmonicity ? min(lastLoudFrame, lastVoicingFrame + voicedTailFrames) : lastLoudFrame
     }
 }
 
@@ -560,8 +607,8 @@ func power(decibels: Float) -> Float {
     return Float(e * Double(sign: .plus, exponent: Int(k), significand: 1))
 }
 
-/// cos(x) for the one-off constant in `init`, without importing Foundation.
-private func cosine(_ x: Double) -> Double {
+/// cos(x) for the one-off constants in `init`, without importing Foundation.
+func cosine(_ x: Double) -> Double {
     // Taylor series around 0 after reducing to [-π, π]; ample for a constant.
     var y = x.truncatingRemainder(dividingBy: 2 * Double.pi)
     if y > Double.pi { y -= 2 * Double.pi }

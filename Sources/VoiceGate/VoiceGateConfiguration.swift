@@ -76,6 +76,27 @@ public struct VoiceGateConfiguration: Sendable, Equatable {
     /// Default 40 dB/s: a fan 20 dB above a quiet room is part of the room about 2 s after it
     /// starts (it never counts as voice: it shows no syllable cue).
     public var unmodulatedFloorRiseDecibelsPerSecond: Float
+    /// The voicing cue: the pitch strength (the peak normalised autocorrelation at a lag between
+    /// ``lowestPitch`` and ``highestPitch``, of the sound low-passed at 1 kHz, see
+    /// ``VoiceActivityGate``) that a loud frame needs to count as voiced, 0...1. Vowels score
+    /// 0.7-0.99; clicks, ticks, drips, key presses, rain and hiss score less. A run becomes voice
+    /// only with a voiced stretch of ``minimumVoicedStretch``, and voice lasts at most
+    /// ``voicedTail`` after the last voiced frames. Default 0.6. `0` turns the cue off (the gate
+    /// then judges loudness, spectrum and the syllable cue only).
+    public var minimumHarmonicity: Float
+    /// The lowest voice pitch looked for, in Hz. Default 70. Must be 40...1000 and below
+    /// ``highestPitch``.
+    public var lowestPitch: Double
+    /// The highest voice pitch looked for, in Hz. Default 400.
+    public var highestPitch: Double
+    /// The shortest stretch of consecutive voiced frames (see ``minimumHarmonicity``) that a run
+    /// needs to count as voice. A syllable's vowel lasts 60-250 ms; a clock's tick, a drip or a
+    /// key press rings for well under 60 ms. Default 60 ms. Must be 0...1 s.
+    public var minimumVoicedStretch: Duration
+    /// How long after the last voiced frames (two in a row) loud frames still count as voice: a
+    /// word's final consonant. Later loud frames (a room's noise after the reading, ticks between
+    /// words) do not extend the segment. Default 150 ms. Must be 0...2 s.
+    public var voicedTail: Duration
     /// The level of digital silence, in dBFS: levels are clamped to at least this. Default -100.
     public var silenceDecibels: Float
     /// The floor before the first frame, in dBFS, or `nil` to start at the first frame's level.
@@ -107,6 +128,11 @@ public struct VoiceGateConfiguration: Sendable, Equatable {
         modulationWindow: Duration = .milliseconds(200),
         unmodulatedWindow: Duration = .milliseconds(1200),
         unmodulatedFloorRiseDecibelsPerSecond: Float = 40,
+        minimumHarmonicity: Float = 0.6,
+        lowestPitch: Double = 70,
+        highestPitch: Double = 400,
+        minimumVoicedStretch: Duration = .milliseconds(60),
+        voicedTail: Duration = .milliseconds(150),
         silenceDecibels: Float = -100,
         initialFloorDecibels: Float? = nil,
         recordsTrack: Bool = true
@@ -130,6 +156,11 @@ public struct VoiceGateConfiguration: Sendable, Equatable {
         self.modulationWindow = modulationWindow
         self.unmodulatedWindow = unmodulatedWindow
         self.unmodulatedFloorRiseDecibelsPerSecond = unmodulatedFloorRiseDecibelsPerSecond
+        self.minimumHarmonicity = minimumHarmonicity
+        self.lowestPitch = lowestPitch
+        self.highestPitch = highestPitch
+        self.minimumVoicedStretch = minimumVoicedStretch
+        self.voicedTail = voicedTail
         self.silenceDecibels = silenceDecibels
         self.initialFloorDecibels = initialFloorDecibels
         self.recordsTrack = recordsTrack
@@ -188,6 +219,22 @@ public struct VoiceGateConfiguration: Sendable, Equatable {
         let modulation = modulationWindow.seconds
         guard modulation >= 0.02, modulation <= 2 else {
             throw bad("voice gate modulation window must be 20 ms...2 s, got \(modulation * 1000) ms")
+        }
+        guard minimumHarmonicity.isFinite, minimumHarmonicity >= 0, minimumHarmonicity <= 1 else {
+            throw bad("voice gate minimum harmonicity must be 0...1, got \(minimumHarmonicity)")
+        }
+        guard lowestPitch.isFinite, highestPitch.isFinite, lowestPitch >= 40, highestPitch <= 1000,
+            lowestPitch < highestPitch
+        else {
+            throw bad("voice gate pitch range must satisfy 40 <= lowest < highest <= 1000 Hz, got \(lowestPitch) and \(highestPitch)")
+        }
+        let stretch = minimumVoicedStretch.seconds
+        guard stretch >= 0, stretch <= 1 else {
+            throw bad("voice gate minimum voiced stretch must be 0...1 s, got \(stretch) s")
+        }
+        let tail = voicedTail.seconds
+        guard tail >= 0, tail <= 2 else {
+            throw bad("voice gate voiced tail must be 0...2 s, got \(tail) s")
         }
         guard silenceDecibels.isFinite, silenceDecibels < 0 else {
             throw bad("voice gate silence level must be a negative dBFS value, got \(silenceDecibels)")

@@ -105,7 +105,9 @@ struct SileroVoiceDetectorTests {
         }
         #expect(clip.code == .invalidArgument)
         let wrongModel = try #require(throws: ProofkitError.self) {
-            _ = try SileroVoiceDetector(modelPath: TestEnvironment.fixture("onnx/add_relu.onnx"))
+            // With its own digest, so that the signature check is what refuses it.
+            let path = TestEnvironment.fixture("onnx/add_relu.onnx")
+            _ = try SileroVoiceDetector(modelPath: path, expectedSHA256: try ModelFile.sha256(ofFileAt: path))
         }
         #expect(wrongModel.code == .modelInvalid)
         #expect(wrongModel.message.contains("not a Silero VAD"))
@@ -113,6 +115,13 @@ struct SileroVoiceDetectorTests {
             _ = try SileroVoiceDetector(modelPath: SileroFixtures.modelPath, expectedSHA256: String(repeating: "ab", count: 32))
         }
         #expect(digest.code == .modelInvalid)
+        // Without a digest the manifest's (else the committed one) is checked: another model is refused.
+        let unlisted = try #require(throws: ProofkitError.self) {
+            _ = try SileroVoiceDetector(modelPath: TestEnvironment.fixture("onnx/add_relu.onnx"))
+        }
+        #expect(unlisted.code == .modelInvalid)
+        #expect(unlisted.message.contains("SHA-256"))
+        #expect(try SileroVoiceDetector.expectedSHA256(ofModelAt: SileroFixtures.modelPath) == SileroVoiceDetector.modelSHA256)
         let missing = try #require(throws: ProofkitError.self) {
             _ = try SileroVoiceDetector(modelPath: "/nonexistent/silero_vad.onnx")
         }

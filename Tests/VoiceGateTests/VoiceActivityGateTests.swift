@@ -98,11 +98,15 @@ struct NoiseOnlyTests {
         #expect(result.voicedSeconds <= 0.3, "\(result.segments)")
     }
 
-    @Test("without the syllable cue, the same passing cars pass for voice")
+    @Test("without the syllable and voicing cues, the same passing cars pass for voice")
     func streetWithoutCue() throws {
         let street = SyntheticAudio.street(seconds: 30, swellDecibels: 18)
-        let result = try gateResult(street, configuration: VoiceGateConfiguration(modulationDecibels: 0))
-        #expect(result.voicedSeconds >= 5, "the cue is what rejects the cars: \(result.segments)")
+        let result = try gateResult(
+            street, configuration: VoiceGateConfiguration(modulationDecibels: 0, minimumHarmonicity: 0))
+        #expect(result.voicedSeconds >= 5, "the cues are what reject the cars: \(result.segments)")
+        // Either cue alone rejects them.
+        #expect(try gateResult(street, configuration: VoiceGateConfiguration(modulationDecibels: 0)).voicedSeconds <= 1.5)
+        #expect(try gateResult(street, configuration: VoiceGateConfiguration(minimumHarmonicity: 0)).voicedSeconds <= 0.3)
     }
 
     @Test(
@@ -305,5 +309,56 @@ struct GateMechanicsTests {
         gate.reset()
         #expect(gate.analysedSeconds == 0)
         #expect(gate.finish().track.isEmpty)
+    }
+}
+
+@Suite("VoiceActivityGate: impulsive periodic noise (issue 14)")
+struct ImpulsiveNoiseTests {
+    /// Speech at -26 dBFS, 3 s into a clock ticking `perSecond` times a second over a quiet room.
+    func speechOverClock(perSecond: Double, speech name: String) throws -> (audio: TestAudio, start: Double, end: Double) {
+        let clock = SyntheticAudio.clockTicks(seconds: 16, interval: 1 / perSecond, tickPeak: 0.5, roomDecibels: -65)
+        let speech = try TestAudio.fixture(name).scaled(toRMS: -26)
+        return (clock.mixing(speech, at: 3), 3, 3 + speech.seconds)
+    }
+
+    @Test("a clock ticking 1 to 8 times a second during a reading: voice stays inside the speech and ends with it",
+          arguments: [1.0, 4.0, 8.0], speechFixtures)
+    func clockDuringReading(perSecond: Double, speech: String) throws {
+        let (audio, start, end) = try speechOverClock(perSecond: perSecond, speech: speech)
+        let result = try gateResult(audio)
+        let room = SyntheticAudio.whiteNoise(seconds: 16, levelDecibels: -65)
+        let alone = try gateResult(room.mixing(TestAudio.fixture(speech).scaled(toRMS: -26), at: 3))
+        let outside = result.voicedSeconds - overlap(result.segments, start, end + 0.2)
+        #expect(outside <= 0.2, "\(perSecond)/s: \(result.segments)")
+        #expect(result.voicedSeconds <= alone.voicedSeconds * 1.2 + 0.2, "\(result.voicedSeconds) vs \(alone.voicedSeconds) without the clock")
+        #expect(result.voicedSeconds >= alone.voicedSeconds * 0.7, "\(result.voicedSeconds) vs \(alone.voicedSeconds) without the clock")
+        // The last segment ends where the speech ends, not seconds later.
+        #expect((result.segments.last?.end ?? 0) <= end + 0.2, "\(result.segments)")
+    }
+
+    @Test("without the voicing cue the same clock is counted as reading (the cue is what rejects it)")
+    func withoutVoicingCue() throws {
+        let (audio, start, end) = try speechOverClock(perSecond: 8, speech: "speech_en_ljspeech_16k.wav")
+        let withCue = try gateResult(audio)
+        let without = try gateResult(audio, configuration: VoiceGateConfiguration(minimumHarmonicity: 0))
+        #expect(without.voicedSeconds > withCue.voicedSeconds + 1, "\(without.segments) vs \(withCue.segments)")
+        #expect(withCue.voicedSeconds - overlap(withCue.segments, start, end + 0.2) <= 0.2)
+    }
+
+    @Test("a fast clock (8 per second) alone, loud, is not voice", arguments: [0.2, 0.6] as [Float])
+    func fastLoudClock(peak: Float) throws {
+        let ticks = SyntheticAudio.clockTicks(seconds: 20, interval: 0.125, tickPeak: peak, roomDecibels: -70)
+        #expect(try gateResult(ticks).voicedSeconds == 0)
+    }
+
+    @Test("the voicing settings are checked")
+    func voicingSettings() {
+        for bad in [
+            VoiceGateConfiguration(minimumHarmonicity: 1.5), VoiceGateConfiguration(minimumHarmonicity: -.infinity),
+            VoiceGateConfiguration(lowestPitch: 400, highestPitch: 70), VoiceGateConfiguration(lowestPitch: 10),
+            VoiceGateConfiguration(minimumVoicedStretch: .seconds(2)), VoiceGateConfiguration(voicedTail: .seconds(-1)),
+        ] {
+            #expect(throws: ProofkitError.self) { _ = try VoiceActivityGate(configuration: bad) }
+        }
     }
 }

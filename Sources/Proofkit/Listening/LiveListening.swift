@@ -45,7 +45,11 @@ public final class LiveListening: Sendable {
     ) throws(ProofkitError) {
         self.capture = capture
         self.recognizer = recognizer
-        let (events, continuation) = AsyncStream<ListeningEvent>.makeStream(bufferingPolicy: .unbounded)
+        // Bounded: a device not paced in real time (PROOFKIT_ALSA_CONFIG) can deliver audio faster
+        // than the proof consumes it (Silero in a debug build); the relay then waits for the
+        // consumer (see `deliver`) instead of filling memory, and a stop ends within the buffer.
+        let (events, continuation) = AsyncStream<ListeningEvent>.makeStream(
+            bufferingPolicy: .bufferingOldest(Self.bufferedEvents))
         self.events = events
         try recognizer?.start()
         let failureBox = self.failureBox
@@ -61,25 +65,25 @@ public final class LiveListening: Sendable {
                     let now = recognizer.restarts
                     if now > restarts {
                         restarts = now
-                        continuation.yield(.recognizerRestarted(now))
+                        await Self.deliver(.recognizerRestarted(now), to: continuation)
                     }
-                    continuation.yield(.transcript(line))
+                    await Self.deliver(.transcript(line), to: continuation)
                 }
-                if recognizer.hasGivenUp { continuation.yield(.recognizerGaveUp) }
+                if recognizer.hasGivenUp { await Self.deliver(.recognizerGaveUp, to: continuation) }
             }
         }
         if let transcriptLines {
             openSources.add()
             Task.detached {
                 defer { openSources.remove() }
-                for await line in transcriptLines { continuation.yield(.transcript(line)) }
+                for await line in transcriptLines { await Self.deliver(.transcript(line), to: continuation) }
             }
         }
         Task.detached {
             do throws(ProofkitError) {
                 for try await chunk in capture {
                     recognizer?.send(chunk.littleEndianBytes)
-                    continuation.yield(.audio(chunk))
+                    await Self.deliver(.audio(chunk), to: continuation)
                     if chunk.endSeconds >= maxSeconds { break }
                 }
             } catch {
@@ -93,6 +97,21 @@ public final class LiveListening: Sendable {
                 try? await Task.sleep(for: .milliseconds(5))
             }
             continuation.finish()
+        }
+    }
+
+    /// Events the consumer may fall behind by before the relays wait for it: 256 (25 s of audio in
+    /// 100 ms chunks; a live consumer keeps up with a real microphone by far).
+    static let bufferedEvents = 256
+
+    /// Yields `event`, waiting while the buffer is full (the consumer is ``bufferedEvents``
+    /// behind); returns at once when the consumer has gone.
+    static func deliver(_ event: ListeningEvent, to continuation: AsyncStream<ListeningEvent>.Continuation) async {
+        while true {
+            switch continuation.yield(event) {
+            case .dropped: try? await Task.sleep(for: .milliseconds(2))
+            default: return
+            }
         }
     }
 

@@ -41,16 +41,24 @@ enum VoiceCommand: Subcommand {
         RECORDING, the lines apply at its end; at most 4 MiB, exit 65 past it). A RECORDING at a
         rate outside 8000...384000 Hz or with more than 8 channels is refused (exit 65).
 
-        --vad energy|silero|both chooses what counts as voice: the room-level energy gate (default,
-        cheapest), the Silero VAD neural model, or both (voiced only where both agree). Silero needs
-        ONNX Runtime and Models/generated/silero_vad.onnx (or PROOFKIT_SILERO_MODEL=FILE): without
-        them 'silero' exits 69, and 'both' warns on stderr and goes on with the energy gate.
+        --vad energy|silero|both chooses what counts as voice: the room-level energy gate
+        (cheapest; it rejects clock ticks, drips and typing by their lack of voiced, harmonic
+        stretches), the Silero VAD neural model, or both (voiced only where both agree). Without
+        --vad the gate is silero when ONNX Runtime and the Silero model are installed, else energy;
+        the energy gate's noise floor is tracked and shown either way, and the output says which
+        gate decided ("gate: ..." line; "vad" and "vad_fallback" in JSON). Silero is
+        silero_vad.onnx in $PROOFKIT_MODELS, else Models/generated above the executable or in the
+        current folder (PROOFKIT_SILERO_MODEL=FILE names the file itself); it must have the SHA-256
+        that the folder's manifest.json (else proofkit's committed digest) gives, or voice exits 78.
+        Without ONNX Runtime or the model, '--vad silero' exits 69 and '--vad both' warns on stderr
+        and goes on with the energy gate.
 
         --text NAME picks the text (default waking; 'proofkit dua list'), --texts FILE adds texts
         (see 'proofkit dua --help'). --record out.wav (live only) keeps what was heard, written
         atomically as 16 kHz mono 16-bit WAV when listening ends. --plot levels.svg draws the level,
-        the floor, the threshold and the voiced regions over time. A rejection exits 0, or 2 with
-        --strict.
+        the floor, the threshold and the voiced regions over time, coloured by the gate that decided
+        them, with the energy gate's and Silero's own voiced regions as two lanes at the top. A
+        rejection exits 0, or 2 with --strict.
 
         Environment: PROOFKIT_ALSA_CONFIG=FILE opens devices from that ALSA configuration file
         instead of the machine's (for tests and demos without hardware); devices defined there are
@@ -82,7 +90,7 @@ enum VoiceCommand: Subcommand {
 
         Exit codes: 0 (also for a rejection), 2 rejected with --strict, 64 usage, 65 undecodable
         RECORDING, 66 missing file, 69 device missing/busy/gone or Silero unavailable, 74 cannot write
-        --record/--plot.
+        --record/--plot, 78 Silero model damaged (SHA-256 mismatch) or not Silero.
 
         Examples:
           proofkit voice --list-devices
@@ -101,7 +109,7 @@ enum VoiceCommand: Subcommand {
         .option("max-seconds", value: "S", help: "stop after S seconds of audio (default 120)"),
         .option("text", value: "NAME", help: "the text to read (default: waking)"),
         .option("texts", value: "FILE", help: "a JSON file of extra texts"),
-        .option("vad", value: "MODE", help: "energy (default), silero or both"),
+        .option("vad", value: "MODE", help: "energy, silero or both (default: silero if installed, else energy)"),
         .option("record", value: "OUT.wav", help: "keep what was heard (live only)"),
         .option("plot", value: "OUT.svg", help: "draw level, floor, threshold and voiced regions"),
         .flag("strict", help: "exit 2 when the proof is rejected"),
@@ -117,13 +125,17 @@ enum VoiceCommand: Subcommand {
             throw UsageError("give either --recognizer-cmd or --transcript-file, not both")
         }
         let mode: VoiceDetectionMode
+        let fallback: VoiceDetectionFallback
         if let vad = arguments.value("vad") {
             guard let parsed = VoiceDetectionMode(rawValue: vad) else {
                 throw UsageError("--vad must be energy, silero or both, not '\(vad)'")
             }
             mode = parsed
+            fallback = .bothOnly
         } else {
-            mode = .energy
+            // The default gate: Silero when installed, else the energy gate (said in the output).
+            mode = .preferred
+            fallback = .always
         }
         guard arguments.has("live") else {
             guard arguments.positionals.count == 1 else {
@@ -133,12 +145,12 @@ enum VoiceCommand: Subcommand {
             for flag in ["record", "recognizer-cmd", "device", "max-seconds"] where arguments.value(flag) != nil {
                 throw UsageError("--\(flag) works only with --live")
             }
-            return try runRecording(arguments.positionals[0], arguments, mode: mode, io: io)
+            return try runRecording(arguments.positionals[0], arguments, mode: mode, fallback: fallback, io: io)
         }
         if !arguments.positionals.isEmpty {
             throw UsageError("--live takes no RECORDING argument ('\(arguments.positionals[0])')")
         }
-        return try runLive(arguments, mode: mode, io: io)
+        return try runLive(arguments, mode: mode, fallback: fallback, io: io)
     }
 
     /// The proof settings from the arguments.
@@ -152,9 +164,10 @@ enum VoiceCommand: Subcommand {
 
     // MARK: - A recording
 
-    static func runRecording(_ path: String, _ arguments: ParsedArguments, mode: VoiceDetectionMode, io: CommandIO) throws
-        -> ExitStatus
-    {
+    static func runRecording(
+        _ path: String, _ arguments: ParsedArguments, mode: VoiceDetectionMode, fallback: VoiceDetectionFallback,
+        io: CommandIO
+    ) throws -> ExitStatus {
         var transcript: [String] = []
         if let file = arguments.value("transcript-file") {
             let contents = file == "-" ? try DuaCommand.readStandardInput(joinedBy: "\n", what: "transcript file")
@@ -170,11 +183,12 @@ enum VoiceCommand: Subcommand {
         do {
             outcome = try ReadingProofRecording.run(
                 path: path, configuration: configuration,
-                sileroModelPath: VoiceProofSession.sileroModelPath(environment: io.environment), transcript: transcript)
+                sileroModelPath: VoiceProofSession.sileroModelPath(environment: io.environment), transcript: transcript,
+                fallback: fallback)
         } catch {
             throw error.path == nil ? error.at(path: path) : error
         }
-        if let reason = outcome.fallbackReason {
+        if let reason = outcome.fallbackReason, fallback != .always {
             io.printError("proofkit voice: warning: Silero is unavailable (\(reason)); using the energy gate alone")
         }
         if let plot = arguments.value("plot") {
@@ -193,6 +207,7 @@ enum VoiceCommand: Subcommand {
             let text = configuration.text
             io.print("\(baseName(path)): \(formatSeconds(outcome.decodedSeconds)) of audio, \(text.title)")
             io.print("voiced \(formatSeconds(result.gate.voicedSeconds)) in \(result.gate.segments.count) segment(s), needs \(formatSeconds(outcome.neededSeconds)); noise floor \(Int(result.gate.finalFloorDecibels.rounded())) dBFS")
+            io.print(gateLine(outcome.voiceDetection, fallback: outcome.fallbackReason))
             if !transcript.isEmpty {
                 io.print("key words heard: \(result.heardKeyWords.count) of \(text.keyWords.count) (\(text.requiredKeyWords) needed)")
             }
@@ -203,7 +218,9 @@ enum VoiceCommand: Subcommand {
 
     // MARK: - Live
 
-    static func runLive(_ arguments: ParsedArguments, mode: VoiceDetectionMode, io: CommandIO) throws -> ExitStatus {
+    static func runLive(
+        _ arguments: ParsedArguments, mode: VoiceDetectionMode, fallback: VoiceDetectionFallback, io: CommandIO
+    ) throws -> ExitStatus {
         let alsa = try ALSAConfiguration.fromEnvironment(io.environment)
         let maxSeconds = try arguments.seconds("max-seconds") ?? 120
         guard maxSeconds > 0 else { throw UsageError("--max-seconds must be more than 0") }
@@ -214,7 +231,7 @@ enum VoiceCommand: Subcommand {
         let state = LiveState(
             session: try VoiceProofSession(
                 configuration: configuration,
-                sileroModelPath: VoiceProofSession.sileroModelPath(environment: io.environment)))
+                sileroModelPath: VoiceProofSession.sileroModelPath(environment: io.environment), fallback: fallback))
         if let record = arguments.value("record") {
             state.writer = try AudioFileWriter(path: record, container: .wav, sampleRate: 16_000, channels: 1)
         }
@@ -231,7 +248,7 @@ enum VoiceCommand: Subcommand {
         let json = arguments.has("json")
         let proof = state.session.proof
         let needed = proof.neededSeconds
-        if let reason = state.session.fallbackReason {
+        if let reason = state.session.fallbackReason, fallback != .always {
             io.printError("proofkit voice: warning: Silero is unavailable (\(reason)); using the energy gate alone")
         }
         if json {
@@ -278,11 +295,23 @@ enum VoiceCommand: Subcommand {
             io.printJSON(.object(object))
         } else {
             io.print("heard \(formatSeconds(summary.heardSeconds)) of audio on \(device); voiced \(formatSeconds(result.gate.voicedSeconds)) of \(formatSeconds(needed)) needed")
+            io.print(gateLine(result.decidedBy, fallback: state.session.fallbackReason))
             if !result.transcript.isEmpty { io.print("transcript: " + result.transcript.joined(separator: " ")) }
             if let recorded { io.print("recorded to \(recorded)") }
             io.print(verdictLine(result.match))
         }
         return result.match.verdict.isAccepted || !arguments.has("strict") ? .success : .rejected
+    }
+
+    /// Which gate decided, for the text output: "gate: silero (energy floor tracked)" or
+    /// "gate: energy (Silero unavailable: ...)".
+    static func gateLine(_ mode: VoiceDetectionMode, fallback: String?) -> String {
+        if let fallback { return "gate: energy (Silero unavailable: \(fallback))" }
+        switch mode {
+        case .energy: return "gate: energy"
+        case .silero: return "gate: silero (the energy gate tracks the noise floor)"
+        case .both: return "gate: both (voiced where the energy gate and Silero agree)"
+        }
     }
 
     static func verdictLine(_ match: DuaMatchResult) -> String {
@@ -329,8 +358,23 @@ enum VoiceCommand: Subcommand {
         let track = result.gate.track
         var plot = SVGPlot(title: title, xLabel: "time (s)", yLabel: "level (dBFS)")
         let lowest: Float = -90
+        // The voiced regions, coloured by the gate that decided them, and each gate's own voiced
+        // regions as a lane at the top (Silero's only when it ran).
+        let decider: (label: String, color: String) =
+            switch result.decidedBy {
+            case .energy: ("voiced (energy gate decided)", "#2ca02c")
+            case .silero: ("voiced (Silero decided)", "#9467bd")
+            case .both: ("voiced (energy gate and Silero agreed)", "#17becf")
+            }
         for (index, segment) in result.gate.segments.enumerated() {
-            plot.addBand(from: segment.start, to: segment.end, label: index == 0 ? "voiced" : nil, color: "#2ca02c")
+            plot.addBand(from: segment.start, to: segment.end, label: index == 0 ? decider.label : nil, color: decider.color)
+        }
+        func lane(_ segments: [VoicedSegment], at y: Double) -> [(x: Double, y: Double)] {
+            segments.flatMap { [(x: $0.start, y: y), (x: $0.end, y: y), (x: .nan, y: .nan)] }
+        }
+        plot.addLine(lane(result.energySegments, at: -2), label: "energy gate: voice", color: "#2ca02c")
+        if result.decidedBy.usesSilero {
+            plot.addLine(lane(result.sileroSegments, at: -5), label: "Silero: voice", color: "#9467bd")
         }
         plot.addLine(track.map { (x: $0.seconds, y: Double(max(lowest, $0.levelDecibels))) }, label: "level", color: "#1f77b4")
         plot.addLine(track.map { (x: $0.seconds, y: Double(max(lowest, $0.floorDecibels))) }, label: "noise floor", color: "#7f7f7f")

@@ -1,0 +1,104 @@
+import Foundation
+import Inference
+import Testing
+import TestSupport
+
+/// Issue 14: the Silero model is checked against the manifest like every other model,
+/// `PROOFKIT_MODELS` is honoured for it, and the default gate is Silero when it is installed
+/// (else the energy gate, saying so). Runs the built `proofkit` on real speech.
+@Suite(
+    "voice: Silero integrity and the default gate",
+    .enabled(if: TestEnvironment.hasProofkitBinary && VoiceProofE2E.hasSilero, "needs the proofkit binary, ONNX Runtime and Models/generated/silero_vad.onnx"))
+struct VoiceGateDefaultTests {
+    static let generated = TestEnvironment.packageRoot.appendingPathComponent("Models/generated").path
+    let speech = TestEnvironment.fixture("speech_en_ljspeech_16k.wav")
+
+    /// A models folder with a copy of the set-up's Silero model and manifest; `flipping` flips one
+    /// bit of the model in the middle (a damaged or tampered file of the same size).
+    static func modelsFolder(flipping: Bool) throws -> String {
+        let folder = try TestEnvironment.makeTemporaryFolder()
+        var model = try Data(contentsOf: URL(fileURLWithPath: generated + "/silero_vad.onnx"))
+        if flipping { model[model.count / 2] ^= 0x01 }
+        try model.write(to: URL(fileURLWithPath: folder + "/silero_vad.onnx"))
+        try FileManager.default.copyItem(atPath: generated + "/manifest.json", toPath: folder + "/manifest.json")
+        return folder
+    }
+
+    static func json(_ text: String) throws -> [String: Any] {
+        let line = try #require(text.split(separator: "\n").last)
+        return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    }
+
+    @Test("a byte-flipped Silero model is refused with exit 78, in every mode that loads it and by default")
+    func flippedModel() throws {
+        let folder = try Self.modelsFolder(flipping: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for extra in [[], ["--vad", "silero"], ["--vad", "both"]] {
+            let run = try TestEnvironment.runProofkit(
+                ["voice", speech, "--json"] + extra, environment: ["PROOFKIT_MODELS": folder])
+            #expect(run.status == 78, "\(extra): \(run.stderr)")
+            #expect(run.stdout.isEmpty, "no partial output")
+            #expect(run.stderr.contains("SHA-256"), "\(run.stderr)")
+        }
+        // The explicit override is checked against the same digest.
+        let override = try TestEnvironment.runProofkit(
+            ["voice", speech, "--vad", "silero"], environment: ["PROOFKIT_SILERO_MODEL": folder + "/silero_vad.onnx"])
+        #expect(override.status == 78, "\(override.stderr)")
+        // So is another valid ONNX model put in its place (a stand-in that would say anything).
+        let other = try TestEnvironment.runProofkit(
+            ["voice", speech, "--vad", "silero"],
+            environment: ["PROOFKIT_SILERO_MODEL": TestEnvironment.fixture("onnx/add_relu.onnx")])
+        #expect(other.status == 78, "\(other.stderr)")
+        #expect(other.stderr.contains("SHA-256"))
+        // The energy gate needs no model: it still runs.
+        let energy = try TestEnvironment.runProofkit(
+            ["voice", speech, "--vad", "energy", "--json"], environment: ["PROOFKIT_MODELS": folder])
+        #expect(energy.status == 0, "\(energy.stderr)")
+    }
+
+    @Test("PROOFKIT_MODELS is honoured: the model there is used; an empty folder falls back to the energy gate and says so")
+    func modelsFolderHonoured() throws {
+        let good = try Self.modelsFolder(flipping: false)
+        let empty = try TestEnvironment.makeTemporaryFolder()
+        defer {
+            try? FileManager.default.removeItem(atPath: good)
+            try? FileManager.default.removeItem(atPath: empty)
+        }
+        let used = try Self.json(TestEnvironment.runProofkit(
+            ["voice", speech, "--json"], environment: ["PROOFKIT_MODELS": good]).stdout)
+        #expect(used["vad"] as? String == "silero")
+        #expect(used["vad_fallback"] is NSNull)
+        let fallback = try TestEnvironment.runProofkit(["voice", speech, "--json"], environment: ["PROOFKIT_MODELS": empty])
+        #expect(fallback.status == 0)
+        let object = try Self.json(fallback.stdout)
+        #expect(object["vad"] as? String == "energy")
+        #expect((object["vad_fallback"] as? String)?.contains("PROOFKIT_MODELS") == true, "\(object)")
+        // The floor is tracked either way.
+        #expect(object["noise_floor_dbfs"] is Double || object["noise_floor_dbfs"] is Int)
+        // Text output names the gate that decided.
+        let text = try TestEnvironment.runProofkit(["voice", speech], environment: ["PROOFKIT_MODELS": empty])
+        #expect(text.stdout.contains("gate: energy (Silero unavailable"), "\(text.stdout)")
+        let silero = try TestEnvironment.runProofkit(["voice", speech], environment: ["PROOFKIT_MODELS": good])
+        #expect(silero.stdout.contains("gate: silero"), "\(silero.stdout)")
+        // An explicit --vad silero without the model still exits 69.
+        let explicit = try TestEnvironment.runProofkit(
+            ["voice", speech, "--vad", "silero"], environment: ["PROOFKIT_MODELS": empty])
+        #expect(explicit.status == 69)
+    }
+
+    @Test("--plot marks the gate that decided: Silero's and the energy gate's lanes, and the decided regions")
+    func plotShowsDecider() throws {
+        let folder = try TestEnvironment.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let run = try TestEnvironment.runProofkit(["voice", speech, "--plot", folder + "/levels.svg"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let svg = try String(contentsOfFile: folder + "/levels.svg", encoding: .utf8)
+        #expect(svg.contains("voiced (Silero decided)"))
+        #expect(svg.contains("Silero: voice") && svg.contains("energy gate: voice"))
+        let energy = try TestEnvironment.runProofkit(["voice", speech, "--vad", "energy", "--plot", folder + "/energy.svg"])
+        #expect(energy.status == 0)
+        let energySVG = try String(contentsOfFile: folder + "/energy.svg", encoding: .utf8)
+        #expect(energySVG.contains("voiced (energy gate decided)"))
+        #expect(!energySVG.contains("Silero: voice"))
+    }
+}
