@@ -168,6 +168,9 @@ struct InstallEndToEndTests {
         {
             #expect(FileManager.default.fileExists(atPath: prefix + "/" + file), "missing \(file)")
         }
+        // The alarm service's systemd user unit runs the installed binary.
+        let unit = (try? String(contentsOfFile: prefix + "/lib/systemd/user/proofkit-alarm.service", encoding: .utf8)) ?? ""
+        #expect(unit.contains("/bin/proofkit alarm run\n") && unit.contains("Restart=always"), "\(unit)")
     }
 
     /// On a CPU other than the one that built it, an installed tree makes its own `.ort` on first
