@@ -28,6 +28,7 @@ var allCommands: [any Subcommand.Type] {[
     MatCommand.self,
     VoiceCommand.self,
     DuaCommand.self,
+    TranscribeCommand.self,
     SquatCommand.self,
     TimesCommand.self,
     PlanCommand.self,
