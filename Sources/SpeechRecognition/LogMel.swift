@@ -36,15 +36,15 @@ public struct LogMelSpectrogram: Sendable, Equatable {
     /// The value of `bin` at `frame`.
     public subscript(bin: Int, frame: Int) -> Float { values[bin * frames + frame] }
 
-    /// The frames `start ..< start + length` as a bin-major `[bins, length]` block; frames past the
-    /// end are 0 (Whisper's segment padding).
+    /// The frames `start ..< start + length` as a bin-major `[bins, length]` block; frames past
+    /// ``contentFrames`` are 0 (faster-whisper's segment padding, in the log-mel domain).
     /// - Parameters:
     ///   - start: the first frame (0 or more).
     ///   - length: frames in the window, default 3000 (30 s).
     /// - Returns: `bins * length` values, `result[bin * length + i]`.
     public func window(startingAt start: Int, length: Int = WhisperFeatures.windowFrames) -> [Float] {
         var result = [Float](repeating: 0, count: bins * length)
-        let available = max(0, min(length, frames - start))
+        let available = max(0, min(length, contentFrames - start))
         guard available > 0 else { return result }
         for bin in 0..<bins {
             let source = bin * frames + start

@@ -197,10 +197,11 @@ public final class WhisperTranscriber: SpeechRecognizing {
         self.model = model
         self.tokenizer = tokenizer
         self.options = options
+        // As CTranslate2 and faster-whisper: the config's suppress_ids (which hold the
+        // start-of-transcript, task and no-speech tokens) at every step; anything else that is not
+        // text (a timestamp) is dropped from the text when decoded.
         var mask = [Bool](repeating: false, count: model.vocabularySize)
         for id in options.suppressTokens where mask.indices.contains(id) { mask[id] = true }
-        // Whisper's loop also never writes the task, language, prompt or timestamp tokens.
-        for id in tokenizer.firstSpecialID..<model.vocabularySize where id != endOfText { mask[id] = true }
         suppressMask = mask
         var begin = mask
         for id in options.suppressAtBegin where begin.indices.contains(id) { begin[id] = true }

@@ -3,8 +3,12 @@ public import ProofkitCore
 /// Whisper's byte-level BPE tokenizer, read from a Hugging Face `tokenizer.json` (GPT-2's scheme):
 /// text is split GPT-2's way (contractions, runs of letters, of digits, of other symbols, each
 /// with one leading space, and whitespace), each piece's UTF-8 bytes are mapped to printable
-/// characters (GPT-2's byte-to-unicode table), merged pair by pair in the order of the merge
-/// ranks, and looked up in the vocabulary.
+/// characters (GPT-2's byte-to-unicode table), merged pair by pair, and looked up in the
+/// vocabulary. The merge order is tiktoken's (Whisper's own tokenizer): the adjacent pair whose
+/// merged token has the lowest id merges first. In a BPE vocabulary the ids are the merge ranks
+/// (merge `i` of `model.merges` makes token 257 + `i`), and this rule also covers the first merge
+/// (`Ġ t`, id 256), which the `tokenizer.json` that ships with the CTranslate2 model leaves out of
+/// its merges list.
 ///
 /// ```swift
 /// let tokenizer = try WhisperTokenizer(json: bytesOfTokenizerJSON)
@@ -19,8 +23,6 @@ public struct WhisperTokenizer: Sendable {
     private let vocabulary: [String: Int]
     /// id → token string, for ids below ``firstSpecialID``.
     private let tokens: [String]
-    /// "left right" → rank (lower merges first).
-    private let ranks: [String: Int]
     /// Added (special) tokens: content → id, e.g. `"<|endoftext|>"` → 50257.
     public let specialTokens: [String: Int]
     /// The lowest id of a special token (`<|endoftext|>`, 50257 for the multilingual models);
@@ -34,7 +36,7 @@ public struct WhisperTokenizer: Sendable {
     public init(json: [UInt8]) throws(ProofkitError) {
         let root = try JSONReader.parse(bytes: json)
         guard let model = root["model"], model["type"]?.string == "BPE",
-            let vocabMembers = model["vocab"]?.members, let merges = model["merges"]?.array,
+            let vocabMembers = model["vocab"]?.members, model["merges"]?.array != nil,
             let added = root["added_tokens"]?.array
         else {
             throw ProofkitError(.modelInvalid, "not a byte-level BPE tokenizer.json (model.type BPE with vocab, merges and added_tokens)")
@@ -56,23 +58,11 @@ public struct WhisperTokenizer: Sendable {
             }
             specials[content] = id
         }
-        var ranks: [String: Int] = [:]
-        ranks.reserveCapacity(merges.count)
-        for (rank, merge) in merges.enumerated() {
-            if let pair = merge.string {
-                ranks[pair] = rank
-            } else if let parts = merge.array, parts.count == 2, let left = parts[0].string, let right = parts[1].string {
-                ranks[left + " " + right] = rank
-            } else {
-                throw ProofkitError(.modelInvalid, "tokenizer.json: merge \(rank) is neither \"a b\" nor [\"a\", \"b\"]")
-            }
-        }
         let firstSpecial = specials.values.min() ?? (maxID + 1)
         var tokens = [String](repeating: "", count: firstSpecial)
         for (token, id) in vocabulary where id < firstSpecial { tokens[id] = token }
         self.vocabulary = vocabulary
         self.tokens = tokens
-        self.ranks = ranks
         specialTokens = specials
         firstSpecialID = firstSpecial
     }
@@ -124,7 +114,7 @@ public struct WhisperTokenizer: Sendable {
             var best = Int.max
             var bestIndex = -1
             for i in 0..<(parts.count - 1) {
-                if let rank = ranks[parts[i] + " " + parts[i + 1]], rank < best {
+                if let rank = vocabulary[parts[i] + parts[i + 1]], rank < best, rank < firstSpecialID {
                     best = rank
                     bestIndex = i
                 }
