@@ -48,7 +48,8 @@ public struct DuaMatcher: Sendable {
     public let text: DuaText
     /// For the voice-only rule, how many reading times of voice are needed. Default 1.
     public var voiceOnlyFactor: Double
-    /// For the read-twice rule, how many reading times of voice are needed. Default 2.
+    /// For the read-twice rule, how many reading times of voice are needed. Default 2;
+    /// `.infinity` turns the rule off.
     public var readTwiceFactor: Double
     /// For the read-twice rule, how many key words are needed. Default 2.
     public var readTwiceKeyWords: Int
@@ -146,7 +147,7 @@ public struct DuaMatcher: Sendable {
                 required: required, voicedSeconds: voicedSeconds)
         }
         var detail = "heard \(count) of \(text.keyWords.count) key words (\(required) needed)"
-        if let voicedSeconds {
+        if let voicedSeconds, needed.isFinite {
             detail += "; read aloud for \(Self.format(voicedSeconds)) s (\(Self.format(needed)) s with \(readTwiceKeyWords) key words also counts)"
         }
         return DuaMatchResult(

@@ -3,6 +3,7 @@ import Dispatch
 import DuaMatching
 import Proofkit
 import ProofkitCore
+import SpeechRecognition
 import VoiceGate
 
 #if canImport(Glibc)
@@ -95,7 +96,8 @@ enum VoiceCommand: Subcommand {
         .flag("live", help: "listen to the microphone"),
         .option("device", value: "D", help: "ALSA capture device (default 'default')"),
         .flag("list-devices", help: "list the ALSA PCM devices and exit"),
-        .option("recognizer-cmd", value: "CMD", help: "external recogniser: audio on stdin, lines on stdout"),
+        .option("recognizer", value: "R", help: "whisper (default when installed), cmd or none"),
+        .option("recognizer-cmd", value: "CMD", help: "external recogniser: audio on stdin, lines on stdout (implies cmd)"),
         .option("transcript-file", value: "F", help: "transcript lines from a file ('-' for stdin)"),
         .option("max-seconds", value: "S", help: "stop after S seconds of audio (default 120)"),
         .option("text", value: "NAME", help: "the text to read (default: waking)"),
@@ -115,6 +117,7 @@ enum VoiceCommand: Subcommand {
         if arguments.value("recognizer-cmd") != nil && arguments.value("transcript-file") != nil {
             throw UsageError("give either --recognizer-cmd or --transcript-file, not both")
         }
+        let choice = try recognizerChoice(arguments)
         let mode: VoiceDetectionMode
         if let vad = arguments.value("vad") {
             guard let parsed = VoiceDetectionMode(rawValue: vad) else {
@@ -132,28 +135,109 @@ enum VoiceCommand: Subcommand {
             for flag in ["record", "recognizer-cmd", "device", "max-seconds"] where arguments.value(flag) != nil {
                 throw UsageError("--\(flag) works only with --live")
             }
-            return try runRecording(arguments.positionals[0], arguments, mode: mode, io: io)
+            return try runRecording(arguments.positionals[0], arguments, mode: mode, choice: choice, io: io)
         }
         if !arguments.positionals.isEmpty {
             throw UsageError("--live takes no RECORDING argument ('\(arguments.positionals[0])')")
         }
-        return try runLive(arguments, mode: mode, io: io)
+        return try runLive(arguments, mode: mode, choice: choice, io: io)
+    }
+
+    /// Which recogniser hears the reading.
+    enum RecognizerChoice: Equatable {
+        /// The built-in Whisper; `explicit` when asked for with --recognizer whisper.
+        case whisper(explicit: Bool)
+        /// --recognizer-cmd.
+        case command
+        /// --transcript-file.
+        case transcriptFile
+        /// None: the voice-only fallback.
+        case none
+
+        /// The name in JSON output.
+        var name: String {
+            switch self {
+            case .whisper: "whisper"
+            case .command: "cmd"
+            case .transcriptFile: "transcript-file"
+            case .none: "none"
+            }
+        }
+    }
+
+    /// The recogniser the arguments ask for (the default, whisper, is confirmed when it loads).
+    static func recognizerChoice(_ arguments: ParsedArguments) throws(UsageError) -> RecognizerChoice {
+        let asked = arguments.value("recognizer")
+        if let asked, !["whisper", "cmd", "none"].contains(asked) {
+            throw UsageError("--recognizer must be whisper, cmd or none, not '\(asked)'")
+        }
+        if arguments.value("transcript-file") != nil {
+            if asked != nil { throw UsageError("--transcript-file gives the transcript: leave out --recognizer") }
+            return .transcriptFile
+        }
+        if arguments.value("recognizer-cmd") != nil {
+            if let asked, asked != "cmd" { throw UsageError("--recognizer-cmd goes with --recognizer cmd, not '\(asked)'") }
+            return .command
+        }
+        switch asked {
+        case "cmd": throw UsageError("--recognizer cmd needs --recognizer-cmd CMD")
+        case "none": return .none
+        case "whisper": return .whisper(explicit: true)
+        default: return .whisper(explicit: false)
+        }
+    }
+
+    /// Loads the built-in recogniser for `choice`. For the default choice, a recogniser that is
+    /// not installed (or no ONNX Runtime) gives `nil` and ONE line on stderr; asked for explicitly,
+    /// that exits 69. A damaged model exits 78 either way.
+    static func loadWhisper(_ choice: inout RecognizerChoice, io: CommandIO) throws(ProofkitError) -> WhisperRecognizer? {
+        guard case .whisper(let explicit) = choice else { return nil }
+        let store = PhotoModelStore(environment: io.environment)
+        do {
+            return try WhisperRecognizer(store: store, threads: 2)
+        } catch {
+            guard !explicit, error.code == .runtimeUnavailable else { throw error }
+            io.printError("proofkit voice: the built-in recogniser is not available (\(error.message)); judging by voice only")
+            choice = .none
+            return nil
+        }
+    }
+
+    /// Transcribes a whole recording and scores the text (the recording path's recogniser).
+    static func recognize(with whisper: WhisperRecognizer) -> (_ samples: [Float], _ text: DuaText) throws(ProofkitError)
+        -> ReadingProofRecording.RecognizedReading
+    {
+        { (samples: [Float], text: DuaText) throws(ProofkitError) in
+            let clock = ContinuousClock()
+            let start = clock.now
+            let features = WhisperFeatures.logMel(of: samples)
+            let transcription = try whisper.transcriber.transcribe(features: features)
+            let score = try whisper.transcriber.score(text: ArabicNormalizer.withoutMarks(text.text), features: features)
+            return ReadingProofRecording.RecognizedReading(
+                transcript: transcription.text, score: score, seconds: transcription.seconds,
+                elapsedSeconds: (clock.now - start).secondsValue)
+        }
     }
 
     /// The proof settings from the arguments.
     static func proofConfiguration(
-        _ arguments: ParsedArguments, mode: VoiceDetectionMode, usesRecognizer: Bool, io: CommandIO
+        _ arguments: ParsedArguments, mode: VoiceDetectionMode, choice: RecognizerChoice, io: CommandIO
     ) throws(ProofkitError) -> ReadingProofConfiguration {
         let catalog = try DuaCommand.loadCatalog(arguments, io: io)
         let text = try DuaCommand.find(arguments.value("text") ?? DuaCatalog.defaultName, in: catalog)
-        return ReadingProofConfiguration(text: text, usesRecognizer: usesRecognizer, voiceDetection: mode)
+        var isWhisper = false
+        if case .whisper = choice { isWhisper = true }
+        return ReadingProofConfiguration(
+            text: text, usesRecognizer: choice != .none, voiceDetection: mode, allowsReadTwice: !isWhisper)
     }
 
     // MARK: - A recording
 
-    static func runRecording(_ path: String, _ arguments: ParsedArguments, mode: VoiceDetectionMode, io: CommandIO) throws
-        -> ExitStatus
-    {
+    static func runRecording(
+        _ path: String, _ arguments: ParsedArguments, mode: VoiceDetectionMode, choice: RecognizerChoice, io: CommandIO
+    ) throws -> ExitStatus {
+        var choice = choice
+        let whisper = try loadWhisper(&choice, io: io)
         var transcript: [String] = []
         if let file = arguments.value("transcript-file") {
             let contents = file == "-" ? readAllStandardInput() : try DuaCommand.readTextFile(file, required: true) ?? ""
@@ -162,13 +246,13 @@ enum VoiceCommand: Subcommand {
             }
                 .filter { !$0.isEmpty }
         }
-        let configuration = try proofConfiguration(
-            arguments, mode: mode, usesRecognizer: arguments.value("transcript-file") != nil, io: io)
+        let configuration = try proofConfiguration(arguments, mode: mode, choice: choice, io: io)
         let outcome: ReadingProofRecording.Outcome
         do {
             outcome = try ReadingProofRecording.run(
                 path: path, configuration: configuration,
-                sileroModelPath: VoiceProofSession.sileroModelPath(environment: io.environment), transcript: transcript)
+                sileroModelPath: VoiceProofSession.sileroModelPath(environment: io.environment), transcript: transcript,
+                recognize: whisper.map(recognize(with:)))
         } catch {
             throw error.path == nil ? error.at(path: path) : error
         }
@@ -186,12 +270,28 @@ enum VoiceCommand: Subcommand {
             ]
             object.merge(resultFields(result, mode: outcome.voiceDetection, fallback: outcome.fallbackReason,
                                       needed: outcome.neededSeconds)) { _, new in new }
+            object["recognizer"] = .string(choice.name)
+            let recognition = outcome.recognition
+            object["transcript"] = choice == .none ? .null : .string(recognition?.transcript ?? transcript.joined(separator: " "))
+            object["forced_score"] = forcedScoreJSON(recognition?.score)
+            object["recognizer_seconds"] = recognition.map { .rounded($0.elapsedSeconds, places: 3) } ?? .null
+            object["recognizer_skipped"] = JSONValue(recognition?.skippedReason)
             io.printJSON(.object(object))
         } else {
             let text = configuration.text
             io.print("\(baseName(path)): \(formatSeconds(outcome.decodedSeconds)) of audio, \(text.title)")
-            io.print("voiced \(formatSeconds(result.gate.voicedSeconds)) in \(result.gate.segments.count) segment(s), needs \(formatSeconds(outcome.neededSeconds)); noise floor \(Int(result.gate.finalFloorDecibels.rounded())) dBFS")
-            if !transcript.isEmpty {
+            io.print("voiced \(formatSeconds(result.gate.voicedSeconds)) in \(result.gate.segments.count) segment(s), \(choice == .none || configuration.allowsReadTwice ? "needs" : "reading time") \(formatSeconds(outcome.neededSeconds)); noise floor \(Int(result.gate.finalFloorDecibels.rounded())) dBFS")
+            if let recognition = outcome.recognition {
+                if let skipped = recognition.skippedReason {
+                    io.print("recogniser: \(skipped)")
+                } else {
+                    io.print("heard: " + (recognition.transcript.isEmpty ? "(nothing)" : recognition.transcript))
+                }
+                if let score = recognition.score {
+                    io.print("forced score of the text: mean log-probability \(decimalText(score.meanLogProbability, places: 2)) per token")
+                }
+            }
+            if choice != .none {
                 io.print("key words heard: \(result.heardKeyWords.count) of \(text.keyWords.count) (\(text.requiredKeyWords) needed)")
             }
             io.print(verdictLine(result.match))
@@ -201,13 +301,15 @@ enum VoiceCommand: Subcommand {
 
     // MARK: - Live
 
-    static func runLive(_ arguments: ParsedArguments, mode: VoiceDetectionMode, io: CommandIO) throws -> ExitStatus {
+    static func runLive(_ arguments: ParsedArguments, mode: VoiceDetectionMode, choice: RecognizerChoice, io: CommandIO) throws -> ExitStatus {
+        var choice = choice
         let alsa = try ALSAConfiguration.fromEnvironment(io.environment)
         let maxSeconds = try arguments.seconds("max-seconds") ?? 120
         guard maxSeconds > 0 else { throw UsageError("--max-seconds must be more than 0") }
         let device = arguments.value("device") ?? "default"
-        let usesRecognizer = arguments.value("recognizer-cmd") != nil || arguments.value("transcript-file") != nil
-        let configuration = try proofConfiguration(arguments, mode: mode, usesRecognizer: usesRecognizer, io: io)
+        let whisper = try loadWhisper(&choice, io: io)
+        let usesRecognizer = choice != .none
+        let configuration = try proofConfiguration(arguments, mode: mode, choice: choice, io: io)
         // Everything that can fail is opened before listening starts.
         let state = LiveState(
             session: try VoiceProofSession(
@@ -317,10 +419,17 @@ enum VoiceCommand: Subcommand {
                 ["word": .string(result.keyWordTexts[$0]), "heard": .bool(heard.contains($0))]
             }),
             "heard_key_words": .array(keyWords.map { .string($0.word) }),
+            "heard": .array(keyWords.map { .string($0.word) }),
             "required_key_words": .int(text.required),
             "verdict": .string(text.verdict.name), "rule": .string(text.rule.rawValue), "reason": JSONValue(reason),
             "text": .string(result.text.name),
         ]
+    }
+
+    /// `{"mean_log_prob": X, "tokens": N}` or null.
+    static func forcedScoreJSON(_ score: ForcedScore?) -> JSONValue {
+        guard let score else { return .null }
+        return ["mean_log_prob": .rounded(score.meanLogProbability, places: 3), "tokens": .int(score.tokens.count)]
     }
 
     static func writePlot(_ result: ReadingProofResult, title: String, to path: String) throws(ProofkitError) {

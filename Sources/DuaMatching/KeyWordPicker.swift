@@ -1,0 +1,108 @@
+/// Picks a text's key words from the text itself, for entries of a texts file without
+/// `key_words` (so a user can add any du'a or ayah).
+///
+/// The rule (stated by `proofkit dua show`):
+/// 1. the text's words outside parentheses (the notes of Hisnul Muslim, such as "(three
+///    times)", are often not read), normalised (``ArabicNormalizer``);
+/// 2. each word's stem: the attached particles (و ف ب ل ك and the article ال, as ``DuaMatcher``
+///    strips them from what is heard) removed while at least 3 letters remain, then cut to its
+///    first ``maxStemLetters`` letters (recognisers often change a word's ending);
+/// 3. words whose stem is a common function word or a name of God said in almost every du'a
+///    (``commonWords``: الله, اللهم, رب, من, في, على, الذي, ...) or shorter than 3 letters are
+///    left out, and each stem counts once;
+/// 4. the ``count`` longest stems (ties: the earlier word) are the key words, in text order;
+/// 5. ``requiredFraction`` of them, rounded up, must be heard: 4 of 5.
+/// A text with no word left (all common words) keeps its longest word, so it always has one.
+public enum KeyWordPicker {
+    /// Key words picked per text. 5.
+    public static let count = 5
+    /// The fraction that must be heard (rounded up). 0.8: 4 of 5, 3 of 3, 2 of 2.
+    public static let requiredFraction = 0.8
+    /// Longest stem kept, in letters. 5.
+    public static let maxStemLetters = 5
+    /// Stems never picked (normalised, without particles): function words, pronouns with
+    /// prepositions, and the names of God that open most du'as.
+    public static let commonWords: Set<String> = [
+        "الله", "اللهم", "له", "لله", "رب", "ربي", "ربنا", "الاه", "اله",
+        "من", "في", "علي", "الي", "عن", "ما", "لا", "ان", "او", "ثم", "قد", "لم", "لن", "هو", "هي", "هم",
+        "انت", "انا", "نحن", "كل", "يا", "الذي", "التي", "الذين", "هذا", "هذه", "ذلك", "تلك", "كما", "اذا",
+        "به", "بك", "بي", "لك", "لي", "لنا", "منك", "مني", "منه", "عليك", "عليه", "علينا", "فيه", "اليك",
+        "اليه", "عند", "الا", "انه", "انك", "اني", "بعد", "قبل", "مع", "حتي", "غير", "بين",
+    ]
+
+    /// The rule in one sentence, for `proofkit dua show`.
+    public static let ruleDescription =
+        "key words picked from the text: its \(count) longest distinct words (stems without attached و/ف/ب/ل/ك and ال, cut to \(maxStemLetters) letters) that are not common words (الله, اللهم, رب, من, في, على, الذي, ...), outside parentheses; \(Int(requiredFraction * 100))% of them (rounded up) must be heard"
+
+    /// The key words of `text` and how many must be heard.
+    /// - Parameter text: the text as written (harakat, punctuation and notes in parentheses are
+    ///   fine).
+    /// - Returns: the key words in text order (empty only when the text has no Arabic word) and
+    ///   the number required (at least 1).
+    public static func pick(from text: String) -> (keyWords: [KeyWord], required: Int) {
+        var candidates: [(stem: String, word: String, position: Int)] = []
+        var seen = Set<String>()
+        var fallback: (stem: String, word: String)?
+        for (position, written) in writtenWords(outsideParentheses: text).enumerated() {
+            let normalized = ArabicNormalizer.normalize(written)
+            guard !normalized.isEmpty else { continue }
+            let stem = stemOf(normalized)
+            if fallback == nil || stem.count > fallback!.stem.count { fallback = (stem, written) }
+            guard stem.count >= 3, !commonWords.contains(stem), !commonWords.contains(normalized),
+                seen.insert(stem).inserted
+            else { continue }
+            candidates.append((stem, written, position))
+        }
+        if candidates.isEmpty, let fallback {
+            candidates = [(fallback.stem, fallback.word, 0)]
+        }
+        let chosen = candidates.enumerated()
+            .sorted { a, b in a.element.stem.count != b.element.stem.count ? a.element.stem.count > b.element.stem.count : a.offset < b.offset }
+            .prefix(count)
+            .sorted { $0.offset < $1.offset }
+            .map { KeyWord(word: $0.element.word, stems: [$0.element.stem]) }
+        let required = max(1, (chosen.count * 4 + 4) / 5)  // requiredFraction, rounded up, in whole numbers
+        return (chosen, chosen.isEmpty ? 1 : required)
+    }
+
+    /// The stem of a normalised word: particles stripped while at least 3 letters remain, then
+    /// cut to ``maxStemLetters``.
+    static func stemOf(_ word: String) -> String {
+        var scalars = Array(word.unicodeScalars)
+        var stripped = true
+        var layers = 0
+        while stripped && layers < 2 {
+            stripped = false
+            for prefix in DuaMatcher.prefixes where scalars.count >= prefix.count + 3 && scalars.starts(with: prefix) {
+                scalars.removeFirst(prefix.count)
+                stripped = true
+                layers += 1
+                break
+            }
+        }
+        var view = String.UnicodeScalarView()
+        view.append(contentsOf: scalars.prefix(maxStemLetters))
+        return String(view)
+    }
+
+    /// The text's words as written (split at whitespace), leaving out what is inside ( ).
+    static func writtenWords(outsideParentheses text: String) -> [String] {
+        var words: [String] = []
+        var current = ""
+        var depth = 0
+        for character in text {
+            if character == "(" { depth += 1 }
+            if depth == 0 && !character.isWhitespace && character != ")" {
+                current.append(character)
+            } else if !current.isEmpty {
+                words.append(current)
+                current = ""
+            }
+            if character == ")" { depth = max(0, depth - 1) }
+        }
+        if !current.isEmpty { words.append(current) }
+        return words.map { word in
+            String(word.unicodeScalars.filter { !["،", ",", ".", "؛", ":", "!", "؟", "?", "﴿", "﴾", "\""].contains(Character($0)) }.map(Character.init))
+        }
+    }
+}
