@@ -323,9 +323,10 @@ enum VoiceCommand: Subcommand {
         let sampleRate = capture.sampleRate
         let stream = capture.start()
         let recognizer = arguments.value("recognizer-cmd").map { ExternalRecognizer(command: $0) }
+        let live = whisper.map { WhisperLiveTranscriber(recognizer: $0) }
         let lines = try arguments.value("transcript-file").map { (path) throws(ProofkitError) in
             try transcriptLines(from: path)
-        }
+        } ?? live?.lines
         let listening = try LiveListening(
             capture: stream, recognizer: recognizer, transcriptLines: lines, maxSeconds: maxSeconds)
         let json = arguments.has("json")
@@ -340,12 +341,14 @@ enum VoiceCommand: Subcommand {
                 "text": .string(proof.configuration.text.name),
                 "vad": .string(proof.configuration.voiceDetection.rawValue),
                 "vad_fallback": JSONValue(state.session.fallbackReason),
-                "recognizer": .bool(usesRecognizer), "needed_seconds": .rounded(needed, places: 3),
+                "recognizer": .bool(usesRecognizer), "recognizer_name": .string(choice.name),
+                "needed_seconds": .rounded(needed, places: 3),
                 "required_key_words": .int(proof.configuration.text.requiredKeyWords),
             ])
         }
         let view = LiveView(io: io, json: json, text: proof.configuration.text, usesRecognizer: usesRecognizer,
-                            neededSeconds: needed, frameSeconds: proof.configuration.gate.frameDuration.secondsValue)
+                            neededSeconds: needed, frameSeconds: proof.configuration.gate.frameDuration.secondsValue,
+                            whisper: live)
         // Ctrl-C ends listening normally: the verdict is given and --record is kept.
         signal(SIGINT, SIG_IGN)
         let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
@@ -356,6 +359,19 @@ enum VoiceCommand: Subcommand {
         signal(SIGINT, SIG_DFL)
         if let failure = listening.failure { throw failure }
         if let failure = summary.failure { throw failure }
+        if let live {
+            // The last words: what the recogniser makes of the voice heard since its last run.
+            if let line = try live.finish().lastLine {
+                if json {
+                    io.printJSON(["event": "transcript", "t": .rounded(summary.heardSeconds, places: 3), "text": .string(line)])
+                } else if !io.isStdoutTerminal {
+                    io.print("» \(line)")
+                }
+                for event in state.session.process(transcript: line, at: summary.heardSeconds) where json {
+                    io.printJSON(view.jsonEvent(event, t: summary.heardSeconds))
+                }
+            }
+        }
         let result = state.session.proof.finish()
         var recorded: String?
         if let record = arguments.value("record") {
@@ -521,6 +537,9 @@ struct LiveView: Sendable {
     let usesRecognizer: Bool
     let neededSeconds: Double
     let frameSeconds: Double
+    /// The built-in recogniser, fed the voiced audio as it comes (its lines come back through
+    /// the listening's transcript source).
+    var whisper: WhisperLiveTranscriber? = nil
 
     /// What the terminal view shows.
     struct Screen {
@@ -534,6 +553,7 @@ struct LiveView: Sendable {
     func consume(_ listening: LiveListening, state: LiveState) async -> ListeningSummary {
         var summary = ListeningSummary()
         var screen = Screen()
+        var voiced = false
         let draws = !json && io.isStdoutTerminal
         for await event in listening.events {
             var proofEvents: [ReadingProofEvent] = []
@@ -544,7 +564,20 @@ struct LiveView: Sendable {
                 t = chunk.endSeconds
                 do throws(ProofkitError) {
                     try state.record(chunk.samples)
-                    proofEvents = try state.session.process(audio: chunk.floatSamples)
+                    let samples = chunk.floatSamples
+                    proofEvents = try state.session.process(audio: samples)
+                    if let whisper {
+                        let before = voiced
+                        var lookBack = 0.0
+                        for proofEvent in proofEvents {
+                            if case .voiceStarted(let start) = proofEvent {
+                                voiced = true
+                                lookBack = max(0, chunk.startSeconds - start)
+                            }
+                            if case .voiceStopped = proofEvent { voiced = false }
+                        }
+                        whisper.append(samples, voiced: before || voiced, lookBack: lookBack)
+                    }
                 } catch {
                     if summary.failure == nil { summary.failure = error }
                     listening.stop()
