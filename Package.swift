@@ -79,7 +79,7 @@ let package = Package(
         .testTarget(name: "AudioIOTests", dependencies: ["AudioIO", "TestSupport"]),
         .testTarget(name: "ImageIOTests", dependencies: ["ImageIO", "TestSupport"]),
         .testTarget(name: "InferenceTests", dependencies: ["Inference", "TestSupport"]),
-        .testTarget(name: "ProofkitTests", dependencies: ["Proofkit", "TestSupport"]),
+        .testTarget(name: "ProofkitTests", dependencies: ["Proofkit", "SpeechRecognition", "TestSupport"]),
         .testTarget(name: "ProofkitCLITests", dependencies: ["ProofkitCLI", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -218,8 +218,8 @@ public final class WhisperRecognizer: SpeechRecognizing, @unchecked Sendable {
 
     /// Decodes any audio file proofkit reads to mono 16 kHz (bounded: at most `maxSeconds`).
     /// - Returns: the samples and the file's format.
-    /// - Throws: the reader's errors; `.invalidArgument` when the file is longer than `maxSeconds`
-    ///   (decoding stops there, so the work stays bounded).
+    /// - Throws: the reader's errors; `.unsupportedFormat` (exit 65) when the file is longer than
+    ///   `maxSeconds` (decoding stops there, so the work stays bounded).
     public static func readMono16k(path: String, maxSeconds: Double) throws(ProofkitError) -> (samples: [Float], format: AudioFileFormat) {
         var samples: [Float] = []
         let limit = Int(maxSeconds * 16_000)
@@ -230,7 +230,7 @@ public final class WhisperRecognizer: SpeechRecognizing, @unchecked Sendable {
             if samples.count > limit {
                 tooLong = true
                 throw ProofkitError(
-                    .invalidArgument,
+                    .unsupportedFormat,
                     "the recording is longer than \(Int(maxSeconds)) s, the most the recogniser transcribes", path: path)
             }
         }

@@ -123,8 +123,14 @@ struct LogMelTests {
         let root = try JSONReader.parse(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
         let signalPath = try #require(whisperModelFile("whisper_mel_reference_signal.f32"))
         let raw = try Data(contentsOf: URL(fileURLWithPath: signalPath))
-        let signal: [Float] = stride(from: 0, to: raw.count, by: 4).map { offset in
-            Float(bitPattern: UInt32(raw[offset]) | UInt32(raw[offset + 1]) << 8 | UInt32(raw[offset + 2]) << 16 | UInt32(raw[offset + 3]) << 24)
+        let bytes = [UInt8](raw)
+        var signal: [Float] = []
+        for offset in stride(from: 0, to: bytes.count - 3, by: 4) {
+            var bits = UInt32(bytes[offset])
+            bits |= UInt32(bytes[offset + 1]) << 8
+            bits |= UInt32(bytes[offset + 2]) << 16
+            bits |= UInt32(bytes[offset + 3]) << 24
+            signal.append(Float(bitPattern: bits))
         }
         #expect(signal.count == root["samples"]?.integer)
         let rowsNode = root["log_mel"]

@@ -16,7 +16,7 @@ enum TranscribeCommand: Subcommand {
         without timestamps, in 30 s windows whose texts are joined; each window stops at the end of
         text, at 224 tokens, or when a group of tokens repeats 4 times in a row (a loop), and a
         window the model judges to hold no speech is empty. Input longer than --max-seconds
-        (default 300, at most 300) is refused before any model runs.
+        (default 300, at most 300) is refused (exit 65) before the model is loaded; decoding stops there.
 
         --score-text NAME also scores that text (see 'proofkit dua list'; --texts FILE adds texts):
         one decoder pass over the text's tokens gives each token's log-probability; the mean is
@@ -34,7 +34,7 @@ enum TranscribeCommand: Subcommand {
                      "real_time_factor":X},
            "score":{"text":NAME,"mean_log_prob":X,"tokens":N}|null}
 
-        Exit codes: 0, 64 usage, 65 undecodable RECORDING, 66 missing file, 69 model or ONNX Runtime
+        Exit codes: 0, 64 usage, 65 undecodable or too long RECORDING, 66 missing file, 69 model or ONNX Runtime
         not installed, 78 model damaged (SHA-256 mismatch).
 
         Examples:
@@ -60,9 +60,8 @@ enum TranscribeCommand: Subcommand {
             scoreText = try DuaCommand.find(name, in: try DuaCommand.loadCatalog(arguments, io: io))
         }
         let clock = ContinuousClock()
-        let loadStart = clock.now
-        let recognizer = try WhisperRecognizer(store: PhotoModelStore(environment: io.environment), threads: threads)
-        let loadSeconds = (clock.now - loadStart).secondsValue
+        var loaded: WhisperRecognizer?
+        var loadSeconds = 0.0
         for path in arguments.positionals {
             let decodeStart = clock.now
             let audio: [Float]
@@ -72,6 +71,16 @@ enum TranscribeCommand: Subcommand {
                 throw error.path == nil ? error.at(path: path) : error
             }
             let decodeSeconds = (clock.now - decodeStart).secondsValue
+            // Loaded once, after the first recording decodes (a bad input is reported first).
+            let recognizer: WhisperRecognizer
+            if let loaded {
+                recognizer = loaded
+            } else {
+                let loadStart = clock.now
+                recognizer = try WhisperRecognizer(store: PhotoModelStore(environment: io.environment), threads: threads)
+                loadSeconds = (clock.now - loadStart).secondsValue
+                loaded = recognizer
+            }
             let start = clock.now
             let features = WhisperFeatures.logMel(of: audio)
             let transcription = try recognizer.transcriber.transcribe(features: features)

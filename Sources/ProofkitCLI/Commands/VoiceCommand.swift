@@ -15,16 +15,17 @@ enum VoiceCommand: Subcommand {
     static let name = "voice"
     static let summary = "reading proof: listen for the du'a (live or from a recording)"
     static let synopsis = """
-        proofkit voice --live [--device D] [--recognizer-cmd CMD | --transcript-file F] [options]
-               proofkit voice RECORDING [--transcript-file F] [--plot levels.svg] [options]
+        proofkit voice --live [--device D] [--recognizer whisper|none | --recognizer-cmd CMD | --transcript-file F] [options]
+               proofkit voice RECORDING [--recognizer whisper|none | --transcript-file F] [--plot levels.svg] [options]
                proofkit voice --list-devices [--json]
         """
     static let discussion = """
         The reading proof: the voice gate measures how long the person reads aloud (against the
         room's moving noise floor), and the du'a matcher looks for the text's key words in what a
-        recogniser heard. With a recogniser (or transcript lines): accepted when enough key words
-        are heard, or when voice lasted twice the reading time with two key words. With neither:
-        the voice-only fallback, accepted when voice lasted the text's reading time.
+        recogniser heard. With the built-in recogniser: accepted when enough key words are heard.
+        With another recogniser (or transcript lines): also when voice lasted twice the reading
+        time with two key words. With none: the voice-only fallback, accepted when voice lasted
+        the text's reading time. The output says which rule decided.
 
         Live listening captures mono 16 kHz S16_LE audio from an ALSA device (default 'default';
         'hw:1,0', 'plughw:1,0', ... as 'proofkit voice --list-devices' shows) until --max-seconds of
@@ -34,6 +35,18 @@ enum VoiceCommand: Subcommand {
         needed; it ends with the verdict. A RECORDING (any format proofkit
         reads: WAV, FLAC, MP3, OGG, CAF, AIFF..., any rate and channels; mixed to mono and resampled
         to 16 kHz) runs through the same engine.
+
+        --recognizer whisper|cmd|none chooses who hears the words. whisper (the default when its
+        model is installed) is the built-in Arabic recogniser, OpenAI Whisper base on ONNX Runtime
+        on this device ('proofkit transcribe' shows what it hears): a RECORDING is transcribed whole
+        (its first 300 s; not at all when the gate heard no voice), and live, the voiced audio is
+        transcribed again every 1.2 s of new voice on a thread of its own, so the words light up as
+        they are read. With it only the key words decide (the read-twice rule is off: it hears the
+        whole reading), and the text's forced score (the model's mean log-probability of the
+        text's tokens, about -0.3 for the text that was read, below -2 for another) is given as
+        evidence. When its model is not installed the default goes on with the voice-only rule and
+        says so in one line on stderr; --recognizer whisper then exits 69, and a damaged model
+        exits 78. none: voice only. cmd: --recognizer-cmd (which implies it).
 
         --recognizer-cmd CMD runs any recogniser through /bin/sh: proofkit writes the captured
         audio (16 kHz mono S16_LE, headerless) to its stdin and reads one transcript line per line
@@ -58,7 +71,8 @@ enum VoiceCommand: Subcommand {
 
         JSON (--json), live: one object per line, in order (t = seconds of audio):
           {"event":"start","device":D,"sample_rate":16000,"text":NAME,"vad":MODE,
-           "vad_fallback":STRING|null,"recognizer":BOOL,"needed_seconds":S,"required_key_words":N}
+           "vad_fallback":STRING|null,"recognizer":BOOL,"recognizer_name":"whisper"|"cmd"|
+           "transcript-file"|"none","needed_seconds":S,"required_key_words":N}
           {"event":"level","t":T,"level_dbfs":DB,"floor_dbfs":DB,"threshold_dbfs":DB,"voiced":BOOL}
                                                        (every 100 ms of audio; t = end of that audio)
           {"event":"progress","t":T,"voiced_seconds":S,"needed_seconds":S,"key_words_heard":N,
@@ -72,23 +86,29 @@ enum VoiceCommand: Subcommand {
           {"event":"end","heard_seconds":S,"transcript":[LINES],"dropped_chunks":N,"overruns":N,
            "recognizer_restarts":N,"recording":PATH|null, ...the RESULT fields below}
         RECORDING: one object: {"file":PATH,"duration_seconds":S,"input_sample_rate":HZ,
-          "input_channels":N, ...RESULT}
+          "input_channels":N,"recognizer":"whisper"|"transcript-file"|"none","transcript":TEXT|null,
+          "forced_score":{"mean_log_prob":X,"tokens":N}|null (whisper),"recognizer_seconds":S|null,
+          "recognizer_skipped":STRING|null, ...RESULT}
         RESULT fields: "text":NAME,"vad":MODE,"vad_fallback":STRING|null,"voiced_seconds":S,
           "voiced_segments":[[START,END],...] (seconds),"noise_floor_dbfs":DB (final floor),
           "needed_seconds":S,"key_words":[{"word":W,"heard":BOOL}],"heard_key_words":[W...],
+          "heard":[W...] (the same),
           "required_key_words":N,"verdict":"accepted"|"rejected",
-          "rule":"keyWords"|"readTwice"|"voiceOnly","reason":STRING|null
+          "rule":"keyWords"|"readTwice"|"voiceOnly" (the rule that decided: the words, read
+          twice, voice only),"reason":STRING|null
         --list-devices --json: {"devices":[{"name":N,"description":D,"capture":B,"playback":B}]}
 
         Exit codes: 0 (also for a rejection), 2 rejected with --strict, 64 usage, 65 undecodable
-        RECORDING, 66 missing file, 69 device missing/busy/gone or Silero unavailable, 74 cannot write
-        --record/--plot.
+        RECORDING, 66 missing file, 69 device missing/busy/gone, Silero unavailable or
+        --recognizer whisper not installed, 74 cannot write --record/--plot, 78 recogniser model
+        damaged.
 
         Examples:
           proofkit voice --list-devices
           proofkit voice --live --device plughw:1,0 --recognizer-cmd 'my-asr --lang ar'
           proofkit voice --live --vad both --record fajr.wav --strict
           proofkit voice fajr.wav --json --plot levels.svg
+          proofkit voice fajr.wav --recognizer none
           proofkit voice fajr.wav --transcript-file fajr.txt --text kursi
           PROOFKIT_ALSA_CONFIG=test.conf proofkit voice --live --device vmic --json --max-seconds 5
         """
