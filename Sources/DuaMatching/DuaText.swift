@@ -112,7 +112,7 @@ public struct DuaText: Sendable, Equatable {
 ///   (harakat stripped, letter forms unified), and should be written without the article ال or
 ///   attached و/ب/ل: those are stripped from what is heard. A stem of 4 letters or more is also
 ///   found inside merged words (بعدمااماتنا).
-/// - `required` (optional, default: all key words, or the picker's 80% when it picked them): how
+/// - `required` (optional, default: all key words, or the picker's count when it picked them): how
 ///   many different key words must be heard.
 /// - `reading_seconds` (required): how long a calm reading takes.
 /// - `title`, `source` (optional).

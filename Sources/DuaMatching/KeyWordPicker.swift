@@ -3,36 +3,41 @@
 ///
 /// The rule (stated by `proofkit dua show`):
 /// 1. the text's words outside parentheses (the notes of Hisnul Muslim, such as "(three
-///    times)", are often not read), normalised (``ArabicNormalizer``);
+///    times)", are often not read; a text that is all in parentheses is taken whole),
+///    normalised (``ArabicNormalizer``);
 /// 2. each word's stem: the attached particles (و ف ب ل ك and the article ال, as ``DuaMatcher``
 ///    strips them from what is heard) removed while at least 3 letters remain, then cut to its
 ///    first ``maxStemLetters`` letters (recognisers often change a word's ending);
-/// 3. words whose stem is a common function word or a name of God said in almost every du'a
-///    (``commonWords``: الله, اللهم, رب, من, في, على, الذي, ...) or shorter than 3 letters are
-///    left out, and each stem counts once;
+/// 3. words that are a common function word or a name of God said in almost every du'a
+///    (``commonWords``: الله, اللهم, رب, من, في, على, الذي, ...), by themselves or with their
+///    particles stripped (فإن, وبك), and stems shorter than 3 letters are left out, and each stem
+///    counts once;
 /// 4. the ``count`` longest stems (ties: the earlier word) are the key words, in text order;
-/// 5. ``requiredFraction`` of them, rounded up, must be heard: 4 of 5.
+/// 5. all but one of them must be heard when there are 4 or 5 (4 of 5, 3 of 4: a recogniser
+///    often mishears one word), all of them when there are fewer.
 /// A text with no word left (all common words) keeps its longest word, so it always has one.
 public enum KeyWordPicker {
     /// Key words picked per text. 5.
     public static let count = 5
-    /// The fraction that must be heard (rounded up). 0.8: 4 of 5, 3 of 3, 2 of 2.
-    public static let requiredFraction = 0.8
+    /// The least fraction that must be heard: 0.75 (4 of 5, 3 of 4, 3 of 3, 2 of 2, 1 of 1).
+    public static let requiredFraction = 0.75
     /// Longest stem kept, in letters. 5.
     public static let maxStemLetters = 5
     /// Stems never picked (normalised, without particles): function words, pronouns with
     /// prepositions, and the names of God that open most du'as.
     public static let commonWords: Set<String> = [
-        "الله", "اللهم", "له", "لله", "رب", "ربي", "ربنا", "الاه", "اله",
-        "من", "في", "علي", "الي", "عن", "ما", "لا", "ان", "او", "ثم", "قد", "لم", "لن", "هو", "هي", "هم",
-        "انت", "انا", "نحن", "كل", "يا", "الذي", "التي", "الذين", "هذا", "هذه", "ذلك", "تلك", "كما", "اذا",
-        "به", "بك", "بي", "لك", "لي", "لنا", "منك", "مني", "منه", "عليك", "عليه", "علينا", "فيه", "اليك",
-        "اليه", "عند", "الا", "انه", "انك", "اني", "بعد", "قبل", "مع", "حتي", "غير", "بين",
+        "الله", "اللهم", "له", "لله", "رب", "ربي", "ربنا", "الاه", "اله", "من", "في", "علي", "الي",
+        "عن", "ما", "لا", "ان", "او", "ثم", "قد", "لم", "لن", "هو", "هي", "هم", "انت", "انا", "نحن",
+        "كل", "يا", "الذي", "التي", "الذين", "هذا", "هذه", "ذلك", "تلك", "كما", "اذا", "به", "بك",
+        "بي", "لك", "لي", "لنا", "منك", "مني", "منه", "عليك", "عليه", "علينا", "فيه", "اليك", "اليه",
+        "عند", "الا", "انه", "انك", "اني", "بعد", "قبل", "مع", "حتي", "غير", "بين", "ها", "كم", "نا",
+        "لها", "لهم", "بها", "بهم", "فيها", "عليها", "منها", "عليهم", "منهم", "اليها", "كان", "ليس",
+        "اما", "لما", "بما", "مما", "انما", "كذلك", "هنا", "ذا",
     ]
 
     /// The rule in one sentence, for `proofkit dua show`.
     public static let ruleDescription =
-        "key words picked from the text: its \(count) longest distinct words (stems without attached و/ف/ب/ل/ك and ال, cut to \(maxStemLetters) letters) that are not common words (الله, اللهم, رب, من, في, على, الذي, ...), outside parentheses; \(Int(requiredFraction * 100))% of them (rounded up) must be heard"
+        "key words picked from the text: its \(count) longest distinct words (stems without attached و/ف/ب/ل/ك and ال, cut to \(maxStemLetters) letters) that are not common words (الله, اللهم, رب, من, في, على, الذي, ...), outside parentheses; all but one of them must be heard when there are 4 or 5 (4 of 5), all when fewer"
 
     /// The key words of `text` and how many must be heard.
     /// - Parameter text: the text as written (harakat, punctuation and notes in parentheses are
@@ -43,14 +48,17 @@ public enum KeyWordPicker {
         var candidates: [(stem: String, word: String, position: Int)] = []
         var seen = Set<String>()
         var fallback: (stem: String, word: String)?
-        for (position, written) in writtenWords(outsideParentheses: text).enumerated() {
+        var written = writtenWords(outsideParentheses: text)
+        if !written.contains(where: { !ArabicNormalizer.normalize($0).isEmpty }) {
+            // The whole text is in parentheses (a reference such as "(قل هو الله أحد...)"): use it.
+            written = writtenWords(outsideParentheses: text.filter { $0 != "(" && $0 != ")" })
+        }
+        for (position, written) in written.enumerated() {
             let normalized = ArabicNormalizer.normalize(written)
             guard !normalized.isEmpty else { continue }
             let stem = stemOf(normalized)
             if fallback == nil || stem.count > fallback!.stem.count { fallback = (stem, written) }
-            guard stem.count >= 3, !commonWords.contains(stem), !commonWords.contains(normalized),
-                seen.insert(stem).inserted
-            else { continue }
+            guard stem.count >= 3, !isCommon(normalized), seen.insert(stem).inserted else { continue }
             candidates.append((stem, written, position))
         }
         if candidates.isEmpty, let fallback {
@@ -61,8 +69,18 @@ public enum KeyWordPicker {
             .prefix(count)
             .sorted { $0.offset < $1.offset }
             .map { KeyWord(word: $0.element.word, stems: [$0.element.stem]) }
-        let required = max(1, (chosen.count * 4 + 4) / 5)  // requiredFraction, rounded up, in whole numbers
+        let required = max(1, chosen.count >= 4 ? chosen.count - 1 : chosen.count)
         return (chosen, chosen.isEmpty ? 1 : required)
+    }
+
+    /// Whether a normalised word is a common word, itself or with its particles stripped
+    /// (فإن, وبك, لها: the particle may leave only 2 letters here).
+    static func isCommon(_ word: String) -> Bool {
+        DuaMatcher.forms(of: Array(word.unicodeScalars)).contains { form in
+            var view = String.UnicodeScalarView()
+            view.append(contentsOf: form)
+            return commonWords.contains(String(view))
+        }
     }
 
     /// The stem of a normalised word: particles stripped while at least 3 letters remain, then

@@ -67,8 +67,8 @@ public final class OnnxWhisperModel: WhisperStepModel, @unchecked Sendable {
         encoderPath: String, encoderSHA256: String, decoderPath: String, decoderSHA256: String, threads: Int = 2
     ) throws(ProofkitError) {
         let options = InferenceSession.Options(intraOpThreads: threads)
-        let encoder = try InferenceSession(contentsOf: encoderPath, expectedSHA256: encoderSHA256, options: options)
-        let decoder = try InferenceSession(contentsOf: decoderPath, expectedSHA256: decoderSHA256, options: options)
+        let encoder = try InferenceSession(mappingContentsOf: encoderPath, expectedSHA256: encoderSHA256, options: options)
+        let decoder = try InferenceSession(mappingContentsOf: decoderPath, expectedSHA256: decoderSHA256, options: options)
         try Self.check(encoder, inputs: ["mel"], outputs: ["cross_k", "cross_v"], path: encoderPath)
         try Self.check(
             decoder, inputs: ["tokens", "offset", "past_k", "past_v", "cross_k", "cross_v"],

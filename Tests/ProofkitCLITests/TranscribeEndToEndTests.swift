@@ -134,6 +134,40 @@ struct TranscribeEndToEndTests {
         #expect((quiet["recognizer_skipped"] as? String)?.contains("no voice") == true)
     }
 
+    @Test("live: the voiced audio is transcribed as it comes and the verse's key words light up",
+          .enabled(if: whisperInstalled, "the Whisper models are not built"))
+    func live() throws {
+        let folder = try TestEnvironment.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // The fixture as a virtual microphone (raw S16_LE after 1 s of silence), unpaced.
+        let audio = try TestAudio.fixture("speech_ar_quran_16k.wav")
+        var raw = Data(count: 32_000)
+        for sample in audio.samples {
+            let value = Int16(max(-32768, min(32767, (sample * 32768).rounded())))
+            withUnsafeBytes(of: value.littleEndian) { raw.append(contentsOf: $0) }
+        }
+        try raw.write(to: URL(fileURLWithPath: folder + "/mic.raw"))
+        try """
+            pcm.vmic { type file slave.pcm { type null } file "/dev/null" infile "\(folder)/mic.raw" format "raw"
+                       hint.description "virtual microphone" }
+            """.write(toFile: folder + "/asound.conf", atomically: true, encoding: .utf8)
+        try #"{"texts": [{"name": "tawbah", "text": "إِنَّ اللَّهَ بِكُلِّ شَيْءٍ عَلِيمٌ بَرَاءَةٌ مِنَ اللَّهِ وَرَسُولِهِ", "reading_seconds": 5}]}"#
+            .write(toFile: folder + "/texts.json", atomically: true, encoding: .utf8)
+        let result = try TestEnvironment.runProofkit(
+            ["voice", "--live", "--device", "vmic", "--json", "--max-seconds", "10", "--text", "tawbah", "--texts", folder + "/texts.json"],
+            environment: ["PROOFKIT_ALSA_CONFIG": folder + "/asound.conf"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let events = try result.stdout.split(separator: "\n").map {
+            try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        #expect(events.first?["recognizer_name"] as? String == "whisper")
+        let transcripts = events.filter { $0["event"] as? String == "transcript" }.compactMap { $0["text"] as? String }
+        #expect(transcripts.contains { $0.contains("ورسوله") }, "\(transcripts)")
+        let end = try #require(events.last)
+        #expect(end["verdict"] as? String == "accepted")
+        #expect(end["rule"] as? String == "keyWords")
+    }
+
     @Test("real du'a recordings: one is accepted for its own text (key words picked), not for another, not as the waking du'a",
           .enabled(if: whisperInstalled && TestEnvironment.sharedData != nil, "needs the Whisper models and ../shared"))
     func duaRecordings() throws {

@@ -33,7 +33,8 @@ enum DuaCommand: Subcommand {
           key_words may be left out: proofkit then picks them from the text ('dua show' says so):
           its 5 longest distinct words (stems without attached و/ف/ب/ل/ك and ال, cut to 5
           letters) that are not common words (الله, اللهم, رب, من, في, على, الذي, ...), leaving out
-          notes in parentheses; 80% of them, rounded up (4 of 5), must be heard.
+          notes in parentheses; all but one must be heard when there are 4 or 5 (4 of 5, 3 of 4),
+          all when fewer.
 
         check: TRANSCRIPT is what a recogniser wrote ('-' reads stdin). It is normalised and
         searched for the text's key words (merged words, attached و/ال/ب/ل, Uthmani and Persian
