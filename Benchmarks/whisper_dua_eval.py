@@ -19,6 +19,7 @@ Writes DIR/transcripts.jsonl, DIR/texts.json and DIR/results.json (default Bench
 Needs only the Python standard library.
 """
 import argparse
+import concurrent.futures
 import csv
 import json
 import os
@@ -100,15 +101,16 @@ def main():
     same_words = {}
     for r in rows:
         same_words.setdefault(normalise(r["text"]), []).append(r["name"])
+    jobs = [(r, t) for r in rows for t in rows
+            # the same words under another number are not "another text"
+            if t is r or normalise(t["text"]) != normalise(r["text"])]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+        verdicts = list(pool.map(lambda job: check(job[0]["transcript"], job[1]["name"]), jobs))
     pairs = []
-    for r in rows:
-        for t in rows:
-            if t is not r and normalise(t["text"]) == normalise(r["text"]):
-                continue  # the same words under another number: not "another text"
-            verdict = check(r["transcript"], t["name"])
-            pairs.append({"recording": r["name"], "text": t["name"], "own": t is r, "half": r["half"],
-                          "accepted": verdict["verdict"] == "accepted", "heard": verdict["heard_count"],
-                          "required": verdict["required"]})
+    for (r, t), verdict in zip(jobs, verdicts):
+        pairs.append({"recording": r["name"], "text": t["name"], "own": t is r, "half": r["half"],
+                      "accepted": verdict["verdict"] == "accepted", "heard": verdict["heard_count"],
+                      "required": verdict["required"]})
     waking = []
     for r in rows:
         verdict = check(r["transcript"], "waking")

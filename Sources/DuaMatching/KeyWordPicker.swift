@@ -6,8 +6,9 @@
 ///    times)", are often not read; a text that is all in parentheses is taken whole),
 ///    normalised (``ArabicNormalizer``);
 /// 2. each word's stem: the attached particles (و ف ب ل ك and the article ال, as ``DuaMatcher``
-///    strips them from what is heard) removed while at least 3 letters remain, then cut to its
-///    first ``maxStemLetters`` letters (recognisers often change a word's ending);
+///    strips them from what is heard) removed while at least 3 letters remain, a leading alef
+///    removed while at least 4 remain (recognisers often drop it: جعلني for اجعلني), then cut to
+///    its first ``maxStemLetters`` letters (recognisers often change a word's ending);
 /// 3. words that are a common function word or a name of God said in almost every du'a
 ///    (``commonWords``: الله, اللهم, رب, من, في, على, الذي, ...), by themselves or with their
 ///    particles stripped (فإن, وبك), and stems shorter than 3 letters are left out, and each stem
@@ -37,7 +38,7 @@ public enum KeyWordPicker {
 
     /// The rule in one sentence, for `proofkit dua show`.
     public static let ruleDescription =
-        "key words picked from the text: its \(count) longest distinct words (stems without attached و/ف/ب/ل/ك and ال, cut to \(maxStemLetters) letters) that are not common words (الله, اللهم, رب, من, في, على, الذي, ...), outside parentheses; all but one of them must be heard when there are 4 or 5 (4 of 5), all when fewer"
+        "key words picked from the text: its \(count) longest distinct words (stems without attached و/ف/ب/ل/ك, ال and a leading ا, cut to \(maxStemLetters) letters) that are not common words (الله, اللهم, رب, من, في, على, الذي, ...), outside parentheses; all but one of them must be heard when there are 4 or 5 (4 of 5), all when fewer"
 
     /// The key words of `text` and how many must be heard.
     /// - Parameter text: the text as written (harakat, punctuation and notes in parentheses are
@@ -98,6 +99,9 @@ public enum KeyWordPicker {
                 break
             }
         }
+        // A leading alef (hamzat al-wasl or qat': اجعلني, اغفر) is often not written by a
+        // recogniser; without it, a stem of 4 letters or more is found inside either spelling.
+        if scalars.first == "\u{0627}" && scalars.count >= 5 { scalars.removeFirst() }
         var view = String.UnicodeScalarView()
         view.append(contentsOf: scalars.prefix(maxStemLetters))
         return String(view)

@@ -258,3 +258,33 @@ struct KeyWordPickerTests {
         #expect(ArabicNormalizer.withoutMarks("أَحْيَانَا بَرَاءَةٌ") == "أحيانا براءة")
     }
 }
+
+@Suite("DuaMatcher near matches")
+struct NearMatchTests {
+    static func text(_ stems: [String]) throws -> DuaText {
+        try DuaText(
+            name: "t", title: "t", text: stems.joined(separator: " "),
+            keyWords: stems.map { KeyWord(word: $0, stems: [$0]) }, requiredKeyWords: stems.count,
+            readingDuration: .seconds(3))
+    }
+
+    @Test("a stem of 5 letters or more is heard with one letter swapped, not with two; shorter stems need every letter")
+    func oneLetter() throws {
+        let matcher = DuaMatcher(text: try Self.text(["سبحان", "ملايكه", "حمد"]))
+        #expect(matcher.keyWordsHeard(in: "صبحان الذي") == [0])  // ص for س
+        #expect(matcher.keyWordsHeard(in: "والملاعكة") == [1])  // ع for ي, after و and ال
+        #expect(matcher.keyWordsHeard(in: "صبحام") == [])  // two letters differ
+        #expect(matcher.keyWordsHeard(in: "خمد") == [])  // a 3-letter stem: exact only
+    }
+
+    @Test("a picked stem without its leading alef is found in either spelling")
+    func leadingAlef() throws {
+        let (keyWords, _) = KeyWordPicker.pick(from: "اللَّهُمَّ اجْعَلْنِي مِنَ التَّوَّابِينَ")
+        let dua = try DuaText(
+            name: "t", title: "t", text: "x", keyWords: keyWords, requiredKeyWords: keyWords.count,
+            readingDuration: .seconds(3), keyWordsArePicked: true)
+        let matcher = DuaMatcher(text: dua)
+        #expect(matcher.evaluate(transcript: "اللهم جعلني من التوابين").verdict.isAccepted)
+        #expect(matcher.evaluate(transcript: "اللهم اجعلني من التوابين").verdict.isAccepted)
+    }
+}

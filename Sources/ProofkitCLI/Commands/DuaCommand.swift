@@ -31,8 +31,8 @@ enum DuaCommand: Subcommand {
           letter forms unified); write them without ال and attached و/ب/ل. required defaults to
           all key words.
           key_words may be left out: proofkit then picks them from the text ('dua show' says so):
-          its 5 longest distinct words (stems without attached و/ف/ب/ل/ك and ال, cut to 5
-          letters) that are not common words (الله, اللهم, رب, من, في, على, الذي, ...), leaving out
+          its 5 longest distinct words (stems without attached و/ف/ب/ل/ك, ال and a leading ا, cut
+          to 5 letters) that are not common words (الله, اللهم, رب, من, في, على, الذي, ...), leaving out
           notes in parentheses; all but one must be heard when there are 4 or 5 (4 of 5, 3 of 4),
           all when fewer.
 
