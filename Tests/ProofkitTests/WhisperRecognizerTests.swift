@@ -12,7 +12,8 @@ let whisperStore = PhotoModelStore(
     currentDirectory: TestEnvironment.packageRoot.path)
 let whisperInstalled = WhisperModelFiles.isInstalled(in: whisperStore)
 
-@Suite("WhisperRecognizer (ONNX Runtime)", .enabled(if: whisperInstalled, "the Whisper models are not built (bash .ci/setup)"))
+// Serialized: the tests share one recogniser, which runs one call at a time.
+@Suite("WhisperRecognizer (ONNX Runtime)", .serialized, .enabled(if: whisperInstalled, "the Whisper models are not built (bash .ci/setup)"))
 struct WhisperRecognizerTests {
     static let recognizer: WhisperRecognizer? = try? WhisperRecognizer(store: whisperStore)
 

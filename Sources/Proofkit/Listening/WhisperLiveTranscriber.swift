@@ -43,7 +43,9 @@ public final class WhisperLiveTranscriber: Sendable {
         var voiceStopped = false
         var finishing = false
         var lastLine = ""
-        var finalLine: String?
+        /// The last text of each full window, and of the current one.
+        var windowTexts: [String] = []
+        var currentText = ""
         var runs = 0
         var failure: ProofkitError?
     }
@@ -109,34 +111,35 @@ public final class WhisperLiveTranscriber: Sendable {
     }
 
     /// Transcribes what is left, waits for it, and ends ``lines``.
-    /// - Returns: the last line when it is new (the caller may have stopped reading ``lines``),
-    ///   and how many runs were made.
+    /// - Returns: the final text of every window (a line sent on ``lines`` near the end may not
+    ///   have been read before the caller stopped reading: feed these again; key words count
+    ///   once), and how many runs were made.
     /// - Throws: the first recogniser failure, if any.
-    public func finish() throws(ProofkitError) -> (lastLine: String?, runs: Int) {
+    public func finish() throws(ProofkitError) -> (lines: [String], runs: Int) {
         state.withLock { $0.finishing = true }
         wake.signal()
         done.wait()
-        let (line, runs, failure) = state.withLock { ($0.finalLine, $0.runs, $0.failure) }
+        let (texts, runs, failure) = state.withLock { ($0.windowTexts + [$0.currentText], $0.runs, $0.failure) }
         if let failure { throw failure }
-        return (line, runs)
+        return (texts.filter { !$0.isEmpty }, runs)
     }
 
     private func loop() {
         while true {
             _ = wake.wait(timeout: .now() + .milliseconds(250))
-            let job: (audio: [Float], isLast: Bool)? = state.withLock { state in
+            let job: (audio: [Float], isLast: Bool, isFull: Bool)? = state.withLock { state in
                 if let first = state.full.first {
                     state.full.removeFirst()
-                    return (first, false)
+                    return (first, false, true)
                 }
                 let due = state.newSamples > 0
                     && (state.finishing || state.voiceStopped || Double(state.newSamples) >= interval * Double(Self.rate))
                 if due {
                     state.newSamples = 0
                     state.voiceStopped = false
-                    return (state.window, state.finishing)
+                    return (state.window, state.finishing, false)
                 }
-                return state.finishing ? ([], true) : nil
+                return state.finishing ? ([], true, false) : nil
             }
             guard let job else { continue }
             if !job.audio.isEmpty && job.audio.count >= Self.rate / 4 {
@@ -144,9 +147,14 @@ public final class WhisperLiveTranscriber: Sendable {
                     let text = try recognizer.transcribe(samples: job.audio).text
                     let isNew: Bool = state.withLock { state in
                         state.runs += 1
+                        if job.isFull {
+                            state.windowTexts.append(text)
+                            state.currentText = ""
+                        } else {
+                            state.currentText = text
+                        }
                         guard !text.isEmpty, text != state.lastLine else { return false }
                         state.lastLine = text
-                        if job.isLast { state.finalLine = text }
                         return true
                     }
                     if isNew && !job.isLast { continuation.yield(text) }

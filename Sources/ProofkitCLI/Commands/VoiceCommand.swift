@@ -380,8 +380,9 @@ enum VoiceCommand: Subcommand {
         if let failure = listening.failure { throw failure }
         if let failure = summary.failure { throw failure }
         if let live {
-            // The last words: what the recogniser makes of the voice heard since its last run.
-            if let line = try live.finish().lastLine {
+            // The last words: the final text of each window (the voice heard since the last run
+            // included); a line sent just before listening ended may not have been read.
+            for line in try live.finish().lines {
                 if json {
                     io.printJSON(["event": "transcript", "t": .rounded(summary.heardSeconds, places: 3), "text": .string(line)])
                 } else if !io.isStdoutTerminal {
