@@ -3,7 +3,8 @@
 // proofkit: on-device proofs for alarms that only stop when you are up.
 //
 // Dependency direction (one way, enforced in review):
-//   ProofkitCore  <-  engines (VoiceGate, DuaMatching, ImageProof, SquatCounting, PrayerPlanning)
+//   ProofkitCore  <-  engines (VoiceGate, DuaMatching, ImageProof, SquatCounting, PrayerPlanning,
+//                             SpeechRecognition)
 //   ProofkitCore  <-  adapters (AudioIO, ImageIO, Inference), each over its own C modules
 //   engines + adapters  <-  Proofkit (facade)  <-  ProofkitCLI  <-  ProofkitTool (`proofkit`)
 // Engines import no C and do no I/O, so a phone app can link ProofkitCore + the engines alone.
@@ -15,7 +16,9 @@ let package = Package(
         .library(name: "ProofkitCore", targets: ["ProofkitCore"]),
         .library(
             name: "ProofkitEngines",
-            targets: ["VoiceGate", "DuaMatching", "ImageProof", "SquatCounting", "PrayerPlanning"]),
+            targets: [
+                "VoiceGate", "DuaMatching", "ImageProof", "SquatCounting", "PrayerPlanning", "SpeechRecognition",
+            ]),
         .library(name: "Proofkit", targets: ["Proofkit"]),
         .executable(name: "proofkit", targets: ["ProofkitTool"]),
         .executable(name: "proofkit-bench", targets: ["ProofkitBench"]),
@@ -43,6 +46,7 @@ let package = Package(
         .target(name: "ImageProof", dependencies: ["ProofkitCore"]),
         .target(name: "SquatCounting", dependencies: ["ProofkitCore"]),
         .target(name: "PrayerPlanning", dependencies: ["ProofkitCore"]),
+        .target(name: "SpeechRecognition", dependencies: ["ProofkitCore"]),
 
         // MARK: Adapters, one per capability.
         .target(name: "AudioIO", dependencies: ["ProofkitCore", "CSndFile", "CALSA", "CProofkitShims"]),
@@ -55,7 +59,7 @@ let package = Package(
             name: "Proofkit",
             dependencies: [
                 "ProofkitCore", "VoiceGate", "DuaMatching", "ImageProof", "SquatCounting",
-                "PrayerPlanning", "AudioIO", "ImageIO", "Inference", "Storage", "CProofkitShims",
+                "PrayerPlanning", "SpeechRecognition", "AudioIO", "ImageIO", "Inference", "Storage", "CProofkitShims",
             ]),
         .target(name: "ProofkitCLI", dependencies: ["Proofkit"]),
         .executableTarget(name: "ProofkitTool", dependencies: ["ProofkitCLI"]),
@@ -73,11 +77,12 @@ let package = Package(
         .testTarget(name: "ImageProofTests", dependencies: ["ImageProof", "TestSupport"]),
         .testTarget(name: "SquatCountingTests", dependencies: ["SquatCounting", "TestSupport"]),
         .testTarget(name: "PrayerPlanningTests", dependencies: ["PrayerPlanning", "TestSupport"]),
+        .testTarget(name: "SpeechRecognitionTests", dependencies: ["SpeechRecognition", "TestSupport"]),
         .testTarget(name: "AudioIOTests", dependencies: ["AudioIO", "TestSupport"]),
         .testTarget(name: "ImageIOTests", dependencies: ["ImageIO", "TestSupport"]),
         .testTarget(name: "InferenceTests", dependencies: ["Inference", "TestSupport"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"]),
-        .testTarget(name: "ProofkitTests", dependencies: ["Proofkit", "TestSupport"]),
+        .testTarget(name: "ProofkitTests", dependencies: ["Proofkit", "SpeechRecognition", "TestSupport"]),
         .testTarget(name: "ProofkitCLITests", dependencies: ["ProofkitCLI", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
@@ -92,7 +97,7 @@ for target in package.targets where target.type != .system && target.type != .bi
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     // Core and engines are pure Swift: hold them to strict memory safety (zero `unsafe`).
-    if ["ProofkitCore", "VoiceGate", "DuaMatching", "ImageProof", "SquatCounting", "PrayerPlanning"]
+    if ["ProofkitCore", "VoiceGate", "DuaMatching", "ImageProof", "SquatCounting", "PrayerPlanning", "SpeechRecognition"]
         .contains(target.name)
     {
         settings.append(.strictMemorySafety())

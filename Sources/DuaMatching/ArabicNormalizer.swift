@@ -17,6 +17,28 @@ public enum ArabicNormalizer {
         normalizedWords(text).joined(separator: " ")
     }
 
+    /// The text as a recogniser writes it: harakat, Quranic marks, tatweel and the brackets
+    /// ( ) ﴿ ﴾ removed, letters kept as written (hamza forms, ة and ى stay), runs of spaces made
+    /// one. For scoring a text against speech (Whisper writes no harakat).
+    /// - Parameter text: the text as written.
+    public static func withoutMarks(_ text: String) -> String {
+        var out = String.UnicodeScalarView()
+        var lastWasSpace = true
+        for scalar in text.unicodeScalars {
+            if case .drop = classify(scalar) { continue }
+            if ["(", ")", "\u{FD3E}", "\u{FD3F}"].contains(scalar) { continue }
+            if scalar.properties.isWhitespace {
+                if !lastWasSpace { out.append(" ") }
+                lastWasSpace = true
+                continue
+            }
+            out.append(scalar)
+            lastWasSpace = false
+        }
+        while out.last == " " { out.removeLast() }
+        return String(out)
+    }
+
     /// The normalised words of `text` (see ``normalize(_:)``).
     public static func normalizedWords(_ text: String) -> [String] {
         var words: [String] = []

@@ -33,7 +33,8 @@ public struct DuaMatchResult: Sendable, Equatable {
 /// ال, and their combinations وال بال لل ...). A key word is heard when one of its stems begins a
 /// candidate form (so النشور, والنشور and بالنشور all hear نشور, but محمد does not hear حمد), or,
 /// for stems of 4 letters or more, appears anywhere inside a word (merged words such as
-/// بعدمااماتنا). Each key word counts once however often it is heard. The full text is never
+/// بعدمااماتنا), or, for stems of 5 letters or more, begins a candidate form but for one letter
+/// (recognisers swap letters that sound alike: صبحان for سبحان). Each key word counts once however often it is heard. The full text is never
 /// compared: recognisers drop, merge and respell too much.
 ///
 /// ## Verdict
@@ -48,7 +49,8 @@ public struct DuaMatcher: Sendable {
     public let text: DuaText
     /// For the voice-only rule, how many reading times of voice are needed. Default 1.
     public var voiceOnlyFactor: Double
-    /// For the read-twice rule, how many reading times of voice are needed. Default 2.
+    /// For the read-twice rule, how many reading times of voice are needed. Default 2;
+    /// `.infinity` turns the rule off.
     public var readTwiceFactor: Double
     /// For the read-twice rule, how many key words are needed. Default 2.
     public var readTwiceKeyWords: Int
@@ -82,6 +84,7 @@ public struct DuaMatcher: Sendable {
                 for stem in group where !heard[stem.keyWord] {
                     if forms.contains(where: { $0.starts(with: stem.scalars) })
                         || (stem.scalars.count >= 4 && Self.contains(scalars, stem.scalars))
+                        || (stem.scalars.count >= 5 && forms.contains(where: { Self.startsNearly($0, with: stem.scalars) }))
                     {
                         heard[stem.keyWord] = true
                     }
@@ -107,6 +110,18 @@ public struct DuaMatcher: Sendable {
             frontier = next
         }
         return forms
+    }
+
+    /// Whether `form` begins with `stem` but for at most one letter (recognisers swap letters
+    /// that sound alike: صبحان for سبحان, ملاعكه for ملايكه).
+    static func startsNearly(_ form: ArraySlice<Unicode.Scalar>, with stem: [Unicode.Scalar]) -> Bool {
+        guard form.count >= stem.count else { return false }
+        var differences = 0
+        for (a, b) in zip(form, stem) where a != b {
+            differences += 1
+            if differences > 1 { return false }
+        }
+        return true
     }
 
     static func contains(_ haystack: [Unicode.Scalar], _ needle: [Unicode.Scalar]) -> Bool {
@@ -146,7 +161,7 @@ public struct DuaMatcher: Sendable {
                 required: required, voicedSeconds: voicedSeconds)
         }
         var detail = "heard \(count) of \(text.keyWords.count) key words (\(required) needed)"
-        if let voicedSeconds {
+        if let voicedSeconds, needed.isFinite {
             detail += "; read aloud for \(Self.format(voicedSeconds)) s (\(Self.format(needed)) s with \(readTwiceKeyWords) key words also counts)"
         }
         return DuaMatchResult(

@@ -32,12 +32,15 @@ public struct DuaText: Sendable, Equatable {
     public var requiredKeyWords: Int
     /// How long a calm reading takes.
     public var readingDuration: Duration
+    /// Whether the key words were picked from the text by ``KeyWordPicker`` (the entry had no
+    /// `key_words`). Default `false`.
+    public var keyWordsArePicked: Bool
 
     /// Creates a text.
     /// - Throws: `ProofkitError` `.decodeFailed` when a field is out of range (see ``validate()``).
     public init(
         name: String, title: String, text: String, source: String? = nil, keyWords: [KeyWord],
-        requiredKeyWords: Int, readingDuration: Duration
+        requiredKeyWords: Int, readingDuration: Duration, keyWordsArePicked: Bool = false
     ) throws(ProofkitError) {
         self.name = name
         self.title = title
@@ -46,6 +49,7 @@ public struct DuaText: Sendable, Equatable {
         self.keyWords = keyWords
         self.requiredKeyWords = requiredKeyWords
         self.readingDuration = readingDuration
+        self.keyWordsArePicked = keyWordsArePicked
         try validate()
     }
 
@@ -102,12 +106,14 @@ public struct DuaText: Sendable, Equatable {
 /// - `name` (required): lowercase letters, digits, `-`, `_`; a user text with a shipped text's
 ///   name replaces it.
 /// - `text` (required): the full text, for display only; it is never compared with a transcript.
-/// - `key_words` (required): each either an object (`word` as written, `stems`: any of these
+/// - `key_words` (optional): when omitted, ``KeyWordPicker`` picks them from the text (its 5
+///   longest distinct uncommon words, 4 of 5 needed). Otherwise each either an object (`word` as written, `stems`: any of these
 ///   heard counts) or a plain string (the word is its own stem). Stems are normalised when loaded
 ///   (harakat stripped, letter forms unified), and should be written without the article ال or
 ///   attached و/ب/ل: those are stripped from what is heard. A stem of 4 letters or more is also
 ///   found inside merged words (بعدمااماتنا).
-/// - `required` (optional, default: all key words): how many different key words must be heard.
+/// - `required` (optional, default: all key words, or the picker's count when it picked them): how
+///   many different key words must be heard.
 /// - `reading_seconds` (required): how long a calm reading takes.
 /// - `title`, `source` (optional).
 public struct DuaCatalog: Sendable, Equatable {
@@ -170,10 +176,17 @@ public struct DuaCatalog: Sendable, Equatable {
             guard let name = try string("name", required: true),
                 let text = try string("text", required: true)
             else { throw bad("missing \"name\" or \"text\"") }
-            guard case .array(let rawKeyWords)? = item["key_words"] else {
-                throw bad("\"key_words\" must be an array")
+            var picked: (keyWords: [KeyWord], required: Int)?
+            let rawKeyWords: [JSONNode]
+            switch item["key_words"] {
+            case .array(let values)?: rawKeyWords = values
+            case nil, .null?:
+                rawKeyWords = []
+                picked = KeyWordPicker.pick(from: text)
+                guard !picked!.keyWords.isEmpty else { throw bad("the text has no Arabic word to pick key words from") }
+            default: throw bad("\"key_words\" must be an array")
             }
-            var keyWords: [KeyWord] = []
+            var keyWords: [KeyWord] = picked?.keyWords ?? []
             for raw in rawKeyWords {
                 switch raw {
                 case .string(let word):
@@ -194,7 +207,7 @@ public struct DuaCatalog: Sendable, Equatable {
                 default: throw bad("a key word must be a string or an object")
                 }
             }
-            var required = keyWords.count
+            var required = picked?.required ?? keyWords.count
             switch item["required"] {
             case .number(let value)?:
                 guard value == Double(Int(value)) else { throw bad("\"required\" must be a whole number") }
@@ -210,7 +223,7 @@ public struct DuaCatalog: Sendable, Equatable {
                 name: name, title: try string("title", required: false) ?? name, text: text,
                 source: try string("source", required: false), keyWords: keyWords,
                 requiredKeyWords: required,
-                readingDuration: .milliseconds(Int64(seconds * 1000)))
+                readingDuration: .milliseconds(Int64(seconds * 1000)), keyWordsArePicked: picked != nil)
             guard names.insert(name).inserted else { throw bad("the name '\(name)' is used twice") }
             texts.append(dua)
         }

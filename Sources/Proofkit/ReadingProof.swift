@@ -20,19 +20,25 @@ public struct ReadingProofConfiguration: Sendable {
     /// speech probabilities (``ReadingProof/process(audio:speechProbabilities:)``, or
     /// ``VoiceProofSession`` which runs the model); the energy gate still drives the level meter.
     public var voiceDetection: VoiceDetectionMode
+    /// Whether the read-twice rule may accept (voiced for twice the reading time with two key
+    /// words). Default `true`, for streaming recognisers that miss words; the built-in recogniser
+    /// hears the whole reading, so `proofkit voice` turns it off there and the key words alone
+    /// decide.
+    public var allowsReadTwice: Bool
 
     /// Creates a configuration; every parameter has the documented default.
     public init(
         text: DuaText = DuaCatalog.builtIn.text(named: DuaCatalog.defaultName)!,
         gate: VoiceGateConfiguration = VoiceGateConfiguration(),
         usesRecognizer: Bool = true, meterInterval: Duration = .milliseconds(100),
-        voiceDetection: VoiceDetectionMode = .energy
+        voiceDetection: VoiceDetectionMode = .energy, allowsReadTwice: Bool = true
     ) {
         self.text = text
         self.gate = gate
         self.usesRecognizer = usesRecognizer
         self.meterInterval = meterInterval
         self.voiceDetection = voiceDetection
+        self.allowsReadTwice = allowsReadTwice
     }
 }
 
@@ -160,7 +166,7 @@ public struct ReadingProof: Sendable {
     /// - Throws: `ProofkitError` `.invalidArgument` when the gate settings are out of range.
     public init(configuration: ReadingProofConfiguration = ReadingProofConfiguration()) throws(ProofkitError) {
         self.configuration = configuration
-        matcher = DuaMatcher(text: configuration.text)
+        matcher = DuaMatcher(text: configuration.text, readTwiceFactor: configuration.allowsReadTwice ? 2 : .infinity)
         gate = try VoiceActivityGate(configuration: configuration.gate)
         let frame = configuration.gate.frameDuration.components
         frameSeconds = Double(frame.seconds) + Double(frame.attoseconds) * 1e-18
@@ -300,10 +306,13 @@ public struct ReadingProof: Sendable {
     }
 
     /// Seconds of voice this proof needs, from the text's reading time: the read-twice factor
-    /// times it when a recogniser is used, else the voice-only factor times it.
+    /// times it when a recogniser is used (the reading time itself when the read-twice rule is
+    /// off: then only the key words decide, and this is shown for guidance), else the voice-only
+    /// factor times it.
     public var neededSeconds: Double {
         let reading = configuration.text.readingSeconds
-        return (configuration.usesRecognizer ? matcher.readTwiceFactor : matcher.voiceOnlyFactor) * reading
+        guard configuration.usesRecognizer else { return matcher.voiceOnlyFactor * reading }
+        return configuration.allowsReadTwice ? matcher.readTwiceFactor * reading : reading
     }
 
     private var progress: ReadingProgress {

@@ -1,5 +1,6 @@
 import AudioIO
-import DuaMatching
+public import DuaMatching
+public import SpeechRecognition
 public import ProofkitCore
 import VoiceGate
 
@@ -20,6 +21,31 @@ public enum ReadingProofRecording {
         public var voiceDetection: VoiceDetectionMode
         /// What the reading needed, in voiced seconds (reading time, or twice it with a recogniser).
         public var neededSeconds: Double
+        /// What the built-in recogniser heard, when one ran (see `recognize` in ``run(path:configuration:sileroModelPath:transcript:maxRecognizedSeconds:recognize:)``).
+        public var recognition: RecognizedReading?
+    }
+
+    /// What a recogniser made of a recording.
+    public struct RecognizedReading: Sendable {
+        /// The transcript (empty when nothing was heard).
+        public var transcript: String
+        /// The forced score of the text, when it was computed.
+        public var score: ForcedScore?
+        /// Seconds of audio given to the recogniser (at most the limit).
+        public var seconds: Double
+        /// Wall-clock seconds the recogniser took (loading included).
+        public var elapsedSeconds: Double
+        /// Why the recogniser did not run (no voice at all), or `nil`.
+        public var skippedReason: String?
+
+        /// Makes a result.
+        public init(transcript: String, score: ForcedScore?, seconds: Double, elapsedSeconds: Double, skippedReason: String? = nil) {
+            self.transcript = transcript
+            self.score = score
+            self.seconds = seconds
+            self.elapsedSeconds = elapsedSeconds
+            self.skippedReason = skippedReason
+        }
     }
 
     /// Decodes `path` to mono at `sampleRate`, in chunks, in bounded memory.
@@ -71,19 +97,41 @@ public enum ReadingProofRecording {
     ///     ``VoiceDetectionFallback``); default ``VoiceDetectionFallback/bothOnly``.
     /// - Returns: the outcome.
     /// - Throws: the reader's errors, and ``VoiceProofSession``'s.
+    ///   - maxRecognizedSeconds: the most audio handed to `recognize` (its start), default 300 s:
+    ///     the recogniser's work stays bounded whatever the recording's length.
+    ///   - recognize: a recogniser for the whole recording (mono samples at the gate's rate, the
+    ///     text), e.g. the built-in Whisper; it runs after the audio, only when the gate heard
+    ///     voice (silence is rejected without it), and its transcript is fed to the proof.
     public static func run(
         path: String, configuration: ReadingProofConfiguration, sileroModelPath: String?, transcript: [String] = [],
-        fallback: VoiceDetectionFallback = .bothOnly
+        fallback: VoiceDetectionFallback = .bothOnly, maxRecognizedSeconds: Double = 300,
+        recognize: ((_ samples: [Float], _ text: DuaText) throws(ProofkitError) -> RecognizedReading)? = nil
     ) throws(ProofkitError) -> Outcome {
         var session = try VoiceProofSession(
             configuration: configuration, sileroModelPath: sileroModelPath, fallback: fallback)
         var samples = 0
+        var kept: [Float] = []
+        let keepLimit = recognize == nil ? 0 : Int(maxRecognizedSeconds * Double(configuration.gate.sampleRate))
         let format = try forEachMonoChunk(path: path, sampleRate: configuration.gate.sampleRate) {
             (chunk: [Float]) throws(ProofkitError) in
             samples += chunk.count
+            if kept.count < keepLimit { kept += chunk.prefix(keepLimit - kept.count) }
             _ = try session.process(audio: chunk)
         }
         var (_, result) = try session.finish()
+        var recognition: RecognizedReading?
+        if let recognize {
+            if result.gate.voicedSeconds > 0 {
+                let heard = try recognize(kept, configuration.text)
+                recognition = heard
+                if !heard.transcript.isEmpty { _ = session.process(transcript: heard.transcript) }
+            } else {
+                recognition = RecognizedReading(
+                    transcript: "", score: nil, seconds: 0, elapsedSeconds: 0,
+                    skippedReason: "no voice was heard, so the recogniser did not run")
+            }
+            result = session.proof.finish()
+        }
         if !transcript.isEmpty {
             for line in transcript { _ = session.process(transcript: line) }
             result = session.proof.finish()
@@ -93,6 +141,6 @@ public enum ReadingProofRecording {
             result: result, format: format,
             decodedSeconds: Double(samples) / Double(configuration.gate.sampleRate),
             fallbackReason: session.fallbackReason, voiceDetection: proof.configuration.voiceDetection,
-            neededSeconds: proof.neededSeconds)
+            neededSeconds: proof.neededSeconds, recognition: recognition)
     }
 }

@@ -31,6 +31,7 @@ var allCommands: [any Subcommand.Type] {[
     MatCommand.self,
     VoiceCommand.self,
     DuaCommand.self,
+    TranscribeCommand.self,
     SquatCommand.self,
     TimesCommand.self,
     PlanCommand.self,

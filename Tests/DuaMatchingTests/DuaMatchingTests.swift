@@ -177,3 +177,114 @@ struct DuaCatalogTests {
         }
     }
 }
+
+@Suite("KeyWordPicker")
+struct KeyWordPickerTests {
+    static let texts = [
+        "اَلحَمدُ لِلهِ الَّذِي كَسَانِي هَذَا (الثَّوْبَ) وَرَزَقَنِيهِ مِنْ غَيْرِ حَولٍ مِنِّي وَ لَا قُوَّةٍ",
+        "بِاسْمِكَ رَبِّي وَضَعْتُ جَنْبِي، وَبِكَ أَرْفَعُهُ، فإِنْ أَمْسَكْتَ نَفْسِي فَارْحَمْهَا، وَإِنْ أَرْسَلْتَهَا فَاحْفَظْهَا، بِمَا تَحْفَظُ بِهِ عِبَادَكَ الصَّالِحِينَ",
+        "سُبْحَانَ اللهِ (ثَلاثاً وثَلاثِينَ) وَالحَمْدُ لِلَّهِ (ثَلاثاً وثَلاثِينَ) وَاللهُ أكْبرُ (أربَعاً وثَلاثِينَ)",
+        "غُفْرَانَكَ",
+        DuaCatalog.builtIn.text(named: "waking")!.text,
+        DuaCatalog.builtIn.text(named: "fatiha")!.text,
+    ]
+
+    @Test("at most 5 key words, from the text, in its order, never common words or notes in parentheses")
+    func rule() {
+        for text in Self.texts {
+            let (keyWords, required) = KeyWordPicker.pick(from: text)
+            #expect(!keyWords.isEmpty && keyWords.count <= KeyWordPicker.count)
+            #expect(required >= 1 && required <= keyWords.count)
+            #expect(Double(required) >= Double(keyWords.count) * KeyWordPicker.requiredFraction)
+            #expect(required >= keyWords.count - 1)
+            let words = ArabicNormalizer.normalizedWords(text)
+            var lastIndex = -1
+            for keyWord in keyWords {
+                let index = words.firstIndex(of: ArabicNormalizer.normalize(keyWord.word)) ?? -1
+                #expect(index > lastIndex, "\(keyWord.word) out of order or not in the text")
+                lastIndex = index
+                #expect(keyWord.stems.count == 1)
+                #expect(!KeyWordPicker.commonWords.contains(keyWord.stems[0]))
+                #expect(keyWord.stems[0].unicodeScalars.count <= KeyWordPicker.maxStemLetters)
+                #expect(!["ثلاثا", "وثلاثين", "اربعا", "الثوب"].contains(ArabicNormalizer.normalize(keyWord.word)))
+            }
+            // The stems are distinct.
+            #expect(Set(keyWords.map { $0.stems[0] }).count == keyWords.count)
+        }
+    }
+
+    @Test("the longest uncommon words win; reading the text itself hears them all; another text does not pass")
+    func longestAndMatching() throws {
+        let (keyWords, _) = KeyWordPicker.pick(from: Self.texts[1])
+        #expect(keyWords.count == 5)
+        // Every picked stem is at least as long as every uncommon word left out.
+        let shortestPicked = keyWords.map { $0.stems[0].unicodeScalars.count }.min()!
+        #expect(shortestPicked >= 4)
+        for (index, text) in Self.texts.enumerated() {
+            let (words, required) = KeyWordPicker.pick(from: text)
+            let dua = try DuaText(
+                name: "t\(index)", title: "t", text: text, keyWords: words, requiredKeyWords: required,
+                readingDuration: .seconds(5), keyWordsArePicked: true)
+            let matcher = DuaMatcher(text: dua)
+            #expect(matcher.evaluate(transcript: ArabicNormalizer.withoutMarks(text)).heard.count == words.count)
+            let other = Self.texts[(index + 1) % Self.texts.count]
+            #expect(!matcher.evaluate(transcript: ArabicNormalizer.withoutMarks(other)).verdict.isAccepted, "\(index)")
+        }
+    }
+
+    @Test("an entry without key_words gets picked key words; with only common words it keeps its longest word")
+    func catalogEntries() throws {
+        let catalog = try DuaCatalog(json: #"""
+            {"texts": [
+              {"name": "clothes", "text": "اَلحَمدُ لِلهِ الَّذِي كَسَانِي هَذَا (الثَّوْبَ) وَرَزَقَنِيهِ مِنْ غَيْرِ حَولٍ مِنِّي وَ لَا قُوَّةٍ", "reading_seconds": 6},
+              {"name": "short", "text": "اللَّهُمَّ لَكَ", "reading_seconds": 1},
+              {"name": "given", "text": "x", "key_words": ["نوم"], "reading_seconds": 1}
+            ]}
+            """#)
+        let clothes = try #require(catalog.text(named: "clothes"))
+        #expect(clothes.keyWordsArePicked)
+        #expect(clothes.keyWords.map(\.word) == KeyWordPicker.pick(from: clothes.text).keyWords.map(\.word))
+        let short = try #require(catalog.text(named: "short"))
+        #expect(short.keyWords.count == 1 && short.requiredKeyWords == 1)
+        #expect(catalog.text(named: "given")?.keyWordsArePicked == false)
+        #expect(throws: ProofkitError.self) {
+            try DuaCatalog(json: #"{"texts": [{"name": "a", "text": "abc", "reading_seconds": 1}]}"#)
+        }
+    }
+
+    @Test("withoutMarks keeps the letters as written and drops harakat and brackets")
+    func withoutMarks() {
+        #expect(ArabicNormalizer.withoutMarks("الْحَمْدُ لِلَّهِ  (الثَّوْبَ) ﴿قُلْ﴾") == "الحمد لله الثوب قل")
+        #expect(ArabicNormalizer.withoutMarks("أَحْيَانَا بَرَاءَةٌ") == "أحيانا براءة")
+    }
+}
+
+@Suite("DuaMatcher near matches")
+struct NearMatchTests {
+    static func text(_ stems: [String]) throws -> DuaText {
+        try DuaText(
+            name: "t", title: "t", text: stems.joined(separator: " "),
+            keyWords: stems.map { KeyWord(word: $0, stems: [$0]) }, requiredKeyWords: stems.count,
+            readingDuration: .seconds(3))
+    }
+
+    @Test("a stem of 5 letters or more is heard with one letter swapped, not with two; shorter stems need every letter")
+    func oneLetter() throws {
+        let matcher = DuaMatcher(text: try Self.text(["سبحان", "ملايكه", "حمد"]))
+        #expect(matcher.keyWordsHeard(in: "صبحان الذي") == [0])  // ص for س
+        #expect(matcher.keyWordsHeard(in: "والملاعكة") == [1])  // ع for ي, after و and ال
+        #expect(matcher.keyWordsHeard(in: "صبحام") == [])  // two letters differ
+        #expect(matcher.keyWordsHeard(in: "خمد") == [])  // a 3-letter stem: exact only
+    }
+
+    @Test("a picked stem without its leading alef is found in either spelling")
+    func leadingAlef() throws {
+        let (keyWords, _) = KeyWordPicker.pick(from: "اللَّهُمَّ اجْعَلْنِي مِنَ التَّوَّابِينَ")
+        let dua = try DuaText(
+            name: "t", title: "t", text: "x", keyWords: keyWords, requiredKeyWords: keyWords.count,
+            readingDuration: .seconds(3), keyWordsArePicked: true)
+        let matcher = DuaMatcher(text: dua)
+        #expect(matcher.evaluate(transcript: "اللهم جعلني من التوابين").verdict.isAccepted)
+        #expect(matcher.evaluate(transcript: "اللهم اجعلني من التوابين").verdict.isAccepted)
+    }
+}

@@ -24,14 +24,14 @@ struct CLIInProcessTests {
         let captured = CapturedIO()
         let status = ProofkitCLI.run(arguments: ["proofkit", "help"], io: captured.io)
         #expect(status == 0)
-        for verb in ["demo", "trim", "check", "play", "mat", "voice", "dua", "squat", "times", "plan", "bench"] {
+        for verb in ["demo", "trim", "check", "play", "mat", "voice", "dua", "transcribe", "squat", "times", "plan", "bench"] {
             #expect(captured.stdout.contains("  \(verb) "), "help misses \(verb)")
         }
         #expect(captured.stderr.isEmpty)
     }
 
     @Test("each verb's --help prints usage on stdout and exits 0",
-          arguments: ["demo", "trim", "check", "play", "mat", "voice", "dua", "squat", "times", "plan", "bench"])
+          arguments: ["demo", "trim", "check", "play", "mat", "voice", "dua", "transcribe", "squat", "times", "plan", "bench"])
     func verbHelp(verb: String) {
         let captured = CapturedIO()
         let status = ProofkitCLI.run(arguments: ["proofkit", verb, "--help"], io: captured.io)

@@ -34,6 +34,29 @@ struct DuaCommandTests {
         #expect(json.err.isEmpty)
     }
 
+    @Test("a text without key_words: show states the picking rule and the picked words; check uses them")
+    func pickedKeyWords() throws {
+        let folder = try TestEnvironment.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let file = folder + "/texts.json"
+        try #"{"texts": [{"name": "clothes", "text": "اَلحَمدُ لِلهِ الَّذِي كَسَانِي هَذَا (الثَّوْبَ) وَرَزَقَنِيهِ مِنْ غَيْرِ حَولٍ مِنِّي وَ لَا قُوَّةٍ", "reading_seconds": 6}]}"#
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        let shown = run(["show", "clothes", "--texts", file])
+        #expect(shown.status == 0)
+        #expect(shown.out.contains("key words picked from the text"))
+        #expect(shown.out.contains("longest"))
+        let json = try #require(try objects(run(["show", "clothes", "--texts", file, "--json"]).out).first)
+        #expect(json["key_words_picked"] as? Bool == true)
+        #expect((json["key_words_rule"] as? String)?.isEmpty == false)
+        let words = (json["key_words"] as? [[String: Any]])?.compactMap { $0["word"] as? String } ?? []
+        #expect(words.count == 5 && json["required"] as? Int == 4)
+        #expect(!words.contains("الثَّوْبَ"))  // a note in parentheses
+        let heard = run(["check", "الحمد لله الذي كسانيه ورزقنيه من غير حول مني ولا قوة", "--text", "clothes", "--texts", file])
+        #expect(heard.out.contains("accepted"))
+        let waking = run(["show", "waking", "--json"])
+        #expect(try objects(waking.out).first?["key_words_picked"] as? Bool == false)
+    }
+
     @Test("show prints the text, key words and stems")
     func show() throws {
         let text = run(["show", "waking"])

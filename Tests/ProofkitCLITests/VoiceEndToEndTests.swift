@@ -34,7 +34,7 @@ private func jsonLines(_ text: String) throws -> [[String: Any]] {
 struct VoiceEndToEndTests {
     @Test("a missing capture device exits 69 with one line on stderr and nothing on stdout")
     func missingDevice() throws {
-        let result = try TestEnvironment.runProofkit(["voice", "--live", "--device", "nosuchmic"])
+        let result = try TestEnvironment.runProofkit(["voice", "--recognizer", "none", "--live", "--device", "nosuchmic"])
         #expect(result.status == 69)
         #expect(result.stdout.isEmpty)
         let lines = result.stderr.split(separator: "\n")
@@ -69,7 +69,7 @@ struct VoiceEndToEndTests {
         try writeRawFile(samples, to: folder + "/mic.raw")
         let config = try writeConfig(folder: folder, raw: folder + "/mic.raw")
         let result = try TestEnvironment.runProofkit(
-            ["voice", "--live", "--device", "vmic", "--json", "--max-seconds", "3"],
+            ["voice", "--recognizer", "none", "--live", "--device", "vmic", "--json", "--max-seconds", "3"],
             environment: ["PROOFKIT_ALSA_CONFIG": config])
         #expect(result.status == 0, "\(result.stderr)")
         let events = try jsonLines(result.stdout)

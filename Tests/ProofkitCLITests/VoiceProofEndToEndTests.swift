@@ -126,7 +126,7 @@ struct VoiceLiveProofTests {
             speech: speech, noise: noise, noiseLevel: noiseLevel, speechLevel: noiseLevel + snr, in: folder)
         let config = try VoiceProofE2E.config(folder: folder, raw: mix.raw)
         let result = try TestEnvironment.runProofkit(
-            ["voice", "--live", "--device", "vmic", "--json", "--max-seconds", String(mix.seconds)],
+            ["voice", "--recognizer", "none", "--live", "--device", "vmic", "--json", "--max-seconds", String(mix.seconds)],
             environment: ["PROOFKIT_ALSA_CONFIG": config])
         #expect(result.status == 0, "\(result.stderr)")
         let events = try VoiceProofE2E.jsonLines(result.stdout)
@@ -160,7 +160,7 @@ struct VoiceLiveProofTests {
             let mix = try VoiceProofE2E.mix(speech: nil, noise: noise, noiseLevel: level, speechLevel: nil, in: folder)
             let config = try VoiceProofE2E.config(folder: folder, raw: mix.raw)
             let result = try TestEnvironment.runProofkit(
-                ["voice", "--live", "--device", "vmic", "--json", "--strict", "--max-seconds", String(mix.seconds)],
+                ["voice", "--recognizer", "none", "--live", "--device", "vmic", "--json", "--strict", "--max-seconds", String(mix.seconds)],
                 environment: ["PROOFKIT_ALSA_CONFIG": config])
             #expect(result.status == 2, "\(result.stderr)")
             let end = try #require(try VoiceProofE2E.jsonLines(result.stdout).last)
@@ -242,7 +242,7 @@ struct VoiceLiveProofTests {
         let config = try VoiceProofE2E.config(folder: folder, raw: mix.raw)
         let out = folder + "/heard.wav"
         let result = try TestEnvironment.runProofkit(
-            ["voice", "--live", "--device", "vmic", "--json", "--max-seconds", "5", "--record", out,
+            ["voice", "--recognizer", "none", "--live", "--device", "vmic", "--json", "--max-seconds", "5", "--record", out,
              "--plot", folder + "/live.svg"],
             environment: ["PROOFKIT_ALSA_CONFIG": config])
         #expect(result.status == 0, "\(result.stderr)")
@@ -276,7 +276,7 @@ struct VoiceLiveProofTests {
         let out = folder + "/heard.wav"
         let process = Process()
         process.executableURL = URL(fileURLWithPath: TestEnvironment.proofkitBinary)
-        process.arguments = ["voice", "--live", "--device", "quiet", "--max-seconds", "100000", "--record", out]
+        process.arguments = ["voice", "--recognizer", "none", "--live", "--device", "quiet", "--max-seconds", "100000", "--record", out]
         process.environment = ProcessInfo.processInfo.environment.merging(["PROOFKIT_ALSA_CONFIG": config]) { _, new in new }
         let stdout = Pipe()
         process.standardOutput = stdout
@@ -301,7 +301,7 @@ struct VoiceLiveProofTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let config = try VoiceProofE2E.config(folder: folder, raw: "/dev/null")
         let result = try TestEnvironment.runProofkit(
-            ["voice", "--live", "--device", "quiet", "--json", "--max-seconds", "1", "--record", folder + "/no/such/x.wav"],
+            ["voice", "--recognizer", "none", "--live", "--device", "quiet", "--json", "--max-seconds", "1", "--record", folder + "/no/such/x.wav"],
             environment: ["PROOFKIT_ALSA_CONFIG": config])
         #expect(result.status == 74)
         #expect(result.stdout.isEmpty)
@@ -315,20 +315,20 @@ struct VoiceLiveProofTests {
         let config = try VoiceProofE2E.config(folder: folder, raw: "/dev/null")
         let environment = ["PROOFKIT_ALSA_CONFIG": config, "PROOFKIT_SILERO_MODEL": folder + "/missing.onnx"]
         let silero = try TestEnvironment.runProofkit(
-            ["voice", "--live", "--device", "quiet", "--json", "--max-seconds", "1", "--vad", "silero"],
+            ["voice", "--recognizer", "none", "--live", "--device", "quiet", "--json", "--max-seconds", "1", "--vad", "silero"],
             environment: environment)
         #expect(silero.status == 69)
         #expect(silero.stdout.isEmpty)
         #expect(silero.stderr.contains("Silero"))
         let both = try TestEnvironment.runProofkit(
-            ["voice", "--live", "--device", "quiet", "--json", "--max-seconds", "1", "--vad", "both"],
+            ["voice", "--recognizer", "none", "--live", "--device", "quiet", "--json", "--max-seconds", "1", "--vad", "both"],
             environment: environment)
         #expect(both.status == 0, "\(both.stderr)")
         #expect(both.stderr.contains("warning"))
         let start = try #require(try VoiceProofE2E.jsonLines(both.stdout).first)
         #expect(start["vad"] as? String == "energy")
         #expect(start["vad_fallback"] is String)
-        let bad = try TestEnvironment.runProofkit(["voice", "--live", "--vad", "neural"])
+        let bad = try TestEnvironment.runProofkit(["voice", "--recognizer", "none", "--live", "--vad", "neural"])
         #expect(bad.status == 64)
     }
 
@@ -344,7 +344,7 @@ struct VoiceLiveProofTests {
         var voicedByMode: [String: Double] = [:]
         for mode in ["energy", "silero", "both"] {
             let result = try TestEnvironment.runProofkit(
-                ["voice", "--live", "--device", "vmic", "--json", "--max-seconds", String(mix.seconds), "--vad", mode],
+                ["voice", "--recognizer", "none", "--live", "--device", "vmic", "--json", "--max-seconds", String(mix.seconds), "--vad", mode],
                 environment: ["PROOFKIT_ALSA_CONFIG": config])
             #expect(result.status == 0, "\(result.stderr)")
             let end = try #require(try VoiceProofE2E.jsonLines(result.stdout).last)
@@ -375,7 +375,7 @@ struct VoiceRecordingTests {
             noiseLevel: -50, speechLevel: -32, in: folder)
         let flac = folder + "/reading.flac"
         try VoiceProofE2E.sox([mix.wav, "-r", "44100", "-c", "2", flac])
-        let result = try TestEnvironment.runProofkit(["voice", flac, "--json"])
+        let result = try TestEnvironment.runProofkit(["voice", "--recognizer", "none", flac, "--json"])
         #expect(result.status == 0, "\(result.stderr)")
         let objects = try VoiceProofE2E.jsonLines(result.stdout)
         #expect(objects.count == 1)
@@ -416,7 +416,7 @@ struct VoiceRecordingTests {
             ["voice", mix.wav, "--transcript-file", transcript, "--text", "fatiha", "--json", "--strict"])
         #expect(other.status == 2)
         #expect(try VoiceProofE2E.jsonLines(other.stdout).first?["text"] as? String == "fatiha")
-        let unknown = try TestEnvironment.runProofkit(["voice", mix.wav, "--text", "nosuchtext"])
+        let unknown = try TestEnvironment.runProofkit(["voice", "--recognizer", "none", mix.wav, "--text", "nosuchtext"])
         #expect(unknown.status == 66)
     }
 
@@ -429,7 +429,7 @@ struct VoiceRecordingTests {
             speech: TestEnvironment.fixture("speech_en_ljspeech_16k.wav"), noise: "noise_fan_16k.wav",
             noiseLevel: -45, speechLevel: -30, in: folder)
         let svg = folder + "/levels.svg"
-        let result = try TestEnvironment.runProofkit(["voice", mix.wav, "--plot", svg])
+        let result = try TestEnvironment.runProofkit(["voice", "--recognizer", "none", mix.wav, "--plot", svg])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("voiced"))
         // An independent XML parser reads it; count the polylines and the shaded bands.
@@ -453,18 +453,18 @@ struct VoiceRecordingTests {
         let folder = try TestEnvironment.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let svg = folder + "/out.svg"
-        let missing = try TestEnvironment.runProofkit(["voice", folder + "/missing.wav", "--plot", svg])
+        let missing = try TestEnvironment.runProofkit(["voice", "--recognizer", "none", folder + "/missing.wav", "--plot", svg])
         #expect(missing.status == 66)
         #expect(missing.stderr.split(separator: "\n").count == 1)
         #expect(missing.stderr.contains("missing.wav"))
         let junk = folder + "/junk.wav"
         try Data((0..<4000).map { UInt8(truncatingIfNeeded: $0 &* 7919 &+ 13) }).write(to: URL(fileURLWithPath: junk))
-        let bad = try TestEnvironment.runProofkit(["voice", junk, "--plot", svg, "--json"])
+        let bad = try TestEnvironment.runProofkit(["voice", "--recognizer", "none", junk, "--plot", svg, "--json"])
         #expect(bad.status == 65)
         #expect(bad.stdout.isEmpty)
         #expect(bad.stderr.contains("junk.wav"))
         #expect(!FileManager.default.fileExists(atPath: svg))
-        let record = try TestEnvironment.runProofkit(["voice", junk, "--record", folder + "/x.wav"])
+        let record = try TestEnvironment.runProofkit(["voice", "--recognizer", "none", junk, "--record", folder + "/x.wav"])
         #expect(record.status == 64)
     }
 }

@@ -31,6 +31,11 @@ enum DuaCommand: Subcommand {
           of which heard counts) or plain strings. Stems are normalised on load (harakat stripped,
           letter forms unified); write them without ال and attached و/ب/ل. required defaults to
           all key words.
+          key_words may be left out: proofkit then picks them from the text ('dua show' says so):
+          its 5 longest distinct words (stems without attached و/ف/ب/ل/ك, ال and a leading ا, cut
+          to 5 letters) that are not common words (الله, اللهم, رب, من, في, على, الذي, ...), leaving out
+          notes in parentheses; all but one must be heard when there are 4 or 5 (4 of 5, 3 of 4),
+          all when fewer.
 
         check: TRANSCRIPT is what a recogniser wrote ('-' reads stdin). It is normalised and
         searched for the text's key words (merged words, attached و/ال/ب/ل, Uthmani and Persian
@@ -43,7 +48,8 @@ enum DuaCommand: Subcommand {
 
         JSON (--json), one object per result:
           list:  {"name","title","source","key_words":[WORD...],"required","reading_seconds"} per text
-          show:  {"name","title","source","text","key_words":[{"word","stems":[...]}],"required","reading_seconds"}
+          show:  {"name","title","source","text","key_words":[{"word","stems":[...]}],"required","reading_seconds",
+                  "key_words_picked":BOOL,"key_words_rule":STRING|null}
           check: {"text":NAME,"key_words":[{"word","heard":BOOL}],"heard":[WORD...],"heard_count",
                   "required","verdict":"accepted"|"rejected","rule":"keyWords"|"readTwice",
                   "reason":STRING|null,"voiced_seconds":NUMBER|null}
@@ -98,10 +104,13 @@ enum DuaCommand: Subcommand {
                     }),
                     "required": .int(text.requiredKeyWords),
                     "reading_seconds": .rounded(text.readingSeconds, places: 3),
+                    "key_words_picked": .bool(text.keyWordsArePicked),
+                    "key_words_rule": JSONValue(text.keyWordsArePicked ? KeyWordPicker.ruleDescription : nil),
                 ])
             } else {
                 io.print("\(text.title)" + (text.source.map { " (\($0))" } ?? ""))
                 io.print(text.text)
+                if text.keyWordsArePicked { io.print(KeyWordPicker.ruleDescription) }
                 io.print("key words (\(text.requiredKeyWords) of \(text.keyWords.count) needed):")
                 for keyWord in text.keyWords {
                     io.print("  \(keyWord.word)  [\(keyWord.stems.joined(separator: ", "))]")

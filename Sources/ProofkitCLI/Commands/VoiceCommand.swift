@@ -3,6 +3,7 @@ import Dispatch
 import DuaMatching
 import Proofkit
 import ProofkitCore
+import SpeechRecognition
 import VoiceGate
 
 #if canImport(Glibc)
@@ -14,16 +15,17 @@ enum VoiceCommand: Subcommand {
     static let name = "voice"
     static let summary = "reading proof: listen for the du'a (live or from a recording)"
     static let synopsis = """
-        proofkit voice --live [--device D] [--recognizer-cmd CMD | --transcript-file F] [options]
-               proofkit voice RECORDING [--transcript-file F] [--plot levels.svg] [options]
+        proofkit voice --live [--device D] [--recognizer whisper|none | --recognizer-cmd CMD | --transcript-file F] [options]
+               proofkit voice RECORDING [--recognizer whisper|none | --transcript-file F] [--plot levels.svg] [options]
                proofkit voice --list-devices [--json]
         """
     static let discussion = """
         The reading proof: the voice gate measures how long the person reads aloud (against the
         room's moving noise floor), and the du'a matcher looks for the text's key words in what a
-        recogniser heard. With a recogniser (or transcript lines): accepted when enough key words
-        are heard, or when voice lasted twice the reading time with two key words. With neither:
-        the voice-only fallback, accepted when voice lasted the text's reading time.
+        recogniser heard. With the built-in recogniser: accepted when enough key words are heard.
+        With another recogniser (or transcript lines): also when voice lasted twice the reading
+        time with two key words. With none: the voice-only fallback, accepted when voice lasted
+        the text's reading time. The output says which rule decided.
 
         Live listening captures mono 16 kHz S16_LE audio from an ALSA device (default 'default';
         'hw:1,0', 'plughw:1,0', ... as 'proofkit voice --list-devices' shows) until --max-seconds of
@@ -33,6 +35,18 @@ enum VoiceCommand: Subcommand {
         needed; it ends with the verdict. A RECORDING (any format proofkit
         reads: WAV, FLAC, MP3, OGG, CAF, AIFF..., any rate and channels; mixed to mono and resampled
         to 16 kHz) runs through the same engine.
+
+        --recognizer whisper|cmd|none chooses who hears the words. whisper (the default when its
+        model is installed) is the built-in Arabic recogniser, OpenAI Whisper base on ONNX Runtime
+        on this device ('proofkit transcribe' shows what it hears): a RECORDING is transcribed whole
+        (its first 300 s; not at all when the gate heard no voice), and live, the voiced audio is
+        transcribed again every 1.2 s of new voice on a thread of its own, so the words light up as
+        they are read. With it only the key words decide (the read-twice rule is off: it hears the
+        whole reading), and the text's forced score (the model's mean log-probability of the
+        text's tokens, about -0.3 for the text that was read, below -2 for another) is given as
+        evidence. When its model is not installed the default goes on with the voice-only rule and
+        says so in one line on stderr; --recognizer whisper then exits 69, and a damaged model
+        exits 78. none: voice only. cmd: --recognizer-cmd (which implies it).
 
         --recognizer-cmd CMD runs any recogniser through /bin/sh: proofkit writes the captured
         audio (16 kHz mono S16_LE, headerless) to its stdin and reads one transcript line per line
@@ -66,7 +80,8 @@ enum VoiceCommand: Subcommand {
 
         JSON (--json), live: one object per line, in order (t = seconds of audio):
           {"event":"start","device":D,"sample_rate":16000,"text":NAME,"vad":MODE,
-           "vad_fallback":STRING|null,"recognizer":BOOL,"needed_seconds":S,"required_key_words":N}
+           "vad_fallback":STRING|null,"recognizer":BOOL,"recognizer_name":"whisper"|"cmd"|
+           "transcript-file"|"none","needed_seconds":S,"required_key_words":N}
           {"event":"level","t":T,"level_dbfs":DB,"floor_dbfs":DB,"threshold_dbfs":DB,"voiced":BOOL}
                                                        (every 100 ms of audio; t = end of that audio)
           {"event":"progress","t":T,"voiced_seconds":S,"needed_seconds":S,"key_words_heard":N,
@@ -80,23 +95,29 @@ enum VoiceCommand: Subcommand {
           {"event":"end","heard_seconds":S,"transcript":[LINES],"dropped_chunks":N,"overruns":N,
            "recognizer_restarts":N,"recording":PATH|null, ...the RESULT fields below}
         RECORDING: one object: {"file":PATH,"duration_seconds":S,"input_sample_rate":HZ,
-          "input_channels":N, ...RESULT}
+          "input_channels":N,"recognizer":"whisper"|"transcript-file"|"none","transcript":TEXT|null,
+          "forced_score":{"mean_log_prob":X,"tokens":N}|null (whisper),"recognizer_seconds":S|null,
+          "recognizer_skipped":STRING|null, ...RESULT}
         RESULT fields: "text":NAME,"vad":MODE,"vad_fallback":STRING|null,"voiced_seconds":S,
           "voiced_segments":[[START,END],...] (seconds),"noise_floor_dbfs":DB (final floor),
           "needed_seconds":S,"key_words":[{"word":W,"heard":BOOL}],"heard_key_words":[W...],
+          "heard":[W...] (the same),
           "required_key_words":N,"verdict":"accepted"|"rejected",
-          "rule":"keyWords"|"readTwice"|"voiceOnly","reason":STRING|null
+          "rule":"keyWords"|"readTwice"|"voiceOnly" (the rule that decided: the words, read
+          twice, voice only),"reason":STRING|null
         --list-devices --json: {"devices":[{"name":N,"description":D,"capture":B,"playback":B}]}
 
         Exit codes: 0 (also for a rejection), 2 rejected with --strict, 64 usage, 65 undecodable
-        RECORDING, 66 missing file, 69 device missing/busy/gone or Silero unavailable, 74 cannot write
-        --record/--plot, 78 Silero model damaged (SHA-256 mismatch) or not Silero.
+        RECORDING, 66 missing file, 69 device missing/busy/gone, Silero unavailable or
+        --recognizer whisper not installed, 74 cannot write --record/--plot, 78 Silero or
+        recogniser model damaged (SHA-256 mismatch) or not the model it should be.
 
         Examples:
           proofkit voice --list-devices
           proofkit voice --live --device plughw:1,0 --recognizer-cmd 'my-asr --lang ar'
           proofkit voice --live --vad both --record fajr.wav --strict
           proofkit voice fajr.wav --json --plot levels.svg
+          proofkit voice fajr.wav --recognizer none
           proofkit voice fajr.wav --transcript-file fajr.txt --text kursi
           PROOFKIT_ALSA_CONFIG=test.conf proofkit voice --live --device vmic --json --max-seconds 5
         """
@@ -104,7 +125,8 @@ enum VoiceCommand: Subcommand {
         .flag("live", help: "listen to the microphone"),
         .option("device", value: "D", help: "ALSA capture device (default 'default')"),
         .flag("list-devices", help: "list the ALSA PCM devices and exit"),
-        .option("recognizer-cmd", value: "CMD", help: "external recogniser: audio on stdin, lines on stdout"),
+        .option("recognizer", value: "R", help: "whisper (default when installed), cmd or none"),
+        .option("recognizer-cmd", value: "CMD", help: "external recogniser: audio on stdin, lines on stdout (implies cmd)"),
         .option("transcript-file", value: "F", help: "transcript lines from a file ('-' for stdin)"),
         .option("max-seconds", value: "S", help: "stop after S seconds of audio (default 120)"),
         .option("text", value: "NAME", help: "the text to read (default: waking)"),
@@ -124,6 +146,7 @@ enum VoiceCommand: Subcommand {
         if arguments.value("recognizer-cmd") != nil && arguments.value("transcript-file") != nil {
             throw UsageError("give either --recognizer-cmd or --transcript-file, not both")
         }
+        let choice = try recognizerChoice(arguments)
         let mode: VoiceDetectionMode
         let fallback: VoiceDetectionFallback
         if let vad = arguments.value("vad") {
@@ -145,29 +168,110 @@ enum VoiceCommand: Subcommand {
             for flag in ["record", "recognizer-cmd", "device", "max-seconds"] where arguments.value(flag) != nil {
                 throw UsageError("--\(flag) works only with --live")
             }
-            return try runRecording(arguments.positionals[0], arguments, mode: mode, fallback: fallback, io: io)
+            return try runRecording(arguments.positionals[0], arguments, mode: mode, fallback: fallback, choice: choice, io: io)
         }
         if !arguments.positionals.isEmpty {
             throw UsageError("--live takes no RECORDING argument ('\(arguments.positionals[0])')")
         }
-        return try runLive(arguments, mode: mode, fallback: fallback, io: io)
+        return try runLive(arguments, mode: mode, fallback: fallback, choice: choice, io: io)
+    }
+
+    /// Which recogniser hears the reading.
+    enum RecognizerChoice: Equatable {
+        /// The built-in Whisper; `explicit` when asked for with --recognizer whisper.
+        case whisper(explicit: Bool)
+        /// --recognizer-cmd.
+        case command
+        /// --transcript-file.
+        case transcriptFile
+        /// None: the voice-only fallback.
+        case none
+
+        /// The name in JSON output.
+        var name: String {
+            switch self {
+            case .whisper: "whisper"
+            case .command: "cmd"
+            case .transcriptFile: "transcript-file"
+            case .none: "none"
+            }
+        }
+    }
+
+    /// The recogniser the arguments ask for (the default, whisper, is confirmed when it loads).
+    static func recognizerChoice(_ arguments: ParsedArguments) throws(UsageError) -> RecognizerChoice {
+        let asked = arguments.value("recognizer")
+        if let asked, !["whisper", "cmd", "none"].contains(asked) {
+            throw UsageError("--recognizer must be whisper, cmd or none, not '\(asked)'")
+        }
+        if arguments.value("transcript-file") != nil {
+            if asked != nil { throw UsageError("--transcript-file gives the transcript: leave out --recognizer") }
+            return .transcriptFile
+        }
+        if arguments.value("recognizer-cmd") != nil {
+            if let asked, asked != "cmd" { throw UsageError("--recognizer-cmd goes with --recognizer cmd, not '\(asked)'") }
+            return .command
+        }
+        switch asked {
+        case "cmd": throw UsageError("--recognizer cmd needs --recognizer-cmd CMD")
+        case "none": return .none
+        case "whisper": return .whisper(explicit: true)
+        default: return .whisper(explicit: false)
+        }
+    }
+
+    /// Loads the built-in recogniser for `choice`. For the default choice, a recogniser that is
+    /// not installed (or no ONNX Runtime) gives `nil` and ONE line on stderr; asked for explicitly,
+    /// that exits 69. A damaged model exits 78 either way.
+    static func loadWhisper(_ choice: inout RecognizerChoice, io: CommandIO) throws(ProofkitError) -> WhisperRecognizer? {
+        guard case .whisper(let explicit) = choice else { return nil }
+        let store = PhotoModelStore(environment: io.environment)
+        do {
+            return try WhisperRecognizer(store: store, threads: 2)
+        } catch {
+            guard !explicit, error.code == .runtimeUnavailable else { throw error }
+            io.printError("proofkit voice: the built-in recogniser is not available (\(error.message)); judging by voice only")
+            choice = .none
+            return nil
+        }
+    }
+
+    /// Transcribes a whole recording and scores the text (the recording path's recogniser).
+    static func recognize(with whisper: WhisperRecognizer) -> (_ samples: [Float], _ text: DuaText) throws(ProofkitError)
+        -> ReadingProofRecording.RecognizedReading
+    {
+        { (samples: [Float], text: DuaText) throws(ProofkitError) in
+            let clock = ContinuousClock()
+            let start = clock.now
+            let features = WhisperFeatures.logMel(of: samples)
+            let transcription = try whisper.transcriber.transcribe(features: features)
+            let score = try whisper.transcriber.score(text: ArabicNormalizer.withoutMarks(text.text), features: features)
+            return ReadingProofRecording.RecognizedReading(
+                transcript: transcription.text, score: score, seconds: transcription.seconds,
+                elapsedSeconds: (clock.now - start).secondsValue)
+        }
     }
 
     /// The proof settings from the arguments.
     static func proofConfiguration(
-        _ arguments: ParsedArguments, mode: VoiceDetectionMode, usesRecognizer: Bool, io: CommandIO
+        _ arguments: ParsedArguments, mode: VoiceDetectionMode, choice: RecognizerChoice, io: CommandIO
     ) throws(ProofkitError) -> ReadingProofConfiguration {
         let catalog = try DuaCommand.loadCatalog(arguments, io: io)
         let text = try DuaCommand.find(arguments.value("text") ?? DuaCatalog.defaultName, in: catalog)
-        return ReadingProofConfiguration(text: text, usesRecognizer: usesRecognizer, voiceDetection: mode)
+        var isWhisper = false
+        if case .whisper = choice { isWhisper = true }
+        return ReadingProofConfiguration(
+            text: text, usesRecognizer: choice != .none, voiceDetection: mode, allowsReadTwice: !isWhisper)
     }
 
     // MARK: - A recording
 
     static func runRecording(
         _ path: String, _ arguments: ParsedArguments, mode: VoiceDetectionMode, fallback: VoiceDetectionFallback,
-        io: CommandIO
+        choice: RecognizerChoice, io: CommandIO
     ) throws -> ExitStatus {
+        var choice = choice
+        let whisper = try loadWhisper(&choice, io: io)
         var transcript: [String] = []
         if let file = arguments.value("transcript-file") {
             let contents = file == "-" ? try DuaCommand.readStandardInput(joinedBy: "\n", what: "transcript file")
@@ -177,14 +281,13 @@ enum VoiceCommand: Subcommand {
             }
                 .filter { !$0.isEmpty }
         }
-        let configuration = try proofConfiguration(
-            arguments, mode: mode, usesRecognizer: arguments.value("transcript-file") != nil, io: io)
+        let configuration = try proofConfiguration(arguments, mode: mode, choice: choice, io: io)
         let outcome: ReadingProofRecording.Outcome
         do {
             outcome = try ReadingProofRecording.run(
                 path: path, configuration: configuration,
                 sileroModelPath: VoiceProofSession.sileroModelPath(environment: io.environment), transcript: transcript,
-                fallback: fallback)
+                fallback: fallback, recognize: whisper.map(recognize(with:)))
         } catch {
             throw error.path == nil ? error.at(path: path) : error
         }
@@ -202,13 +305,29 @@ enum VoiceCommand: Subcommand {
             ]
             object.merge(resultFields(result, mode: outcome.voiceDetection, fallback: outcome.fallbackReason,
                                       needed: outcome.neededSeconds)) { _, new in new }
+            object["recognizer"] = .string(choice.name)
+            let recognition = outcome.recognition
+            object["transcript"] = choice == .none ? .null : .string(recognition?.transcript ?? transcript.joined(separator: " "))
+            object["forced_score"] = forcedScoreJSON(recognition?.score)
+            object["recognizer_seconds"] = recognition.map { .rounded($0.elapsedSeconds, places: 3) } ?? .null
+            object["recognizer_skipped"] = JSONValue(recognition?.skippedReason)
             io.printJSON(.object(object))
         } else {
             let text = configuration.text
             io.print("\(baseName(path)): \(formatSeconds(outcome.decodedSeconds)) of audio, \(text.title)")
-            io.print("voiced \(formatSeconds(result.gate.voicedSeconds)) in \(result.gate.segments.count) segment(s), needs \(formatSeconds(outcome.neededSeconds)); noise floor \(Int(result.gate.finalFloorDecibels.rounded())) dBFS")
+            io.print("voiced \(formatSeconds(result.gate.voicedSeconds)) in \(result.gate.segments.count) segment(s), \(choice == .none || configuration.allowsReadTwice ? "needs" : "reading time") \(formatSeconds(outcome.neededSeconds)); noise floor \(Int(result.gate.finalFloorDecibels.rounded())) dBFS")
             io.print(gateLine(outcome.voiceDetection, fallback: outcome.fallbackReason))
-            if !transcript.isEmpty {
+            if let recognition = outcome.recognition {
+                if let skipped = recognition.skippedReason {
+                    io.print("recogniser: \(skipped)")
+                } else {
+                    io.print("heard: " + (recognition.transcript.isEmpty ? "(nothing)" : recognition.transcript))
+                }
+                if let score = recognition.score {
+                    io.print("forced score of the text: mean log-probability \(decimalText(score.meanLogProbability, places: 2)) per token")
+                }
+            }
+            if choice != .none {
                 io.print("key words heard: \(result.heardKeyWords.count) of \(text.keyWords.count) (\(text.requiredKeyWords) needed)")
             }
             io.print(verdictLine(result.match))
@@ -219,14 +338,17 @@ enum VoiceCommand: Subcommand {
     // MARK: - Live
 
     static func runLive(
-        _ arguments: ParsedArguments, mode: VoiceDetectionMode, fallback: VoiceDetectionFallback, io: CommandIO
+        _ arguments: ParsedArguments, mode: VoiceDetectionMode, fallback: VoiceDetectionFallback,
+        choice: RecognizerChoice, io: CommandIO
     ) throws -> ExitStatus {
+        var choice = choice
         let alsa = try ALSAConfiguration.fromEnvironment(io.environment)
         let maxSeconds = try arguments.seconds("max-seconds") ?? 120
         guard maxSeconds > 0 else { throw UsageError("--max-seconds must be more than 0") }
         let device = arguments.value("device") ?? "default"
-        let usesRecognizer = arguments.value("recognizer-cmd") != nil || arguments.value("transcript-file") != nil
-        let configuration = try proofConfiguration(arguments, mode: mode, usesRecognizer: usesRecognizer, io: io)
+        let whisper = try loadWhisper(&choice, io: io)
+        let usesRecognizer = choice != .none
+        let configuration = try proofConfiguration(arguments, mode: mode, choice: choice, io: io)
         // Everything that can fail is opened before listening starts.
         let state = LiveState(
             session: try VoiceProofSession(
@@ -240,9 +362,10 @@ enum VoiceCommand: Subcommand {
         let sampleRate = capture.sampleRate
         let stream = capture.start()
         let recognizer = arguments.value("recognizer-cmd").map { ExternalRecognizer(command: $0) }
+        let live = whisper.map { WhisperLiveTranscriber(recognizer: $0) }
         let lines = try arguments.value("transcript-file").map { (path) throws(ProofkitError) in
             try transcriptLines(from: path)
-        }
+        } ?? live?.lines
         let listening = try LiveListening(
             capture: stream, recognizer: recognizer, transcriptLines: lines, maxSeconds: maxSeconds)
         let json = arguments.has("json")
@@ -257,12 +380,14 @@ enum VoiceCommand: Subcommand {
                 "text": .string(proof.configuration.text.name),
                 "vad": .string(proof.configuration.voiceDetection.rawValue),
                 "vad_fallback": JSONValue(state.session.fallbackReason),
-                "recognizer": .bool(usesRecognizer), "needed_seconds": .rounded(needed, places: 3),
+                "recognizer": .bool(usesRecognizer), "recognizer_name": .string(choice.name),
+                "needed_seconds": .rounded(needed, places: 3),
                 "required_key_words": .int(proof.configuration.text.requiredKeyWords),
             ])
         }
         let view = LiveView(io: io, json: json, text: proof.configuration.text, usesRecognizer: usesRecognizer,
-                            neededSeconds: needed, frameSeconds: proof.configuration.gate.frameDuration.secondsValue)
+                            neededSeconds: needed, frameSeconds: proof.configuration.gate.frameDuration.secondsValue,
+                            whisper: live)
         // Ctrl-C ends listening normally: the verdict is given and --record is kept.
         signal(SIGINT, SIG_IGN)
         let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
@@ -273,6 +398,20 @@ enum VoiceCommand: Subcommand {
         signal(SIGINT, SIG_DFL)
         if let failure = listening.failure { throw failure }
         if let failure = summary.failure { throw failure }
+        if let live {
+            // The last words: the final text of each window (the voice heard since the last run
+            // included); a line sent just before listening ended may not have been read.
+            for line in try live.finish().lines {
+                if json {
+                    io.printJSON(["event": "transcript", "t": .rounded(summary.heardSeconds, places: 3), "text": .string(line)])
+                } else if !io.isStdoutTerminal {
+                    io.print("» \(line)")
+                }
+                for event in state.session.process(transcript: line, at: summary.heardSeconds) where json {
+                    io.printJSON(view.jsonEvent(event, t: summary.heardSeconds))
+                }
+            }
+        }
         let result = state.session.proof.finish()
         var recorded: String?
         if let record = arguments.value("record") {
@@ -348,10 +487,17 @@ enum VoiceCommand: Subcommand {
                 ["word": .string(result.keyWordTexts[$0]), "heard": .bool(heard.contains($0))]
             }),
             "heard_key_words": .array(keyWords.map { .string($0.word) }),
+            "heard": .array(keyWords.map { .string($0.word) }),
             "required_key_words": .int(text.required),
             "verdict": .string(text.verdict.name), "rule": .string(text.rule.rawValue), "reason": JSONValue(reason),
             "text": .string(result.text.name),
         ]
+    }
+
+    /// `{"mean_log_prob": X, "tokens": N}` or null.
+    static func forcedScoreJSON(_ score: ForcedScore?) -> JSONValue {
+        guard let score else { return .null }
+        return ["mean_log_prob": .rounded(score.meanLogProbability, places: 3), "tokens": .int(score.tokens.count)]
     }
 
     static func writePlot(_ result: ReadingProofResult, title: String, to path: String) throws(ProofkitError) {
@@ -452,6 +598,9 @@ struct LiveView: Sendable {
     let usesRecognizer: Bool
     let neededSeconds: Double
     let frameSeconds: Double
+    /// The built-in recogniser, fed the voiced audio as it comes (its lines come back through
+    /// the listening's transcript source).
+    var whisper: WhisperLiveTranscriber? = nil
 
     /// What the terminal view shows.
     struct Screen {
@@ -465,6 +614,7 @@ struct LiveView: Sendable {
     func consume(_ listening: LiveListening, state: LiveState) async -> ListeningSummary {
         var summary = ListeningSummary()
         var screen = Screen()
+        var voiced = false
         let draws = !json && io.isStdoutTerminal
         for await event in listening.events {
             var proofEvents: [ReadingProofEvent] = []
@@ -475,7 +625,20 @@ struct LiveView: Sendable {
                 t = chunk.endSeconds
                 do throws(ProofkitError) {
                     try state.record(chunk.samples)
-                    proofEvents = try state.session.process(audio: chunk.floatSamples)
+                    let samples = chunk.floatSamples
+                    proofEvents = try state.session.process(audio: samples)
+                    if let whisper {
+                        let before = voiced
+                        var lookBack = 0.0
+                        for proofEvent in proofEvents {
+                            if case .voiceStarted(let start) = proofEvent {
+                                voiced = true
+                                lookBack = max(0, chunk.startSeconds - start)
+                            }
+                            if case .voiceStopped = proofEvent { voiced = false }
+                        }
+                        whisper.append(samples, voiced: before || voiced, lookBack: lookBack)
+                    }
                 } catch {
                     if summary.failure == nil { summary.failure = error }
                     listening.stop()

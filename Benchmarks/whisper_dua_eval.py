@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""The reading proof with the built-in recogniser, on real recordings of du'as.
+
+For the recordings of ../shared/data/dua_audio (one reader, Hisnul Muslim; MANIFEST.tsv has the
+text each one reads), this runs `proofkit transcribe` on every recording (one process, the model
+loaded once), then asks `proofkit dua check` whether each transcript is accepted
+  - for its own text, with key words picked automatically (an entry without key_words),
+  - for every other recording's text (texts that normalise to the same words are left out),
+  - for the waking du'a (the built-in text with its hand-picked key words),
+and, with --voice, also runs `proofkit voice REC --json` on each recording for the waking du'a
+(the whole pipeline: gate, recogniser, matcher).
+
+The recordings are split in two halves by the parity of their id (A: even, B: odd) so that any
+rule tuned on one half can be reported on the other; both halves and the total are printed.
+
+Usage (from the package root, after `.ci/build-release proofkit` and the models build):
+  python3 Benchmarks/whisper_dua_eval.py [--proofkit PATH] [--data DIR] [--voice] [--out DIR]
+Writes DIR/transcripts.jsonl, DIR/texts.json and DIR/results.json (default Benchmarks/out/whisper_dua).
+Needs only the Python standard library.
+"""
+import argparse
+import concurrent.futures
+import csv
+import json
+import os
+import subprocess
+import sys
+import time
+import unicodedata
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def normalise(text):
+    """Letters only, harakat dropped, alef/yeh/teh-marbuta unified (close to ArabicNormalizer)."""
+    out = []
+    for ch in text:
+        if unicodedata.category(ch) == "Mn" or ch == "\u0640":
+            continue
+        ch = {"أ": "ا", "إ": "ا", "آ": "ا", "ٱ": "ا", "ى": "ي", "ة": "ه", "ؤ": "و", "ئ": "ي"}.get(ch, ch)
+        out.append(ch if "\u0621" <= ch <= "\u064a" else " ")
+    return " ".join("".join(out).split())
+
+
+def run(args, **kw):
+    return subprocess.run(args, capture_output=True, text=True, **kw)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--proofkit", default=os.path.join(ROOT, ".build/release/proofkit"))
+    parser.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data", "dua_audio"))
+    parser.add_argument("--out", default=os.path.join(ROOT, "Benchmarks", "out", "whisper_dua"))
+    parser.add_argument("--voice", action="store_true", help="also run 'proofkit voice REC' for the waking du'a")
+    parser.add_argument("--reuse", action="store_true", help="reuse transcripts.jsonl from an earlier run")
+    options = parser.parse_args()
+    if not os.path.isdir(options.data):
+        sys.exit(f"no data folder {options.data}")
+    os.makedirs(options.out, exist_ok=True)
+    with open(os.path.join(options.data, "MANIFEST.tsv"), encoding="utf-8") as f:
+        rows = list(csv.DictReader(f, delimiter="\t"))
+    rows = [r for r in rows if r.get("text_kind", "text") == "text"]
+    for r in rows:
+        r["name"] = "hm" + r["id"]
+        r["half"] = "A" if int(r["id"]) % 2 == 0 else "B"
+        r["path"] = os.path.join(options.data, r["file"])
+
+    # 1. Transcripts (one process: the model is loaded once).
+    transcripts_path = os.path.join(options.out, "transcripts.jsonl")
+    if not (options.reuse and os.path.exists(transcripts_path)):
+        started = time.time()
+        result = run([options.proofkit, "transcribe", "--json"] + [r["path"] for r in rows])
+        if result.returncode != 0:
+            sys.exit(f"proofkit transcribe failed ({result.returncode}): {result.stderr.strip()}")
+        with open(transcripts_path, "w", encoding="utf-8") as f:
+            f.write(result.stdout)
+        print(f"transcribed {len(rows)} recordings in {time.time() - started:.1f} s", file=sys.stderr)
+    by_file = {}
+    with open(transcripts_path, encoding="utf-8") as f:
+        for line in f:
+            obj = json.loads(line)
+            by_file[obj["file"]] = obj
+    for r in rows:
+        r["transcript"] = by_file[r["path"]]["transcript"]
+        r["transcribe_seconds"] = by_file[r["path"]]["timing"]["transcribe_seconds"]
+
+    # 2. A texts file with every recording's text and no key_words: proofkit picks them.
+    texts = {"texts": [{"name": r["name"], "title": r["title"], "text": r["text"],
+                        "reading_seconds": max(0.5, float(r["duration_s"]))} for r in rows]}
+    texts_path = os.path.join(options.out, "texts.json")
+    with open(texts_path, "w", encoding="utf-8") as f:
+        json.dump(texts, f, ensure_ascii=False, indent=1)
+
+    def check(transcript, name):
+        result = run([options.proofkit, "dua", "check", transcript, "--text", name, "--texts", texts_path, "--json"])
+        if result.returncode != 0:
+            sys.exit(f"dua check failed: {result.stderr.strip()}")
+        return json.loads(result.stdout)
+
+    # 3. Own text, other texts, the waking du'a.
+    same_words = {}
+    for r in rows:
+        same_words.setdefault(normalise(r["text"]), []).append(r["name"])
+    jobs = [(r, t) for r in rows for t in rows
+            # the same words under another number are not "another text"
+            if t is r or normalise(t["text"]) != normalise(r["text"])]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+        verdicts = list(pool.map(lambda job: check(job[0]["transcript"], job[1]["name"]), jobs))
+    pairs = []
+    for (r, t), verdict in zip(jobs, verdicts):
+        pairs.append({"recording": r["name"], "text": t["name"], "own": t is r, "half": r["half"],
+                      "accepted": verdict["verdict"] == "accepted", "heard": verdict["heard_count"],
+                      "required": verdict["required"]})
+    waking = []
+    for r in rows:
+        verdict = check(r["transcript"], "waking")
+        waking.append({"recording": r["name"], "half": r["half"], "accepted": verdict["verdict"] == "accepted",
+                       "heard": verdict["heard_count"]})
+    voice = []
+    if options.voice:
+        for r in rows:
+            result = run([options.proofkit, "voice", r["path"], "--json"])
+            obj = json.loads(result.stdout)
+            voice.append({"recording": r["name"], "half": r["half"], "accepted": obj["verdict"] == "accepted",
+                          "rule": obj["rule"], "recognizer": obj.get("recognizer"),
+                          "forced_score": (obj.get("forced_score") or {}).get("mean_log_prob")})
+
+    def rate(items):
+        return sum(1 for x in items if x["accepted"]), len(items)
+
+    report = {"recordings": len(rows), "halves": {}}
+    for half in ["A", "B", "all"]:
+        sel = (lambda x: True) if half == "all" else (lambda x, h=half: x["half"] == h)
+        own = [p for p in pairs if p["own"] and sel(p)]
+        other = [p for p in pairs if not p["own"] and sel(p)]
+        wake = [w for w in waking if sel(w)]
+        entry = {"own_accepted": rate(own), "other_accepted": rate(other), "waking_accepted": rate(wake)}
+        if voice:
+            entry["voice_waking_accepted"] = rate([v for v in voice if sel(v)])
+        report["halves"][half] = entry
+    report["own_rejected"] = [{"recording": p["recording"], "heard": p["heard"], "required": p["required"]}
+                              for p in pairs if p["own"] and not p["accepted"]]
+    report["other_accepted_pairs"] = [(p["recording"], p["text"]) for p in pairs if not p["own"] and p["accepted"]]
+    report["waking_accepted"] = [w["recording"] for w in waking if w["accepted"]]
+    report["transcribe_seconds_total"] = round(sum(r["transcribe_seconds"] for r in rows), 2)
+    report["audio_seconds_total"] = round(sum(float(r["duration_s"]) for r in rows), 2)
+    if voice:
+        report["voice"] = voice
+    with open(os.path.join(options.out, "results.json"), "w", encoding="utf-8") as f:
+        json.dump(report, f, ensure_ascii=False, indent=1)
+    for half, entry in report["halves"].items():
+        own, other, wake = entry["own_accepted"], entry["other_accepted"], entry["waking_accepted"]
+        line = (f"half {half}: own text accepted {own[0]}/{own[1]} ({100 * own[0] / max(1, own[1]):.1f}%), "
+                f"another recording's text accepted {other[0]}/{other[1]} (1 in {other[1] / max(1, other[0]):.0f}), "
+                f"accepted as the waking du'a {wake[0]}/{wake[1]}")
+        if "voice_waking_accepted" in entry:
+            v = entry["voice_waking_accepted"]
+            line += f", 'voice REC' accepted as waking {v[0]}/{v[1]}"
+        print(line)
+    print(f"transcribe: {report['transcribe_seconds_total']} s for {report['audio_seconds_total']} s of audio")
+
+
+if __name__ == "__main__":
+    main()

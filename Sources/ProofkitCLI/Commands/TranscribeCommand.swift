@@ -1,0 +1,131 @@
+import DuaMatching
+import Proofkit
+import ProofkitCore
+import SpeechRecognition
+
+/// `proofkit transcribe REC`: what the built-in recogniser hears.
+enum TranscribeCommand: Subcommand {
+    static let name = "transcribe"
+    static let summary = "print what the built-in Arabic recogniser (Whisper base) hears in a recording"
+    static let synopsis = "proofkit transcribe RECORDING... [--score-text NAME] [--threads N] [--max-seconds S] [--json]"
+    static let discussion = """
+        Runs the recogniser that 'proofkit voice' uses on a recording and prints what it heard:
+        OpenAI Whisper base (multilingual), converted to ONNX by the set-up, run by ONNX Runtime on
+        this device. A RECORDING is any format proofkit reads (WAV, FLAC, MP3, OGG, CAF, AIFF...,
+        any rate and channels), mixed to mono and resampled to 16 kHz. Decoding is greedy, Arabic,
+        without timestamps, in 30 s windows whose texts are joined; each window stops at the end of
+        text, at 224 tokens, or when a group of tokens repeats 4 times in a row (a loop), and a
+        window the model judges to hold no speech is empty. Input longer than --max-seconds
+        (default 300, at most 300) is refused (exit 65) before the model is loaded; decoding stops there.
+
+        --score-text NAME also scores that text (see 'proofkit dua list'; --texts FILE adds texts):
+        one decoder pass over the text's tokens gives each token's log-probability; the mean is
+        about -0.3 for the text that was read and below -2 for another text.
+
+        Models: whisper_base_encoder.onnx, whisper_base_decoder.onnx, whisper_tokenizer.json and
+        whisper_config.json from $PROOFKIT_MODELS, else Models/generated above the executable, else
+        ./Models/generated, each checked against its SHA-256 in that folder's manifest.json.
+
+        JSON (--json), one object per RECORDING:
+          {"file":PATH,"transcript":TEXT,"seconds":S (audio),"windows":[{"start":S,"text":TEXT,
+           "tokens":N,"mean_log_prob":X,"no_speech_prob":P,"stop":"endOfText"|"tokenCap"|
+           "repetition"|"noSpeech"}],
+           "timing":{"load_seconds":S,"decode_audio_seconds":S,"transcribe_seconds":S,
+                     "real_time_factor":X},
+           "score":{"text":NAME,"mean_log_prob":X,"tokens":N}|null}
+
+        Exit codes: 0, 64 usage, 65 undecodable or too long RECORDING, 66 missing file, 69 model or ONNX Runtime
+        not installed, 78 model damaged (SHA-256 mismatch).
+
+        Examples:
+          proofkit transcribe fajr.wav
+          proofkit transcribe fajr.wav --json --score-text waking
+        """
+    static let options: [OptionSpec] = [
+        .option("score-text", value: "NAME", help: "also give the forced score of this text"),
+        .option("texts", value: "FILE", help: "a JSON file of extra texts"),
+        .option("threads", value: "N", help: "ONNX Runtime threads (default 2)"),
+        .option("max-seconds", value: "S", help: "refuse longer recordings (default and most 300)"),
+        .flag("json", help: "one JSON object per recording on stdout"),
+    ]
+
+    static func run(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
+        guard !arguments.positionals.isEmpty else { throw UsageError("missing RECORDING") }
+        let threads = try arguments.int("threads") ?? 2
+        guard threads >= 1 else { throw UsageError("--threads must be 1 or more") }
+        let maxSeconds = try arguments.seconds("max-seconds") ?? 300
+        guard maxSeconds > 0, maxSeconds <= 300 else { throw UsageError("--max-seconds must be in (0, 300]") }
+        var scoreText: DuaText?
+        if let name = arguments.value("score-text") {
+            scoreText = try DuaCommand.find(name, in: try DuaCommand.loadCatalog(arguments, io: io))
+        }
+        let clock = ContinuousClock()
+        var loaded: WhisperRecognizer?
+        var loadSeconds = 0.0
+        for path in arguments.positionals {
+            let decodeStart = clock.now
+            let audio: [Float]
+            do {
+                audio = try WhisperRecognizer.readMono16k(path: path, maxSeconds: maxSeconds).samples
+            } catch {
+                throw error.path == nil ? error.at(path: path) : error
+            }
+            let decodeSeconds = (clock.now - decodeStart).secondsValue
+            // Loaded once, after the first recording decodes (a bad input is reported first).
+            let recognizer: WhisperRecognizer
+            if let loaded {
+                recognizer = loaded
+            } else {
+                let loadStart = clock.now
+                recognizer = try WhisperRecognizer(store: PhotoModelStore(environment: io.environment), threads: threads)
+                loadSeconds = (clock.now - loadStart).secondsValue
+                loaded = recognizer
+            }
+            let start = clock.now
+            let features = WhisperFeatures.logMel(of: audio)
+            let transcription = try recognizer.transcriber.transcribe(features: features)
+            let transcribeSeconds = (clock.now - start).secondsValue
+            var score: ForcedScore?
+            if let scoreText {
+                score = try recognizer.transcriber.score(text: ArabicNormalizer.normalize(scoreText.text), features: features)
+            }
+            if arguments.has("json") {
+                io.printJSON([
+                    "file": .string(path), "transcript": .string(transcription.text),
+                    "seconds": .rounded(transcription.seconds, places: 3),
+                    "windows": .array(transcription.windows.map(windowJSON)),
+                    "timing": [
+                        "load_seconds": .rounded(loadSeconds, places: 3),
+                        "decode_audio_seconds": .rounded(decodeSeconds, places: 3),
+                        "transcribe_seconds": .rounded(transcribeSeconds, places: 3),
+                        "real_time_factor": .rounded(transcribeSeconds / max(transcription.seconds, 0.01), places: 4),
+                    ],
+                    "score": scoreJSON(score, text: scoreText),
+                ])
+            } else {
+                if arguments.positionals.count > 1 { io.print("\(VoiceCommand.baseName(path)):") }
+                io.print(transcription.text.isEmpty ? "(nothing heard)" : transcription.text)
+                if let score, let scoreText {
+                    io.print("forced score of '\(scoreText.name)': mean log-probability \(decimalText(score.meanLogProbability, places: 2)) over \(score.tokens.count) tokens")
+                }
+            }
+        }
+        return .success
+    }
+
+    static func windowJSON(_ window: WindowTranscript) -> JSONValue {
+        [
+            "start": .rounded(window.startSeconds, places: 2), "text": .string(window.text),
+            "tokens": .int(window.tokens.count), "mean_log_prob": .rounded(window.meanLogProbability, places: 3),
+            "no_speech_prob": .rounded(window.noSpeechProbability, places: 3), "stop": .string(window.stop.rawValue),
+        ]
+    }
+
+    static func scoreJSON(_ score: ForcedScore?, text: DuaText?) -> JSONValue {
+        guard let score, let text else { return .null }
+        return [
+            "text": .string(text.name), "mean_log_prob": .rounded(score.meanLogProbability, places: 3),
+            "tokens": .int(score.tokens.count),
+        ]
+    }
+}

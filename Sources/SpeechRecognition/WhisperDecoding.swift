@@ -1,0 +1,397 @@
+public import ProofkitCore
+
+/// The model behind the decoding loop: a Whisper encoder and a decoder with a token cache.
+///
+/// The loop (``WhisperTranscriber``) only asks for logits; how they are computed is the model's
+/// business: proofkit's ONNX Runtime adapter (`WhisperRecognizer` in the facade), or a phone
+/// app's own runtime. A phone app that uses its platform recogniser instead implements
+/// ``SpeechRecognizing`` directly.
+///
+/// Calls come from one thread at a time.
+public protocol WhisperStepModel: AnyObject {
+    /// Size of the output vocabulary (51865 for the multilingual models).
+    var vocabularySize: Int { get }
+    /// Most token positions the decoder has (448).
+    var maxPositions: Int { get }
+    /// Encodes one 30 s window and clears the token cache: later ``logits(appending:)`` calls
+    /// attend to this window.
+    /// - Parameter melWindow: `80 * 3000` values, bin-major (``LogMelSpectrogram/window(startingAt:length:)``).
+    /// - Throws: the runtime's errors.
+    func encode(melWindow: [Float]) throws(ProofkitError)
+    /// Clears the token cache; the encoded window stays.
+    func resetTokens()
+    /// Feeds `tokens` after those already in the cache and returns the logits that follow each
+    /// of them: `tokens.count` rows of ``vocabularySize`` values, row `i` predicting the token
+    /// after `tokens[i]`.
+    /// - Throws: the runtime's errors; `.invalidArgument` past ``maxPositions``.
+    func logits(appending tokens: [Int]) throws(ProofkitError) -> [[Float]]
+}
+
+/// Anything that turns 16 kHz speech into text: the Whisper loop here, or a phone's platform
+/// recogniser.
+public protocol SpeechRecognizing: AnyObject {
+    /// Transcribes mono 16 kHz samples.
+    /// - Throws: the recogniser's errors; `.invalidArgument` for input over its length limit.
+    func transcribe(samples: [Float]) throws(ProofkitError) -> Transcription
+}
+
+/// Why the decoding of one window stopped.
+public enum WindowStop: String, Sendable, Equatable {
+    /// The model wrote `<|endoftext|>`.
+    case endOfText
+    /// The window's token cap was reached.
+    case tokenCap
+    /// The same group of tokens came back too often in a row (a loop); the repeats were dropped.
+    case repetition
+    /// The model said there is no speech (no-speech probability over the threshold and a low
+    /// mean log-probability): nothing was kept.
+    case noSpeech
+    /// The window holds no audio worth decoding (silence before the gate): not run.
+    case skipped
+}
+
+/// What one 30 s window gave.
+public struct WindowTranscript: Sendable, Equatable {
+    /// Start of the window, in seconds of the input.
+    public var startSeconds: Double
+    /// The text tokens kept.
+    public var tokens: [Int]
+    /// The text of ``tokens``.
+    public var text: String
+    /// Mean log-probability of the kept tokens (natural log; 0 when none).
+    public var meanLogProbability: Double
+    /// Probability of `<|nospeech|>` right after `<|startoftranscript|>`.
+    public var noSpeechProbability: Double
+    /// Why decoding stopped.
+    public var stop: WindowStop
+}
+
+/// A whole transcription.
+public struct Transcription: Sendable, Equatable {
+    /// The windows' texts joined with single spaces, trimmed.
+    public var text: String
+    /// Each window, in order.
+    public var windows: [WindowTranscript]
+    /// Seconds of audio transcribed.
+    public var seconds: Double
+    /// Decoder steps run (tokens fed after the prompts), for bounding work.
+    public var decoderSteps: Int
+}
+
+/// The log-probabilities a model gives a known text: one decoder pass over the prompt and the
+/// text's tokens (forced decoding).
+public struct ForcedScore: Sendable, Equatable {
+    /// The text's tokens (with a leading space, as Whisper writes them), then `<|endoftext|>`.
+    public var tokens: [Int]
+    /// The natural-log probability of each token given the ones before it.
+    public var logProbabilities: [Double]
+    /// Mean of ``logProbabilities`` (0 for no tokens). Around -0.3 for a text that was read,
+    /// below -2 for a different text.
+    public var meanLogProbability: Double
+    /// The window the score came from (the best one when the audio has several), in seconds.
+    public var windowStartSeconds: Double
+}
+
+/// Settings of the greedy decoding loop. Defaults: Arabic transcription without timestamps.
+public struct WhisperDecodingOptions: Sendable, Equatable {
+    /// Language token content without the brackets, e.g. `"ar"`. Default `"ar"`.
+    public var language: String
+    /// Most tokens written per 30 s window (guards against run-away loops). Default 224 (half the
+    /// decoder's 448 positions, Whisper's own cap).
+    public var maxTokensPerWindow: Int
+    /// A group of 1...``repetitionMaxLength`` tokens repeated this many times in a row ends the
+    /// window and the repeats after the first are dropped. Default 4 (a du'a's "three times" is
+    /// kept).
+    public var repetitionLimit: Int
+    /// The longest token group checked for repetition. Default 24.
+    public var repetitionMaxLength: Int
+    /// Tokens never written (from the model's `config.json` `suppress_ids`, with the task and
+    /// other special tokens added by the loop).
+    public var suppressTokens: [Int]
+    /// Tokens not written as the first token (`suppress_ids_begin`: the blank and
+    /// `<|endoftext|>`).
+    public var suppressAtBegin: [Int]
+    /// No-speech rule (Whisper's): a window whose `<|nospeech|>` probability is above this and
+    /// whose mean log-probability is below ``logProbabilityThreshold`` is empty. Default 0.6.
+    public var noSpeechThreshold: Double
+    /// See ``noSpeechThreshold``. Default -1.
+    public var logProbabilityThreshold: Double
+    /// Most 30 s windows one input may have (bounds the work on long input). Default 10 (5 min).
+    public var maxWindows: Int
+
+    /// Creates options; every parameter has the documented default.
+    public init(
+        language: String = "ar", maxTokensPerWindow: Int = 224, repetitionLimit: Int = 4,
+        repetitionMaxLength: Int = 24, suppressTokens: [Int] = [], suppressAtBegin: [Int] = [220, 50257],
+        noSpeechThreshold: Double = 0.6, logProbabilityThreshold: Double = -1, maxWindows: Int = 10
+    ) {
+        self.language = language
+        self.maxTokensPerWindow = maxTokensPerWindow
+        self.repetitionLimit = repetitionLimit
+        self.repetitionMaxLength = repetitionMaxLength
+        self.suppressTokens = suppressTokens
+        self.suppressAtBegin = suppressAtBegin
+        self.noSpeechThreshold = noSpeechThreshold
+        self.logProbabilityThreshold = logProbabilityThreshold
+        self.maxWindows = maxWindows
+    }
+
+    /// Reads `suppress_ids` and `suppress_ids_begin` from the model's `config.json` (the file
+    /// the CTranslate2 conversion writes), keeping the other settings.
+    /// - Throws: `.decodeFailed` when it is not JSON, `.modelInvalid` without those arrays.
+    public mutating func readModelConfiguration(json: [UInt8]) throws(ProofkitError) {
+        let root = try JSONReader.parse(bytes: json)
+        guard let suppress = root["suppress_ids"]?.array?.compactMap(\.integer),
+            let begin = root["suppress_ids_begin"]?.array?.compactMap(\.integer)
+        else {
+            throw ProofkitError(.modelInvalid, "the Whisper config.json has no suppress_ids / suppress_ids_begin")
+        }
+        suppressTokens = suppress
+        suppressAtBegin = begin
+    }
+}
+
+/// Whisper's greedy decoding over 30 s windows, over any ``WhisperStepModel``.
+///
+/// For each window: the prompt `<|startoftranscript|> <|ar|> <|transcribe|> <|notimestamps|>`,
+/// then the most likely token at each step, with the suppressed tokens (and, at the first step,
+/// the blank and `<|endoftext|>`) masked out, until `<|endoftext|>`, the token cap, or a loop
+/// (``WhisperDecodingOptions/repetitionLimit``). No temperature fallback, no beam: the work per
+/// window is bounded by the cap. Windows are cut every 30 s and their texts joined.
+public final class WhisperTranscriber: SpeechRecognizing {
+    /// The model.
+    public let model: any WhisperStepModel
+    /// The tokenizer.
+    public let tokenizer: WhisperTokenizer
+    /// The settings.
+    public let options: WhisperDecodingOptions
+    /// The prompt tokens.
+    public let prompt: [Int]
+    /// `<|endoftext|>`.
+    public let endOfText: Int
+    /// `<|nospeech|>` (or `<|nocaptions|>` in older vocabularies), when the vocabulary has it.
+    public let noSpeech: Int?
+
+    private let suppressMask: [Bool]
+    private let beginMask: [Bool]
+
+    /// Sets up the loop.
+    /// - Throws: `.modelInvalid` when the tokenizer lacks the prompt's special tokens or the
+    ///   language.
+    public init(model: any WhisperStepModel, tokenizer: WhisperTokenizer, options: WhisperDecodingOptions = .init())
+        throws(ProofkitError)
+    {
+        func special(_ content: String) throws(ProofkitError) -> Int {
+            guard let id = tokenizer.specialID(content) else {
+                throw ProofkitError(.modelInvalid, "the Whisper tokenizer has no \(content) token")
+            }
+            return id
+        }
+        let start = try special("<|startoftranscript|>")
+        let language = try special("<|\(options.language)|>")
+        let transcribe = try special("<|transcribe|>")
+        let noTimestamps = try special("<|notimestamps|>")
+        endOfText = try special("<|endoftext|>")
+        noSpeech = tokenizer.specialID("<|nospeech|>") ?? tokenizer.specialID("<|nocaptions|>")
+        prompt = [start, language, transcribe, noTimestamps]
+        self.model = model
+        self.tokenizer = tokenizer
+        self.options = options
+        // As CTranslate2 and faster-whisper: the config's suppress_ids (which hold the
+        // start-of-transcript, task and no-speech tokens) at every step; anything else that is not
+        // text (a timestamp) is dropped from the text when decoded.
+        var mask = [Bool](repeating: false, count: model.vocabularySize)
+        for id in options.suppressTokens where mask.indices.contains(id) { mask[id] = true }
+        suppressMask = mask
+        var begin = mask
+        for id in options.suppressAtBegin where begin.indices.contains(id) { begin[id] = true }
+        beginMask = begin
+    }
+
+    /// Transcribes mono 16 kHz samples, 30 s window by window.
+    /// - Throws: `.invalidArgument` when the input is longer than
+    ///   ``WhisperDecodingOptions/maxWindows`` windows (nothing is run); the model's errors.
+    public func transcribe(samples: [Float]) throws(ProofkitError) -> Transcription {
+        try checkLength(samples.count)
+        return try transcribe(features: WhisperFeatures.logMel(of: samples))
+    }
+
+    /// Transcribes a spectrogram made by ``WhisperFeatures/logMel(of:padding:)``.
+    /// - Throws: as ``transcribe(samples:)``.
+    public func transcribe(features: LogMelSpectrogram) throws(ProofkitError) -> Transcription {
+        let windowCount = Self.windowCount(contentFrames: features.contentFrames)
+        try checkLength(features.contentFrames * WhisperFeatures.hopLength)
+        var windows: [WindowTranscript] = []
+        var steps = 0
+        for index in 0..<windowCount {
+            let start = index * WhisperFeatures.windowFrames
+            try model.encode(melWindow: features.window(startingAt: start))
+            var window = try decodeWindow(steps: &steps)
+            window.startSeconds = Double(start) / 100
+            windows.append(window)
+        }
+        let text = windows.map(\.text).map(Self.trimmed).filter { !$0.isEmpty }.joined(separator: " ")
+        return Transcription(
+            text: text, windows: windows, seconds: Double(features.contentFrames) / 100, decoderSteps: steps)
+    }
+
+    /// Windows needed for `contentFrames` frames (at least 1).
+    static func windowCount(contentFrames: Int) -> Int {
+        max(1, (contentFrames + WhisperFeatures.windowFrames - 1) / WhisperFeatures.windowFrames)
+    }
+
+    private func checkLength(_ samples: Int) throws(ProofkitError) {
+        let windows = Self.windowCount(contentFrames: samples / WhisperFeatures.hopLength)
+        guard windows <= options.maxWindows else {
+            let minutes = Double(options.maxWindows) / 2
+            throw ProofkitError(
+                .invalidArgument,
+                "the audio is \(Self.format(Double(samples) / 16_000)) s long; the recogniser transcribes at most \(Self.format(minutes * 60)) s (\(options.maxWindows) windows of 30 s)")
+        }
+    }
+
+    /// Greedy decoding of the window the model has encoded.
+    private func decodeWindow(steps: inout Int) throws(ProofkitError) -> WindowTranscript {
+        model.resetTokens()
+        let promptRows = try model.logits(appending: prompt)
+        var noSpeechProbability = 0.0
+        if let noSpeech, let first = promptRows.first {
+            noSpeechProbability = exponential(Self.logSoftmax(first, at: noSpeech))
+        }
+        guard var row = promptRows.last else {
+            throw ProofkitError(.internal, "the Whisper decoder returned no logits for the prompt")
+        }
+        let cap = min(options.maxTokensPerWindow, model.maxPositions - prompt.count - 1)
+        var written: [Int] = []
+        var logProbabilities: [Double] = []
+        var stop = WindowStop.tokenCap
+        while written.count < cap {
+            let mask = written.isEmpty ? beginMask : suppressMask
+            let token = Self.argmax(row, masked: mask)
+            if token == endOfText {
+                stop = .endOfText
+                break
+            }
+            logProbabilities.append(Self.logSoftmax(row, at: token, masked: mask))
+            written.append(token)
+            if let keep = Self.repetitionCut(written, limit: options.repetitionLimit, maxLength: options.repetitionMaxLength) {
+                written.removeLast(written.count - keep)
+                logProbabilities.removeLast(logProbabilities.count - keep)
+                stop = .repetition
+                break
+            }
+            guard written.count < cap else { break }
+            steps += 1
+            guard let next = try model.logits(appending: [token]).last else {
+                throw ProofkitError(.internal, "the Whisper decoder returned no logits")
+            }
+            row = next
+        }
+        let mean = logProbabilities.isEmpty ? 0 : logProbabilities.reduce(0, +) / Double(logProbabilities.count)
+        if noSpeechProbability > options.noSpeechThreshold && mean < options.logProbabilityThreshold {
+            return WindowTranscript(
+                startSeconds: 0, tokens: [], text: "", meanLogProbability: mean,
+                noSpeechProbability: noSpeechProbability, stop: .noSpeech)
+        }
+        return WindowTranscript(
+            startSeconds: 0, tokens: written, text: tokenizer.decode(written), meanLogProbability: mean,
+            noSpeechProbability: noSpeechProbability, stop: stop)
+    }
+
+    /// Scores a known text against the audio: one decoder pass over the prompt, the text's
+    /// tokens (`" " + text`) and `<|endoftext|>` per window; the best window's score is returned.
+    /// - Parameters:
+    ///   - text: the text, as written (harakat may be kept; Whisper rarely writes them, so
+    ///     callers usually pass the text without them).
+    ///   - samples: mono 16 kHz audio.
+    /// - Returns: per-token log-probabilities and their mean; `nil` when the text has no tokens
+    ///   or is too long for one window's positions.
+    /// - Throws: as ``transcribe(samples:)``.
+    public func score(text: String, samples: [Float]) throws(ProofkitError) -> ForcedScore? {
+        try checkLength(samples.count)
+        return try score(text: text, features: WhisperFeatures.logMel(of: samples))
+    }
+
+    /// ``score(text:samples:)`` on a spectrogram already computed.
+    public func score(text: String, features: LogMelSpectrogram) throws(ProofkitError) -> ForcedScore? {
+        let tokens = tokenizer.encode(" " + Self.trimmed(text)) + [endOfText]
+        guard tokens.count > 1, prompt.count + tokens.count <= model.maxPositions else { return nil }
+        var best: ForcedScore?
+        for index in 0..<Self.windowCount(contentFrames: features.contentFrames) {
+            let start = index * WhisperFeatures.windowFrames
+            try model.encode(melWindow: features.window(startingAt: start))
+            let score = try forcedScore(tokens: tokens, windowStart: Double(start) / 100)
+            if best == nil || score.meanLogProbability > best!.meanLogProbability { best = score }
+        }
+        return best
+    }
+
+    /// Forced decoding of `tokens` on the window the model has encoded.
+    func forcedScore(tokens: [Int], windowStart: Double) throws(ProofkitError) -> ForcedScore {
+        model.resetTokens()
+        let rows = try model.logits(appending: prompt + tokens.dropLast())
+        var logProbabilities: [Double] = []
+        for (offset, token) in tokens.enumerated() {
+            let row = rows[prompt.count - 1 + offset]
+            logProbabilities.append(Self.logSoftmax(row, at: token))
+        }
+        let mean = logProbabilities.reduce(0, +) / Double(logProbabilities.count)
+        return ForcedScore(
+            tokens: tokens, logProbabilities: logProbabilities, meanLogProbability: mean, windowStartSeconds: windowStart)
+    }
+
+    // MARK: Pure helpers
+
+    /// The index of the largest value not masked out.
+    static func argmax(_ row: [Float], masked: [Bool]) -> Int {
+        var best = -Float.infinity
+        var index = 0
+        for i in row.indices where !(i < masked.count && masked[i]) && row[i] > best {
+            best = row[i]
+            index = i
+        }
+        return index
+    }
+
+    /// `log softmax(row)[index]`, over the values not masked out (all when `masked` is empty).
+    static func logSoftmax(_ row: [Float], at index: Int, masked: [Bool] = []) -> Double {
+        var maximum = -Float.infinity
+        for i in row.indices where !(i < masked.count && masked[i]) { maximum = max(maximum, row[i]) }
+        var sum = 0.0
+        for i in row.indices where !(i < masked.count && masked[i]) { sum += exponential(Double(row[i] - maximum)) }
+        return Double(row[index] - maximum) - logarithm(sum)
+    }
+
+    /// When `tokens` ends with a group of 1...`maxLength` tokens repeated `limit` times in a row,
+    /// the count to keep (everything up to and including the group's first copy); else `nil`.
+    public static func repetitionCut(_ tokens: [Int], limit: Int, maxLength: Int) -> Int? {
+        guard limit >= 2 else { return nil }
+        for length in 1...max(1, maxLength) {
+            let span = length * limit
+            guard span <= tokens.count else { break }
+            let tail = tokens.count - length
+            var repeated = true
+            for copy in 1..<limit where repeated {
+                let other = tail - copy * length
+                for i in 0..<length where tokens[tail + i] != tokens[other + i] {
+                    repeated = false
+                    break
+                }
+            }
+            if repeated { return tokens.count - span + length }
+        }
+        return nil
+    }
+
+    static func trimmed(_ text: String) -> String {
+        var scalars = Substring(text)
+        while let first = scalars.first, first.isWhitespace { scalars.removeFirst() }
+        while let last = scalars.last, last.isWhitespace { scalars.removeLast() }
+        return String(scalars)
+    }
+
+    static func format(_ value: Double) -> String {
+        let tenths = Int(value * 10 + 0.5)
+        return tenths % 10 == 0 ? String(tenths / 10) : "\(tenths / 10).\(tenths % 10)"
+    }
+}

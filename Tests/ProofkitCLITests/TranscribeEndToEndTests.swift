@@ -1,0 +1,205 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// The models folder the binary finds: `$PROOFKIT_MODELS`, else the package's `Models/generated`.
+private let modelsFolder: String = {
+    if let explicit = ProcessInfo.processInfo.environment["PROOFKIT_MODELS"], !explicit.isEmpty { return explicit }
+    return TestEnvironment.packageRoot.appendingPathComponent("Models/generated").path
+}()
+private let whisperFiles = ["whisper_base_encoder.onnx", "whisper_base_decoder.onnx", "whisper_tokenizer.json", "whisper_config.json"]
+private let whisperInstalled = whisperFiles.allSatisfy { FileManager.default.fileExists(atPath: modelsFolder + "/" + $0) }
+
+private func jsonObject(_ text: String) throws -> [String: Any] {
+    let line = try #require(text.split(separator: "\n").last)
+    return try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+}
+
+/// Writes 16 kHz mono 16-bit WAV.
+private func writeWAV(_ samples: [Int16], to path: String) throws {
+    var data = Data()
+    func append<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
+    data.append(contentsOf: Array("RIFF".utf8)); append(UInt32(36 + samples.count * 2))
+    data.append(contentsOf: Array("WAVEfmt ".utf8)); append(UInt32(16)); append(UInt16(1)); append(UInt16(1))
+    append(UInt32(16_000)); append(UInt32(32_000)); append(UInt16(2)); append(UInt16(16))
+    data.append(contentsOf: Array("data".utf8)); append(UInt32(samples.count * 2))
+    for sample in samples { append(sample) }
+    try data.write(to: URL(fileURLWithPath: path))
+}
+
+@Suite("proofkit transcribe and voice --recognizer", .enabled(if: TestEnvironment.hasProofkitBinary, "build proofkit first"))
+struct TranscribeEndToEndTests {
+    static let quran = TestEnvironment.fixture("speech_ar_quran_16k.wav")
+
+    @Test("usage: the recogniser choices and their conflicts exit 64")
+    func usage() throws {
+        for arguments in [
+            ["voice", Self.quran, "--recognizer", "bogus"],
+            ["voice", Self.quran, "--recognizer", "cmd"],
+            ["voice", "--live", "--recognizer", "whisper", "--recognizer-cmd", "x"],
+            ["voice", Self.quran, "--recognizer", "none", "--transcript-file", "x"],
+            ["transcribe"],
+            ["transcribe", Self.quran, "--threads", "0"],
+        ] {
+            let result = try TestEnvironment.runProofkit(arguments)
+            #expect(result.status == 64, "\(arguments): \(result.stderr)")
+            #expect(result.stdout.isEmpty)
+            #expect(result.stderr.hasPrefix("proofkit \(arguments[0]): "))
+        }
+    }
+
+    @Test("a missing model: --recognizer whisper and transcribe exit 69; the default falls back with one line on stderr")
+    func missingModel() throws {
+        let empty = try TestEnvironment.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: empty) }
+        let environment = ["PROOFKIT_MODELS": empty]
+        let explicit = try TestEnvironment.runProofkit(["voice", Self.quran, "--recognizer", "whisper"], environment: environment)
+        #expect(explicit.status == 69)
+        #expect(explicit.stdout.isEmpty)
+        #expect(explicit.stderr.contains("whisper_") && explicit.stderr.split(separator: "\n").count == 1)
+        let transcribe = try TestEnvironment.runProofkit(["transcribe", Self.quran], environment: environment)
+        #expect(transcribe.status == 69 && transcribe.stdout.isEmpty)
+        let fallback = try TestEnvironment.runProofkit(["voice", Self.quran, "--json"], environment: environment)
+        #expect(fallback.status == 0)
+        let lines = fallback.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].contains("not available") && lines[0].contains("voice only"))
+        let object = try jsonObject(fallback.stdout)
+        #expect(object["recognizer"] as? String == "none")
+        #expect(object["rule"] as? String == "voiceOnly")
+        #expect(object["transcript"] is NSNull)
+    }
+
+    @Test("input over the length limit is refused (65) before any model is needed; a missing file is 66")
+    func tooLong() throws {
+        let folder = try TestEnvironment.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let long = folder + "/long.wav"
+        try writeWAV([Int16](repeating: 0, count: 16_000 * 40), to: long)
+        let result = try TestEnvironment.runProofkit(["transcribe", long, "--max-seconds", "30"], environment: ["PROOFKIT_MODELS": folder])
+        #expect(result.status == 65, "\(result.stderr)")
+        #expect(result.stderr.contains("longer than 30 s"))
+        let missing = try TestEnvironment.runProofkit(["transcribe", folder + "/nothing.wav"])
+        #expect(missing.status == 66)
+    }
+
+    @Test("transcribe: the Quran fixture's verse, as text and as JSON", .enabled(if: whisperInstalled, "the Whisper models are not built"))
+    func transcribeFixture() throws {
+        let text = try TestEnvironment.runProofkit(["transcribe", Self.quran])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.contains("ورسوله") && text.stdout.contains("الله"))
+        let json = try TestEnvironment.runProofkit(["transcribe", Self.quran, "--json", "--score-text", "waking"])
+        let object = try jsonObject(json.stdout)
+        #expect((object["transcript"] as? String)?.contains("براءة") == true)
+        #expect(abs((object["seconds"] as? Double ?? 0) - 8.77) < 0.02)
+        let timing = try #require(object["timing"] as? [String: Any])
+        #expect((timing["transcribe_seconds"] as? Double ?? -1) > 0)
+        let score = try #require(object["score"] as? [String: Any])
+        #expect((score["mean_log_prob"] as? Double ?? 0) < -1)  // not the text that was read
+    }
+
+    @Test("a damaged model (one byte flipped in a copy) exits 78", .enabled(if: whisperInstalled, "the Whisper models are not built"))
+    func damagedModel() throws {
+        let folder = try TestEnvironment.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let manager = FileManager.default
+        for name in ["manifest.json", "whisper_tokenizer.json", "whisper_config.json", "whisper_base_encoder.onnx"] {
+            try manager.copyItem(atPath: modelsFolder + "/" + name, toPath: folder + "/" + name)
+        }
+        try manager.createSymbolicLink(atPath: folder + "/whisper_base_decoder.onnx", withDestinationPath: modelsFolder + "/whisper_base_decoder.onnx")
+        let handle = try #require(FileHandle(forUpdatingAtPath: folder + "/whisper_base_encoder.onnx"))
+        try handle.seek(toOffset: 1_000_000)
+        let byte = try #require(try handle.read(upToCount: 1)).first!
+        try handle.seek(toOffset: 1_000_000)
+        try handle.write(contentsOf: Data([byte ^ 0x01]))
+        try handle.close()
+        let environment = ["PROOFKIT_MODELS": folder]
+        for arguments in [["transcribe", Self.quran], ["voice", Self.quran, "--recognizer", "whisper"], ["voice", Self.quran]] {
+            let result = try TestEnvironment.runProofkit(arguments, environment: environment)
+            #expect(result.status == 78, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("SHA-256"))
+        }
+    }
+
+    @Test("voice with the recogniser: noise is rejected by the key words, silence without running it",
+          .enabled(if: whisperInstalled, "the Whisper models are not built"))
+    func noiseAndSilence() throws {
+        let noise = try TestEnvironment.runProofkit(["voice", TestEnvironment.fixture("noise_fan_16k.wav"), "--json"])
+        let object = try jsonObject(noise.stdout)
+        #expect(object["recognizer"] as? String == "whisper")
+        #expect(object["verdict"] as? String == "rejected")
+        #expect(object["rule"] as? String == "keyWords")
+        let silence = try TestEnvironment.runProofkit(["voice", TestEnvironment.fixture("odd_silence_001.wav"), "--json"])
+        let quiet = try jsonObject(silence.stdout)
+        #expect(quiet["verdict"] as? String == "rejected")
+        #expect((quiet["recognizer_skipped"] as? String)?.contains("no voice") == true)
+    }
+
+    @Test("live: the voiced audio is transcribed as it comes and the verse's key words light up",
+          .enabled(if: whisperInstalled, "the Whisper models are not built"))
+    func live() throws {
+        let folder = try TestEnvironment.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // The fixture as a virtual microphone (raw S16_LE after 1 s of silence), unpaced.
+        let audio = try TestAudio.fixture("speech_ar_quran_16k.wav")
+        var raw = Data(count: 32_000)
+        for sample in audio.samples {
+            let value = Int16(max(-32768, min(32767, (sample * 32768).rounded())))
+            withUnsafeBytes(of: value.littleEndian) { raw.append(contentsOf: $0) }
+        }
+        try raw.write(to: URL(fileURLWithPath: folder + "/mic.raw"))
+        try """
+            pcm.vmic { type file slave.pcm { type null } file "/dev/null" infile "\(folder)/mic.raw" format "raw"
+                       hint.description "virtual microphone" }
+            """.write(toFile: folder + "/asound.conf", atomically: true, encoding: .utf8)
+        try #"{"texts": [{"name": "tawbah", "text": "إِنَّ اللَّهَ بِكُلِّ شَيْءٍ عَلِيمٌ بَرَاءَةٌ مِنَ اللَّهِ وَرَسُولِهِ", "reading_seconds": 5}]}"#
+            .write(toFile: folder + "/texts.json", atomically: true, encoding: .utf8)
+        let result = try TestEnvironment.runProofkit(
+            ["voice", "--live", "--device", "vmic", "--json", "--max-seconds", "10", "--text", "tawbah", "--texts", folder + "/texts.json"],
+            environment: ["PROOFKIT_ALSA_CONFIG": folder + "/asound.conf"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let events = try result.stdout.split(separator: "\n").map {
+            try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        #expect(events.first?["recognizer_name"] as? String == "whisper")
+        let transcripts = events.filter { $0["event"] as? String == "transcript" }.compactMap { $0["text"] as? String }
+        #expect(transcripts.contains { $0.contains("ورسوله") }, "\(transcripts)")
+        let end = try #require(events.last)
+        #expect(end["verdict"] as? String == "accepted")
+        #expect(end["rule"] as? String == "keyWords")
+    }
+
+    @Test("real du'a recordings: one is accepted for its own text (key words picked), not for another, not as the waking du'a",
+          .enabled(if: whisperInstalled && TestEnvironment.sharedData != nil, "needs the Whisper models and ../shared"))
+    func duaRecordings() throws {
+        let data = TestEnvironment.sharedData!.appendingPathComponent("dua_audio").path
+        let manifest = try String(contentsOfFile: data + "/MANIFEST.tsv", encoding: .utf8)
+        var texts: [String: String] = [:]
+        for line in manifest.split(separator: "\n").dropFirst() {
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+            texts[String(fields[0])] = String(fields[6])
+        }
+        let folder = try TestEnvironment.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let textsFile = folder + "/texts.json"
+        let entries: [[String: Any]] = [
+            ["name": "clothes", "text": try #require(texts["5hm.mp3"]), "reading_seconds": 8],
+            ["name": "leaving", "text": try #require(texts["18hm.mp3"]), "reading_seconds": 9],
+        ]
+        try JSONSerialization.data(withJSONObject: ["texts": entries]).write(to: URL(fileURLWithPath: textsFile))
+        func verdict(_ recording: String, _ text: String) throws -> [String: Any] {
+            let result = try TestEnvironment.runProofkit(["voice", data + "/" + recording, "--text", text, "--texts", textsFile, "--json"])
+            #expect(result.status == 0, "\(result.stderr)")
+            return try jsonObject(result.stdout)
+        }
+        let own = try verdict("5hm.mp3", "clothes")
+        #expect(own["verdict"] as? String == "accepted", "\(own["transcript"] ?? "")")
+        #expect(own["rule"] as? String == "keyWords")
+        #expect(((own["forced_score"] as? [String: Any])?["mean_log_prob"] as? Double ?? -9) > -1.5)
+        let other = try verdict("18hm.mp3", "clothes")
+        #expect(other["verdict"] as? String == "rejected")
+        // 5hm begins "الحمد لله الذي", as the waking du'a does: it must not pass as it.
+        let waking = try verdict("5hm.mp3", "waking")
+        #expect(waking["verdict"] as? String == "rejected")
+        #expect(((waking["forced_score"] as? [String: Any])?["mean_log_prob"] as? Double ?? 0) < -2)
+    }
+}

@@ -1,0 +1,70 @@
+import DuaMatching
+import Foundation
+import Proofkit
+import ProofkitCore
+import SpeechRecognition
+import Testing
+import TestSupport
+
+/// The models folder the tests use: `$PROOFKIT_MODELS`, else the package's `Models/generated`.
+let whisperStore = PhotoModelStore(
+    environment: ProcessInfo.processInfo.environment, executablePath: nil,
+    currentDirectory: TestEnvironment.packageRoot.path)
+let whisperInstalled = WhisperModelFiles.isInstalled(in: whisperStore)
+
+// Serialized: the tests share one recogniser, which runs one call at a time.
+@Suite("WhisperRecognizer (ONNX Runtime)", .serialized, .enabled(if: whisperInstalled, "the Whisper models are not built (bash .ci/setup)"))
+struct WhisperRecognizerTests {
+    static let recognizer: WhisperRecognizer? = try? WhisperRecognizer(store: whisperStore)
+
+    @Test("the Quran fixture: the same greedy tokens as the models build's CTranslate2 reference, and the verse's words")
+    func quranFixture() throws {
+        let recognizer = try #require(Self.recognizer)
+        let audio = try TestAudio.fixture("speech_ar_quran_16k.wav")
+        #expect(audio.sampleRate == 16_000)
+        let transcription = try recognizer.transcribe(samples: audio.samples)
+        // The end of al-Anfal 8:75 and the start of at-Tawbah 9:1: "... إن الله بكل شيء عليم ·
+        // براءة من الله ورسوله".
+        let words = Set(ArabicNormalizer.normalizedWords(transcription.text))
+        for word in ["الله", "براءه", "ورسوله"] { #expect(words.contains(word), "\(word) in \(transcription.text)") }
+        #expect(transcription.windows.count == 1 && transcription.windows[0].stop == .endOfText)
+        // The build's reference (CTranslate2 fp32, greedy) for this clip, when it is there.
+        let referencePath = whisperStore.folders.map { $0 + "/whisper_reference.json" }.first { FileManager.default.fileExists(atPath: $0) }
+        if let referencePath {
+            let root = try JSONReader.parse(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: referencePath))))
+            let clip = root["clips"]?.array?.first { $0["clip"]?.string?.hasSuffix("speech_ar_quran_16k.wav") == true }
+            let tokens = clip?["tokens"]?.array?.compactMap(\.integer)
+            if let tokens { #expect(transcription.windows[0].tokens == tokens) }
+        }
+    }
+
+    @Test("forced scores: the verse that was read scores far above the waking du'a")
+    func forcedScore() throws {
+        let recognizer = try #require(Self.recognizer)
+        let audio = try TestAudio.fixture("speech_ar_quran_16k.wav")
+        let verseScore = try recognizer.score(text: "بَرَاءَةٌ مِنَ اللَّهِ وَرَسُولِهِ", samples: audio.samples)
+        let verse = try #require(verseScore)
+        let waking = DuaCatalog.builtIn.text(named: "waking")!
+        let otherScore = try recognizer.score(text: ArabicNormalizer.withoutMarks(waking.text), samples: audio.samples)
+        let other = try #require(otherScore)
+        #expect(verse.meanLogProbability > other.meanLogProbability + 1.5)
+        #expect(verse.logProbabilities.count == verse.tokens.count)
+        #expect(verse.logProbabilities.allSatisfy { $0 <= 0 })
+    }
+
+    @Test("noise and silence: bounded work, and no key words of the waking du'a")
+    func noise() throws {
+        let recognizer = try #require(Self.recognizer)
+        let matcher = DuaMatcher(text: DuaCatalog.builtIn.text(named: "waking")!)
+        for name in ["noise_fan_16k.wav", "noise_ac_16k.wav", "noise_night_16k.wav"] {
+            let audio = try TestAudio.fixture(name)
+            let transcription = try recognizer.transcribe(samples: audio.samples)
+            #expect(transcription.windows.count == 1)
+            #expect(transcription.windows[0].tokens.count <= 224)
+            #expect(matcher.evaluate(transcript: transcription.text).verdict.isAccepted == false, "\(name): \(transcription.text)")
+        }
+        let silence = try recognizer.transcribe(samples: [Float](repeating: 0, count: 16_000 * 5))
+        #expect(silence.decoderSteps <= 224)
+        #expect(matcher.evaluate(transcript: silence.text).verdict.isAccepted == false)
+    }
+}
