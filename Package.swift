@@ -6,6 +6,7 @@
 //   ProofkitCore  <-  engines (VoiceGate, DuaMatching, ImageProof, SquatCounting, PrayerPlanning)
 //   ProofkitCore  <-  adapters (AudioIO, ImageIO, Inference), each over its own C modules
 //   engines + adapters  <-  Proofkit (facade)  <-  ProofkitCLI  <-  ProofkitTool (`proofkit`)
+//   Proofkit + ProofkitDemoMedia (the demo's JPEG/MP3 files, `.embedInCode`)  <-  ProofkitDemo  <-  ProofkitCLI
 // Engines import no C and do no I/O, so a phone app can link ProofkitCore + the engines alone.
 import PackageDescription
 
@@ -54,8 +55,13 @@ let package = Package(
             dependencies: [
                 "ProofkitCore", "VoiceGate", "DuaMatching", "ImageProof", "SquatCounting",
                 "PrayerPlanning", "AudioIO", "ImageIO", "Inference",
+                // Only for BenchDemoPhoto (Bench/BenchPhotoRun.swift) until the bench runner leaves the facade.
+                "ProofkitDemoMedia",
             ]),
-        .target(name: "ProofkitCLI", dependencies: ["Proofkit"]),
+        // The demo: its media (embedded in code, no files needed at run time) and its steps.
+        .target(name: "ProofkitDemoMedia", resources: [.embedInCode("Media")]),
+        .target(name: "ProofkitDemo", dependencies: ["Proofkit", "ProofkitDemoMedia", "AudioIO", "DuaMatching", "VoiceGate"]),
+        .target(name: "ProofkitCLI", dependencies: ["Proofkit", "ProofkitDemo"]),
         .executableTarget(name: "ProofkitTool", dependencies: ["ProofkitCLI"]),
         .executableTarget(
             name: "ProofkitBench", dependencies: ["Proofkit"], path: "Benchmarks/ProofkitBench"),
@@ -74,7 +80,7 @@ let package = Package(
         .testTarget(name: "AudioIOTests", dependencies: ["AudioIO", "TestSupport"]),
         .testTarget(name: "ImageIOTests", dependencies: ["ImageIO", "TestSupport"]),
         .testTarget(name: "InferenceTests", dependencies: ["Inference", "TestSupport"]),
-        .testTarget(name: "ProofkitTests", dependencies: ["Proofkit", "TestSupport"]),
+        .testTarget(name: "ProofkitTests", dependencies: ["Proofkit", "ProofkitDemo", "TestSupport"]),
         .testTarget(name: "ProofkitCLITests", dependencies: ["ProofkitCLI", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

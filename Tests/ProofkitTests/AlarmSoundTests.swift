@@ -3,6 +3,7 @@ import Testing
 import ProofkitCore
 import TestSupport
 import Proofkit
+import ProofkitDemo
 
 func thrownError(_ body: () throws -> Void) -> ProofkitError? {
     do {

@@ -1,5 +1,6 @@
 import AudioIO
 import DuaMatching
+import Proofkit
 public import ProofkitCore
 public import VoiceGate
 #if canImport(FoundationEssentials)
@@ -111,15 +112,14 @@ public enum ReadingProofDemo {
         // 1. Speech: espeak-ng reads the du'a (with harakat) in Arabic.
         let waking = DuaCatalog.builtIn.text(named: "waking")!
         let speechPath = folder + "/speech.wav"
-        let espeakRun: ChildProcess.Completed
-        do throws(ChildProcess.Failure) {
-            espeakRun = try ChildProcess.run(
-                espeak, arguments: ["-v", "ar", "-s", "130", "-w", speechPath, waking.text], stdout: false, stderr: false)
-        } catch {
+        guard
+            let espeakRun = runChildDiscardingOutput(
+                espeak, arguments: ["-v", "ar", "-s", "130", "-w", speechPath, waking.text])
+        else {
             throw ProofkitError(.runtimeUnavailable, "cannot run espeak-ng", path: espeak)
         }
-        guard espeakRun.termination == .exited(0) else {
-            let status = switch espeakRun.termination { case .exited(let code), .signalled(let code): code }
+        guard espeakRun == .exited(0) else {
+            let status = switch espeakRun { case .exited(let code), .signalled(let code): code }
             throw ProofkitError(.runtimeUnavailable, "espeak-ng failed (status \(status))", path: espeak)
         }
         let rate = 16_000
