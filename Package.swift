@@ -3,7 +3,8 @@
 // proofkit: on-device proofs for alarms that only stop when you are up.
 //
 // Dependency direction (one way, enforced in review):
-//   ProofkitCore  <-  engines (VoiceGate, DuaMatching, ImageProof, SquatCounting, PrayerPlanning)
+//   ProofkitCore  <-  engines (VoiceGate, DuaMatching, ImageProof, SquatCounting, PrayerPlanning,
+//                              AudioDSP: resampling, fades, mixing, gain)
 //   ProofkitCore  <-  adapters (AudioIO, ImageIO, Inference), each over its own C modules
 //   engines + adapters  <-  Proofkit (facade)  <-  ProofkitCLI  <-  ProofkitTool (`proofkit`)
 //   Proofkit + ProofkitDemoMedia (the demo's JPEG/MP3 files, `.embedInCode`)  <-  ProofkitDemo  <-  ProofkitCLI
@@ -16,7 +17,7 @@ let package = Package(
         .library(name: "ProofkitCore", targets: ["ProofkitCore"]),
         .library(
             name: "ProofkitEngines",
-            targets: ["VoiceGate", "DuaMatching", "ImageProof", "SquatCounting", "PrayerPlanning"]),
+            targets: ["VoiceGate", "DuaMatching", "ImageProof", "SquatCounting", "PrayerPlanning", "AudioDSP"]),
         .library(name: "Proofkit", targets: ["Proofkit"]),
         .executable(name: "proofkit", targets: ["ProofkitTool"]),
         .executable(name: "proofkit-bench", targets: ["ProofkitBench"]),
@@ -43,6 +44,7 @@ let package = Package(
         .target(name: "ImageProof", dependencies: ["ProofkitCore"]),
         .target(name: "SquatCounting", dependencies: ["ProofkitCore"]),
         .target(name: "PrayerPlanning", dependencies: ["ProofkitCore"]),
+        .target(name: "AudioDSP", dependencies: ["ProofkitCore"]),
 
         // MARK: Adapters, one per capability.
         .target(name: "AudioIO", dependencies: ["ProofkitCore", "CSndFile", "CALSA", "CProofkitShims"]),
@@ -54,7 +56,7 @@ let package = Package(
             name: "Proofkit",
             dependencies: [
                 "ProofkitCore", "VoiceGate", "DuaMatching", "ImageProof", "SquatCounting",
-                "PrayerPlanning", "AudioIO", "ImageIO", "Inference",
+                "PrayerPlanning", "AudioDSP", "AudioIO", "ImageIO", "Inference",
                 // Only for BenchDemoPhoto (Bench/BenchPhotoRun.swift) until the bench runner leaves the facade.
                 "ProofkitDemoMedia",
             ]),
@@ -77,10 +79,11 @@ let package = Package(
         .testTarget(name: "ImageProofTests", dependencies: ["ImageProof", "TestSupport"]),
         .testTarget(name: "SquatCountingTests", dependencies: ["SquatCounting", "TestSupport"]),
         .testTarget(name: "PrayerPlanningTests", dependencies: ["PrayerPlanning", "TestSupport"]),
+        .testTarget(name: "AudioDSPTests", dependencies: ["AudioDSP", "TestSupport"]),
         .testTarget(name: "AudioIOTests", dependencies: ["AudioIO", "TestSupport"]),
         .testTarget(name: "ImageIOTests", dependencies: ["ImageIO", "TestSupport"]),
         .testTarget(name: "InferenceTests", dependencies: ["Inference", "TestSupport"]),
-        .testTarget(name: "ProofkitTests", dependencies: ["Proofkit", "ProofkitDemo", "TestSupport"]),
+        .testTarget(name: "ProofkitTests", dependencies: ["Proofkit", "ProofkitDemo", "AudioDSP", "TestSupport"]),
         .testTarget(name: "ProofkitCLITests", dependencies: ["ProofkitCLI", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
@@ -95,7 +98,7 @@ for target in package.targets where target.type != .system && target.type != .bi
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     // Core and engines are pure Swift: hold them to strict memory safety (zero `unsafe`).
-    if ["ProofkitCore", "VoiceGate", "DuaMatching", "ImageProof", "SquatCounting", "PrayerPlanning"]
+    if ["ProofkitCore", "VoiceGate", "DuaMatching", "ImageProof", "SquatCounting", "PrayerPlanning", "AudioDSP"]
         .contains(target.name)
     {
         settings.append(.strictMemorySafety())

@@ -1,3 +1,4 @@
+import AudioDSP
 import AudioIO
 import DuaMatching
 public import ProofkitCore

@@ -4,6 +4,7 @@ import ProofkitCore
 import TestSupport
 import Proofkit
 import ProofkitDemo
+import AudioDSP
 
 func thrownError(_ body: () throws -> Void) -> ProofkitError? {
     do {
