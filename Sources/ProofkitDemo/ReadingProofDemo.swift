@@ -134,8 +134,8 @@ public enum ReadingProofDemo {
         // 2. The mix: 1.5 s of room, a reading, 1.5 s pause, a second reading, 1.5 s of room.
         let roomLevel = -50.0
         let speechLevel = -32.0
-        let speechGain = Float(pow(10, (speechLevel - rmsDecibels(speech)) / 20))
-        let noiseGain = Float(pow(10, (roomLevel - rmsDecibels(noise)) / 20))
+        let speechGain = Float(Decibels.toAmplitude(speechLevel - rmsDecibels(speech)))
+        let noiseGain = Float(Decibels.toAmplitude(roomLevel - rmsDecibels(noise)))
         let pause = rate * 3 / 2
         let total = pause + speech.count + pause + speech.count + pause
         var mix = [Float](repeating: 0, count: total)
@@ -177,7 +177,7 @@ public enum ReadingProofDemo {
     static func rmsDecibels(_ samples: [Float]) -> Double {
         var total = 0.0
         for x in samples { total += Double(x) * Double(x) }
-        return 10 * log10(max(total / Double(max(1, samples.count)), 1e-20))
+        return Decibels.fromPower(max(total / Double(max(1, samples.count)), 1e-20))
     }
 
     static func findExecutable(_ name: String, environment: [String: String]) -> String? {

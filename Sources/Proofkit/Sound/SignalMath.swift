@@ -11,19 +11,6 @@ public import AudioDSP
 import AudioIO
 import ProofkitCore
 
-/// Decibel conversions relative to digital full scale (1.0).
-public enum Decibels {
-    /// `20 log10(amplitude)`; `-infinity` for 0.
-    public static func fromAmplitude(_ amplitude: Double) -> Double {
-        amplitude > 0 ? 20 * log10(amplitude) : -Double.infinity
-    }
-
-    /// `10^(dBFS / 20)`.
-    public static func toAmplitude(_ dBFS: Double) -> Double {
-        pow(10, dBFS / 20)
-    }
-}
-
 /// Running level statistics over interleaved samples, fed chunk by chunk.
 ///
 /// - Peak: the largest `|x|`.
