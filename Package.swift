@@ -69,10 +69,9 @@ let package = Package(
             name: "ProofkitBench", dependencies: ["Proofkit"], path: "Benchmarks/ProofkitBench"),
 
         // MARK: Tests.
+        // The fixtures are read from the source tree (TestEnvironment.fixtures), not from a bundle.
         .target(
-            name: "TestSupport", dependencies: ["ProofkitCore"], path: "Tests/TestSupport",
-            exclude: ["Fixtures/README.md"],
-            resources: [.copy("Fixtures")]),
+            name: "TestSupport", dependencies: ["ProofkitCore"], path: "Tests/TestSupport", exclude: ["Fixtures"]),
         .testTarget(name: "ProofkitCoreTests", dependencies: ["ProofkitCore", "TestSupport"]),
         .testTarget(name: "VoiceGateTests", dependencies: ["VoiceGate", "TestSupport"]),
         .testTarget(name: "DuaMatchingTests", dependencies: ["DuaMatching", "TestSupport"]),

@@ -5,7 +5,6 @@
 public struct SVGPlot: Sendable {
     enum Element: Sendable {
         case line([Point], label: String, color: String)
-        case markers([Point], label: String, color: String)
         case horizontal(y: Double, label: String, color: String)
         case band(x0: Double, x1: Double, label: String?, color: String)
     }
@@ -51,11 +50,6 @@ public struct SVGPlot: Sendable {
         elements.append(.line(points.map { Point(x: $0.x, y: $0.y) }, label: label, color: nextColor(color)))
     }
 
-    /// Adds round markers at `points`.
-    public mutating func addMarkers(_ points: [(x: Double, y: Double)], label: String, color: String? = nil) {
-        elements.append(.markers(points.map { Point(x: $0.x, y: $0.y) }, label: label, color: nextColor(color)))
-    }
-
     /// Adds a dashed horizontal line at `y` (a threshold).
     public mutating func addHorizontalLine(y: Double, label: String, color: String? = nil) {
         elements.append(.horizontal(y: y, label: label, color: nextColor(color)))
@@ -79,7 +73,7 @@ public struct SVGPlot: Sendable {
         var ys: [Double] = []
         for element in elements {
             switch element {
-            case .line(let points, _, _), .markers(let points, _, _):
+            case .line(let points, _, _):
                 for p in points where p.x.isFinite && p.y.isFinite {
                     xs.append(p.x)
                     ys.append(p.y)
@@ -144,10 +138,6 @@ public struct SVGPlot: Sendable {
                     let path = segment.map { "\(f(sx($0.x))),\(f(sy($0.y)))" }.joined(separator: " ")
                     svg += "<polyline points=\"\(path)\" fill=\"none\" stroke=\"\(color)\" stroke-width=\"1.5\"/>\n"
                 }
-            case .markers(let points, _, let color):
-                for p in points where p.x.isFinite && p.y.isFinite {
-                    svg += "<circle cx=\"\(f(sx(p.x)))\" cy=\"\(f(sy(p.y)))\" r=\"3.5\" fill=\"\(color)\"/>\n"
-                }
             case .horizontal(let y, _, let color):
                 guard y.isFinite else { continue }
                 svg += "<line x1=\"\(f(left))\" y1=\"\(f(sy(y)))\" x2=\"\(f(left + plotWidth))\" y2=\"\(f(sy(y)))\" stroke=\"\(color)\" stroke-dasharray=\"6 4\" stroke-width=\"1.5\"/>\n"
@@ -163,14 +153,12 @@ public struct SVGPlot: Sendable {
             let entry: (String, String, String)?
             switch element {
             case .line(_, let label, let color): entry = (label, color, "line")
-            case .markers(_, let label, let color): entry = (label, color, "dot")
             case .horizontal(_, let label, let color): entry = (label, color, "dash")
             case .band(_, _, let label, let color):
                 if let label, seenBands.insert(label).inserted { entry = (label, color, "band") } else { entry = nil }
             }
             guard let (label, color, kind) = entry, !label.isEmpty else { continue }
             switch kind {
-            case "dot": svg += "<circle cx=\"\(f(legendX + 9))\" cy=\"\(f(legendY))\" r=\"3.5\" fill=\"\(color)\"/>\n"
             case "band": svg += "<rect x=\"\(f(legendX))\" y=\"\(f(legendY - 6))\" width=\"18\" height=\"12\" fill=\"\(color)\" fill-opacity=\"0.25\"/>\n"
             default:
                 let dash = kind == "dash" ? " stroke-dasharray=\"6 4\"" : ""
