@@ -4,9 +4,10 @@
 //
 // Dependency direction (one way, enforced in review):
 //   ProofkitCore  <-  engines (VoiceGate, DuaMatching, ImageProof, SquatCounting, PrayerPlanning,
-//                             SpeechRecognition)
+//                             SpeechRecognition, AudioDSP: resampling, fades, mixing, gain)
 //   ProofkitCore  <-  adapters (AudioIO, ImageIO, Inference), each over its own C modules
 //   engines + adapters  <-  Proofkit (facade)  <-  ProofkitCLI  <-  ProofkitTool (`proofkit`)
+//   Proofkit + ProofkitDemoMedia (the demo's JPEG/MP3 files, `.embedInCode`)  <-  ProofkitDemo  <-  ProofkitCLI
 // Engines import no C and do no I/O, so a phone app can link ProofkitCore + the engines alone.
 import PackageDescription
 
@@ -18,6 +19,7 @@ let package = Package(
             name: "ProofkitEngines",
             targets: [
                 "VoiceGate", "DuaMatching", "ImageProof", "SquatCounting", "PrayerPlanning", "SpeechRecognition",
+                "AudioDSP",
             ]),
         .library(name: "Proofkit", targets: ["Proofkit"]),
         .executable(name: "proofkit", targets: ["ProofkitTool"]),
@@ -47,6 +49,7 @@ let package = Package(
         .target(name: "SquatCounting", dependencies: ["ProofkitCore"]),
         .target(name: "PrayerPlanning", dependencies: ["ProofkitCore"]),
         .target(name: "SpeechRecognition", dependencies: ["ProofkitCore"]),
+        .target(name: "AudioDSP", dependencies: ["ProofkitCore"]),
 
         // MARK: Adapters, one per capability.
         .target(name: "AudioIO", dependencies: ["ProofkitCore", "CSndFile", "CALSA", "CProofkitShims"]),
@@ -59,18 +62,23 @@ let package = Package(
             name: "Proofkit",
             dependencies: [
                 "ProofkitCore", "VoiceGate", "DuaMatching", "ImageProof", "SquatCounting",
-                "PrayerPlanning", "SpeechRecognition", "AudioIO", "ImageIO", "Inference", "Storage", "CProofkitShims",
+                "PrayerPlanning", "SpeechRecognition", "AudioDSP", "AudioIO", "ImageIO", "Inference", "Storage",
+                "CProofkitShims",
+                // Only for BenchDemoPhoto (Bench/BenchPhotoRun.swift) until the bench runner leaves the facade.
+                "ProofkitDemoMedia",
             ]),
-        .target(name: "ProofkitCLI", dependencies: ["Proofkit"]),
+        // The demo: its media (embedded in code, no files needed at run time) and its steps.
+        .target(name: "ProofkitDemoMedia", resources: [.embedInCode("Media")]),
+        .target(name: "ProofkitDemo", dependencies: ["Proofkit", "ProofkitDemoMedia", "AudioIO", "DuaMatching", "VoiceGate"]),
+        .target(name: "ProofkitCLI", dependencies: ["Proofkit", "ProofkitDemo"]),
         .executableTarget(name: "ProofkitTool", dependencies: ["ProofkitCLI"]),
         .executableTarget(
             name: "ProofkitBench", dependencies: ["Proofkit"], path: "Benchmarks/ProofkitBench"),
 
         // MARK: Tests.
+        // The fixtures are read from the source tree (TestEnvironment.fixtures), not from a bundle.
         .target(
-            name: "TestSupport", dependencies: ["ProofkitCore"], path: "Tests/TestSupport",
-            exclude: ["Fixtures/README.md"],
-            resources: [.copy("Fixtures")]),
+            name: "TestSupport", dependencies: ["ProofkitCore"], path: "Tests/TestSupport", exclude: ["Fixtures"]),
         .testTarget(name: "ProofkitCoreTests", dependencies: ["ProofkitCore", "TestSupport"]),
         .testTarget(name: "VoiceGateTests", dependencies: ["VoiceGate", "TestSupport"]),
         .testTarget(name: "DuaMatchingTests", dependencies: ["DuaMatching", "TestSupport"]),
@@ -78,11 +86,12 @@ let package = Package(
         .testTarget(name: "SquatCountingTests", dependencies: ["SquatCounting", "TestSupport"]),
         .testTarget(name: "PrayerPlanningTests", dependencies: ["PrayerPlanning", "TestSupport"]),
         .testTarget(name: "SpeechRecognitionTests", dependencies: ["SpeechRecognition", "TestSupport"]),
+        .testTarget(name: "AudioDSPTests", dependencies: ["AudioDSP", "TestSupport"]),
         .testTarget(name: "AudioIOTests", dependencies: ["AudioIO", "TestSupport"]),
         .testTarget(name: "ImageIOTests", dependencies: ["ImageIO", "TestSupport"]),
         .testTarget(name: "InferenceTests", dependencies: ["Inference", "TestSupport"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"]),
-        .testTarget(name: "ProofkitTests", dependencies: ["Proofkit", "SpeechRecognition", "TestSupport"]),
+        .testTarget(name: "ProofkitTests", dependencies: ["Proofkit", "ProofkitDemo", "AudioDSP", "SpeechRecognition", "TestSupport"]),
         .testTarget(name: "ProofkitCLITests", dependencies: ["ProofkitCLI", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
@@ -97,7 +106,10 @@ for target in package.targets where target.type != .system && target.type != .bi
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     // Core and engines are pure Swift: hold them to strict memory safety (zero `unsafe`).
-    if ["ProofkitCore", "VoiceGate", "DuaMatching", "ImageProof", "SquatCounting", "PrayerPlanning", "SpeechRecognition"]
+    if [
+        "ProofkitCore", "VoiceGate", "DuaMatching", "ImageProof", "SquatCounting", "PrayerPlanning", "SpeechRecognition",
+        "AudioDSP",
+    ]
         .contains(target.name)
     {
         settings.append(.strictMemorySafety())

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
     import Glibc
 #endif
+import ProofkitCore
 
 /// One benchmark: a name, a deterministic input made before timing, and a body.
 ///
@@ -35,7 +36,7 @@ func run(_ benchmarks: [Benchmark], filter: String?) {
             let start = clock.now
             units = benchmark.body()
             let elapsed = clock.now - start
-            times.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+            times.append(elapsed.seconds)
         }
         times.sort()
         let median = times[times.count / 2]

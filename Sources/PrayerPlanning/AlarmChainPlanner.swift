@@ -117,7 +117,7 @@ public struct AlarmChainConfiguration: Sendable, Hashable {
     public var ringOffsets: [Duration] {
         if let backups {
             guard backups > 0 else { return [.zero] }
-            let window = Double(proofWindow.components.seconds) + Double(proofWindow.components.attoseconds) / 1e18
+            let window = proofWindow.seconds
             return (0...backups).map { .seconds(Int64((window * Double($0) / Double(backups)).rounded())) }
         }
         var offsets: [Duration] = [.zero]
@@ -435,7 +435,7 @@ public struct AlarmChainPlanner: Sendable {
             PlannedAlarm(
                 id: AlarmID(occurrence: occurrence, minute: wall, ring: index), occurrence: occurrence,
                 ringIndex: index, prayerTime: wall,
-                content: AlarmContent(fireDate: first.addingTimeInterval(seconds(offset)), sound: sound))
+                content: AlarmContent(fireDate: first.addingTimeInterval(offset.seconds), sound: sound))
         })
     }
 
@@ -495,9 +495,6 @@ public struct AlarmChainPlanner: Sendable {
     }
 }
 
-func seconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-}
 
 /// FNV-1a 64-bit of the UTF-8 bytes, as 16 lower-case hex digits (stable across runs, unlike
 /// `Hasher`).

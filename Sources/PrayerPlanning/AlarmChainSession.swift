@@ -3,6 +3,7 @@
 #else
     public import Foundation
 #endif
+import ProofkitCore
 
 /// Something that happens while a chain rings.
 public enum ChainEvent: Sendable, Hashable {
@@ -69,7 +70,7 @@ public struct AlarmChainSession: Sendable, Hashable {
         case .proofScreenOpened(let now), .proofActivity(let now):
             isProofScreenOpen = true
             pending.removeAll { $0.fireDate <= now }
-            let until = now.addingTimeInterval(seconds(holdOff))
+            let until = now.addingTimeInterval(holdOff.seconds)
             heldUntil = until
             let held = pending.filter { $0.fireDate > now && $0.fireDate < until }
             guard let first = held.first else { return [] }

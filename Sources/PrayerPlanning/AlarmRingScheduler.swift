@@ -3,6 +3,7 @@
 #else
     public import Foundation
 #endif
+import ProofkitCore
 
 /// A ring an alarm service holds: one row of its alarm list.
 public struct BookedRing: Sendable, Hashable {
@@ -164,7 +165,7 @@ public enum AlarmRingScheduler {
         pattern.maxGap = max(maxGap, pattern.firstGap)
         return pattern.ringOffsets.enumerated().map { index, offset in
             BookedRing(id: "\(chain).r\(index)", chain: chain, ringIndex: index,
-                       fireDate: first.addingTimeInterval(seconds(offset)))
+                       fireDate: first.addingTimeInterval(offset.seconds))
         }
     }
 }

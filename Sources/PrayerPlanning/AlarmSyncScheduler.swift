@@ -3,6 +3,7 @@
 #else
     public import Foundation
 #endif
+import ProofkitCore
 
 /// When to sync the system's alarms with the plan: one sync at a time, and requests that come
 /// close together merged into one. A pure state machine: the caller passes `now` and runs the
@@ -55,7 +56,7 @@ public struct AlarmSyncScheduler: Sendable, Hashable {
     /// ``finish(at:)`` says).
     public var nextSync: Date? {
         guard !isSyncing, let firstWaiting, let lastWaiting else { return nil }
-        return min(lastWaiting.addingTimeInterval(interval(debounce)), firstWaiting.addingTimeInterval(interval(maxDelay)))
+        return min(lastWaiting.addingTimeInterval(debounce.seconds), firstWaiting.addingTimeInterval(maxDelay.seconds))
     }
 
     /// Records a request for a sync (something changed).
@@ -87,9 +88,5 @@ public struct AlarmSyncScheduler: Sendable, Hashable {
         precondition(isSyncing, "finish(at:) without a running sync")
         isSyncing = false
         return nextSync
-    }
-
-    private func interval(_ duration: Duration) -> TimeInterval {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

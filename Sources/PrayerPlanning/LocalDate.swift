@@ -146,12 +146,6 @@ public struct WallClockTime: Hashable, Comparable, Sendable, CustomStringConvert
         return Date(timeIntervalSince1970: Double(w - min(early, late)))
     }
 
-    /// The local date's UTC offset in `zone` at its local noon, in seconds.
-    static func noonOffset(of date: LocalDate, in zone: TimeZone) -> Int {
-        let noon = WallClockTime(date: date, hour: 12, minute: 0).instant(in: zone)
-        return zone.secondsFromGMT(for: noon)
-    }
-
     public static func < (lhs: WallClockTime, rhs: WallClockTime) -> Bool { lhs.secondsAsUTC < rhs.secondsAsUTC }
 
     /// `YYYY-MM-DDTHH:MM:SS`.

@@ -243,126 +243,176 @@ public struct PrayerTimeCalculator: Sendable {
             undefinedReason: reason, polarResolution: nil, boundedByRule: [])
     }
 
-    func core(for date: LocalDate) -> Core? {
-        var solar = solarDate(for: date)
-        var latitude = coordinates.latitude
-        let longitude = coordinates.longitude
-        var today = SolarTime(date: solar, latitude: latitude, longitude: longitude)
-        var tomorrow = SolarTime(date: solar.adding(days: 1), latitude: latitude, longitude: longitude)
-        var resolution: AppliedPolarResolution? = nil
+    /// The solar day a local date's times are computed on: its UTC date and the Sun's times
+    /// there, after the polar resolution (a nearer latitude or a nearer day) when the Sun does
+    /// not rise or set.
+    struct SolarDay {
+        /// The UTC date whose solar times are used.
+        var solar: LocalDate
+        /// The latitude used (moved by `nearestLatitude`).
+        var latitude: Double
+        var today: SolarTime
+        var tomorrow: SolarTime
+        var resolution: AppliedPolarResolution?
+        /// Days from the date used back to the asked date (`nearestDay`), else 0.
         var dayShift = 0
-        if !isValid(today, tomorrow) {
-            switch parameters.polarResolution {
-            case .unresolved:
-                return nil
-            case .nearestLatitude:
-                let step = latitude >= 0 ? -0.5 : 0.5
-                repeat {
-                    latitude += step
-                    today = SolarTime(date: solar, latitude: latitude, longitude: longitude)
-                    tomorrow = SolarTime(date: solar.adding(days: 1), latitude: latitude, longitude: longitude)
-                } while !isValid(today, tomorrow) && abs(latitude) > 0.5
-                guard isValid(today, tomorrow) else { return nil }
-                resolution = .nearestLatitude(latitude)
-            case .nearestDay:
-                var found: LocalDate? = nil
-                search: for k in 1...183 {
-                    for direction in [1, -1] {
-                        let candidate = solar.adding(days: direction * k)
-                        let a = SolarTime(date: candidate, latitude: latitude, longitude: longitude)
-                        let b = SolarTime(date: candidate.adding(days: 1), latitude: latitude, longitude: longitude)
-                        if isValid(a, b) {
-                            (today, tomorrow, found) = (a, b, candidate)
-                            break search
-                        }
-                    }
-                }
-                guard let found else { return nil }
-                dayShift = found.days(to: solar)
-                resolution = .nearestDay(date.adding(days: -dayShift))
-                solar = found
-            }
-        }
-        guard let transitH = today.transit, let sunriseH = today.sunrise, let sunsetH = today.sunset,
-            let tomorrowSunriseH = tomorrow.sunrise
-        else { return nil }
 
-        let base = solar.daysSinceEpoch * 86_400
+        /// Seconds since 1970 of `hours` (UT) on ``solar`` plus `dayOffset` days, rounded down.
         func seconds(_ hours: Double, dayOffset: Int = 0) -> Int {
-            base + dayOffset * 86_400 + Int((hours * 3600).rounded(.down))
+            solar.daysSinceEpoch * 86_400 + dayOffset * 86_400 + Int((hours * 3600).rounded(.down))
         }
-        let sunrise = seconds(sunriseH)
-        let sunset = seconds(sunsetH)
-        let night = seconds(tomorrowSunriseH, dayOffset: 1) - sunset
+    }
+
+    /// The night a date's Fajr and Isha are bounded by: sunset to the next sunrise.
+    struct Night {
+        var sunrise: Int
+        var sunset: Int
+        /// The night's length, in seconds.
+        var length: Int
+        /// The portions of the night the high-latitude rule allows before sunrise and after sunset.
+        var portions: (fajr: Double, isha: Double)
+        /// MoonsightingCommittee above 55 degrees: a seventh of the night.
+        var mscSeventh: Bool
+    }
+
+    func core(for date: LocalDate) -> Core? {
+        guard let day = solarDay(for: date), let transitH = day.today.transit, let sunriseH = day.today.sunrise,
+            let sunsetH = day.today.sunset, let tomorrowSunriseH = day.tomorrow.sunrise
+        else { return nil }
+        let sunrise = day.seconds(sunriseH)
+        let sunset = day.seconds(sunsetH)
         let p = parameters
-        var bounded: Set<Prayer> = []
-        let rule = p.highLatitudeRule.resolved(latitude: latitude)
+        let rule = p.highLatitudeRule.resolved(latitude: day.latitude)
         let portions: (fajr: Double, isha: Double) =
             switch rule {
             case .middleOfTheNight, .recommended: (0.5, 0.5)
             case .seventhOfTheNight: (1.0 / 7, 1.0 / 7)
             case .twilightAngle: (p.fajrAngle / 60, p.ishaAngle / 60)
             }
-        let mscSeventh = p.usesMoonsightingSeasons && abs(latitude) >= 55
+        let night = Night(
+            sunrise: sunrise, sunset: sunset, length: day.seconds(tomorrowSunriseH, dayOffset: 1) - sunset,
+            portions: portions, mscSeventh: p.usesMoonsightingSeasons && abs(day.latitude) >= 55)
 
-        // Fajr.
-        var fajr = today.hourAngle(-p.fajrAngle, afterTransit: false).map { seconds($0) }
-        let safeFajr: Int
-        if p.usesMoonsightingSeasons {
-            if mscSeventh { fajr = sunrise - night / 7 }
-            safeFajr = sunrise - Int((seasonalMorningMinutes(latitude: latitude, date: solar) * 60)
-                .rounded(.toNearestOrEven))
-        } else {
-            safeFajr = sunrise - Int(portions.fajr * Double(night))
-        }
-        if fajr == nil || fajr! < safeFajr {
-            fajr = safeFajr
-            bounded.insert(.fajr)
-        }
-
-        // Isha.
-        var isha: Int
-        if var interval = p.ishaInterval {
-            if let ramadan = p.ramadanIshaInterval, hijriMonth(of: date) == 9 { interval = ramadan }
-            isha = sunset + interval * 60
-        } else {
-            var angle = today.hourAngle(-p.ishaAngle, afterTransit: true).map { seconds($0) }
-            if mscSeventh { angle = sunset + night / 7 }
-            let safeIsha: Int
-            if p.usesMoonsightingSeasons {
-                safeIsha = sunset + Int((seasonalEveningMinutes(latitude: latitude, date: solar, shafaq: p.shafaq) * 60)
-                    .rounded(.toNearestOrEven))
-            } else {
-                safeIsha = sunset + Int(portions.isha * Double(night))
-            }
-            if let a = angle, a <= safeIsha {
-                isha = a
-            } else {
-                isha = safeIsha
-                bounded.insert(.isha)
-            }
-        }
-
-        // Maghrib.
-        var maghrib = sunset
-        if let angle = p.maghribAngle, let h = today.hourAngle(-angle, afterTransit: true) {
-            let t = seconds(h)
-            if sunset < t && isha > t { maghrib = t }
-        }
+        var bounded: Set<Prayer> = []
+        let fajr = fajrTime(day, night)
+        if fajr.bounded { bounded.insert(.fajr) }
+        let isha = ishaTime(day, night, date: date)
+        if isha.bounded { bounded.insert(.isha) }
+        let maghrib = maghribTime(day, sunset: sunset, isha: isha.seconds)
 
         var raw: [Prayer: Int] = [
-            .fajr: fajr!, .sunrise: sunrise, .dhuhr: seconds(transitH), .maghrib: maghrib, .isha: isha,
+            .fajr: fajr.seconds, .sunrise: sunrise, .dhuhr: day.seconds(transitH), .maghrib: maghrib,
+            .isha: isha.seconds,
         ]
-        if let asr = today.afternoon(shadowLength: p.madhab.shadowLength) {
+        if let asr = day.today.afternoon(shadowLength: p.madhab.shadowLength) {
             // Near polar night the Sun barely rises; keep Asr between Dhuhr and sunset.
-            raw[.asr] = min(max(seconds(asr), seconds(transitH)), sunset)
+            raw[.asr] = min(max(day.seconds(asr), day.seconds(transitH)), sunset)
         }
+        return finalTimes(raw, day: day, night: night, bounded: bounded)
+    }
 
-        var result = Core(sunset: sunset + dayShift * 86_400, sunrise: sunrise + dayShift * 86_400,
-                          bounded: bounded, resolution: resolution)
+    /// The solar day of `date`, with the polar resolution applied when the Sun does not rise or
+    /// set; `nil` when it stays unresolved.
+    private func solarDay(for date: LocalDate) -> SolarDay? {
+        let solar = solarDate(for: date)
+        let longitude = coordinates.longitude
+        var day = SolarDay(
+            solar: solar, latitude: coordinates.latitude,
+            today: SolarTime(date: solar, latitude: coordinates.latitude, longitude: longitude),
+            tomorrow: SolarTime(date: solar.adding(days: 1), latitude: coordinates.latitude, longitude: longitude))
+        guard !isValid(day.today, day.tomorrow) else { return day }
+        switch parameters.polarResolution {
+        case .unresolved:
+            return nil
+        case .nearestLatitude:
+            let step = day.latitude >= 0 ? -0.5 : 0.5
+            repeat {
+                day.latitude += step
+                day.today = SolarTime(date: solar, latitude: day.latitude, longitude: longitude)
+                day.tomorrow = SolarTime(date: solar.adding(days: 1), latitude: day.latitude, longitude: longitude)
+            } while !isValid(day.today, day.tomorrow) && abs(day.latitude) > 0.5
+            guard isValid(day.today, day.tomorrow) else { return nil }
+            day.resolution = .nearestLatitude(day.latitude)
+        case .nearestDay:
+            var found: LocalDate? = nil
+            search: for k in 1...183 {
+                for direction in [1, -1] {
+                    let candidate = solar.adding(days: direction * k)
+                    let a = SolarTime(date: candidate, latitude: day.latitude, longitude: longitude)
+                    let b = SolarTime(date: candidate.adding(days: 1), latitude: day.latitude, longitude: longitude)
+                    if isValid(a, b) {
+                        (day.today, day.tomorrow, found) = (a, b, candidate)
+                        break search
+                    }
+                }
+            }
+            guard let found else { return nil }
+            day.dayShift = found.days(to: solar)
+            day.resolution = .nearestDay(date.adding(days: -day.dayShift))
+            day.solar = found
+        }
+        return day
+    }
+
+    /// Fajr: the Sun at the Fajr angle before sunrise, bounded by the high-latitude rule (or the
+    /// MoonsightingCommittee's seasonal minutes); `bounded` when the bound decided.
+    private func fajrTime(_ day: SolarDay, _ night: Night) -> (seconds: Int, bounded: Bool) {
+        let p = parameters
+        var fajr = day.today.hourAngle(-p.fajrAngle, afterTransit: false).map { day.seconds($0) }
+        let safeFajr: Int
+        if p.usesMoonsightingSeasons {
+            if night.mscSeventh { fajr = night.sunrise - night.length / 7 }
+            safeFajr = night.sunrise - Int((seasonalMorningMinutes(latitude: day.latitude, date: day.solar) * 60)
+                .rounded(.toNearestOrEven))
+        } else {
+            safeFajr = night.sunrise - Int(night.portions.fajr * Double(night.length))
+        }
+        guard let fajr, fajr >= safeFajr else { return (safeFajr, true) }
+        return (fajr, false)
+    }
+
+    /// Isha: minutes after sunset (an interval method; Ramadan's in Ramadan) or the Sun at the
+    /// Isha angle after sunset, bounded like Fajr; `bounded` when the bound decided.
+    private func ishaTime(_ day: SolarDay, _ night: Night, date: LocalDate) -> (seconds: Int, bounded: Bool) {
+        let p = parameters
+        if var interval = p.ishaInterval {
+            if let ramadan = p.ramadanIshaInterval, hijriMonth(of: date) == 9 { interval = ramadan }
+            return (night.sunset + interval * 60, false)
+        }
+        var angle = day.today.hourAngle(-p.ishaAngle, afterTransit: true).map { day.seconds($0) }
+        if night.mscSeventh { angle = night.sunset + night.length / 7 }
+        let safeIsha: Int
+        if p.usesMoonsightingSeasons {
+            safeIsha = night.sunset
+                + Int((seasonalEveningMinutes(latitude: day.latitude, date: day.solar, shafaq: p.shafaq) * 60)
+                    .rounded(.toNearestOrEven))
+        } else {
+            safeIsha = night.sunset + Int(night.portions.isha * Double(night.length))
+        }
+        if let a = angle, a <= safeIsha { return (a, false) }
+        return (safeIsha, true)
+    }
+
+    /// Maghrib: sunset, or the Sun at the method's Maghrib angle when it falls between sunset and Isha.
+    private func maghribTime(_ day: SolarDay, sunset: Int, isha: Int) -> Int {
+        guard let angle = parameters.maghribAngle, let h = day.today.hourAngle(-angle, afterTransit: true) else {
+            return sunset
+        }
+        let t = day.seconds(h)
+        return sunset < t && isha > t ? t : sunset
+    }
+
+    /// The final times: the method's and the user's minute adjustments, moved back by a
+    /// `nearestDay` shift, and rounded.
+    private func finalTimes(_ raw: [Prayer: Int], day: SolarDay, night: Night, bounded: Set<Prayer>) -> Core {
+        let p = parameters
+        let shift = day.dayShift * 86_400
+        var result = Core(
+            sunset: night.sunset + shift, sunrise: night.sunrise + shift, bounded: bounded,
+            resolution: day.resolution)
         for (prayer, value) in raw {
             let offset = (p.adjustments[prayer] + p.methodAdjustments[prayer]) * 60
-            result.final[prayer] = rounded(value + offset + dayShift * 86_400)
+            result.final[prayer] = rounded(value + offset + shift)
         }
         return result
     }

@@ -124,7 +124,7 @@ func installedPath(for relative: String, share: String) -> String? {
 /// `relative` in an installed tree's data folder (see ``installedShareFolder(executablePath:)``),
 /// else in the running executable's folder or the nearest folder above it, else in the current
 /// folder; `nil` when it is in none of them.
-func locateNearExecutable(_ relative: String) -> String? {
+package func locateNearExecutable(_ relative: String) -> String? {
     if let share = installedShareFolder(), let installed = installedPath(for: relative, share: share),
         FileKind(atPath: installed) != nil
     {

@@ -79,14 +79,6 @@ public enum ResourceUsage {
         else { return 0 }
         return kb * 1024
     }
-
-    /// CPU time (user + system) this process has used, in seconds.
-    public static func cpuSeconds() -> Double {
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
-            + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
-    }
 }
 
 /// Reads a small text file (procfs, os-release) whole; `nil` when it cannot be read.

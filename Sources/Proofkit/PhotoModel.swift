@@ -19,8 +19,6 @@ public struct OnnxPhotoModel: ~Copyable, PhotoModelRunner {
     public static let lite0FP32Path = "Models/generated/efficientnet_lite0_fp32.onnx"
     /// Where set-up puts the static int8 EfficientNet-Lite0.
     public static let lite0Int8Path = "Models/generated/efficientnet_lite0_int8.onnx"
-    /// Where a user's MobileCLIP export goes (`Models/export_mobileclip.py`).
-    public static let clipPath = "Models/generated/mobileclip_s0_image.onnx"
 
     private var session: InferenceSession
     private let inputName: String

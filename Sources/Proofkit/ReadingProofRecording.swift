@@ -1,3 +1,4 @@
+import AudioDSP
 import AudioIO
 public import DuaMatching
 public import SpeechRecognition

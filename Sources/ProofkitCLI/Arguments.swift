@@ -40,17 +40,38 @@ public struct ParsedArguments: Sendable, Equatable {
     public var values: [String: [String]] = [:]
     /// Positional arguments, in order (everything after `--` is positional).
     public var positionals: [String] = []
+    /// The long names of the options the command declared (what ``parseArguments(_:options:)``
+    /// was given). Asking for any other name is a bug in the command, so it traps.
+    public let declaredNames: Set<String>
 
-    public init() {}
+    /// Empty arguments of a command that declares `declaredNames` (long names, without dashes).
+    public init(declaredNames: Set<String> = []) {
+        self.declaredNames = declaredNames
+    }
 
-    /// Whether flag `name` was given.
-    public func has(_ name: String) -> Bool { flags.contains(name) }
+    /// Whether flag `name` was given. Traps when the command never declared `name`.
+    public func has(_ name: String) -> Bool {
+        requireDeclared(name)
+        return flags.contains(name)
+    }
 
-    /// The last value of option `name`, if given.
-    public func value(_ name: String) -> String? { values[name]?.last }
+    /// The last value of option `name`, if given. Traps when the command never declared `name`.
+    public func value(_ name: String) -> String? {
+        requireDeclared(name)
+        return values[name]?.last
+    }
 
-    /// All values of a repeatable option.
-    public func all(_ name: String) -> [String] { values[name] ?? [] }
+    /// All values of a repeatable option. Traps when the command never declared `name`.
+    public func all(_ name: String) -> [String] {
+        requireDeclared(name)
+        return values[name] ?? []
+    }
+
+    /// Traps (in every build) when `name` is not one of ``declaredNames``: a misspelt name would
+    /// otherwise read as "not given" forever.
+    private func requireDeclared(_ name: String) {
+        precondition(declaredNames.contains(name), "option '--\(name)' was never declared by this command")
+    }
 
     /// The value of `name` parsed as a number, or `nil` when absent.
     /// - Throws: ``UsageError`` when present but not a number.
@@ -114,7 +135,7 @@ public func parseDuration(_ text: String) -> Double? {
 public func parseArguments(_ tokens: [String], options: [OptionSpec]) throws(UsageError)
     -> ParsedArguments
 {
-    var result = ParsedArguments()
+    var result = ParsedArguments(declaredNames: Set(options.map(\.name)))
     var index = 0
     func spec(long: String) -> OptionSpec? { options.first { $0.name == long } }
     func spec(short: Character) -> OptionSpec? { options.first { $0.short == short } }

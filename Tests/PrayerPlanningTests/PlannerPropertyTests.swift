@@ -1,6 +1,7 @@
 import Foundation
 import PrayerPlanning
 import Testing
+import TestSupport
 
 /// SplitMix64 (Steele, Lea and Flood 2014): a small, fast, seedable generator, so every
 /// property run is reproducible from its seed.
@@ -158,7 +159,7 @@ func trueCoverage(_ plan: AlarmPlan, _ system: [AlarmID: SystemAlarm]) -> LocalD
     return covered
 }
 
-@Suite("Alarm-chain planner properties (seeded, thousands of random cases)")
+@Suite("Alarm-chain planner properties (seeded, thousands of random cases)", .tags(.property), .propertyRun)
 struct PlannerPropertyTests {
     static let planCases = 2000
     static let reconcileCases = 2000

@@ -129,4 +129,31 @@ struct JSONValueTests {
     func arabic() {
         #expect(JSONValue.string("الحمد لله").serialized == "\"الحمد لله\"")
     }
+
+    @Test("the parsed arguments know the declared names; asking for a declared but absent one is nil")
+    func declaredNames() throws {
+        let parsed = try parseArguments(["--json"], options: sampleOptions)
+        #expect(parsed.declaredNames == ["json", "output", "max-seconds", "prompt"])
+        #expect(parsed.value("max-seconds") == nil && parsed.all("prompt").isEmpty && !parsed.has("output"))
+    }
+
+    @Test("asking for an option the command never declared traps (value, has, all, typed)")
+    func undeclaredNameTraps() async throws {
+        await #expect(processExitsWith: .failure) {
+            let parsed = try parseArguments([], options: sampleOptions)
+            _ = parsed.value("outptu")
+        }
+        await #expect(processExitsWith: .failure) {
+            let parsed = try parseArguments(["--json"], options: sampleOptions)
+            _ = parsed.has("jsno")
+        }
+        await #expect(processExitsWith: .failure) {
+            let parsed = try parseArguments([], options: sampleOptions)
+            _ = parsed.all("prompts")
+        }
+        await #expect(processExitsWith: .failure) {
+            let parsed = try parseArguments([], options: sampleOptions)
+            _ = try parsed.double("max-second")
+        }
+    }
 }

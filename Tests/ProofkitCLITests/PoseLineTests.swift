@@ -74,7 +74,7 @@ struct PoseLineTests {
         #expect(compare(cases.map { Array($0.utf8) }) == cases.count)
     }
 
-    @Test("thousands of damaged fixture lines (bytes changed, cut, doubled) agree")
+    @Test("thousands of damaged fixture lines (bytes changed, cut, doubled) agree", .tags(.property), .propertyRun)
     func damaged() throws {
         let files = try Self.fixtureLines()
         var seed: UInt64 = 17

@@ -3,6 +3,8 @@ import Testing
 import ProofkitCore
 import TestSupport
 import Proofkit
+import ProofkitDemo
+import AudioDSP
 
 func thrownError(_ body: () throws -> Void) -> ProofkitError? {
     do {

@@ -2,6 +2,7 @@ import Foundation
 import ImageProof
 import Inference
 import Proofkit
+import ProofkitDemo
 import ProofkitCore
 import Testing
 import TestSupport

@@ -15,12 +15,12 @@ Writes, in Tests/TestSupport/Fixtures/images/:
 - closeup_mat.jpg (480x360): a close-up of demo_mat.jpg's pattern (a 110x82 crop of the decoded
   JPEG at (270, 210), brightened 1.5x, enlarged): a mat photographed too near. Lite0 rejects it
   with class 741 at about 0.09 (fp32 0.10), so `proofkit mat` gives the retake hint (MatRetakeHint).
-and Sources/Proofkit/DemoPhotos.swift, which embeds demo_mat.jpg and demo_coffee.jpg (base64) so
-that `proofkit demo` needs no data files.
+and the same demo_mat.jpg and demo_coffee.jpg, byte for byte, in Sources/ProofkitDemoMedia/Media/,
+which SwiftPM embeds in the binary (`.embedInCode`) so that `proofkit demo` needs no data files.
 """
 from __future__ import annotations
 
-import base64
+import shutil
 import glob
 import io
 import os
@@ -31,7 +31,7 @@ from PIL import Image, ImageDraw, ImageEnhance, ImageFilter
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OUT = os.path.join(ROOT, "Tests", "TestSupport", "Fixtures", "images")
-SWIFT = os.path.join(ROOT, "Sources", "Proofkit", "DemoPhotos.swift")
+MEDIA = os.path.join(ROOT, "Sources", "ProofkitDemoMedia", "Media")
 SEED = 30
 
 
@@ -113,11 +113,6 @@ def closeup(mat_jpeg: bytes) -> Image.Image:
     return ImageEnhance.Brightness(crop).enhance(1.5).resize((480, 360), Image.Resampling.LANCZOS)
 
 
-def swift_literal(data: bytes) -> str:
-    text = base64.b64encode(data).decode()
-    return "\n".join("        " + text[i:i + 100] for i in range(0, len(text), 100))
-
-
 def main() -> None:
     os.makedirs(OUT, exist_ok=True)
     mat = jpeg(render_mat())
@@ -130,28 +125,9 @@ def main() -> None:
         with open(os.path.join(OUT, name), "wb") as f:
             f.write(data)
         print(f"wrote {name} ({len(data)} bytes)")
-    swift = f'''// The photos of `proofkit demo`, embedded so that the demo works from any folder with nothing else
-// installed. Made by Tests/Scripts/make_demo_photos.py (which also writes them, byte for byte, to
-// Tests/TestSupport/Fixtures/images/demo_mat.jpg and demo_coffee.jpg). Base64 in 100-character lines.
-enum DemoPhotos {{
-    /// A rendered picture of a prayer mat (drawn by proofkit's script; not a photo), 640x480 JPEG.
-    static let matTitle = "a rendered picture of a prayer mat on a wooden floor (drawn by proofkit, not a photo)"
-    /// scikit-image's `coffee` sample photo, CC0 (photographer Rachel Michetti), 480x320 JPEG.
-    static let coffeeTitle = "a photo of a cup of coffee (scikit-image sample, CC0, Rachel Michetti)"
-
-    static let matBase64 = """
-{swift_literal(mat)}
-        """
-
-    static let coffeeBase64 = """
-{swift_literal(photo)}
-        """
-}}
-'''
-    with open(SWIFT + ".tmp", "w", encoding="utf-8") as f:
-        f.write(swift)
-    os.replace(SWIFT + ".tmp", SWIFT)
-    print(f"wrote {os.path.relpath(SWIFT, ROOT)}")
+    for name in ("demo_mat.jpg", "demo_coffee.jpg"):
+        shutil.copyfile(os.path.join(OUT, name), os.path.join(MEDIA, name))
+        print(f"copied {name} to {os.path.relpath(MEDIA, ROOT)}")
 
 
 if __name__ == "__main__":

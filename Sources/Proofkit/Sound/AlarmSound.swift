@@ -1,4 +1,5 @@
 public import ProofkitCore
+import AudioDSP
 import AudioIO
 
 /// Preparing and checking alarm sounds: the pipelines behind `proofkit trim` and `proofkit check`.

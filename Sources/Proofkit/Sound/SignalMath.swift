@@ -1,26 +1,15 @@
-// Pure signal arithmetic over interleaved [Float] samples: levels, clipping, silence, fades,
-// channel mixing. No I/O; no C library beyond libm's log10/cos and AudioIO's 16-bit level
-// statistics.
+// Level statistics over interleaved samples (peak, RMS, clipping) and the 16-bit to float
+// conversion: the hot loops of check and trim, with unaligned SIMD loads and AudioIO's 16-bit
+// statistics in C, so they stay here rather than in the strict-memory-safety AudioDSP engine
+// (which has the pure operations: resampling, fades, mixing, gain). No I/O.
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
+public import AudioDSP
 import AudioIO
 import ProofkitCore
-
-/// Decibel conversions relative to digital full scale (1.0).
-public enum Decibels {
-    /// `20 log10(amplitude)`; `-infinity` for 0.
-    public static func fromAmplitude(_ amplitude: Double) -> Double {
-        amplitude > 0 ? 20 * log10(amplitude) : -Double.infinity
-    }
-
-    /// `10^(dBFS / 20)`.
-    public static func toAmplitude(_ dBFS: Double) -> Double {
-        pow(10, dBFS / 20)
-    }
-}
 
 /// Running level statistics over interleaved samples, fed chunk by chunk.
 ///
@@ -184,40 +173,7 @@ public struct SignalLevels: Sendable, Equatable {
     }
 }
 
-/// Small pure operations on interleaved audio.
-public enum SignalMath {
-    /// The index of the first frame whose loudest channel reaches `threshold` (linear, e.g. 0.00316
-    /// for -50 dBFS), or `nil` when every frame stays below it.
-    public static func firstFrame(
-        atOrAbove threshold: Float, in samples: [Float], channels: Int
-    ) -> Int? {
-        guard let index = samples.firstIndex(where: { abs($0) >= threshold }) else { return nil }
-        return index / channels
-    }
-
-    /// Mixes interleaved `channels`-channel audio to mono (the mean of the channels).
-    public static func mixToMono(_ samples: [Float], channels: Int) -> [Float] {
-        AudioClip(samples: samples, channels: channels, sampleRate: 0).mono()
-    }
-
-    /// The gain of a raised-cosine (half-Hann) fade-out of `length` frames at frame `index`
-    /// (0-based): falls from just under 1 to exactly 0 at the last frame.
-    public static func fadeOutGain(at index: Int, length: Int) -> Float {
-        precondition(length >= 1 && index >= 0 && index < length)
-        return Float(0.5 * (1 + cos(Double.pi * Double(index + 1) / Double(length))))
-    }
-
-    /// Applies a raised-cosine fade-out over all frames of `samples` (interleaved), so that the
-    /// last frame is exactly 0.
-    public static func applyFadeOut(_ samples: inout [Float], channels: Int) {
-        let frames = samples.count / channels
-        guard frames > 0 else { return }
-        for frame in 0..<frames {
-            let gain = fadeOutGain(at: frame, length: frames)
-            for channel in 0..<channels { samples[frame * channels + channel] *= gain }
-        }
-    }
-
+extension SignalMath {
     /// Converts 16-bit samples to floats, `s / 32768` (exact; what libsndfile gives when it
     /// reads 16-bit PCM as float), into the start of `buffer`, which must hold
     /// `samples.count` (traps otherwise). A plain loop that the compiler vectorises.
@@ -228,11 +184,5 @@ public enum SignalMath {
                 for index in 0..<input.count { output[index] = Float(input[index]) * (1.0 / 32768) }
             }
         }
-    }
-
-    /// Multiplies every sample by `gain`.
-    public static func applyGain(_ samples: inout [Float], _ gain: Float) {
-        guard gain != 1 else { return }
-        for index in samples.indices { samples[index] *= gain }
     }
 }

@@ -1,6 +1,7 @@
 import ProofkitCore
 import ImageProof
 import Proofkit
+import ProofkitDemo
 import VoiceGate
 
 /// `proofkit demo`: the main job on built-in defaults.
@@ -67,7 +68,7 @@ enum DemoCommand: Subcommand {
             let check = trim.check
             io.print("proofkit demo: everything runs on this device.")
             io.print("1. Alarm sound from \(sound.sourceTitle):")
-            io.print("   wrote \(output): \(decimalText(check.decodedSeconds, places: 2)) s, \(check.format.sampleRate) Hz, \(check.format.channels == 1 ? "mono" : "\(check.format.channels) channels"), CAF 16-bit PCM, peak \(decimalText(check.levels.peakDBFS, places: 2)) dBFS (skipped \(decimalText(trim.skippedSeconds, places: 2)) s of leading silence)")
+            io.print("   wrote \(output): \(check.decodedSeconds.fixedDecimal(places: 2)) s, \(check.format.sampleRate) Hz, \(check.format.channels == 1 ? "mono" : "\(check.format.channels) channels"), CAF 16-bit PCM, peak \(check.levels.peakDBFS.fixedDecimal(places: 2)) dBFS (skipped \(trim.skippedSeconds.fixedDecimal(places: 2)) s of leading silence)")
             io.print("   check: \(check.verdict.isAccepted ? "accepted: safe to book as an alarm" : "rejected: \(check.verdict)")")
         }
         guard trim.check.verdict.isAccepted else { return .failure }
@@ -150,11 +151,11 @@ enum DemoCommand: Subcommand {
                 io.print("   skipped: \(reason)")
                 return .success
             }
-            io.print("   recording: \(decimalText(outcome.recordingSeconds, places: 2)) s, speech \(decimalText(outcome.speechLevelDecibels, places: 2)) dBFS over a room at \(decimalText(outcome.roomLevelDecibels, places: 2)) dBFS")
+            io.print("   recording: \(outcome.recordingSeconds.fixedDecimal(places: 2)) s, speech \(outcome.speechLevelDecibels.fixedDecimal(places: 2)) dBFS over a room at \(outcome.roomLevelDecibels.fixedDecimal(places: 2)) dBFS")
             for (label, run) in [("with a transcript", outcome.withTranscript), ("voice only", outcome.voiceOnly)] {
                 guard let run else { continue }
                 let heard = run.heardKeyWords.isEmpty ? "" : ", heard \(run.heardKeyWords.joined(separator: " "))"
-                io.print("   \(label): \(run.verdict) (\(run.rule): voiced \(decimalText(run.voicedSeconds, places: 2)) s of \(decimalText(run.neededSeconds, places: 2)) s needed\(heard))")
+                io.print("   \(label): \(run.verdict) (\(run.rule): voiced \(run.voicedSeconds.fixedDecimal(places: 2)) s of \(run.neededSeconds.fixedDecimal(places: 2)) s needed\(heard))")
             }
         }
         return .success

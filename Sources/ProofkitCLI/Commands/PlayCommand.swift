@@ -68,7 +68,7 @@ enum PlayCommand: Subcommand {
             while clock.now < deadline {
                 let left = deadline - clock.now
                 if io.isStderrTerminal {
-                    let seconds = Int((Double(left.components.seconds) + Double(left.components.attoseconds) * 1e-18).rounded(.up))
+                    let seconds = Int(left.seconds.rounded(.up))
                     io.writeErr("\rplaying \(baseName(path)) in \(seconds) s\u{1B}[K")
                 }
                 let step: Duration = left < .milliseconds(250) ? left : .milliseconds(250)

@@ -5,7 +5,6 @@
 public struct SVGPlot: Sendable {
     enum Element: Sendable {
         case line([Point], label: String, color: String)
-        case markers([Point], label: String, color: String)
         case horizontal(y: Double, label: String, color: String)
         case band(x0: Double, x1: Double, label: String?, color: String)
     }
@@ -51,11 +50,6 @@ public struct SVGPlot: Sendable {
         elements.append(.line(points.map { Point(x: $0.x, y: $0.y) }, label: label, color: nextColor(color)))
     }
 
-    /// Adds round markers at `points`.
-    public mutating func addMarkers(_ points: [(x: Double, y: Double)], label: String, color: String? = nil) {
-        elements.append(.markers(points.map { Point(x: $0.x, y: $0.y) }, label: label, color: nextColor(color)))
-    }
-
     /// Adds a dashed horizontal line at `y` (a threshold).
     public mutating func addHorizontalLine(y: Double, label: String, color: String? = nil) {
         elements.append(.horizontal(y: y, label: label, color: nextColor(color)))
@@ -68,18 +62,51 @@ public struct SVGPlot: Sendable {
         elements.append(.band(x0: min(x0, x1), x1: max(x0, x1), label: label, color: shade))
     }
 
-    /// The complete SVG document.
-    public func render() -> String {
+    /// The plot area of one rendering (margins in pixels) and the data ranges mapped onto it.
+    struct Frame {
         let left = 70.0, right = 20.0, top = 40.0, bottom = 50.0
         let legendWidth = 190.0
-        let plotWidth = Double(width) - left - right - legendWidth
-        let plotHeight = Double(height) - top - bottom
+        let plotWidth: Double
+        let plotHeight: Double
+        var xMin = 0.0, xMax = 1.0, yMin = 0.0, yMax = 1.0
+        var xTicks: [Double] = []
+        var yTicks: [Double] = []
 
+        init(width: Int, height: Int) {
+            plotWidth = Double(width) - left - right - legendWidth
+            plotHeight = Double(height) - top - bottom
+        }
+
+        /// The pixel x of data `x`.
+        func sx(_ x: Double) -> Double { left + (x - xMin) / (xMax - xMin) * plotWidth }
+        /// The pixel y of data `y`.
+        func sy(_ y: Double) -> Double { top + (1 - (y - yMin) / (yMax - yMin)) * plotHeight }
+    }
+
+    /// A pixel coordinate with one decimal.
+    static func format(_ v: Double) -> String { String(Double((v * 10).rounded()) / 10) }
+
+    /// The complete SVG document.
+    public func render() -> String {
+        let frame = scaledFrame()
+        var svg = header(frame)
+        svg += bands(frame)
+        svg += gridAndAxes(frame)
+        svg += linesAndThresholds(frame)
+        svg += legend(frame)
+        svg += "</svg>\n"
+        return svg
+    }
+
+    /// Axes scaled to the data: finite points, thresholds and bands, 5 % of headroom on y, and x
+    /// widened to whole ticks.
+    func scaledFrame() -> Frame {
+        var frame = Frame(width: width, height: height)
         var xs: [Double] = []
         var ys: [Double] = []
         for element in elements {
             switch element {
-            case .line(let points, _, _), .markers(let points, _, _):
+            case .line(let points, _, _):
                 for p in points where p.x.isFinite && p.y.isFinite {
                     xs.append(p.x)
                     ys.append(p.y)
@@ -99,40 +126,64 @@ public struct SVGPlot: Sendable {
         let yTicks = SVGPlot.ticks(yMin, yMax)
         xMin = min(xMin, xTicks.first ?? xMin)
         xMax = max(xMax, xTicks.last ?? xMax)
+        (frame.xMin, frame.xMax, frame.yMin, frame.yMax) = (xMin, xMax, yMin, yMax)
+        (frame.xTicks, frame.yTicks) = (xTicks, yTicks)
+        return frame
+    }
 
-        func sx(_ x: Double) -> Double { left + (x - xMin) / (xMax - xMin) * plotWidth }
-        func sy(_ y: Double) -> Double { top + (1 - (y - yMin) / (yMax - yMin)) * plotHeight }
-        func f(_ v: Double) -> String { String(Double((v * 10).rounded()) / 10) }
-
-        var svg = """
+    /// The document's opening, background and title.
+    func header(_ frame: Frame) -> String {
+        let f = SVGPlot.format
+        return """
             <svg xmlns="http://www.w3.org/2000/svg" width="\(width)" height="\(height)" \
             viewBox="0 0 \(width) \(height)" font-family="sans-serif" font-size="12">
             <rect width="100%" height="100%" fill="white"/>
-            <text x="\(f(left))" y="22" font-size="15" font-weight="bold">\(SVGPlot.escape(title))</text>
+            <text x="\(f(frame.left))" y="22" font-size="15" font-weight="bold">\(SVGPlot.escape(title))</text>
 
             """
-        // Bands first, under everything else.
+    }
+
+    /// Bands first, under everything else.
+    func bands(_ frame: Frame) -> String {
+        let f = SVGPlot.format
+        let (left, top, plotWidth, plotHeight) = (frame.left, frame.top, frame.plotWidth, frame.plotHeight)
+        var svg = ""
         for element in elements {
             if case .band(let x0, let x1, _, let color) = element {
-                let a = max(left, sx(x0)), b = min(left + plotWidth, sx(x1))
+                let a = max(left, frame.sx(x0)), b = min(left + plotWidth, frame.sx(x1))
                 if b > a {
                     svg += "<rect x=\"\(f(a))\" y=\"\(f(top))\" width=\"\(f(b - a))\" height=\"\(f(plotHeight))\" fill=\"\(color)\" fill-opacity=\"0.18\"/>\n"
                 }
             }
         }
-        // Grid and axes.
-        for t in yTicks where t >= yMin && t <= yMax {
+        return svg
+    }
+
+    /// Grid and axes: tick lines and labels, the frame, the axis labels.
+    func gridAndAxes(_ frame: Frame) -> String {
+        let f = SVGPlot.format
+        let (left, top, plotWidth, plotHeight) = (frame.left, frame.top, frame.plotWidth, frame.plotHeight)
+        let (sx, sy) = (frame.sx, frame.sy)
+        var svg = ""
+        for t in frame.yTicks where t >= frame.yMin && t <= frame.yMax {
             svg += "<line x1=\"\(f(left))\" y1=\"\(f(sy(t)))\" x2=\"\(f(left + plotWidth))\" y2=\"\(f(sy(t)))\" stroke=\"#e5e5e5\"/>\n"
             svg += "<text x=\"\(f(left - 6))\" y=\"\(f(sy(t) + 4))\" text-anchor=\"end\">\(SVGPlot.label(t))</text>\n"
         }
-        for t in xTicks where t >= xMin && t <= xMax {
+        for t in frame.xTicks where t >= frame.xMin && t <= frame.xMax {
             svg += "<line x1=\"\(f(sx(t)))\" y1=\"\(f(top))\" x2=\"\(f(sx(t)))\" y2=\"\(f(top + plotHeight))\" stroke=\"#f0f0f0\"/>\n"
             svg += "<text x=\"\(f(sx(t)))\" y=\"\(f(top + plotHeight + 16))\" text-anchor=\"middle\">\(SVGPlot.label(t))</text>\n"
         }
         svg += "<rect x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(plotWidth))\" height=\"\(f(plotHeight))\" fill=\"none\" stroke=\"#333\"/>\n"
         svg += "<text x=\"\(f(left + plotWidth / 2))\" y=\"\(height - 12)\" text-anchor=\"middle\">\(SVGPlot.escape(xLabel))</text>\n"
         svg += "<text transform=\"translate(16 \(f(top + plotHeight / 2))) rotate(-90)\" text-anchor=\"middle\">\(SVGPlot.escape(yLabel))</text>\n"
+        return svg
+    }
 
+    /// The lines (broken at non-finite points) and the dashed thresholds.
+    func linesAndThresholds(_ frame: Frame) -> String {
+        let f = SVGPlot.format
+        let (sx, sy) = (frame.sx, frame.sy)
+        var svg = ""
         for element in elements {
             switch element {
             case .line(let points, _, let color):
@@ -144,33 +195,33 @@ public struct SVGPlot: Sendable {
                     let path = segment.map { "\(f(sx($0.x))),\(f(sy($0.y)))" }.joined(separator: " ")
                     svg += "<polyline points=\"\(path)\" fill=\"none\" stroke=\"\(color)\" stroke-width=\"1.5\"/>\n"
                 }
-            case .markers(let points, _, let color):
-                for p in points where p.x.isFinite && p.y.isFinite {
-                    svg += "<circle cx=\"\(f(sx(p.x)))\" cy=\"\(f(sy(p.y)))\" r=\"3.5\" fill=\"\(color)\"/>\n"
-                }
             case .horizontal(let y, _, let color):
                 guard y.isFinite else { continue }
-                svg += "<line x1=\"\(f(left))\" y1=\"\(f(sy(y)))\" x2=\"\(f(left + plotWidth))\" y2=\"\(f(sy(y)))\" stroke=\"\(color)\" stroke-dasharray=\"6 4\" stroke-width=\"1.5\"/>\n"
+                svg += "<line x1=\"\(f(frame.left))\" y1=\"\(f(sy(y)))\" x2=\"\(f(frame.left + frame.plotWidth))\" y2=\"\(f(sy(y)))\" stroke=\"\(color)\" stroke-dasharray=\"6 4\" stroke-width=\"1.5\"/>\n"
             case .band:
                 continue
             }
         }
-        // Legend.
-        var legendY = top + 8
+        return svg
+    }
+
+    /// The legend, right of the plot: every labelled element once (bands once per label).
+    func legend(_ frame: Frame) -> String {
+        let f = SVGPlot.format
+        var svg = ""
+        var legendY = frame.top + 8
         var seenBands: Set<String> = []
-        let legendX = left + plotWidth + 16
+        let legendX = frame.left + frame.plotWidth + 16
         for element in elements {
             let entry: (String, String, String)?
             switch element {
             case .line(_, let label, let color): entry = (label, color, "line")
-            case .markers(_, let label, let color): entry = (label, color, "dot")
             case .horizontal(_, let label, let color): entry = (label, color, "dash")
             case .band(_, _, let label, let color):
                 if let label, seenBands.insert(label).inserted { entry = (label, color, "band") } else { entry = nil }
             }
             guard let (label, color, kind) = entry, !label.isEmpty else { continue }
             switch kind {
-            case "dot": svg += "<circle cx=\"\(f(legendX + 9))\" cy=\"\(f(legendY))\" r=\"3.5\" fill=\"\(color)\"/>\n"
             case "band": svg += "<rect x=\"\(f(legendX))\" y=\"\(f(legendY - 6))\" width=\"18\" height=\"12\" fill=\"\(color)\" fill-opacity=\"0.25\"/>\n"
             default:
                 let dash = kind == "dash" ? " stroke-dasharray=\"6 4\"" : ""
@@ -179,7 +230,6 @@ public struct SVGPlot: Sendable {
             svg += "<text x=\"\(f(legendX + 24))\" y=\"\(f(legendY + 4))\">\(SVGPlot.escape(label))</text>\n"
             legendY += 18
         }
-        svg += "</svg>\n"
         return svg
     }
 

@@ -1,5 +1,7 @@
+public import Proofkit
 public import ProofkitCore
 import AudioIO
+import ProofkitDemoMedia
 
 extension AlarmSound {
     /// What ``demo(output:)`` did.
@@ -20,43 +22,13 @@ extension AlarmSound {
     /// - Returns: the source and the trim result (with its check).
     /// - Throws: `.io` when `output` cannot be written; anything ``trim(input:output:options:)`` throws.
     public static func demo(output: String) throws(ProofkitError) -> DemoResult {
-        guard let bytes = Base64.decode(DemoRecitation.base64) else {
-            throw ProofkitError(.internal, "the embedded demo recitation is corrupt")
-        }
-        let input = try ScratchFile.write(bytes, beside: output)
+        let input = try ScratchFile.write(DemoMedia.recitationMP3, beside: output)
         defer { ScratchFile.remove(input) }
         var options = TrimOptions()
         options.trimsLeadingSilence = true
         options.normalizePeakDBFS = -1
         var result = try trim(input: input, output: output, options: options)
         result.input = "embedded demo recitation"
-        return DemoResult(sourceTitle: DemoRecitation.title, trim: result)
-    }
-}
-
-/// A small base64 decoder (RFC 4648, standard alphabet; whitespace ignored), without Foundation.
-enum Base64 {
-    static func decode(_ text: String) -> [UInt8]? {
-        var table = [UInt8](repeating: 255, count: 256)
-        for (index, scalar) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8.enumerated() {
-            table[Int(scalar)] = UInt8(index)
-        }
-        var out: [UInt8] = []
-        out.reserveCapacity(text.utf8.count * 3 / 4)
-        var accumulator: UInt32 = 0
-        var bits = 0
-        for byte in text.utf8 {
-            if byte == 0x3D { break }  // '=' padding: the end
-            if byte == 0x0A || byte == 0x0D || byte == 0x20 { continue }
-            let value = table[Int(byte)]
-            if value == 255 { return nil }
-            accumulator = (accumulator << 6) | UInt32(value)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                out.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
-            }
-        }
-        return out
+        return DemoResult(sourceTitle: DemoMedia.recitationTitle, trim: result)
     }
 }

@@ -139,44 +139,47 @@ public struct SincResampler: Sendable {
         let inputFrames = self.inputFrames
         let (step, den) = (self.step, self.den)
         let startOutput = nextOutput
-        table.withUnsafeBufferPointer { table in
-            weights.withUnsafeMutableBufferPointer { weights in
-                history.withUnsafeBufferPointer { h in
-                    out.withUnsafeMutableBufferPointer { out in
-                        for n in 0..<count {
-                            let position = (startOutput + n) * step  // input time * den
-                            let centre = position / den
-                            let fraction = Double(position % den) / Double(den)
-                            let first = centre - halfWidth + 1
-                            var sum: Float = 0
-                            for tap in 0..<(2 * halfWidth) {
-                                let distance = abs(Double(halfWidth - 1 - tap) + fraction) * filterScale
-                                let index = Int(distance)
-                                var w: Float = 0
-                                if index < tableLimit {
-                                    let t = Float(distance - Double(index))
-                                    w = table[index] + (table[index + 1] - table[index]) * t
-                                }
-                                weights[tap] = w
-                                sum += w
-                            }
-                            let norm: Float = sum != 0 ? 1 / sum : 0
-                            let lo = max(0, max(first, hStart) - first)
-                            let hi = min(2 * halfWidth, inputFrames - first)
-                            guard lo < hi else { continue }
-                            let base = n * channels
-                            if channels == 1 {
-                                var acc: Float = 0
-                                for tap in lo..<hi { acc += weights[tap] * h[first + tap - hStart] }
-                                out[base] = acc * norm
-                            } else {
-                                for tap in lo..<hi {
-                                    let w = weights[tap] * norm
-                                    let offset = (first + tap - hStart) * channels
-                                    for channel in 0..<channels { out[base + channel] += w * h[offset + channel] }
-                                }
-                            }
-                        }
+        // Spans, not unsafe pointers: the engine is held to strict memory safety. The weights
+        // scratch is moved out of `self` (no copy) while the table and history are borrowed.
+        var scratch: [Float] = []
+        swap(&scratch, &weights)
+        defer { swap(&scratch, &weights) }
+        do {
+            let table = self.table.span
+            let h = history.span
+            var weights = scratch.mutableSpan
+            var target = out.mutableSpan
+            for n in 0..<count {
+                let position = (startOutput + n) * step  // input time * den
+                let centre = position / den
+                let fraction = Double(position % den) / Double(den)
+                let first = centre - halfWidth + 1
+                var sum: Float = 0
+                for tap in 0..<(2 * halfWidth) {
+                    let distance = abs(Double(halfWidth - 1 - tap) + fraction) * filterScale
+                    let index = Int(distance)
+                    var w: Float = 0
+                    if index < tableLimit {
+                        let t = Float(distance - Double(index))
+                        w = table[index] + (table[index + 1] - table[index]) * t
+                    }
+                    weights[tap] = w
+                    sum += w
+                }
+                let norm: Float = sum != 0 ? 1 / sum : 0
+                let lo = max(0, max(first, hStart) - first)
+                let hi = min(2 * halfWidth, inputFrames - first)
+                guard lo < hi else { continue }
+                let base = n * channels
+                if channels == 1 {
+                    var acc: Float = 0
+                    for tap in lo..<hi { acc += weights[tap] * h[first + tap - hStart] }
+                    target[base] = acc * norm
+                } else {
+                    for tap in lo..<hi {
+                        let w = weights[tap] * norm
+                        let offset = (first + tap - hStart) * channels
+                        for channel in 0..<channels { target[base + channel] += w * h[offset + channel] }
                     }
                 }
             }

@@ -1,5 +1,6 @@
 import AudioIO
 import DuaMatching
+import Proofkit
 public import ProofkitCore
 public import VoiceGate
 #if canImport(FoundationEssentials)
@@ -111,15 +112,14 @@ public enum ReadingProofDemo {
         // 1. Speech: espeak-ng reads the du'a (with harakat) in Arabic.
         let waking = DuaCatalog.builtIn.text(named: "waking")!
         let speechPath = folder + "/speech.wav"
-        let espeakRun: ChildProcess.Completed
-        do throws(ChildProcess.Failure) {
-            espeakRun = try ChildProcess.run(
-                espeak, arguments: ["-v", "ar", "-s", "130", "-w", speechPath, waking.text], stdout: false, stderr: false)
-        } catch {
+        guard
+            let espeakRun = runChildDiscardingOutput(
+                espeak, arguments: ["-v", "ar", "-s", "130", "-w", speechPath, waking.text])
+        else {
             throw ProofkitError(.runtimeUnavailable, "cannot run espeak-ng", path: espeak)
         }
-        guard espeakRun.termination == .exited(0) else {
-            let status = switch espeakRun.termination { case .exited(let code), .signalled(let code): code }
+        guard espeakRun == .exited(0) else {
+            let status = switch espeakRun { case .exited(let code), .signalled(let code): code }
             throw ProofkitError(.runtimeUnavailable, "espeak-ng failed (status \(status))", path: espeak)
         }
         let rate = 16_000
@@ -134,8 +134,8 @@ public enum ReadingProofDemo {
         // 2. The mix: 1.5 s of room, a reading, 1.5 s pause, a second reading, 1.5 s of room.
         let roomLevel = -50.0
         let speechLevel = -32.0
-        let speechGain = Float(pow(10, (speechLevel - rmsDecibels(speech)) / 20))
-        let noiseGain = Float(pow(10, (roomLevel - rmsDecibels(noise)) / 20))
+        let speechGain = Float(Decibels.toAmplitude(speechLevel - rmsDecibels(speech)))
+        let noiseGain = Float(Decibels.toAmplitude(roomLevel - rmsDecibels(noise)))
         let pause = rate * 3 / 2
         let total = pause + speech.count + pause + speech.count + pause
         var mix = [Float](repeating: 0, count: total)
@@ -177,7 +177,7 @@ public enum ReadingProofDemo {
     static func rmsDecibels(_ samples: [Float]) -> Double {
         var total = 0.0
         for x in samples { total += Double(x) * Double(x) }
-        return 10 * log10(max(total / Double(max(1, samples.count)), 1e-20))
+        return Decibels.fromPower(max(total / Double(max(1, samples.count)), 1e-20))
     }
 
     static func findExecutable(_ name: String, environment: [String: String]) -> String? {

@@ -1,5 +1,7 @@
 import ImageProof
+public import Proofkit
 public import ProofkitCore
+import ProofkitDemoMedia
 
 /// The photo-proof step of `proofkit demo`: the default engine (EfficientNet-Lite0 int8, fast
 /// decode, five-crop rule) judges two pictures embedded in proofkit: a rendered picture of a prayer
@@ -30,15 +32,9 @@ public enum PhotoProofDemo {
         public var photos: [Photo]
     }
 
-    /// The embedded pictures: (name, title, shows a mat, JPEG bytes).
+    /// The embedded pictures: (name, title, shows a mat, JPEG bytes); see ``DemoMedia``.
     public static func embeddedPhotos() throws(ProofkitError) -> [(name: String, title: String, showsMat: Bool, bytes: [UInt8])] {
-        guard let mat = Base64.decode(DemoPhotos.matBase64), let coffee = Base64.decode(DemoPhotos.coffeeBase64) else {
-            throw ProofkitError(.internal, "the embedded demo photos are corrupt")
-        }
-        return [
-            ("demo_mat.jpg", DemoPhotos.matTitle, true, mat),
-            ("demo_coffee.jpg", DemoPhotos.coffeeTitle, false, coffee),
-        ]
+        DemoMedia.photos
     }
 
     /// Runs the step.
