@@ -1,4 +1,7 @@
 public import ProofkitCore
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// One value of a SQLite row or parameter.
 public enum SQLiteValue: Sendable, Hashable {
@@ -87,7 +90,20 @@ public final class SQLiteDatabase: @unchecked Sendable {
     public init(path: String, busyTimeoutMilliseconds: Int32 = 5000) throws(ProofkitError) {
         do throws(ProofkitError) {
             connection = try SQLiteConnection(path: path, create: true, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
-            let mode = try connection.run("PRAGMA journal_mode=WAL", []).rows.first?.first?.text ?? ""
+            // A store already in WAL stays so (the mode is kept in the file): reading it takes no
+            // lock. Switching a new store does, and SQLite reports a concurrent opener as busy at
+            // once instead of waiting, so the switch is tried again for up to the busy timeout.
+            var mode = try connection.run("PRAGMA journal_mode", []).rows.first?.first?.text ?? ""
+            var waitedMilliseconds: Int32 = 0
+            while mode.lowercased() != "wal" {
+                do {
+                    mode = try connection.run("PRAGMA journal_mode=WAL", []).rows.first?.first?.text ?? ""
+                    break
+                } catch where Self.failure(of: error) == .busy && waitedMilliseconds < busyTimeoutMilliseconds {
+                    usleep(20_000)
+                    waitedMilliseconds += 20
+                }
+            }
             if mode.lowercased() != "wal" {
                 throw ProofkitError(.io, "SQLite: cannot switch to the write-ahead log (journal mode \(mode))",
                                     underlying: SQLiteCode.readOnly)

@@ -244,7 +244,11 @@ enum AlarmCommand: Subcommand {
     }
 
     static func prayers(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
-        let calculator = try PrayerOptions.calculator(arguments)
+        // The service stores place, zone and method (the options `alarm` declares); the
+        // calculator reads every prayer option, so it is given exactly those, the rest at defaults.
+        var place = ParsedArguments(declaredNames: Set(PrayerOptions.specs.map(\.name)))
+        for name in ["lat", "lon", "tz", "method"] { place.values[name] = arguments.value(name).map { [$0] } }
+        let calculator = try PrayerOptions.calculator(place)
         guard arguments.value("tz") != nil else { throw UsageError("prayers needs --tz ZONE (the timetable's zone)") }
         var list: [Prayer] = [.fajr]
         if let text = arguments.value("prayers") {
