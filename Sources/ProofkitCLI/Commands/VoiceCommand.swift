@@ -245,9 +245,11 @@ enum VoiceCommand: Subcommand {
             let start = clock.now
             let features = WhisperFeatures.logMel(of: samples)
             let transcription = try whisper.transcriber.transcribe(features: features)
-            let score = try whisper.transcriber.score(text: ArabicNormalizer.withoutMarks(text.text), features: features)
+            let score = try whisper.transcriber.scores(
+                texts: [ArabicNormalizer.withoutMarks(text.text)], features: features, transcription: transcription)[0]
             return ReadingProofRecording.RecognizedReading(
-                transcript: transcription.text, score: score, seconds: transcription.seconds,
+                transcript: transcription.text, score: score?.text, transcriptScore: score?.transcript,
+                seconds: transcription.seconds,
                 elapsedSeconds: (clock.now - start).secondsValue)
         }
     }
@@ -308,7 +310,7 @@ enum VoiceCommand: Subcommand {
             object["recognizer"] = .string(choice.name)
             let recognition = outcome.recognition
             object["transcript"] = choice == .none ? .null : .string(recognition?.transcript ?? transcript.joined(separator: " "))
-            object["forced_score"] = forcedScoreJSON(recognition?.score)
+            object["forced_score"] = forcedScoreJSON(recognition?.score, transcript: recognition?.transcriptScore)
             object["recognizer_seconds"] = recognition.map { .rounded($0.elapsedSeconds, places: 3) } ?? .null
             object["recognizer_skipped"] = JSONValue(recognition?.skippedReason)
             io.printJSON(.object(object))
@@ -324,7 +326,11 @@ enum VoiceCommand: Subcommand {
                     io.print("heard: " + (recognition.transcript.isEmpty ? "(nothing)" : recognition.transcript))
                 }
                 if let score = recognition.score {
-                    io.print("forced score of the text: mean log-probability \(decimalText(score.meanLogProbability, places: 2)) per token")
+                    var line = "forced score of the text: mean log-probability \(decimalText(score.meanLogProbability, places: 2)) per token"
+                    if let ratio = ForcedScoreRule.ratio(text: score, transcript: recognition.transcriptScore) {
+                        line += " (\(decimalText(ratio, places: 2)) against what it heard; \(decimalText(-ForcedScoreRule.defaultMargin, places: 2)) or more passes)"
+                    }
+                    io.print(line)
                 }
             }
             if choice != .none {
@@ -460,6 +466,7 @@ enum VoiceCommand: Subcommand {
             case .keyWords: return "accepted: the key words were heard"
             case .readTwice: return "accepted: read aloud twice the reading time, with key words"
             case .voiceOnly: return "accepted: read aloud for the reading time (voice only)"
+            case .forcedScore: return "accepted: the recogniser finds the whole text about as likely as what it wrote (forced score)"
             }
         case .rejected(let why):
             return "rejected: \(why.detail)"
@@ -494,10 +501,17 @@ enum VoiceCommand: Subcommand {
         ]
     }
 
-    /// `{"mean_log_prob": X, "tokens": N}` or null.
-    static func forcedScoreJSON(_ score: ForcedScore?) -> JSONValue {
+    /// `{"mean_log_prob": X, "tokens": N, "transcript_mean_log_prob": Y|null, "ratio": X-Y|null,
+    /// "passes": BOOL}` or null.
+    static func forcedScoreJSON(_ score: ForcedScore?, transcript: ForcedScore?) -> JSONValue {
         guard let score else { return .null }
-        return ["mean_log_prob": .rounded(score.meanLogProbability, places: 3), "tokens": .int(score.tokens.count)]
+        let ratio = ForcedScoreRule.ratio(text: score, transcript: transcript)
+        return [
+            "mean_log_prob": .rounded(score.meanLogProbability, places: 3), "tokens": .int(score.tokens.count),
+            "transcript_mean_log_prob": transcript.map { .rounded($0.meanLogProbability, places: 3) } ?? .null,
+            "ratio": ratio.map { .rounded($0, places: 3) } ?? .null,
+            "passes": .bool(ForcedScoreRule().passes(text: score, transcript: transcript)),
+        ]
     }
 
     static func writePlot(_ result: ReadingProofResult, title: String, to path: String) throws(ProofkitError) {
