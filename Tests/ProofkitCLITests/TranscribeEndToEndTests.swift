@@ -203,7 +203,7 @@ struct TranscribeEndToEndTests {
         #expect(((waking["forced_score"] as? [String: Any])?["mean_log_prob"] as? Double ?? 0) < -2)
     }
 
-    @Test("a real recording whose key words Whisper misspells is accepted by the forced score, and not for another text or as the waking du'a",
+    @Test("voice --forced-score: a real recording whose key words Whisper misspells is accepted by the forced score, and not for another text or as the waking du'a",
           .enabled(if: whisperInstalled && TestEnvironment.sharedData != nil, "needs the Whisper models and ../shared"))
     func forcedScoreRecordings() throws {
         let data = TestEnvironment.sharedData!.appendingPathComponent("dua_audio").path
@@ -224,7 +224,7 @@ struct TranscribeEndToEndTests {
         ]
         try JSONSerialization.data(withJSONObject: ["texts": entries]).write(to: URL(fileURLWithPath: textsFile))
         func verdict(_ text: String) throws -> [String: Any] {
-            let result = try TestEnvironment.runProofkit(["voice", data + "/34hm.mp3", "--text", text, "--texts", textsFile, "--json"])
+            let result = try TestEnvironment.runProofkit(["voice", data + "/34hm.mp3", "--text", text, "--texts", textsFile, "--json", "--forced-score"])
             #expect(result.status == 0, "\(result.stderr)")
             return try jsonObject(result.stdout)
         }
