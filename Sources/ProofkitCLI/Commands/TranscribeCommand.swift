@@ -23,9 +23,9 @@ enum TranscribeCommand: Subcommand {
         text's tokens (harakat dropped, as 'proofkit voice' does) gives each token's
         log-probability; the mean is about -0.3 for the text that was read and below -2 for another
         text. Beside it, the forced score of what the recogniser wrote itself in the same window,
-        and their difference (the ratio, nats per token): 'proofkit voice --forced-score' accepts by the forced
-        score when the ratio is at least -\(decimalText(ForcedScoreRule.defaultMargin, places: 1)) and the text has at least
-        \(ForcedScoreRule.defaultMinimumTokens) tokens ("passes").
+        and their difference (the ratio, nats per token): 'proofkit voice --forced-score' accepts
+        by the forced score when the ratio is at least -\(decimalText(ForcedScoreRule.defaultMargin, places: 1)) and the text has at least \(ForcedScoreRule.defaultMinimumTokens)
+        tokens ("passes").
 
         Models: whisper_base_encoder.onnx, whisper_base_decoder.onnx, whisper_tokenizer.json and
         whisper_config.json from $PROOFKIT_MODELS, else Models/generated above the executable, else

@@ -24,9 +24,10 @@ enum VoiceCommand: Subcommand {
         room's moving noise floor), and the du'a matcher looks for the text's key words in what a
         recogniser heard. With the built-in recogniser: accepted when enough key words are heard
         (with --forced-score, a RECORDING also when the model finds the whole text about as likely
-        as what it wrote itself: the forced score, below). With another recogniser (or transcript lines): also when voice lasted twice the reading
-        time with two key words. With none: the voice-only fallback, accepted when voice lasted
-        the text's reading time. The output says which rule decided.
+        as what it wrote itself: the forced score, below). With another recogniser (or transcript
+        lines): also when voice lasted twice the reading time with two key words. With none: the
+        voice-only fallback, accepted when voice lasted the text's reading time. The output says
+        which rule decided.
 
         Live listening captures mono 16 kHz S16_LE audio from an ALSA device (default 'default';
         'hw:1,0', 'plughw:1,0', ... as 'proofkit voice --list-devices' shows) until --max-seconds of
@@ -47,8 +48,9 @@ enum VoiceCommand: Subcommand {
         log-probability per token of the text (harakat dropped) given the audio, and the same for
         its own transcript in that 30 s window; their difference, the ratio, is about 0 to -1 for
         the text that was read and below -2 for another. --forced-score (a RECORDING only) also
-        accepts when the ratio is at least -\(decimalText(ForcedScoreRule.defaultMargin, places: 1)) and the text has at least
-        \(ForcedScoreRule.defaultMinimumTokens) tokens (rule "forcedScore"; Benchmarks/whisper_dua_eval.md has its figures). When its model is not installed the default goes on with the voice-only rule and
+        accepts when the ratio is at least -\(decimalText(ForcedScoreRule.defaultMargin, places: 1)) and the text has at least \(ForcedScoreRule.defaultMinimumTokens)
+        tokens (rule "forcedScore"; Benchmarks/whisper_dua_eval.md has its
+        figures). When its model is not installed the default goes on with the voice-only rule and
         says so in one line on stderr; --recognizer whisper then exits 69, and a damaged model
         exits 78. none: voice only. cmd: --recognizer-cmd (which implies it).
 
