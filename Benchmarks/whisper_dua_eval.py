@@ -10,6 +10,14 @@ loaded once), then asks `proofkit dua check` whether each transcript is accepted
 and, with --voice, also runs `proofkit voice REC --json` on each recording for the waking du'a
 (the whole pipeline: gate, recogniser, matcher).
 
+With --forced, it also asks `proofkit transcribe REC --score-text ...` (one process per recording:
+the encoder runs once and every text is scored on it) for the forced score of the recording's own
+text, of 6 other recordings' texts chosen by a seeded RNG (random.Random(12000 + id)) and of the
+waking du'a, and reports the rule `proofkit voice` uses on a recording: accepted when the key words
+pass OR the forced score passes (ForcedScoreRule: the text's mean log-probability per token at most
+its margin below that of the model's own transcript in the same window). Other-text acceptance
+under that rule is counted on the sampled pairs only (the key words alone on all pairs).
+
 The recordings are split in two halves by the parity of their id (A: even, B: odd) so that any
 rule tuned on one half can be reported on the other; both halves and the total are printed.
 
@@ -53,6 +61,7 @@ def main():
     parser.add_argument("--out", default=os.path.join(ROOT, "Benchmarks", "out", "whisper_dua"))
     parser.add_argument("--voice", action="store_true", help="also run 'proofkit voice REC' for the waking du'a")
     parser.add_argument("--reuse", action="store_true", help="reuse transcripts.jsonl from an earlier run")
+    parser.add_argument("--forced", action="store_true", help="also the forced-score rule on sampled pairs")
     options = parser.parse_args()
     if not os.path.isdir(options.data):
         sys.exit(f"no data folder {options.data}")
@@ -125,6 +134,36 @@ def main():
                           "rule": obj["rule"], "recognizer": obj.get("recognizer"),
                           "forced_score": (obj.get("forced_score") or {}).get("mean_log_prob")})
 
+    forced = []
+    if options.forced:
+        import random
+        names = {r["name"]: r for r in rows}
+        def score_one(r):
+            rng = random.Random(12000 + int(r["id"]))
+            others = rng.sample([x for x in rows if x is not r], 6)
+            names_scored = [r["name"]] + [x["name"] for x in others] + ["waking"]
+            args = [options.proofkit, "transcribe", r["path"], "--json", "--texts", texts_path]
+            for name in names_scored:
+                args += ["--score-text", name]
+            result = run(args)
+            if result.returncode != 0:
+                sys.exit(f"proofkit transcribe failed ({result.returncode}): {result.stderr.strip()}")
+            return r, json.loads(result.stdout)["scores"]
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+            scored = list(pool.map(score_one, rows))
+        accepted_by_words = {(p["recording"], p["text"]) for p in pairs if p["accepted"]}
+        for r, scores in scored:
+            for score in scores:
+                name = score["text"]
+                kind = "own" if name == r["name"] else "waking" if name == "waking" else "other"
+                if kind == "other" and normalise(names[name]["text"]) == normalise(r["text"]):
+                    continue
+                words = (any(w["recording"] == r["name"] and w["accepted"] for w in waking) if kind == "waking"
+                         else (r["name"], name) in accepted_by_words)
+                forced.append({"recording": r["name"], "text": name, "kind": kind, "half": r["half"],
+                               "ratio": score.get("ratio"), "tokens": score.get("tokens"),
+                               "passes": bool(score.get("passes")), "accepted": words or bool(score.get("passes"))})
+
     def rate(items):
         return sum(1 for x in items if x["accepted"]), len(items)
 
@@ -137,6 +176,9 @@ def main():
         entry = {"own_accepted": rate(own), "other_accepted": rate(other), "waking_accepted": rate(wake)}
         if voice:
             entry["voice_waking_accepted"] = rate([v for v in voice if sel(v)])
+        if forced:
+            for kind in ["own", "other", "waking"]:
+                entry[f"words_or_forced_{kind}_accepted"] = rate([f for f in forced if f["kind"] == kind and sel(f)])
         report["halves"][half] = entry
     report["own_rejected"] = [{"recording": p["recording"], "heard": p["heard"], "required": p["required"]}
                               for p in pairs if p["own"] and not p["accepted"]]
@@ -146,6 +188,8 @@ def main():
     report["audio_seconds_total"] = round(sum(float(r["duration_s"]) for r in rows), 2)
     if voice:
         report["voice"] = voice
+    if forced:
+        report["forced"] = forced
     with open(os.path.join(options.out, "results.json"), "w", encoding="utf-8") as f:
         json.dump(report, f, ensure_ascii=False, indent=1)
     for half, entry in report["halves"].items():
@@ -157,6 +201,10 @@ def main():
             v = entry["voice_waking_accepted"]
             line += f", 'voice REC' accepted as waking {v[0]}/{v[1]}"
         print(line)
+        if "words_or_forced_own_accepted" in entry:
+            o, t, w = (entry[f"words_or_forced_{k}_accepted"] for k in ["own", "other", "waking"])
+            print(f"  key words or forced score: own {o[0]}/{o[1]} ({100 * o[0] / max(1, o[1]):.1f}%), "
+                  f"another text (sampled) {t[0]}/{t[1]} (1 in {t[1] / max(1, t[0]):.0f}), waking {w[0]}/{w[1]}")
     print(f"transcribe: {report['transcribe_seconds_total']} s for {report['audio_seconds_total']} s of audio")
 
 

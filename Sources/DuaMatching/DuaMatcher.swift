@@ -8,6 +8,10 @@ public enum DuaRule: String, Sendable, Equatable {
     case readTwice
     /// No recogniser: voiced seconds against the reading time.
     case voiceOnly
+    /// The built-in recogniser found the whole text about as likely as its own transcript (its
+    /// forced score, `ForcedScoreRule` in SpeechRecognition), though too few key words were
+    /// heard.
+    case forcedScore
 }
 
 /// The matcher's answer for one transcript (or the union of several).

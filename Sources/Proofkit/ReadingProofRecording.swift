@@ -32,6 +32,9 @@ public enum ReadingProofRecording {
         public var transcript: String
         /// The forced score of the text, when it was computed.
         public var score: ForcedScore?
+        /// The forced score of the recogniser's own transcript in the window ``score`` came
+        /// from (the reference of ``SpeechRecognition/ForcedScoreRule``), when computed.
+        public var transcriptScore: ForcedScore?
         /// Seconds of audio given to the recogniser (at most the limit).
         public var seconds: Double
         /// Wall-clock seconds the recogniser took (loading included).
@@ -40,13 +43,41 @@ public enum ReadingProofRecording {
         public var skippedReason: String?
 
         /// Makes a result.
-        public init(transcript: String, score: ForcedScore?, seconds: Double, elapsedSeconds: Double, skippedReason: String? = nil) {
+        public init(
+            transcript: String, score: ForcedScore?, transcriptScore: ForcedScore? = nil, seconds: Double,
+            elapsedSeconds: Double, skippedReason: String? = nil
+        ) {
             self.transcript = transcript
             self.score = score
+            self.transcriptScore = transcriptScore
             self.seconds = seconds
             self.elapsedSeconds = elapsedSeconds
             self.skippedReason = skippedReason
         }
+    }
+
+    /// The forced-score rule a recording's proof uses by default beside the key words (see
+    /// ``SpeechRecognition/ForcedScoreRule``), or `nil` when the key words alone decide.
+    public static let defaultForcedScoreRule: ForcedScoreRule? = nil
+
+    /// The key words' verdict, or an acceptance by the forced score when the key words rejected
+    /// and `rule` passes the recognition's text and transcript scores. Pure.
+    /// - Parameters:
+    ///   - match: the key-word verdict (``DuaMatching/DuaMatcher``).
+    ///   - recognition: what the recogniser heard, with its forced scores.
+    ///   - rule: the forced-score rule.
+    /// - Returns: `match` unchanged when it accepted or the rule does not pass; else `match`
+    ///   accepted with ``DuaMatching/DuaRule/forcedScore`` (its score the ratio, nats per token).
+    public static func acceptingByForcedScore(
+        _ match: DuaMatchResult, recognition: RecognizedReading, rule: ForcedScoreRule
+    ) -> DuaMatchResult {
+        guard !match.verdict.isAccepted, rule.passes(text: recognition.score, transcript: recognition.transcriptScore),
+            let ratio = ForcedScoreRule.ratio(text: recognition.score, transcript: recognition.transcriptScore)
+        else { return match }
+        var accepted = match
+        accepted.verdict = .accepted(score: ratio)
+        accepted.rule = .forcedScore
+        return accepted
     }
 
     /// Decodes `path` to mono at `sampleRate`, in chunks, in bounded memory.
@@ -103,10 +134,14 @@ public enum ReadingProofRecording {
     ///   - recognize: a recogniser for the whole recording (mono samples at the gate's rate, the
     ///     text), e.g. the built-in Whisper; it runs after the audio, only when the gate heard
     ///     voice (silence is rejected without it), and its transcript is fed to the proof.
+    ///   - forcedScoreRule: when the key words do not accept, the recogniser's forced scores may
+    ///     (see ``acceptingByForcedScore(_:recognition:rule:)``); `nil` turns this off. Default
+    ///     ``defaultForcedScoreRule``.
     public static func run(
         path: String, configuration: ReadingProofConfiguration, sileroModelPath: String?, transcript: [String] = [],
         fallback: VoiceDetectionFallback = .bothOnly, maxRecognizedSeconds: Double = 300,
-        recognize: ((_ samples: [Float], _ text: DuaText) throws(ProofkitError) -> RecognizedReading)? = nil
+        recognize: ((_ samples: [Float], _ text: DuaText) throws(ProofkitError) -> RecognizedReading)? = nil,
+        forcedScoreRule: ForcedScoreRule? = defaultForcedScoreRule
     ) throws(ProofkitError) -> Outcome {
         var session = try VoiceProofSession(
             configuration: configuration, sileroModelPath: sileroModelPath, fallback: fallback)
@@ -132,6 +167,9 @@ public enum ReadingProofRecording {
                     skippedReason: "no voice was heard, so the recogniser did not run")
             }
             result = session.proof.finish()
+            if let forcedScoreRule, let recognition {
+                result.match = acceptingByForcedScore(result.match, recognition: recognition, rule: forcedScoreRule)
+            }
         }
         if !transcript.isEmpty {
             for line in transcript { _ = session.process(transcript: line) }

@@ -90,6 +90,29 @@ public struct ForcedScore: Sendable, Equatable {
     public var meanLogProbability: Double
     /// The window the score came from (the best one when the audio has several), in seconds.
     public var windowStartSeconds: Double
+
+    /// Makes a score; ``meanLogProbability`` is the mean of `logProbabilities` (0 when empty).
+    public init(tokens: [Int], logProbabilities: [Double], windowStartSeconds: Double = 0) {
+        self.tokens = tokens
+        self.logProbabilities = logProbabilities
+        meanLogProbability = logProbabilities.isEmpty ? 0 : logProbabilities.reduce(0, +) / Double(logProbabilities.count)
+        self.windowStartSeconds = windowStartSeconds
+    }
+}
+
+/// A text's forced score beside the model's own transcript's, in the same window.
+public struct TextScore: Sendable, Equatable {
+    /// The text's score.
+    public var text: ForcedScore
+    /// The forced score of the greedy transcript's tokens in the window ``text`` came from, or
+    /// `nil` when the model wrote nothing there.
+    public var transcript: ForcedScore?
+
+    /// Makes a pair.
+    public init(text: ForcedScore, transcript: ForcedScore?) {
+        self.text = text
+        self.transcript = transcript
+    }
 }
 
 /// Settings of the greedy decoding loop. Defaults: Arabic transcription without timestamps.
@@ -314,14 +337,42 @@ public final class WhisperTranscriber: SpeechRecognizing {
 
     /// ``score(text:samples:)`` on a spectrogram already computed.
     public func score(text: String, features: LogMelSpectrogram) throws(ProofkitError) -> ForcedScore? {
-        let tokens = tokenizer.encode(" " + Self.trimmed(text)) + [endOfText]
-        guard tokens.count > 1, prompt.count + tokens.count <= model.maxPositions else { return nil }
-        var best: ForcedScore?
+        try scores(texts: [text], features: features, transcription: nil)[0]?.text
+    }
+
+    /// Scores several texts on one spectrogram, each window encoded once, and beside each text
+    /// the forced score of the model's own transcript in the same window (the reference of
+    /// ``ForcedScoreRule``).
+    /// - Parameters:
+    ///   - texts: the texts, as for ``score(text:samples:)``.
+    ///   - features: the spectrogram ``transcribe(features:)`` was given.
+    ///   - transcription: that transcription (its windows' tokens are scored), or `nil`.
+    /// - Returns: one entry per text: the best window's score of the text and of the transcript
+    ///   there (`nil` when that window's transcript is empty); `nil` for a text with no tokens or
+    ///   too long for a window.
+    /// - Throws: the model's errors; `.invalidArgument` over the length limit.
+    public func scores(texts: [String], features: LogMelSpectrogram, transcription: Transcription?)
+        throws(ProofkitError) -> [TextScore?]
+    {
+        try checkLength(features.contentFrames * WhisperFeatures.hopLength)
+        let tokenLists = texts.map { tokenizer.encode(" " + Self.trimmed($0)) + [endOfText] }
+        var best = [TextScore?](repeating: nil, count: texts.count)
         for index in 0..<Self.windowCount(contentFrames: features.contentFrames) {
             let start = index * WhisperFeatures.windowFrames
+            let startSeconds = Double(start) / 100
             try model.encode(melWindow: features.window(startingAt: start))
-            let score = try forcedScore(tokens: tokens, windowStart: Double(start) / 100)
-            if best == nil || score.meanLogProbability > best!.meanLogProbability { best = score }
+            var reference: ForcedScore?
+            if let windows = transcription?.windows, windows.indices.contains(index), !windows[index].tokens.isEmpty,
+                prompt.count + windows[index].tokens.count + 1 <= model.maxPositions
+            {
+                reference = try forcedScore(tokens: windows[index].tokens + [endOfText], windowStart: startSeconds)
+            }
+            for (i, tokens) in tokenLists.enumerated() where tokens.count > 1 && prompt.count + tokens.count <= model.maxPositions {
+                let score = try forcedScore(tokens: tokens, windowStart: startSeconds)
+                if best[i] == nil || score.meanLogProbability > best[i]!.text.meanLogProbability {
+                    best[i] = TextScore(text: score, transcript: reference)
+                }
+            }
         }
         return best
     }
@@ -335,9 +386,7 @@ public final class WhisperTranscriber: SpeechRecognizing {
             let row = rows[prompt.count - 1 + offset]
             logProbabilities.append(Self.logSoftmax(row, at: token))
         }
-        let mean = logProbabilities.reduce(0, +) / Double(logProbabilities.count)
-        return ForcedScore(
-            tokens: tokens, logProbabilities: logProbabilities, meanLogProbability: mean, windowStartSeconds: windowStart)
+        return ForcedScore(tokens: tokens, logProbabilities: logProbabilities, windowStartSeconds: windowStart)
     }
 
     // MARK: Pure helpers
@@ -393,5 +442,50 @@ public final class WhisperTranscriber: SpeechRecognizing {
     static func format(_ value: Double) -> String {
         let tenths = Int(value * 10 + 0.5)
         return tenths % 10 == 0 ? String(tenths / 10) : "\(tenths / 10).\(tenths % 10)"
+    }
+}
+
+/// The forced-score rule: whether the model finds a text about as likely, given the audio, as
+/// what it wrote itself — evidence that the text was read, beside the key words.
+///
+/// The forced score of a text alone (its mean log-probability per token) depends on the voice,
+/// the recording and the text's length; so it is compared with the forced score of the model's own
+/// greedy transcript of the same window (a likelihood ratio per token). A text that was read
+/// scores close to the transcript (the model's spelling differs from the text's in places); a
+/// different text scores far below it. Pure.
+public struct ForcedScoreRule: Sendable, Equatable {
+    /// The default ``margin``, in nats per token (natural-log probability): the text may score at
+    /// most this much below the transcript. Chosen on half A (even ids) of the 92 recordings of
+    /// `../shared/data/dua_audio`, between the lowest own-text ratio it gained (-1.31) and the
+    /// highest other-text ratio (-1.58); see `Benchmarks/whisper_dua_eval.md` for half B.
+    public static let defaultMargin = 1.4
+    /// The default ``minimumTokens``: texts shorter than this (with `<|endoftext|>`) never pass by
+    /// the forced score (a short text is likely under any audio).
+    public static let defaultMinimumTokens = 8
+
+    /// How far below the transcript's mean log-probability the text's may be, in nats per token
+    /// (≥ 0). Default ``defaultMargin``.
+    public var margin: Double
+    /// The fewest tokens a text needs for the rule to apply. Default ``defaultMinimumTokens``.
+    public var minimumTokens: Int
+
+    /// Creates the rule; every parameter has the documented default.
+    public init(margin: Double = ForcedScoreRule.defaultMargin, minimumTokens: Int = ForcedScoreRule.defaultMinimumTokens) {
+        self.margin = margin
+        self.minimumTokens = minimumTokens
+    }
+
+    /// The text's mean log-probability minus the transcript's (nats per token; 0 or less when the
+    /// transcript is more likely), or `nil` when either is missing or the transcript is empty.
+    public static func ratio(text: ForcedScore?, transcript: ForcedScore?) -> Double? {
+        guard let text, let transcript, transcript.tokens.count > 1 else { return nil }
+        return text.meanLogProbability - transcript.meanLogProbability
+    }
+
+    /// Whether the text passes: both scores known, the transcript not empty, the text at least
+    /// ``minimumTokens`` long, and its mean log-probability within ``margin`` of the transcript's.
+    public func passes(text: ForcedScore?, transcript: ForcedScore?) -> Bool {
+        guard let text, let ratio = Self.ratio(text: text, transcript: transcript) else { return false }
+        return text.tokens.count >= minimumTokens && ratio >= -margin
     }
 }

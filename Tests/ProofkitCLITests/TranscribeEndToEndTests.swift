@@ -202,4 +202,51 @@ struct TranscribeEndToEndTests {
         #expect(waking["verdict"] as? String == "rejected")
         #expect(((waking["forced_score"] as? [String: Any])?["mean_log_prob"] as? Double ?? 0) < -2)
     }
+
+    @Test("voice --forced-score: a real recording whose key words Whisper misspells is accepted by the forced score, and not for another text or as the waking du'a",
+          .enabled(if: whisperInstalled && TestEnvironment.sharedData != nil, "needs the Whisper models and ../shared"))
+    func forcedScoreRecordings() throws {
+        let data = TestEnvironment.sharedData!.appendingPathComponent("dua_audio").path
+        let manifest = try String(contentsOfFile: data + "/MANIFEST.tsv", encoding: .utf8)
+        var texts: [String: String] = [:]
+        for line in manifest.split(separator: "\n").dropFirst() {
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+            texts[String(fields[0])] = String(fields[6])
+        }
+        let folder = try TestEnvironment.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let textsFile = folder + "/texts.json"
+        // 34hm: "سبحانك اللهم ربنا وبحمدك اللهم اغفر لي", 6 s; Whisper writes its key words apart
+        // from how the text spells them, so too few are heard.
+        let entries: [[String: Any]] = [
+            ["name": "ruku", "text": try #require(texts["34hm.mp3"]), "reading_seconds": 6],
+            ["name": "clothes", "text": try #require(texts["5hm.mp3"]), "reading_seconds": 8],
+        ]
+        try JSONSerialization.data(withJSONObject: ["texts": entries]).write(to: URL(fileURLWithPath: textsFile))
+        func verdict(_ text: String) throws -> [String: Any] {
+            let result = try TestEnvironment.runProofkit(["voice", data + "/34hm.mp3", "--text", text, "--texts", textsFile, "--json", "--forced-score"])
+            #expect(result.status == 0, "\(result.stderr)")
+            return try jsonObject(result.stdout)
+        }
+        let own = try verdict("ruku")
+        let ownScore = try #require(own["forced_score"] as? [String: Any])
+        #expect(own["verdict"] as? String == "accepted", "\(own["transcript"] ?? "") \(ownScore)")
+        #expect(own["rule"] as? String == "forcedScore")
+        #expect(ownScore["passes"] as? Bool == true)
+        for other in ["clothes", "waking"] {
+            let result = try verdict(other)
+            let score = try #require(result["forced_score"] as? [String: Any])
+            #expect(result["verdict"] as? String == "rejected", "\(other): \(score)")
+            #expect(score["passes"] as? Bool == false)
+            #expect((score["ratio"] as? Double ?? 0) < -2)
+        }
+        // transcribe scores all three on one encoding and agrees with voice.
+        let transcribe = try TestEnvironment.runProofkit(
+            ["transcribe", data + "/34hm.mp3", "--texts", textsFile, "--json", "--score-text", "ruku", "--score-text", "clothes", "--score-text", "waking"])
+        #expect(transcribe.status == 0, "\(transcribe.stderr)")
+        let scores = try #require(try jsonObject(transcribe.stdout)["scores"] as? [[String: Any]])
+        #expect(scores.map { $0["text"] as? String } == ["ruku", "clothes", "waking"])
+        #expect(scores.map { $0["passes"] as? Bool } == [true, false, false])
+        #expect(abs((scores[0]["ratio"] as? Double ?? 9) - (ownScore["ratio"] as? Double ?? 0)) < 0.01)
+    }
 }

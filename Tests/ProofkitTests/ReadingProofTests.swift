@@ -4,6 +4,7 @@ import ProofkitCore
 import Testing
 import TestSupport
 import VoiceGate
+import SpeechRecognition
 
 @Suite("ReadingProof")
 struct ReadingProofTests {
@@ -86,5 +87,36 @@ struct ReadingProofTests {
         let result = proof.finish()
         #expect(result.match.rule == .readTwice)
         #expect(result.match.verdict.isAccepted)
+    }
+}
+
+@Suite("ReadingProofRecording: the forced-score rule beside the key words")
+struct ForcedScoreAcceptanceTests {
+    static func score(_ value: Double, count: Int = 20) -> ForcedScore {
+        ForcedScore(tokens: Array(0..<count), logProbabilities: Array(repeating: value, count: count))
+    }
+    /// The waking du'a's key-word verdict on a transcript with one of its five key words.
+    static let rejected = DuaMatcher(text: DuaCatalog.builtIn.text(named: "waking")!)
+        .evaluate(transcript: "الحمد لله", voicedSeconds: 6)
+
+    @Test("a key-word rejection becomes acceptance by the forced score only when the rule passes; an acceptance is kept")
+    func combine() {
+        #expect(!Self.rejected.verdict.isAccepted)
+        let rule = ForcedScoreRule()
+        let read = ReadingProofRecording.RecognizedReading(
+            transcript: "بس مك", score: Self.score(-0.6), transcriptScore: Self.score(-0.25), seconds: 6, elapsedSeconds: 1)
+        let accepted = ReadingProofRecording.acceptingByForcedScore(Self.rejected, recognition: read, rule: rule)
+        #expect(accepted.verdict.isAccepted)
+        #expect(accepted.rule == DuaRule.forcedScore)
+        #expect(accepted.heard == Self.rejected.heard)
+        let other = ReadingProofRecording.RecognizedReading(
+            transcript: "الحمد لله", score: Self.score(-3.5), transcriptScore: Self.score(-0.25), seconds: 6, elapsedSeconds: 1)
+        #expect(ReadingProofRecording.acceptingByForcedScore(Self.rejected, recognition: other, rule: rule) == Self.rejected)
+        let nothing = ReadingProofRecording.RecognizedReading(
+            transcript: "", score: Self.score(-0.6), transcriptScore: nil, seconds: 6, elapsedSeconds: 1)
+        #expect(ReadingProofRecording.acceptingByForcedScore(Self.rejected, recognition: nothing, rule: rule) == Self.rejected)
+        var byKeyWords = Self.rejected
+        byKeyWords.verdict = Verdict.accepted(score: 4)
+        #expect(ReadingProofRecording.acceptingByForcedScore(byKeyWords, recognition: other, rule: rule) == byKeyWords)
     }
 }

@@ -380,3 +380,61 @@ struct DecodingLoopTests {
         #expect(wrong.meanLogProbability < right.meanLogProbability - 3)
     }
 }
+
+@Suite("The forced-score rule")
+struct ForcedScoreRuleTests {
+    static func score(_ values: [Double]) -> ForcedScore {
+        ForcedScore(tokens: Array(0..<values.count), logProbabilities: values)
+    }
+
+    @Test("the ratio is the text's mean log-probability minus the transcript's; it passes within the margin, with enough tokens")
+    func rule() {
+        let transcript = Self.score(Array(repeating: -0.2, count: 20))
+        let read = Self.score(Array(repeating: -0.2 - 0.3, count: 20))  // spelt differently in places
+        let other = Self.score(Array(repeating: -3.5, count: 20))
+        #expect(abs((ForcedScoreRule.ratio(text: read, transcript: transcript) ?? 9) + 0.3) < 1e-12)
+        #expect(abs((ForcedScoreRule.ratio(text: other, transcript: transcript) ?? 9) + 3.3) < 1e-12)
+        let rule = ForcedScoreRule()
+        #expect(rule.passes(text: read, transcript: transcript))
+        #expect(!rule.passes(text: other, transcript: transcript))
+        // Just inside and just outside the margin.
+        let edge = ForcedScoreRule(margin: 1, minimumTokens: 1)
+        #expect(edge.passes(text: Self.score(Array(repeating: -1.15, count: 10)), transcript: transcript))
+        #expect(!edge.passes(text: Self.score(Array(repeating: -1.25, count: 10)), transcript: transcript))
+        // Too short a text, no transcript (the model wrote nothing), no text score: never passes.
+        let short = Self.score(Array(repeating: -0.2, count: ForcedScoreRule.defaultMinimumTokens - 1))
+        #expect(!rule.passes(text: short, transcript: transcript))
+        #expect(!rule.passes(text: read, transcript: nil))
+        #expect(!rule.passes(text: read, transcript: Self.score([-0.1])))  // <|endoftext|> alone
+        #expect(!rule.passes(text: nil, transcript: transcript))
+        #expect(ForcedScoreRule.ratio(text: read, transcript: nil) == nil)
+    }
+
+    @Test("scores(texts:) encodes each window once, scores every text and the window's own transcript there")
+    func scoresOnOneEncoding() throws {
+        guard let tokenizer = try? DecodingLoopTests.tokenizer() else { print("skipped: no whisper_tokenizer.json"); return }
+        let words = tokenizer.encode(" الحمد لله رب العالمين")
+        var table: [Int: Int] = [50363: words[0]]
+        for (a, b) in zip(words, words.dropFirst()) { table[a] = b }
+        table[words.last!] = 50257
+        let model = TableModel(next: table)
+        let transcriber = try WhisperTranscriber(model: model, tokenizer: tokenizer)
+        let features = WhisperFeatures.logMel(of: DecodingLoopTests.speech)
+        let transcription = try transcriber.transcribe(features: features)
+        #expect(transcription.windows.first?.tokens == words)
+        model.fed = []
+        let scores = try transcriber.scores(
+            texts: ["الحمد لله رب العالمين", "سبحان ربي العظيم"], features: features, transcription: transcription)
+        #expect(scores.count == 2)
+        // One pass for the transcript, one per text with tokens; the prompt starts each.
+        #expect(model.fed.count == 3)
+        #expect(model.fed.allSatisfy { Array($0.prefix(4)) == [50258, 50272, 50359, 50363] })
+        let same = try #require(scores[0])
+        let transcriptScore = try #require(same.transcript)
+        #expect(transcriptScore.tokens == words + [50257])
+        #expect(abs(ForcedScoreRule.ratio(text: same.text, transcript: same.transcript) ?? 9) < 1e-9)
+        #expect(ForcedScoreRule(minimumTokens: 1).passes(text: same.text, transcript: same.transcript))
+        let other = try #require(scores[1])
+        #expect(!ForcedScoreRule(minimumTokens: 1).passes(text: other.text, transcript: other.transcript))
+    }
+}

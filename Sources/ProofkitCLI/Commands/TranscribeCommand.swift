@@ -7,7 +7,7 @@ import SpeechRecognition
 enum TranscribeCommand: Subcommand {
     static let name = "transcribe"
     static let summary = "print what the built-in Arabic recogniser (Whisper base) hears in a recording"
-    static let synopsis = "proofkit transcribe RECORDING... [--score-text NAME] [--threads N] [--max-seconds S] [--json]"
+    static let synopsis = "proofkit transcribe RECORDING... [--score-text NAME]... [--threads N] [--max-seconds S] [--json]"
     static let discussion = """
         Runs the recogniser that 'proofkit voice' uses on a recording and prints what it heard:
         OpenAI Whisper base (multilingual), converted to ONNX by the set-up, run by ONNX Runtime on
@@ -18,9 +18,14 @@ enum TranscribeCommand: Subcommand {
         window the model judges to hold no speech is empty. Input longer than --max-seconds
         (default 300, at most 300) is refused (exit 65) before the model is loaded; decoding stops there.
 
-        --score-text NAME also scores that text (see 'proofkit dua list'; --texts FILE adds texts):
-        one decoder pass over the text's tokens gives each token's log-probability; the mean is
-        about -0.3 for the text that was read and below -2 for another text.
+        --score-text NAME also scores that text (see 'proofkit dua list'; --texts FILE adds texts;
+        repeat it to score several texts on one encoding of the audio): one decoder pass over the
+        text's tokens (harakat dropped, as 'proofkit voice' does) gives each token's
+        log-probability; the mean is about -0.3 for the text that was read and below -2 for another
+        text. Beside it, the forced score of what the recogniser wrote itself in the same window,
+        and their difference (the ratio, nats per token): 'proofkit voice --forced-score' accepts
+        by the forced score when the ratio is at least -\(decimalText(ForcedScoreRule.defaultMargin, places: 1)) and the text has at least \(ForcedScoreRule.defaultMinimumTokens)
+        tokens ("passes").
 
         Models: whisper_base_encoder.onnx, whisper_base_decoder.onnx, whisper_tokenizer.json and
         whisper_config.json from $PROOFKIT_MODELS, else Models/generated above the executable, else
@@ -32,7 +37,9 @@ enum TranscribeCommand: Subcommand {
            "repetition"|"noSpeech"}],
            "timing":{"load_seconds":S,"decode_audio_seconds":S,"transcribe_seconds":S,
                      "real_time_factor":X},
-           "score":{"text":NAME,"mean_log_prob":X,"tokens":N}|null}
+           "score":{"text":NAME,"mean_log_prob":X,"tokens":N,"transcript_mean_log_prob":Y|null,
+                    "ratio":X-Y|null,"passes":BOOL}|null (the first --score-text),
+           "scores":[the same for each --score-text, in order]}
 
         Exit codes: 0, 64 usage, 65 undecodable or too long RECORDING, 66 missing file, 69 model or ONNX Runtime
         not installed, 78 model damaged (SHA-256 mismatch).
@@ -42,7 +49,7 @@ enum TranscribeCommand: Subcommand {
           proofkit transcribe fajr.wav --json --score-text waking
         """
     static let options: [OptionSpec] = [
-        .option("score-text", value: "NAME", help: "also give the forced score of this text"),
+        .option("score-text", value: "NAME", repeatable: true, help: "also give the forced score of this text (repeatable)"),
         .option("texts", value: "FILE", help: "a JSON file of extra texts"),
         .option("threads", value: "N", help: "ONNX Runtime threads (default 2)"),
         .option("max-seconds", value: "S", help: "refuse longer recordings (default and most 300)"),
@@ -55,9 +62,11 @@ enum TranscribeCommand: Subcommand {
         guard threads >= 1 else { throw UsageError("--threads must be 1 or more") }
         let maxSeconds = try arguments.seconds("max-seconds") ?? 300
         guard maxSeconds > 0, maxSeconds <= 300 else { throw UsageError("--max-seconds must be in (0, 300]") }
-        var scoreText: DuaText?
-        if let name = arguments.value("score-text") {
-            scoreText = try DuaCommand.find(name, in: try DuaCommand.loadCatalog(arguments, io: io))
+        var scoreTexts: [DuaText] = []
+        let names = arguments.all("score-text")
+        if !names.isEmpty {
+            let catalog = try DuaCommand.loadCatalog(arguments, io: io)
+            for name in names { scoreTexts.append(try DuaCommand.find(name, in: catalog)) }
         }
         let clock = ContinuousClock()
         var loaded: WhisperRecognizer?
@@ -85,10 +94,9 @@ enum TranscribeCommand: Subcommand {
             let features = WhisperFeatures.logMel(of: audio)
             let transcription = try recognizer.transcriber.transcribe(features: features)
             let transcribeSeconds = (clock.now - start).secondsValue
-            var score: ForcedScore?
-            if let scoreText {
-                score = try recognizer.transcriber.score(text: ArabicNormalizer.normalize(scoreText.text), features: features)
-            }
+            let scores = scoreTexts.isEmpty ? [] : try recognizer.transcriber.scores(
+                texts: scoreTexts.map { ArabicNormalizer.withoutMarks($0.text) }, features: features,
+                transcription: transcription)
             if arguments.has("json") {
                 io.printJSON([
                     "file": .string(path), "transcript": .string(transcription.text),
@@ -100,13 +108,23 @@ enum TranscribeCommand: Subcommand {
                         "transcribe_seconds": .rounded(transcribeSeconds, places: 3),
                         "real_time_factor": .rounded(transcribeSeconds / max(transcription.seconds, 0.01), places: 4),
                     ],
-                    "score": scoreJSON(score, text: scoreText),
+                    "score": scores.isEmpty ? .null : scoreJSON(scores[0], text: scoreTexts[0]),
+                    "scores": .array(zip(scores, scoreTexts).map { scoreJSON($0, text: $1) }),
                 ])
             } else {
                 if arguments.positionals.count > 1 { io.print("\(VoiceCommand.baseName(path)):") }
                 io.print(transcription.text.isEmpty ? "(nothing heard)" : transcription.text)
-                if let score, let scoreText {
-                    io.print("forced score of '\(scoreText.name)': mean log-probability \(decimalText(score.meanLogProbability, places: 2)) over \(score.tokens.count) tokens")
+                for (score, scoreText) in zip(scores, scoreTexts) {
+                    guard let score else {
+                        io.print("forced score of '\(scoreText.name)': none (the text has no tokens or is too long for a window)")
+                        continue
+                    }
+                    var line = "forced score of '\(scoreText.name)': mean log-probability \(decimalText(score.text.meanLogProbability, places: 2)) over \(score.text.tokens.count) tokens"
+                    if let ratio = ForcedScoreRule.ratio(text: score.text, transcript: score.transcript) {
+                        line += ", \(decimalText(ratio, places: 2)) against what it heard"
+                    }
+                    line += ForcedScoreRule().passes(text: score.text, transcript: score.transcript) ? " (passes)" : " (does not pass)"
+                    io.print(line)
                 }
             }
         }
@@ -121,11 +139,10 @@ enum TranscribeCommand: Subcommand {
         ]
     }
 
-    static func scoreJSON(_ score: ForcedScore?, text: DuaText?) -> JSONValue {
-        guard let score, let text else { return .null }
-        return [
-            "text": .string(text.name), "mean_log_prob": .rounded(score.meanLogProbability, places: 3),
-            "tokens": .int(score.tokens.count),
-        ]
+    static func scoreJSON(_ score: TextScore?, text: DuaText) -> JSONValue {
+        guard let score, case .object(var object) = VoiceCommand.forcedScoreJSON(score.text, transcript: score.transcript)
+        else { return ["text": .string(text.name), "mean_log_prob": .null, "tokens": .null] }
+        object["text"] = .string(text.name)
+        return .object(object)
     }
 }

@@ -22,10 +22,12 @@ enum VoiceCommand: Subcommand {
     static let discussion = """
         The reading proof: the voice gate measures how long the person reads aloud (against the
         room's moving noise floor), and the du'a matcher looks for the text's key words in what a
-        recogniser heard. With the built-in recogniser: accepted when enough key words are heard.
-        With another recogniser (or transcript lines): also when voice lasted twice the reading
-        time with two key words. With none: the voice-only fallback, accepted when voice lasted
-        the text's reading time. The output says which rule decided.
+        recogniser heard. With the built-in recogniser: accepted when enough key words are heard
+        (with --forced-score, a RECORDING also when the model finds the whole text about as likely
+        as what it wrote itself: the forced score, below). With another recogniser (or transcript
+        lines): also when voice lasted twice the reading time with two key words. With none: the
+        voice-only fallback, accepted when voice lasted the text's reading time. The output says
+        which rule decided.
 
         Live listening captures mono 16 kHz S16_LE audio from an ALSA device (default 'default';
         'hw:1,0', 'plughw:1,0', ... as 'proofkit voice --list-devices' shows) until --max-seconds of
@@ -41,10 +43,14 @@ enum VoiceCommand: Subcommand {
         on this device ('proofkit transcribe' shows what it hears): a RECORDING is transcribed whole
         (its first 300 s; not at all when the gate heard no voice), and live, the voiced audio is
         transcribed again every 1.2 s of new voice on a thread of its own, so the words light up as
-        they are read. With it only the key words decide (the read-twice rule is off: it hears the
-        whole reading), and the text's forced score (the model's mean log-probability of the
-        text's tokens, about -0.3 for the text that was read, below -2 for another) is given as
-        evidence. When its model is not installed the default goes on with the voice-only rule and
+        they are read. With it the key words decide (the read-twice rule is off: it hears the
+        whole reading), and the text's forced score is given as evidence: the model's mean
+        log-probability per token of the text (harakat dropped) given the audio, and the same for
+        its own transcript in that 30 s window; their difference, the ratio, is about 0 to -1 for
+        the text that was read and below -2 for another. --forced-score (a RECORDING only) also
+        accepts when the ratio is at least -\(decimalText(ForcedScoreRule.defaultMargin, places: 1)) and the text has at least \(ForcedScoreRule.defaultMinimumTokens)
+        tokens (rule "forcedScore"; Benchmarks/whisper_dua_eval.md has its
+        figures). When its model is not installed the default goes on with the voice-only rule and
         says so in one line on stderr; --recognizer whisper then exits 69, and a damaged model
         exits 78. none: voice only. cmd: --recognizer-cmd (which implies it).
 
@@ -96,15 +102,16 @@ enum VoiceCommand: Subcommand {
            "recognizer_restarts":N,"recording":PATH|null, ...the RESULT fields below}
         RECORDING: one object: {"file":PATH,"duration_seconds":S,"input_sample_rate":HZ,
           "input_channels":N,"recognizer":"whisper"|"transcript-file"|"none","transcript":TEXT|null,
-          "forced_score":{"mean_log_prob":X,"tokens":N}|null (whisper),"recognizer_seconds":S|null,
+          "forced_score":{"mean_log_prob":X,"tokens":N,"transcript_mean_log_prob":Y|null,"ratio":X-Y|null,
+          "passes":BOOL}|null (whisper; passes: the forced-score rule's verdict),"recognizer_seconds":S|null,
           "recognizer_skipped":STRING|null, ...RESULT}
         RESULT fields: "text":NAME,"vad":MODE,"vad_fallback":STRING|null,"voiced_seconds":S,
           "voiced_segments":[[START,END],...] (seconds),"noise_floor_dbfs":DB (final floor),
           "needed_seconds":S,"key_words":[{"word":W,"heard":BOOL}],"heard_key_words":[W...],
           "heard":[W...] (the same),
           "required_key_words":N,"verdict":"accepted"|"rejected",
-          "rule":"keyWords"|"readTwice"|"voiceOnly" (the rule that decided: the words, read
-          twice, voice only),"reason":STRING|null
+          "rule":"keyWords"|"readTwice"|"voiceOnly"|"forcedScore" (the rule that decided: the words,
+          read twice, voice only, the forced score),"reason":STRING|null
         --list-devices --json: {"devices":[{"name":N,"description":D,"capture":B,"playback":B}]}
 
         Exit codes: 0 (also for a rejection), 2 rejected with --strict, 64 usage, 65 undecodable
@@ -134,6 +141,7 @@ enum VoiceCommand: Subcommand {
         .option("vad", value: "MODE", help: "energy, silero or both (default: silero if installed, else energy)"),
         .option("record", value: "OUT.wav", help: "keep what was heard (live only)"),
         .option("plot", value: "OUT.svg", help: "draw level, floor, threshold and voiced regions"),
+        .flag("forced-score", help: "a RECORDING also passes by the forced score (whisper; off by default)"),
         .flag("strict", help: "exit 2 when the proof is rejected"),
         .flag("json", help: "one JSON event per line on stdout"),
     ]
@@ -173,6 +181,7 @@ enum VoiceCommand: Subcommand {
         if !arguments.positionals.isEmpty {
             throw UsageError("--live takes no RECORDING argument ('\(arguments.positionals[0])')")
         }
+        if arguments.has("forced-score") { throw UsageError("--forced-score works only with a RECORDING") }
         return try runLive(arguments, mode: mode, fallback: fallback, choice: choice, io: io)
     }
 
@@ -245,9 +254,11 @@ enum VoiceCommand: Subcommand {
             let start = clock.now
             let features = WhisperFeatures.logMel(of: samples)
             let transcription = try whisper.transcriber.transcribe(features: features)
-            let score = try whisper.transcriber.score(text: ArabicNormalizer.withoutMarks(text.text), features: features)
+            let score = try whisper.transcriber.scores(
+                texts: [ArabicNormalizer.withoutMarks(text.text)], features: features, transcription: transcription)[0]
             return ReadingProofRecording.RecognizedReading(
-                transcript: transcription.text, score: score, seconds: transcription.seconds,
+                transcript: transcription.text, score: score?.text, transcriptScore: score?.transcript,
+                seconds: transcription.seconds,
                 elapsedSeconds: (clock.now - start).secondsValue)
         }
     }
@@ -287,7 +298,8 @@ enum VoiceCommand: Subcommand {
             outcome = try ReadingProofRecording.run(
                 path: path, configuration: configuration,
                 sileroModelPath: VoiceProofSession.sileroModelPath(environment: io.environment), transcript: transcript,
-                fallback: fallback, recognize: whisper.map(recognize(with:)))
+                fallback: fallback, recognize: whisper.map(recognize(with:)),
+                forcedScoreRule: arguments.has("forced-score") ? ForcedScoreRule() : ReadingProofRecording.defaultForcedScoreRule)
         } catch {
             throw error.path == nil ? error.at(path: path) : error
         }
@@ -308,7 +320,7 @@ enum VoiceCommand: Subcommand {
             object["recognizer"] = .string(choice.name)
             let recognition = outcome.recognition
             object["transcript"] = choice == .none ? .null : .string(recognition?.transcript ?? transcript.joined(separator: " "))
-            object["forced_score"] = forcedScoreJSON(recognition?.score)
+            object["forced_score"] = forcedScoreJSON(recognition?.score, transcript: recognition?.transcriptScore)
             object["recognizer_seconds"] = recognition.map { .rounded($0.elapsedSeconds, places: 3) } ?? .null
             object["recognizer_skipped"] = JSONValue(recognition?.skippedReason)
             io.printJSON(.object(object))
@@ -324,7 +336,11 @@ enum VoiceCommand: Subcommand {
                     io.print("heard: " + (recognition.transcript.isEmpty ? "(nothing)" : recognition.transcript))
                 }
                 if let score = recognition.score {
-                    io.print("forced score of the text: mean log-probability \(decimalText(score.meanLogProbability, places: 2)) per token")
+                    var line = "forced score of the text: mean log-probability \(decimalText(score.meanLogProbability, places: 2)) per token"
+                    if let ratio = ForcedScoreRule.ratio(text: score, transcript: recognition.transcriptScore) {
+                        line += " (\(decimalText(ratio, places: 2)) against what it heard; \(decimalText(-ForcedScoreRule.defaultMargin, places: 1)) or more passes)"
+                    }
+                    io.print(line)
                 }
             }
             if choice != .none {
@@ -460,6 +476,7 @@ enum VoiceCommand: Subcommand {
             case .keyWords: return "accepted: the key words were heard"
             case .readTwice: return "accepted: read aloud twice the reading time, with key words"
             case .voiceOnly: return "accepted: read aloud for the reading time (voice only)"
+            case .forcedScore: return "accepted: the recogniser finds the whole text about as likely as what it wrote (forced score)"
             }
         case .rejected(let why):
             return "rejected: \(why.detail)"
@@ -494,10 +511,17 @@ enum VoiceCommand: Subcommand {
         ]
     }
 
-    /// `{"mean_log_prob": X, "tokens": N}` or null.
-    static func forcedScoreJSON(_ score: ForcedScore?) -> JSONValue {
+    /// `{"mean_log_prob": X, "tokens": N, "transcript_mean_log_prob": Y|null, "ratio": X-Y|null,
+    /// "passes": BOOL}` or null.
+    static func forcedScoreJSON(_ score: ForcedScore?, transcript: ForcedScore?) -> JSONValue {
         guard let score else { return .null }
-        return ["mean_log_prob": .rounded(score.meanLogProbability, places: 3), "tokens": .int(score.tokens.count)]
+        let ratio = ForcedScoreRule.ratio(text: score, transcript: transcript)
+        return [
+            "mean_log_prob": .rounded(score.meanLogProbability, places: 3), "tokens": .int(score.tokens.count),
+            "transcript_mean_log_prob": transcript.map { .rounded($0.meanLogProbability, places: 3) } ?? .null,
+            "ratio": ratio.map { .rounded($0, places: 3) } ?? .null,
+            "passes": .bool(ForcedScoreRule().passes(text: score, transcript: transcript)),
+        ]
     }
 
     static func writePlot(_ result: ReadingProofResult, title: String, to path: String) throws(ProofkitError) {
