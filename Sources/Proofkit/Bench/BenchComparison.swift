@@ -3,6 +3,7 @@
 #else
     import Foundation
 #endif
+import ProofkitCore
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -190,16 +191,8 @@ public struct BenchComparison: Sendable, Equatable {
 }
 
 /// `value` rounded to `places` decimals, e.g. `decimalText(3.14159, places: 2) == "3.14"`, without
-/// Foundation's `String(format:)`. Non-finite values give `"-"`.
+/// Foundation's `String(format:)`. Non-finite values give `"-"`. (ProofkitCore's
+/// `Double.fixedDecimal(places:)`, under the name the facade's callers use.)
 public func decimalText(_ value: Double, places: Int) -> String {
-    guard value.isFinite else { return "-" }
-    var scale = 1.0
-    for _ in 0..<places { scale *= 10 }
-    let scaled = (abs(value) * scale).rounded()
-    let whole = Int(scaled / scale)
-    let fraction = Int(scaled - Double(whole) * scale)
-    let sign = value < 0 && scaled > 0 ? "-" : ""
-    guard places > 0 else { return sign + String(whole) }
-    let digits = String(fraction)
-    return sign + String(whole) + "." + String(repeating: "0", count: places - digits.count) + digits
+    value.fixedDecimal(places: places)
 }
