@@ -308,8 +308,10 @@ public final class AlarmService {
                 log(index == 0 ? "sound-broken" : "sound-unplayable", chain.id, "\(error)")
             }
         }
-        try store.write { try store.setRingState(ring.id, clip == nil ? "failed" : "ringing", at: now) }
-        guard let clip else { return }
+        guard let clip else {
+            try store.write { try store.setRingState(ring.id, "failed", at: now) }
+            return
+        }
         let ringing = Ringing(ring: ring)
         current = ringing
         let options = self.options
@@ -336,6 +338,10 @@ public final class AlarmService {
             var one: UInt64 = 1
             _ = write(eventFD, &one, 8)
         }
+        // Recorded once the ring is under way: an alarm rings first, and a commit (synchronous=FULL)
+        // can wait seconds behind other writers' I/O. A kill -9 in between leaves the ring
+        // "scheduled", so a restart inside the window rings it again rather than losing it.
+        try store.write { try store.setRingState(ring.id, "ringing", at: now) }
     }
 
     /// Records the end of the ring that finished.
