@@ -505,13 +505,34 @@ class Suite:
         title = "## 5b. `proofkit squat FILE` reading vs a Python json.loads loop"
         log("squat reading (Benchmarks/squat_read_bench.py)")
         frames = 100_000 if self.args.quick else 400_000
+        summary_path = os.path.join(self.work, "squat_read.json")
         status, out, err, _ = run([sys.executable, SQUAT_READ_BENCH, "--bin", self.pk, "--frames", str(frames),
-                                   "--rounds", str(self.args.rounds)])
+                                   "--rounds", str(self.args.rounds), "--summary-json", summary_path])
         if status != 0:
             self.sections.append(f"{title}\n\nFailed: {err.strip()[:300]}")
             return
         body = out.strip().split("\n", 1)[1] if out.startswith("## ") else out.strip()
         self.sections.append(f"{title}\n\n{body}")
+        try:
+            with open(summary_path) as f:
+                s = json.load(f)
+        except (OSError, ValueError):
+            return
+        def noisy(flag):
+            return " (noisy)" if flag else ""
+        self.summary.append((f"`proofkit squat FILE` / Python json.loads loop, CPU time ({s['frames']:,} frames)",
+                             ">= 3x", f"{s['ratio_cpu']:.1f}x{noisy(s['noisy_cpu'])}",
+                             "met" if s["ratio_cpu"] >= 3 else "NOT met"))
+        self.summary.append((f"`proofkit squat FILE` / Python json.loads loop, wall time ({s['frames']:,} frames)",
+                             ">= 3x", f"{s['ratio_wall']:.1f}x{noisy(s['noisy_wall'])}",
+                             "met" if s["ratio_wall"] >= 3 else "NOT met"))
+        self.summary.append(("`proofkit squat FILE` frames/s end to end, CPU time", ">= 1,000,000",
+                             f"{s['fps_cpu']:,.0f}", "met" if s["fps_cpu"] >= 1e6 else "NOT met"))
+        self.summary.append(("`proofkit squat FILE` frames/s end to end, wall time", ">= 1,000,000",
+                             f"{s['fps_wall']:,.0f}", "met" if s["fps_wall"] >= 1e6 else "NOT met"))
+        self.summary.append((f"`proofkit squat FILE` peak RSS ({s['frames']:,} and {s['frames'] // 8:,} frames)",
+                             "< 32 MiB", f"{s['rss_mib']:.1f} and {s['rss_small_mib']:.1f} MiB",
+                             "met" if max(s["rss_mib"], s["rss_small_mib"]) < 32 else "NOT met"))
 
     # --- 6. trim ---------------------------------------------------------------------------
     def trim_section(self):

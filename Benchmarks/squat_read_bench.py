@@ -118,6 +118,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--data", default=os.path.join(os.path.dirname(ROOT), "shared", "data", "squat"))
     parser.add_argument("--keep", action="store_true")
+    parser.add_argument("--summary-json", help="also write the medians here (for run_all.py's summary)")
     args = parser.parse_args()
     if not os.path.isdir(args.data):
         args.data = os.path.join(ROOT, "Tests", "TestSupport", "Fixtures", "squat")
@@ -179,6 +180,18 @@ def main():
               f"(peer / proofkit; > 1 = proofkit faster). Targets: >= 3x, >= 1M frames/s, RSS < 32 MiB. "
               f"On a loaded machine (load average above the core count, {os.cpu_count()} here) wall time "
               f"includes waiting for a core; CPU time (GNU time's user + sys) does not.")
+        if args.summary_json:
+            import json
+            summary = {
+                "frames": args.frames,
+                "fps_wall": statistics.median(fps), "fps_cpu": statistics.median(per_cpu("proofkit")) * 1e6,
+                "ratio_wall": statistics.median(rows["ratio"]), "ratio_cpu": statistics.median(rows["cpu_ratio"]),
+                "rss_mib": max(rows["rss_proofkit"]), "rss_small_mib": max(rows["rss_small"]),
+                "noisy_wall": spread(rows["ratio"]) > 0.2, "noisy_cpu": spread(rows["cpu_ratio"]) > 0.2,
+                "load_before": load_before, "load_after": load_after,
+            }
+            with open(args.summary_json, "w") as f:
+                json.dump(summary, f)
     finally:
         if args.keep:
             print(f"files kept in {folder}", file=sys.stderr)

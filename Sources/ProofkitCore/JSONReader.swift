@@ -156,10 +156,23 @@ public struct JSONReader {
 
     private mutating func number() throws(JSONSyntaxError) -> Double {
         let start = index
-        while index < bytes.count, "+-0123456789.eE".utf8.contains(bytes[index]) { index += 1 }
+        while index < bytes.count, Self.isNumberByte(bytes[index]) { index += 1 }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         guard !text.isEmpty, let number = Double(text), number.isFinite else { throw fail("bad value") }
         return number
+    }
+
+    /// The bytes a number may hold (`+-0123456789.eE`); a switch, since a generic `contains` over
+    /// a string's UTF-8 view cost ~5,000 instructions per number (7M of the mat head's 1,281).
+    @inline(__always)
+    private static func isNumberByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+            UInt8(ascii: "e"), UInt8(ascii: "E"):
+            return true
+        default:
+            return false
+        }
     }
 
     private mutating func hex4() throws(JSONSyntaxError) -> UInt32 {
