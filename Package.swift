@@ -64,13 +64,15 @@ let package = Package(
                 "ProofkitCore", "VoiceGate", "DuaMatching", "ImageProof", "SquatCounting",
                 "PrayerPlanning", "SpeechRecognition", "AudioDSP", "AudioIO", "ImageIO", "Inference", "Storage",
                 "CProofkitShims",
-                // Only for BenchDemoPhoto (Bench/BenchPhotoRun.swift) until the bench runner leaves the facade.
-                "ProofkitDemoMedia",
             ]),
         // The demo: its media (embedded in code, no files needed at run time) and its steps.
         .target(name: "ProofkitDemoMedia", resources: [.embedInCode("Media")]),
         .target(name: "ProofkitDemo", dependencies: ["Proofkit", "ProofkitDemoMedia", "AudioIO", "DuaMatching", "VoiceGate"]),
-        .target(name: "ProofkitCLI", dependencies: ["Proofkit", "ProofkitDemo"]),
+        // `proofkit bench`: runs each configuration in a child of the same binary.
+        .target(
+            name: "ProofkitBenchRunner",
+            dependencies: ["Proofkit", "ProofkitCore", "ImageProof", "Inference", "ProofkitDemoMedia"]),
+        .target(name: "ProofkitCLI", dependencies: ["Proofkit", "ProofkitDemo", "ProofkitBenchRunner"]),
         .executableTarget(name: "ProofkitTool", dependencies: ["ProofkitCLI"]),
         .executableTarget(
             name: "ProofkitBench", dependencies: ["Proofkit"], path: "Benchmarks/ProofkitBench"),
@@ -91,7 +93,9 @@ let package = Package(
         .testTarget(name: "ImageIOTests", dependencies: ["ImageIO", "TestSupport"]),
         .testTarget(name: "InferenceTests", dependencies: ["Inference", "TestSupport"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"]),
-        .testTarget(name: "ProofkitTests", dependencies: ["Proofkit", "ProofkitDemo", "AudioDSP", "SpeechRecognition", "TestSupport"]),
+        .testTarget(
+            name: "ProofkitTests",
+            dependencies: ["Proofkit", "ProofkitDemo", "ProofkitBenchRunner", "AudioDSP", "SpeechRecognition", "TestSupport"]),
         .testTarget(name: "ProofkitCLITests", dependencies: ["ProofkitCLI", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,6 @@
 import AudioIO
 import Proofkit
+import ProofkitBenchRunner
 import ProofkitCore
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -1,4 +1,6 @@
 import ImageProof
+import Proofkit
+import ProofkitDemoMedia
 public import ProofkitCore
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -89,7 +91,7 @@ enum BenchPhotoRun {
 }
 
 /// The photo `proofkit bench` judges when no `--image` is given: the rendered prayer-mat picture
-/// that `proofkit demo` shows (embedded in the binary; see ``PhotoProofDemo``).
+/// that `proofkit demo` shows (embedded in the binary: ``DemoMedia/photos``).
 public enum BenchDemoPhoto {
     /// How reports name it.
     public static let label = "demo_mat.jpg (embedded demo photo)"
@@ -98,7 +100,7 @@ public enum BenchDemoPhoto {
     /// - Returns: the file's path; the caller removes it.
     /// - Throws: `.internal` when the embedded photo is missing, `.io` when it cannot be written.
     public static func writeTemporaryFile() throws(ProofkitError) -> String {
-        guard let photo = try PhotoProofDemo.embeddedPhotos().first(where: { $0.showsMat }) else {
+        guard let photo = DemoMedia.photos.first(where: { $0.showsMat }) else {
             throw ProofkitError(.internal, "the embedded demo photo is missing")
         }
         let path = FileManager.default.temporaryDirectory
