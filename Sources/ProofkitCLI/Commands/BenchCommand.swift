@@ -1,4 +1,3 @@
-import AudioIO
 import Proofkit
 import ProofkitBenchRunner
 import ProofkitCore

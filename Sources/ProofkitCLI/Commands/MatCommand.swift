@@ -1,4 +1,3 @@
-import ImageProof
 import Proofkit
 import ProofkitCore
 
