@@ -62,4 +62,23 @@ struct SndFileHandleTests {
         #expect(try reader.readClip().frameCount == 800)
         #expect(AudioTestTools.contents(of: folder).sorted() == (names + ["garbage.wav", "kept.wav"]).sorted())
     }
+
+    @Test("a short file read to its end, floats and 16-bit (the end-of-file error check runs on the open handle)")
+    func shortFileToTheEnd() throws {
+        let folder = try AudioTestTools.makeScratchFolder()
+        defer { AudioTestTools.remove(folder) }
+        let path = folder + "/short.wav"
+        let samples = (0..<200).map { Float($0 - 100) / 200 }
+        try AudioTestTools.writeWithSox(samples, channels: 1, sampleRate: 16000, to: path, soxOutputOptions: ["-b", "16"])
+        var reader = try AudioFileReader(path: path)
+        var buffer = [Float](repeating: 0, count: 1024)
+        var total = 0
+        while case let frames = try reader.read(into: &buffer, maxFrames: 1024), frames > 0 { total += frames }
+        #expect(total == 200)
+        var again = try AudioFileReader(path: path)
+        var shorts = [Int16](repeating: 0, count: 64)
+        total = 0
+        while case let frames = try again.read(into: &shorts, maxFrames: 64), frames > 0 { total += frames }
+        #expect(total == 200)
+    }
 }
