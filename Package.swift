@@ -2,12 +2,16 @@
 //
 // proofkit: on-device proofs for alarms that only stop when you are up.
 //
-// Dependency direction (one way, enforced in review):
+// Dependency direction (one way, enforced in review; `ls Sources` shows the layers):
 //   ProofkitCore  <-  engines (VoiceGate, DuaMatching, ImageProof, SquatCounting, PrayerPlanning,
 //                             SpeechRecognition, AudioDSP: resampling, fades, mixing, gain)
-//   ProofkitCore  <-  adapters (AudioIO, ImageIO, Inference), each over its own C modules
-//   engines + adapters  <-  Proofkit (facade)  <-  ProofkitCLI  <-  ProofkitTool (`proofkit`)
-//   Proofkit + ProofkitDemoMedia (the demo's JPEG/MP3 files, `.embedInCode`)  <-  ProofkitDemo  <-  ProofkitCLI
+//   ProofkitCore  <-  adapters (AudioIO, ImageIO, Inference, Storage), each over its own C modules
+//   engines + adapters  <-  Proofkit (facade: one entry type per proof, the alarm service; it
+//                            re-exports the engines and wraps what callers need of the adapters)
+//   Proofkit  <-  ProofkitDemo (+ ProofkitDemoMedia: the demo's JPEG/MP3 files, `.embedInCode`)
+//   Proofkit  <-  ProofkitBenchRunner (`proofkit bench`: measures in children of its own binary)
+//   Proofkit, ProofkitDemo, ProofkitBenchRunner  <-  ProofkitCLI  <-  ProofkitTool (`proofkit`)
+// The CLI imports Proofkit and ProofkitCore only (never an adapter).
 // Engines import no C and do no I/O, so a phone app can link ProofkitCore + the engines alone.
 import PackageDescription
 
