@@ -11,7 +11,7 @@
 //   Proofkit  <-  ProofkitDemo (+ ProofkitDemoMedia: the demo's JPEG/MP3 files, `.embedInCode`)
 //   Proofkit  <-  ProofkitBenchRunner (`proofkit bench`: measures in children of its own binary)
 //   Proofkit, ProofkitDemo, ProofkitBenchRunner  <-  ProofkitCLI  <-  ProofkitTool (`proofkit`)
-// The CLI imports Proofkit and ProofkitCore only (never an adapter).
+// The CLI imports Proofkit and ProofkitCore (plus ProofkitDemo, ProofkitBenchRunner), never an adapter.
 // Engines import no C and do no I/O, so a phone app can link ProofkitCore + the engines alone.
 import PackageDescription
 
