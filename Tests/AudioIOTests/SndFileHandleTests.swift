@@ -1,8 +1,8 @@
+import AudioIO
 import Foundation
-import Testing
 import ProofkitCore
 import TestSupport
-import AudioIO
+import Testing
 
 /// The owning libsndfile handle: every path that opens a file (plain, the MP3 reopened through
 /// virtual I/O, a write that is committed, a write that is abandoned, a file libsndfile refuses)
@@ -21,7 +21,9 @@ struct SndFileHandleTests {
         }
     }
 
-    @Test("readers (WAV, MP3 via virtual I/O, a midframe MP3, a truncated OGG, a refused file) and writers (committed, cancelled) leave no descriptor open")
+    @Test(
+        "readers (WAV, MP3 via virtual I/O, a midframe MP3, a truncated OGG, a refused file) and writers (committed, cancelled) leave no descriptor open"
+    )
     func noDescriptorLeaks() throws {
         let folder = try AudioTestTools.makeScratchFolder()
         defer { AudioTestTools.remove(folder) }
@@ -51,7 +53,8 @@ struct SndFileHandleTests {
             var kept = try AudioFileWriter(path: folder + "/kept.wav", container: .wav, sampleRate: 8000, channels: 1)
             try kept.write([Int16](repeating: 1000, count: 800))
             try kept.commit()
-            var dropped = try AudioFileWriter(path: folder + "/dropped.caf", container: .caf, sampleRate: 8000, channels: 1)
+            var dropped = try AudioFileWriter(
+                path: folder + "/dropped.caf", container: .caf, sampleRate: 8000, channels: 1)
             try dropped.write([Int16](repeating: 1000, count: 800))
             dropped.cancel()
         }
@@ -69,7 +72,8 @@ struct SndFileHandleTests {
         defer { AudioTestTools.remove(folder) }
         let path = folder + "/short.wav"
         let samples = (0..<200).map { Float($0 - 100) / 200 }
-        try AudioTestTools.writeWithSox(samples, channels: 1, sampleRate: 16000, to: path, soxOutputOptions: ["-b", "16"])
+        try AudioTestTools.writeWithSox(
+            samples, channels: 1, sampleRate: 16000, to: path, soxOutputOptions: ["-b", "16"])
         var reader = try AudioFileReader(path: path)
         var buffer = [Float](repeating: 0, count: 1024)
         var total = 0

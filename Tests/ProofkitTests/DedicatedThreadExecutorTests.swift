@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Proofkit
 
 /// The live reading proof's consumer runs on a thread of its own: every step of the task, also

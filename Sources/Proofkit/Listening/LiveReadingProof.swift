@@ -104,9 +104,10 @@ public final class LiveReadingProof: @unchecked Sendable {
         let stream = capture.start()
         let recognizer = options.recognizerCommand.map { ExternalRecognizer(command: $0) }
         let live = whisper.map { WhisperLiveTranscriber(recognizer: $0) }
-        let lines = try options.transcriptFile.map { (path) throws(ProofkitError) in
-            try transcriptLines(from: path)
-        } ?? live?.lines
+        let lines =
+            try options.transcriptFile.map { (path) throws(ProofkitError) in
+                try transcriptLines(from: path)
+            } ?? live?.lines
         listening = try LiveListening(
             capture: stream, recognizer: recognizer, transcriptLines: lines, maxSeconds: options.maxSeconds)
         self.state = state

@@ -64,7 +64,9 @@ public struct Speaker: ~Copyable, Sendable {
     /// - Parameter progress: called with the frames heard so far and the clip's frames.
     /// - Returns: the underruns the device reported.
     /// - Throws: `ProofkitError` `.io` when the device fails while playing.
-    public mutating func play(_ clip: AudioClip, progress: (_ heardFrames: Int, _ totalFrames: Int) -> Void = { _, _ in })
+    public mutating func play(
+        _ clip: AudioClip, progress: (_ heardFrames: Int, _ totalFrames: Int) -> Void = { _, _ in }
+    )
         throws(ProofkitError) -> Int
     {
         try player.play(clip, progress: progress)
@@ -82,7 +84,9 @@ public enum SoundFile {
     /// Reads the first `maximumSeconds` of the sound file at `path` (any format proofkit reads).
     /// - Returns: the clip, and whether the file goes on past `maximumSeconds`.
     /// - Throws: `ProofkitError` `.notFound`, `.decodeFailed`, `.io`, naming `path`.
-    public static func readClip(path: String, maximumSeconds: Int) throws(ProofkitError) -> (clip: AudioClip, isCut: Bool) {
+    public static func readClip(path: String, maximumSeconds: Int) throws(ProofkitError) -> (
+        clip: AudioClip, isCut: Bool
+    ) {
         var reader = try AudioFileReader(path: path)
         let format = reader.format
         let clip = try reader.readClip(maxFrames: format.sampleRate * maximumSeconds)
