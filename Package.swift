@@ -2,12 +2,16 @@
 //
 // proofkit: on-device proofs for alarms that only stop when you are up.
 //
-// Dependency direction (one way, enforced in review):
+// Dependency direction (one way, enforced in review; `ls Sources` shows the layers):
 //   ProofkitCore  <-  engines (VoiceGate, DuaMatching, ImageProof, SquatCounting, PrayerPlanning,
 //                             SpeechRecognition, AudioDSP: resampling, fades, mixing, gain)
-//   ProofkitCore  <-  adapters (AudioIO, ImageIO, Inference), each over its own C modules
-//   engines + adapters  <-  Proofkit (facade)  <-  ProofkitCLI  <-  ProofkitTool (`proofkit`)
-//   Proofkit + ProofkitDemoMedia (the demo's JPEG/MP3 files, `.embedInCode`)  <-  ProofkitDemo  <-  ProofkitCLI
+//   ProofkitCore  <-  adapters (AudioIO, ImageIO, Inference, Storage), each over its own C modules
+//   engines + adapters  <-  Proofkit (facade: one entry type per proof, the alarm service; it
+//                            re-exports the engines and wraps what callers need of the adapters)
+//   Proofkit  <-  ProofkitDemo (+ ProofkitDemoMedia: the demo's JPEG/MP3 files, `.embedInCode`)
+//   Proofkit  <-  ProofkitBenchRunner (`proofkit bench`: measures in children of its own binary)
+//   Proofkit, ProofkitDemo, ProofkitBenchRunner  <-  ProofkitCLI  <-  ProofkitTool (`proofkit`)
+// The CLI imports Proofkit and ProofkitCore (plus ProofkitDemo, ProofkitBenchRunner), never an adapter.
 // Engines import no C and do no I/O, so a phone app can link ProofkitCore + the engines alone.
 import PackageDescription
 
@@ -64,13 +68,15 @@ let package = Package(
                 "ProofkitCore", "VoiceGate", "DuaMatching", "ImageProof", "SquatCounting",
                 "PrayerPlanning", "SpeechRecognition", "AudioDSP", "AudioIO", "ImageIO", "Inference", "Storage",
                 "CProofkitShims",
-                // Only for BenchDemoPhoto (Bench/BenchPhotoRun.swift) until the bench runner leaves the facade.
-                "ProofkitDemoMedia",
             ]),
         // The demo: its media (embedded in code, no files needed at run time) and its steps.
         .target(name: "ProofkitDemoMedia", resources: [.embedInCode("Media")]),
         .target(name: "ProofkitDemo", dependencies: ["Proofkit", "ProofkitDemoMedia", "AudioIO", "DuaMatching", "VoiceGate"]),
-        .target(name: "ProofkitCLI", dependencies: ["Proofkit", "ProofkitDemo"]),
+        // `proofkit bench`: runs each configuration in a child of the same binary.
+        .target(
+            name: "ProofkitBenchRunner",
+            dependencies: ["Proofkit", "ProofkitCore", "ImageProof", "Inference", "ProofkitDemoMedia"]),
+        .target(name: "ProofkitCLI", dependencies: ["Proofkit", "ProofkitDemo", "ProofkitBenchRunner"]),
         .executableTarget(name: "ProofkitTool", dependencies: ["ProofkitCLI"]),
         .executableTarget(
             name: "ProofkitBench", dependencies: ["Proofkit"], path: "Benchmarks/ProofkitBench"),
@@ -91,7 +97,9 @@ let package = Package(
         .testTarget(name: "ImageIOTests", dependencies: ["ImageIO", "TestSupport"]),
         .testTarget(name: "InferenceTests", dependencies: ["Inference", "TestSupport"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"]),
-        .testTarget(name: "ProofkitTests", dependencies: ["Proofkit", "ProofkitDemo", "AudioDSP", "SpeechRecognition", "TestSupport"]),
+        .testTarget(
+            name: "ProofkitTests",
+            dependencies: ["Proofkit", "ProofkitDemo", "ProofkitBenchRunner", "AudioDSP", "SpeechRecognition", "TestSupport"]),
         .testTarget(name: "ProofkitCLITests", dependencies: ["ProofkitCLI", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -16,10 +16,10 @@ private final class SileroBox {
 /// Runtime or the model is missing.
 func sileroBenchmarks() -> [Benchmark] {
     var environment: [String: String] = [:]
-    if let value = getenv(VoiceProofSession.sileroEnvironmentVariable) {
-        environment[VoiceProofSession.sileroEnvironmentVariable] = String(cString: value)
+    if let value = getenv(ReadingProofSession.sileroEnvironmentVariable) {
+        environment[ReadingProofSession.sileroEnvironmentVariable] = String(cString: value)
     }
-    guard let modelPath = VoiceProofSession.sileroModelPath(environment: environment) else {
+    guard let modelPath = ReadingProofSession.sileroModelPath(environment: environment) else {
         note("silero skipped: no Models/generated/silero_vad.onnx")
         return []
     }
@@ -56,7 +56,7 @@ func sileroBenchmarks() -> [Benchmark] {
             return seconds
         },
         Benchmark(name: "readingproof.session.both", unit: "audio-seconds", warmup: 1, iterations: 5) {
-            var session = try! VoiceProofSession(
+            var session = try! ReadingProofSession(
                 configuration: ReadingProofConfiguration(voiceDetection: .both), sileroModelPath: modelPath)
             var events = 0
             for chunk in chunks { events += try! session.process(audio: chunk).count }
@@ -65,7 +65,7 @@ func sileroBenchmarks() -> [Benchmark] {
         },
         // Peer: the same session on the energy gate alone.
         Benchmark(name: "readingproof.session.energy", unit: "audio-seconds", warmup: 1, iterations: 5) {
-            var session = try! VoiceProofSession(
+            var session = try! ReadingProofSession(
                 configuration: ReadingProofConfiguration(voiceDetection: .energy), sileroModelPath: nil)
             var events = 0
             for chunk in chunks { events += try! session.process(audio: chunk).count }

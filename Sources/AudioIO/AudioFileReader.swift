@@ -23,10 +23,8 @@ public struct AudioFileReader: ~Copyable, @unchecked Sendable {
     public let format: AudioFileFormat
     /// The path it was opened with.
     public let path: String
-    private var handle: OpaquePointer?
-    private var virtualContext: UnsafeMutableRawPointer?
-    /// The descriptor opened once for this reader (libsndfile does not close it).
-    private var descriptor: Int32 = -1
+    /// The decoding handle; it also owns the descriptor (closed after `sf_close`).
+    private let handle: SndFileHandle
     /// Frames decoded (or skipped) so far.
     public private(set) var position: Int = 0
 
@@ -104,43 +102,45 @@ public struct AudioFileReader: ~Copyable, @unchecked Sendable {
                                 underlying: code, path: path)
         }
         var opened = try POSIX.withStandardErrorSilenced({ () throws(ProofkitError) in try SndFile.openForReading(fd: fd) })
-        if case .failure = opened, let identity = sameFileByName,
+        var failed = false
+        switch opened {
+        case .failure: failed = true
+        case .success: break
+        }
+        if failed, let identity = sameFileByName,
             case .success(let now) = POSIX.status(path), now.device == identity.device, now.inode == identity.inode
         {
             opened = try POSIX.withStandardErrorSilenced({ () throws(ProofkitError) in try SndFile.openForReading(path) })
         }
         switch opened {
-        case .success(let (handle, info)):
+        case .success(var handle):
+            let info = handle.info
             guard info.sampleRate > 0, info.channels > 0 else {
-                SndFile.close(handle)
+                // (the handle closes as it goes out of scope)
                 throw ProofkitError(.decodeFailed, "has no usable audio (sample rate \(info.sampleRate), \(info.channels) channels)",
                                     path: path)
             }
             var format = AudioFileFormat(info)
-            var decoding = handle
-            var context: UnsafeMutableRawPointer? = nil
             if format.container == .mpeg {
                 // Reopen so that decoding is not capped at the header's estimate (see
                 // SndFile.openForReadingToEnd); the header count is kept for reporting. The
                 // virtual file reads its own copy of the descriptor (pread: no shared offset).
                 if let copy = POSIX.duplicate(fd) {
-                    if case .success(let (reopened, ctx)) = POSIX.withStandardErrorSilenced({
+                    if case .success(let reopened) = POSIX.withStandardErrorSilenced({
                         SndFile.openForReadingToEnd(fd: copy, realLength: size)
                     }) {
                         format.isSeekable = false
-                        SndFile.close(handle)
-                        decoding = reopened
-                        context = ctx
+                        handle = reopened  // the plain handle closes here
                     }
                     // (on failure openForReadingToEnd has closed the copy)
                 }
                 // else: keep the plain handle (e.g. an MP3 that starts mid-frame only opens that
                 // way); its decoding may stop at the header's estimate.
             }
-            self.handle = decoding
-            self.virtualContext = context
+            // From here on the reader owns the descriptor: its handle closes it after `sf_close`.
+            handle.closesAfterwards(fd)
+            self.handle = consume handle
             self.format = format
-            self.descriptor = fd
         case .failure(let failure):
             let (text, code) = (failure.text, failure.code)
             // libsndfile's MPEG probe reports unrecognised bytes as "File does not exist or is not
@@ -152,20 +152,9 @@ public struct AudioFileReader: ~Copyable, @unchecked Sendable {
         }
     }
 
-    deinit {
-        if let handle { SndFile.close(handle) }
-        if let virtualContext { SndFile.releaseVirtual(virtualContext) }
-        if descriptor >= 0 { POSIX.closeDescriptor(descriptor) }
-    }
-
     /// Closes the file. Calls `sf_close`.
     public consuming func close() {
-        if let handle { SndFile.close(handle) }
-        if let virtualContext { SndFile.releaseVirtual(virtualContext) }
-        if descriptor >= 0 { POSIX.closeDescriptor(descriptor) }
-        handle = nil
-        virtualContext = nil
-        descriptor = -1
+        handle.close()
     }
 
     /// Decodes up to `maxFrames` frames into the start of `buffer` (interleaved).
@@ -178,7 +167,7 @@ public struct AudioFileReader: ~Copyable, @unchecked Sendable {
     ///   Calls `sf_readf_float`.
     public mutating func read(into buffer: inout [Float], maxFrames: Int) throws(ProofkitError) -> Int {
         try readFrames(into: &buffer, maxFrames: maxFrames, operation: "sf_readf_float") {
-            SndFile.readFloat($0, into: $1, frames: $2)
+            $0.readFloat(into: $1, frames: $2)
         }
     }
 
@@ -196,7 +185,7 @@ public struct AudioFileReader: ~Copyable, @unchecked Sendable {
     ///   Calls `sf_readf_short`.
     public mutating func read(into buffer: inout [Int16], maxFrames: Int) throws(ProofkitError) -> Int {
         try readFrames(into: &buffer, maxFrames: maxFrames, operation: "sf_readf_short") {
-            SndFile.readShort($0, into: $1, frames: $2)
+            $0.readShort(into: $1, frames: $2)
         }
     }
 
@@ -204,11 +193,10 @@ public struct AudioFileReader: ~Copyable, @unchecked Sendable {
     /// error at the start versus a short read at the end, and the position count.
     private mutating func readFrames<Sample>(
         into buffer: inout [Sample], maxFrames: Int, operation: String,
-        _ call: (OpaquePointer, UnsafeMutablePointer<Sample>, Int) -> Int
+        _ call: (borrowing SndFileHandle, UnsafeMutablePointer<Sample>, Int) -> Int
     ) throws(ProofkitError) -> Int {
         precondition(maxFrames >= 1 && buffer.count >= maxFrames * format.channels,
                      "buffer too small for maxFrames")
-        guard let handle else { preconditionFailure("read after close") }
         let frames: Int
         if format.container == .mpeg {
             frames = POSIX.withStandardErrorSilenced {
@@ -218,7 +206,7 @@ public struct AudioFileReader: ~Copyable, @unchecked Sendable {
             frames = buffer.withUnsafeMutableBufferPointer { call(handle, $0.baseAddress!, maxFrames) }
         }
         if frames <= 0 {
-            let (text, code) = SndFile.error(handle)
+            let (text, code) = handle.error()
             if code != 0 && position == 0 {
                 throw ProofkitError(.decodeFailed, "cannot be decoded (libsndfile: \(text.trimmedLine))",
                                     operation: operation, underlying: code, path: path)
@@ -262,10 +250,10 @@ public struct AudioFileReader: ~Copyable, @unchecked Sendable {
     /// - Throws: see ``read(into:maxFrames:)``. Calls `sf_seek` or `sf_readf_float`.
     public mutating func skip(frames: Int) throws(ProofkitError) -> Int {
         guard frames > 0 else { return 0 }
-        if format.isSeekable, let handle, let total = format.headerFrameCount,
+        if format.isSeekable, let total = format.headerFrameCount,
             format.container != .mpeg, position + frames <= total
         {
-            if SndFile.seek(handle, toFrame: position + frames) == position + frames {
+            if handle.seek(toFrame: position + frames) == position + frames {
                 position += frames
                 return frames
             }

@@ -2,9 +2,9 @@ public import ProofkitCore
 
 extension AudioOutputContainer {
     var sndfileFormat: Int32 {
-        // CAF defaults to big-endian; force little-endian (SF_ENDIAN_LITTLE = 0x1000_0000).
+        // CAF defaults to big-endian; force little-endian.
         self == .caf
-            ? SndFile.formatCAF | SndFile.subtypePCM16 | 0x1000_0000
+            ? SndFile.formatCAF | SndFile.subtypePCM16 | SndFile.endianLittle
             : SndFile.formatWAV | SndFile.subtypePCM16
     }
 }
@@ -39,8 +39,10 @@ public struct AudioFileWriter: ~Copyable, @unchecked Sendable {
     public let channels: Int
     /// Frames written so far.
     public private(set) var framesWritten: Int = 0
-    private var handle: OpaquePointer?
+    private var handle: SndFileHandle?
+    /// The temporary file's descriptor: owned by ``handle`` while it is open, then by the writer.
     private var descriptor: Int32 = -1
+    private var ownsDescriptor = false
     private var temporaryPath: String?
     private var scratch: [Int16] = []
     private let writesBackEarly: Bool
@@ -75,7 +77,7 @@ public struct AudioFileWriter: ~Copyable, @unchecked Sendable {
                                 path: path)
         }
         let (fd, temporary, _) = try POSIX.beginReplacement(of: path)
-        let opened: Result<OpaquePointer, SndFile.Failure>
+        let opened: Result<SndFileHandle, SndFile.Failure>
         do {
             opened = try SndFile.openForWriting(
                 fd: fd, format: container.sndfileFormat, sampleRate: sampleRate, channels: channels)
@@ -85,8 +87,10 @@ public struct AudioFileWriter: ~Copyable, @unchecked Sendable {
             throw error
         }
         switch opened {
-        case .success(let handle):
-            self.handle = handle
+        case .success(var handle):
+            // The handle closes the descriptor after itself until ``commit`` takes it back.
+            handle.closesAfterwards(fd)
+            self.handle = consume handle
             self.descriptor = fd
             self.temporaryPath = temporary
         case .failure(let failure):
@@ -99,8 +103,8 @@ public struct AudioFileWriter: ~Copyable, @unchecked Sendable {
     }
 
     deinit {
-        if let handle { SndFile.close(handle) }
-        if descriptor >= 0 { POSIX.closeDescriptor(descriptor) }
+        // An open handle closes itself, then the descriptor, after this body.
+        if ownsDescriptor && descriptor >= 0 { POSIX.closeDescriptor(descriptor) }
         if let temporaryPath { POSIX.remove(temporaryPath) }
     }
 
@@ -119,11 +123,11 @@ public struct AudioFileWriter: ~Copyable, @unchecked Sendable {
     /// - Throws: see ``write(_:)-([Int16])``.
     public mutating func write(_ samples: ArraySlice<Int16>) throws(ProofkitError) {
         precondition(samples.count % channels == 0, "samples must hold whole frames")
-        guard let handle else { preconditionFailure("write after commit") }
+        guard handle != nil else { preconditionFailure("write after commit") }
         let frames = samples.count / channels
         guard frames > 0 else { return }
         let written = samples.withUnsafeBufferPointer {
-            SndFile.writeShort(handle, $0.baseAddress!, frames: frames)
+            handle!.writeShort($0.baseAddress!, frames: frames)
         }
         if writesBackEarly {
             bytesSinceWriteback += written * channels * 2
@@ -133,7 +137,7 @@ public struct AudioFileWriter: ~Copyable, @unchecked Sendable {
             }
         }
         if written != frames {
-            let (text, code) = SndFile.error(handle)
+            let (text, code) = handle!.error()
             throw ProofkitError(.io, "cannot write the output (\(text.trimmedLine))",
                                 operation: "sf_writef_short", underlying: code, path: path)
         }
@@ -203,12 +207,12 @@ public struct AudioFileWriter: ~Copyable, @unchecked Sendable {
     public consuming func commit(
         syncsToDisk: Bool = false, verify: (String) throws(ProofkitError) -> Void = { _ in }
     ) throws(ProofkitError) {
-        guard let handle, let temporary = temporaryPath else {
+        guard let handle = handle.take(), let temporary = temporaryPath else {
             preconditionFailure("commit after commit")
         }
-        self.handle = nil
-        let (errorText, errorCode) = SndFile.error(handle)
-        let closeCode = SndFile.close(handle)
+        let (errorText, errorCode) = handle.error()
+        let (closeCode, _) = handle.closeReleasingDescriptor()
+        ownsDescriptor = true
         if errorCode != 0 || closeCode != 0 {
             // temporaryPath and descriptor are still set: deinit closes and removes the temporary.
             throw ProofkitError(.io, "cannot finish the output (\(errorCode != 0 ? errorText.trimmedLine : "libsndfile error \(closeCode)"))",

@@ -135,7 +135,7 @@ enum POSIX {
     /// threads are counted under a lock: stderr comes back when the last one ends.
     /// Calls `dup`, `open`, `dup2`, `close`.
     /// - Throws: what `body` throws (stderr is restored first).
-    static func withStandardErrorSilenced<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+    static func withStandardErrorSilenced<T: ~Copyable, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         silencing.withLock { state in
             if state.depth == 0 {
                 let saved = dup(2)

@@ -36,26 +36,27 @@ enum SndFile {
     }
 
     /// The table, for calls on a handle: libsndfile is loaded, since the handle came from it.
-    private static var loaded: proofkit_sndfile_api {
+    fileprivate static var loaded: proofkit_sndfile_api {
         guard let table = try? load() else { preconditionFailure("libsndfile called before it was loaded") }
         return table
     }
 
-    // MARK: Format constants (from sndfile.h), kept as Swift values.
-    static let majorMask: Int32 = 0x0FFF_0000
-    static let subtypeMask: Int32 = 0x0000_FFFF
-    static let formatWAV: Int32 = 0x01_0000
-    static let formatAIFF: Int32 = 0x02_0000
-    static let formatWAVEX: Int32 = 0x13_0000
-    static let formatCAF: Int32 = 0x18_0000
-    static let subtypePCM16: Int32 = 0x0002
+    // MARK: Format constants: sndfile.h's, as Int32 (the type of `SF_INFO.format`).
+    static let majorMask = Int32(SF_FORMAT_TYPEMASK)
+    static let subtypeMask = Int32(SF_FORMAT_SUBMASK)
+    static let formatWAV = Int32(SF_FORMAT_WAV)
+    static let formatAIFF = Int32(SF_FORMAT_AIFF)
+    static let formatWAVEX = Int32(SF_FORMAT_WAVEX)
+    static let formatCAF = Int32(SF_FORMAT_CAF)
+    static let subtypePCM16 = Int32(SF_FORMAT_PCM_16)
+    static let endianLittle = Int32(SF_ENDIAN_LITTLE)
 
     /// Opens `path` for reading, letting libsndfile detect the format from the content and, when
     /// the content alone does not tell (an MP3 that starts mid-frame, without an ID3 tag), from
     /// the name's extension. Calls `sf_open`.
-    /// - Returns: the handle and its info, or the library's error text and code.
+    /// - Returns: the handle (with its ``SndFileHandle/info``), or the library's error text and code.
     /// - Throws: `.runtimeUnavailable` when libsndfile cannot be loaded.
-    static func openForReading(_ path: String) throws(ProofkitError) -> Result<(OpaquePointer, Info), Failure> {
+    static func openForReading(_ path: String) throws(ProofkitError) -> Result<SndFileHandle, Failure> {
         let sndfile = try load()
         var info = SF_INFO()
         guard let handle = sndfile.sf_open(FilePath.cString(path), Int32(SFM_READ), &info) else {
@@ -63,21 +64,21 @@ enum SndFile {
         }
         // Normalise integer data to -1...1 as floats (libsndfile's default, made explicit).
         _ = sndfile.sf_command(handle, Int32(SFC_SET_NORM_FLOAT), nil, Int32(SF_TRUE))
-        return .success((handle, Info(info)))
+        return .success(SndFileHandle(handle, info: Info(info)))
     }
 
     /// Opens the already-open descriptor `fd` for reading, letting libsndfile detect the format
     /// from the content. `fd` stays open after `sf_close` (its owner closes it). Calls `sf_open_fd`.
-    /// - Returns: the handle and its info, or the library's error text and code.
+    /// - Returns: the handle (with its ``SndFileHandle/info``), or the library's error text and code.
     /// - Throws: `.runtimeUnavailable` when libsndfile cannot be loaded.
-    static func openForReading(fd: Int32) throws(ProofkitError) -> Result<(OpaquePointer, Info), Failure> {
+    static func openForReading(fd: Int32) throws(ProofkitError) -> Result<SndFileHandle, Failure> {
         let sndfile = try load()
         var info = SF_INFO()
         guard let handle = sndfile.sf_open_fd(fd, Int32(SFM_READ), &info, Int32(SF_FALSE)) else {
             return .failure(Failure(text: lastOpenError(), code: sndfile.sf_error(nil)))
         }
         _ = sndfile.sf_command(handle, Int32(SFC_SET_NORM_FLOAT), nil, Int32(SF_TRUE))
-        return .success((handle, Info(info)))
+        return .success(SndFileHandle(handle, info: Info(info)))
     }
 
     /// The file behind a virtual-I/O handle: a descriptor, its real length, and a longer length
@@ -129,11 +130,9 @@ enum SndFile {
     /// libsndfile and mpg123 open it (padded with zero bytes, so the ID3v1 probe at the end
     /// reads nothing): the estimate rises above the real audio. Once open, the real end reads
     /// as a clean end of file, where decoding stops. A tagged file keeps its exact count. The
-    /// returned context must be released with ``releaseVirtual(_:)`` after `sf_close`.
+    /// returned handle releases the context (and closes `fd`) after its `sf_close`.
     /// Call it after ``openForReading(fd:)`` succeeded (which loads libsndfile).
-    static func openForReadingToEnd(fd: Int32, realLength: Int64)
-        -> Result<(OpaquePointer, UnsafeMutableRawPointer), Failure>
-    {
+    static func openForReadingToEnd(fd: Int32, realLength: Int64) -> Result<SndFileHandle, Failure> {
         let sndfile = loaded
         let context = Unmanaged.passRetained(VirtualFile(fd: fd, realLength: realLength)).toOpaque()
         var io = SF_VIRTUAL_IO(
@@ -158,7 +157,7 @@ enum SndFile {
         }
         Unmanaged<VirtualFile>.fromOpaque(context).takeUnretainedValue().isOpen = true
         _ = sndfile.sf_command(handle, Int32(SFC_SET_NORM_FLOAT), nil, Int32(SF_TRUE))
-        return .success((handle, context))
+        return .success(SndFileHandle(handle, info: Info(info), virtualContext: context))
     }
 
     /// Releases a virtual-I/O context and closes its descriptor (after `sf_close`).
@@ -173,7 +172,7 @@ enum SndFile {
     /// - Throws: `.runtimeUnavailable` when libsndfile cannot be loaded.
     static func openForWriting(
         fd: Int32, format: Int32, sampleRate: Int, channels: Int
-    ) throws(ProofkitError) -> Result<OpaquePointer, Failure> {
+    ) throws(ProofkitError) -> Result<SndFileHandle, Failure> {
         let sndfile = try load()
         var info = SF_INFO()
         info.samplerate = Int32(clamping: sampleRate)
@@ -185,53 +184,7 @@ enum SndFile {
         guard let handle = sndfile.sf_open_fd(fd, Int32(SFM_WRITE), &info, Int32(SF_FALSE)) else {
             return .failure(Failure(text: lastOpenError(), code: sndfile.sf_error(nil)))
         }
-        return .success(handle)
-    }
-
-    /// Reads up to `frames` frames of interleaved floats into `buffer` (which must hold
-    /// `frames * channels`). Calls `sf_readf_float`.
-    /// - Returns: frames read (0 at the end; a short read at the end is not an error).
-    static func readFloat(_ handle: OpaquePointer, into buffer: UnsafeMutablePointer<Float>, frames: Int)
-        -> Int
-    {
-        Int(loaded.sf_readf_float(handle, buffer, sf_count_t(frames)))
-    }
-
-    /// Reads up to `frames` frames of interleaved 16-bit samples into `buffer` (which must hold
-    /// `frames * channels`). For 16-bit PCM files these are the stored samples, unchanged.
-    /// Calls `sf_readf_short`.
-    /// - Returns: frames read (0 at the end; a short read at the end is not an error).
-    static func readShort(_ handle: OpaquePointer, into buffer: UnsafeMutablePointer<Int16>, frames: Int)
-        -> Int
-    {
-        Int(loaded.sf_readf_short(handle, buffer, sf_count_t(frames)))
-    }
-
-    /// Writes `frames` frames of interleaved 16-bit samples. Calls `sf_writef_short`.
-    /// - Returns: frames written (fewer means an error, e.g. a full disk).
-    static func writeShort(_ handle: OpaquePointer, _ buffer: UnsafePointer<Int16>, frames: Int) -> Int {
-        Int(loaded.sf_writef_short(handle, buffer, sf_count_t(frames)))
-    }
-
-    /// Seeks to frame `frame` from the start. Calls `sf_seek`.
-    /// - Returns: the new position, or -1 on failure.
-    static func seek(_ handle: OpaquePointer, toFrame frame: Int) -> Int {
-        Int(loaded.sf_seek(handle, sf_count_t(frame), 0 /* SEEK_SET */))
-    }
-
-    /// Closes the handle. Calls `sf_close`.
-    /// - Returns: 0 on success, else a libsndfile error code.
-    @discardableResult
-    static func close(_ handle: OpaquePointer) -> Int32 {
-        loaded.sf_close(handle)
-    }
-
-    /// The handle's current error code and text. Calls `sf_error`, `sf_strerror`.
-    static func error(_ handle: OpaquePointer) -> (String, Int32) {
-        let sndfile = loaded
-        let code = sndfile.sf_error(handle)
-        guard let text = sndfile.sf_strerror(handle) else { return ("libsndfile error \(code)", code) }
-        return (String(cString: text), code)
+        return .success(SndFileHandle(handle, info: Info(info)))
     }
 
     /// The error text of the last failed open. Calls `sf_strerror(NULL)`.
@@ -246,5 +199,96 @@ extension SndFile.Info {
         self.init(
             frames: Int64(info.frames), sampleRate: Int(info.samplerate), channels: Int(info.channels),
             format: info.format, isSeekable: info.seekable != 0)
+    }
+}
+
+/// An open libsndfile handle (`SNDFILE *`) with one owner: `sf_close` runs exactly once, in
+/// ``close()`` / ``closeReleasingDescriptor()`` or when the owner drops it (deinit). A
+/// virtual-I/O handle (``SndFile/openForReadingToEnd(fd:realLength:)``) releases its context, and
+/// the descriptor the context reads, after that close; a descriptor handed over with
+/// ``closesAfterwards(_:)`` is closed last (libsndfile itself never closes one it was given).
+struct SndFileHandle: ~Copyable {
+    /// What `sf_open` reported about the file (for a file opened to write: what was asked for).
+    let info: SndFile.Info
+    private let raw: OpaquePointer
+    private let virtualContext: UnsafeMutableRawPointer?
+    private var ownedDescriptor: Int32 = -1
+
+    fileprivate init(_ raw: OpaquePointer, info: SndFile.Info, virtualContext: UnsafeMutableRawPointer? = nil) {
+        self.raw = raw
+        self.info = info
+        self.virtualContext = virtualContext
+    }
+
+    deinit {
+        _ = SndFileHandle.release(raw, virtualContext)
+        if ownedDescriptor >= 0 { POSIX.closeDescriptor(ownedDescriptor) }
+    }
+
+    /// Closes the handle now (then the descriptor handed over, if any). Calls `sf_close`.
+    /// - Returns: 0 on success, else a libsndfile error code.
+    @discardableResult
+    consuming func close() -> Int32 {
+        let code = SndFileHandle.release(raw, virtualContext)
+        if ownedDescriptor >= 0 { POSIX.closeDescriptor(ownedDescriptor) }
+        discard self
+        return code
+    }
+
+    /// Closes the handle now and gives the descriptor handed over with ``closesAfterwards(_:)``
+    /// back to the caller, open (a writer syncs it after `sf_close` wrote the header).
+    /// - Returns: `sf_close`'s code (0 on success) and the descriptor (-1 when none was handed over).
+    consuming func closeReleasingDescriptor() -> (code: Int32, descriptor: Int32) {
+        let code = SndFileHandle.release(raw, virtualContext)
+        let descriptor = ownedDescriptor
+        discard self
+        return (code, descriptor)
+    }
+
+    /// From now on the descriptor `fd` (which the handle reads or writes but was not opened to
+    /// close) is closed after the handle.
+    mutating func closesAfterwards(_ fd: Int32) {
+        ownedDescriptor = fd
+    }
+
+    private static func release(_ raw: OpaquePointer, _ context: UnsafeMutableRawPointer?) -> Int32 {
+        let code = SndFile.loaded.sf_close(raw)
+        if let context { SndFile.releaseVirtual(context) }
+        return code
+    }
+
+    /// Reads up to `frames` frames of interleaved floats into `buffer` (which must hold
+    /// `frames * channels`). Calls `sf_readf_float`.
+    /// - Returns: frames read (0 at the end; a short read at the end is not an error).
+    func readFloat(into buffer: UnsafeMutablePointer<Float>, frames: Int) -> Int {
+        Int(SndFile.loaded.sf_readf_float(raw, buffer, sf_count_t(frames)))
+    }
+
+    /// Reads up to `frames` frames of interleaved 16-bit samples into `buffer` (which must hold
+    /// `frames * channels`). For 16-bit PCM files these are the stored samples, unchanged.
+    /// Calls `sf_readf_short`.
+    /// - Returns: frames read (0 at the end; a short read at the end is not an error).
+    func readShort(into buffer: UnsafeMutablePointer<Int16>, frames: Int) -> Int {
+        Int(SndFile.loaded.sf_readf_short(raw, buffer, sf_count_t(frames)))
+    }
+
+    /// Writes `frames` frames of interleaved 16-bit samples. Calls `sf_writef_short`.
+    /// - Returns: frames written (fewer means an error, e.g. a full disk).
+    func writeShort(_ buffer: UnsafePointer<Int16>, frames: Int) -> Int {
+        Int(SndFile.loaded.sf_writef_short(raw, buffer, sf_count_t(frames)))
+    }
+
+    /// Seeks to frame `frame` from the start. Calls `sf_seek`.
+    /// - Returns: the new position, or -1 on failure.
+    func seek(toFrame frame: Int) -> Int {
+        Int(SndFile.loaded.sf_seek(raw, sf_count_t(frame), SEEK_SET))
+    }
+
+    /// The handle's current error code and text. Calls `sf_error`, `sf_strerror`.
+    func error() -> (String, Int32) {
+        let sndfile = SndFile.loaded
+        let code = sndfile.sf_error(raw)
+        guard let text = sndfile.sf_strerror(raw) else { return ("libsndfile error \(code)", code) }
+        return (String(cString: text), code)
     }
 }

@@ -20,3 +20,44 @@ package func runChildDiscardingOutput(_ executable: String, arguments: [String])
         return nil
     }
 }
+
+/// A finished one-shot child whose output was captured, for the package's other targets
+/// (`ProofkitBenchRunner` measures in a child of the same binary).
+package struct CapturedChild: Sendable {
+    /// How it ended.
+    package var termination: ChildTermination
+    /// Its stdout.
+    package var stdout: [UInt8]
+    /// Its stderr.
+    package var stderr: [UInt8]
+}
+
+/// Runs `executable arguments...` to its end with stdin from `/dev/null`, capturing stdout and
+/// stderr (``ChildProcess/run(_:arguments:stdout:stderr:forwardsTerminationSignals:)``); while it
+/// runs, SIGTERM, SIGINT and SIGHUP to this process are passed on to it first.
+/// - Throws: a description of the failed system call (`posix_spawn`, `pipe2`) when it cannot be started.
+package func runChildCapturingOutput(_ executable: String, arguments: [String]) throws(ChildStartFailure) -> CapturedChild {
+    do throws(ChildProcess.Failure) {
+        let completed = try ChildProcess.run(
+            executable, arguments: arguments, stdout: true, stderr: true, forwardsTerminationSignals: true)
+        let termination: ChildTermination =
+            switch completed.termination {
+            case .exited(let code): .exited(code)
+            case .signalled(let signal): .signalled(signal)
+            }
+        return CapturedChild(termination: termination, stdout: completed.stdout, stderr: completed.stderr)
+    } catch {
+        throw ChildStartFailure(description: error.description)
+    }
+}
+
+/// Why a child could not be started: `strerror` of the failed call.
+package struct ChildStartFailure: Error, Sendable, CustomStringConvertible {
+    package var description: String
+}
+
+/// Asks the kernel to kill this process (SIGKILL) when its parent ends (``ChildProcess/dieWithParent()``).
+/// - Returns: `false` when the parent is already gone.
+package func dieWithParentProcess() -> Bool {
+    ChildProcess.dieWithParent()
+}

@@ -89,7 +89,7 @@ func machineArchitecture() -> String {
     return withUnsafeBytes(of: name.machine) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
 }
 
-func readTextFile(_ path: String) -> String? {
+package func readTextFile(_ path: String) -> String? {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { return nil }
     defer { close(fd) }

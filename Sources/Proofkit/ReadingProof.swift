@@ -18,7 +18,7 @@ public struct ReadingProofConfiguration: Sendable {
     /// Which detector decides what is voiced. Default ``VoiceDetectionMode/energy``. With
     /// ``VoiceDetectionMode/silero`` or ``VoiceDetectionMode/both`` the caller also feeds Silero
     /// speech probabilities (``ReadingProof/process(audio:speechProbabilities:)``, or
-    /// ``VoiceProofSession`` which runs the model); the energy gate still drives the level meter.
+    /// ``ReadingProofSession`` which runs the model); the energy gate still drives the level meter.
     public var voiceDetection: VoiceDetectionMode
     /// Whether the read-twice rule may accept (voiced for twice the reading time with two key
     /// words). Default `true`, for streaming recognisers that miss words; the built-in recogniser
@@ -211,7 +211,7 @@ public struct ReadingProof: Sendable {
     ///
     /// Probabilities are for consecutive chunks of ``sileroChunkSize(sampleRate:)`` samples from
     /// the session's start; feed each chunk's probability no later than the audio that completes
-    /// it (``VoiceProofSession`` does this). A gate frame whose chunk has no probability yet uses
+    /// it (``ReadingProofSession`` does this). A gate frame whose chunk has no probability yet uses
     /// the latest one. Ignored in ``VoiceDetectionMode/energy``.
     /// - Parameters:
     ///   - audio: mono samples in -1...1 at the gate's sample rate.

@@ -6,7 +6,7 @@ public import ProofkitCore
 import VoiceGate
 
 /// The reading proof over a recording: decode any format ``AudioIO/AudioFileReader`` reads, mix
-/// to mono, resample to the gate's rate with ``SincResampler``, and run a ``VoiceProofSession``.
+/// to mono, resample to the gate's rate with ``SincResampler``, and run a ``ReadingProofSession``.
 public enum ReadingProofRecording {
     /// What a run over a recording found.
     public struct Outcome: Sendable {
@@ -122,13 +122,13 @@ public enum ReadingProofRecording {
     ///   - configuration: text, gate, recogniser use and detection mode (its gate rate is the
     ///     rate the audio is resampled to).
     ///   - sileroModelPath: the Silero model for the Silero modes (see
-    ///     ``VoiceProofSession/sileroModelPath(environment:)``).
+    ///     ``ReadingProofSession/sileroModelPath(environment:)``).
     ///   - transcript: transcript lines (e.g. a recogniser's output for this recording), applied
     ///     after the audio, at its end time.
     ///   - fallback: when a missing Silero falls back to the energy gate (see
     ///     ``VoiceDetectionFallback``); default ``VoiceDetectionFallback/bothOnly``.
     /// - Returns: the outcome.
-    /// - Throws: the reader's errors, and ``VoiceProofSession``'s.
+    /// - Throws: the reader's errors, and ``ReadingProofSession``'s.
     ///   - maxRecognizedSeconds: the most audio handed to `recognize` (its start), default 300 s:
     ///     the recogniser's work stays bounded whatever the recording's length.
     ///   - recognize: a recogniser for the whole recording (mono samples at the gate's rate, the
@@ -143,7 +143,7 @@ public enum ReadingProofRecording {
         recognize: ((_ samples: [Float], _ text: DuaText) throws(ProofkitError) -> RecognizedReading)? = nil,
         forcedScoreRule: ForcedScoreRule? = defaultForcedScoreRule
     ) throws(ProofkitError) -> Outcome {
-        var session = try VoiceProofSession(
+        var session = try ReadingProofSession(
             configuration: configuration, sileroModelPath: sileroModelPath, fallback: fallback)
         var samples = 0
         var kept: [Float] = []

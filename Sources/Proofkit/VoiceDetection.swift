@@ -21,11 +21,11 @@ extension VoiceDetectionMode {
     /// in every noise alone, a median voiced-seconds error of 0.7-1.1 % at 20, 10 and 5 dB SNR and
     /// at most 15 % on any file at 10 dB or more. ``both`` can only shorten what the energy gate
     /// finds and lost whole readings under loud noise (up to 100 % at 10 dB). Without Silero the
-    /// session falls back to ``energy`` and says so (``VoiceProofSession/fallbackReason``).
+    /// session falls back to ``energy`` and says so (``ReadingProofSession/fallbackReason``).
     public static let preferred: VoiceDetectionMode = .silero
 }
 
-/// When a ``VoiceProofSession`` that cannot load Silero goes on with the energy gate instead of
+/// When a ``ReadingProofSession`` that cannot load Silero goes on with the energy gate instead of
 /// failing. Only a missing ONNX Runtime or a missing model falls back: a damaged or different
 /// model (digest mismatch) always fails.
 public enum VoiceDetectionFallback: Sendable, Equatable {

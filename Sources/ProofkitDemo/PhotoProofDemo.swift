@@ -27,7 +27,7 @@ public enum PhotoProofDemo {
         /// The engine used.
         public var engine: PhotoEngine
         /// Model load and session creation.
-        public var load: MatModelLoad?
+        public var load: PhotoModelLoad?
         /// The judged pictures (mat first).
         public var photos: [Photo]
     }
@@ -43,10 +43,10 @@ public enum PhotoProofDemo {
     /// - Throws: `.modelInvalid` when the installed model fails its SHA-256 check (a broken
     ///   install is an error, not a skip), or a decode failure of the embedded pictures (a bug).
     public static func run(environment: [String: String]) throws(ProofkitError) -> Outcome {
-        let options = MatJudgeOptions()
-        var judge: MatJudge
+        let options = PhotoJudgeOptions()
+        var judge: PhotoJudge
         do {
-            judge = try MatJudge(options: options, store: PhotoModelStore(environment: environment))
+            judge = try PhotoJudge(options: options, store: PhotoModelStore(environment: environment))
         } catch where error.code == .runtimeUnavailable {
             return Outcome(skippedReason: error.description, engine: options.engine, load: nil, photos: [])
         }

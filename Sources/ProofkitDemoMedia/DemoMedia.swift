@@ -8,7 +8,7 @@
 //   "AsrAzanFromMakkah", public domain per its ID3 comment, creativecommons.org/licenses/publicdomain),
 //   taken from Hami-d-Raza/Miqat app/src/main/res/raw/azan_asr_makkah.mp3 (commit 6a65197c34e3),
 //   re-encoded with sox + lame as 22.05 kHz mono MP3 at 40 kb/s (70269 bytes).
-// `MatJudgeTests.embeddedPhotos` checks the photos against the fixtures; `AlarmSound.demo`'s test decodes the MP3.
+// `PhotoJudgeTests.embeddedPhotos` checks the photos against the fixtures; `AlarmSound.demo`'s test decodes the MP3.
 
 /// The embedded demo media: bytes and the titles the demo prints.
 public enum DemoMedia {

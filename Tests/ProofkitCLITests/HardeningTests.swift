@@ -338,7 +338,8 @@ struct StateFileHardeningTests {
         try "{}".write(toFile: state, atomically: false, encoding: .utf8)
         let args = (base + ["--state", state, "--lock-wait", "1"]).map { "'\($0)'" }.joined(separator: " ")
         let started = Date()
-        let result = try shell("flock .state.json.lock sleep 4 & sleep 0.5; \"$PK\" \(args); echo \"status=$?\"; wait", in: folder)
+        // The other writer holds the lock once it has touched `held` (a readiness signal, not a sleep).
+        let result = try shell("flock .state.json.lock sh -c 'touch held; sleep 4' & while [ ! -e held ]; do sleep 0.01; done; \"$PK\" \(args); echo \"status=$?\"; wait", in: folder)
         #expect(result.stdout.contains("status=75"), "\(result.stdout) \(result.stderr)")
         #expect(result.stderr.contains("lock"), "\(result.stderr)")
         #expect(Date().timeIntervalSince(started) < 4.5)

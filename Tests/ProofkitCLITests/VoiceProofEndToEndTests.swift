@@ -282,7 +282,14 @@ struct VoiceLiveProofTests {
         process.standardOutput = stdout
         process.standardError = FileHandle.nullDevice
         try process.run()
-        Thread.sleep(forTimeInterval: 1.0)
+        // Ready when the recording's temporary holds more than 0.5 s of audio (16 kHz 16-bit:
+        // 16,000 bytes past its header), not after a fixed sleep.
+        let deadline = Date().addingTimeInterval(30)
+        func recordedBytes() -> Int {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder))?.filter { $0.contains(".tmp-") } ?? []
+            return names.compactMap { try? FileManager.default.attributesOfItem(atPath: folder + "/" + $0)[.size] as? Int }.max() ?? 0
+        }
+        while recordedBytes() <= 16_000 + 44 && Date() < deadline && process.isRunning { usleep(5_000) }
         process.interrupt()
         let text = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()

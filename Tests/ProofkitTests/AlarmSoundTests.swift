@@ -46,21 +46,32 @@ struct TrimFixture {
     func remove() { AudioTestTools.remove(folder) }
 }
 
+extension AlarmSound.TrimOptions {
+    /// The alarm's rules scaled down for fast tests: a 3 s limit and a 2 s cut (as the real 30 s
+    /// and 29 s; the real ones are exercised by the MP3, adhan and end-to-end tests).
+    static var short: Self {
+        var options = Self()
+        options.limitSeconds = 3
+        options.maxSeconds = 2
+        return options
+    }
+}
+
 @Suite("AlarmSound.trim: the cut, the fade, the options")
 struct AlarmSoundTrimTests {
-    @Test("a 40 s input is cut at 29.000 s sample-exact; everything before the fade is bit-identical")
+    @Test("a 3 s input is cut at 2.000 s (limit 3 s) sample-exact; everything before the fade is bit-identical")
     func cutIsSampleExact() throws {
-        let fixture = try TrimFixture(seconds: 40)
+        let fixture = try TrimFixture(seconds: 3, rate: 8000)
         defer { fixture.remove() }
         let output = fixture.folder + "/out.caf"
-        let result = try AlarmSound.trim(input: fixture.input, output: output)
+        let result = try AlarmSound.trim(input: fixture.input, output: output, options: .short)
         #expect(result.wasCut)
         #expect(result.check.verdict.isAccepted)
         let written = try AudioTestTools.soxInt16(output)
-        let frames = 29 * 44100
+        let frames = 2 * 8000
         #expect(written.count == frames * 2)
         let fade = result.fadeFrames
-        #expect(fade == Int(0.03 * 44100))
+        #expect(fade == Int(0.03 * 8000))
         let unfaded = (frames - fade) * 2
         #expect(Array(written[0..<unfaded]) == Array(fixture.samples[0..<unfaded]))
         // The fade: each sample is the input times a falling gain, ending at exactly 0.
@@ -73,22 +84,22 @@ struct AlarmSoundTrimTests {
             }
         }
         let probe = try AudioTestTools.ffprobe(output)
-        #expect(probe["codec_name"] == "pcm_s16le" && probe["sample_rate"] == "44100" && probe["channels"] == "2")
-        #expect(Double(probe["duration"] ?? "99")! <= 29.0)
+        #expect(probe["codec_name"] == "pcm_s16le" && probe["sample_rate"] == "8000" && probe["channels"] == "2")
+        #expect(Double(probe["duration"] ?? "99")! <= 2.0)
     }
 
-    @Test("inputs just over the limit (29.02 to 29.1 s) are cut at 29.000 s; just under is kept whole without a fade",
-          arguments: [29.02, 29.05, 29.1, 28.98, 29.0])
+    @Test("inputs just over the cut (2.02 to 2.1 s) are cut at 2.000 s; just under is kept whole without a fade",
+          arguments: [2.02, 2.05, 2.1, 1.98, 2.0])
     func aroundTheLimit(seconds: Double) throws {
-        let fixture = try TrimFixture(seconds: seconds, rate: 48000, channels: 1)
+        let fixture = try TrimFixture(seconds: seconds, rate: 8000, channels: 1)
         defer { fixture.remove() }
         let output = fixture.folder + "/out.caf"
-        let result = try AlarmSound.trim(input: fixture.input, output: output)
+        let result = try AlarmSound.trim(input: fixture.input, output: output, options: .short)
         let written = try AudioTestTools.soxInt16(output)
         let inputFrames = fixture.samples.count
-        if inputFrames > 29 * 48000 {
+        if inputFrames > 2 * 8000 {
             #expect(result.wasCut)
-            #expect(written.count == 29 * 48000)
+            #expect(written.count == 2 * 8000)
             #expect(written.last == 0)
         } else {
             #expect(!result.wasCut && result.fadeFrames == 0)
@@ -167,18 +178,18 @@ struct AlarmSoundTrimTests {
         #expect(isApproximatelyEqual(result.gainDB!, target + 20, absoluteTolerance: 0.01))
     }
 
-    @Test("--rate resamples to a common rate and still cuts at exactly 29 s", arguments: [48000, 22050])
+    @Test("--rate resamples to a common rate and still cuts exactly (at 2 s)", arguments: [48000, 22050])
     func resampledCut(rate: Int) throws {
-        let fixture = try TrimFixture(seconds: 31, rate: 44100, channels: 1)
+        let fixture = try TrimFixture(seconds: 3, rate: 44100, channels: 1)
         defer { fixture.remove() }
-        var options = AlarmSound.TrimOptions()
+        var options = AlarmSound.TrimOptions.short
         options.sampleRate = rate
         let output = fixture.folder + "/out.caf"
         let result = try AlarmSound.trim(input: fixture.input, output: output, options: options)
         #expect(result.wasCut)
         let probe = try AudioTestTools.ffprobe(output)
         #expect(probe["sample_rate"] == String(rate))
-        #expect(result.check.decodedFrames == 29 * rate)
+        #expect(result.check.decodedFrames == 2 * rate)
         // The 220 Hz tone is still there at the same level (resampling keeps the pass band).
         #expect(abs(result.check.levels.rmsDBFS - (-11.1)) < 1.5)
     }
@@ -260,6 +271,26 @@ struct AlarmSoundCheckTests {
         #expect(try AlarmSound.check(path: ok.input).verdict.isAccepted)
     }
 
+    @Test("the limit is a parameter: under a 2 s limit, 2.5 s is rejected (decoding stops at 2 s) and 1.95 s accepted")
+    func lengthUnderAnotherLimit() throws {
+        let long = try TrimFixture(seconds: 2.5, rate: 8000, channels: 1)
+        defer { long.remove() }
+        let report = try AlarmSound.check(path: long.input, limitSeconds: 2)
+        #expect(report.reachedLimit && report.decodedFrames == 16000)
+        #expect(report.problems.map(\.kind) == [.tooLong])
+        #expect(report.problems.first?.detail.contains("shorter than 2 s") == true)
+        #expect(try AlarmSound.check(path: long.input).verdict.isAccepted)
+        let ok = try TrimFixture(seconds: 1.95, rate: 8000, channels: 1)
+        defer { ok.remove() }
+        #expect(try AlarmSound.check(path: ok.input, limitSeconds: 2).verdict.isAccepted)
+        // trim checks what it writes against its own limit, and refuses a cut past it.
+        var options = AlarmSound.TrimOptions.short
+        options.maxSeconds = 2.95
+        #expect(thrownError { _ = try AlarmSound.trim(input: long.input, output: long.folder + "/o.caf", options: options) }?.code
+            == .invalidArgument)
+        #expect(AlarmSound.TrimOptions().limitSeconds == 30 && AlarmSound.TrimOptions().maxSeconds == 29)
+    }
+
     @Test("formats an alarm cannot play are rejected: MP3, FLAC, 24-bit WAV")
     func formats() throws {
         let fixture = try TrimFixture(seconds: 1, rate: 8000, channels: 1)
@@ -293,6 +324,8 @@ struct AlarmSoundCheckTests {
 
     @Test("an MP3 whose header is longer than its audio: decoded length counts (accepted, with a warning)")
     func mp3HeaderLongerThanAudio() throws {
+        // (40 s: at 8 s, trim's output of this truncated MP3 is 0.93 s shorter than check's
+        // decoded length, on main too; left as it was, reported in issue 19's notes.)
         let fixture = try TrimFixture(seconds: 40, rate: 44100, channels: 1)
         defer { fixture.remove() }
         let mp3 = fixture.folder + "/full.mp3"
@@ -311,28 +344,31 @@ struct AlarmSoundCheckTests {
         #expect(abs(trimmed.check.decodedSeconds - report.decodedSeconds) < 0.001)
     }
 
-    @Test("a VBR MP3 without a Xing tag whose estimated length is far too short: decoded to its real end, then cut at 29 s")
+    @Test("a VBR MP3 without a Xing tag whose estimated length is far too short: decoded to its real end, then cut (at 5 s under a 6 s limit)")
     func mp3HeaderShorterThanAudio() throws {
-        // 10 s of loud noise (high bitrate frames first) and 25 s of a soft tone (low bitrate):
-        // the length estimated from the first frame's bitrate is about 8 s; the audio is 35 s.
+        // 2 s of loud noise (high bitrate frames first) and 5 s of a soft tone (low bitrate):
+        // the length estimated from the first frame's bitrate is under 4 s; the audio is 7 s.
         let folder = try AudioTestTools.makeScratchFolder()
         defer { AudioTestTools.remove(folder) }
         let rate = 44100
-        let loud = TestSignals.noise(amplitude: 0.5, frames: 10 * rate)
-        let soft = TestSignals.sine(frequency: 440, amplitude: 0.05, sampleRate: rate, frames: 25 * rate)
+        let loud = TestSignals.noise(amplitude: 0.5, frames: 2 * rate)
+        let soft = TestSignals.sine(frequency: 440, amplitude: 0.05, sampleRate: rate, frames: 5 * rate)
         let wav = folder + "/in.wav"
         try AudioTestTools.writeWithSox(loud + soft, channels: 1, sampleRate: rate, to: wav)
         let mp3 = folder + "/vbr.mp3"
         try AudioTestTools.require("lame", ["--quiet", "-V", "0", "-t", wav, mp3])  // -t: no Xing/Info tag
-        let report = try AlarmSound.check(path: mp3)
-        #expect(report.format.headerSeconds! < 20)
+        let report = try AlarmSound.check(path: mp3, limitSeconds: 6)
+        #expect(report.format.headerSeconds! < 4)
         #expect(report.reachedLimit)
         #expect(report.problems.map(\.kind) == [.tooLong, .notAlarmFormat])
-        let trimmed = try AlarmSound.trim(input: mp3, output: folder + "/out.caf")
+        var options = AlarmSound.TrimOptions()
+        options.limitSeconds = 6
+        options.maxSeconds = 5
+        let trimmed = try AlarmSound.trim(input: mp3, output: folder + "/out.caf", options: options)
         #expect(trimmed.wasCut)
-        #expect(trimmed.check.decodedFrames == 29 * rate)
-        // The soft tone after 10 s made it into the output.
-        let tail = try AudioTestTools.soxInt16(folder + "/out.caf")[(20 * rate)..<(21 * rate)]
+        #expect(trimmed.check.decodedFrames == 5 * rate)
+        // The soft tone after 2 s (and after the estimated end) made it into the output.
+        let tail = try AudioTestTools.soxInt16(folder + "/out.caf")[(4 * rate)..<(4 * rate + rate / 2)]
         let peak = tail.map { abs(Int($0)) }.max()!
         #expect(peak > 1200 && peak < 2000)
     }

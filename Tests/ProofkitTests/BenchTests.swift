@@ -1,6 +1,7 @@
 import Foundation
 import Inference
 import Proofkit
+import ProofkitBenchRunner
 import ProofkitCore
 import Testing
 import TestSupport

@@ -1,5 +1,6 @@
 import Foundation
 @testable import Proofkit
+@testable import ProofkitBenchRunner
 import ProofkitCore
 import TestSupport
 import Testing

@@ -33,9 +33,9 @@ struct SileroIntegrityTests {
     func locate() throws {
         let models = try folder(flipping: false)
         defer { try? FileManager.default.removeItem(atPath: models) }
-        #expect(VoiceProofSession.sileroModelPath(environment: ["PROOFKIT_MODELS": models]) == models + "/silero_vad.onnx")
-        #expect(VoiceProofSession.sileroModelPath(environment: ["PROOFKIT_MODELS": models + "/none"]) == nil)
-        #expect(VoiceProofSession.sileroModelPath(environment: ["PROOFKIT_SILERO_MODEL": "/x/y.onnx"]) == "/x/y.onnx")
+        #expect(ReadingProofSession.sileroModelPath(environment: ["PROOFKIT_MODELS": models]) == models + "/silero_vad.onnx")
+        #expect(ReadingProofSession.sileroModelPath(environment: ["PROOFKIT_MODELS": models + "/none"]) == nil)
+        #expect(ReadingProofSession.sileroModelPath(environment: ["PROOFKIT_SILERO_MODEL": "/x/y.onnx"]) == "/x/y.onnx")
         #expect(try SileroVoiceDetector.expectedSHA256(ofModelAt: models + "/silero_vad.onnx") == SileroVoiceDetector.modelSHA256)
     }
 
@@ -46,7 +46,7 @@ struct SileroIntegrityTests {
         defer { try? FileManager.default.removeItem(atPath: models) }
         for mode in [VoiceDetectionMode.silero, .both] {
             let error = try #require(throws: ProofkitError.self) {
-                _ = try VoiceProofSession(
+                _ = try ReadingProofSession(
                     configuration: .init(voiceDetection: mode), sileroModelPath: models + "/silero_vad.onnx", fallback: fallback)
             }
             #expect(error.code == .modelInvalid, "\(mode) \(fallback): \(error)")
@@ -56,12 +56,12 @@ struct SileroIntegrityTests {
         for mode in [VoiceDetectionMode.silero, .both] {
             let fallsBack = fallback == .always || (fallback == .bothOnly && mode == .both)
             if fallsBack {
-                let session = try VoiceProofSession(configuration: .init(voiceDetection: mode), sileroModelPath: missing, fallback: fallback)
+                let session = try ReadingProofSession(configuration: .init(voiceDetection: mode), sileroModelPath: missing, fallback: fallback)
                 #expect(session.proof.configuration.voiceDetection == .energy)
                 #expect(session.fallbackReason != nil)
             } else {
                 let error = try #require(throws: ProofkitError.self) {
-                    _ = try VoiceProofSession(configuration: .init(voiceDetection: mode), sileroModelPath: missing, fallback: fallback)
+                    _ = try ReadingProofSession(configuration: .init(voiceDetection: mode), sileroModelPath: missing, fallback: fallback)
                 }
                 #expect(error.code == .runtimeUnavailable)
             }

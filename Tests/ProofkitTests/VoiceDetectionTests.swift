@@ -50,10 +50,10 @@ struct SileroModeReadingProofTests {
 }
 
 @Suite(
-    "VoiceProofSession with the real Silero model",
+    "ReadingProofSession with the real Silero model",
     .enabled(if: OnnxRuntime.isAvailable && FileManager.default.fileExists(
         atPath: TestEnvironment.packageRoot.appendingPathComponent(SileroVoiceDetector.defaultModelPath).path)))
-struct VoiceProofSessionTests {
+struct ReadingProofSessionTests {
     let modelPath = TestEnvironment.packageRoot.appendingPathComponent(SileroVoiceDetector.defaultModelPath).path
 
     @Test("silero finds the speech in a fan's noise; chunking does not matter", arguments: [160, 1600, 7777])
@@ -61,7 +61,7 @@ struct VoiceProofSessionTests {
         let fan = try TestAudio.fixture("noise_fan_16k.wav").looped(toSeconds: 14).scaled(toRMS: -40)
         let speech = try TestAudio.fixture("speech_ar_quran_16k.wav").scaled(toRMS: -28)
         let audio = fan.mixing(speech, at: 3)
-        var session = try VoiceProofSession(
+        var session = try ReadingProofSession(
             configuration: .init(usesRecognizer: false, voiceDetection: .silero), sileroModelPath: modelPath)
         for piece in audio.chunks(of: chunk) { _ = try session.process(audio: piece) }
         let (_, result) = try session.finish()
@@ -79,7 +79,7 @@ struct VoiceProofSessionTests {
 
     @Test("noise alone: no speech in silero mode")
     func noise() throws {
-        var session = try VoiceProofSession(
+        var session = try ReadingProofSession(
             configuration: .init(usesRecognizer: false, voiceDetection: .silero), sileroModelPath: modelPath)
         for name in ["noise_ac_16k.wav", "noise_fan_16k.wav", "noise_night_16k.wav"] {
             for piece in try TestAudio.fixture(name).scaled(toRMS: -35).chunks(of: 1600) { _ = try session.process(audio: piece) }
@@ -91,15 +91,15 @@ struct VoiceProofSessionTests {
     @Test("a missing model: silero throws runtimeUnavailable, both falls back to energy with a reason")
     func missingModel() throws {
         #expect(throws: ProofkitError.self) {
-            _ = try VoiceProofSession(configuration: .init(voiceDetection: .silero), sileroModelPath: "/nonexistent.onnx")
+            _ = try ReadingProofSession(configuration: .init(voiceDetection: .silero), sileroModelPath: "/nonexistent.onnx")
         }
         do {
-            _ = try VoiceProofSession(configuration: .init(voiceDetection: .silero), sileroModelPath: nil)
+            _ = try ReadingProofSession(configuration: .init(voiceDetection: .silero), sileroModelPath: nil)
             Issue.record("expected an error")
         } catch {
             #expect(error.code == .runtimeUnavailable)
         }
-        let session = try VoiceProofSession(configuration: .init(voiceDetection: .both), sileroModelPath: "/nonexistent.onnx")
+        let session = try ReadingProofSession(configuration: .init(voiceDetection: .both), sileroModelPath: "/nonexistent.onnx")
         #expect(session.proof.configuration.voiceDetection == .energy)
         #expect(session.fallbackReason != nil)
     }

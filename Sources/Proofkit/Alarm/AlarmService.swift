@@ -1,5 +1,5 @@
 import ProofkitCore
-public import AudioIO
+import AudioIO
 import PrayerPlanning
 internal import CProofkitShims
 import Synchronization
@@ -17,8 +17,8 @@ import Storage
 public struct AlarmServiceOptions: Sendable {
     /// The ALSA playback device ["default"].
     public var device = "default"
-    /// ALSA configuration to use instead of the machine's (`PROOFKIT_ALSA_CONFIG`).
-    public var alsaConfiguration: ALSAConfiguration?
+    /// The devices: the machine's, or those of `PROOFKIT_ALSA_CONFIG` [``SoundDevices/machine``].
+    public var soundDevices = SoundDevices.machine
     /// How long one ring lasts, in seconds [60].
     public var ringSeconds = 60.0
     /// The process environment (TZ, for the device's zone).
@@ -323,7 +323,7 @@ public final class AlarmService {
         runOnDedicatedThread {
             var result: (RingReport?, String?) = (nil, nil)
             do throws(ProofkitError) {
-                var player = try SoundPlayer(device: options.device, configuration: options.alsaConfiguration)
+                var player = try SoundPlayer(device: options.device, configuration: options.soundDevices.configuration)
                 let report = try player.ring(
                     clip, seconds: options.ringSeconds, shouldStop: { ringing.stopRequested.withLock { $0 } },
                     started: {

@@ -22,7 +22,7 @@ extension AlarmSound {
     /// Clipping is heavy when at least this fraction of samples sits in clipped flat tops: 0.001.
     public static let heavyClippingFraction = 0.001
 
-    /// What ``check(path:)`` found.
+    /// What ``check(path:limitSeconds:)`` found.
     public struct CheckReport: Sendable {
         /// The file checked.
         public var path: String
@@ -62,15 +62,20 @@ extension AlarmSound {
     /// CAF, WAV or AIFF with 16-bit linear PCM; and it must not be silent (all zero) or nearly
     /// so (peak below -45 dBFS or RMS below -60 dBFS). Clipping is reported as a warning (heavy
     /// from 0.1% of samples in flat tops). Decoding stops at 30 s, so a long input costs no more.
-    /// - Parameter path: the sound file.
+    /// - Parameters:
+    ///   - path: the sound file.
+    ///   - limitSeconds: the length limit, in seconds (default ``AlarmSound/limitSeconds``, 30;
+    ///     the sound must be shorter, and decoding stops there).
     /// - Returns: the report; its ``CheckReport/verdict`` is the answer.
     /// - Throws: `ProofkitError` when the file cannot be opened at all (`.notFound`,
     ///   `.decodeFailed`, `.unsupportedFormat`, `.io`), naming `path`.
-    public static func check(path: String) throws(ProofkitError) -> CheckReport {
+    public static func check(path: String, limitSeconds: Double = AlarmSound.limitSeconds) throws(ProofkitError)
+        -> CheckReport
+    {
         var reader = try AudioFileReader(path: path)
         let format = reader.format
         try format.requirePlayable(path: path)
-        let limitFrames = Int((AlarmSound.limitSeconds * Double(format.sampleRate)).rounded(.up))
+        let limitFrames = Int((limitSeconds * Double(format.sampleRate)).rounded(.up))
         var levels = SignalLevels(channels: format.channels)
         var decoded = 0
         if format.isLinearPCM16 {
@@ -107,7 +112,7 @@ extension AlarmSound {
             problems.append(RejectionReason(.noAudio, "it decodes to no audio"))
         }
         if reachedLimit {
-            problems.append(RejectionReason(.tooLong, "it is at least \(decimalText(AlarmSound.limitSeconds, places: 2)) s long as decoded; an alarm sound must be shorter than 30 s (use 'proofkit trim')"))
+            problems.append(RejectionReason(.tooLong, "it is at least \(decimalText(limitSeconds, places: 2)) s long as decoded; an alarm sound must be shorter than \(limitSeconds == limitSeconds.rounded() ? String(Int(limitSeconds)) : decimalText(limitSeconds, places: 2)) s (use 'proofkit trim')"))
         }
         let isAlarmContainer = [AudioContainer.caf, .wav, .aiff].contains(format.container)
         if !isAlarmContainer || !format.isLinearPCM16 {

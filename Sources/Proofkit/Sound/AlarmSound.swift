@@ -6,23 +6,33 @@ import AudioIO
 ///
 /// An alarm sound for iOS AlarmKit (or a notification) must be CAF, WAV or AIFF with 16-bit
 /// linear PCM and shorter than 30 s. ``trim(input:output:options:)`` makes one from any
-/// recitation or adhan that libsndfile decodes; ``check(path:)`` says whether a sound is safe to
+/// recitation or adhan that libsndfile decodes; ``check(path:limitSeconds:)`` says whether a sound is safe to
 /// book, and why not.
 public enum AlarmSound {
-    /// The alarm's hard limit: sounds must be shorter than this, in seconds (decoded length).
+    /// The alarm's hard limit: sounds must be shorter than this, in seconds (decoded length):
+    /// 30 (iOS AlarmKit). The default of ``TrimOptions/limitSeconds`` and ``check(path:limitSeconds:)``.
     public static let limitSeconds = 30.0
     /// The default and the largest cut, in seconds.
     public static let defaultMaxSeconds = 29.0
-    /// The largest `maxSeconds` allowed, in seconds.
-    public static let largestMaxSeconds = 29.9
+    /// The largest `maxSeconds` allowed under the default limit, in seconds: 29.9.
+    public static let largestMaxSeconds = largestMaxSeconds(limitSeconds: limitSeconds)
+    /// How far under the limit the cut may go at most, in seconds: 0.1.
+    static let cutMargin = 0.1
+
+    /// The largest `maxSeconds` allowed under `limitSeconds`: 0.1 s less.
+    public static func largestMaxSeconds(limitSeconds: Double) -> Double { limitSeconds - cutMargin }
     /// The rates `--rate` accepts, in Hz.
     public static let commonSampleRates = [8000, 11025, 16000, 22050, 24000, 32000, 44100, 48000, 88200, 96000]
 
     /// How ``trim(input:output:options:)`` shapes the sound.
     public struct TrimOptions: Sendable, Equatable {
-        /// Cut after this much decoded audio, in seconds (default 29.0, at most 29.9). The cut is
-        /// sample-exact: the output has `floor(maxSeconds * rate)` frames when the input is longer.
+        /// Cut after this much decoded audio, in seconds (default 29.0, at most ``limitSeconds``
+        /// - 0.1: 29.9). The cut is sample-exact: the output has `floor(maxSeconds * rate)`
+        /// frames when the input is longer.
         public var maxSeconds: Double = AlarmSound.defaultMaxSeconds
+        /// The limit the output is checked against: it must be shorter than this, in seconds
+        /// (default ``AlarmSound/limitSeconds``, 30). Tests use a short one with short inputs.
+        public var limitSeconds: Double = AlarmSound.limitSeconds
         /// Skip this much of the input first, in seconds (default 0).
         public var startSeconds: Double = 0
         /// Drop leading frames whose loudest channel stays below ``silenceThresholdDBFS`` (default off).
@@ -60,8 +70,12 @@ public enum AlarmSound {
         /// Checks the ranges.
         /// - Throws: `.invalidArgument` naming the option.
         public func validate() throws(ProofkitError) {
-            guard maxSeconds > 0, maxSeconds <= AlarmSound.largestMaxSeconds else {
-                throw ProofkitError(.invalidArgument, "--max-seconds must be above 0 and at most \(AlarmSound.largestMaxSeconds), got \(maxSeconds)")
+            guard limitSeconds > AlarmSound.cutMargin, limitSeconds.isFinite else {
+                throw ProofkitError(.invalidArgument, "the length limit must be more than \(AlarmSound.cutMargin) s, got \(limitSeconds)")
+            }
+            let largest = AlarmSound.largestMaxSeconds(limitSeconds: limitSeconds)
+            guard maxSeconds > 0, maxSeconds <= largest else {
+                throw ProofkitError(.invalidArgument, "--max-seconds must be above 0 and at most \(largest), got \(maxSeconds)")
             }
             guard startSeconds >= 0, startSeconds.isFinite else {
                 throw ProofkitError(.invalidArgument, "--start must be 0 or more seconds")
@@ -172,7 +186,7 @@ public enum AlarmSound {
         }
         var report: CheckReport? = nil
         try writer.commit(syncsToDisk: options.syncsToDisk) { (temporary: String) throws(ProofkitError) in
-            var checked = try AlarmSound.check(path: temporary)
+            var checked = try AlarmSound.check(path: temporary, limitSeconds: options.limitSeconds)
             checked.path = output
             if case .rejected(let reason) = checked.verdict {
                 throw ProofkitError(.decodeFailed, "does not make a usable alarm sound: \(reason.detail)", path: input)

@@ -1,5 +1,3 @@
-import AudioIO
-import PrayerPlanning
 import Proofkit
 import ProofkitCore
 #if canImport(FoundationEssentials)
@@ -160,7 +158,7 @@ enum AlarmCommand: Subcommand {
     static func runService(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
         var options = AlarmServiceOptions()
         options.device = arguments.value("device") ?? "default"
-        options.alsaConfiguration = try ALSAConfiguration.fromEnvironment(io.environment)
+        options.soundDevices = try SoundDevices(environment: io.environment)
         if let seconds = try arguments.double("ring-seconds") {
             guard seconds > 0, seconds <= 3600 else { throw UsageError("--ring-seconds must be 0...3600, got \(seconds)") }
             options.ringSeconds = seconds

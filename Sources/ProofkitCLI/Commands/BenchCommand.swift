@@ -1,5 +1,5 @@
-import AudioIO
 import Proofkit
+import ProofkitBenchRunner
 import ProofkitCore
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -1,8 +1,6 @@
 import ProofkitCore
-import ImageProof
 import Proofkit
 import ProofkitDemo
-import VoiceGate
 
 /// `proofkit demo`: the main job on built-in defaults.
 ///

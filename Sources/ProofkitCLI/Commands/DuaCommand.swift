@@ -1,5 +1,4 @@
-import AudioIO
-import DuaMatching
+import Proofkit
 import ProofkitCore
 
 #if canImport(Glibc)
@@ -196,7 +195,7 @@ enum DuaCommand: Subcommand {
     /// The most bytes read from a texts or transcript file, or from standard input: 4 MiB.
     static let textLimitBytes = 4 << 20
 
-    /// The file's text, read with a cap that holds while reading (AudioIO's `BoundedFile`), or
+    /// The file's text, read with a cap that holds while reading (`BoundedFile`), or
     /// `nil` when the file is optional (`required` false: the user's config file) and missing or
     /// unreadable (an unreadable `$HOME` must not stop a command that does not need it).
     /// - Parameter what: what the file is, for messages ("texts file", "transcript file").

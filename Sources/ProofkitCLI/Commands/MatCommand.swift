@@ -1,4 +1,3 @@
-import ImageProof
 import Proofkit
 import ProofkitCore
 
@@ -127,7 +126,7 @@ enum MatCommand: Subcommand {
             throw UsageError("unknown engine '\(engineName)'; choose lite0, lite0-fp32 or clip")
         }
         let ruleName = arguments.value("rule")
-        let rule = MatRule(rawValue: ruleName ?? MatRule.classOrHead.rawValue)
+        let rule = PhotoRule(rawValue: ruleName ?? PhotoRule.classOrHead.rawValue)
         guard let rule else {
             throw UsageError("unknown rule '\(ruleName ?? "")'; choose class-or-head or class")
         }
@@ -144,10 +143,10 @@ enum MatCommand: Subcommand {
         let timings = arguments.has("timings") || verbose
         let json = arguments.has("json")
 
-        let options = MatJudgeOptions(
+        let options = PhotoJudgeOptions(
             engine: engine, threshold: threshold, fastDecode: !arguments.has("full-size"), threads: threads,
             loadsClassNames: verbose, stopsAtFirstPassingCrop: !arguments.has("all-crops"), rule: rule)
-        var judge = try MatJudge(
+        var judge = try PhotoJudge(
             options: options, store: PhotoModelStore(environment: io.environment), prefetching: photos.first)
         let enrolPhotos = arguments.all("enrol")
         if !enrolPhotos.isEmpty { try judge.enrol(contentsOf: enrolPhotos) }
@@ -205,7 +204,7 @@ enum MatCommand: Subcommand {
     }
 
     static func photoJSON(
-        _ result: PhotoProofResult, engine: PhotoEngine, threshold: Double, judge: borrowing MatJudge, verbose: Bool,
+        _ result: PhotoProofResult, engine: PhotoEngine, threshold: Double, judge: borrowing PhotoJudge, verbose: Bool,
         timings: Bool
     ) -> JSONValue {
         let judgement = result.judgement
@@ -247,7 +246,7 @@ enum MatCommand: Subcommand {
     }
 
     static func printText(
-        _ result: PhotoProofResult, threshold: Double, judge: borrowing MatJudge, verbose: Bool, timings: Bool,
+        _ result: PhotoProofResult, threshold: Double, judge: borrowing PhotoJudge, verbose: Bool, timings: Bool,
         io: CommandIO
     ) {
         let judgement = result.judgement

@@ -1,5 +1,4 @@
 import Proofkit
-import PrayerPlanning
 import ProofkitCore
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -1,4 +1,4 @@
-import AudioIO
+import Proofkit
 import ProofkitCore
 
 #if canImport(Glibc)
@@ -46,21 +46,16 @@ enum PlayCommand: Subcommand {
         let wait = try arguments.seconds("in") ?? 0
         guard wait >= 0, wait <= 86_400 else { throw UsageError("--in must be between 0 and 24h") }
         let device = arguments.value("device") ?? "default"
-        let configuration = try ALSAConfiguration.fromEnvironment(io.environment)
+        let devices = try SoundDevices(environment: io.environment)
 
-        var reader = try AudioFileReader(path: path)
-        let format = reader.format
-        let clip = try reader.readClip(maxFrames: format.sampleRate * maximumSeconds)
-        var probe = [Float](repeating: 0, count: format.channels)
-        let isCut = try reader.read(into: &probe, maxFrames: 1) > 0
-        reader.close()
+        let (clip, isCut) = try SoundFile.readClip(path: path, maximumSeconds: maximumSeconds)
         guard clip.frameCount > 0 else {
             throw ProofkitError(.decodeFailed, "there is no audio in it", path: path)
         }
         if isCut {
             io.printError("proofkit play: \(path) is longer than \(maximumSeconds / 60) minutes; playing the first \(maximumSeconds / 60)")
         }
-        var player = try SoundPlayer(device: device, configuration: configuration)
+        var player = try devices.openSpeaker(device)
 
         if wait > 0 {
             let clock = ContinuousClock()

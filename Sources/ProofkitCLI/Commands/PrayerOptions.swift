@@ -1,4 +1,4 @@
-import PrayerPlanning
+import Proofkit
 import ProofkitCore
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -1,5 +1,5 @@
+import Proofkit
 import ProofkitCore
-import SquatCounting
 
 #if canImport(Glibc)
     import Glibc

@@ -1,6 +1,4 @@
-import AudioIO
 import Proofkit
-import PrayerPlanning
 import ProofkitCore
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -154,7 +152,7 @@ struct StateFile {
         return file
     }
 
-    /// Writes the ledger to `path` atomically (AudioIO's `AtomicFile`: mode and owner kept, a
+    /// Writes the ledger to `path` atomically (`AtomicFile`: mode and owner kept, a
     /// read-only file or a device refused), with the unknown members read kept.
     /// - Throws: `.io` (exit 74).
     func write(to path: String, zone: TimeZone) throws(ProofkitError) {

@@ -1,7 +1,5 @@
-import DuaMatching
 import Proofkit
 import ProofkitCore
-import SpeechRecognition
 
 /// `proofkit transcribe REC`: what the built-in recogniser hears.
 enum TranscribeCommand: Subcommand {

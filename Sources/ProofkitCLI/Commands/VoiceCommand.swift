@@ -1,10 +1,6 @@
-import AudioIO
 import Dispatch
-import DuaMatching
 import Proofkit
 import ProofkitCore
-import SpeechRecognition
-import VoiceGate
 
 #if canImport(Glibc)
     import Glibc
@@ -148,8 +144,8 @@ enum VoiceCommand: Subcommand {
 
     static func run(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
         if arguments.has("list-devices") {
-            let configuration = try ALSAConfiguration.fromEnvironment(io.environment)
-            return try listDevices(configuration: configuration, json: arguments.has("json"), io: io)
+            let devices = try SoundDevices(environment: io.environment)
+            return try listDevices(devices, json: arguments.has("json"), io: io)
         }
         if arguments.value("recognizer-cmd") != nil && arguments.value("transcript-file") != nil {
             throw UsageError("give either --recognizer-cmd or --transcript-file, not both")
@@ -297,7 +293,7 @@ enum VoiceCommand: Subcommand {
         do {
             outcome = try ReadingProofRecording.run(
                 path: path, configuration: configuration,
-                sileroModelPath: VoiceProofSession.sileroModelPath(environment: io.environment), transcript: transcript,
+                sileroModelPath: ReadingProofSession.sileroModelPath(environment: io.environment), transcript: transcript,
                 fallback: fallback, recognize: whisper.map(recognize(with:)),
                 forcedScoreRule: arguments.has("forced-score") ? ForcedScoreRule() : ReadingProofRecording.defaultForcedScoreRule)
         } catch {
@@ -358,99 +354,86 @@ enum VoiceCommand: Subcommand {
         choice: RecognizerChoice, io: CommandIO
     ) throws -> ExitStatus {
         var choice = choice
-        let alsa = try ALSAConfiguration.fromEnvironment(io.environment)
+        var options = LiveReadingProof.Options()
+        options.soundDevices = try SoundDevices(environment: io.environment)
         let maxSeconds = try arguments.seconds("max-seconds") ?? 120
         guard maxSeconds > 0 else { throw UsageError("--max-seconds must be more than 0") }
         let device = arguments.value("device") ?? "default"
         let whisper = try loadWhisper(&choice, io: io)
         let usesRecognizer = choice != .none
         let configuration = try proofConfiguration(arguments, mode: mode, choice: choice, io: io)
+        options.device = device
+        options.maxSeconds = maxSeconds
+        options.recordPath = arguments.value("record")
+        options.recognizerCommand = arguments.value("recognizer-cmd")
+        options.transcriptFile = arguments.value("transcript-file")
+        options.sileroModelPath = ReadingProofSession.sileroModelPath(environment: io.environment)
+        options.fallback = fallback
         // Everything that can fail is opened before listening starts.
-        let state = LiveState(
-            session: try VoiceProofSession(
-                configuration: configuration,
-                sileroModelPath: VoiceProofSession.sileroModelPath(environment: io.environment), fallback: fallback))
-        if let record = arguments.value("record") {
-            state.writer = try AudioFileWriter(path: record, container: .wav, sampleRate: 16_000, channels: 1)
-        }
-        let capture = try MicrophoneCapture(
-            device: device, configuration: alsa, overflow: alsa == nil ? .dropOldest : .waitForConsumer)
-        let sampleRate = capture.sampleRate
-        let stream = capture.start()
-        let recognizer = arguments.value("recognizer-cmd").map { ExternalRecognizer(command: $0) }
-        let live = whisper.map { WhisperLiveTranscriber(recognizer: $0) }
-        let lines = try arguments.value("transcript-file").map { (path) throws(ProofkitError) in
-            try transcriptLines(from: path)
-        } ?? live?.lines
-        let listening = try LiveListening(
-            capture: stream, recognizer: recognizer, transcriptLines: lines, maxSeconds: maxSeconds)
+        let live = try LiveReadingProof(configuration: configuration, options: options, whisper: whisper)
         let json = arguments.has("json")
-        let proof = state.session.proof
+        let proof = live.proof
         let needed = proof.neededSeconds
-        if let reason = state.session.fallbackReason, fallback != .always {
+        if let reason = live.fallbackReason, fallback != .always {
             io.printError("proofkit voice: warning: Silero is unavailable (\(reason)); using the energy gate alone")
         }
         if json {
             io.printJSON([
-                "event": "start", "device": .string(device), "sample_rate": .int(sampleRate),
+                "event": "start", "device": .string(device), "sample_rate": .int(live.sampleRate),
                 "text": .string(proof.configuration.text.name),
                 "vad": .string(proof.configuration.voiceDetection.rawValue),
-                "vad_fallback": JSONValue(state.session.fallbackReason),
+                "vad_fallback": JSONValue(live.fallbackReason),
                 "recognizer": .bool(usesRecognizer), "recognizer_name": .string(choice.name),
                 "needed_seconds": .rounded(needed, places: 3),
                 "required_key_words": .int(proof.configuration.text.requiredKeyWords),
             ])
         }
         let view = LiveView(io: io, json: json, text: proof.configuration.text, usesRecognizer: usesRecognizer,
-                            neededSeconds: needed, frameSeconds: proof.configuration.gate.frameDuration.secondsValue,
-                            whisper: live)
+                            neededSeconds: needed, frameSeconds: proof.configuration.gate.frameDuration.secondsValue)
         // Ctrl-C ends listening normally: the verdict is given and --record is kept.
         signal(SIGINT, SIG_IGN)
         let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        interrupt.setEventHandler { listening.stop() }
+        interrupt.setEventHandler { live.stop() }
         interrupt.resume()
-        let summary = runBlocking { await view.consume(listening, state: state) }
+        let summary = live.run { update in view.show(update) }
+        view.finish()
         interrupt.cancel()
         signal(SIGINT, SIG_DFL)
-        if let failure = listening.failure { throw failure }
+        if let failure = live.captureFailure { throw failure }
         if let failure = summary.failure { throw failure }
-        if let live {
-            // The last words: the final text of each window (the voice heard since the last run
-            // included); a line sent just before listening ended may not have been read.
-            for line in try live.finish().lines {
-                if json {
-                    io.printJSON(["event": "transcript", "t": .rounded(summary.heardSeconds, places: 3), "text": .string(line)])
-                } else if !io.isStdoutTerminal {
-                    io.print("» \(line)")
-                }
-                for event in state.session.process(transcript: line, at: summary.heardSeconds) where json {
-                    io.printJSON(view.jsonEvent(event, t: summary.heardSeconds))
-                }
+        // The built-in recogniser's last words (see LiveReadingProof.finishTranscriber).
+        for line in try live.finishTranscriber() {
+            if json {
+                io.printJSON(["event": "transcript", "t": .rounded(summary.heardSeconds, places: 3), "text": .string(line)])
+            } else if !io.isStdoutTerminal {
+                io.print("» \(line)")
+            }
+            for event in live.process(transcript: line, at: summary.heardSeconds) where json {
+                io.printJSON(view.jsonEvent(event, t: summary.heardSeconds))
             }
         }
-        let result = state.session.proof.finish()
+        let result = live.finish()
         var recorded: String?
         if let record = arguments.value("record") {
-            try state.commitRecording()
+            try live.commitRecording()
             recorded = record
         }
         if let plot = arguments.value("plot") {
             try writePlot(result, title: "proofkit voice --live (\(device))", to: plot)
         }
-        let statistics = listening.statistics
         if json {
             var object: [String: JSONValue] = [
                 "event": "end", "heard_seconds": .rounded(summary.heardSeconds, places: 3),
                 "transcript": .array(result.transcript.map { .string($0) }),
-                "dropped_chunks": .int(statistics.droppedChunks), "overruns": .int(statistics.overruns),
-                "recognizer_restarts": .int(recognizer?.restarts ?? 0), "recording": JSONValue(recorded),
+                "dropped_chunks": .int(live.droppedChunks), "overruns": .int(live.overruns),
+                "recognizer_restarts": .int(live.recognizerRestarts), "recording": JSONValue(recorded),
             ]
             object.merge(resultFields(result, mode: proof.configuration.voiceDetection,
-                                      fallback: state.session.fallbackReason, needed: needed)) { _, new in new }
+                                      fallback: live.fallbackReason, needed: needed)) { _, new in new }
             io.printJSON(.object(object))
         } else {
             io.print("heard \(formatSeconds(summary.heardSeconds)) of audio on \(device); voiced \(formatSeconds(result.gate.voicedSeconds)) of \(formatSeconds(needed)) needed")
-            io.print(gateLine(result.decidedBy, fallback: state.session.fallbackReason))
+            io.print(gateLine(result.decidedBy, fallback: live.fallbackReason))
             if !result.transcript.isEmpty { io.print("transcript: " + result.transcript.joined(separator: " ")) }
             if let recorded { io.print("recorded to \(recorded)") }
             io.print(verdictLine(result.match))
@@ -552,10 +535,10 @@ enum VoiceCommand: Subcommand {
         try writeFileAtomically(plot.render(), to: path)
     }
 
-    static func listDevices(configuration: ALSAConfiguration?, json: Bool, io: CommandIO) throws(ProofkitError)
+    static func listDevices(_ soundDevices: SoundDevices, json: Bool, io: CommandIO) throws(ProofkitError)
         -> ExitStatus
     {
-        let devices = try AudioDevice.all(configuration: configuration)
+        let devices = try soundDevices.list()
         if json {
             io.printJSON(["devices": .array(devices.map {
                 ["name": .string($0.name), "description": .string($0.description),
@@ -579,269 +562,4 @@ enum VoiceCommand: Subcommand {
 extension ReadingProofResult {
     /// The text's key words as written, in order.
     var keyWordTexts: [String] { text.keyWords.map(\.word) }
-}
-
-/// The proof session and the recorder of a live run, shared with the consuming task.
-///
-/// `@unchecked Sendable`: created before listening, then used only by the one consuming task,
-/// then read after it has finished (`runBlocking` orders these).
-final class LiveState: @unchecked Sendable {
-    var session: VoiceProofSession
-    var writer: AudioFileWriter?
-
-    init(session: consuming VoiceProofSession) {
-        self.session = session
-    }
-
-    func record(_ samples: [Int16]) throws(ProofkitError) {
-        guard var file = writer.take() else { return }
-        var failure: ProofkitError?
-        do throws(ProofkitError) { try file.write(samples) } catch { failure = error }
-        writer = consume file
-        if let failure { throw failure }
-    }
-
-    func commitRecording() throws(ProofkitError) {
-        guard let file = writer.take() else { return }
-        try file.commit()
-    }
-}
-
-/// What the live view saw, for the final report.
-struct ListeningSummary: Sendable {
-    var heardSeconds: Double = 0
-    var failure: ProofkitError?
-}
-
-/// Drives the proof from the listening events and draws the live view (terminal) or writes JSON
-/// events.
-struct LiveView: Sendable {
-    let io: CommandIO
-    let json: Bool
-    let text: DuaText
-    let usesRecognizer: Bool
-    let neededSeconds: Double
-    let frameSeconds: Double
-    /// The built-in recogniser, fed the voiced audio as it comes (its lines come back through
-    /// the listening's transcript source).
-    var whisper: WhisperLiveTranscriber? = nil
-
-    /// What the terminal view shows.
-    struct Screen {
-        var level: ReadingLevel?
-        var progress: ReadingProgress?
-        var heard: Set<Int> = []
-        var lastLine: String?
-        var drawnLines = 0
-    }
-
-    func consume(_ listening: LiveListening, state: LiveState) async -> ListeningSummary {
-        var summary = ListeningSummary()
-        var screen = Screen()
-        var voiced = false
-        let draws = !json && io.isStdoutTerminal
-        for await event in listening.events {
-            var proofEvents: [ReadingProofEvent] = []
-            var t = summary.heardSeconds
-            switch event {
-            case .audio(let chunk):
-                summary.heardSeconds = chunk.endSeconds
-                t = chunk.endSeconds
-                do throws(ProofkitError) {
-                    try state.record(chunk.samples)
-                    let samples = chunk.floatSamples
-                    proofEvents = try state.session.process(audio: samples)
-                    if let whisper {
-                        let before = voiced
-                        var lookBack = 0.0
-                        for proofEvent in proofEvents {
-                            if case .voiceStarted(let start) = proofEvent {
-                                voiced = true
-                                lookBack = max(0, chunk.startSeconds - start)
-                            }
-                            if case .voiceStopped = proofEvent { voiced = false }
-                        }
-                        whisper.append(samples, voiced: before || voiced, lookBack: lookBack)
-                    }
-                } catch {
-                    if summary.failure == nil { summary.failure = error }
-                    listening.stop()
-                }
-            case .transcript(let line):
-                if json {
-                    io.printJSON(["event": "transcript", "t": .rounded(t, places: 3), "text": .string(line)])
-                } else {
-                    screen.lastLine = "» " + line
-                    if !draws { io.print("» \(line)") }
-                }
-                proofEvents = state.session.process(transcript: line, at: t)
-            case .recognizerRestarted(let count):
-                if json { io.printJSON(["event": "recognizer_restarted", "restarts": .int(count)]) }
-            case .recognizerGaveUp:
-                if json {
-                    io.printJSON(["event": "recognizer_gave_up"])
-                } else {
-                    io.printError("proofkit voice: the recogniser keeps dying; going on with voice only")
-                }
-            }
-            var redraw = false
-            for proofEvent in proofEvents {
-                if json {
-                    io.printJSON(jsonEvent(proofEvent, t: t))
-                    continue
-                }
-                switch proofEvent {
-                case .level(let level):
-                    screen.level = level
-                    redraw = true
-                case .progress(let progress):
-                    screen.progress = progress
-                case .keyWordHeard(let hit):
-                    screen.heard.insert(hit.index)
-                    redraw = true
-                    if !draws { io.print("heard: \(hit.word)") }
-                case .accepted:
-                    redraw = true
-                case .voiceStarted, .voiceStopped:
-                    break
-                }
-            }
-            if draws && redraw { draw(&screen) }
-        }
-        if draws { draw(&screen) }
-        return summary
-    }
-
-    func jsonEvent(_ event: ReadingProofEvent, t: Double) -> JSONValue {
-        switch event {
-        case .level(let level):
-            return [
-                "event": "level", "t": .rounded(level.seconds + frameSeconds, places: 3),
-                "level_dbfs": .rounded(Double(level.levelDecibels), places: 1),
-                "floor_dbfs": .rounded(Double(level.floorDecibels), places: 1),
-                "threshold_dbfs": .rounded(Double(level.thresholdDecibels), places: 1), "voiced": .bool(level.isVoiced),
-            ]
-        case .progress(let progress):
-            return [
-                "event": "progress", "t": .rounded(t, places: 3),
-                "voiced_seconds": .rounded(progress.voicedSeconds, places: 3),
-                "needed_seconds": .rounded(progress.neededSeconds, places: 3),
-                "key_words_heard": .int(progress.heardKeyWords), "required_key_words": .int(progress.requiredKeyWords),
-            ]
-        case .voiceStarted(let seconds):
-            return ["event": "voice_started", "t": .rounded(seconds, places: 3)]
-        case .voiceStopped(let seconds):
-            return ["event": "voice_stopped", "t": .rounded(seconds, places: 3)]
-        case .keyWordHeard(let hit):
-            return ["event": "key_word", "t": .rounded(hit.seconds, places: 3), "index": .int(hit.index), "word": .string(hit.word)]
-        case .accepted(let match):
-            return ["event": "accepted", "t": .rounded(t, places: 3), "rule": .string(match.rule.rawValue)]
-        }
-    }
-
-    /// Redraws the view in place: the du'a, the meter, the progress, the last transcript line.
-    func draw(_ screen: inout Screen) {
-        var lines: [String] = []
-        lines.append(highlighted(heard: screen.heard))
-        if let level = screen.level {
-            lines.append(meter(level))
-        } else {
-            lines.append("listening…")
-        }
-        let progress = screen.progress
-        let voiced = progress?.voicedSeconds ?? 0
-        var status = "voiced \(formatSeconds(voiced)) / \(formatSeconds(neededSeconds)) needed  " + bar(voiced / max(neededSeconds, 0.001), width: 20)
-        if usesRecognizer {
-            status += "   key words \(screen.heard.count)/\(text.requiredKeyWords)"
-        }
-        lines.append(status)
-        lines.append(screen.lastLine ?? "")
-        var out = ""
-        if screen.drawnLines > 0 { out += "\u{1B}[\(screen.drawnLines)F" }
-        for line in lines { out += line + "\u{1B}[K\n" }
-        screen.drawnLines = lines.count
-        io.writeOut(out)
-    }
-
-    /// The text with heard key words in bold green and the others underlined.
-    func highlighted(heard: Set<Int>) -> String {
-        var result = text.text
-        for (index, keyWord) in text.keyWords.enumerated() where !keyWord.word.isEmpty {
-            let style = heard.contains(index) ? "\u{1B}[1;32m" : "\u{1B}[4;33m"
-            result = result.replacingFirst(keyWord.word, with: style + keyWord.word + "\u{1B}[0m")
-        }
-        return result
-    }
-
-    /// A 50-cell meter from -80 to 0 dBFS: the level as a bar, the floor as `:`, the threshold as
-    /// `|`, then the numbers.
-    func meter(_ level: ReadingLevel) -> String {
-        let cells = 50
-        func cell(_ decibels: Float) -> Int { max(0, min(cells - 1, Int((Double(decibels) + 80) / 80 * Double(cells)))) }
-        let filled = Double(level.levelDecibels) <= -80 ? 0 : cell(level.levelDecibels) + 1
-        var characters = Array(repeating: "·", count: cells)
-        for i in 0..<filled { characters[i] = "█" }
-        characters[cell(level.floorDecibels)] = ":"
-        characters[cell(level.thresholdDecibels)] = "|"
-        let colour = level.isVoiced ? "\u{1B}[32m" : "\u{1B}[2m"
-        let voice = level.isVoiced ? "\u{1B}[1;32m● voice\u{1B}[0m" : "○ quiet"
-        return colour + characters.joined() + "\u{1B}[0m " + "\(Int(level.levelDecibels.rounded())) dBFS  floor \(Int(level.floorDecibels.rounded()))  threshold \(Int(level.thresholdDecibels.rounded()))  " + voice
-    }
-
-    func bar(_ fraction: Double, width: Int) -> String {
-        let filled = max(0, min(width, Int(fraction * Double(width))))
-        return "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "]"
-    }
-}
-
-extension String {
-    /// This string with the first occurrence of `target` replaced (unchanged when absent).
-    func replacingFirst(_ target: String, with replacement: String) -> String {
-        guard let range = range(of: target) else { return self }
-        return self[..<range.lowerBound] + replacement + self[range.upperBound...]
-    }
-
-    /// The first range of `target` in this string (a literal search over characters).
-    func range(of target: String) -> Range<String.Index>? {
-        guard !target.isEmpty else { return nil }
-        var start = startIndex
-        while start < endIndex {
-            if self[start...].hasPrefix(target) {
-                return start..<index(start, offsetBy: target.count)
-            }
-            start = index(after: start)
-        }
-        return nil
-    }
-}
-
-extension Duration {
-    /// This duration in seconds, as a `Double`.
-    var secondsValue: Double {
-        let parts = components
-        return Double(parts.seconds) + Double(parts.attoseconds) * 1e-18
-    }
-}
-
-func formatSeconds(_ seconds: Double) -> String {
-    let tenths = Int((seconds * 10).rounded())
-    return "\(tenths / 10).\(tenths % 10) s"
-}
-
-/// Runs async work from the synchronous CLI entry point, blocking this (non-pool) thread until it
-/// is done.
-func runBlocking<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
-    let box = BlockingResultBox<T>()
-    let done = DispatchSemaphore(value: 0)
-    Task.detached {
-        box.value = await body()
-        done.signal()
-    }
-    done.wait()
-    return box.value!
-}
-
-/// `@unchecked Sendable`: written once before the semaphore is signalled, read after the wait.
-final class BlockingResultBox<T>: @unchecked Sendable {
-    var value: T?
 }

@@ -1,4 +1,5 @@
 import Inference
+public import Proofkit
 public import ProofkitCore
 #if canImport(FoundationEssentials)
     import FoundationEssentials

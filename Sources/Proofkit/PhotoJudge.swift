@@ -11,7 +11,7 @@ public import ProofkitCore
 #endif
 
 /// How a Lite0 engine decides that a photo shows a prayer mat.
-public enum MatRule: String, Sendable, Equatable, CaseIterable, CustomStringConvertible {
+public enum PhotoRule: String, Sendable, Equatable, CaseIterable, CustomStringConvertible {
     /// The seed's rule: the class-741 probability (maximum over the crops) reaches the threshold
     /// (0.3). No head is loaded.
     case classScore = "class"
@@ -24,8 +24,8 @@ public enum MatRule: String, Sendable, Equatable, CaseIterable, CustomStringConv
     public var description: String { rawValue }
 }
 
-/// How ``MatJudge`` is set up.
-public struct MatJudgeOptions: Sendable, Equatable {
+/// How ``PhotoJudge`` is set up.
+public struct PhotoJudgeOptions: Sendable, Equatable {
     /// The engine (default ``PhotoEngine/lite0``, the int8 model).
     public var engine: PhotoEngine
     /// The pass threshold, 0...1; `nil` (default) is the engine's: 0.3 for Lite0, the prompts
@@ -44,15 +44,15 @@ public struct MatJudgeOptions: Sendable, Equatable {
     /// same verdict as scoring all five, a fifth of the inference for a mat seen in the centre,
     /// and a fifth of the activation memory); false scores all five in one batch.
     public var stopsAtFirstPassingCrop: Bool
-    /// The decision rule of the Lite0 engines (default ``MatRule/classOrHead``; the CLIP engine
+    /// The decision rule of the Lite0 engines (default ``PhotoRule/classOrHead``; the CLIP engine
     /// always uses its own score and ignores this).
-    public var rule: MatRule
+    public var rule: PhotoRule
 
     /// - Parameters: see the properties.
     public init(
         engine: PhotoEngine = .lite0, threshold: Double? = nil, fastDecode: Bool = true, fiveCrop: Bool = true,
         threads: Int = 1, loadsClassNames: Bool = true, stopsAtFirstPassingCrop: Bool = true,
-        rule: MatRule = .classOrHead
+        rule: PhotoRule = .classOrHead
     ) {
         self.rule = rule
         self.stopsAtFirstPassingCrop = stopsAtFirstPassingCrop
@@ -66,7 +66,7 @@ public struct MatJudgeOptions: Sendable, Equatable {
 }
 
 /// What loading the model took.
-public struct MatModelLoad: Sendable, Equatable {
+public struct PhotoModelLoad: Sendable, Equatable {
     /// The model file loaded: the engine's `.onnx`, or the ORT-format copy the models build
     /// optimised for this machine (``PhotoModelStore/optimizedModel(for:modelPath:modelSHA256:manifest:)``).
     public var modelPath: String
@@ -80,10 +80,11 @@ public struct MatModelLoad: Sendable, Equatable {
     public var sessionCreation: Duration
 }
 
-/// The photo proof with its model loaded: what `proofkit mat` and the demo use.
+/// The photo proof's entry point: the proof with its model loaded, what `proofkit mat` and the
+/// demo use (``PhotoProof`` is the pipeline under it, for a model of your own).
 ///
 /// ```swift
-/// var judge = try MatJudge(options: MatJudgeOptions(), store: PhotoModelStore(environment: env))
+/// var judge = try PhotoJudge(options: PhotoJudgeOptions(), store: PhotoModelStore(environment: env))
 /// let result = try judge.judge(contentsOf: "mat.jpg")
 /// print(result.judgement.verdict, result.judgement.score)
 /// ```
@@ -92,7 +93,7 @@ public struct MatModelLoad: Sendable, Equatable {
 /// its side files are checked against their SHA-256 before ONNX Runtime sees them
 /// (``PhotoModelStore/expectedSHA256(ofFileAt:)``; for CLIP, the encoder may instead be tied to
 /// the prompts file by its `image_encoder_sha256`).
-public struct MatJudge: ~Copyable {
+public struct PhotoJudge: ~Copyable {
     /// The engine.
     public let engine: PhotoEngine
     /// The pipeline (configuration, decoder).
@@ -101,12 +102,12 @@ public struct MatJudge: ~Copyable {
     public let classNames: [String]
     /// The prompt texts, mat prompts first (CLIP only).
     public let prompts: [String]
-    /// The rule in force: ``MatJudgeOptions/rule`` for the Lite0 engines, `nil` for CLIP.
-    public let rule: MatRule?
+    /// The rule in force: ``PhotoJudgeOptions/rule`` for the Lite0 engines, `nil` for CLIP.
+    public let rule: PhotoRule?
     /// The SHA-256 of the mat head file in use (lowercase hex), `nil` when no head is loaded.
     public let headSHA256: String?
     /// What loading took.
-    public let load: MatModelLoad
+    public let load: PhotoModelLoad
     private var model: OnnxPhotoModel
     private var prefetched: PreparedPhotoInputResult?
 
@@ -121,9 +122,9 @@ public struct MatJudge: ~Copyable {
     ///   is missing; `.modelInvalid` (exit 78) for a SHA-256 mismatch (both digests in the
     ///   message), a file with no known digest, or a file that is not the expected model;
     ///   `.invalidArgument` for a threshold outside 0...1 or threads < 0. With
-    ///   ``MatRule/classOrHead``, the head file is found and checked like the model (missing:
+    ///   ``PhotoRule/classOrHead``, the head file is found and checked like the model (missing:
     ///   exit 69; SHA-256 mismatch, no known digest or not a 1280-value head: exit 78).
-    public init(options: MatJudgeOptions, store: PhotoModelStore, prefetching firstPhoto: String? = nil) throws(ProofkitError) {
+    public init(options: PhotoJudgeOptions, store: PhotoModelStore, prefetching firstPhoto: String? = nil) throws(ProofkitError) {
         guard options.threads >= 0 else {
             throw ProofkitError(.invalidArgument, "threads must be 0 (ONNX Runtime's choice) or more, not \(options.threads)")
         }
@@ -273,7 +274,7 @@ public struct MatJudge: ~Copyable {
         self.prompts = prompts
         self.rule = engine == .clip ? nil : options.rule
         self.headSHA256 = headFile?.sha256
-        self.load = MatModelLoad(
+        self.load = PhotoModelLoad(
             modelPath: loadedPath, modelSHA256: loadedDigest, readAndVerify: verified - start,
             sessionCreation: created - verified)
     }
@@ -351,7 +352,7 @@ public struct MatJudge: ~Copyable {
     }
 }
 
-/// A photo prepared ahead (see ``MatJudge/init(options:store:prefetching:)``).
+/// A photo prepared ahead (see ``PhotoJudge/init(options:store:prefetching:)``).
 struct PreparedPhotoInputResult: Sendable {
     var path: String
     var result: Result<PreparedPhotoInput, ProofkitError>
@@ -384,3 +385,13 @@ final class BackgroundWork<Value: Sendable>: Sendable {
         return value.withLock { $0! }
     }
 }
+
+// The names before the photo proof's types were named by role (issue 19).
+@available(*, deprecated, renamed: "PhotoJudge")
+public typealias MatJudge = PhotoJudge
+@available(*, deprecated, renamed: "PhotoJudgeOptions")
+public typealias MatJudgeOptions = PhotoJudgeOptions
+@available(*, deprecated, renamed: "PhotoModelLoad")
+public typealias MatModelLoad = PhotoModelLoad
+@available(*, deprecated, renamed: "PhotoRule")
+public typealias MatRule = PhotoRule

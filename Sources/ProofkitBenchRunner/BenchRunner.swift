@@ -1,4 +1,5 @@
 import Inference
+public import Proofkit
 public import ProofkitCore
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -133,18 +134,17 @@ public enum BenchChildProcess {
     /// killed bench leaves no child behind (Linux `PR_SET_PDEATHSIG`).
     /// - Throws: `.internal` when the parent is already gone.
     public static func dieWithParent() throws(ProofkitError) {
-        guard ChildProcess.dieWithParent() else {
+        guard dieWithParentProcess() else {
             throw ProofkitError(.internal, "the bench that started this child has ended")
         }
     }
 
     private static func measureInChild(executable: String, arguments: [String]) throws(ProofkitError) -> BenchResult {
-        let completed: ChildProcess.Completed
-        do throws(ChildProcess.Failure) {
+        let completed: CapturedChild
+        do throws(ChildStartFailure) {
             // SIGTERM/SIGINT/SIGHUP to the bench are passed on to the child; the child also
             // dies with us (``dieWithParent()``), even after SIGKILL.
-            completed = try ChildProcess.run(executable, arguments: arguments, stdout: true, stderr: true,
-                                             forwardsTerminationSignals: true)
+            completed = try runChildCapturingOutput(executable, arguments: arguments)
         } catch {
             throw ProofkitError(.internal, "cannot start a measuring child process: \(error)", path: executable)
         }

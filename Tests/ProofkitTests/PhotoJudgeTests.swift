@@ -15,8 +15,8 @@ private let canRunModel = OnnxRuntime.isAvailable
 private let hasOptimizedModels = canRunModel
     && FileManager.default.fileExists(atPath: modelsFolder + "/efficientnet_lite0_int8.ort")
 
-@Suite("MatJudge, PhotoModelStore and the photo demo")
-struct MatJudgeTests {
+@Suite("PhotoJudge, PhotoModelStore and the photo demo")
+struct PhotoJudgeTests {
     @Test("the compiled-in digests equal Models/models.sha256")
     func committedDigests() throws {
         let text = try String(
@@ -75,10 +75,10 @@ struct MatJudgeTests {
         #expect(throws: ProofkitError.self) { _ = try PhotoModelStore.expectedSHA256(ofFileAt: model) }
     }
 
-    @Test("MatJudge judges files and bytes alike, with one session", .enabled(if: canRunModel))
+    @Test("PhotoJudge judges files and bytes alike, with one session", .enabled(if: canRunModel))
     func judge() throws {
-        var judge = try MatJudge(
-            options: MatJudgeOptions(), store: PhotoModelStore(environment: ["PROOFKIT_MODELS": modelsFolder]))
+        var judge = try PhotoJudge(
+            options: PhotoJudgeOptions(), store: PhotoModelStore(environment: ["PROOFKIT_MODELS": modelsFolder]))
         #expect(judge.engine == .lite0 && judge.classNames.count == 1000)
         let fromFile = try judge.judge(contentsOf: ImageFixtures.path("demo_mat.jpg"))
         let fromBytes = try judge.judge(bytes: try ImageFixtures.bytes("demo_mat.jpg"), name: "demo_mat.jpg")
@@ -107,12 +107,12 @@ struct MatJudgeTests {
         }
     }
 
-    @Test("MatJudge: the default rule loads the head and scores it on every crop that ran; --rule class loads none",
+    @Test("PhotoJudge: the default rule loads the head and scores it on every crop that ran; --rule class loads none",
           .enabled(if: canRunModel))
     func headRule() throws {
         let store = PhotoModelStore(environment: ["PROOFKIT_MODELS": modelsFolder])
-        var options = MatJudgeOptions(loadsClassNames: false, stopsAtFirstPassingCrop: false)
-        var judge = try MatJudge(options: options, store: store)
+        var options = PhotoJudgeOptions(loadsClassNames: false, stopsAtFirstPassingCrop: false)
+        var judge = try PhotoJudge(options: options, store: store)
         #expect(judge.rule == .classOrHead && judge.headSHA256 == PhotoModelStore.committedSHA256["mat_head.json"])
         let head = try #require(judge.proof.configuration.head)
         let coffee = try judge.judge(contentsOf: ImageFixtures.path("demo_coffee.jpg"))
@@ -120,7 +120,7 @@ struct MatJudgeTests {
         let probability = try #require(coffee.headProbability)
         #expect(probability < head.acceptingThreshold && !coffee.judgement.verdict.isAccepted)
         options.rule = .classScore
-        var seed = try MatJudge(options: options, store: store)
+        var seed = try PhotoJudge(options: options, store: store)
         #expect(seed.rule == .classScore && seed.headSHA256 == nil && seed.proof.configuration.head == nil)
         let same = try seed.judge(contentsOf: ImageFixtures.path("demo_coffee.jpg"))
         #expect(same.cropScores == coffee.cropScores && same.headProbability == nil)
@@ -169,14 +169,14 @@ struct MatJudgeTests {
         #expect(try residentKiB() * 1024 <= size, "the mapping never holds more than the file")
     }
 
-    @Test("MatJudge loads the ORT-format copy made for this machine, with the .onnx's scores; one made elsewhere is passed over; a damaged one is refused",
+    @Test("PhotoJudge loads the ORT-format copy made for this machine, with the .onnx's scores; one made elsewhere is passed over; a damaged one is refused",
           .enabled(if: hasOptimizedModels), arguments: [PhotoEngine.lite0, .lite0FP32])
     func optimizedModel(engine: PhotoEngine) throws {
         let photos = ["demo_mat.jpg", "demo_coffee.jpg", "dark_coffee.jpg", "large.jpg"].map { ImageFixtures.path($0) }
         func scores(_ folder: String) throws -> (path: String, scores: [[Double]]) {
-            var options = MatJudgeOptions(engine: engine)
+            var options = PhotoJudgeOptions(engine: engine)
             options.stopsAtFirstPassingCrop = false
-            var judge = try MatJudge(options: options, store: PhotoModelStore(environment: ["PROOFKIT_MODELS": folder]))
+            var judge = try PhotoJudge(options: options, store: PhotoModelStore(environment: ["PROOFKIT_MODELS": folder]))
             var all: [[Double]] = []
             for photo in photos { all.append(try judge.judge(contentsOf: photo).cropScores) }
             return (judge.load.modelPath, all)

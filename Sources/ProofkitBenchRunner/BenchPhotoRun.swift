@@ -1,4 +1,6 @@
 import ImageProof
+import Proofkit
+import ProofkitDemoMedia
 public import ProofkitCore
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -14,7 +16,7 @@ public import ProofkitCore
 /// One photo end to end for `proofkit bench`: read + decode, preprocess, inference, score and
 /// verdict, with the model loaded once.
 ///
-/// For `lite0`, `lite0-fp32` and `clip` this is ``MatJudge`` with its default options, the very
+/// For `lite0`, `lite0-fp32` and `clip` this is ``PhotoJudge`` with its default options, the very
 /// pipeline `proofkit mat` runs (DCT-scaled decode, Lite0's five-crop rule stopping at the first
 /// passing crop, the model's SHA-256 checked at load). The CLIP stand-in, which `proofkit mat`
 /// does not offer, goes through ``PhotoProof`` with its prompts file.
@@ -36,8 +38,8 @@ enum BenchPhotoRun {
     ///   and `.modelInvalid` when the model's digest does not match.
     static func measure(_ job: BenchJob, photo: String, options: BenchOptions) throws(ProofkitError) -> BenchPhoto? {
         if let engine = engine(for: job.model) {
-            var judge = try MatJudge(
-                options: MatJudgeOptions(engine: engine, threads: job.threads, loadsClassNames: false),
+            var judge = try PhotoJudge(
+                options: PhotoJudgeOptions(engine: engine, threads: job.threads, loadsClassNames: false),
                 store: PhotoModelStore(environment: [PhotoModelStore.environmentVariable: options.modelsFolder]))
             return try timed(photo: photo, runs: options.photoRuns) { () throws(ProofkitError) in
                 try judge.judge(contentsOf: photo)
@@ -89,7 +91,7 @@ enum BenchPhotoRun {
 }
 
 /// The photo `proofkit bench` judges when no `--image` is given: the rendered prayer-mat picture
-/// that `proofkit demo` shows (embedded in the binary; see ``PhotoProofDemo``).
+/// that `proofkit demo` shows (embedded in the binary: ``DemoMedia/photos``).
 public enum BenchDemoPhoto {
     /// How reports name it.
     public static let label = "demo_mat.jpg (embedded demo photo)"
@@ -98,7 +100,7 @@ public enum BenchDemoPhoto {
     /// - Returns: the file's path; the caller removes it.
     /// - Throws: `.internal` when the embedded photo is missing, `.io` when it cannot be written.
     public static func writeTemporaryFile() throws(ProofkitError) -> String {
-        guard let photo = try PhotoProofDemo.embeddedPhotos().first(where: { $0.showsMat }) else {
+        guard let photo = DemoMedia.photos.first(where: { $0.showsMat }) else {
             throw ProofkitError(.internal, "the embedded demo photo is missing")
         }
         let path = FileManager.default.temporaryDirectory

@@ -6,13 +6,14 @@ import VoiceGate
     import Foundation
 #endif
 
-/// A reading-proof session that also runs the Silero model when the configured
+/// The reading proof's entry point for audio that arrives in pieces (a recording whole:
+/// ``ReadingProofRecording``; a microphone: ``LiveReadingProof``). A reading-proof session that also runs the Silero model when the configured
 /// ``VoiceDetectionMode`` needs it: feed it audio and transcript lines as they come, and it feeds
 /// ``ReadingProof`` with the audio and the speech probabilities of each 32 ms chunk.
 ///
 /// ```swift
-/// var session = try VoiceProofSession(configuration: .init(voiceDetection: .both),
-///                                     sileroModelPath: VoiceProofSession.sileroModelPath(environment: env))
+/// var session = try ReadingProofSession(configuration: .init(voiceDetection: .both),
+///                                       sileroModelPath: ReadingProofSession.sileroModelPath(environment: env))
 /// for chunk in chunks { for event in try session.process(audio: chunk) { show(event) } }
 /// let result = try session.finish()
 /// ```
@@ -21,7 +22,7 @@ import VoiceGate
 /// audio by at most one chunk (32 ms) plus the model's run time (about 0.1 ms here).
 ///
 /// Owns the model session (`~Copyable`): one session per audio stream.
-public struct VoiceProofSession: ~Copyable {
+public struct ReadingProofSession: ~Copyable {
     /// The proof being driven (its configuration says the mode actually in use).
     public private(set) var proof: ReadingProof
     /// Why the session fell back to energy mode (Silero wanted but not installed, see
@@ -61,14 +62,14 @@ public struct VoiceProofSession: ~Copyable {
                 guard let sileroModelPath else {
                     throw ProofkitError(
                         .runtimeUnavailable,
-                        "the Silero VAD model was not found (looked for \(VoiceProofSession.sileroEnvironmentVariable), then \(SileroVoiceDetector.modelFileName) in \(PhotoModelStore.environmentVariable) or \(SileroVoiceDetector.defaultModelPath) above the executable and in the current folder): run Models/build.sh or set \(PhotoModelStore.environmentVariable)")
+                        "the Silero VAD model was not found (looked for \(ReadingProofSession.sileroEnvironmentVariable), then \(SileroVoiceDetector.modelFileName) in \(PhotoModelStore.environmentVariable) or \(SileroVoiceDetector.defaultModelPath) above the executable and in the current folder): run Models/build.sh or set \(PhotoModelStore.environmentVariable)")
                 }
                 detector = try SileroVoiceDetector(modelPath: sileroModelPath, sampleRate: configuration.gate.sampleRate)
             } catch {
                 var failure = error
                 if failure.code == .notFound {
                     failure = ProofkitError(
-                        .runtimeUnavailable, "the Silero VAD model is missing: run Models/build.sh or set \(VoiceProofSession.sileroEnvironmentVariable)",
+                        .runtimeUnavailable, "the Silero VAD model is missing: run Models/build.sh or set \(ReadingProofSession.sileroEnvironmentVariable)",
                         path: error.path)
                 }
                 let fallsBack = fallback == .always || (fallback == .bothOnly && configuration.voiceDetection == .both)
@@ -148,7 +149,7 @@ public struct VoiceProofSession: ~Copyable {
     }
 }
 
-/// The Silero detector of one session, run in place (see ``VoiceProofSession``).
+/// The Silero detector of one session, run in place (see ``ReadingProofSession``).
 private final class SileroBox {
     var model: SileroVoiceDetector
 
@@ -156,3 +157,7 @@ private final class SileroBox {
         self.model = model
     }
 }
+
+// The name before the reading proof's types were named by role (issue 19).
+@available(*, deprecated, renamed: "ReadingProofSession")
+public typealias VoiceProofSession = ReadingProofSession

@@ -1,3 +1,4 @@
+public import Proofkit
 public import ProofkitCore
 #if canImport(FoundationEssentials)
     import FoundationEssentials

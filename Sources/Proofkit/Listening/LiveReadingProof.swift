@@ -1,0 +1,244 @@
+import AudioIO
+public import ProofkitCore
+
+/// The reading proof live from a microphone: what `proofkit voice --live` runs. It opens the
+/// capture device, the optional recording, the recogniser (built-in, an external command, or
+/// transcript lines) and the proof session, then drives the proof from what is heard.
+///
+/// ```swift
+/// let live = try LiveReadingProof(configuration: configuration, options: options, whisper: whisper)
+/// let summary = live.run { update in show(update) }   // blocks until listening ends
+/// if let failure = live.captureFailure ?? summary.failure { throw failure }
+/// for line in try live.finishTranscriber() { show(live.process(transcript: line, at: summary.heardSeconds)) }
+/// let result = live.finish()
+/// try live.commitRecording()
+/// ```
+///
+/// Threads: ``run(_:)`` consumes the audio on a thread of its own (never Swift's cooperative
+/// pool), where the blocking work happens: the recording's libsndfile writes and the Silero runs.
+/// The built-in recogniser transcribes on another thread of its own (``WhisperLiveTranscriber``).
+/// ``stop()`` may be called from any thread (a signal handler's queue).
+///
+/// `@unchecked Sendable`: the session and the recording are used only by the consuming task
+/// during ``run(_:)``, and by the caller before and after it (``run(_:)`` blocks until the task
+/// has finished, which orders these).
+public final class LiveReadingProof: @unchecked Sendable {
+    /// Where and how to listen.
+    public struct Options: Sendable {
+        /// The ALSA capture device (default "default").
+        public var device = "default"
+        /// The devices: the machine's, or those of `PROOFKIT_ALSA_CONFIG` (default the machine's).
+        /// Virtual devices are not paced in real time: capture then waits for the proof instead
+        /// of dropping audio.
+        public var soundDevices = SoundDevices.machine
+        /// Stop after this many seconds of audio, in seconds (default 120).
+        public var maxSeconds = 120.0
+        /// Keep what was heard in this file (16 kHz mono 16-bit WAV, written atomically by
+        /// ``commitRecording()``), or `nil` (default).
+        public var recordPath: String?
+        /// An external recogniser run through `/bin/sh` (audio on its stdin, transcript lines on
+        /// its stdout), or `nil` (default).
+        public var recognizerCommand: String?
+        /// Transcript lines from this file (`"-"`: stdin), or `nil` (default).
+        public var transcriptFile: String?
+        /// The Silero model file, or `nil` to look for it (see ``ReadingProofSession``).
+        public var sileroModelPath: String?
+        /// When Silero may be replaced by the energy gate (default: when both were asked for).
+        public var fallback = VoiceDetectionFallback.bothOnly
+
+        public init() {}
+    }
+
+    /// One thing that happened while listening, with the proof's events it caused.
+    public enum Update: Sendable {
+        /// Captured audio up to `endSeconds` was judged (no events when it could not be: the
+        /// failure ends listening and is in ``ListeningSummary/failure``).
+        case audio(endSeconds: Double, events: [ReadingProofEvent])
+        /// A transcript line, heard at `seconds` of audio, and what it changed.
+        case transcript(String, seconds: Double, events: [ReadingProofEvent])
+        /// The external recogniser was restarted (the count so far).
+        case recognizerRestarted(Int)
+        /// The external recogniser died too often; listening goes on voice-only.
+        case recognizerGaveUp
+    }
+
+    /// What ``run(_:)`` saw.
+    public struct ListeningSummary: Sendable {
+        /// Seconds of audio heard.
+        public var heardSeconds: Double = 0
+        /// The error that ended listening early (the recording or the Silero model failed).
+        public var failure: ProofkitError?
+    }
+
+    private let state: LiveState
+    private let listening: LiveListening
+    private let recognizer: ExternalRecognizer?
+    private let live: WhisperLiveTranscriber?
+
+    /// The capture's sample rate, in Hz (16000).
+    public let sampleRate: Int
+
+    /// Opens everything that can fail before listening starts, in this order: the proof session
+    /// (Silero), the recording, the capture device, the recogniser, the transcript file. Capture
+    /// starts here.
+    /// - Parameters:
+    ///   - configuration: the proof's settings.
+    ///   - options: see ``Options``.
+    ///   - whisper: the built-in recogniser, or `nil`.
+    /// - Throws: `ProofkitError`: `.runtimeUnavailable` (device missing or busy, Silero or the
+    ///   external recogniser unavailable), `.modelInvalid`, `.io` (the recording cannot be
+    ///   started), `.notFound` (transcript file).
+    public init(
+        configuration: ReadingProofConfiguration, options: Options, whisper: WhisperRecognizer?
+    ) throws(ProofkitError) {
+        let state = LiveState(
+            session: try ReadingProofSession(
+                configuration: configuration, sileroModelPath: options.sileroModelPath, fallback: options.fallback))
+        if let record = options.recordPath {
+            state.writer = try AudioFileWriter(path: record, container: .wav, sampleRate: 16_000, channels: 1)
+        }
+        let alsa = options.soundDevices.configuration
+        let capture = try MicrophoneCapture(
+            device: options.device, configuration: alsa, overflow: alsa == nil ? .dropOldest : .waitForConsumer)
+        sampleRate = capture.sampleRate
+        let stream = capture.start()
+        let recognizer = options.recognizerCommand.map { ExternalRecognizer(command: $0) }
+        let live = whisper.map { WhisperLiveTranscriber(recognizer: $0) }
+        let lines =
+            try options.transcriptFile.map { (path) throws(ProofkitError) in
+                try transcriptLines(from: path)
+            } ?? live?.lines
+        listening = try LiveListening(
+            capture: stream, recognizer: recognizer, transcriptLines: lines, maxSeconds: options.maxSeconds)
+        self.state = state
+        self.recognizer = recognizer
+        self.live = live
+    }
+
+    /// The proof being driven (its configuration says the voice detection actually in use).
+    public var proof: ReadingProof { state.session.proof }
+
+    /// Why Silero was replaced by the energy gate, or `nil`.
+    public var fallbackReason: String? { state.session.fallbackReason }
+
+    /// Whether the built-in recogniser listens.
+    public var usesWhisper: Bool { live != nil }
+
+    /// Ends listening (as Ctrl-C does): ``run(_:)`` returns shortly after; the verdict can still
+    /// be given and the recording kept.
+    public func stop() { listening.stop() }
+
+    /// Listens until capture ends (``Options/maxSeconds``, ``stop()``, or a device error, then
+    /// in ``captureFailure``), judging the audio and the transcript lines as they
+    /// come; `observe` is called with each ``Update``, in order, on the listening thread.
+    /// Blocks the calling thread (call it from a thread that may block, not from a task).
+    public func run(_ observe: @escaping @Sendable (Update) -> Void) -> ListeningSummary {
+        DedicatedThreadExecutor.runBlocking { [self] in await consume(observe) }
+    }
+
+    private func consume(_ observe: @Sendable (Update) -> Void) async -> ListeningSummary {
+        var summary = ListeningSummary()
+        var voiced = false
+        for await event in listening.events {
+            switch event {
+            case .audio(let chunk):
+                summary.heardSeconds = chunk.endSeconds
+                var proofEvents: [ReadingProofEvent] = []
+                do throws(ProofkitError) {
+                    try state.record(chunk.samples)
+                    let samples = chunk.floatSamples
+                    proofEvents = try state.session.process(audio: samples)
+                    if let live {
+                        let before = voiced
+                        var lookBack = 0.0
+                        for proofEvent in proofEvents {
+                            if case .voiceStarted(let start) = proofEvent {
+                                voiced = true
+                                lookBack = max(0, chunk.startSeconds - start)
+                            }
+                            if case .voiceStopped = proofEvent { voiced = false }
+                        }
+                        live.append(samples, voiced: before || voiced, lookBack: lookBack)
+                    }
+                } catch {
+                    if summary.failure == nil { summary.failure = error }
+                    listening.stop()
+                }
+                observe(.audio(endSeconds: chunk.endSeconds, events: proofEvents))
+            case .transcript(let line):
+                let t = summary.heardSeconds
+                observe(.transcript(line, seconds: t, events: state.session.process(transcript: line, at: t)))
+            case .recognizerRestarted(let count):
+                observe(.recognizerRestarted(count))
+            case .recognizerGaveUp:
+                observe(.recognizerGaveUp)
+            }
+        }
+        return summary
+    }
+
+    /// The device error that ended capture, if one did (after ``run(_:)``).
+    public var captureFailure: ProofkitError? { listening.failure }
+
+    /// After ``run(_:)``: the built-in recogniser's last words: the final text of each window
+    /// (the voice heard since its last run included); a line sent just before listening ended
+    /// may not have been read.
+    /// - Returns: the lines, to be given to ``process(transcript:at:)``; empty without the
+    ///   built-in recogniser.
+    /// - Throws: the recogniser's failure.
+    public func finishTranscriber() throws(ProofkitError) -> [String] {
+        try live?.finish().lines ?? []
+    }
+
+    /// Gives the proof a transcript line heard at `seconds` of audio.
+    /// - Returns: the proof's events.
+    public func process(transcript line: String, at seconds: Double) -> [ReadingProofEvent] {
+        state.session.process(transcript: line, at: seconds)
+    }
+
+    /// The verdict, with everything the proof measured.
+    public func finish() -> ReadingProofResult {
+        state.session.proof.finish()
+    }
+
+    /// Writes the recording (``Options/recordPath``) into place, atomically; nothing without one.
+    /// - Throws: `.io` when it cannot be written (no file appears).
+    public func commitRecording() throws(ProofkitError) {
+        try state.commitRecording()
+    }
+
+    /// Captured chunks dropped because the proof fell behind.
+    public var droppedChunks: Int { listening.statistics.droppedChunks }
+
+    /// Capture overruns the device reported.
+    public var overruns: Int { listening.statistics.overruns }
+
+    /// Restarts of the external recogniser (0 without one).
+    public var recognizerRestarts: Int { recognizer?.restarts ?? 0 }
+}
+
+/// The proof session and the recorder of a live run, shared with the consuming task.
+///
+/// `@unchecked Sendable`: created before listening, then used only by the one consuming task,
+/// then read after it has finished (`runBlocking` orders these).
+final class LiveState: @unchecked Sendable {
+    var session: ReadingProofSession
+    var writer: AudioFileWriter?
+
+    init(session: consuming ReadingProofSession) {
+        self.session = session
+    }
+
+    func record(_ samples: [Int16]) throws(ProofkitError) {
+        guard var file = writer.take() else { return }
+        var failure: ProofkitError?
+        do throws(ProofkitError) { try file.write(samples) } catch { failure = error }
+        writer = consume file
+        if let failure { throw failure }
+    }
+
+    func commitRecording() throws(ProofkitError) {
+        guard let file = writer.take() else { return }
+        try file.commit()
+    }
+}
