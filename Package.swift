@@ -5,10 +5,12 @@
 // Dependency direction (one way, enforced in review):
 //   ProofkitCore  <-  engines (VoiceGate, DuaMatching, ImageProof, SquatCounting, PrayerPlanning,
 //                             SpeechRecognition, AudioDSP: resampling, fades, mixing, gain)
-//   ProofkitCore  <-  adapters (AudioIO, ImageIO, Inference), each over its own C modules
-//   engines + adapters  <-  Proofkit (facade)  <-  ProofkitCLI  <-  ProofkitTool (`proofkit`)
+//   ProofkitCore  <-  ProofkitSystem: the one libc chokepoint (`package` access, after swift-system):
+//                     Errno, valueOrErrno, capped reads, mapping, atomic writes, spawn, threads
+//   ProofkitCore + ProofkitSystem  <-  adapters (AudioIO, ImageIO, Inference, Storage), each over its own C modules
+//   engines + adapters + ProofkitSystem  <-  Proofkit (facade)  <-  ProofkitCLI  <-  ProofkitTool (`proofkit`)
 //   Proofkit + ProofkitDemoMedia (the demo's JPEG/MP3 files, `.embedInCode`)  <-  ProofkitDemo  <-  ProofkitCLI
-// Engines import no C and do no I/O, so a phone app can link ProofkitCore + the engines alone.
+// Engines import no C and do no I/O (never ProofkitSystem), so a phone app can link ProofkitCore + the engines alone.
 import PackageDescription
 
 let package = Package(
@@ -51,11 +53,14 @@ let package = Package(
         .target(name: "SpeechRecognition", dependencies: ["ProofkitCore"]),
         .target(name: "AudioDSP", dependencies: ["ProofkitCore"]),
 
+        // MARK: The libc chokepoint: every system call (files, processes, threads, sockets) goes through it.
+        .target(name: "ProofkitSystem", dependencies: ["ProofkitCore", "CProofkitShims"]),
+
         // MARK: Adapters, one per capability.
-        .target(name: "AudioIO", dependencies: ["ProofkitCore", "CSndFile", "CALSA", "CProofkitShims"]),
-        .target(name: "ImageIO", dependencies: ["ProofkitCore", "CTurboJPEG", "CPNG", "CProofkitShims"]),
-        .target(name: "Inference", dependencies: ["ProofkitCore", "COnnxRuntime", "CProofkitShims"]),
-        .target(name: "Storage", dependencies: ["ProofkitCore", "CSQLite", "CProofkitShims"]),
+        .target(name: "AudioIO", dependencies: ["ProofkitCore", "ProofkitSystem", "CSndFile", "CALSA", "CProofkitShims"]),
+        .target(name: "ImageIO", dependencies: ["ProofkitCore", "ProofkitSystem", "CTurboJPEG", "CPNG", "CProofkitShims"]),
+        .target(name: "Inference", dependencies: ["ProofkitCore", "ProofkitSystem", "COnnxRuntime", "CProofkitShims"]),
+        .target(name: "Storage", dependencies: ["ProofkitCore", "ProofkitSystem", "CSQLite", "CProofkitShims"]),
 
         // MARK: Facade, CLI and executables.
         .target(
@@ -63,14 +68,16 @@ let package = Package(
             dependencies: [
                 "ProofkitCore", "VoiceGate", "DuaMatching", "ImageProof", "SquatCounting",
                 "PrayerPlanning", "SpeechRecognition", "AudioDSP", "AudioIO", "ImageIO", "Inference", "Storage",
-                "CProofkitShims",
+                "ProofkitSystem", "CProofkitShims",
                 // Only for BenchDemoPhoto (Bench/BenchPhotoRun.swift) until the bench runner leaves the facade.
                 "ProofkitDemoMedia",
             ]),
         // The demo: its media (embedded in code, no files needed at run time) and its steps.
         .target(name: "ProofkitDemoMedia", resources: [.embedInCode("Media")]),
-        .target(name: "ProofkitDemo", dependencies: ["Proofkit", "ProofkitDemoMedia", "AudioIO", "DuaMatching", "VoiceGate"]),
-        .target(name: "ProofkitCLI", dependencies: ["Proofkit", "ProofkitDemo"]),
+        .target(
+            name: "ProofkitDemo",
+            dependencies: ["Proofkit", "ProofkitDemoMedia", "AudioIO", "DuaMatching", "VoiceGate", "ProofkitSystem"]),
+        .target(name: "ProofkitCLI", dependencies: ["Proofkit", "ProofkitDemo", "ProofkitSystem"]),
         .executableTarget(name: "ProofkitTool", dependencies: ["ProofkitCLI"]),
         .executableTarget(
             name: "ProofkitBench", dependencies: ["Proofkit"], path: "Benchmarks/ProofkitBench"),
@@ -91,7 +98,10 @@ let package = Package(
         .testTarget(name: "ImageIOTests", dependencies: ["ImageIO", "TestSupport"]),
         .testTarget(name: "InferenceTests", dependencies: ["Inference", "TestSupport"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"]),
-        .testTarget(name: "ProofkitTests", dependencies: ["Proofkit", "ProofkitDemo", "AudioDSP", "SpeechRecognition", "TestSupport"]),
+        .testTarget(name: "ProofkitSystemTests", dependencies: ["ProofkitSystem", "TestSupport"]),
+        .testTarget(
+            name: "ProofkitTests",
+            dependencies: ["Proofkit", "ProofkitDemo", "AudioDSP", "SpeechRecognition", "ProofkitSystem", "TestSupport"]),
         .testTarget(name: "ProofkitCLITests", dependencies: ["ProofkitCLI", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

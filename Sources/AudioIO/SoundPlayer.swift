@@ -1,4 +1,5 @@
 public import ProofkitCore
+internal import ProofkitSystem
 
 #if canImport(Glibc)
     import Glibc

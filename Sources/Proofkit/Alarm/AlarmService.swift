@@ -1,3 +1,4 @@
+internal import ProofkitSystem
 import ProofkitCore
 public import AudioIO
 import PrayerPlanning

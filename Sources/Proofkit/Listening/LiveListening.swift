@@ -1,3 +1,4 @@
+internal import ProofkitSystem
 public import AudioIO
 public import ProofkitCore
 import Synchronization

@@ -1,3 +1,4 @@
+internal import ProofkitSystem
 public import ProofkitCore
 import AudioIO
 
@@ -7,7 +8,7 @@ import AudioIO
     import Darwin
 #endif
 
-/// Writes `contents` to `path` atomically (AudioIO's ``AtomicFile/write(_:to:)``: a temporary
+/// Writes `contents` to `path` atomically (ProofkitSystem's ``AtomicFile/write(_:to:)``: a temporary
 /// in the same folder, `fsync`, then `rename`; an existing file keeps its mode and owner, and a
 /// device node, FIFO or read-only file is refused). On failure no file appears and an existing
 /// file at `path` stays as it was.
