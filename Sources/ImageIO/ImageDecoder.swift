@@ -335,7 +335,7 @@ public struct ImageDecoder: Sendable {
         } catch {
             switch error {
             case .open(let errno) where errno.isNotFound:
-                throw ProofkitError(.notFound, "no such file", underlying: errno.code, path: path)
+                throw ProofkitError(.notFound, "no such file", path: path)
             case .open(let errno):
                 throw ProofkitError(.io, "cannot open the file for reading: \(errno)", underlying: errno.code, path: path)
             case .folder:

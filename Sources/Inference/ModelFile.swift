@@ -76,7 +76,7 @@ public enum ModelFile {
         } catch {
             switch error {
             case .open(let errno) where errno.isNotFound:
-                throw ProofkitError(.notFound, "The model file does not exist.", underlying: errno.code, path: path)
+                throw ProofkitError(.notFound, "The model file does not exist.", path: path)
             case .folder:
                 throw ProofkitError(.io, "This is a folder, not a model file.", path: path)
             case .open(let errno):
