@@ -1,12 +1,5 @@
 internal import ProofkitSystem
 public import ProofkitCore
-import AudioIO
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// Writes `contents` to `path` atomically (ProofkitSystem's ``AtomicFile/write(_:to:)``: a temporary
 /// in the same folder, `fsync`, then `rename`; an existing file keeps its mode and owner, and a
@@ -16,9 +9,4 @@ import AudioIO
 ///   file, read-only), naming `path`.
 public func writeFileAtomically(_ contents: String, to path: String) throws(ProofkitError) {
     try AtomicFile.write(Array(contents.utf8), to: path)
-}
-
-func errnoText() -> String {
-    guard let text = strerror(errno) else { return "error \(errno)" }
-    return String(cString: text)
 }
