@@ -69,23 +69,7 @@ extension SoundPlayer {
                 source += 1
                 if source == clip.frameCount { source = 0 }
             }
-            var offset = 0
-            while offset < count {
-                let result = pcm.write(buffer, frameOffset: offset, frames: count - offset, channels: channels)
-                if result > 0 {
-                    offset += result
-                } else if result == -Int(EPIPE) || result == -Int(ESTRPIPE) || result == -Int(EINTR) {
-                    if result != -Int(EINTR) { underruns += 1 }
-                    let recovered = pcm.recover(result)
-                    if recovered < 0 {
-                        throw alsaError(Int32(recovered), "snd_pcm_recover", device: device, direction: .playback)
-                    }
-                } else if result == 0 || result == -Int(EAGAIN) {
-                    continue
-                } else {
-                    throw alsaError(Int32(result), "snd_pcm_writei", device: device, direction: .playback)
-                }
-            }
+            try pcm.writeAll(buffer, frameOffset: 0, frames: count, channels: channels, device: device, underruns: &underruns)
             if start == nil {
                 var now = timespec()
                 clock_gettime(CLOCK_MONOTONIC, &now)
