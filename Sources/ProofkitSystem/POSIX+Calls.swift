@@ -484,6 +484,16 @@ package enum POSIX {
         _ = usleep(microseconds)
     }
 
+    /// Sleeps for `seconds` (nothing when <= 0), resuming after a signal for the time left.
+    /// Calls `nanosleep`.
+    package static func sleep(seconds: Double) {
+        guard seconds > 0 else { return }
+        let whole = seconds.rounded(.down)
+        var request = timespec(tv_sec: Int(whole), tv_nsec: Int((seconds - whole) * 1e9))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+    }
+
     /// Seconds on the monotonic clock (`CLOCK_MONOTONIC`), for pacing. Calls `clock_gettime`.
     package static func monotonicSeconds() -> Double {
         var now = timespec()
