@@ -12,7 +12,8 @@ extension POSIX {
     /// - Returns: the descriptor (the caller closes it) and its `fstat`.
     /// - Throws: `.notFound` (missing, or a folder), `.io` (cannot open, e.g. `EACCES`; no writer
     ///   on a FIFO).
-    package static func openInput(_ path: String, what: String) throws(ProofkitError) -> (fd: Int32, status: FileStatus) {
+    package static func openInput(_ path: String, what: String) throws(ProofkitError) -> (fd: Int32, status: FileStatus)
+    {
         do throws(ReadFailure) {
             return try openForReading(path)
         } catch {
@@ -28,17 +29,20 @@ extension POSIX {
         case .open(let errno) where errno.isNotFound:
             return ProofkitError(.notFound, "no such file", operation: "open", underlying: errno.code, path: path)
         case .open(let errno):
-            return ProofkitError(.io, "cannot open the \(what): \(errno)", operation: "open", underlying: errno.code, path: path)
+            return ProofkitError(
+                .io, "cannot open the \(what): \(errno)", operation: "open", underlying: errno.code, path: path)
         case .folder:
             return ProofkitError(.notFound, "is a folder, not \(article(what))", path: path)
         case .noWriter:
-            return ProofkitError(.io, "no writer sent anything to this FIFO within \(streamWaitMilliseconds / 1000) s",
-                                 operation: "poll", path: path)
+            return ProofkitError(
+                .io, "no writer sent anything to this FIFO within \(streamWaitMilliseconds / 1000) s",
+                operation: "poll", path: path)
         case .overLimit:
             return ProofkitError(.decodeFailed, "is over the \(sizeText(limit)) limit for \(article(what))", path: path)
         case .failed(let operation, let errno):
-            return ProofkitError(.io, "cannot read the \(what): \(errno)", operation: operation, underlying: errno.code,
-                                 path: path)
+            return ProofkitError(
+                .io, "cannot read the \(what): \(errno)", operation: operation, underlying: errno.code,
+                path: path)
         }
     }
 
@@ -77,7 +81,9 @@ package enum BoundedFile {
     /// than `limit` bytes while reading.
     /// - Parameter name: what to call it in messages (a path, or "stdin").
     /// - Throws: `.decodeFailed` (over `limit`), `.io` (a failed read).
-    package static func read(descriptor fd: Int32, name: String, limit: Int, what: String) throws(ProofkitError) -> [UInt8] {
+    package static func read(descriptor fd: Int32, name: String, limit: Int, what: String) throws(ProofkitError)
+        -> [UInt8]
+    {
         do throws(ReadFailure) {
             return try POSIX.readWhole(descriptor: fd, limit: limit)
         } catch {
@@ -112,14 +118,16 @@ extension POSIX {
         case .success(let value): info = value
         case .failure(let failure) where failure == .noSuchFile: return nil
         case .failure(let failure):
-            throw ProofkitError(.io, "cannot write the output: \(failure)", operation: "stat", underlying: failure.code, path: path)
+            throw ProofkitError(
+                .io, "cannot write the output: \(failure)", operation: "stat", underlying: failure.code, path: path)
         }
         guard info.isRegular else {
             throw ProofkitError(.io, "is not a regular file (it is \(info.kind)); refusing to replace it", path: path)
         }
         if info.mode & 0o222 == 0 || !isWritable(path) {
-            throw ProofkitError(.io, "is read-only (mode \(String(info.mode, radix: 8))); refusing to replace it (chmod u+w it first)",
-                                operation: "access", path: path)
+            throw ProofkitError(
+                .io, "is read-only (mode \(String(info.mode, radix: 8))); refusing to replace it (chmod u+w it first)",
+                operation: "access", path: path)
         }
         return ReplacedFile(mode: info.mode, owner: info.owner, group: info.group)
     }
@@ -154,8 +162,9 @@ extension POSIX {
         switch makeTemporary(beside: path) {
         case .success(let value): made = value
         case .failure(let failure):
-            throw ProofkitError(.io, "cannot create the output: \(failure)", operation: "mkstemp", underlying: failure.code,
-                                path: path)
+            throw ProofkitError(
+                .io, "cannot create the output: \(failure)", operation: "mkstemp", underlying: failure.code,
+                path: path)
         }
         if let existing {
             // chown clears set-id bits, so the mode comes after it.
@@ -182,12 +191,14 @@ extension POSIX {
         case .failure(let failure) where failure == .noSuchFile:
             break
         case .failure(let failure):
-            throw ProofkitError(.io, "cannot replace the output: \(failure)", operation: "open", underlying: failure.code,
-                                path: path)
+            throw ProofkitError(
+                .io, "cannot replace the output: \(failure)", operation: "open", underlying: failure.code,
+                path: path)
         }
         if let code = moveAtomically(temporary, onto: path) {
-            throw ProofkitError(.io, "cannot replace the output: \(describe(code))", operation: "rename", underlying: code,
-                                path: path)
+            throw ProofkitError(
+                .io, "cannot replace the output: \(describe(code))", operation: "rename", underlying: code,
+                path: path)
         }
     }
 }
@@ -204,15 +215,20 @@ package enum AtomicFile {
         let (fd, temporary, _) = try POSIX.beginReplacement(of: path)
         var failure: ProofkitError?
         if let errno = POSIX.writeAll(fd, bytes) {
-            failure = ProofkitError(.io, "cannot write: \(errno)", operation: "write", underlying: errno.code, path: path)
+            failure = ProofkitError(
+                .io, "cannot write: \(errno)", operation: "write", underlying: errno.code, path: path)
         } else if case .failure(let errno) = POSIX.sync(fd) {
-            failure = ProofkitError(.io, "cannot write: \(errno)", operation: "fsync", underlying: errno.code, path: path)
+            failure = ProofkitError(
+                .io, "cannot write: \(errno)", operation: "fsync", underlying: errno.code, path: path)
         }
         if case .failure(let errno) = POSIX.close(fd), failure == nil {
-            failure = ProofkitError(.io, "cannot write: \(errno)", operation: "close", underlying: errno.code, path: path)
+            failure = ProofkitError(
+                .io, "cannot write: \(errno)", operation: "close", underlying: errno.code, path: path)
         }
         if failure == nil {
-            do throws(ProofkitError) { try POSIX.finishReplacement(temporary: temporary, onto: path) } catch { failure = error }
+            do throws(ProofkitError) { try POSIX.finishReplacement(temporary: temporary, onto: path) } catch {
+                failure = error
+            }
         }
         if let failure {
             POSIX.remove(temporary)
@@ -231,7 +247,8 @@ package enum ScratchFile {
         switch POSIX.makeTemporary(beside: path) {
         case .success(let value): made = value
         case .failure(let errno):
-            throw ProofkitError(.io, "cannot create a file: \(errno)", operation: "mkstemp", underlying: errno.code, path: path)
+            throw ProofkitError(
+                .io, "cannot create a file: \(errno)", operation: "mkstemp", underlying: errno.code, path: path)
         }
         if let errno = POSIX.writeAll(made.fd, bytes) {
             POSIX.closeDescriptor(made.fd)

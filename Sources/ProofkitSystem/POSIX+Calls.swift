@@ -4,9 +4,10 @@
 // service's Unix sockets, timers and events (split by topic to keep each file small).
 // Every call that sets errno goes through ``valueOrErrno(retryOnInterrupt:_:)``; every failure is
 // an ``Errno``. Paths are ``FilePath`` strings (bytes that are not UTF-8 survive).
+internal import CProofkitShims
 internal import ProofkitCore
 import Synchronization
-internal import CProofkitShims
+
 #if canImport(Glibc)
     internal import Glibc
 #elseif canImport(Darwin)
@@ -57,7 +58,8 @@ package func valueOrErrno<I: FixedWidthInteger>(retryOnInterrupt: Bool = true, _
 
 /// ``valueOrErrno(retryOnInterrupt:_:)`` for a call whose value is not needed.
 @inline(__always)
-package func nothingOrErrno<I: FixedWidthInteger>(retryOnInterrupt: Bool = true, _ call: () -> I) -> Result<Void, Errno> {
+package func nothingOrErrno<I: FixedWidthInteger>(retryOnInterrupt: Bool = true, _ call: () -> I) -> Result<Void, Errno>
+{
     valueOrErrno(retryOnInterrupt: retryOnInterrupt, call).map { _ in () }
 }
 
@@ -84,8 +86,15 @@ package enum POSIX {
 
     private static func fileStatus(_ info: stat) -> FileStatus {
         let type = info.st_mode & S_IFMT
-        let kind = type == S_IFREG ? "a regular file" : type == S_IFDIR ? "a folder" : type == S_IFCHR ? "a character device"
-            : type == S_IFBLK ? "a block device" : type == S_IFIFO ? "a FIFO" : type == S_IFSOCK ? "a socket" : "special"
+        let kind =
+            type == S_IFREG
+            ? "a regular file"
+            : type == S_IFDIR
+                ? "a folder"
+                : type == S_IFCHR
+                    ? "a character device"
+                    : type == S_IFBLK
+                        ? "a block device" : type == S_IFIFO ? "a FIFO" : type == S_IFSOCK ? "a socket" : "special"
         return FileStatus(
             isDirectory: type == S_IFDIR, isRegular: type == S_IFREG, isStream: type == S_IFIFO || type == S_IFSOCK,
             size: Int64(info.st_size), device: UInt64(info.st_dev), inode: UInt64(info.st_ino),
@@ -194,7 +203,9 @@ package enum POSIX {
 
     /// Reads up to `count` bytes at `offset`, retrying on EINTR. Calls `pread`.
     /// - Returns: bytes read, 0 at the end, -1 on error (`errno` set).
-    package static func readBytes(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int, at offset: Int64) -> Int64 {
+    package static func readBytes(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int, at offset: Int64)
+        -> Int64
+    {
         switch valueOrErrno({ pread(fd, buffer, count, off_t(offset)) }) {
         case .success(let n): return Int64(n)
         case .failure(let failure):
@@ -209,7 +220,9 @@ package enum POSIX {
         var bytes = [UInt8](repeating: 0, count: count)
         var filled = 0
         while filled < count {
-            let n = bytes.withUnsafeMutableBytes { readBytes(fd, $0.baseAddress! + filled, count - filled, at: Int64(filled)) }
+            let n = bytes.withUnsafeMutableBytes {
+                readBytes(fd, $0.baseAddress! + filled, count - filled, at: Int64(filled))
+            }
             if n > 0 {
                 filled += Int(n)
             } else if n < 0 {
@@ -382,7 +395,9 @@ package enum POSIX {
     package static func makeTemporary(beside path: String) -> Result<(fd: Int32, path: String), Errno> {
         let (folder, base) = split(path)
         var template = FilePath.cString("\(folder)/.\(base).tmp-XXXXXX")
-        let made = valueOrErrno { template.withUnsafeMutableBufferPointer { proofkit_posix_make_temporary($0.baseAddress!) } }
+        let made = valueOrErrno {
+            template.withUnsafeMutableBufferPointer { proofkit_posix_make_temporary($0.baseAddress!) }
+        }
         return made.map { fd in (fd, FilePath.string(fromBytes: template.dropLast().map { UInt8(bitPattern: $0) })) }
     }
 
@@ -439,7 +454,8 @@ package enum POSIX {
         throws(Errno) -> [Bool]
     {
         var entries = descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-        _ = try valueOrErrno(retryOnInterrupt: retryOnInterrupt) { poll(&entries, nfds_t(entries.count), milliseconds) }.get()
+        _ = try valueOrErrno(retryOnInterrupt: retryOnInterrupt) { poll(&entries, nfds_t(entries.count), milliseconds) }
+            .get()
         return entries.map { $0.revents != 0 }
     }
 

@@ -1,8 +1,9 @@
 // Child processes (posix_spawn, PR_SET_PDEATHSIG) and dedicated threads.
 // Part of ProofkitSystem's chokepoint (see POSIX+Calls.swift): every call goes through
 // ``valueOrErrno(retryOnInterrupt:_:)`` and fails with an ``Errno``.
-internal import ProofkitCore
 internal import CProofkitShims
+internal import ProofkitCore
+
 #if canImport(Glibc)
     internal import Glibc
 #elseif canImport(Darwin)
@@ -72,7 +73,8 @@ package enum ChildProcess {
         for (target, stream) in [(Int32(0), stdin), (1, stdout), (2, stderr)] {
             switch stream {
             case .inherit: break
-            case .null: posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
+            case .null:
+                posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
             case .descriptor(let fd): posix_spawn_file_actions_adddup2(&actions, fd, target)
             }
         }
@@ -89,9 +91,10 @@ package enum ChildProcess {
             posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
         }
         let executableBytes = FilePath.cString(executable)
-        var cArguments = ([executableBytes] + arguments.map { FilePath.cString($0) }).map { bytes in
-            bytes.withUnsafeBufferPointer { strdup($0.baseAddress!) }
-        } + [nil]
+        var cArguments =
+            ([executableBytes] + arguments.map { FilePath.cString($0) }).map { bytes in
+                bytes.withUnsafeBufferPointer { strdup($0.baseAddress!) }
+            } + [nil]
         defer { for pointer in cArguments { free(pointer) } }
         var pid: pid_t = 0
         let status = posix_spawn(&pid, executableBytes, &actions, &attributes, &cArguments, environ)
@@ -150,7 +153,9 @@ package enum ChildProcess {
         var outPipe: (read: Int32, write: Int32)?
         var errPipe: (read: Int32, write: Int32)?
         let closeAll = {
-            for fd in [outPipe?.read, outPipe?.write, errPipe?.read, errPipe?.write] { if let fd { POSIX.closeDescriptor(fd) } }
+            for fd in [outPipe?.read, outPipe?.write, errPipe?.read, errPipe?.write] {
+                if let fd { POSIX.closeDescriptor(fd) }
+            }
         }
         let pid: Int32
         do throws(Failure) {
@@ -170,7 +175,10 @@ package enum ChildProcess {
         let outputs = drain([outPipe?.read, errPipe?.read].compactMap { $0 })
         var index = 0
         var completed = Completed(termination: .exited(0), stdout: [], stderr: [])
-        if captureOut { completed.stdout = outputs[index]; index += 1 }
+        if captureOut {
+            completed.stdout = outputs[index]
+            index += 1
+        }
         if captureErr { completed.stderr = outputs[index] }
         completed.termination = wait(pid)
         return completed
@@ -224,11 +232,13 @@ package func runOnDedicatedThread(_ body: @escaping @Sendable () -> Void) {
     }
     let context = Unmanaged.passRetained(Box(body)).toOpaque()
     var thread = pthread_t()
-    let status = pthread_create(&thread, nil, { raw in
-        let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
-        box.body()
-        return nil
-    }, context)
+    let status = pthread_create(
+        &thread, nil,
+        { raw in
+            let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
+            box.body()
+            return nil
+        }, context)
     guard status == 0 else {
         Unmanaged<Box>.fromOpaque(context).release()
         fatalError("pthread_create failed with error \(status)")

@@ -1,8 +1,9 @@
 // Unix sockets, Linux timers, events and inotify: the alarm service's system calls.
 // Part of ProofkitSystem's chokepoint (see POSIX+Calls.swift): every call goes through
 // ``valueOrErrno(retryOnInterrupt:_:)`` and fails with an ``Errno``.
-internal import ProofkitCore
 internal import CProofkitShims
+internal import ProofkitCore
+
 #if canImport(Glibc)
     internal import Glibc
 #elseif canImport(Darwin)
@@ -46,11 +47,13 @@ package enum UnixSocket {
     package static func listen(at path: String, backlog: Int32 = 16) throws(SystemCallFailure) -> Int32 {
         POSIX.remove(path)
         let fd = try makeSocket()
-        var where_ = address(path)
+        var socketAddress = address(path)
         let previousMask = umask(0o177)
         let bound = nothingOrErrno {
-            withUnsafePointer(to: &where_) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            withUnsafePointer(to: &socketAddress) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
             }
         }
         umask(previousMask)
@@ -71,9 +74,9 @@ package enum UnixSocket {
     /// `receiveTimeoutSeconds`. Calls `socket`, `connect`, `setsockopt`.
     package static func connect(to path: String, receiveTimeoutSeconds: Int) throws(SystemCallFailure) -> Int32 {
         let fd = try makeSocket()
-        var where_ = address(path)
+        var socketAddress = address(path)
         let connected = nothingOrErrno {
-            withUnsafePointer(to: &where_) {
+            withUnsafePointer(to: &socketAddress) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                     Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
                 }
@@ -195,7 +198,8 @@ package enum WakeUp {
     package static func watchFolder(_ folder: String) -> Int32? {
         let fd = inotify_init1(Int32(IN_CLOEXEC) | Int32(IN_NONBLOCK))
         guard fd >= 0 else { return nil }
-        _ = inotify_add_watch(fd, FilePath.cString(folder), UInt32(IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE))
+        _ = inotify_add_watch(
+            fd, FilePath.cString(folder), UInt32(IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE))
         return fd
     }
 

@@ -1,8 +1,9 @@
 import Foundation
 import ProofkitCore
-@testable import ProofkitSystem
 import TestSupport
 import Testing
+
+@testable import ProofkitSystem
 
 // The libc chokepoint checked against the kernel's own files and Foundation's readers.
 
@@ -129,7 +130,10 @@ struct CappedReadTests {
         #expect(!FileManager.default.fileExists(atPath: made))
         // A temporary held open while a child runs does not appear among the child's descriptors.
         let (fd, temporary) = try POSIX.makeTemporary(beside: "\(folder)/y").get()
-        defer { POSIX.closeDescriptor(fd); POSIX.remove(temporary) }
+        defer {
+            POSIX.closeDescriptor(fd)
+            POSIX.remove(temporary)
+        }
         let listing = try ChildProcess.run("/bin/ls", arguments: ["-l", "/proc/self/fd/"], stdout: true, stderr: false)
         #expect(!String(decoding: listing.stdout, as: UTF8.self).contains(temporary))
     }
