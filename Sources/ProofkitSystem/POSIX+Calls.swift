@@ -464,7 +464,7 @@ package enum POSIX {
     /// Other threads' stderr is dropped too for the duration, so keep `body` short; overlapping
     /// calls are counted under a lock and stderr comes back when the last one ends.
     /// - Throws: what `body` throws (stderr is restored first). Calls `dup`, `open`, `dup2`, `close`.
-    package static func withStandardErrorSilenced<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+    package static func withStandardErrorSilenced<T: ~Copyable, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         silencing.withLock { state in
             if state.depth == 0 {
                 let saved = fcntl(2, F_DUPFD_CLOEXEC, 0)
