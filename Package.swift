@@ -5,14 +5,17 @@
 // Dependency direction (one way, enforced in review; `ls Sources` shows the layers):
 //   ProofkitCore  <-  engines (VoiceGate, DuaMatching, ImageProof, SquatCounting, PrayerPlanning,
 //                             SpeechRecognition, AudioDSP: resampling, fades, mixing, gain)
-//   ProofkitCore  <-  adapters (AudioIO, ImageIO, Inference, Storage), each over its own C modules
-//   engines + adapters  <-  Proofkit (facade: one entry type per proof, the alarm service; it
-//                            re-exports the engines and wraps what callers need of the adapters)
+//   ProofkitCore  <-  ProofkitSystem: the one libc chokepoint (`package` access, after swift-system):
+//                     Errno, valueOrErrno, capped reads, mapping, atomic writes, spawn, threads
+//   ProofkitCore + ProofkitSystem  <-  adapters (AudioIO, ImageIO, Inference, Storage), each over its own C modules
+//   engines + adapters + ProofkitSystem  <-  Proofkit (facade: one entry type per proof, the alarm
+//                            service; it re-exports the engines and wraps what callers need of the adapters)
 //   Proofkit  <-  ProofkitDemo (+ ProofkitDemoMedia: the demo's JPEG/MP3 files, `.embedInCode`)
 //   Proofkit  <-  ProofkitBenchRunner (`proofkit bench`: measures in children of its own binary)
-//   Proofkit, ProofkitDemo, ProofkitBenchRunner  <-  ProofkitCLI  <-  ProofkitTool (`proofkit`)
-// The CLI imports Proofkit and ProofkitCore (plus ProofkitDemo, ProofkitBenchRunner), never an adapter.
-// Engines import no C and do no I/O, so a phone app can link ProofkitCore + the engines alone.
+//   Proofkit, ProofkitDemo, ProofkitBenchRunner, ProofkitSystem  <-  ProofkitCLI  <-  ProofkitTool (`proofkit`)
+// The CLI imports Proofkit and ProofkitCore (plus ProofkitDemo, ProofkitBenchRunner and the
+// chokepoint ProofkitSystem for its files), never an adapter.
+// Engines import no C and do no I/O (never ProofkitSystem), so a phone app can link ProofkitCore + the engines alone.
 import PackageDescription
 
 let package = Package(
@@ -55,11 +58,14 @@ let package = Package(
         .target(name: "SpeechRecognition", dependencies: ["ProofkitCore"]),
         .target(name: "AudioDSP", dependencies: ["ProofkitCore"]),
 
+        // MARK: The libc chokepoint: every system call (files, processes, threads, sockets) goes through it.
+        .target(name: "ProofkitSystem", dependencies: ["ProofkitCore", "CProofkitShims"]),
+
         // MARK: Adapters, one per capability.
-        .target(name: "AudioIO", dependencies: ["ProofkitCore", "CSndFile", "CALSA", "CProofkitShims"]),
-        .target(name: "ImageIO", dependencies: ["ProofkitCore", "CTurboJPEG", "CPNG", "CProofkitShims"]),
-        .target(name: "Inference", dependencies: ["ProofkitCore", "COnnxRuntime", "CProofkitShims"]),
-        .target(name: "Storage", dependencies: ["ProofkitCore", "CSQLite", "CProofkitShims"]),
+        .target(name: "AudioIO", dependencies: ["ProofkitCore", "ProofkitSystem", "CSndFile", "CALSA", "CProofkitShims"]),
+        .target(name: "ImageIO", dependencies: ["ProofkitCore", "ProofkitSystem", "CTurboJPEG", "CPNG", "CProofkitShims"]),
+        .target(name: "Inference", dependencies: ["ProofkitCore", "ProofkitSystem", "COnnxRuntime", "CProofkitShims"]),
+        .target(name: "Storage", dependencies: ["ProofkitCore", "ProofkitSystem", "CSQLite", "CProofkitShims"]),
 
         // MARK: Facade, CLI and executables.
         .target(
@@ -67,16 +73,18 @@ let package = Package(
             dependencies: [
                 "ProofkitCore", "VoiceGate", "DuaMatching", "ImageProof", "SquatCounting",
                 "PrayerPlanning", "SpeechRecognition", "AudioDSP", "AudioIO", "ImageIO", "Inference", "Storage",
-                "CProofkitShims",
+                "ProofkitSystem", "CProofkitShims",
             ]),
         // The demo: its media (embedded in code, no files needed at run time) and its steps.
         .target(name: "ProofkitDemoMedia", resources: [.embedInCode("Media")]),
-        .target(name: "ProofkitDemo", dependencies: ["Proofkit", "ProofkitDemoMedia", "AudioIO", "DuaMatching", "VoiceGate"]),
+        .target(
+            name: "ProofkitDemo",
+            dependencies: ["Proofkit", "ProofkitDemoMedia", "AudioIO", "DuaMatching", "VoiceGate", "ProofkitSystem"]),
         // `proofkit bench`: runs each configuration in a child of the same binary.
         .target(
             name: "ProofkitBenchRunner",
-            dependencies: ["Proofkit", "ProofkitCore", "ImageProof", "Inference", "ProofkitDemoMedia"]),
-        .target(name: "ProofkitCLI", dependencies: ["Proofkit", "ProofkitDemo", "ProofkitBenchRunner"]),
+            dependencies: ["Proofkit", "ProofkitCore", "ImageProof", "Inference", "ProofkitDemoMedia", "ProofkitSystem"]),
+        .target(name: "ProofkitCLI", dependencies: ["Proofkit", "ProofkitDemo", "ProofkitBenchRunner", "ProofkitSystem"]),
         .executableTarget(name: "ProofkitTool", dependencies: ["ProofkitCLI"]),
         .executableTarget(
             name: "ProofkitBench", dependencies: ["Proofkit"], path: "Benchmarks/ProofkitBench"),
@@ -97,9 +105,13 @@ let package = Package(
         .testTarget(name: "ImageIOTests", dependencies: ["ImageIO", "TestSupport"]),
         .testTarget(name: "InferenceTests", dependencies: ["Inference", "TestSupport"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"]),
+        .testTarget(name: "ProofkitSystemTests", dependencies: ["ProofkitSystem", "TestSupport"]),
         .testTarget(
             name: "ProofkitTests",
-            dependencies: ["Proofkit", "ProofkitDemo", "ProofkitBenchRunner", "AudioDSP", "SpeechRecognition", "TestSupport"]),
+            dependencies: [
+                "Proofkit", "ProofkitDemo", "ProofkitBenchRunner", "AudioDSP", "SpeechRecognition", "ProofkitSystem",
+                "TestSupport",
+            ]),
         .testTarget(name: "ProofkitCLITests", dependencies: ["ProofkitCLI", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

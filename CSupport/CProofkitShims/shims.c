@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 
 // MARK: POSIX file I/O
@@ -37,6 +38,10 @@ int proofkit_posix_open_path(const char *path) {
 #else
     return open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 #endif
+}
+
+int proofkit_posix_make_temporary(char *name_template) {
+    return mkostemp(name_template, O_CLOEXEC);
 }
 
 // MARK: Child processes

@@ -217,6 +217,39 @@ struct PCMHandle: ~Copyable, @unchecked Sendable {
         }
     }
 
+    /// Writes all `frames` frames from `samples[frameOffset...]` (blocking), recovering quietly
+    /// from an underrun (`-EPIPE`), a suspend (`-ESTRPIPE`) or an interrupted call (`-EINTR`), and
+    /// retrying when the device took nothing (`0`, `-EAGAIN`). The one write loop for playback
+    /// (``SoundPlayer/play(_:progress:)`` and the alarm ring).
+    /// - Parameters:
+    ///   - underruns: incremented for each underrun or suspend recovered from.
+    ///   - written: called after each accepted write with the frames written so far.
+    /// - Throws: what ``alsaError(_:_:device:direction:)`` makes of a failed `snd_pcm_writei` or
+    ///   `snd_pcm_recover`. Calls `snd_pcm_writei`, `snd_pcm_recover`.
+    func writeAll(
+        _ samples: borrowing [Int16], frameOffset: Int, frames: Int, channels: Int, device: String,
+        underruns: inout Int, written: (Int) -> Void = { _ in }
+    ) throws(ProofkitError) {
+        var done = 0
+        while done < frames {
+            let result = write(samples, frameOffset: frameOffset + done, frames: frames - done, channels: channels)
+            if result > 0 {
+                done += result
+                written(done)
+            } else if result == -Int(EPIPE) || result == -Int(ESTRPIPE) || result == -Int(EINTR) {
+                if result != -Int(EINTR) { underruns += 1 }
+                let recovered = recover(result)
+                if recovered < 0 {
+                    throw alsaError(Int32(recovered), "snd_pcm_recover", device: device, direction: .playback)
+                }
+            } else if result == 0 || result == -Int(EAGAIN) {
+                continue
+            } else {
+                throw alsaError(Int32(result), "snd_pcm_writei", device: device, direction: .playback)
+            }
+        }
+    }
+
     /// Recovers from an overrun/underrun (`-EPIPE`), a suspend (`-ESTRPIPE`) or an interrupted
     /// call (`-EINTR`) without printing anything.
     /// - Returns: 0 when recovered, otherwise the (negative) error. Calls `snd_pcm_recover`.

@@ -1,4 +1,5 @@
 public import ProofkitCore
+internal import ProofkitSystem
 
 #if canImport(Glibc)
     import Glibc
@@ -29,25 +30,14 @@ public struct ALSAConfiguration: Sendable, Equatable {
         self.text = text
     }
 
-    /// Reads a configuration file.
-    /// - Throws: `.notFound` when the file is missing, `.io` when it cannot be read.
+    /// The most bytes read from a configuration file: 1 MiB (ALSA's own files are a few KiB).
+    static let configurationLimitBytes = 1 << 20
+
+    /// Reads a configuration file (opened once, capped at 1 MiB while reading).
+    /// - Throws: `.notFound` when the file is missing or a folder, `.io` when it cannot be read
+    ///   (with its errno: `EACCES` is not "missing"), `.decodeFailed` over 1 MiB.
     public init(contentsOfFile path: String) throws(ProofkitError) {
-        guard let file = fopen(path, "rb") else {
-            let code: ProofkitError.Code = errno == ENOENT ? .notFound : .io
-            throw ProofkitError(code, "cannot read the ALSA configuration file", operation: "fopen",
-                                underlying: errno, path: path)
-        }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, 4096, file) }
-            if count > 0 { bytes.append(contentsOf: chunk[0..<count]) }
-            if count < 4096 { break }
-        }
-        if ferror(file) != 0 {
-            throw ProofkitError(.io, "cannot read the ALSA configuration file", operation: "fread", path: path)
-        }
+        let bytes = try BoundedFile.read(path, limit: Self.configurationLimitBytes, what: "ALSA configuration file")
         text = String(decoding: bytes, as: UTF8.self)
     }
 

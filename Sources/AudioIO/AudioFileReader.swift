@@ -1,4 +1,5 @@
 public import ProofkitCore
+internal import ProofkitSystem
 
 /// Streams decoded audio out of a file, chunk by chunk, as interleaved 32-bit floats.
 ///
@@ -54,7 +55,7 @@ public struct AudioFileReader: ~Copyable, @unchecked Sendable {
         if !status.isRegular || status.size == 0 {
             sameFileByName = nil
             let spooled: (fd: Int32, size: Int64)?
-            do throws(POSIX.Errno) {
+            do throws(Errno) {
                 spooled = try POSIX.spool(fd, limit: AudioFileReader.streamLimitBytes)
             } catch {
                 POSIX.closeDescriptor(fd)

@@ -1,4 +1,5 @@
 public import ProofkitCore
+internal import ProofkitSystem
 
 extension AudioOutputContainer {
     var sndfileFormat: Int32 {

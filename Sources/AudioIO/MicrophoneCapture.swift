@@ -1,4 +1,5 @@
 public import ProofkitCore
+internal import ProofkitSystem
 import Synchronization
 
 #if canImport(Glibc)
@@ -221,7 +222,7 @@ final class CaptureWorker: @unchecked Sendable {
                 while state.waiting.load(ordering: .acquiring) >= waitLimit,
                     !state.stopRequested.load(ordering: .relaxed)
                 {
-                    usleep(1000)  // only for unpaced sources (`.waitForConsumer`)
+                    POSIX.sleep(microseconds: 1000)  // only for unpaced sources (`.waitForConsumer`)
                 }
                 state.waiting.add(1, ordering: .releasing)
                 if case .dropped = continuation.yield(chunk) {

@@ -5,6 +5,7 @@
 internal import CProofkitShims
 internal import CSndFile
 import ProofkitCore
+internal import ProofkitSystem
 
 /// Thin, typed wrappers over the libsndfile calls that AudioIO uses.
 enum SndFile {

@@ -1,4 +1,5 @@
 public import ProofkitCore
+internal import ProofkitSystem
 
 #if canImport(Glibc)
     import Glibc
@@ -52,7 +53,7 @@ extension SoundPlayer {
         var source = 0  // frame position in the clip
         var underruns = 0
         var stopped = false
-        var start: timespec? = nil
+        var start: Double? = nil  // monotonic seconds at the first write
         let lead = 0.25
         while written < total {
             if shouldStop() { stopped = true; break }
@@ -69,41 +70,16 @@ extension SoundPlayer {
                 source += 1
                 if source == clip.frameCount { source = 0 }
             }
-            var offset = 0
-            while offset < count {
-                let result = pcm.write(buffer, frameOffset: offset, frames: count - offset, channels: channels)
-                if result > 0 {
-                    offset += result
-                } else if result == -Int(EPIPE) || result == -Int(ESTRPIPE) || result == -Int(EINTR) {
-                    if result != -Int(EINTR) { underruns += 1 }
-                    let recovered = pcm.recover(result)
-                    if recovered < 0 {
-                        throw alsaError(Int32(recovered), "snd_pcm_recover", device: device, direction: .playback)
-                    }
-                } else if result == 0 || result == -Int(EAGAIN) {
-                    continue
-                } else {
-                    throw alsaError(Int32(result), "snd_pcm_writei", device: device, direction: .playback)
-                }
-            }
+            try pcm.writeAll(buffer, frameOffset: 0, frames: count, channels: channels, device: device, underruns: &underruns)
             if start == nil {
-                var now = timespec()
-                clock_gettime(CLOCK_MONOTONIC, &now)
-                start = now
+                start = POSIX.monotonicSeconds()
                 started()
             }
             written += count
             // Pace by the clock: never more than `lead` seconds ahead of real time.
             if let start {
-                var now = timespec()
-                clock_gettime(CLOCK_MONOTONIC, &now)
-                let elapsed = Double(now.tv_sec - start.tv_sec) + Double(now.tv_nsec - start.tv_nsec) / 1e9
-                let ahead = Double(written) / Double(rate) - elapsed - lead
-                if ahead > 0 {
-                    var request = timespec(tv_sec: Int(ahead), tv_nsec: Int((ahead - Double(Int(ahead))) * 1e9))
-                    var remaining = timespec()
-                    while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
-                }
+                let elapsed = POSIX.monotonicSeconds() - start
+                POSIX.sleep(seconds: Double(written) / Double(rate) - elapsed - lead)
             }
         }
         if stopped {

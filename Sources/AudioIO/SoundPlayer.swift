@@ -1,4 +1,5 @@
 public import ProofkitCore
+internal import ProofkitSystem
 
 #if canImport(Glibc)
     import Glibc
@@ -71,21 +72,9 @@ public struct SoundPlayer: ~Copyable, Sendable {
         var underruns = 0
         while written < total {
             let count = min(block, total - written)
-            let result = pcm.write(samples, frameOffset: written, frames: count, channels: clip.channels)
-            if result > 0 {
-                written += result
-                progress(max(0, written - pcm.delayFrames()), total)
-            } else if result == -Int(EPIPE) || result == -Int(ESTRPIPE) || result == -Int(EINTR) {
-                if result != -Int(EINTR) { underruns += 1 }
-                let recovered = pcm.recover(result)
-                if recovered < 0 {
-                    throw alsaError(Int32(recovered), "snd_pcm_recover", device: device, direction: .playback)
-                }
-            } else if result == 0 || result == -Int(EAGAIN) {
-                continue
-            } else {
-                throw alsaError(Int32(result), "snd_pcm_writei", device: device, direction: .playback)
-            }
+            try pcm.writeAll(samples, frameOffset: written, frames: count, channels: clip.channels, device: device,
+                             underruns: &underruns) { done in progress(max(0, written + done - pcm.delayFrames()), total) }
+            written += count
         }
         let drained = pcm.drain()
         if drained < 0 && drained != -Int(EPIPE) {

@@ -1,4 +1,5 @@
 public import ProofkitCore
+internal import ProofkitSystem
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -324,8 +325,33 @@ public struct ImageDecoder: Sendable {
 
     // MARK: Files and errors
 
+    /// The whole photo file, capped at the configuration's `maximumFileSize` while reading
+    /// (``POSIX/readWhole(_:limit:)``: opened once, a silent FIFO given up after 10 s).
+    /// - Throws: `.notFound` (missing), `.io` (a folder, unreadable with its errno, over the limit).
     private func readFile(_ path: String) throws(ProofkitError) -> [UInt8] {
-        try PhotoFile.readWhole(path, limit: configuration.maximumFileSize)
+        let limit = configuration.maximumFileSize
+        do throws(ReadFailure) {
+            return try POSIX.readWhole(path, limit: limit)
+        } catch {
+            switch error {
+            case .open(let errno) where errno.isNotFound:
+                throw ProofkitError(.notFound, "no such file", path: path)
+            case .open(let errno):
+                throw ProofkitError(.io, "cannot open the file for reading: \(errno)", underlying: errno.code, path: path)
+            case .folder:
+                throw ProofkitError(.io, "is a folder, not an image file", path: path)
+            case .noWriter:
+                throw ProofkitError(.io, "no writer sent anything to this FIFO within 10 s", path: path)
+            case .overLimit(.some(let size)):
+                throw ProofkitError(.io, "the file is \(size) bytes, over the \(limit)-byte limit for a photo", path: path)
+            case .overLimit(nil):
+                throw ProofkitError(.io, "the file is over the \(limit)-byte limit", path: path)
+            case .failed("fstat", let errno):
+                throw ProofkitError(.io, "cannot read the file's size: \(errno)", underlying: errno.code, path: path)
+            case .failed(_, let errno):
+                throw ProofkitError(.io, "cannot read the file: \(errno)", underlying: errno.code, path: path)
+            }
+        }
     }
 
     static func tooLarge(width: Int, height: Int, limit: Int) -> ProofkitError {

@@ -4,6 +4,7 @@
     import Foundation
 #endif
 public import ProofkitCore
+internal import ProofkitSystem
 
 /// A loaded model, ready to run: one ONNX Runtime session.
 ///

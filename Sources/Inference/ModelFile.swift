@@ -4,6 +4,7 @@
     import Foundation
 #endif
 public import ProofkitCore
+internal import ProofkitSystem
 
 /// Reading model files with an integrity check.
 public enum ModelFile {
@@ -26,7 +27,7 @@ public enum ModelFile {
     /// - Throws: as ``read(_:expectedSHA256:)``.
     static func map(_ path: String, expectedSHA256: String) throws(ProofkitError) -> MappedFile {
         let expected = try checkedDigest(expectedSHA256, path: path)
-        let mapped = try opened(MappedFile.map(path), path: path)
+        let mapped = try opened(path) { () throws(ReadFailure) in try POSIX.map(path) }
         var hasher = SHA256()
         hasher.update(bytes: mapped.bytes)
         try checkDigest(SHA256.hex(hasher.finalize()), expected: expected, path: path)
@@ -58,18 +59,35 @@ public enum ModelFile {
         SHA256.hexDigest(of: try read(path))
     }
 
+    /// The most bytes read from a model file: 2 GiB (ONNX Runtime cannot load a bigger protobuf).
+    static let limitBytes = 1 << 31
+
+    /// The whole model file, read once with a cap that holds while reading (no extra copy: the
+    /// buffer is sized from `fstat`).
     static func read(_ path: String) throws(ProofkitError) -> [UInt8] {
-        try opened(POSIXFile.readAll(path), path: path)
+        try opened(path) { () throws(ReadFailure) in try POSIX.readWhole(path, limit: limitBytes) }
     }
 
     /// The value, or the error for why the file could not be read: `.notFound` for a missing
-    /// path, `.io` for a folder or an unreadable file.
-    private static func opened<T>(_ result: Result<T, POSIXFile.Failure>, path: String) throws(ProofkitError) -> T {
-        switch result {
-        case .success(let value): return value
-        case .failure(.missing): throw ProofkitError(.notFound, "The model file does not exist.", path: path)
-        case .failure(.folder): throw ProofkitError(.io, "This is a folder, not a model file.", path: path)
-        case .failure(.unreadable): throw ProofkitError(.io, "The model file cannot be read (permissions?).", path: path)
+    /// path, `.io` for a folder or an unreadable file (with its errno: `EACCES` is not "missing").
+    private static func opened<T>(_ path: String, _ body: () throws(ReadFailure) -> T) throws(ProofkitError) -> T {
+        do throws(ReadFailure) {
+            return try body()
+        } catch {
+            switch error {
+            case .open(let errno) where errno.isNotFound:
+                throw ProofkitError(.notFound, "The model file does not exist.", path: path)
+            case .folder:
+                throw ProofkitError(.io, "This is a folder, not a model file.", path: path)
+            case .open(let errno):
+                throw ProofkitError(.io, "The model file cannot be read (permissions?).", operation: "open",
+                                    underlying: errno.code, path: path)
+            case .failed(let operation, let errno):
+                throw ProofkitError(.io, "The model file cannot be read (permissions?).", operation: operation,
+                                    underlying: errno.code, path: path)
+            case .noWriter, .overLimit:
+                throw ProofkitError(.io, "The model file cannot be read (permissions?).", path: path)
+            }
         }
     }
 }

@@ -1,3 +1,4 @@
+internal import ProofkitSystem
 /// How a one-shot child ended, for the package's other targets (`ProofkitDemo` runs espeak-ng).
 package enum ChildTermination: Equatable, Sendable {
     /// It exited with this status.

@@ -10,6 +10,7 @@
 #else
     import Foundation
 #endif
+internal import ProofkitSystem
 package import ProofkitCore
 #if canImport(Glibc)
     import Glibc
@@ -27,11 +28,10 @@ package enum FileKind: Sendable, Equatable {
     case other
 
     /// What is at `path`, or `nil` when nothing is (or it cannot be reached).
-    /// Calls `stat`.
+    /// Calls `stat` (``POSIX/status(_:)``).
     package init?(atPath path: String) {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        self = (info.st_mode & S_IFMT) == S_IFDIR ? .folder : .other
+        guard case .success(let info) = POSIX.status(path) else { return nil }
+        self = info.isDirectory ? .folder : .other
     }
 }
 

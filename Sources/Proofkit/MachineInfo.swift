@@ -1,3 +1,4 @@
+internal import ProofkitSystem
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -90,21 +91,8 @@ func machineArchitecture() -> String {
 }
 
 package func readTextFile(_ path: String) -> String? {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return nil }
-    defer { close(fd) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n > 0 {
-            bytes += chunk[0..<n]
-        } else if n < 0 && errno == EINTR {
-            continue
-        } else {
-            break
-        }
-    }
+    // 1 MiB: /proc/cpuinfo on a 256-core machine is about 300 KiB.
+    guard let bytes = try? POSIX.readWhole(path, limit: 1 << 20) else { return nil }
     return String(decoding: bytes, as: UTF8.self)
 }
 

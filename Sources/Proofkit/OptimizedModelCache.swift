@@ -1,3 +1,4 @@
+internal import ProofkitSystem
 import Inference
 import ProofkitCore
 #if canImport(FoundationEssentials)
@@ -75,17 +76,17 @@ enum OptimizedModelCache {
             makeFolders(folder)
         else { return false }
         let path = folder + "/" + name
-        let temporary = "\(path).tmp-\(getpid())"
-        defer { unlink(temporary) }
+        let temporary = "\(path).tmp-\(POSIX.processID)"
+        defer { POSIX.remove(temporary) }
         do {
             let session = try InferenceSession(
                 bytes: bytes, options: InferenceSession.Options(graphOptimization: .all, optimizedModelPath: temporary))
             session.close()
             let digest = try ModelFile.sha256(ofFileAt: temporary)
-            guard rename(temporary, path) == 0 else { return false }
+            guard POSIX.moveAtomically(temporary, onto: path) == nil else { return false }
             let record = "{\"format\":\"proofkit-ort-cache\",\"sha256\":\"\(digest)\",\"source_sha256\":\"\(modelSHA256.lowercased())\","
                 + "\"cpu\":\"\(PhotoModelStore.cpuFingerprint)\",\"onnxruntime\":\"\(runtime)\"}\n"
-            return writeReplacing(path + ".json", Array(record.utf8))
+            return (try? AtomicFile.write(Array(record.utf8), to: path + ".json")) != nil
         } catch {
             return false
         }
@@ -93,8 +94,8 @@ enum OptimizedModelCache {
 
     /// Removes a cached copy (and its record) that could not be used.
     static func discard(_ cached: OptimizedPhotoModel) {
-        unlink(cached.path + ".json")
-        unlink(cached.path)
+        POSIX.remove(cached.path + ".json")
+        POSIX.remove(cached.path)
     }
 
     /// Creates `folder` and the folders above it (mode 0700: a cache is the user's own).
@@ -103,22 +104,10 @@ enum OptimizedModelCache {
         var prefix = ""
         for part in folder.split(separator: "/") {
             prefix += "/" + part
-            if FileKind(atPath: prefix) == nil, mkdir(prefix, 0o700) != 0, errno != EEXIST { return false }
+            if FileKind(atPath: prefix) == nil, case .failure(let failure) = POSIX.makeFolder(prefix, mode: 0o700),
+                failure.code != Errno.exists.code
+            { return false }
         }
         return FileKind(atPath: folder) == .folder
-    }
-
-    /// Writes `bytes` to a temporary file beside `path` and renames it onto `path`.
-    static func writeReplacing(_ path: String, _ bytes: [UInt8]) -> Bool {
-        let temporary = "\(path).tmp-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return false }
-        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        let closed = close(fd)
-        guard written == bytes.count, closed == 0, rename(temporary, path) == 0 else {
-            unlink(temporary)
-            return false
-        }
-        return true
     }
 }

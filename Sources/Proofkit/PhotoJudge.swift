@@ -1,3 +1,4 @@
+internal import ProofkitSystem
 import AudioIO
 import Dispatch
 import Inference

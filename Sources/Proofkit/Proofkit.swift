@@ -8,10 +8,8 @@
 @_exported public import SpeechRecognition
 @_exported public import SquatCounting
 @_exported public import VoiceGate
-// The file utilities the CLI shares with the adapters, until the libc chokepoint (ProofkitSystem,
-// issue 19) owns them: a bounded read and the atomic write.
-@_exported public import enum AudioIO.AtomicFile
-@_exported public import enum AudioIO.BoundedFile
+// The file utilities (bounded reads, the atomic write) are the libc chokepoint's, ProofkitSystem:
+// `package` access, imported where needed inside this package and never re-exported.
 
 /// proofkit's version.
 public enum ProofkitVersion {

@@ -1,3 +1,4 @@
+internal import ProofkitSystem
 import Inference
 public import Proofkit
 public import ProofkitCore

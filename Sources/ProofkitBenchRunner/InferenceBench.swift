@@ -1,3 +1,4 @@
+internal import ProofkitSystem
 import Inference
 public import Proofkit
 public import ProofkitCore
@@ -189,10 +190,9 @@ public enum InferenceBench {
     /// `/proc/self/clear_refs` (Linux 4.0+). Best effort: returns whether it worked.
     @discardableResult
     static func resetPeakResident() -> Bool {
-        let fd = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        return write(fd, "5", 1) == 1
+        guard case .success(let fd) = POSIX.open("/proc/self/clear_refs", .writeOnly) else { return false }
+        defer { POSIX.closeDescriptor(fd) }
+        return POSIX.writeAll(fd, Array("5".utf8)) == nil
     }
 }
 

@@ -1,3 +1,4 @@
+internal import ProofkitSystem
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -58,21 +59,7 @@ public struct CommandIO: Sendable {
 /// Writes all of `text` to `fd`, retrying on EINTR and short writes. Errors (EPIPE) are dropped:
 /// a closed pipe must not crash the tool.
 func writeAll(fd: Int32, _ text: String) {
-    var bytes = Array(text.utf8)
-    var offset = 0
-    bytes.withUnsafeMutableBytes { buffer in
-        guard let base = buffer.baseAddress else { return }
-        while offset < buffer.count {
-            let n = write(fd, base + offset, buffer.count - offset)
-            if n > 0 {
-                offset += n
-            } else if n < 0 && errno == EINTR {
-                continue
-            } else {
-                return
-            }
-        }
-    }
+    _ = POSIX.writeAll(fd, Array(text.utf8))
 }
 
 func processEnvironment() -> [String: String] {

@@ -1,6 +1,7 @@
 public import Proofkit
 public import ProofkitCore
 import AudioIO
+internal import ProofkitSystem
 import ProofkitDemoMedia
 
 extension AlarmSound {

@@ -1,7 +1,5 @@
 public import ProofkitCore
-#if canImport(Glibc)
-    import Glibc
-#endif
+internal import ProofkitSystem
 
 /// One value of a SQLite row or parameter.
 public enum SQLiteValue: Sendable, Hashable {
@@ -100,7 +98,7 @@ public final class SQLiteDatabase: @unchecked Sendable {
                     mode = try connection.run("PRAGMA journal_mode=WAL", []).rows.first?.first?.text ?? ""
                     break
                 } catch where Self.failure(of: error) == .busy && waitedMilliseconds < busyTimeoutMilliseconds {
-                    usleep(20_000)
+                    POSIX.sleep(microseconds: 20_000)
                     waitedMilliseconds += 20
                 }
             }

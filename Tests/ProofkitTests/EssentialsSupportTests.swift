@@ -1,6 +1,7 @@
 import Foundation
 @testable import Proofkit
 @testable import ProofkitBenchRunner
+import ProofkitSystem
 import ProofkitCore
 import TestSupport
 import Testing
@@ -158,7 +159,7 @@ struct ChildProcessTests {
         #expect {
             _ = try ChildProcess.run("/nonexistent/espeak-ng", arguments: [], stdout: true, stderr: true)
         } throws: { error in
-            (error as? ChildProcess.Failure)?.errno == ENOENT
+            (error as? ChildProcess.Failure)?.errno.code == ENOENT
         }
         // Other tests open descriptors in parallel: a leak (4 per attempt) shows over 200 attempts.
         let before = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count

@@ -112,6 +112,13 @@ int proofkit_posix_start_writeback(int fd);
 /// Why C: `O_TMPFILE` and `memfd_create` are GNU extensions, hidden from Swift's Glibc module.
 int proofkit_posix_open_anonymous(const char *folder);
 
+/// `mkostemp(name_template, O_CLOEXEC)`: creates a new file (mode 0600) from a template ending in
+/// `XXXXXX`, which is filled in, and opens it close-on-exec, so no child spawned meanwhile
+/// inherits it. Returns the descriptor or -1 with `errno` set.
+///
+/// Why C: `mkostemp` is a GNU extension, hidden from Swift's Glibc module.
+int proofkit_posix_make_temporary(char *name_template);
+
 /// `open(path, O_PATH | O_CLOEXEC)` (Linux; elsewhere `O_RDONLY`): a descriptor that names the
 /// file without opening it for reading or writing (so a FIFO or device is not touched).
 /// Returns the descriptor or -1 with `errno` set.

@@ -1,16 +1,13 @@
+internal import ProofkitSystem
 import ProofkitCore
 import AudioIO
 import PrayerPlanning
-internal import CProofkitShims
 import Synchronization
 import Storage
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
-#endif
-#if canImport(Glibc)
-    import Glibc
 #endif
 
 /// Settings of ``AlarmService``.
@@ -25,8 +22,7 @@ public struct AlarmServiceOptions: Sendable {
     public var environment: [String: String] = [:]
     /// Where event lines go (one line each, no newline) [stderr].
     public var log: @Sendable (String) -> Void = { line in
-        let text = line + "\n"
-        _ = text.withCString { write(2, $0, strlen($0)) }
+        _ = POSIX.writeAll(2, Array((line + "\n").utf8))
     }
 
     public init() {}
@@ -63,43 +59,33 @@ public final class AlarmService {
     public init(store: AlarmStore, options: AlarmServiceOptions) throws {
         self.store = store
         self.options = options
-        let lockFD = open(store.lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        self.lockFD = lockFD
-        guard lockFD >= 0 else {
-            throw AlarmFailure(.readOnlyStore, "\(store.lockPath): cannot open the service lock (\(String(cString: strerror(errno))))")
+        let lockFD: Int32
+        switch POSIX.open(store.lockPath, [.readWrite, .create], mode: 0o600) {
+        case .success(let fd): lockFD = fd
+        case .failure(let errno):
+            throw AlarmFailure(.readOnlyStore, "\(store.lockPath): cannot open the service lock (\(errno))")
         }
-        if flock(lockFD, LOCK_EX | LOCK_NB) != 0 {
-            var buffer = [UInt8](repeating: 0, count: 32)
-            let n = pread(lockFD, &buffer, 31, 0)
-            let pid = n > 0 ? String(decoding: buffer[0..<n], as: UTF8.self).filter { !$0.isWhitespace } : "?"
-            close(lockFD)
+        self.lockFD = lockFD
+        if case .failure = POSIX.lockExclusive(lockFD, wait: false) {
+            let held = (try? POSIX.readPrefix(lockFD, count: 31).get()) ?? []
+            let pid = held.isEmpty ? "?" : String(decoding: held, as: UTF8.self).filter { !$0.isWhitespace }
+            POSIX.closeDescriptor(lockFD)
             throw AlarmFailure(.serviceRunning, "another alarm service (pid \(pid)) is already running on \(store.folder)")
         }
-        let pidText = "\(getpid())\n"
-        _ = ftruncate(lockFD, 0)
-        _ = pidText.withCString { pwrite(lockFD, $0, strlen($0), 0) }
+        _ = POSIX.truncate(lockFD, to: 0)
+        _ = POSIX.writeAll(lockFD, Array("\(POSIX.processID)\n".utf8), at: 0)
 
-        unlink(store.socketPath)
-        let listenFD = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        self.listenFD = listenFD
-        var address = AlarmControl.unixAddress(store.socketPath)
-        let previousMask = umask(0o177)  // the socket is created 0600
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listenFD, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        do throws(SystemCallFailure) {
+            listenFD = try UnixSocket.listen(at: store.socketPath)  // mode 0600
+        } catch {
+            throw AlarmFailure(.readOnlyStore, "\(store.socketPath): cannot create the control socket (\(error))")
         }
-        umask(previousMask)
-        guard listenFD >= 0, bound == 0, chmod(store.socketPath, 0o600) == 0, listen(listenFD, 16) == 0 else {
-            throw AlarmFailure(.readOnlyStore, "\(store.socketPath): cannot create the control socket (\(String(cString: strerror(errno))))")
-        }
-        timerFD = proofkit_alarm_timer_create()
-        eventFD = proofkit_event_create()
-        guard timerFD >= 0, eventFD >= 0 else {
+        guard case .success(let timer) = WakeUp.makeTimer(), case .success(let event) = WakeUp.makeEvent() else {
             throw ProofkitError(.internal, "cannot create the service's timer (timerfd/eventfd)")
         }
-        inotifyFD = inotify_init1(Int32(IN_CLOEXEC) | Int32(IN_NONBLOCK))
-        if inotifyFD >= 0 {
-            _ = inotify_add_watch(inotifyFD, "/etc", UInt32(IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE))
-        }
+        timerFD = timer
+        eventFD = event
+        inotifyFD = WakeUp.watchFolder("/etc") ?? -1
     }
 
     func log(_ event: String, _ chain: String = "-", _ detail: String = "") {
@@ -118,14 +104,8 @@ public final class AlarmService {
     public func run() throws -> Never {
         // systemd stops the service with SIGTERM: make sure it is neither blocked nor ignored
         // (a parent may have passed either on), so that the default action ends the process.
-        var stopping = sigset_t()
-        sigemptyset(&stopping)
-        for number in [SIGTERM, SIGINT, SIGHUP] {
-            signal(number, SIG_DFL)
-            sigaddset(&stopping, number)
-        }
-        pthread_sigmask(SIG_UNBLOCK, &stopping, nil)
-        log("start", "-", "store=\(store.folder) pid=\(getpid()) device=\(options.device) ring_seconds=\(options.ringSeconds)")
+        WakeUp.restoreTerminationSignals()
+        log("start", "-", "store=\(store.folder) pid=\(POSIX.processID) device=\(options.device) ring_seconds=\(options.ringSeconds)")
         try store.write {
             for ring in try store.rings(where: "state = 'ringing'") {
                 try store.setRingState(ring.ring.id, "rang")
@@ -134,68 +114,60 @@ public final class AlarmService {
         }
         try tick()
         while true {
-            var fds = [pollfd(fd: timerFD, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: eventFD, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: inotifyFD, events: Int16(POLLIN), revents: 0)]
             let holdFDs = holds.keys.sorted()
-            for fd in holdFDs { fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
-            let ready = poll(&fds, nfds_t(fds.count), -1)
-            if ready < 0 { if errno == EINTR { continue }; throw ProofkitError(.internal, "poll failed: \(String(cString: strerror(errno)))") }
+            let ready: [Bool]
+            do throws(Errno) {
+                ready = try POSIX.waitReadable([timerFD, listenFD, eventFD, inotifyFD] + holdFDs, milliseconds: -1)
+            } catch {
+                throw ProofkitError(.internal, "poll failed: \(error)", operation: "poll", underlying: error.code)
+            }
             var due = false
-            if fds[0].revents != 0 {
-                let status = proofkit_alarm_timer_read(timerFD)
-                if status == -ECANCELED { clockWasSet = true; log("clock-set") }
+            if ready[0] {
+                if WakeUp.clockWasSet(timerFD) { clockWasSet = true; log("clock-set") }
                 due = true
             }
-            if fds[2].revents != 0 {
-                var counter: UInt64 = 0
-                _ = read(eventFD, &counter, 8)
+            if ready[2] {
+                WakeUp.drain(eventFD)
                 try finishRing()
                 due = true
             }
-            if fds[3].revents != 0 {
-                var buffer = [UInt8](repeating: 0, count: 4096)
-                let n = read(inotifyFD, &buffer, buffer.count)
-                if n > 0, String(decoding: buffer[0..<n], as: UTF8.self).contains("localtime") || String(decoding: buffer[0..<n], as: UTF8.self).contains("timezone") {
+            if ready[3] {
+                let events = String(decoding: WakeUp.pendingEvents(inotifyFD), as: UTF8.self)
+                if events.contains("localtime") || events.contains("timezone") {
                     log("zone-file-changed")
                     due = true
                 }
             }
-            for (index, fd) in holdFDs.enumerated() where fds[4 + index].revents != 0 {
-                var byte: UInt8 = 0
-                if read(fd, &byte, 1) <= 0 {
+            for (index, fd) in holdFDs.enumerated() where ready[4 + index] {
+                if !UnixSocket.peerStillOpen(fd) {
                     let chain = holds.removeValue(forKey: fd) ?? "-"
-                    close(fd)
+                    POSIX.closeDescriptor(fd)
                     log("hold-end", chain)
                     due = true
                 }
             }
-            if fds[1].revents != 0 { due = try accept() || due }
+            if ready[1] { due = try accept() || due }
             if due { try tick() }
         }
     }
 
     /// Handles one control connection. Returns whether a tick is due.
     func accept() throws -> Bool {
-        let fd = Glibc.accept(listenFD, nil, nil)
-        guard fd >= 0 else { return false }
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        guard let fd = UnixSocket.accept(listenFD) else { return false }
         guard AlarmControl.peerAllowed(fd) else {
             log("control-refused", "-", "peer of another user")
-            close(fd)
+            POSIX.closeDescriptor(fd)
             return false
         }
-        var timeout = timeval(tv_sec: 2, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let request = AlarmControl.readLine(fd) ?? ""
+        UnixSocket.setReceiveTimeout(fd, seconds: 2)
+        let request = UnixSocket.readLine(fd) ?? ""
         let words = request.split(separator: " ").map(String.init)
         var reply = "error unknown request '\(request)'"
         var keepOpen = false
         var due = false
         switch words.first ?? "" {
         case "ping":
-            reply = "ok pid \(getpid())"
+            reply = "ok pid \(POSIX.processID)"
         case "reload":
             reply = "ok"
             due = true
@@ -207,7 +179,7 @@ public final class AlarmService {
                 reply = "ok stopped \(current.ring.chain) \(current.ring.id)"
                 // The ring thread notices within one period (20-50 ms): reply once it is quiet,
                 // so that the store says so when the command returns.
-                for _ in 0..<100 where current.finished.withLock({ $0 }) == nil { usleep(10_000) }
+                for _ in 0..<100 where current.finished.withLock({ $0 }) == nil { POSIX.sleep(microseconds: 10_000) }
                 try finishRing()
             } else {
                 reply = "ok nothing ringing"
@@ -225,7 +197,7 @@ public final class AlarmService {
             break
         }
         try? AlarmControl.writeLine(fd, reply)
-        if !keepOpen { close(fd) }
+        if !keepOpen { POSIX.closeDescriptor(fd) }
         return due
     }
 
@@ -283,9 +255,7 @@ public final class AlarmService {
         wake = min(wake, AlarmRingScheduler.nextMidnight(after: now, in: zone).addingTimeInterval(1))
         if pending { wake = min(wake, now.addingTimeInterval(0.05)) }
         wake = max(wake, now.addingTimeInterval(0.001))
-        let seconds = wake.timeIntervalSince1970
-        _ = proofkit_alarm_timer_set(timerFD, Int64(seconds.rounded(.down)),
-                                     Int64((seconds - seconds.rounded(.down)) * 1e9))
+        WakeUp.arm(timerFD, at: wake.timeIntervalSince1970)
     }
 
     /// Starts ringing `ring` on a thread of its own.
@@ -335,8 +305,7 @@ public final class AlarmService {
                 result = (nil, error.description)
             }
             ringing.finished.withLock { $0 = result }
-            var one: UInt64 = 1
-            _ = write(eventFD, &one, 8)
+            WakeUp.signal(eventFD)
         }
         // Recorded once the ring is under way: an alarm rings first, and a commit (synchronous=FULL)
         // can wait seconds behind other writers' I/O. A kill -9 in between leaves the ring

@@ -1,3 +1,4 @@
+internal import ProofkitSystem
 import ProofkitCore
 public import PrayerPlanning
 import Storage
@@ -118,17 +119,15 @@ public final class AlarmStore: @unchecked Sendable {
         var built = path.hasPrefix("/") ? "" : "."
         for part in path.split(separator: "/") {
             built += "/" + part
-            if mkdir(built, 0o700) != 0 && errno != EEXIST {
-                let code = errno
-                let text = String(cString: strerror(code))
-                if code == EROFS || code == EACCES || code == EPERM {
-                    throw AlarmFailure(.readOnlyStore, "\(path): the alarm store cannot be written (\(text))")
+            if case .failure(let errno) = POSIX.makeFolder(built, mode: 0o700), errno != .exists {
+                if [EROFS, EACCES, EPERM].contains(errno.code) {
+                    throw AlarmFailure(.readOnlyStore, "\(path): the alarm store cannot be written (\(errno))")
                 }
-                throw ProofkitError(.io, "cannot create the alarm store folder: \(text)", path: path)
+                throw ProofkitError(.io, "cannot create the alarm store folder: \(errno)", underlying: errno.code, path: path)
             }
         }
-        if access(path, W_OK) != 0 {
-            throw AlarmFailure(.readOnlyStore, "\(path): the alarm store cannot be written (\(String(cString: strerror(errno))))")
+        if case .failure(let errno) = POSIX.checkWritable(path) {
+            throw AlarmFailure(.readOnlyStore, "\(path): the alarm store cannot be written (\(errno))")
         }
     }
 

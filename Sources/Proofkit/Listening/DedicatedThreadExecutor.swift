@@ -1,4 +1,4 @@
-import AudioIO
+internal import ProofkitSystem
 import Dispatch
 import Synchronization
 

@@ -1,10 +1,7 @@
 public import ProofkitCore
 import AudioIO
+internal import ProofkitSystem
 import Synchronization
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// Any external speech recogniser, run as a child process: proofkit writes the captured audio
 /// (16 kHz mono S16_LE, headerless) to its stdin and reads transcript lines from its stdout.
@@ -31,7 +28,7 @@ public final class ExternalRecognizer: Sendable {
     private let state = Mutex(State())
 
     private struct State {
-        var pid: pid_t = 0
+        var pid: Int32 = 0
         var stdinFD: Int32 = -1
         var restarts = 0
         var droppedBytes = 0
@@ -66,7 +63,7 @@ public final class ExternalRecognizer: Sendable {
     /// Calls `posix_spawn`.
     public func start() throws(ProofkitError) {
         // A recogniser that dies while we write must not kill proofkit with SIGPIPE.
-        signal(SIGPIPE, SIG_IGN)
+        ChildProcess.ignoreBrokenPipes()
         try spawn()
     }
 
@@ -78,16 +75,10 @@ public final class ExternalRecognizer: Sendable {
                 state.droppedBytes += bytes.count
                 return
             }
-            var offset = 0
-            bytes.withUnsafeBytes { buffer in
-                while offset < buffer.count {
-                    let n = write(state.stdinFD, buffer.baseAddress! + offset, buffer.count - offset)
-                    if n > 0 { offset += n; continue }
-                    if n < 0 && errno == EINTR { continue }
-                    break  // EAGAIN (full) or EPIPE (dying): drop the rest
-                }
-            }
-            state.droppedBytes += bytes.count - offset
+            // EAGAIN (full) or EPIPE (dying) ends the write: the rest is dropped.
+            var written = 0
+            _ = bytes.withUnsafeBytes { POSIX.writeAll(state.stdinFD, $0, written: &written) }
+            state.droppedBytes += bytes.count - written
         }
     }
 
@@ -95,9 +86,9 @@ public final class ExternalRecognizer: Sendable {
     /// its exit, then ends ``lines``. A recogniser still running after that is killed.
     /// - Parameter timeout: default 5 s.
     public func finish(timeout: Duration = .seconds(5)) async {
-        let pid: pid_t = state.withLock { state in
+        let pid: Int32 = state.withLock { state in
             state.isFinishing = true
-            if state.stdinFD >= 0 { close(state.stdinFD) }
+            if state.stdinFD >= 0 { POSIX.closeDescriptor(state.stdinFD) }
             state.stdinFD = -1
             return state.pid
         }
@@ -111,7 +102,7 @@ public final class ExternalRecognizer: Sendable {
             if state.withLock({ $0.pid }) == 0 { return }  // the reader reaped it and finished
             try? await Task.sleep(for: .milliseconds(10))
         }
-        kill(pid, SIGKILL)
+        ChildProcess.kill(pid)
     }
 
     private func spawn() throws(ProofkitError) {
@@ -125,25 +116,27 @@ public final class ExternalRecognizer: Sendable {
         do throws(ChildProcess.Failure) {
             fromChild = try ChildProcess.makePipe()
         } catch {
-            close(toChild.read); close(toChild.write)
+            POSIX.closeDescriptor(toChild.read)
+            POSIX.closeDescriptor(toChild.write)
             throw spawnError(error)
         }
         // The child keeps this process's signal dispositions (SIGPIPE ignored, as before).
-        let spawned: Result<pid_t, ChildProcess.Failure> = Result { () throws(ChildProcess.Failure) in
+        let spawned: Result<Int32, ChildProcess.Failure> = Result { () throws(ChildProcess.Failure) in
             try ChildProcess.spawn(
                 "/bin/sh", arguments: ["-c", command], stdin: .descriptor(toChild.read),
                 stdout: .descriptor(fromChild.write), stderr: .null, resetsSignals: false)
         }
-        close(toChild.read)
-        close(fromChild.write)
-        let pid: pid_t
+        POSIX.closeDescriptor(toChild.read)
+        POSIX.closeDescriptor(fromChild.write)
+        let pid: Int32
         switch spawned {
         case .success(let value): pid = value
         case .failure(let error):
-            close(toChild.write); close(fromChild.read)
+            POSIX.closeDescriptor(toChild.write)
+            POSIX.closeDescriptor(fromChild.read)
             throw spawnError(error)
         }
-        _ = fcntl(toChild.write, F_SETFL, fcntl(toChild.write, F_GETFL) | O_NONBLOCK)
+        POSIX.setNonBlocking(toChild.write, true)
         let generation = state.withLock { state in
             state.pid = pid
             state.stdinFD = toChild.write
@@ -157,13 +150,13 @@ public final class ExternalRecognizer: Sendable {
 
     /// The reader thread of one child: yields its lines, then reaps it and restarts it if it
     /// ended while audio was still coming.
-    private func readLines(fd: Int32, pid: pid_t, generation: Int) {
+    private func readLines(fd: Int32, pid: Int32, generation: Int) {
         forEachLine(of: fd) { emit($0) }
-        close(fd)
+        POSIX.closeDescriptor(fd)
         _ = ChildProcess.wait(pid)
         let restart: Bool = state.withLock { state in
             guard state.generation == generation else { return false }
-            if state.stdinFD >= 0 { close(state.stdinFD) }
+            if state.stdinFD >= 0 { POSIX.closeDescriptor(state.stdinFD) }
             state.stdinFD = -1
             state.pid = 0
             if state.isFinishing { return false }
@@ -185,7 +178,7 @@ public final class ExternalRecognizer: Sendable {
 
     private func spawnError(_ failure: ChildProcess.Failure) -> ProofkitError {
         ProofkitError(.runtimeUnavailable, "cannot start the recogniser '\(command)': \(failure)",
-                      operation: failure.operation, underlying: failure.errno)
+                      operation: failure.operation, underlying: failure.errno.code)
     }
 }
 
@@ -199,9 +192,7 @@ func forEachLine(of fd: Int32, _ body: (String) -> Void) {
         if !line.isEmpty { body(line) }
     }
     while true {
-        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n < 0 && errno == EINTR { continue }
-        if n <= 0 { break }
+        guard case .success(let n) = buffer.withUnsafeMutableBytes({ POSIX.read(fd, into: $0) }), n > 0 else { break }
         pending += buffer[0..<n]
         while let newline = pending.firstIndex(of: 10) {
             emit(pending[..<newline])

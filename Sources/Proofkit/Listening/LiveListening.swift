@@ -1,3 +1,4 @@
+internal import ProofkitSystem
 public import AudioIO
 public import ProofkitCore
 import Synchronization
@@ -145,16 +146,17 @@ final class ErrorSlot: Sendable {
 /// - Parameter path: a file path, or `"-"` for stdin.
 /// - Throws: `.notFound` / `.io` when the file cannot be opened.
 public func transcriptLines(from path: String) throws(ProofkitError) -> AsyncStream<String> {
-    let fd: Int32 = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else {
-        let code: ProofkitError.Code = errno == ENOENT ? .notFound : .io
-        throw ProofkitError(code, "cannot read the transcript: \(String(cString: strerror(errno)))",
-                            operation: "open", underlying: errno, path: path)
+    let fd: Int32
+    switch path == "-" ? .success(0) : POSIX.open(path, .readOnly) {
+    case .success(let value): fd = value
+    case .failure(let errno):
+        throw ProofkitError(errno.isNotFound ? .notFound : .io, "cannot read the transcript: \(errno)",
+                            operation: "open", underlying: errno.code, path: path)
     }
     let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .unbounded)
     runOnDedicatedThread {
         forEachLine(of: fd) { continuation.yield($0) }
-        if fd != 0 { close(fd) }
+        if fd != 0 { POSIX.closeDescriptor(fd) }
         continuation.finish()
     }
     return stream

@@ -1,3 +1,4 @@
+internal import ProofkitSystem
 public import ProofkitCore
 import AudioDSP
 import AudioIO
@@ -136,7 +137,7 @@ public enum AlarmSound {
         throws(ProofkitError) -> TrimResult
     {
         try options.validate()
-        if AudioFileIdentity.sameFile(input, output) {
+        if POSIX.sameFile(input, output) {
             throw ProofkitError(.invalidArgument, "the output is the input file; choose another output with -o", path: output)
         }
         var source = try TrimSource(path: input, options: options)

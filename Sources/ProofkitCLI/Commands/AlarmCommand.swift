@@ -1,3 +1,4 @@
+internal import ProofkitSystem
 import Proofkit
 import ProofkitCore
 #if canImport(FoundationEssentials)
@@ -347,7 +348,7 @@ enum AlarmCommand: Subcommand {
                 io.printError("proofkit alarm: note: no alarm service to hold the backups off during the live proof")
             }
         }
-        defer { if holdFD >= 0 { close(holdFD) } }
+        defer { if holdFD >= 0 { POSIX.closeDescriptor(holdFD) } }
         let status = ProofkitCLI.execute(proof.1, proof.2, io: io)
         switch status {
         case .success:

@@ -1,3 +1,4 @@
+internal import ProofkitSystem
 import Proofkit
 import ProofkitCore
 

@@ -1,3 +1,4 @@
+internal import ProofkitSystem
 import Proofkit
 import ProofkitCore
 
@@ -92,10 +93,7 @@ enum PlayCommand: Subcommand {
     }
 
     static func sleepFor(_ duration: Duration) {
-        let parts = duration.components
-        var request = timespec(tv_sec: Int(parts.seconds), tv_nsec: Int(parts.attoseconds / 1_000_000_000))
-        var remaining = timespec()
-        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+        POSIX.sleep(seconds: duration.seconds)
     }
 
     static func baseName(_ path: String) -> String {

@@ -1,3 +1,4 @@
+internal import ProofkitSystem
 import ProofkitCore
 
 #if canImport(Glibc)
@@ -379,11 +380,11 @@ struct PoseLineReader {
         defer { buffer.deallocate() }
         var filled = 0, lineNumber = 0
         while true {
-            let n = read(fd, buffer + filled, capacity - filled)
-            if n < 0 {
-                if errno == EINTR { continue }
-                let code = errno
-                throw ProofkitError(.io, "cannot read: \(errnoText())", operation: "read", underlying: code, path: name)
+            let n: Int
+            switch POSIX.read(fd, into: UnsafeMutableRawBufferPointer(start: buffer + filled, count: capacity - filled)) {
+            case .success(let count): n = count
+            case .failure(let errno):
+                throw ProofkitError(.io, "cannot read: \(errno)", operation: "read", underlying: errno.code, path: name)
             }
             if n == 0 { break }
             let scanFrom = filled
@@ -414,17 +415,16 @@ struct PoseLineReader {
     /// Opens `path` for reading (a regular file, a FIFO, `/dev/stdin`, ...).
     /// - Throws: `ProofkitError` `.notFound` (missing, or a folder) or `.io`.
     static func openInput(_ path: String) throws(ProofkitError) -> Int32 {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            let code = errno
-            if code == ENOENT {
-                throw ProofkitError(.notFound, "no such file", operation: "open", underlying: code, path: path)
-            }
-            throw ProofkitError(.io, "cannot open: \(errnoText())", operation: "open", underlying: code, path: path)
+        let fd: Int32
+        switch POSIX.open(path, .readOnly) {
+        case .success(let value): fd = value
+        case .failure(let errno) where errno == .noSuchFile:
+            throw ProofkitError(.notFound, "no such file", operation: "open", underlying: errno.code, path: path)
+        case .failure(let errno):
+            throw ProofkitError(.io, "cannot open: \(errno)", operation: "open", underlying: errno.code, path: path)
         }
-        var info = stat()
-        if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
-            close(fd)
+        if case .success(let info) = POSIX.status(descriptor: fd), info.isDirectory {
+            POSIX.closeDescriptor(fd)
             throw ProofkitError(.notFound, "is a folder, not a file", path: path)
         }
         return fd

@@ -1,3 +1,4 @@
+internal import ProofkitSystem
 import Proofkit
 import ProofkitCore
 
@@ -153,7 +154,7 @@ enum SquatCommand: Subcommand {
         // wait until every line has been read and checked, so bad input gives no partial output.
         let live = path == "-"
         let fd = live ? 0 : try PoseLineReader.openInput(path)
-        defer { if !live { close(fd) } }
+        defer { if !live { POSIX.closeDescriptor(fd) } }
         var waiting: [SquatEvent] = []
         var liveReps = 0  // rep events printed (or waiting to be)
         var frameCount = 0

@@ -1,3 +1,4 @@
+internal import ProofkitSystem
 import Proofkit
 import ProofkitCore
 #if canImport(FoundationEssentials)
@@ -235,46 +236,42 @@ final class StateFileLock {
         let folder = slash.map { String(statePath[...$0]) } ?? ""
         let base = slash.map { String(statePath[statePath.index(after: $0)...]) } ?? statePath
         let lockPath = folder + "." + base + ".lock"
-        let deadline = monotonicSeconds() + waitSeconds
+        let deadline = POSIX.monotonicSeconds() + waitSeconds
         while true {
-            let fd = open(FilePath.cString(lockPath), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o666)
-            guard fd >= 0 else {
-                let code = errno
-                throw ProofkitError(.io, "cannot create the lock file '\(displayName(lockPath))': \(errnoText())",
-                                    operation: "open", underlying: code, path: statePath)
+            let fd: Int32
+            switch POSIX.open(lockPath, [.readWrite, .create, .noFollow], mode: 0o666) {
+            case .success(let value): fd = value
+            case .failure(let errno):
+                throw ProofkitError(.io, "cannot create the lock file '\(displayName(lockPath))': \(errno)",
+                                    operation: "open", underlying: errno.code, path: statePath)
             }
-            if flock(fd, LOCK_EX | LOCK_NB) == 0 {
-                var held = stat(), current = stat()
-                if fstat(fd, &held) == 0, stat(FilePath.cString(lockPath), &current) == 0,
-                    held.st_dev == current.st_dev, held.st_ino == current.st_ino
+            switch POSIX.lockExclusive(fd, wait: false) {
+            case .success:
+                if case .success(let held) = POSIX.status(descriptor: fd), case .success(let current) = POSIX.status(lockPath),
+                    held.device == current.device, held.inode == current.inode
                 {
                     return StateFileLock(fd: fd, path: lockPath)
                 }
-                close(fd)  // the file was removed by the holder that just released it: again
+                POSIX.closeDescriptor(fd)  // the file was removed by the holder that just released it: again
                 continue
+            case .failure(let errno):
+                POSIX.closeDescriptor(fd)
+                guard errno == .wouldBlock else {
+                    throw ProofkitError(.io, "cannot lock '\(displayName(lockPath))': \(errno)",
+                                        operation: "flock", underlying: errno.code, path: statePath)
+                }
             }
-            let code = errno
-            close(fd)
-            guard code == EWOULDBLOCK || code == EINTR else {
-                throw ProofkitError(.io, "cannot lock '\(displayName(lockPath))': \(errnoText())",
-                                    operation: "flock", underlying: code, path: statePath)
-            }
-            if monotonicSeconds() >= deadline {
+            if POSIX.monotonicSeconds() >= deadline {
                 throw ProofkitError(.busy, "another proofkit holds the lock on this state file (\(displayName(lockPath))) after waiting \(decimalText(waitSeconds, places: 1)) s; try again",
                                     operation: "flock", path: statePath)
             }
-            usleep(20_000)
+            POSIX.sleep(microseconds: 20_000)
         }
     }
 
     deinit {
-        unlink(FilePath.cString(path))
-        close(fd)
+        POSIX.remove(path)
+        POSIX.closeDescriptor(fd)
     }
 
-    private static func monotonicSeconds() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-    }
 }

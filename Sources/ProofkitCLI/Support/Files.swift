@@ -1,13 +1,8 @@
+internal import ProofkitSystem
 import Proofkit
 public import ProofkitCore
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
-/// Writes `contents` to `path` atomically (``AtomicFile/write(_:to:)``: a temporary
+/// Writes `contents` to `path` atomically (ProofkitSystem's ``AtomicFile/write(_:to:)``: a temporary
 /// in the same folder, `fsync`, then `rename`; an existing file keeps its mode and owner, and a
 /// device node, FIFO or read-only file is refused). On failure no file appears and an existing
 /// file at `path` stays as it was.
@@ -15,9 +10,4 @@ public import ProofkitCore
 ///   file, read-only), naming `path`.
 public func writeFileAtomically(_ contents: String, to path: String) throws(ProofkitError) {
     try AtomicFile.write(Array(contents.utf8), to: path)
-}
-
-func errnoText() -> String {
-    guard let text = strerror(errno) else { return "error \(errno)" }
-    return String(cString: text)
 }

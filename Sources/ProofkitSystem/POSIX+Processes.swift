@@ -1,20 +1,23 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+// Child processes (posix_spawn, PR_SET_PDEATHSIG) and dedicated threads.
+// Part of ProofkitSystem's chokepoint (see POSIX+Calls.swift): every call goes through
+// ``valueOrErrno(retryOnInterrupt:_:)`` and fails with an ``Errno``.
 internal import CProofkitShims
+internal import ProofkitCore
+
+#if canImport(Glibc)
+    internal import Glibc
+#elseif canImport(Darwin)
+    internal import Darwin
+#endif
+
+// MARK: Child processes
 
 /// Child processes started with `posix_spawn`, without Foundation's `Process` (so the `proofkit`
-/// binary does not link the full Foundation and CoreFoundation's start-up work).
-///
-/// Two users: ``ExternalRecognizer`` (a long-running recogniser fed through pipes, via
-/// ``spawn(_:arguments:stdin:stdout:stderr:resetsSignals:)``), and the one-shot children of the
-/// benchmark and the demo (via ``run(_:arguments:stdout:stderr:)``, which captures the output).
-/// The child gets this process's environment (`environ`) and current folder.
-enum ChildProcess {
+/// binary does not link the full Foundation). The child gets this process's environment
+/// (`environ`) and current folder.
+package enum ChildProcess {
     /// What a standard stream of the child is connected to.
-    enum Stream {
+    package enum Stream {
         /// The parent's own stream.
         case inherit
         /// `/dev/null`.
@@ -24,7 +27,7 @@ enum ChildProcess {
     }
 
     /// How a child ended.
-    enum Termination: Equatable {
+    package enum Termination: Equatable, Sendable {
         /// It exited with this status.
         case exited(Int32)
         /// It was killed by this signal.
@@ -32,23 +35,23 @@ enum ChildProcess {
     }
 
     /// A finished one-shot child.
-    struct Completed {
+    package struct Completed {
         /// How it ended.
-        var termination: Termination
+        package var termination: Termination
         /// Its stdout, when captured (else empty).
-        var stdout: [UInt8]
+        package var stdout: [UInt8]
         /// Its stderr, when captured (else empty).
-        var stderr: [UInt8]
+        package var stderr: [UInt8]
     }
 
     /// A failed system call while starting a child.
-    struct Failure: Error, CustomStringConvertible {
+    package struct Failure: Error, CustomStringConvertible {
         /// The C function, e.g. `"posix_spawn"`.
-        var operation: String
-        /// Its `errno`.
-        var errno: Int32
-        /// `strerror(errno)`, e.g. "No such file or directory".
-        var description: String { String(cString: strerror(errno)) }
+        package var operation: String
+        /// Its errno.
+        package var errno: Errno
+        /// `strerror`'s text, e.g. "No such file or directory".
+        package var description: String { errno.description }
     }
 
     /// Starts `executable` (a path; no `PATH` search) with `arguments` (without `argv[0]`, which
@@ -57,20 +60,21 @@ enum ChildProcess {
     ///   - stdin, stdout, stderr: what the child's streams are connected to.
     ///   - resetsSignals: give the child the default action for every signal and an empty signal
     ///     mask, as Foundation's `Process` does (default true), so that a signal this process
-    ///     ignores (SIGPIPE, see ``ExternalRecognizer/start()``) is not ignored by the child too.
+    ///     ignores (SIGPIPE) is not ignored by the child too.
     /// - Throws: ``Failure`` when `posix_spawn` fails (e.g. `ENOENT` for a missing executable).
-    /// Calls `posix_spawn`.
-    static func spawn(
+    ///   Calls `posix_spawn`.
+    package static func spawn(
         _ executable: String, arguments: [String], stdin: Stream, stdout: Stream, stderr: Stream,
         resetsSignals: Bool = true
-    ) throws(Failure) -> pid_t {
+    ) throws(Failure) -> Int32 {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         for (target, stream) in [(Int32(0), stdin), (1, stdout), (2, stderr)] {
             switch stream {
             case .inherit: break
-            case .null: posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
+            case .null:
+                posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
             case .descriptor(let fd): posix_spawn_file_actions_adddup2(&actions, fd, target)
             }
         }
@@ -86,35 +90,50 @@ enum ChildProcess {
             posix_spawnattr_setsigmask(&attributes, &none)
             posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
         }
-        var cArguments = ([executable] + arguments).map { strdup($0) } + [nil]
+        let executableBytes = FilePath.cString(executable)
+        var cArguments =
+            ([executableBytes] + arguments.map { FilePath.cString($0) }).map { bytes in
+                bytes.withUnsafeBufferPointer { strdup($0.baseAddress!) }
+            } + [nil]
         defer { for pointer in cArguments { free(pointer) } }
         var pid: pid_t = 0
-        let status = posix_spawn(&pid, executable, &actions, &attributes, &cArguments, environ)
-        guard status == 0 else { throw Failure(operation: "posix_spawn", errno: status) }
+        let status = posix_spawn(&pid, executableBytes, &actions, &attributes, &cArguments, environ)
+        guard status == 0 else { throw Failure(operation: "posix_spawn", errno: Errno(code: status)) }
         return pid
     }
 
-    /// Waits for the child `pid` to end (retrying on `EINTR`).
-    /// Calls `waitpid`.
-    static func wait(_ pid: pid_t) -> Termination {
+    /// Waits for the child `pid` to end (retrying on `EINTR`). Calls `waitpid`.
+    package static func wait(_ pid: Int32) -> Termination {
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            if errno != EINTR { return .exited(-1) }  // not our child (already reaped): nothing to report
+        guard case .success = valueOrErrno({ waitpid(pid, &status, 0) }) else {
+            return .exited(-1)  // not our child (already reaped): nothing to report
         }
         // WIFEXITED/WEXITSTATUS/WTERMSIG are macros Swift does not import.
         let signal = status & 0x7F
         return signal == 0 ? .exited((status >> 8) & 0xFF) : .signalled(signal)
     }
 
+    /// Sends SIGKILL to `pid`. Calls `kill`.
+    package static func kill(_ pid: Int32) {
+        _ = Glibc.kill(pid, SIGKILL)
+    }
+
     /// A pipe whose two ends are close-on-exec (so that no child inherits them by accident; `dup2`
     /// in ``spawn(_:arguments:stdin:stdout:stderr:resetsSignals:)`` clears the flag on the copy).
-    /// - Returns: (read end, write end).
-    /// Calls `pipe` and `fcntl`.
-    static func makePipe() throws(Failure) -> (read: Int32, write: Int32) {
+    /// - Returns: (read end, write end). Calls `pipe`, `fcntl`.
+    package static func makePipe() throws(Failure) -> (read: Int32, write: Int32) {
         var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { throw Failure(operation: "pipe", errno: errno) }
+        guard case .success = nothingOrErrno({ pipe(&ends) }) else {
+            throw Failure(operation: "pipe", errno: .current)
+        }
         for fd in ends { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         return (ends[0], ends[1])
+    }
+
+    /// Ignores SIGPIPE in this process, so that a write to a pipe whose reader is gone fails with
+    /// `EPIPE` instead of ending the process. Calls `signal`.
+    package static func ignoreBrokenPipes() {
+        _ = signal(SIGPIPE, SIG_IGN)
     }
 
     /// Runs `executable arguments...` to its end with stdin from `/dev/null`, capturing stdout
@@ -122,41 +141,44 @@ enum ChildProcess {
     /// read the other cannot block).
     /// - Parameters:
     ///   - stdout, stderr: `true` to capture the stream, `false` to send it to `/dev/null`.
-    /// - Returns: how it ended and what it printed.
-    /// - Throws: ``Failure`` when it cannot be started.
     ///   - forwardsTerminationSignals: while the child runs, SIGTERM, SIGINT and SIGHUP sent to
     ///     this process are passed on to the child first, then end this process as they would
     ///     have (default false), so that killing the parent does not orphan the child.
-    static func run(
+    /// - Returns: how it ended and what it printed.
+    /// - Throws: ``Failure`` when it cannot be started.
+    package static func run(
         _ executable: String, arguments: [String], stdout captureOut: Bool, stderr captureErr: Bool,
         forwardsTerminationSignals: Bool = false
     ) throws(Failure) -> Completed {
         var outPipe: (read: Int32, write: Int32)?
         var errPipe: (read: Int32, write: Int32)?
+        let closeAll = {
+            for fd in [outPipe?.read, outPipe?.write, errPipe?.read, errPipe?.write] {
+                if let fd { POSIX.closeDescriptor(fd) }
+            }
+        }
+        let pid: Int32
         do throws(Failure) {
             if captureOut { outPipe = try makePipe() }
             if captureErr { errPipe = try makePipe() }
-        } catch {
-            for fd in [outPipe?.read, outPipe?.write, errPipe?.read, errPipe?.write] { if let fd { close(fd) } }
-            throw error
-        }
-        let pid: pid_t
-        do throws(Failure) {
             pid = try spawn(
                 executable, arguments: arguments, stdin: .null,
                 stdout: outPipe.map { .descriptor($0.write) } ?? .null,
                 stderr: errPipe.map { .descriptor($0.write) } ?? .null)
         } catch {
-            for fd in [outPipe?.read, outPipe?.write, errPipe?.read, errPipe?.write] { if let fd { close(fd) } }
+            closeAll()
             throw error
         }
         if forwardsTerminationSignals { proofkit_forward_termination_signals(pid) }
         defer { if forwardsTerminationSignals { proofkit_forward_termination_signals(0) } }
-        for fd in [outPipe?.write, errPipe?.write] { if let fd { close(fd) } }
+        for fd in [outPipe?.write, errPipe?.write] { if let fd { POSIX.closeDescriptor(fd) } }
         let outputs = drain([outPipe?.read, errPipe?.read].compactMap { $0 })
         var index = 0
         var completed = Completed(termination: .exited(0), stdout: [], stderr: [])
-        if captureOut { completed.stdout = outputs[index]; index += 1 }
+        if captureOut {
+            completed.stdout = outputs[index]
+            index += 1
+        }
         if captureErr { completed.stderr = outputs[index] }
         completed.termination = wait(pid)
         return completed
@@ -164,42 +186,62 @@ enum ChildProcess {
 
     /// Asks the kernel to kill this process (SIGKILL) when its parent ends, for a child that
     /// must not outlive the process that waits for its result (Linux `PR_SET_PDEATHSIG`).
-    /// - Returns: `false` when the parent is already gone. Calls `prctl` (through
-    ///   `proofkit_set_parent_death_signal`), `getppid`.
-    static func dieWithParent() -> Bool {
+    /// - Returns: `false` when the parent is already gone. Calls `proofkit_set_parent_death_signal`.
+    package static func dieWithParent() -> Bool {
         proofkit_set_parent_death_signal(SIGKILL) != -1
     }
 
     /// Reads every descriptor to its end at once (with `poll`), then closes them.
-    /// - Returns: the bytes read from each, in the order given.
-    /// Calls `poll` and `read`.
+    /// - Returns: the bytes read from each, in the order given. Calls `poll`, `read`, `close`.
     private static func drain(_ descriptors: [Int32]) -> [[UInt8]] {
         var outputs = [[UInt8]](repeating: [], count: descriptors.count)
-        var open = descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        var open = descriptors
         var owners = Array(descriptors.indices)
         var chunk = [UInt8](repeating: 0, count: 65536)
         while !open.isEmpty {
-            let ready = poll(&open, nfds_t(open.count), -1)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                break
-            }
+            guard let ready = try? POSIX.waitReadable(open, milliseconds: -1) else { break }
             var finished: [Int] = []
-            for slot in open.indices where open[slot].revents != 0 {
-                let n = chunk.withUnsafeMutableBytes { read(open[slot].fd, $0.baseAddress, $0.count) }
-                if n > 0 {
-                    outputs[owners[slot]] += chunk[0..<n]
-                } else if n == 0 || errno != EINTR {
-                    finished.append(slot)
+            for slot in open.indices where ready[slot] {
+                switch chunk.withUnsafeMutableBytes({ POSIX.read(open[slot], into: $0) }) {
+                case .success(let n) where n > 0: outputs[owners[slot]] += chunk[0..<n]
+                default: finished.append(slot)
                 }
             }
             for slot in finished.reversed() {
-                close(open[slot].fd)
+                POSIX.closeDescriptor(open[slot])
                 open.remove(at: slot)
                 owners.remove(at: slot)
             }
         }
-        for entry in open { close(entry.fd) }
+        for fd in open { POSIX.closeDescriptor(fd) }
         return outputs
     }
+}
+
+// MARK: Threads
+
+/// Runs `body` on a new detached POSIX thread of its own, never on Swift's cooperative pool
+/// (after swift-subprocess's `runOnBackgroundThread`): blocking reads and writes (ALSA, a child's
+/// pipes) must not hold a pool thread, of which there is one per core. The closure is released
+/// exactly once, by the thread. Traps when the system cannot create a thread.
+/// Calls `pthread_create`, `pthread_detach`.
+package func runOnDedicatedThread(_ body: @escaping @Sendable () -> Void) {
+    final class Box: Sendable {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+    let context = Unmanaged.passRetained(Box(body)).toOpaque()
+    var thread = pthread_t()
+    let status = pthread_create(
+        &thread, nil,
+        { raw in
+            let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
+            box.body()
+            return nil
+        }, context)
+    guard status == 0 else {
+        Unmanaged<Box>.fromOpaque(context).release()
+        fatalError("pthread_create failed with error \(status)")
+    }
+    pthread_detach(thread)
 }

@@ -1,0 +1,140 @@
+import Foundation
+import ProofkitCore
+import TestSupport
+import Testing
+
+@testable import ProofkitSystem
+
+// The libc chokepoint checked against the kernel's own files and Foundation's readers.
+
+@Suite("ProofkitSystem: capped reads, mapping, errno kept")
+struct CappedReadTests {
+    /// A fresh folder under the system's temporary folder.
+    static func scratchFolder() throws -> String {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("proofkit-system-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url.path
+    }
+
+    @Test("a regular file over 64 KiB reads and maps to Foundation's bytes")
+    func regularFile() throws {
+        let path = TestEnvironment.fixture("speech_en_ljspeech_16k.wav")
+        let reference = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(reference.count > 1 << 16)
+        #expect(try POSIX.readWhole(path, limit: reference.count) == reference)
+        let mapped = try POSIX.map(path)
+        withExtendedLifetime(mapped) { #expect(Array(mapped.bytes) == reference) }
+        #expect(try POSIX.readWhole(path, limit: 1 << 30) == reference)
+    }
+
+    @Test("a /proc file (size 0 by fstat) is read to its end")
+    func procFile() throws {
+        let status = try POSIX.status("/proc/self/status").get()
+        #expect(status.size == 0)
+        let text = String(decoding: try POSIX.readWhole("/proc/self/status", limit: 1 << 20), as: UTF8.self)
+        #expect(text.hasPrefix("Name:"))
+        #expect(text.contains("\nPid:"))
+    }
+
+    @Test("endless and size-0 files are refused at the cap, while reading")
+    func endless() throws {
+        for path in ["/dev/zero", "/proc/self/pagemap"] where FileManager.default.fileExists(atPath: path) {
+            #expect {
+                _ = try POSIX.readWhole(path, limit: 100_000)
+            } throws: { error in
+                if case .overLimit(size: nil) = error as? ReadFailure { return true }
+                return false
+            }
+        }
+        let path = TestEnvironment.fixture("speech_en_ljspeech_16k.wav")
+        #expect {
+            _ = try POSIX.readWhole(path, limit: 1000)
+        } throws: { error in
+            if case .overLimit(size: .some(let size)) = error as? ReadFailure {
+                return size == (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int).map(Int64.init)
+            }
+            return false
+        }
+    }
+
+    @Test("missing, folder and unopenable paths keep their errno and exit codes")
+    func failures() throws {
+        let folder = try Self.scratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(throws: ProofkitError.self) { try BoundedFile.read("\(folder)/absent", limit: 10, what: "state file") }
+        do {
+            _ = try BoundedFile.read("\(folder)/absent", limit: 10, what: "state file")
+        } catch {
+            #expect(error.code == .notFound && error.underlying == ENOENT)
+        }
+        do {
+            _ = try BoundedFile.read(folder, limit: 10, what: "state file")
+        } catch {
+            #expect(error.code == .notFound && error.message == "is a folder, not a state file")
+        }
+        // A Unix socket cannot be opened (ENXIO): an I/O error with that errno, not "no such file".
+        let socket = "\(folder)/control.sock"
+        let made = try runProcess(
+            "/usr/bin/python3", ["-c", "import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])", socket])
+        try #require(made.status == 0, "python3 could not make a socket")
+        do {
+            _ = try BoundedFile.read(socket, limit: 10, what: "state file")
+            Issue.record("a socket was read")
+        } catch {
+            #expect(error.code == .io && error.underlying == ENXIO)
+            #expect(error.message.hasPrefix("cannot open the state file: "))
+        }
+        // Not as root (root may open anything): a file without read permission is EACCES, an I/O error.
+        if POSIX.effectiveUser != 0 {
+            let locked = "\(folder)/locked"
+            try Data("x".utf8).write(to: URL(fileURLWithPath: locked))
+            _ = chmod(locked, 0)
+            do {
+                _ = try BoundedFile.read(locked, limit: 10, what: "state file")
+            } catch {
+                #expect(error.code == .io && error.underlying == EACCES)
+            }
+        }
+    }
+
+    @Test("the atomic write keeps the mode, refuses a FIFO, and leaves no temporary")
+    func atomicWrite() throws {
+        let folder = try Self.scratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = "\(folder)/out.json"
+        try Data("old".utf8).write(to: URL(fileURLWithPath: path))
+        _ = chmod(path, 0o640)
+        try AtomicFile.write(Array("new".utf8), to: path)
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "new")
+        #expect((try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) == 0o640)
+        let fifo = "\(folder)/fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        #expect {
+            try AtomicFile.write(Array("x".utf8), to: fifo)
+        } throws: { error in
+            (error as? ProofkitError)?.message == "is not a regular file (it is a FIFO); refusing to replace it"
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["fifo", "out.json"])
+        #expect(POSIX.sameFile(path, "\(folder)/./out.json"))
+        #expect(!POSIX.sameFile(path, fifo))
+    }
+
+    @Test("a scratch file is 0600 and close-on-exec temporaries are not inherited")
+    func scratch() throws {
+        let folder = try Self.scratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let made = try ScratchFile.write(Array("abc".utf8), beside: "\(folder)/x.wav")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: made)) == Data("abc".utf8))
+        #expect((try FileManager.default.attributesOfItem(atPath: made)[.posixPermissions] as? Int) == 0o600)
+        ScratchFile.remove(made)
+        #expect(!FileManager.default.fileExists(atPath: made))
+        // A temporary held open while a child runs does not appear among the child's descriptors.
+        let (fd, temporary) = try POSIX.makeTemporary(beside: "\(folder)/y").get()
+        defer {
+            POSIX.closeDescriptor(fd)
+            POSIX.remove(temporary)
+        }
+        let listing = try ChildProcess.run("/bin/ls", arguments: ["-l", "/proc/self/fd/"], stdout: true, stderr: false)
+        #expect(!String(decoding: listing.stdout, as: UTF8.self).contains(temporary))
+    }
+}
