@@ -156,6 +156,13 @@ public struct VoiceActivityGate: Sendable {
     private let voicedStretchFrames: Int
     private let voicedTailFrames: Int
     private var harmonicStreak = 0
+    /// Consecutive pitched frames, whatever their pitch (the voiced tail's count).
+    private var pitchedStreak = 0
+    /// The pure-tone and pitch-continuity cues (see ``VoiceGateConfiguration/maximumHarmonicShare``).
+    private let usesHarmonicShare: Bool
+    private let continuity: Float
+    /// The pitch lag of the last voiced frame, in decimated samples.
+    private var previousLag = 0
     /// The last frame of two voiced frames in a row, and the last frame that completed a voiced
     /// stretch, or -1.
     private var lastVoicingFrame = -1
@@ -251,6 +258,8 @@ public struct VoiceActivityGate: Sendable {
             sampleRate: configuration.sampleRate, frameLength: frameLength,
             lowestPitch: configuration.lowestPitch, highestPitch: configuration.highestPitch)
         usesHarmonicity = configuration.minimumHarmonicity > 0
+        usesHarmonicShare = configuration.maximumHarmonicShare < 1
+        continuity = configuration.pitchContinuity
         voicedStretchFrames = max(1, frames(configuration.minimumVoicedStretch))
         voicedTailFrames = frames(configuration.voicedTail)
         // RBJ band-pass (0 dB peak gain): b = (alpha, 0, -alpha), a = (1 + alpha, -2 cos w, 1 - alpha).
@@ -459,10 +468,25 @@ public struct VoiceActivityGate: Sendable {
         }
 
         // The voicing cue: loud frames that repeat at a voice's pitch, in stretches.
-        var harmonicity: Float = 0
         if usesHarmonicity {
-            if level > offThreshold { harmonicity = pitch.strength() }
-            harmonicStreak = level > offThreshold && harmonicity >= configuration.minimumHarmonicity ? harmonicStreak + 1 : 0
+            var isPitched = false
+            if level > offThreshold, pitch.strength() >= configuration.minimumHarmonicity {
+                // A pure tone (a bubble, a drop's ring) is periodic without being a voice.
+                isPitched = !usesHarmonicShare || pitch.harmonicSpread() <= configuration.maximumHarmonicShare
+            }
+            if isPitched {
+                // A stretch continues only while the pitch glides; bubbles come at unrelated
+                // pitches. (The tail below does not ask for it: a word's end may jump.)
+                if harmonicStreak > 0, continuity > 0, !isContinuous(previousLag, pitch.bestLag) {
+                    harmonicStreak = 0
+                }
+                harmonicStreak += 1
+                pitchedStreak += 1
+                previousLag = pitch.bestLag
+            } else {
+                harmonicStreak = 0
+                pitchedStreak = 0
+            }
             if harmonicStreak >= 2 { lastVoicingFrame = current }
             if harmonicStreak >= voicedStretchFrames { lastStretchFrame = current }
         }
@@ -543,6 +567,13 @@ public struct VoiceActivityGate: Sendable {
             thresholdDecibels: floor + configuration.marginDecibels, isVoiced: state == .voiced)
         if configuration.recordsTrack { track.append(frame) }
         return frame
+    }
+
+    /// Whether a pitch lag continues the previous one: within ``VoiceGateConfiguration/pitchContinuity``
+    /// of it. (Allowing octave jumps too would let about half of random lag pairs through.)
+    private func isContinuous(_ previous: Int, _ lag: Int) -> Bool {
+        guard previous > 0, lag > 0 else { return false }
+        return abs(Float(lag) / Float(previous) - 1) <= continuity
     }
 
     /// The power and first-difference power that a frame adds above the floor.
