@@ -163,6 +163,10 @@ public struct VoiceActivityGate: Sendable {
     private let continuity: Float
     /// The pitch lag of the last voiced frame, in decimated samples.
     private var previousLag = 0
+    /// The loudest frame of the current voiced stretch, in dBFS.
+    private var stretchPeakLevel: Float = 0
+    /// The loudest frame of the current run of pitched frames (the tail's count), in dBFS.
+    private var pitchedPeakLevel: Float = 0
     /// The last frame of two voiced frames in a row, and the last frame that completed a voiced
     /// stretch, or -1.
     private var lastVoicingFrame = -1
@@ -475,19 +479,29 @@ public struct VoiceActivityGate: Sendable {
                 isPitched = !usesHarmonicShare || pitch.harmonicSpread() <= configuration.maximumHarmonicShare
             }
             if isPitched {
-                // A stretch continues only while the pitch glides; bubbles come at unrelated
-                // pitches. (The tail below does not ask for it: a word's end may jump.)
-                if harmonicStreak > 0, continuity > 0, !isContinuous(previousLag, pitch.bestLag) {
+                // A stretch continues only while the pitch glides (bubbles come at unrelated
+                // pitches) and the level holds.
+                if harmonicStreak > 0,
+                    (continuity > 0 && !isContinuous(previousLag, pitch.bestLag))
+                        || level < stretchPeakLevel - configuration.maximumVoicedFallDecibels
+                {
                     harmonicStreak = 0
                 }
+                // A ringing bubble or drop decays by 4-20 dB per frame; a vowel holds its level.
+                stretchPeakLevel = harmonicStreak == 0 ? level : max(stretchPeakLevel, level)
                 harmonicStreak += 1
+                // The tail's count asks only for the level to hold: a word's end may glide fast.
+                if pitchedStreak > 0, level < pitchedPeakLevel - configuration.maximumVoicedFallDecibels {
+                    pitchedStreak = 0
+                }
+                pitchedPeakLevel = pitchedStreak == 0 ? level : max(pitchedPeakLevel, level)
                 pitchedStreak += 1
                 previousLag = pitch.bestLag
             } else {
                 harmonicStreak = 0
                 pitchedStreak = 0
             }
-            if harmonicStreak >= 2 { lastVoicingFrame = current }
+            if pitchedStreak >= 2 { lastVoicingFrame = current }
             if harmonicStreak >= voicedStretchFrames { lastStretchFrame = current }
         }
 

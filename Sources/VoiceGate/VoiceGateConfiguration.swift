@@ -95,6 +95,11 @@ public struct VoiceGateConfiguration: Sendable, Equatable {
     /// drops come at unrelated pitches one after another. Default 0.15. `0` turns the cue off.
     /// Must be 0...1.
     public var pitchContinuity: Float
+    /// The level cue of a voiced stretch: how far, in dB, a voiced frame may fall below the
+    /// loudest frame of its stretch and still continue it. A bubble or a drop rings down by 4 to
+    /// 20 dB per 20 ms frame; a vowel holds its level (its frames mostly within 2-5 dB) until the
+    /// syllable ends. Default 6 dB. `.infinity` turns the cue off. Must be > 0.
+    public var maximumVoicedFallDecibels: Float
     /// The lowest voice pitch looked for, in Hz. Default 70. Must be 40...1000 and below
     /// ``highestPitch``.
     public var lowestPitch: Double
@@ -142,6 +147,7 @@ public struct VoiceGateConfiguration: Sendable, Equatable {
         minimumHarmonicity: Float = 0.6,
         maximumHarmonicShare: Float = 0.9,
         pitchContinuity: Float = 0.15,
+        maximumVoicedFallDecibels: Float = 6,
         lowestPitch: Double = 70,
         highestPitch: Double = 400,
         minimumVoicedStretch: Duration = .milliseconds(60),
@@ -172,6 +178,7 @@ public struct VoiceGateConfiguration: Sendable, Equatable {
         self.minimumHarmonicity = minimumHarmonicity
         self.maximumHarmonicShare = maximumHarmonicShare
         self.pitchContinuity = pitchContinuity
+        self.maximumVoicedFallDecibels = maximumVoicedFallDecibels
         self.lowestPitch = lowestPitch
         self.highestPitch = highestPitch
         self.minimumVoicedStretch = minimumVoicedStretch
@@ -243,6 +250,9 @@ public struct VoiceGateConfiguration: Sendable, Equatable {
         }
         guard pitchContinuity.isFinite, pitchContinuity >= 0, pitchContinuity <= 1 else {
             throw bad("voice gate pitch continuity must be 0...1, got \(pitchContinuity)")
+        }
+        guard !maximumVoicedFallDecibels.isNaN, maximumVoicedFallDecibels > 0 else {
+            throw bad("voice gate maximum voiced fall must be > 0 dB, got \(maximumVoicedFallDecibels)")
         }
         guard lowestPitch.isFinite, highestPitch.isFinite, lowestPitch >= 40, highestPitch <= 1000,
             lowestPitch < highestPitch

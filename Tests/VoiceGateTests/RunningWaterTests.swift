@@ -24,7 +24,7 @@ struct RunningWaterTests {
         #expect(result.voicedSeconds <= 0.5, "\(bubblesPerSecond)/s: \(result.segments)")
     }
 
-    @Test("the pure-tone cue is what rejects the bubbles: without it and the continuity cue they pass for voice")
+    @Test("the pure-tone, continuity and level cues are what reject the bubbles: without them they pass for voice")
     func bubblesWithoutTheCues() throws {
         var passed = 0.0
         var kept = 0.0
@@ -32,7 +32,9 @@ struct RunningWaterTests {
             let water = SyntheticAudio.bubblingWater(seconds: 15, bubblesPerSecond: 30, seed: seed)
             kept += try gateResult(water).voicedSeconds
             passed += try gateResult(
-                water, configuration: VoiceGateConfiguration(maximumHarmonicShare: 1, pitchContinuity: 0)
+                water,
+                configuration: VoiceGateConfiguration(
+                    maximumHarmonicShare: 1, pitchContinuity: 0, maximumVoicedFallDecibels: .infinity)
             ).voicedSeconds
         }
         #expect(passed >= kept + 1, "without the cues \(passed) s, with them \(kept) s over 45 s of water")
@@ -75,7 +77,8 @@ struct RunningWaterTests {
         for bad in [
             VoiceGateConfiguration(maximumHarmonicShare: 0), VoiceGateConfiguration(maximumHarmonicShare: 1.5),
             VoiceGateConfiguration(maximumHarmonicShare: .nan), VoiceGateConfiguration(pitchContinuity: -0.1),
-            VoiceGateConfiguration(pitchContinuity: 2),
+            VoiceGateConfiguration(pitchContinuity: 2), VoiceGateConfiguration(maximumVoicedFallDecibels: 0),
+            VoiceGateConfiguration(maximumVoicedFallDecibels: .nan),
         ] {
             #expect(throws: ProofkitError.self) { _ = try VoiceActivityGate(configuration: bad) }
         }
