@@ -103,17 +103,27 @@ public struct VoiceGateResult: Sendable, Equatable {
 ///    sound pre-emphasised, low-passed at 1 kHz and decimated to about 4 kHz; see
 ///    ``VoiceGateConfiguration/minimumHarmonicity``) is at least 0.6. A vowel repeats itself every
 ///    pitch period for tens of milliseconds; a clock's tick, a drip, a key press or a shaker rings
-///    for a few milliseconds without a pitch, however regularly it comes. The run's segment still
+///    for a few milliseconds without a pitch, however regularly it comes. A pitched frame counts
+///    as voiced only if it is not a **pure tone**: its strongest harmonic (of the pitch found,
+///    up to 1 kHz) holds at most ``VoiceGateConfiguration/maximumHarmonicShare`` (0.9) of the
+///    energy at its harmonics (a bubble in running water or a drop's ring is one sinusoid; a
+///    vowel spreads over several harmonics). Within a stretch, each frame's pitch must be within
+///    ``VoiceGateConfiguration/pitchContinuity`` (15 %) of the previous frame's (bubbles come at
+///    unrelated pitches) and its level within ``VoiceGateConfiguration/maximumVoicedFallDecibels``
+///    (6 dB) of the stretch's loudest frame (a bubble rings down by 4-20 dB per frame; a vowel
+///    holds its level). The run's segment still
 ///    starts at its first loud frame. Voice stays on for ``VoiceGateConfiguration/hangOver`` after
 ///    the last loud frame, so the gaps between words do not split a reading; but a loud frame
 ///    extends the segment only within ``VoiceGateConfiguration/voicedTail`` (150 ms) of the last
-///    voiced frames (two in a row), so the segment ends where the speech ends: ticks between
+///    voiced frames (two pitched, non-pure-tone frames in a row whose level holds; the pitch may
+///    jump there), so the segment ends where the speech ends: ticks between
 ///    words and the room after the reading do not lengthen it. While voice is on, a stretch of
 ///    ``VoiceGateConfiguration/unmodulatedWindow`` without voiced frames lifts the floor as an
 ///    unmodulated run does (a noise that started under the reading).
 ///
 /// Known limits: a voice-like sound (a radio, a television, someone else talking, a musical
-/// instrument, bubbling water) counts as voice;
+/// instrument, a buzzing insect) counts as voice; running water is mostly rejected, but a dense
+/// boil or gurgle can still pass for several seconds (Benchmarks/VOICE_GATE_EVAL.md);
 /// a long monotone sustained vowel (over a few seconds) is slowly absorbed into the floor; and the
 /// first frames set the floor, so audio that starts in the middle of loud speech is detected only
 /// after the first pause.
