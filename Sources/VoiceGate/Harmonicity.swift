@@ -188,30 +188,47 @@ struct HarmonicityTracker: Sendable {
 
     /// The share (0...1) of the strongest harmonic of rate / ``bestLag`` in the energy at all its
     /// harmonics up to the low-pass cutoff, over the last 32 ms (see the type's documentation):
-    /// near 1 for a pure tone, lower for a voice. Call it right after ``strength()``; 1 when that
-    /// found no lag.
-    func harmonicSpread() -> Float {
+    /// near 1 for a pure tone, lower for a voice. Call it right after ``strength()`` (it windows
+    /// that call's scratch in place); 1 when that found no lag.
+    mutating func harmonicSpread() -> Float {
         guard bestLag >= shortestLag, bestLag <= longestLag else { return 1 }
         let first = coefficientStarts[bestLag - shortestLag]
         let end = coefficientStarts[bestLag - shortestLag + 1]
         let length = spreadWindow.count
         let offset = windowLength + longestLag - length
+        // Windowed once, in place (the scratch is refilled by the next strength()).
+        for i in 0..<length { scratch[offset + i] *= spreadWindow[i] }
         var total: Float = 0
         var strongest: Float = 0
         scratch.withUnsafeBufferPointer { x in
-            spreadWindow.withUnsafeBufferPointer { window in
-                for index in first..<end {
-                    let coefficient = goertzelCoefficients[index]
-                    var s1: Float = 0
-                    var s2: Float = 0
-                    for i in 0..<length {
-                        let s0 = x[offset + i] * window[i] + coefficient * s1 - s2
-                        s2 = s1
-                        s1 = s0
+            goertzelCoefficients.withUnsafeBufferPointer { coefficients in
+                // Two harmonics per pass: two independent recurrences hide each other's latency.
+                var index = first
+                while index < end {
+                    let c1 = coefficients[index]
+                    let c2 = index + 1 < end ? coefficients[index + 1] : c1
+                    var a1: Float = 0
+                    var a2: Float = 0
+                    var b1: Float = 0
+                    var b2: Float = 0
+                    for i in offset..<(offset + length) {
+                        let sample = x[i]
+                        let a0 = sample + c1 * a1 - a2
+                        let b0 = sample + c2 * b1 - b2
+                        a2 = a1
+                        a1 = a0
+                        b2 = b1
+                        b1 = b0
                     }
-                    let power = max(0, s1 * s1 + s2 * s2 - coefficient * s1 * s2)
-                    total += power
-                    strongest = max(strongest, power)
+                    let powerA = max(0, a1 * a1 + a2 * a2 - c1 * a1 * a2)
+                    total += powerA
+                    strongest = max(strongest, powerA)
+                    if index + 1 < end {
+                        let powerB = max(0, b1 * b1 + b2 * b2 - c2 * b1 * b2)
+                        total += powerB
+                        strongest = max(strongest, powerB)
+                    }
+                    index += 2
                 }
             }
         }
