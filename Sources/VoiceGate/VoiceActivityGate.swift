@@ -103,17 +103,27 @@ public struct VoiceGateResult: Sendable, Equatable {
 ///    sound pre-emphasised, low-passed at 1 kHz and decimated to about 4 kHz; see
 ///    ``VoiceGateConfiguration/minimumHarmonicity``) is at least 0.6. A vowel repeats itself every
 ///    pitch period for tens of milliseconds; a clock's tick, a drip, a key press or a shaker rings
-///    for a few milliseconds without a pitch, however regularly it comes. The run's segment still
+///    for a few milliseconds without a pitch, however regularly it comes. A pitched frame counts
+///    as voiced only if it is not a **pure tone**: its strongest harmonic (of the pitch found,
+///    up to 1 kHz) holds at most ``VoiceGateConfiguration/maximumHarmonicShare`` (0.9) of the
+///    energy at its harmonics (a bubble in running water or a drop's ring is one sinusoid; a
+///    vowel spreads over several harmonics). Within a stretch, each frame's pitch must be within
+///    ``VoiceGateConfiguration/pitchContinuity`` (15 %) of the previous frame's (bubbles come at
+///    unrelated pitches) and its level within ``VoiceGateConfiguration/maximumVoicedFallDecibels``
+///    (6 dB) of the stretch's loudest frame (a bubble rings down by 4-20 dB per frame; a vowel
+///    holds its level). The run's segment still
 ///    starts at its first loud frame. Voice stays on for ``VoiceGateConfiguration/hangOver`` after
 ///    the last loud frame, so the gaps between words do not split a reading; but a loud frame
 ///    extends the segment only within ``VoiceGateConfiguration/voicedTail`` (150 ms) of the last
-///    voiced frames (two in a row), so the segment ends where the speech ends: ticks between
+///    voiced frames (two pitched, non-pure-tone frames in a row whose level holds; the pitch may
+///    jump there), so the segment ends where the speech ends: ticks between
 ///    words and the room after the reading do not lengthen it. While voice is on, a stretch of
 ///    ``VoiceGateConfiguration/unmodulatedWindow`` without voiced frames lifts the floor as an
 ///    unmodulated run does (a noise that started under the reading).
 ///
 /// Known limits: a voice-like sound (a radio, a television, someone else talking, a musical
-/// instrument, bubbling water) counts as voice;
+/// instrument, a buzzing insect) counts as voice; running water is mostly rejected, but a dense
+/// boil or gurgle can still pass for several seconds (Benchmarks/VOICE_GATE_EVAL.md);
 /// a long monotone sustained vowel (over a few seconds) is slowly absorbed into the floor; and the
 /// first frames set the floor, so audio that starts in the middle of loud speech is detected only
 /// after the first pause.
@@ -156,6 +166,17 @@ public struct VoiceActivityGate: Sendable {
     private let voicedStretchFrames: Int
     private let voicedTailFrames: Int
     private var harmonicStreak = 0
+    /// Consecutive pitched frames, whatever their pitch (the voiced tail's count).
+    private var pitchedStreak = 0
+    /// The pure-tone and pitch-continuity cues (see ``VoiceGateConfiguration/maximumHarmonicShare``).
+    private let usesHarmonicShare: Bool
+    private let continuity: Float
+    /// The pitch lag of the last voiced frame, in decimated samples.
+    private var previousLag = 0
+    /// The loudest frame of the current voiced stretch, in dBFS.
+    private var stretchPeakLevel: Float = 0
+    /// The loudest frame of the current run of pitched frames (the tail's count), in dBFS.
+    private var pitchedPeakLevel: Float = 0
     /// The last frame of two voiced frames in a row, and the last frame that completed a voiced
     /// stretch, or -1.
     private var lastVoicingFrame = -1
@@ -251,6 +272,8 @@ public struct VoiceActivityGate: Sendable {
             sampleRate: configuration.sampleRate, frameLength: frameLength,
             lowestPitch: configuration.lowestPitch, highestPitch: configuration.highestPitch)
         usesHarmonicity = configuration.minimumHarmonicity > 0
+        usesHarmonicShare = configuration.maximumHarmonicShare < 1
+        continuity = configuration.pitchContinuity
         voicedStretchFrames = max(1, frames(configuration.minimumVoicedStretch))
         voicedTailFrames = frames(configuration.voicedTail)
         // RBJ band-pass (0 dB peak gain): b = (alpha, 0, -alpha), a = (1 + alpha, -2 cos w, 1 - alpha).
@@ -459,11 +482,36 @@ public struct VoiceActivityGate: Sendable {
         }
 
         // The voicing cue: loud frames that repeat at a voice's pitch, in stretches.
-        var harmonicity: Float = 0
         if usesHarmonicity {
-            if level > offThreshold { harmonicity = pitch.strength() }
-            harmonicStreak = level > offThreshold && harmonicity >= configuration.minimumHarmonicity ? harmonicStreak + 1 : 0
-            if harmonicStreak >= 2 { lastVoicingFrame = current }
+            var isPitched = false
+            if level > offThreshold, pitch.strength() >= configuration.minimumHarmonicity {
+                // A pure tone (a bubble, a drop's ring) is periodic without being a voice.
+                isPitched = !usesHarmonicShare || pitch.harmonicSpread() <= configuration.maximumHarmonicShare
+            }
+            if isPitched {
+                // A stretch continues only while the pitch glides (bubbles come at unrelated
+                // pitches) and the level holds.
+                if harmonicStreak > 0,
+                    (continuity > 0 && !isContinuous(previousLag, pitch.bestLag))
+                        || level < stretchPeakLevel - configuration.maximumVoicedFallDecibels
+                {
+                    harmonicStreak = 0
+                }
+                // A ringing bubble or drop decays by 4-20 dB per frame; a vowel holds its level.
+                stretchPeakLevel = harmonicStreak == 0 ? level : max(stretchPeakLevel, level)
+                harmonicStreak += 1
+                // The tail's count asks only for the level to hold: a word's end may glide fast.
+                if pitchedStreak > 0, level < pitchedPeakLevel - configuration.maximumVoicedFallDecibels {
+                    pitchedStreak = 0
+                }
+                pitchedPeakLevel = pitchedStreak == 0 ? level : max(pitchedPeakLevel, level)
+                pitchedStreak += 1
+                previousLag = pitch.bestLag
+            } else {
+                harmonicStreak = 0
+                pitchedStreak = 0
+            }
+            if pitchedStreak >= 2 { lastVoicingFrame = current }
             if harmonicStreak >= voicedStretchFrames { lastStretchFrame = current }
         }
 
@@ -543,6 +591,13 @@ public struct VoiceActivityGate: Sendable {
             thresholdDecibels: floor + configuration.marginDecibels, isVoiced: state == .voiced)
         if configuration.recordsTrack { track.append(frame) }
         return frame
+    }
+
+    /// Whether a pitch lag continues the previous one: within ``VoiceGateConfiguration/pitchContinuity``
+    /// of it. (Allowing octave jumps too would let about half of random lag pairs through.)
+    private func isContinuous(_ previous: Int, _ lag: Int) -> Bool {
+        guard previous > 0, lag > 0 else { return false }
+        return abs(Float(lag) / Float(previous) - 1) <= continuity
     }
 
     /// The power and first-difference power that a frame adds above the floor.

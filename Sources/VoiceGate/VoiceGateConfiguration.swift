@@ -84,6 +84,22 @@ public struct VoiceGateConfiguration: Sendable, Equatable {
     /// ``voicedTail`` after the last voiced frames. Default 0.6. `0` turns the cue off (the gate
     /// then judges loudness, spectrum and the syllable cue only).
     public var minimumHarmonicity: Float
+    /// The pure-tone cue: the largest share of a pitched frame's harmonic energy (at the pitch
+    /// found and its multiples up to 1 kHz) that its strongest harmonic may hold for the frame to
+    /// count as voiced, 0...1. A bubble in running water, a dripping tap's ring, a kettle or a
+    /// whistle is one sinusoid (0.9-1); a vowel spreads its energy over several harmonics (mostly
+    /// 0.4-0.85). Default 0.9. `1` turns the cue off.
+    public var maximumHarmonicShare: Float
+    /// The pitch-continuity cue: how far, as a fraction, the pitch of a voiced frame may differ
+    /// from the previous voiced frame's and still continue a voiced stretch. A voice glides (a few per cent per 20 ms frame); bubbles, splashes and
+    /// drops come at unrelated pitches one after another. Default 0.15. `0` turns the cue off.
+    /// Must be 0...1.
+    public var pitchContinuity: Float
+    /// The level cue of a voiced stretch: how far, in dB, a voiced frame may fall below the
+    /// loudest frame of its stretch and still continue it. A bubble or a drop rings down by 4 to
+    /// 20 dB per 20 ms frame; a vowel holds its level (its frames mostly within 2-5 dB) until the
+    /// syllable ends. Default 6 dB. `.infinity` turns the cue off. Must be > 0.
+    public var maximumVoicedFallDecibels: Float
     /// The lowest voice pitch looked for, in Hz. Default 70. Must be 40...1000 and below
     /// ``highestPitch``.
     public var lowestPitch: Double
@@ -129,6 +145,9 @@ public struct VoiceGateConfiguration: Sendable, Equatable {
         unmodulatedWindow: Duration = .milliseconds(1200),
         unmodulatedFloorRiseDecibelsPerSecond: Float = 40,
         minimumHarmonicity: Float = 0.6,
+        maximumHarmonicShare: Float = 0.9,
+        pitchContinuity: Float = 0.15,
+        maximumVoicedFallDecibels: Float = 6,
         lowestPitch: Double = 70,
         highestPitch: Double = 400,
         minimumVoicedStretch: Duration = .milliseconds(60),
@@ -157,6 +176,9 @@ public struct VoiceGateConfiguration: Sendable, Equatable {
         self.unmodulatedWindow = unmodulatedWindow
         self.unmodulatedFloorRiseDecibelsPerSecond = unmodulatedFloorRiseDecibelsPerSecond
         self.minimumHarmonicity = minimumHarmonicity
+        self.maximumHarmonicShare = maximumHarmonicShare
+        self.pitchContinuity = pitchContinuity
+        self.maximumVoicedFallDecibels = maximumVoicedFallDecibels
         self.lowestPitch = lowestPitch
         self.highestPitch = highestPitch
         self.minimumVoicedStretch = minimumVoicedStretch
@@ -222,6 +244,15 @@ public struct VoiceGateConfiguration: Sendable, Equatable {
         }
         guard minimumHarmonicity.isFinite, minimumHarmonicity >= 0, minimumHarmonicity <= 1 else {
             throw bad("voice gate minimum harmonicity must be 0...1, got \(minimumHarmonicity)")
+        }
+        guard maximumHarmonicShare.isFinite, maximumHarmonicShare > 0, maximumHarmonicShare <= 1 else {
+            throw bad("voice gate maximum harmonic share must be in (0, 1], got \(maximumHarmonicShare)")
+        }
+        guard pitchContinuity.isFinite, pitchContinuity >= 0, pitchContinuity <= 1 else {
+            throw bad("voice gate pitch continuity must be 0...1, got \(pitchContinuity)")
+        }
+        guard !maximumVoicedFallDecibels.isNaN, maximumVoicedFallDecibels > 0 else {
+            throw bad("voice gate maximum voiced fall must be > 0 dB, got \(maximumVoicedFallDecibels)")
         }
         guard lowestPitch.isFinite, highestPitch.isFinite, lowestPitch >= 40, highestPitch <= 1000,
             lowestPitch < highestPitch

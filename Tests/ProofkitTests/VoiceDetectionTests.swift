@@ -31,9 +31,11 @@ struct SileroModeReadingProofTests {
             #expect(isApproximatelyEqual(result.gate.voicedSeconds, proof.voicedSeconds, absoluteTolerance: 1e-9))
             #expect(result.speechProbabilities.count == (mode == .energy ? 0 : next))
             // The meter's voiced flag covers the mode's voiced time (plus the energy gate's
-            // 300 ms hang-over after each segment).
+            // 300 ms hang-over after each segment), less the live decision's delay at each
+            // segment's start (a run turns voice on once it shows a voiced stretch that glides in
+            // pitch and holds its level; its segment then starts at the run's first loud frame).
             let flagged = Double(voicedLevels) * 0.1
-            #expect(flagged >= result.gate.voicedSeconds - 0.3, "\(mode)")
+            #expect(flagged >= result.gate.voicedSeconds - 0.3 * Double(max(1, result.gate.segments.count)), "\(mode): \(result.gate.segments)")
             #expect(flagged <= result.gate.voicedSeconds + 0.4 * Double(result.gate.segments.count) + 0.2, "\(mode)")
             results[mode] = result
         }

@@ -255,6 +255,145 @@ public enum SyntheticAudio {
         return TestAudio(samples: out, sampleRate: sampleRate).scaled(toRMS: levelDecibels)
     }
 
+    /// Running water as a synthesiser makes it: bubbles (damped sinusoids at their Minnaert
+    /// resonance, 150-1,500 Hz log-uniform, each rising by up to 20 % as it rings for 8-40 ms) at
+    /// about `bubblesPerSecond` at random times, over a band-passed rush (low-passed white noise,
+    /// 12 dB below the bubbles), the whole slowly swelling by `swellDecibels` at 0.3-1.5 Hz, at
+    /// `levelDecibels` dBFS RMS. Pitched, syllable-like in its swells, and not a voice.
+    public static func bubblingWater(
+        seconds: Double, sampleRate: Int = 16_000, bubblesPerSecond: Double = 30,
+        swellDecibels: Double = 8, levelDecibels: Double = -36, seed: UInt64 = 4
+    ) -> TestAudio {
+        var rng = Generator(seed: seed)
+        let rate = Double(sampleRate)
+        let count = Int(seconds * rate)
+        var out = [Float](repeating: 0, count: count)
+        var time = 0.0
+        while true {
+            time += -log(max(1e-9, Double(rng.uniform()) * 0.5 + 0.5)) / bubblesPerSecond
+            guard time < seconds else { break }
+            let frequency = 150 * pow(10, Double(rng.uniform() * 0.5 + 0.5))  // 150-1,500 Hz
+            let decay = 0.008 + 0.032 * Double(rng.uniform() * 0.5 + 0.5)
+            let rise = 0.2 * Double(rng.uniform() * 0.5 + 0.5)
+            let amplitude = Float(0.3 + 0.7 * Double(rng.uniform() * 0.5 + 0.5))
+            let start = Int(time * rate)
+            var phase = 0.0
+            for i in 0..<Int(5 * decay * rate) where start + i < count {
+                let t = Double(i) / rate
+                phase += 2 * .pi * frequency * (1 + rise * t / (5 * decay)) / rate
+                out[start + i] += amplitude * Float(exp(-t / decay) * sin(phase))
+            }
+        }
+        let bubbles = TestAudio(samples: out, sampleRate: sampleRate)
+        let bubbleLevel = TestAudio.rmsDecibels(out[...])
+        var lowPass: Float = 0
+        let rush = (0..<count).map { _ -> Float in
+            lowPass += 0.3 * (rng.uniform() - lowPass)
+            return lowPass
+        }
+        let mixed = bubbles.mixing(TestAudio(samples: rush, sampleRate: sampleRate).scaled(toRMS: bubbleLevel - 12), at: 0)
+        return swelled(mixed, rateHz: 0.3...1.5, decibels: swellDecibels, seed: seed &+ 1).scaled(toRMS: levelDecibels)
+    }
+
+    /// Broadband noise with a slow swell, as a shower, a tap, rain on a window, wind or a hiss
+    /// sounds: white noise through a one-pole low-pass (`smoothing`, 0...1: 1 leaves it white,
+    /// 0.05 is a dull rush), its level swinging by `swellDecibels` at `rateHz` (a sinusoidal
+    /// swell in dB, plus a random wander), at `levelDecibels` dBFS RMS.
+    public static func swellingNoise(
+        seconds: Double, sampleRate: Int = 16_000, smoothing: Float = 0.3, rateHz: Double = 2,
+        swellDecibels: Double = 12, levelDecibels: Double = -36, seed: UInt64 = 5
+    ) -> TestAudio {
+        var rng = Generator(seed: seed)
+        let count = Int(seconds * Double(sampleRate))
+        var lowPass: Float = 0
+        let rate = Double(sampleRate)
+        var out = [Float](repeating: 0, count: count)
+        for i in 0..<count {
+            lowPass += smoothing * (rng.uniform() - lowPass)
+            let t = Double(i) / rate
+            let swell = 0.5 + 0.5 * sin(2 * .pi * rateHz * t)
+            out[i] = lowPass * Float(pow(10, swell * swellDecibels / 20))
+        }
+        return TestAudio(samples: out, sampleRate: sampleRate).scaled(toRMS: levelDecibels)
+    }
+
+    /// `audio` whose level wanders by up to `decibels` (a sum of two sinusoids in dB at random
+    /// rates within `rateHz`).
+    static func swelled(_ audio: TestAudio, rateHz: ClosedRange<Double>, decibels: Double, seed: UInt64) -> TestAudio {
+        var rng = Generator(seed: seed)
+        let span = rateHz.upperBound - rateHz.lowerBound
+        let rates = (0..<2).map { _ in rateHz.lowerBound + span * Double(rng.uniform() * 0.5 + 0.5) }
+        let rate = Double(audio.sampleRate)
+        let samples = audio.samples.enumerated().map { i, x -> Float in
+            let t = Double(i) / rate
+            let swell = 0.5 + 0.25 * sin(2 * .pi * rates[0] * t) + 0.25 * sin(2 * .pi * rates[1] * t + 1)
+            return x * Float(pow(10, swell * decibels / 20))
+        }
+        return TestAudio(samples: samples, sampleRate: audio.sampleRate)
+    }
+
+    /// A synthetic reading: `syllables` vowels of 120-260 ms with 80-200 ms gaps, from 0.25 s
+    /// on, each a glottal pulse train (pitch gliding from about `pitch` Hz by up to ±15 %, with
+    /// 1 % jitter) through three formant resonators (one of /a/, /i/, /u/, /e/, /o/), with
+    /// 40 ms attack and decay. Returns the audio (peak about 0.3) and the vowels' seconds.
+    public static func vowelSequence(
+        syllables: Int = 12, sampleRate: Int = 16_000, pitch: Double = 120, seed: UInt64 = 6
+    ) -> (audio: TestAudio, voiced: [(start: Double, end: Double)]) {
+        var rng = Generator(seed: seed)
+        let rate = Double(sampleRate)
+        let formants: [[Double]] = [[730, 1090, 2440], [270, 2290, 3010], [300, 870, 2240], [530, 1840, 2480], [570, 840, 2410]]
+        var out: [Float] = Array(repeating: 0, count: Int(0.25 * rate))
+        var voiced: [(start: Double, end: Double)] = []
+        for index in 0..<syllables {
+            let length = Int((0.12 + 0.14 * Double(rng.uniform() * 0.5 + 0.5)) * rate)
+            let gap = Int((0.08 + 0.12 * Double(rng.uniform() * 0.5 + 0.5)) * rate)
+            let glide = 0.15 * Double(rng.uniform())
+            let vowel = formants[index % formants.count]
+            // The glottal source: one pulse per period, low-passed (a -12 dB/octave slope).
+            var source = [Double](repeating: 0, count: length)
+            var next = 0.0
+            while Int(next) < length {
+                source[Int(next)] = 1
+                let f0 = pitch * (1 + glide * next / Double(length)) * (1 + 0.01 * Double(rng.uniform()))
+                next += rate / f0
+            }
+            var s1 = 0.0
+            var s2 = 0.0
+            for i in source.indices {
+                s1 += 0.15 * (source[i] * 40 - s1)
+                s2 += 0.15 * (s1 - s2)
+                source[i] = s2
+            }
+            var signal = [Double](repeating: 0, count: length)
+            for (k, formant) in vowel.enumerated() {
+                // A two-pole resonator at the formant, 80-120 Hz wide.
+                let bandwidth = 80.0 + 20 * Double(k)
+                let r = exp(-.pi * bandwidth / rate)
+                let a1 = 2 * r * cos(2 * .pi * formant / rate)
+                let a2 = -r * r
+                var y1 = 0.0
+                var y2 = 0.0
+                let gain = [1.0, 0.5, 0.25][k] * (1 - r)
+                for i in 0..<length {
+                    let y = gain * source[i] + a1 * y1 + a2 * y2
+                    y2 = y1
+                    y1 = y
+                    signal[i] += y
+                }
+            }
+            let ramp = Int(0.04 * rate)
+            let start = Double(out.count) / rate
+            for i in 0..<length {
+                let envelope = min(1, Double(i) / Double(ramp), Double(length - 1 - i) / Double(ramp))
+                out.append(Float(signal[i] * envelope))
+            }
+            voiced.append((start, start + Double(length) / rate))
+            out.append(contentsOf: repeatElement(0, count: gap))
+        }
+        let peak = out.reduce(0) { max($0, abs($1)) }
+        return (TestAudio(samples: out.map { $0 * 0.3 / max(peak, 1e-9) }, sampleRate: sampleRate), voiced)
+    }
+
     /// White noise at `levelDecibels` dBFS RMS.
     public static func whiteNoise(
         seconds: Double, sampleRate: Int = 16_000, levelDecibels: Double, seed: UInt64 = 3

@@ -59,7 +59,8 @@ enum VoiceCommand: Subcommand {
 
         --vad energy|silero|both chooses what counts as voice: the room-level energy gate
         (cheapest; it rejects clock ticks, drips and typing by their lack of voiced, harmonic
-        stretches), the Silero VAD neural model, or both (voiced only where both agree). Without
+        stretches, and most running water by its bubbles' pure tones, jumping pitch and decay),
+        the Silero VAD neural model, or both (voiced only where both agree). Without
         --vad the gate is silero when ONNX Runtime and the Silero model are installed, else energy;
         the energy gate's noise floor is tracked and shown either way, and the output says which
         gate decided ("gate: ..." line; "vad" and "vad_fallback" in JSON). Silero is
