@@ -141,7 +141,8 @@ enum VoiceCommand: Subcommand {
         .option("vad", value: "MODE", help: "energy, silero or both (default: silero if installed, else energy)"),
         .option("record", value: "OUT.wav", help: "keep what was heard (live only)"),
         .option("plot", value: "OUT.svg", help: "draw level, floor, threshold and voiced regions"),
-        .flag("forced-score", help: "a RECORDING also passes by the forced score (whisper; off by default)"),
+        .flag("forced-score", help: "accept by the forced score too (whisper; the default, kept for scripts)"),
+        .flag("no-forced-score", help: "the key words alone decide (whisper)"),
         .flag("strict", help: "exit 2 when the proof is rejected"),
         .flag("json", help: "one JSON event per line on stdout"),
     ]
@@ -176,12 +177,17 @@ enum VoiceCommand: Subcommand {
             for flag in ["record", "recognizer-cmd", "device", "max-seconds"] where arguments.value(flag) != nil {
                 throw UsageError("--\(flag) works only with --live")
             }
+            if arguments.has("forced-score") && arguments.has("no-forced-score") {
+                throw UsageError("give either --forced-score or --no-forced-score, not both")
+            }
             return try runRecording(arguments.positionals[0], arguments, mode: mode, fallback: fallback, choice: choice, io: io)
         }
         if !arguments.positionals.isEmpty {
             throw UsageError("--live takes no RECORDING argument ('\(arguments.positionals[0])')")
         }
-        if arguments.has("forced-score") { throw UsageError("--forced-score works only with a RECORDING") }
+        if arguments.has("forced-score") && arguments.has("no-forced-score") {
+            throw UsageError("give either --forced-score or --no-forced-score, not both")
+        }
         return try runLive(arguments, mode: mode, fallback: fallback, choice: choice, io: io)
     }
 
@@ -245,7 +251,7 @@ enum VoiceCommand: Subcommand {
         }
     }
 
-    /// Transcribes a whole recording and scores the text (the recording path's recogniser).
+    /// Transcribes a whole recording and scores the text by spans (the recording path's recogniser).
     static func recognize(with whisper: WhisperRecognizer) -> (_ samples: [Float], _ text: DuaText) throws(ProofkitError)
         -> ReadingProofRecording.RecognizedReading
     {
@@ -254,13 +260,16 @@ enum VoiceCommand: Subcommand {
             let start = clock.now
             let features = WhisperFeatures.logMel(of: samples)
             let transcription = try whisper.transcriber.transcribe(features: features)
-            let score = try whisper.transcriber.scores(
-                texts: [ArabicNormalizer.withoutMarks(text.text)], features: features, transcription: transcription)[0]
+            let span = try whisper.spanScores(texts: [text.text], features: features, transcription: transcription)[0]
             return ReadingProofRecording.RecognizedReading(
-                transcript: transcription.text, score: score?.text, transcriptScore: score?.transcript,
-                seconds: transcription.seconds,
+                transcript: transcription.text, span: span, seconds: transcription.seconds,
                 elapsedSeconds: (clock.now - start).secondsValue)
         }
+    }
+
+    /// The forced-score rule the arguments ask for: the default one unless --no-forced-score.
+    static func forcedScoreRule(_ arguments: ParsedArguments) -> ForcedScoreRule? {
+        arguments.has("no-forced-score") ? nil : ReadingProofRecording.defaultForcedScoreRule
     }
 
     /// The proof settings from the arguments.
@@ -299,7 +308,7 @@ enum VoiceCommand: Subcommand {
                 path: path, configuration: configuration,
                 sileroModelPath: VoiceProofSession.sileroModelPath(environment: io.environment), transcript: transcript,
                 fallback: fallback, recognize: whisper.map(recognize(with:)),
-                forcedScoreRule: arguments.has("forced-score") ? ForcedScoreRule() : ReadingProofRecording.defaultForcedScoreRule)
+                forcedScoreRule: forcedScoreRule(arguments))
         } catch {
             throw error.path == nil ? error.at(path: path) : error
         }
@@ -320,7 +329,7 @@ enum VoiceCommand: Subcommand {
             object["recognizer"] = .string(choice.name)
             let recognition = outcome.recognition
             object["transcript"] = choice == .none ? .null : .string(recognition?.transcript ?? transcript.joined(separator: " "))
-            object["forced_score"] = forcedScoreJSON(recognition?.score, transcript: recognition?.transcriptScore)
+            object["forced_score"] = forcedScoreJSON(recognition, rule: forcedScoreRule(arguments))
             object["recognizer_seconds"] = recognition.map { .rounded($0.elapsedSeconds, places: 3) } ?? .null
             object["recognizer_skipped"] = JSONValue(recognition?.skippedReason)
             io.printJSON(.object(object))
@@ -335,13 +344,7 @@ enum VoiceCommand: Subcommand {
                 } else {
                     io.print("heard: " + (recognition.transcript.isEmpty ? "(nothing)" : recognition.transcript))
                 }
-                if let score = recognition.score {
-                    var line = "forced score of the text: mean log-probability \(decimalText(score.meanLogProbability, places: 2)) per token"
-                    if let ratio = ForcedScoreRule.ratio(text: score, transcript: recognition.transcriptScore) {
-                        line += " (\(decimalText(ratio, places: 2)) against what it heard; \(decimalText(-ForcedScoreRule.defaultMargin, places: 1)) or more passes)"
-                    }
-                    io.print(line)
-                }
+                if let line = forcedScoreLine(recognition) { io.print(line) }
             }
             if choice != .none {
                 io.print("key words heard: \(result.heardKeyWords.count) of \(text.keyWords.count) (\(text.requiredKeyWords) needed)")
@@ -428,7 +431,21 @@ enum VoiceCommand: Subcommand {
                 }
             }
         }
-        let result = state.session.proof.finish()
+        var result = state.session.proof.finish()
+        var recognition: ReadingProofRecording.RecognizedReading?
+        if let live, let rule = forcedScoreRule(arguments) {
+            // The same rule as a recording's: the text's span forced score over the voiced audio.
+            let span = try live.spanScore(of: proof.configuration.text.text)
+            let heard = ReadingProofRecording.RecognizedReading(
+                transcript: result.transcript.joined(separator: " "), span: span, seconds: summary.heardSeconds,
+                elapsedSeconds: 0)
+            recognition = heard
+            let before = result.match.verdict.isAccepted
+            result.match = ReadingProofRecording.acceptingByForcedScore(result.match, recognition: heard, rule: rule)
+            if json && !before && result.match.verdict.isAccepted {
+                io.printJSON(view.jsonEvent(.accepted(result.match), t: summary.heardSeconds))
+            }
+        }
         var recorded: String?
         if let record = arguments.value("record") {
             try state.commitRecording()
@@ -444,6 +461,7 @@ enum VoiceCommand: Subcommand {
                 "transcript": .array(result.transcript.map { .string($0) }),
                 "dropped_chunks": .int(statistics.droppedChunks), "overruns": .int(statistics.overruns),
                 "recognizer_restarts": .int(recognizer?.restarts ?? 0), "recording": JSONValue(recorded),
+                "forced_score": live == nil ? .null : forcedScoreJSON(recognition, rule: forcedScoreRule(arguments)),
             ]
             object.merge(resultFields(result, mode: proof.configuration.voiceDetection,
                                       fallback: state.session.fallbackReason, needed: needed)) { _, new in new }
@@ -452,6 +470,7 @@ enum VoiceCommand: Subcommand {
             io.print("heard \(formatSeconds(summary.heardSeconds)) of audio on \(device); voiced \(formatSeconds(result.gate.voicedSeconds)) of \(formatSeconds(needed)) needed")
             io.print(gateLine(result.decidedBy, fallback: state.session.fallbackReason))
             if !result.transcript.isEmpty { io.print("transcript: " + result.transcript.joined(separator: " ")) }
+            if let recognition, let line = forcedScoreLine(recognition) { io.print(line) }
             if let recorded { io.print("recorded to \(recorded)") }
             io.print(verdictLine(result.match))
         }
@@ -476,7 +495,7 @@ enum VoiceCommand: Subcommand {
             case .keyWords: return "accepted: the key words were heard"
             case .readTwice: return "accepted: read aloud twice the reading time, with key words"
             case .voiceOnly: return "accepted: read aloud for the reading time (voice only)"
-            case .forcedScore: return "accepted: the recogniser finds the whole text about as likely as what it wrote (forced score)"
+            case .forcedScore: return "accepted: the recogniser finds the text about as likely as what it wrote (forced score)"
             }
         case .rejected(let why):
             return "rejected: \(why.detail)"
@@ -512,16 +531,33 @@ enum VoiceCommand: Subcommand {
     }
 
     /// `{"mean_log_prob": X, "tokens": N, "transcript_mean_log_prob": Y|null, "ratio": X-Y|null,
-    /// "passes": BOOL}` or null.
-    static func forcedScoreJSON(_ score: ForcedScore?, transcript: ForcedScore?) -> JSONValue {
-        guard let score else { return .null }
-        let ratio = ForcedScoreRule.ratio(text: score, transcript: transcript)
+    /// "coverage": C|null, "span": WORDS|null, "passes": BOOL, "rule_on": BOOL}` or null.
+    static func forcedScoreJSON(_ recognition: ReadingProofRecording.RecognizedReading?, rule: ForcedScoreRule?) -> JSONValue {
+        guard let recognition, let score = recognition.score else { return .null }
+        let ratio = ForcedScoreRule.ratio(text: score, transcript: recognition.transcriptScore)
         return [
             "mean_log_prob": .rounded(score.meanLogProbability, places: 3), "tokens": .int(score.tokens.count),
-            "transcript_mean_log_prob": transcript.map { .rounded($0.meanLogProbability, places: 3) } ?? .null,
+            "transcript_mean_log_prob": recognition.transcriptScore.map { .rounded($0.meanLogProbability, places: 3) } ?? .null,
             "ratio": ratio.map { .rounded($0, places: 3) } ?? .null,
-            "passes": .bool(ForcedScoreRule().passes(text: score, transcript: transcript)),
+            "coverage": recognition.span.map { .rounded($0.coverage, places: 3) } ?? .null,
+            "windows": .int(recognition.span?.parts.count ?? 1),
+            "passes": .bool(ReadingProofRecording.passes(rule ?? ForcedScoreRule(), recognition)),
+            "rule_on": .bool(rule != nil),
         ]
+    }
+
+    /// The text output's forced-score line, or `nil` when there is no score.
+    static func forcedScoreLine(_ recognition: ReadingProofRecording.RecognizedReading) -> String? {
+        guard let score = recognition.score else { return nil }
+        var line = "forced score of the text: mean log-probability \(decimalText(score.meanLogProbability, places: 2)) per token"
+        if let ratio = ForcedScoreRule.ratio(text: score, transcript: recognition.transcriptScore) {
+            line += " (\(decimalText(ratio, places: 2)) against what it heard; \(decimalText(-ForcedScoreRule.defaultMargin, places: 1)) or more passes"
+            if let span = recognition.span {
+                line += "; the words heard cover \(span.coveredWords) of the text's \(span.wordCount)"
+            }
+            line += ")"
+        }
+        return line
     }
 
     static func writePlot(_ result: ReadingProofResult, title: String, to path: String) throws(ProofkitError) {
