@@ -10,19 +10,24 @@ loaded once), then asks `proofkit dua check` whether each transcript is accepted
 and, with --voice, also runs `proofkit voice REC --json` on each recording for the waking du'a
 (the whole pipeline: gate, recogniser, matcher).
 
-With --forced, it also asks `proofkit transcribe REC --score-text ...` (one process per recording:
-the encoder runs once and every text is scored on it) for the forced score of the recording's own
-text, of 6 other recordings' texts chosen by a seeded RNG (random.Random(12000 + id)) and of the
-waking du'a, and reports the rule `proofkit voice` uses on a recording: accepted when the key words
-pass OR the forced score passes (ForcedScoreRule: the text's mean log-probability per token at most
-its margin below that of the model's own transcript in the same window). Other-text acceptance
-under that rule is counted on the sampled pairs only (the key words alone on all pairs).
+With --forced, it asks `proofkit transcribe REC --score-text ...` (one process per recording,
+kept in OUT/forced/NAME.json so that a run resumes; its transcript is the one used above) for the
+span forced score of the recording's own text, of 6 other recordings' texts chosen by a seeded RNG
+(random.Random(12000 + id)) and of the waking du'a, and reports the rule `proofkit voice` uses by
+default: accepted when the key words pass OR the forced score passes (ForcedScoreRule on the
+SpanScore: the words of the text the transcript aligns to, scored in each window, at most its
+margin below the model's own transcript, with enough tokens and coverage). Other-text acceptance
+under that rule is counted on the sampled pairs (the key words alone on all pairs too).
+With --voice-own it also runs the default `proofkit voice REC --text OWN --json` on every
+recording (gate, recogniser, key words, forced score: what a user gets), kept in OUT/voice/.
+--models DIR points PROOFKIT_MODELS at another models folder (e.g. an int8 build).
 
 The recordings are split in two halves by the parity of their id (A: even, B: odd) so that any
 rule tuned on one half can be reported on the other; both halves and the total are printed.
 
 Usage (from the package root, after `.ci/build-release proofkit` and the models build):
-  python3 Benchmarks/whisper_dua_eval.py [--proofkit PATH] [--data DIR] [--voice] [--out DIR]
+  python3 Benchmarks/whisper_dua_eval.py [--proofkit PATH] [--data DIR] [--voice] [--forced]
+      [--voice-own] [--models DIR] [--out DIR]
 Writes DIR/transcripts.jsonl, DIR/texts.json and DIR/results.json (default Benchmarks/out/whisper_dua).
 Needs only the Python standard library.
 """

@@ -22,12 +22,12 @@ enum VoiceCommand: Subcommand {
     static let discussion = """
         The reading proof: the voice gate measures how long the person reads aloud (against the
         room's moving noise floor), and the du'a matcher looks for the text's key words in what a
-        recogniser heard. With the built-in recogniser: accepted when enough key words are heard
-        (with --forced-score, a RECORDING also when the model finds the whole text about as likely
-        as what it wrote itself: the forced score, below). With another recogniser (or transcript
-        lines): also when voice lasted twice the reading time with two key words. With none: the
-        voice-only fallback, accepted when voice lasted the text's reading time. The output says
-        which rule decided.
+        recogniser heard. With the built-in recogniser: accepted when enough key words are heard,
+        or when the model finds the words of the text it heard about as likely as what it wrote
+        itself (the forced score, below; --no-forced-score leaves the key words alone). With
+        another recogniser (or transcript lines): also when voice lasted twice the reading time
+        with two key words. With none: the voice-only fallback, accepted when voice lasted the
+        text's reading time. The output says which rule decided.
 
         Live listening captures mono 16 kHz S16_LE audio from an ALSA device (default 'default';
         'hw:1,0', 'plughw:1,0', ... as 'proofkit voice --list-devices' shows) until --max-seconds of
@@ -43,14 +43,22 @@ enum VoiceCommand: Subcommand {
         on this device ('proofkit transcribe' shows what it hears): a RECORDING is transcribed whole
         (its first 300 s; not at all when the gate heard no voice), and live, the voiced audio is
         transcribed again every 1.2 s of new voice on a thread of its own, so the words light up as
-        they are read. With it the key words decide (the read-twice rule is off: it hears the
-        whole reading), and the text's forced score is given as evidence: the model's mean
-        log-probability per token of the text (harakat dropped) given the audio, and the same for
-        its own transcript in that 30 s window; their difference, the ratio, is about 0 to -1 for
-        the text that was read and below -2 for another. --forced-score (a RECORDING only) also
-        accepts when the ratio is at least -\(decimalText(ForcedScoreRule.defaultMargin, places: 1)) and the text has at least \(ForcedScoreRule.defaultMinimumTokens)
-        tokens (rule "forcedScore"; Benchmarks/whisper_dua_eval.md has its
-        figures). When its model is not installed the default goes on with the voice-only rule and
+        they are read. With it the read-twice rule is off (it hears the whole reading): the key
+        words decide, or the forced score. The forced score: in each 30 s window the model wrote
+        something in, what it wrote is aligned to the text (letters against letters, harakat,
+        punctuation, brackets, digits and markup dropped, a lone و joined to the next word, word
+        breaks ignored), and the words of the text it covers are scored by one decoder pass (the
+        mean log-probability per token of those words given the audio), beside the same for what
+        it wrote; the difference, the ratio, is about 0 to -1 for the text that was read and below
+        -2 for another. Narration or instructions in a text that nobody reads aloud ("قال رسول
+        الله ﷺ: ...", "(ثلاثا)") and the parts of a long text in other windows do not count
+        against it. Accepted by it (rule "forcedScore") when the ratio over all windows is at least
+        -\(decimalText(ForcedScoreRule.defaultMargin, places: 1)), the scored words have at least \(ForcedScoreRule.defaultMinimumTokens) tokens and cover at least \(Int((ForcedScoreRule.defaultMinimumCoverage * 100).rounded()))% of the text's words. A
+        RECORDING is scored after it is transcribed; live, the voiced audio of each window is
+        scored against its last transcript when listening ends (an "accepted" event with rule
+        "forcedScore" then comes just before "end"). --forced-score is the default (kept for
+        scripts); --no-forced-score turns it off. Benchmarks/whisper_dua_eval.md has its
+        figures. When its model is not installed the default goes on with the voice-only rule and
         says so in one line on stderr; --recognizer whisper then exits 69, and a damaged model
         exits 78. none: voice only. cmd: --recognizer-cmd (which implies it).
 
@@ -95,15 +103,14 @@ enum VoiceCommand: Subcommand {
           {"event":"voice_started"|"voice_stopped","t":T}
           {"event":"transcript","t":T,"text":LINE}
           {"event":"key_word","t":T,"index":I,"word":W}   (each key word, the first time only)
-          {"event":"accepted","t":T,"rule":"keyWords"|"readTwice"|"voiceOnly"}   (at most once)
+          {"event":"accepted","t":T,"rule":"keyWords"|"readTwice"|"voiceOnly"|"forcedScore"}   (at most once)
           {"event":"recognizer_restarted","restarts":N}
           {"event":"recognizer_gave_up"}
           {"event":"end","heard_seconds":S,"transcript":[LINES],"dropped_chunks":N,"overruns":N,
            "recognizer_restarts":N,"recording":PATH|null, ...the RESULT fields below}
         RECORDING: one object: {"file":PATH,"duration_seconds":S,"input_sample_rate":HZ,
           "input_channels":N,"recognizer":"whisper"|"transcript-file"|"none","transcript":TEXT|null,
-          "forced_score":{"mean_log_prob":X,"tokens":N,"transcript_mean_log_prob":Y|null,"ratio":X-Y|null,
-          "passes":BOOL}|null (whisper; passes: the forced-score rule's verdict),"recognizer_seconds":S|null,
+          "forced_score":FORCED|null,"recognizer_seconds":S|null,
           "recognizer_skipped":STRING|null, ...RESULT}
         RESULT fields: "text":NAME,"vad":MODE,"vad_fallback":STRING|null,"voiced_seconds":S,
           "voiced_segments":[[START,END],...] (seconds),"noise_floor_dbfs":DB (final floor),
@@ -112,6 +119,10 @@ enum VoiceCommand: Subcommand {
           "required_key_words":N,"verdict":"accepted"|"rejected",
           "rule":"keyWords"|"readTwice"|"voiceOnly"|"forcedScore" (the rule that decided: the words,
           read twice, voice only, the forced score),"reason":STRING|null
+        FORCED (whisper; also in the live "end" event): {"mean_log_prob":X (the text's scored words,
+          all windows),"tokens":N,"transcript_mean_log_prob":Y|null,"ratio":X-Y|null,"coverage":C
+          (share of the text's words scored),"windows":N,"passes":BOOL (the forced-score rule's
+          verdict),"rule_on":BOOL (false with --no-forced-score)}
         --list-devices --json: {"devices":[{"name":N,"description":D,"capture":B,"playback":B}]}
 
         Exit codes: 0 (also for a rejection), 2 rejected with --strict, 64 usage, 65 undecodable
@@ -125,6 +136,7 @@ enum VoiceCommand: Subcommand {
           proofkit voice --live --vad both --record fajr.wav --strict
           proofkit voice fajr.wav --json --plot levels.svg
           proofkit voice fajr.wav --recognizer none
+          proofkit voice fajr.wav --no-forced-score --json
           proofkit voice fajr.wav --transcript-file fajr.txt --text kursi
           PROOFKIT_ALSA_CONFIG=test.conf proofkit voice --live --device vmic --json --max-seconds 5
         """
