@@ -43,7 +43,7 @@ public enum TextSpanAligner {
     ///   - transcript: the transcript's normalised letters, without spaces.
     ///   - text: the text's words' normalised letters.
     /// - Returns: the words the stretch touches and the edits; `nil` when either side is empty.
-    ///   Ties go to the earliest end, then the latest start (the shortest stretch).
+    ///   Ties go to the earliest end.
     /// - Complexity: O(transcript × text letters) time, O(text letters) memory.
     public static func align(transcript: [Unicode.Scalar], text: [[Unicode.Scalar]]) -> TextSpan? {
         var letters: [Unicode.Scalar] = []
@@ -169,7 +169,7 @@ extension WhisperTranscriber {
         letters: (String) -> [Unicode.Scalar]
     ) throws(ProofkitError) -> [SpanScore] {
         var parts = [[SpanPart]](repeating: [], count: texts.count)
-        for (index, window) in transcription.windows.enumerated() where !window.tokens.isEmpty {
+        for window in transcription.windows where !window.tokens.isEmpty {
             let heard = letters(window.text)
             guard !heard.isEmpty, prompt.count + window.tokens.count + 1 <= model.maxPositions else { continue }
             let start = Int((window.startSeconds * 100).rounded())
@@ -188,7 +188,6 @@ extension WhisperTranscriber {
                 let score = try forcedScore(tokens: tokens, windowStart: window.startSeconds)
                 parts[i].append(SpanPart(span: span, text: score, transcript: reference!))
             }
-            _ = index
         }
         return zip(parts, texts).map { SpanScore(parts: $0, wordCount: $1.words.count) }
     }
