@@ -32,6 +32,14 @@ public struct TextSpan: Sendable, Equatable {
     public var edits: Int
     /// Letters in the transcript.
     public var transcriptLetters: Int
+
+    /// Makes a span (words `firstWord..<endWord`).
+    public init(firstWord: Int, endWord: Int, edits: Int, transcriptLetters: Int) {
+        self.firstWord = firstWord
+        self.endWord = endWord
+        self.edits = edits
+        self.transcriptLetters = transcriptLetters
+    }
 }
 
 /// The alignment behind span scoring. Pure.
@@ -99,6 +107,13 @@ public struct SpanPart: Sendable, Equatable {
     public var text: ForcedScore
     /// The forced score of the window's own greedy transcript (then `<|endoftext|>`).
     public var transcript: ForcedScore
+
+    /// Makes a part.
+    public init(span: TextSpan, text: ForcedScore, transcript: ForcedScore) {
+        self.span = span
+        self.text = text
+        self.transcript = transcript
+    }
 }
 
 /// A text's span forced score over a whole reading: for each window the model wrote something
