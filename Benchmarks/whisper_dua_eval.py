@@ -10,19 +10,24 @@ loaded once), then asks `proofkit dua check` whether each transcript is accepted
 and, with --voice, also runs `proofkit voice REC --json` on each recording for the waking du'a
 (the whole pipeline: gate, recogniser, matcher).
 
-With --forced, it also asks `proofkit transcribe REC --score-text ...` (one process per recording:
-the encoder runs once and every text is scored on it) for the forced score of the recording's own
-text, of 6 other recordings' texts chosen by a seeded RNG (random.Random(12000 + id)) and of the
-waking du'a, and reports the rule `proofkit voice` uses on a recording: accepted when the key words
-pass OR the forced score passes (ForcedScoreRule: the text's mean log-probability per token at most
-its margin below that of the model's own transcript in the same window). Other-text acceptance
-under that rule is counted on the sampled pairs only (the key words alone on all pairs).
+With --forced, it asks `proofkit transcribe REC --score-text ...` (one process per recording,
+kept in OUT/forced/NAME.json so that a run resumes; its transcript is the one used above) for the
+span forced score of the recording's own text, of 6 other recordings' texts chosen by a seeded RNG
+(random.Random(12000 + id)) and of the waking du'a, and reports the rule `proofkit voice` uses by
+default: accepted when the key words pass OR the forced score passes (ForcedScoreRule on the
+SpanScore: the words of the text the transcript aligns to, scored in each window, at most its
+margin below the model's own transcript, with enough tokens and coverage). Other-text acceptance
+under that rule is counted on the sampled pairs (the key words alone on all pairs too).
+With --voice-own it also runs the default `proofkit voice REC --text OWN --json` on every
+recording (gate, recogniser, key words, forced score: what a user gets), kept in OUT/voice/.
+--models DIR points PROOFKIT_MODELS at another models folder (e.g. an int8 build).
 
 The recordings are split in two halves by the parity of their id (A: even, B: odd) so that any
 rule tuned on one half can be reported on the other; both halves and the total are printed.
 
 Usage (from the package root, after `.ci/build-release proofkit` and the models build):
-  python3 Benchmarks/whisper_dua_eval.py [--proofkit PATH] [--data DIR] [--voice] [--out DIR]
+  python3 Benchmarks/whisper_dua_eval.py [--proofkit PATH] [--data DIR] [--voice] [--forced]
+      [--voice-own] [--models DIR] [--out DIR]
 Writes DIR/transcripts.jsonl, DIR/texts.json and DIR/results.json (default Benchmarks/out/whisper_dua).
 Needs only the Python standard library.
 """
@@ -50,8 +55,23 @@ def normalise(text):
     return " ".join("".join(out).split())
 
 
+ENV = None
+
+
 def run(args, **kw):
-    return subprocess.run(args, capture_output=True, text=True, **kw)
+    return subprocess.run(args, capture_output=True, text=True, env=ENV, **kw)
+
+
+def cached_json(path, make):
+    """The JSON at path, else make() written there (atomically): long runs resume where they stopped."""
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    value = make()
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        json.dump(value, f, ensure_ascii=False)
+    os.replace(path + ".tmp", path)
+    return value
 
 
 def main():
@@ -62,10 +82,17 @@ def main():
     parser.add_argument("--voice", action="store_true", help="also run 'proofkit voice REC' for the waking du'a")
     parser.add_argument("--reuse", action="store_true", help="reuse transcripts.jsonl from an earlier run")
     parser.add_argument("--forced", action="store_true", help="also the forced-score rule on sampled pairs")
+    parser.add_argument("--voice-own", action="store_true",
+                        help="also run the default 'proofkit voice REC --text OWN' on every recording")
+    parser.add_argument("--models", help="the models folder (PROOFKIT_MODELS), e.g. an int8 build")
     options = parser.parse_args()
     if not os.path.isdir(options.data):
         sys.exit(f"no data folder {options.data}")
     os.makedirs(options.out, exist_ok=True)
+    global ENV
+    ENV = dict(os.environ)
+    if options.models:
+        ENV["PROOFKIT_MODELS"] = options.models
     with open(os.path.join(options.data, "MANIFEST.tsv"), encoding="utf-8") as f:
         rows = list(csv.DictReader(f, delimiter="\t"))
     rows = [r for r in rows if r.get("text_kind", "text") == "text"]
@@ -74,31 +101,56 @@ def main():
         r["half"] = "A" if int(r["id"]) % 2 == 0 else "B"
         r["path"] = os.path.join(options.data, r["file"])
 
-    # 1. Transcripts (one process: the model is loaded once).
-    transcripts_path = os.path.join(options.out, "transcripts.jsonl")
-    if not (options.reuse and os.path.exists(transcripts_path)):
-        started = time.time()
-        result = run([options.proofkit, "transcribe", "--json"] + [r["path"] for r in rows])
-        if result.returncode != 0:
-            sys.exit(f"proofkit transcribe failed ({result.returncode}): {result.stderr.strip()}")
-        with open(transcripts_path, "w", encoding="utf-8") as f:
-            f.write(result.stdout)
-        print(f"transcribed {len(rows)} recordings in {time.time() - started:.1f} s", file=sys.stderr)
-    by_file = {}
-    with open(transcripts_path, encoding="utf-8") as f:
-        for line in f:
-            obj = json.loads(line)
-            by_file[obj["file"]] = obj
-    for r in rows:
-        r["transcript"] = by_file[r["path"]]["transcript"]
-        r["transcribe_seconds"] = by_file[r["path"]]["timing"]["transcribe_seconds"]
-
-    # 2. A texts file with every recording's text and no key_words: proofkit picks them.
+    # 1. A texts file with every recording's text and no key_words: proofkit picks them.
     texts = {"texts": [{"name": r["name"], "title": r["title"], "text": r["text"],
                         "reading_seconds": max(0.5, float(r["duration_s"]))} for r in rows]}
     texts_path = os.path.join(options.out, "texts.json")
     with open(texts_path, "w", encoding="utf-8") as f:
         json.dump(texts, f, ensure_ascii=False, indent=1)
+
+    # 2. Transcripts. With --forced: one `transcribe --score-text` process per recording (its
+    # transcript, and the forced scores of its own text, 6 other recordings' texts chosen by a
+    # seeded RNG and the waking du'a on one encoding), each kept in OUT/forced/NAME.json so that
+    # a long run resumes; else one process for all recordings (the model loaded once).
+    import random
+    names = {r["name"]: r for r in rows}
+    scored = {}
+    if options.forced:
+        os.makedirs(os.path.join(options.out, "forced"), exist_ok=True)
+        for done, r in enumerate(rows):
+            rng = random.Random(12000 + int(r["id"]))
+            others = rng.sample([x for x in rows if x is not r], 6)
+            names_scored = [r["name"]] + [x["name"] for x in others] + ["waking"]
+            args = [options.proofkit, "transcribe", r["path"], "--json", "--texts", texts_path]
+            for name in names_scored:
+                args += ["--score-text", name]
+            def make(args=args):
+                result = run(args)
+                if result.returncode != 0:
+                    sys.exit(f"proofkit transcribe failed ({result.returncode}): {result.stderr.strip()}")
+                return json.loads(result.stdout)
+            scored[r["name"]] = cached_json(os.path.join(options.out, "forced", r["name"] + ".json"), make)
+            print(f"\rscored {done + 1}/{len(rows)}", end="", file=sys.stderr, flush=True)
+        print(file=sys.stderr)
+        by_file = {obj["file"]: obj for obj in scored.values()}
+    else:
+        transcripts_path = os.path.join(options.out, "transcripts.jsonl")
+        if not (options.reuse and os.path.exists(transcripts_path)):
+            started = time.time()
+            result = run([options.proofkit, "transcribe", "--json"] + [r["path"] for r in rows])
+            if result.returncode != 0:
+                sys.exit(f"proofkit transcribe failed ({result.returncode}): {result.stderr.strip()}")
+            with open(transcripts_path, "w", encoding="utf-8") as f:
+                f.write(result.stdout)
+            print(f"transcribed {len(rows)} recordings in {time.time() - started:.1f} s", file=sys.stderr)
+        by_file = {}
+        with open(transcripts_path, encoding="utf-8") as f:
+            for line in f:
+                obj = json.loads(line)
+                by_file[obj["file"]] = obj
+    for r in rows:
+        r["transcript"] = by_file[r["path"]]["transcript"]
+        r["transcribe_seconds"] = by_file[r["path"]]["timing"]["transcribe_seconds"]
 
     def check(transcript, name):
         result = run([options.proofkit, "dua", "check", transcript, "--text", name, "--texts", texts_path, "--json"])
@@ -136,24 +188,9 @@ def main():
 
     forced = []
     if options.forced:
-        import random
-        names = {r["name"]: r for r in rows}
-        def score_one(r):
-            rng = random.Random(12000 + int(r["id"]))
-            others = rng.sample([x for x in rows if x is not r], 6)
-            names_scored = [r["name"]] + [x["name"] for x in others] + ["waking"]
-            args = [options.proofkit, "transcribe", r["path"], "--json", "--texts", texts_path]
-            for name in names_scored:
-                args += ["--score-text", name]
-            result = run(args)
-            if result.returncode != 0:
-                sys.exit(f"proofkit transcribe failed ({result.returncode}): {result.stderr.strip()}")
-            return r, json.loads(result.stdout)["scores"]
-        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-            scored = list(pool.map(score_one, rows))
         accepted_by_words = {(p["recording"], p["text"]) for p in pairs if p["accepted"]}
-        for r, scores in scored:
-            for score in scores:
+        for r in rows:
+            for score in scored[r["name"]]["scores"]:
                 name = score["text"]
                 kind = "own" if name == r["name"] else "waking" if name == "waking" else "other"
                 if kind == "other" and normalise(names[name]["text"]) == normalise(r["text"]):
@@ -162,7 +199,25 @@ def main():
                          else (r["name"], name) in accepted_by_words)
                 forced.append({"recording": r["name"], "text": name, "kind": kind, "half": r["half"],
                                "ratio": score.get("ratio"), "tokens": score.get("tokens"),
-                               "passes": bool(score.get("passes")), "accepted": words or bool(score.get("passes"))})
+                               "coverage": score.get("coverage"), "passes": bool(score.get("passes")),
+                               "words": words, "accepted": words or bool(score.get("passes"))})
+
+    # 4. What a user gets by default: `proofkit voice REC --text OWN` (gate, recogniser, key words,
+    # forced score), one process per recording, kept in OUT/voice/NAME.json.
+    voice_own = []
+    if options.voice_own:
+        os.makedirs(os.path.join(options.out, "voice"), exist_ok=True)
+        for done, r in enumerate(rows):
+            def make(r=r):
+                result = run([options.proofkit, "voice", r["path"], "--text", r["name"], "--texts", texts_path, "--json"])
+                if result.returncode != 0:
+                    sys.exit(f"proofkit voice failed ({result.returncode}): {result.stderr.strip()}")
+                return json.loads(result.stdout)
+            obj = cached_json(os.path.join(options.out, "voice", r["name"] + ".json"), make)
+            voice_own.append({"recording": r["name"], "half": r["half"], "accepted": obj["verdict"] == "accepted",
+                              "rule": obj["rule"], "forced_score": obj.get("forced_score")})
+            print(f"\rvoice {done + 1}/{len(rows)}", end="", file=sys.stderr, flush=True)
+        print(file=sys.stderr)
 
     def rate(items):
         return sum(1 for x in items if x["accepted"]), len(items)
@@ -179,6 +234,12 @@ def main():
         if forced:
             for kind in ["own", "other", "waking"]:
                 entry[f"words_or_forced_{kind}_accepted"] = rate([f for f in forced if f["kind"] == kind and sel(f)])
+                entry[f"forced_alone_{kind}_accepted"] = rate(
+                    [dict(f, accepted=f["passes"]) for f in forced if f["kind"] == kind and sel(f)])
+                entry[f"words_alone_{kind}_accepted_sampled"] = rate(
+                    [dict(f, accepted=f["words"]) for f in forced if f["kind"] == kind and sel(f)])
+        if voice_own:
+            entry["voice_own_accepted"] = rate([v for v in voice_own if sel(v)])
         report["halves"][half] = entry
     report["own_rejected"] = [{"recording": p["recording"], "heard": p["heard"], "required": p["required"]}
                               for p in pairs if p["own"] and not p["accepted"]]
@@ -190,6 +251,8 @@ def main():
         report["voice"] = voice
     if forced:
         report["forced"] = forced
+    if voice_own:
+        report["voice_own"] = voice_own
     with open(os.path.join(options.out, "results.json"), "w", encoding="utf-8") as f:
         json.dump(report, f, ensure_ascii=False, indent=1)
     for half, entry in report["halves"].items():
@@ -205,6 +268,11 @@ def main():
             o, t, w = (entry[f"words_or_forced_{k}_accepted"] for k in ["own", "other", "waking"])
             print(f"  key words or forced score: own {o[0]}/{o[1]} ({100 * o[0] / max(1, o[1]):.1f}%), "
                   f"another text (sampled) {t[0]}/{t[1]} (1 in {t[1] / max(1, t[0]):.0f}), waking {w[0]}/{w[1]}")
+            fo, ft, fw = (entry[f"forced_alone_{k}_accepted"] for k in ["own", "other", "waking"])
+            print(f"  forced score alone: own {fo[0]}/{fo[1]}, another text (sampled) {ft[0]}/{ft[1]}, waking {fw[0]}/{fw[1]}")
+        if "voice_own_accepted" in entry:
+            v = entry["voice_own_accepted"]
+            print(f"  'proofkit voice REC --text OWN' (the default): accepted {v[0]}/{v[1]} ({100 * v[0] / max(1, v[1]):.1f}%)")
     print(f"transcribe: {report['transcribe_seconds_total']} s for {report['audio_seconds_total']} s of audio")
 
 

@@ -39,6 +39,52 @@ public enum ArabicNormalizer {
         return String(out)
     }
 
+    /// The words of a text as a reader says them, for scoring the text against speech: runs of
+    /// letters as written (harakat, Quranic marks and tatweel dropped; hamza forms, ة and ى kept),
+    /// everything else (punctuation, brackets, digits, markup, ﷺ) a word break, and a lone "و"
+    /// joined to the word after it (Arabic writes it attached; texts files sometimes do not).
+    /// - Parameter text: the text as written in a texts file.
+    /// - Returns: the words as written and, for each, its normalised letters (as
+    ///   ``normalize(_:)`` writes them); both empty when the text has no Arabic letters.
+    public static func spokenWords(_ text: String) -> (written: [String], normalized: [String]) {
+        var written: [String] = []
+        var normalized: [String] = []
+        var word = String.UnicodeScalarView()
+        var letters = String.UnicodeScalarView()
+        func flush() {
+            guard !word.isEmpty else { return }
+            written.append(String(word))
+            normalized.append(String(letters))
+            word = String.UnicodeScalarView()
+            letters = String.UnicodeScalarView()
+        }
+        for scalar in text.unicodeScalars {
+            switch classify(scalar) {
+            case .drop: continue
+            case .letter(let mapped):
+                word.append(scalar)
+                letters.append(mapped)
+            case .ligatureAllah:
+                word.append(contentsOf: "الله".unicodeScalars)
+                letters.append(contentsOf: "الله".unicodeScalars)
+            case .separator: flush()
+            }
+        }
+        flush()
+        var index = 0
+        while index < written.count {
+            if normalized[index] == "و", index + 1 < written.count {
+                written[index + 1] = written[index] + written[index + 1]
+                normalized[index + 1] = normalized[index] + normalized[index + 1]
+                written.remove(at: index)
+                normalized.remove(at: index)
+            } else {
+                index += 1
+            }
+        }
+        return (written, normalized)
+    }
+
     /// The normalised words of `text` (see ``normalize(_:)``).
     public static func normalizedWords(_ text: String) -> [String] {
         var words: [String] = []

@@ -1,3 +1,4 @@
+import DuaMatching
 import Inference
 public import ProofkitCore
 public import SpeechRecognition
@@ -214,6 +215,34 @@ public final class WhisperRecognizer: SpeechRecognizing, @unchecked Sendable {
     /// The forced score of `text` on the audio (see ``SpeechRecognition/WhisperTranscriber/score(text:samples:)``).
     public func score(text: String, samples: [Float]) throws(ProofkitError) -> ForcedScore? {
         try transcriber.score(text: text, samples: samples)
+    }
+
+    /// A text as the span scoring reads it (DuaMatching's `ArabicNormalizer.spokenWords`: letters
+    /// as written, harakat, punctuation, brackets, digits and markup dropped, a lone "و" joined to
+    /// the next word).
+    public static func spokenText(_ text: String) -> SpokenText {
+        let words = ArabicNormalizer.spokenWords(text)
+        return SpokenText(words: words.written, letters: words.normalized.map { Array($0.unicodeScalars) })
+    }
+
+    /// A transcript's normalised letters without spaces (what ``TextSpanAligner`` compares).
+    public static func letters(_ transcript: String) -> [Unicode.Scalar] {
+        Array(ArabicNormalizer.normalize(transcript).unicodeScalars.filter { $0 != " " })
+    }
+
+    /// The span forced scores of `texts` over a reading already transcribed (see
+    /// ``SpeechRecognition/WhisperTranscriber/spanScores(texts:features:transcription:letters:)``):
+    /// the rule ``SpeechRecognition/ForcedScoreRule`` judges.
+    /// - Parameters:
+    ///   - texts: the texts as written (harakat, punctuation and markup are dropped here).
+    ///   - features: the spectrogram that was transcribed.
+    ///   - transcription: its transcription.
+    /// - Throws: the model's errors.
+    public func spanScores(texts: [String], features: LogMelSpectrogram, transcription: Transcription)
+        throws(ProofkitError) -> [SpanScore]
+    {
+        try transcriber.spanScores(
+            texts: texts.map(Self.spokenText), features: features, transcription: transcription, letters: Self.letters)
     }
 
     /// Decodes any audio file proofkit reads to mono 16 kHz (bounded: at most `maxSeconds`).

@@ -288,3 +288,29 @@ struct NearMatchTests {
         #expect(matcher.evaluate(transcript: "اللهم اجعلني من التوابين").verdict.isAccepted)
     }
 }
+
+@Suite("ArabicNormalizer.spokenWords")
+struct SpokenWordsTests {
+    @Test("markup, footnote numbers, brackets, punctuation and ﷺ are word breaks; harakat dropped; letters kept as written")
+    func cleaning() {
+        let words = ArabicNormalizer.spokenWords(
+            "(يَبْدَأُ بِرِجْلِهِ)<sup><small>(١)</small></sup>، قَالَ رَسُولُ اللهِ ﷺ: «أَعُوْذُ بِاللَّهِ» [ثَلاثاً] ﴿إِلَى﴾ 3")
+        #expect(words.written == ["يبدأ", "برجله", "قال", "رسول", "الله", "أعوذ", "بالله", "ثلاثا", "إلى"])
+        #expect(words.normalized == ["يبدا", "برجله", "قال", "رسول", "الله", "اعوذ", "بالله", "ثلاثا", "الي"])
+    }
+
+    @Test("a lone و joins the word after it, as Arabic writes it")
+    func loneWaw() {
+        let words = ArabicNormalizer.spokenWords("سُبْحَانَ اللهِ وَ بِحَمْدِهِ وَ لَا قُوَّةَ وَ")
+        #expect(words.written == ["سبحان", "الله", "وبحمده", "ولا", "قوة", "و"])
+        #expect(words.normalized == ["سبحان", "الله", "وبحمده", "ولا", "قوه", "و"])
+        #expect(ArabicNormalizer.spokenWords("hello 123 ...").written.isEmpty)
+    }
+
+    @Test("the normalised words are what normalize gives, word for word, once lone و are joined")
+    func agreesWithNormalize() {
+        for text in ["الْحَمْدُ لِلَّهِ الَّذِي أَحْيَانَا بَعْدَ مَا أَمَاتَنَا وَإِلَيْهِ النُّشُورُ", "ﷲ أكبر، كبيرا"] {
+            #expect(ArabicNormalizer.spokenWords(text).normalized.joined(separator: " ") == ArabicNormalizer.normalize(text))
+        }
+    }
+}

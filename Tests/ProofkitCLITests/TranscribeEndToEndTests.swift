@@ -250,3 +250,104 @@ struct TranscribeEndToEndTests {
         #expect(abs((scores[0]["ratio"] as? Double ?? 9) - (ownScore["ratio"] as? Double ?? 0)) < 0.01)
     }
 }
+
+/// The default rule on real recordings: the key words, or the span forced score (Benchmarks/whisper_dua_eval.md).
+@Suite("proofkit voice: the span forced score by default", .enabled(if: TestEnvironment.hasProofkitBinary, "build proofkit first"))
+struct SpanForcedScoreEndToEndTests {
+    /// The dua_audio folder and its MANIFEST texts by file, or `nil` (skipped) without ../shared or the models.
+    static func duaData() throws -> (folder: String, texts: [String: String])? {
+        guard whisperInstalled, let shared = TestEnvironment.sharedData else {
+            print("skipped: needs the Whisper models and ../shared/data/dua_audio")
+            return nil
+        }
+        let folder = shared.appendingPathComponent("dua_audio").path
+        let manifest = try String(contentsOfFile: folder + "/MANIFEST.tsv", encoding: .utf8)
+        var texts: [String: String] = [:]
+        for line in manifest.split(separator: "\n").dropFirst() {
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+            texts[String(fields[0])] = String(fields[6])
+        }
+        return (folder, texts)
+    }
+
+    /// A texts file with 254hm's text (a hadith: «قال رسول الله ﷺ: من قال: سبحان الله وبحمده في
+    /// يوم مئة مرة ...»; the reader says only "سبحان الله وبحمده") and 5hm's.
+    static func textsFile(_ texts: [String: String], in folder: String) throws -> String {
+        let path = folder + "/texts.json"
+        let entries: [[String: Any]] = [
+            ["name": "hadith", "text": try #require(texts["254hm.mp3"]), "reading_seconds": 2],
+            ["name": "clothes", "text": try #require(texts["5hm.mp3"]), "reading_seconds": 8],
+        ]
+        try JSONSerialization.data(withJSONObject: ["texts": entries]).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test("a recording of the words inside a narrated text passes by the span forced score by default; not for another text, not with --no-forced-score")
+    func recording() throws {
+        guard let (data, texts) = try Self.duaData() else { return }
+        let folder = try TestEnvironment.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let textsFile = try Self.textsFile(texts, in: folder)
+        func verdict(_ text: String, _ extra: [String] = []) throws -> [String: Any] {
+            let result = try TestEnvironment.runProofkit(["voice", data + "/254hm.mp3", "--text", text, "--texts", textsFile, "--json"] + extra)
+            #expect(result.status == 0, "\(result.stderr)")
+            return try jsonObject(result.stdout)
+        }
+        let own = try verdict("hadith")
+        let score = try #require(own["forced_score"] as? [String: Any])
+        #expect(own["verdict"] as? String == "accepted", "\(own["transcript"] ?? "") \(score)")
+        #expect(own["rule"] as? String == "forcedScore")
+        #expect(score["passes"] as? Bool == true && score["rule_on"] as? Bool == true)
+        // The words heard are a small part of the narrated text.
+        #expect((score["coverage"] as? Double ?? 1) < 0.5)
+        #expect((own["transcript"] as? String)?.isEmpty == false)
+        #expect(own["heard"] is [Any])
+        let keyWordsOnly = try verdict("hadith", ["--no-forced-score"])
+        #expect(keyWordsOnly["verdict"] as? String == "rejected")
+        #expect(keyWordsOnly["rule"] as? String == "keyWords")
+        #expect((keyWordsOnly["forced_score"] as? [String: Any])?["rule_on"] as? Bool == false)
+        for other in ["clothes", "waking"] {
+            let result = try verdict(other)
+            #expect(result["verdict"] as? String == "rejected", "\(other): \(result["forced_score"] ?? "")")
+        }
+        let both = try TestEnvironment.runProofkit(["voice", data + "/254hm.mp3", "--forced-score", "--no-forced-score"])
+        #expect(both.status == 64)
+    }
+
+    @Test("live: the same rule judges the voiced audio when listening ends (virtual microphone)")
+    func live() throws {
+        guard let (data, texts) = try Self.duaData() else { return }
+        let folder = try TestEnvironment.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let textsFile = try Self.textsFile(texts, in: folder)
+        // The recording as a virtual microphone: 1 s of silence, then 254hm as 16 kHz S16_LE (ffmpeg).
+        _ = try AudioTestTools.require("ffmpeg", ["-v", "error", "-i", data + "/254hm.mp3", "-f", "s16le", "-ac", "1", "-ar", "16000", folder + "/speech.raw"])
+        var raw = Data(count: 32_000)
+        raw.append(try Data(contentsOf: URL(fileURLWithPath: folder + "/speech.raw")))
+        raw.append(Data(count: 32_000))
+        try raw.write(to: URL(fileURLWithPath: folder + "/mic.raw"))
+        try """
+            pcm.vmic { type file slave.pcm { type null } file "/dev/null" infile "\(folder)/mic.raw" format "raw"
+                       hint.description "virtual microphone" }
+            """.write(toFile: folder + "/asound.conf", atomically: true, encoding: .utf8)
+        func listen(_ extra: [String]) throws -> [[String: Any]] {
+            let result = try TestEnvironment.runProofkit(
+                ["voice", "--live", "--device", "vmic", "--json", "--max-seconds", "6", "--text", "hadith", "--texts", textsFile] + extra,
+                environment: ["PROOFKIT_ALSA_CONFIG": folder + "/asound.conf"])
+            #expect(result.status == 0, "\(result.stderr)")
+            return try result.stdout.split(separator: "\n").map {
+                try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+            }
+        }
+        let events = try listen([])
+        let end = try #require(events.last)
+        let score = try #require(end["forced_score"] as? [String: Any], "\(end)")
+        #expect(end["verdict"] as? String == "accepted", "\(end["transcript"] ?? "") \(score)")
+        #expect(end["rule"] as? String == "forcedScore")
+        #expect(score["passes"] as? Bool == true)
+        #expect(events.contains { $0["event"] as? String == "accepted" && $0["rule"] as? String == "forcedScore" })
+        let keyWordsOnly = try #require(try listen(["--no-forced-score"]).last)
+        #expect(keyWordsOnly["verdict"] as? String == "rejected")
+        #expect(keyWordsOnly["rule"] as? String == "keyWords")
+    }
+}

@@ -119,4 +119,34 @@ struct ForcedScoreAcceptanceTests {
         byKeyWords.verdict = Verdict.accepted(score: 4)
         #expect(ReadingProofRecording.acceptingByForcedScore(byKeyWords, recognition: other, rule: rule) == byKeyWords)
     }
+
+    /// A span score of one window: words first..<end of a text of `words` words.
+    static func span(_ first: Int, _ end: Int, of words: Int, text: Double) -> SpanScore {
+        SpanScore(
+            parts: [SpanPart(
+                span: TextSpan(firstWord: first, endWord: end, edits: 0, transcriptLetters: 12),
+                text: Self.score(text), transcript: Self.score(-0.25))],
+            wordCount: words)
+    }
+
+    @Test("with a span score, the default rule is on and needs the ratio, the tokens and the coverage")
+    func spanRule() throws {
+        let rule = try #require(ReadingProofRecording.defaultForcedScoreRule)
+        #expect(rule == ForcedScoreRule())
+        // The three words of a dhikr inside a 19-word hadith: 16% of its words.
+        let dhikr = ReadingProofRecording.RecognizedReading(
+            transcript: "سبحان الله وبحمده", span: Self.span(5, 8, of: 19, text: -0.3), seconds: 2.5, elapsedSeconds: 1)
+        #expect(dhikr.score?.tokens.count == 20 && dhikr.transcriptScore != nil)
+        #expect(ReadingProofRecording.passes(rule, dhikr))
+        #expect(ReadingProofRecording.acceptingByForcedScore(Self.rejected, recognition: dhikr, rule: rule).rule == DuaRule.forcedScore)
+        // Two words of a 19-word text are under the coverage minimum, whatever their score.
+        let fragment = ReadingProofRecording.RecognizedReading(
+            transcript: "سبحان الله", span: Self.span(5, 7, of: 19, text: -0.3), seconds: 1.5, elapsedSeconds: 1)
+        #expect(!ReadingProofRecording.passes(rule, fragment))
+        #expect(ReadingProofRecording.acceptingByForcedScore(Self.rejected, recognition: fragment, rule: rule) == Self.rejected)
+        // Nothing heard: no parts, no score.
+        let nothing = ReadingProofRecording.RecognizedReading(
+            transcript: "", span: SpanScore(parts: [], wordCount: 9), seconds: 3, elapsedSeconds: 1)
+        #expect(nothing.score == nil && !ReadingProofRecording.passes(rule, nothing))
+    }
 }

@@ -190,6 +190,15 @@ public final class LiveReadingProof: @unchecked Sendable {
         try live?.finish().lines ?? []
     }
 
+    /// After ``finishTranscriber()``: the built-in recogniser's span forced score of `text` over
+    /// the voiced audio of every window (the same evidence a recording's proof uses).
+    /// - Returns: the pooled score, or `nil` without the built-in recogniser or when nothing was
+    ///   transcribed.
+    /// - Throws: the recogniser's failure.
+    public func spanScore(of text: String) throws(ProofkitError) -> SpanScore? {
+        try live?.spanScore(of: text)
+    }
+
     /// Gives the proof a transcript line heard at `seconds` of audio.
     /// - Returns: the proof's events.
     public func process(transcript line: String, at seconds: Double) -> [ReadingProofEvent] {

@@ -2,7 +2,7 @@ internal import ProofkitSystem
 import AudioIO
 import Dispatch
 public import ProofkitCore
-import SpeechRecognition
+public import SpeechRecognition
 import Synchronization
 
 /// The built-in recogniser, live: the voiced audio is collected as the person reads, and the
@@ -47,6 +47,10 @@ public final class WhisperLiveTranscriber: Sendable {
         /// The last text of each full window, and of the current one.
         var windowTexts: [String] = []
         var currentText = ""
+        /// The audio and last transcription of each full window, and of the current one (for the
+        /// forced score at the end).
+        var windowRuns: [(audio: [Float], transcription: Transcription)] = []
+        var currentRun: (audio: [Float], transcription: Transcription)?
         var runs = 0
         var failure: ProofkitError?
     }
@@ -125,6 +129,28 @@ public final class WhisperLiveTranscriber: Sendable {
         return (texts.filter { !$0.isEmpty }, runs)
     }
 
+    /// The span forced score of `text` over the voiced audio heard, after ``finish()``: each 30 s
+    /// window of voice is scored against its last transcription (see
+    /// ``WhisperRecognizer/spanScores(texts:features:transcription:)``), and the windows joined;
+    /// the same rule as a recording's then judges it. Runs on the caller's thread (the
+    /// transcriber's own thread has ended); `nil` before ``finish()`` or when nothing was heard.
+    /// - Parameter text: the text as written.
+    /// - Throws: the recogniser's errors.
+    public func spanScore(of text: String) throws(ProofkitError) -> SpanScore? {
+        let runs: [(audio: [Float], transcription: Transcription)]? = state.withLock { state in
+            guard state.finishing else { return nil }
+            return state.windowRuns + (state.currentRun.map { [$0] } ?? [])
+        }
+        guard let runs, !runs.isEmpty else { return nil }
+        var total: SpanScore?
+        for run in runs where !run.transcription.text.isEmpty {
+            let features = WhisperFeatures.logMel(of: run.audio)
+            let score = try recognizer.spanScores(texts: [text], features: features, transcription: run.transcription)[0]
+            total = total.map { $0.appending(score) } ?? score
+        }
+        return total
+    }
+
     private func loop() {
         while true {
             _ = wake.wait(timeout: .now() + .milliseconds(250))
@@ -145,14 +171,18 @@ public final class WhisperLiveTranscriber: Sendable {
             guard let job else { continue }
             if !job.audio.isEmpty && job.audio.count >= Self.rate / 4 {
                 do throws(ProofkitError) {
-                    let text = try recognizer.transcribe(samples: job.audio).text
+                    let transcription = try recognizer.transcribe(samples: job.audio)
+                    let text = transcription.text
                     let isNew: Bool = state.withLock { state in
                         state.runs += 1
                         if job.isFull {
                             state.windowTexts.append(text)
+                            state.windowRuns.append((job.audio, transcription))
                             state.currentText = ""
+                            state.currentRun = nil
                         } else {
                             state.currentText = text
+                            state.currentRun = (job.audio, transcription)
                         }
                         guard !text.isEmpty, text != state.lastLine else { return false }
                         state.lastLine = text

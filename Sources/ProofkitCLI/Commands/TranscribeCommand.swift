@@ -16,14 +16,16 @@ enum TranscribeCommand: Subcommand {
         window the model judges to hold no speech is empty. Input longer than --max-seconds
         (default 300, at most 300) is refused (exit 65) before the model is loaded; decoding stops there.
 
-        --score-text NAME also scores that text (see 'proofkit dua list'; --texts FILE adds texts;
-        repeat it to score several texts on one encoding of the audio): one decoder pass over the
-        text's tokens (harakat dropped, as 'proofkit voice' does) gives each token's
-        log-probability; the mean is about -0.3 for the text that was read and below -2 for another
-        text. Beside it, the forced score of what the recogniser wrote itself in the same window,
-        and their difference (the ratio, nats per token): 'proofkit voice --forced-score' accepts
-        by the forced score when the ratio is at least -\(decimalText(ForcedScoreRule.defaultMargin, places: 1)) and the text has at least \(ForcedScoreRule.defaultMinimumTokens)
-        tokens ("passes").
+        --score-text NAME also scores that text as 'proofkit voice' does (see 'proofkit dua list';
+        --texts FILE adds texts; repeat it to score several texts on one encoding of the audio):
+        in each 30 s window, the words of the text that what the recogniser wrote aligns to (its
+        letters against the text's, harakat, punctuation, brackets and digits dropped) are scored
+        by one decoder pass (each token's log-probability given the audio), and so is what it
+        wrote itself; the ratio is the difference of their means over all windows (nats per
+        token), about 0 to -1 for the text that was read and below -2 for another. It passes
+        (the rule 'proofkit voice' applies beside the key words) when the ratio is at least
+        -\(decimalText(ForcedScoreRule.defaultMargin, places: 1)), the scored words have at least \(ForcedScoreRule.defaultMinimumTokens) tokens and cover at least \(Int((ForcedScoreRule.defaultMinimumCoverage * 100).rounded()))% of the
+        text's words ("passes").
 
         Models: whisper_base_encoder.onnx, whisper_base_decoder.onnx, whisper_tokenizer.json and
         whisper_config.json from $PROOFKIT_MODELS, else Models/generated above the executable, else
@@ -36,7 +38,8 @@ enum TranscribeCommand: Subcommand {
            "timing":{"load_seconds":S,"decode_audio_seconds":S,"transcribe_seconds":S,
                      "real_time_factor":X},
            "score":{"text":NAME,"mean_log_prob":X,"tokens":N,"transcript_mean_log_prob":Y|null,
-                    "ratio":X-Y|null,"passes":BOOL}|null (the first --score-text),
+                    "ratio":X-Y|null,"coverage":C|null,"windows":N,"passes":BOOL,"rule_on":true}|
+                    {"text":NAME,"mean_log_prob":null,"tokens":null} (the first --score-text),
            "scores":[the same for each --score-text, in order]}
 
         Exit codes: 0, 64 usage, 65 undecodable or too long RECORDING, 66 missing file, 69 model or ONNX Runtime
@@ -92,9 +95,9 @@ enum TranscribeCommand: Subcommand {
             let features = WhisperFeatures.logMel(of: audio)
             let transcription = try recognizer.transcriber.transcribe(features: features)
             let transcribeSeconds = (clock.now - start).secondsValue
-            let scores = scoreTexts.isEmpty ? [] : try recognizer.transcriber.scores(
-                texts: scoreTexts.map { ArabicNormalizer.withoutMarks($0.text) }, features: features,
-                transcription: transcription)
+            let scores = scoreTexts.isEmpty ? [] : try recognizer.spanScores(
+                texts: scoreTexts.map(\.text), features: features, transcription: transcription
+            ).map { ReadingProofRecording.RecognizedReading(transcript: transcription.text, span: $0, seconds: transcription.seconds, elapsedSeconds: 0) }
             if arguments.has("json") {
                 io.printJSON([
                     "file": .string(path), "transcript": .string(transcription.text),
@@ -113,15 +116,16 @@ enum TranscribeCommand: Subcommand {
                 if arguments.positionals.count > 1 { io.print("\(VoiceCommand.baseName(path)):") }
                 io.print(transcription.text.isEmpty ? "(nothing heard)" : transcription.text)
                 for (score, scoreText) in zip(scores, scoreTexts) {
-                    guard let score else {
-                        io.print("forced score of '\(scoreText.name)': none (the text has no tokens or is too long for a window)")
+                    guard let text = score.score, let span = score.span else {
+                        io.print("forced score of '\(scoreText.name)': none (nothing heard, or no word of the text matches)")
                         continue
                     }
-                    var line = "forced score of '\(scoreText.name)': mean log-probability \(decimalText(score.text.meanLogProbability, places: 2)) over \(score.text.tokens.count) tokens"
-                    if let ratio = ForcedScoreRule.ratio(text: score.text, transcript: score.transcript) {
+                    var line = "forced score of '\(scoreText.name)': mean log-probability \(decimalText(text.meanLogProbability, places: 2)) over \(text.tokens.count) tokens"
+                    if let ratio = ForcedScoreRule.ratio(text: text, transcript: score.transcriptScore) {
                         line += ", \(decimalText(ratio, places: 2)) against what it heard"
                     }
-                    line += ForcedScoreRule().passes(text: score.text, transcript: score.transcript) ? " (passes)" : " (does not pass)"
+                    line += ", \(span.coveredWords) of \(span.wordCount) words"
+                    line += ReadingProofRecording.passes(ForcedScoreRule(), score) ? " (passes)" : " (does not pass)"
                     io.print(line)
                 }
             }
@@ -137,8 +141,8 @@ enum TranscribeCommand: Subcommand {
         ]
     }
 
-    static func scoreJSON(_ score: TextScore?, text: DuaText) -> JSONValue {
-        guard let score, case .object(var object) = VoiceCommand.forcedScoreJSON(score.text, transcript: score.transcript)
+    static func scoreJSON(_ score: ReadingProofRecording.RecognizedReading, text: DuaText) -> JSONValue {
+        guard case .object(var object) = VoiceCommand.forcedScoreJSON(score, rule: ForcedScoreRule())
         else { return ["text": .string(text.name), "mean_log_prob": .null, "tokens": .null] }
         object["text"] = .string(text.name)
         return .object(object)

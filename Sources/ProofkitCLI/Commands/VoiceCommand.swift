@@ -18,12 +18,12 @@ enum VoiceCommand: Subcommand {
     static let discussion = """
         The reading proof: the voice gate measures how long the person reads aloud (against the
         room's moving noise floor), and the du'a matcher looks for the text's key words in what a
-        recogniser heard. With the built-in recogniser: accepted when enough key words are heard
-        (with --forced-score, a RECORDING also when the model finds the whole text about as likely
-        as what it wrote itself: the forced score, below). With another recogniser (or transcript
-        lines): also when voice lasted twice the reading time with two key words. With none: the
-        voice-only fallback, accepted when voice lasted the text's reading time. The output says
-        which rule decided.
+        recogniser heard. With the built-in recogniser: accepted when enough key words are heard,
+        or when the model finds the words of the text it heard about as likely as what it wrote
+        itself (the forced score, below; --no-forced-score leaves the key words alone). With
+        another recogniser (or transcript lines): also when voice lasted twice the reading time
+        with two key words. With none: the voice-only fallback, accepted when voice lasted the
+        text's reading time. The output says which rule decided.
 
         Live listening captures mono 16 kHz S16_LE audio from an ALSA device (default 'default';
         'hw:1,0', 'plughw:1,0', ... as 'proofkit voice --list-devices' shows) until --max-seconds of
@@ -39,14 +39,22 @@ enum VoiceCommand: Subcommand {
         on this device ('proofkit transcribe' shows what it hears): a RECORDING is transcribed whole
         (its first 300 s; not at all when the gate heard no voice), and live, the voiced audio is
         transcribed again every 1.2 s of new voice on a thread of its own, so the words light up as
-        they are read. With it the key words decide (the read-twice rule is off: it hears the
-        whole reading), and the text's forced score is given as evidence: the model's mean
-        log-probability per token of the text (harakat dropped) given the audio, and the same for
-        its own transcript in that 30 s window; their difference, the ratio, is about 0 to -1 for
-        the text that was read and below -2 for another. --forced-score (a RECORDING only) also
-        accepts when the ratio is at least -\(decimalText(ForcedScoreRule.defaultMargin, places: 1)) and the text has at least \(ForcedScoreRule.defaultMinimumTokens)
-        tokens (rule "forcedScore"; Benchmarks/whisper_dua_eval.md has its
-        figures). When its model is not installed the default goes on with the voice-only rule and
+        they are read. With it the read-twice rule is off (it hears the whole reading): the key
+        words decide, or the forced score. The forced score: in each 30 s window the model wrote
+        something in, what it wrote is aligned to the text (letters against letters, harakat,
+        punctuation, brackets, digits and markup dropped, a lone و joined to the next word, word
+        breaks ignored), and the words of the text it covers are scored by one decoder pass (the
+        mean log-probability per token of those words given the audio), beside the same for what
+        it wrote; the difference, the ratio, is about 0 to -1 for the text that was read and below
+        -2 for another. Narration or instructions in a text that nobody reads aloud ("قال رسول
+        الله ﷺ: ...", "(ثلاثا)") and the parts of a long text in other windows do not count
+        against it. Accepted by it (rule "forcedScore") when the ratio over all windows is at least
+        -\(decimalText(ForcedScoreRule.defaultMargin, places: 1)), the scored words have at least \(ForcedScoreRule.defaultMinimumTokens) tokens and cover at least \(Int((ForcedScoreRule.defaultMinimumCoverage * 100).rounded()))% of the text's words. A
+        RECORDING is scored after it is transcribed; live, the voiced audio of each window is
+        scored against its last transcript when listening ends (an "accepted" event with rule
+        "forcedScore" then comes just before "end"). --forced-score is the default (kept for
+        scripts); --no-forced-score turns it off. Benchmarks/whisper_dua_eval.md has its
+        figures. When its model is not installed the default goes on with the voice-only rule and
         says so in one line on stderr; --recognizer whisper then exits 69, and a damaged model
         exits 78. none: voice only. cmd: --recognizer-cmd (which implies it).
 
@@ -92,15 +100,14 @@ enum VoiceCommand: Subcommand {
           {"event":"voice_started"|"voice_stopped","t":T}
           {"event":"transcript","t":T,"text":LINE}
           {"event":"key_word","t":T,"index":I,"word":W}   (each key word, the first time only)
-          {"event":"accepted","t":T,"rule":"keyWords"|"readTwice"|"voiceOnly"}   (at most once)
+          {"event":"accepted","t":T,"rule":"keyWords"|"readTwice"|"voiceOnly"|"forcedScore"}   (at most once)
           {"event":"recognizer_restarted","restarts":N}
           {"event":"recognizer_gave_up"}
           {"event":"end","heard_seconds":S,"transcript":[LINES],"dropped_chunks":N,"overruns":N,
            "recognizer_restarts":N,"recording":PATH|null, ...the RESULT fields below}
         RECORDING: one object: {"file":PATH,"duration_seconds":S,"input_sample_rate":HZ,
           "input_channels":N,"recognizer":"whisper"|"transcript-file"|"none","transcript":TEXT|null,
-          "forced_score":{"mean_log_prob":X,"tokens":N,"transcript_mean_log_prob":Y|null,"ratio":X-Y|null,
-          "passes":BOOL}|null (whisper; passes: the forced-score rule's verdict),"recognizer_seconds":S|null,
+          "forced_score":FORCED|null,"recognizer_seconds":S|null,
           "recognizer_skipped":STRING|null, ...RESULT}
         RESULT fields: "text":NAME,"vad":MODE,"vad_fallback":STRING|null,"voiced_seconds":S,
           "voiced_segments":[[START,END],...] (seconds),"noise_floor_dbfs":DB (final floor),
@@ -109,6 +116,10 @@ enum VoiceCommand: Subcommand {
           "required_key_words":N,"verdict":"accepted"|"rejected",
           "rule":"keyWords"|"readTwice"|"voiceOnly"|"forcedScore" (the rule that decided: the words,
           read twice, voice only, the forced score),"reason":STRING|null
+        FORCED (whisper; also in the live "end" event): {"mean_log_prob":X (the text's scored words,
+          all windows),"tokens":N,"transcript_mean_log_prob":Y|null,"ratio":X-Y|null,"coverage":C
+          (share of the text's words scored),"windows":N,"passes":BOOL (the forced-score rule's
+          verdict),"rule_on":BOOL (false with --no-forced-score)}
         --list-devices --json: {"devices":[{"name":N,"description":D,"capture":B,"playback":B}]}
 
         Exit codes: 0 (also for a rejection), 2 rejected with --strict, 64 usage, 65 undecodable
@@ -122,6 +133,7 @@ enum VoiceCommand: Subcommand {
           proofkit voice --live --vad both --record fajr.wav --strict
           proofkit voice fajr.wav --json --plot levels.svg
           proofkit voice fajr.wav --recognizer none
+          proofkit voice fajr.wav --no-forced-score --json
           proofkit voice fajr.wav --transcript-file fajr.txt --text kursi
           PROOFKIT_ALSA_CONFIG=test.conf proofkit voice --live --device vmic --json --max-seconds 5
         """
@@ -138,7 +150,8 @@ enum VoiceCommand: Subcommand {
         .option("vad", value: "MODE", help: "energy, silero or both (default: silero if installed, else energy)"),
         .option("record", value: "OUT.wav", help: "keep what was heard (live only)"),
         .option("plot", value: "OUT.svg", help: "draw level, floor, threshold and voiced regions"),
-        .flag("forced-score", help: "a RECORDING also passes by the forced score (whisper; off by default)"),
+        .flag("forced-score", help: "accept by the forced score too (whisper; the default, kept for scripts)"),
+        .flag("no-forced-score", help: "the key words alone decide (whisper)"),
         .flag("strict", help: "exit 2 when the proof is rejected"),
         .flag("json", help: "one JSON event per line on stdout"),
     ]
@@ -173,12 +186,17 @@ enum VoiceCommand: Subcommand {
             for flag in ["record", "recognizer-cmd", "device", "max-seconds"] where arguments.value(flag) != nil {
                 throw UsageError("--\(flag) works only with --live")
             }
+            if arguments.has("forced-score") && arguments.has("no-forced-score") {
+                throw UsageError("give either --forced-score or --no-forced-score, not both")
+            }
             return try runRecording(arguments.positionals[0], arguments, mode: mode, fallback: fallback, choice: choice, io: io)
         }
         if !arguments.positionals.isEmpty {
             throw UsageError("--live takes no RECORDING argument ('\(arguments.positionals[0])')")
         }
-        if arguments.has("forced-score") { throw UsageError("--forced-score works only with a RECORDING") }
+        if arguments.has("forced-score") && arguments.has("no-forced-score") {
+            throw UsageError("give either --forced-score or --no-forced-score, not both")
+        }
         return try runLive(arguments, mode: mode, fallback: fallback, choice: choice, io: io)
     }
 
@@ -242,7 +260,7 @@ enum VoiceCommand: Subcommand {
         }
     }
 
-    /// Transcribes a whole recording and scores the text (the recording path's recogniser).
+    /// Transcribes a whole recording and scores the text by spans (the recording path's recogniser).
     static func recognize(with whisper: WhisperRecognizer) -> (_ samples: [Float], _ text: DuaText) throws(ProofkitError)
         -> ReadingProofRecording.RecognizedReading
     {
@@ -251,13 +269,16 @@ enum VoiceCommand: Subcommand {
             let start = clock.now
             let features = WhisperFeatures.logMel(of: samples)
             let transcription = try whisper.transcriber.transcribe(features: features)
-            let score = try whisper.transcriber.scores(
-                texts: [ArabicNormalizer.withoutMarks(text.text)], features: features, transcription: transcription)[0]
+            let span = try whisper.spanScores(texts: [text.text], features: features, transcription: transcription)[0]
             return ReadingProofRecording.RecognizedReading(
-                transcript: transcription.text, score: score?.text, transcriptScore: score?.transcript,
-                seconds: transcription.seconds,
+                transcript: transcription.text, span: span, seconds: transcription.seconds,
                 elapsedSeconds: (clock.now - start).secondsValue)
         }
+    }
+
+    /// The forced-score rule the arguments ask for: the default one unless --no-forced-score.
+    static func forcedScoreRule(_ arguments: ParsedArguments) -> ForcedScoreRule? {
+        arguments.has("no-forced-score") ? nil : ReadingProofRecording.defaultForcedScoreRule
     }
 
     /// The proof settings from the arguments.
@@ -296,7 +317,7 @@ enum VoiceCommand: Subcommand {
                 path: path, configuration: configuration,
                 sileroModelPath: ReadingProofSession.sileroModelPath(environment: io.environment), transcript: transcript,
                 fallback: fallback, recognize: whisper.map(recognize(with:)),
-                forcedScoreRule: arguments.has("forced-score") ? ForcedScoreRule() : ReadingProofRecording.defaultForcedScoreRule)
+                forcedScoreRule: forcedScoreRule(arguments))
         } catch {
             throw error.path == nil ? error.at(path: path) : error
         }
@@ -317,7 +338,7 @@ enum VoiceCommand: Subcommand {
             object["recognizer"] = .string(choice.name)
             let recognition = outcome.recognition
             object["transcript"] = choice == .none ? .null : .string(recognition?.transcript ?? transcript.joined(separator: " "))
-            object["forced_score"] = forcedScoreJSON(recognition?.score, transcript: recognition?.transcriptScore)
+            object["forced_score"] = forcedScoreJSON(recognition, rule: forcedScoreRule(arguments))
             object["recognizer_seconds"] = recognition.map { .rounded($0.elapsedSeconds, places: 3) } ?? .null
             object["recognizer_skipped"] = JSONValue(recognition?.skippedReason)
             io.printJSON(.object(object))
@@ -332,13 +353,7 @@ enum VoiceCommand: Subcommand {
                 } else {
                     io.print("heard: " + (recognition.transcript.isEmpty ? "(nothing)" : recognition.transcript))
                 }
-                if let score = recognition.score {
-                    var line = "forced score of the text: mean log-probability \(decimalText(score.meanLogProbability, places: 2)) per token"
-                    if let ratio = ForcedScoreRule.ratio(text: score, transcript: recognition.transcriptScore) {
-                        line += " (\(decimalText(ratio, places: 2)) against what it heard; \(decimalText(-ForcedScoreRule.defaultMargin, places: 1)) or more passes)"
-                    }
-                    io.print(line)
-                }
+                if let line = forcedScoreLine(recognition) { io.print(line) }
             }
             if choice != .none {
                 io.print("key words heard: \(result.heardKeyWords.count) of \(text.keyWords.count) (\(text.requiredKeyWords) needed)")
@@ -413,7 +428,21 @@ enum VoiceCommand: Subcommand {
                 io.printJSON(view.jsonEvent(event, t: summary.heardSeconds))
             }
         }
-        let result = live.finish()
+        var result = live.finish()
+        var recognition: ReadingProofRecording.RecognizedReading?
+        if live.usesWhisper, let rule = forcedScoreRule(arguments) {
+            // The same rule as a recording's: the text's span forced score over the voiced audio.
+            let span = try live.spanScore(of: proof.configuration.text.text)
+            let heard = ReadingProofRecording.RecognizedReading(
+                transcript: result.transcript.joined(separator: " "), span: span, seconds: summary.heardSeconds,
+                elapsedSeconds: 0)
+            recognition = heard
+            let before = result.match.verdict.isAccepted
+            result.match = ReadingProofRecording.acceptingByForcedScore(result.match, recognition: heard, rule: rule)
+            if json && !before && result.match.verdict.isAccepted {
+                io.printJSON(view.jsonEvent(.accepted(result.match), t: summary.heardSeconds))
+            }
+        }
         var recorded: String?
         if let record = arguments.value("record") {
             try live.commitRecording()
@@ -428,6 +457,7 @@ enum VoiceCommand: Subcommand {
                 "transcript": .array(result.transcript.map { .string($0) }),
                 "dropped_chunks": .int(live.droppedChunks), "overruns": .int(live.overruns),
                 "recognizer_restarts": .int(live.recognizerRestarts), "recording": JSONValue(recorded),
+                "forced_score": live.usesWhisper ? forcedScoreJSON(recognition, rule: forcedScoreRule(arguments)) : .null,
             ]
             object.merge(resultFields(result, mode: proof.configuration.voiceDetection,
                                       fallback: live.fallbackReason, needed: needed)) { _, new in new }
@@ -436,6 +466,7 @@ enum VoiceCommand: Subcommand {
             io.print("heard \(formatSeconds(summary.heardSeconds)) of audio on \(device); voiced \(formatSeconds(result.gate.voicedSeconds)) of \(formatSeconds(needed)) needed")
             io.print(gateLine(result.decidedBy, fallback: live.fallbackReason))
             if !result.transcript.isEmpty { io.print("transcript: " + result.transcript.joined(separator: " ")) }
+            if let recognition, let line = forcedScoreLine(recognition) { io.print(line) }
             if let recorded { io.print("recorded to \(recorded)") }
             io.print(verdictLine(result.match))
         }
@@ -460,7 +491,7 @@ enum VoiceCommand: Subcommand {
             case .keyWords: return "accepted: the key words were heard"
             case .readTwice: return "accepted: read aloud twice the reading time, with key words"
             case .voiceOnly: return "accepted: read aloud for the reading time (voice only)"
-            case .forcedScore: return "accepted: the recogniser finds the whole text about as likely as what it wrote (forced score)"
+            case .forcedScore: return "accepted: the recogniser finds the text about as likely as what it wrote (forced score)"
             }
         case .rejected(let why):
             return "rejected: \(why.detail)"
@@ -496,16 +527,33 @@ enum VoiceCommand: Subcommand {
     }
 
     /// `{"mean_log_prob": X, "tokens": N, "transcript_mean_log_prob": Y|null, "ratio": X-Y|null,
-    /// "passes": BOOL}` or null.
-    static func forcedScoreJSON(_ score: ForcedScore?, transcript: ForcedScore?) -> JSONValue {
-        guard let score else { return .null }
-        let ratio = ForcedScoreRule.ratio(text: score, transcript: transcript)
+    /// "coverage": C|null, "span": WORDS|null, "passes": BOOL, "rule_on": BOOL}` or null.
+    static func forcedScoreJSON(_ recognition: ReadingProofRecording.RecognizedReading?, rule: ForcedScoreRule?) -> JSONValue {
+        guard let recognition, let score = recognition.score else { return .null }
+        let ratio = ForcedScoreRule.ratio(text: score, transcript: recognition.transcriptScore)
         return [
             "mean_log_prob": .rounded(score.meanLogProbability, places: 3), "tokens": .int(score.tokens.count),
-            "transcript_mean_log_prob": transcript.map { .rounded($0.meanLogProbability, places: 3) } ?? .null,
+            "transcript_mean_log_prob": recognition.transcriptScore.map { .rounded($0.meanLogProbability, places: 3) } ?? .null,
             "ratio": ratio.map { .rounded($0, places: 3) } ?? .null,
-            "passes": .bool(ForcedScoreRule().passes(text: score, transcript: transcript)),
+            "coverage": recognition.span.map { .rounded($0.coverage, places: 3) } ?? .null,
+            "windows": .int(recognition.span?.parts.count ?? 1),
+            "passes": .bool(ReadingProofRecording.passes(rule ?? ForcedScoreRule(), recognition)),
+            "rule_on": .bool(rule != nil),
         ]
+    }
+
+    /// The text output's forced-score line, or `nil` when there is no score.
+    static func forcedScoreLine(_ recognition: ReadingProofRecording.RecognizedReading) -> String? {
+        guard let score = recognition.score else { return nil }
+        var line = "forced score of the text: mean log-probability \(decimalText(score.meanLogProbability, places: 2)) per token"
+        if let ratio = ForcedScoreRule.ratio(text: score, transcript: recognition.transcriptScore) {
+            line += " (\(decimalText(ratio, places: 2)) against what it heard; \(decimalText(-ForcedScoreRule.defaultMargin, places: 1)) or more passes"
+            if let span = recognition.span {
+                line += "; the words heard cover \(span.coveredWords) of the text's \(span.wordCount)"
+            }
+            line += ")"
+        }
+        return line
     }
 
     static func writePlot(_ result: ReadingProofResult, title: String, to path: String) throws(ProofkitError) {
