@@ -92,10 +92,48 @@ final class MappedFile: @unchecked Sendable {
     /// Maps the file at `path`. The descriptor is closed at once (the mapping keeps the file's
     /// pages).
     static func map(_ path: String) -> Result<MappedFile, POSIXFile.Failure> {
-        POSIXFile.withOpenFile(path) { fd, size in
-            guard size > 0 else { return MappedFile(bytes: UnsafeRawBufferPointer(start: nil, count: 0)) }
-            guard let base = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED else { return nil }
-            return MappedFile(bytes: UnsafeRawBufferPointer(start: base, count: size))
+        POSIXFile.withOpenFile(path) { fd, size in map(fd: fd, size: size) }
+    }
+
+    /// Maps `size` bytes of an open file (`nil` when `mmap` fails).
+    static func map(fd: Int32, size: Int) -> MappedFile? {
+        guard size > 0 else { return MappedFile(bytes: UnsafeRawBufferPointer(start: nil, count: 0)) }
+        guard let base = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED else { return nil }
+        return MappedFile(bytes: UnsafeRawBufferPointer(start: base, count: size))
+    }
+}
+
+/// A file held open read-only (closed when the last reference goes), so that a later reader can
+/// open the very file that was checked through ``procPath`` even if its path is replaced meanwhile.
+final class OpenFile: @unchecked Sendable {
+    /// The descriptor.
+    let fd: Int32
+    /// The size `fstat` gave at open time.
+    let size: Int
+
+    private init(fd: Int32, size: Int) {
+        self.fd = fd
+        self.size = size
+    }
+
+    deinit { close(fd) }
+
+    /// `/proc/self/fd/N`: the path under which this process opens the same file again (Linux).
+    var procPath: String { "/proc/self/fd/\(fd)" }
+
+    /// Opens `path` read-only (`.missing`, `.folder` or `.unreadable` as ``POSIXFile/withOpenFile(_:_:)``).
+    static func openReadOnly(_ path: String) -> Result<OpenFile, POSIXFile.Failure> {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return .failure(errno == ENOENT || errno == ENOTDIR ? .missing : .unreadable) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            close(fd)
+            return .failure(.unreadable)
         }
+        guard info.st_mode & S_IFMT != S_IFDIR else {
+            close(fd)
+            return .failure(.folder)
+        }
+        return .success(OpenFile(fd: fd, size: Int(info.st_size)))
     }
 }
