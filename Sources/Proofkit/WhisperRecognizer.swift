@@ -105,9 +105,16 @@ public final class OnnxWhisperModel: WhisperStepModel, @unchecked Sendable {
 
     public func encode(melWindow: [Float]) throws(ProofkitError) {
         let mel = try Tensor(shape: [1, WhisperFeatures.melBins, WhisperFeatures.windowFrames], scalars: melWindow)
-        let outputs = try encoder.run(["mel": mel], outputs: ["cross_k", "cross_v"])
-        crossK = try outputs.tensor("cross_k", as: Float.self)
-        crossV = try outputs.tensor("cross_v", as: Float.self)
+        crossK = try Tensor(shape: [1], repeating: 0)  // the previous window's keys go first
+        crossV = crossK
+        do {
+            let outputs = try encoder.run(["mel": mel], outputs: ["cross_k", "cross_v"])
+            crossK = try outputs.tensor("cross_k", as: Float.self)
+            crossV = try outputs.tensor("cross_v", as: Float.self)
+        }
+        // The encoder runs without an arena: its ~100 MB of working memory is freed, and this
+        // hands it back to the system before the decoder runs (see ProcessHeap).
+        ProcessHeap.returnFreedMemory()
         resetTokens()
     }
 
@@ -218,7 +225,8 @@ public final class WhisperRecognizer: SpeechRecognizing, @unchecked Sendable {
     /// - Throws: `.invalidArgument` over the length limit (5 min by default); `.internal` when
     ///   ONNX Runtime fails.
     public func transcribe(samples: [Float]) throws(ProofkitError) -> Transcription {
-        try transcriber.transcribe(samples: samples)
+        defer { ProcessHeap.returnFreedMemory() }
+        return try transcriber.transcribe(samples: samples)
     }
 
     /// The forced score of `text` on the audio (see ``SpeechRecognition/WhisperTranscriber/score(text:samples:)``).

@@ -197,7 +197,8 @@ public enum InferenceBench {
         }
         var modelBytes = 0
         for name in [WhisperModelFiles.encoder, WhisperModelFiles.decoder] {
-            modelBytes += (try? FileManager.default.attributesOfItem(atPath: options.modelsFolder + "/" + name)[.size] as? Int) ?? 0
+            let size = (try? FileManager.default.attributesOfItem(atPath: options.modelsFolder + "/" + name))?[.size]
+            modelBytes += (size as? Int) ?? (size as? UInt64).map { Int($0) } ?? 0
         }
         let runtimeStart = clock.now
         _ = try OnnxRuntime.load()
