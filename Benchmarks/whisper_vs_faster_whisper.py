@@ -132,6 +132,7 @@ def main(argv=None):
     ap.add_argument("--proofkit", default=os.environ.get("PROOFKIT_BIN") or os.path.join(ROOT, ".build", "release", "proofkit"))
     ap.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data"))
     ap.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    ap.add_argument("--no-warmup", action="store_true", help="skip the untimed first run of each (a busy machine)")
     ap.add_argument("--output", help="also write the markdown report there")
     a = ap.parse_args(argv)
     if not os.path.exists(VENV_PY):
@@ -146,9 +147,10 @@ def main(argv=None):
     load_before, started = loadavg(), time.time()
     rounds = []
     # one untimed pass each: page cache warm for both models and the clips
-    print("warming up (one untimed run each)", file=sys.stderr)
-    proofkit_round(a.proofkit, clips, a.threads, env)
-    peer_round(clips, a.threads, env)
+    if not a.no_warmup:
+        print("warming up (one untimed run each)", file=sys.stderr)
+        proofkit_round(a.proofkit, clips, a.threads, env)
+        peer_round(clips, a.threads, env)
     for i in range(a.rounds):
         order = ("proofkit", "peer") if i % 2 == 0 else ("peer", "proofkit")
         r = {}
@@ -189,8 +191,8 @@ def main(argv=None):
         "## `proofkit transcribe` vs faster-whisper (Whisper base, same model.bin)",
         "",
         f"{len(used)} clips, {audio:.1f} s of real Arabic speech ({', '.join(os.path.basename(c) for c in used)}; "
-        f"from ../shared/data/{{audio,dua_audio}}), {a.threads} threads each, {a.rounds} alternating rounds after one "
-        f"untimed run each. {result['date']}, {result['cpu']}, {os.cpu_count()} CPUs, load average "
+        f"from ../shared/data/{{audio,dua_audio}}), {a.threads} threads each, {a.rounds} alternating rounds"
+        f"{' (no warm-up run)' if a.no_warmup else ' after one untimed run each'}. {result['date']}, {result['cpu']}, {os.cpu_count()} CPUs, load average "
         f"{load_before} before and {load_after} after (1/5/15 min).",
         "",
         "Median (min-max) over rounds:",
