@@ -122,7 +122,7 @@ public enum InferenceBench {
         guard FileManager.default.fileExists(atPath: path) else {
             throw ProofkitError(.notFound, "no model file (set-up makes it: bash .ci/setup)", path: path)
         }
-        let modelBytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        let modelBytes = fileBytes(path)
 
         let runtimeStart = clock.now
         _ = try OnnxRuntime.load()
@@ -197,8 +197,7 @@ public enum InferenceBench {
         }
         var modelBytes = 0
         for name in [WhisperModelFiles.encoder, WhisperModelFiles.decoder] {
-            let size = (try? FileManager.default.attributesOfItem(atPath: options.modelsFolder + "/" + name))?[.size]
-            modelBytes += (size as? Int) ?? (size as? UInt64).map { Int($0) } ?? 0
+            modelBytes += fileBytes(options.modelsFolder + "/" + name)
         }
         let runtimeStart = clock.now
         _ = try OnnxRuntime.load()
@@ -259,6 +258,13 @@ public enum InferenceBench {
         result.decoderToken = LatencyStatistics(decoderSamples)
         withExtendedLifetime(recognizer) {}
         return result
+    }
+
+    /// A file's size in bytes (`stat`), 0 when it cannot be read. (`FileManager`'s `.size`
+    /// attribute did not cast to `Int` here, so every report said 0.)
+    static func fileBytes(_ path: String) -> Int {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int(info.st_size) : 0
     }
 
     /// A `Duration` in seconds.
