@@ -22,6 +22,10 @@ Writes a markdown report (default Benchmarks/REPORT.md) and prints where it is. 
 5b. `proofkit squat FILE` end to end against a Python json.loads loop over the same pose lines
    (Benchmarks/squat_read_bench.py): frames/s by wall and CPU time, peak RSS at two lengths.
 6. `proofkit trim` against sox and ffmpeg (Benchmarks/trim_vs_peers.sh).
+7. `proofkit transcribe` against faster-whisper (CTranslate2 int8, the same Whisper base model.bin,
+   the same threads) on the same real Arabic clips, alternating
+   (Benchmarks/whisper_vs_faster_whisper.py): transcribe time, time per 10 s of speech, real-time
+   factor, peak RSS of the whole processes; targets: time <= 1.5x, peak RSS <= 1x.
 
 A missing peer (no venv, no sox, no ffmpeg) or a missing proofkit feature is noted and skipped,
 never a failure. Python peers run in .deps/venv (set-up makes it). The 2 MP photo comes from
@@ -55,6 +59,7 @@ IMAGE_BENCH = os.path.join(ROOT, "Benchmarks", "image_preprocess_bench.py")
 TRIM_BENCH = os.path.join(ROOT, "Benchmarks", "trim_vs_peers.sh")
 MAT_BENCH = os.path.join(ROOT, "Benchmarks", "mat_vs_python.py")
 SQUAT_READ_BENCH = os.path.join(ROOT, "Benchmarks", "squat_read_bench.py")
+WHISPER_BENCH = os.path.join(ROOT, "Benchmarks", "whisper_vs_faster_whisper.py")
 MODEL_FILES = {"int8": "efficientnet_lite0_int8.onnx", "fp32": "efficientnet_lite0_fp32.onnx"}
 BENCH_MODEL = {"int8": "lite0", "fp32": "lite0-fp32"}
 
@@ -579,6 +584,43 @@ class Suite:
                                      "met" if rss < 32 else "NOT met"))
         self.sections.append("\n".join([title, "", f"From `Benchmarks/trim_vs_peers.sh {self.args.trim_runs}`:", ""] + body))
 
+    # --- 7. Whisper ---------------------------------------------------------------------------
+    def whisper_section(self):
+        title = "## 7. `proofkit transcribe` vs faster-whisper"
+        if not self.py:
+            self.sections.append(f"{title}\n\nSkipped: no .deps/venv (the peer needs ctranslate2).")
+            return
+        if not os.path.exists(os.path.join(MODELS, "whisper_base_decoder.onnx")):
+            self.sections.append(f"{title}\n\nSkipped: the Whisper models are not built (bash .ci/setup).")
+            return
+        log("whisper vs faster-whisper (Benchmarks/whisper_vs_faster_whisper.py)")
+        rounds = 2 if self.args.quick else 3
+        status, out, err, _ = run([sys.executable, WHISPER_BENCH, "--proofkit", self.pk, "--rounds", str(rounds), "--json"])
+        if status != 0:
+            self.sections.append(f"{title}\n\nFailed or skipped: {(err or out).strip()[-300:]}")
+            return
+        r = json.loads(out)
+        for what, key, target in (("transcribe time / faster-whisper (same clips, 2 threads)", "time_ratio", r["time_target"]),
+                                  ("transcribe peak RSS / faster-whisper (whole processes)", "rss_ratio", r["rss_target"])):
+            self.summary.append((what, f"<= {target}x", f"{r[key]:.2f}x", "met" if r[key] <= target else "NOT met"))
+        rows = []
+        for i, rr in enumerate(r["per_round"], 1):
+            a, b = rr["proofkit"], rr["peer"]
+            rows.append([str(i), fmt(a["transcribe_s"], 2), fmt(b["transcribe_s"], 2), f"{rr['time_ratio']:.2f}x",
+                         fmt(a["rss_mib"], 0), fmt(b["rss_mib"], 0), f"{rr['rss_ratio']:.2f}x"])
+        audio = r["audio_seconds"]
+        self.sections.append("\n".join([
+            title, "",
+            f"{len(r['clips'])} clips, {audio:.1f} s of real Arabic speech ({', '.join(os.path.basename(c) for c in r['clips'])}), "
+            f"{r['threads']} threads each, peer {r['peer']}; load {r['load_before']} before, {r['load_after']} after. "
+            "Transcribe time = features + encoder + decoder as each process reports it (no model load, no audio decoding); "
+            "peak RSS = wait4 ru_maxrss of the whole process.", "",
+            table(["round", "proofkit s", "faster-whisper s", "time ratio", "proofkit MiB", "faster-whisper MiB", "RSS ratio"], rows), "",
+            f"Median of per-round ratios: time {r['time_ratio']:.2f}x, peak RSS {r['rss_ratio']:.2f}x. Per 10 s of speech: "
+            f"proofkit {statistics.median(x['proofkit']['transcribe_s'] for x in r['per_round']) / audio * 10:.2f} s, "
+            f"faster-whisper {statistics.median(x['peer']['transcribe_s'] for x in r['per_round']) / audio * 10:.2f} s.",
+        ]))
+
     # --- report ----------------------------------------------------------------------------
     def versions_of_tools(self):
         v = {}
@@ -661,7 +703,7 @@ def main():
     parser.add_argument("--trim-runs", type=int, default=5, help="runs per tool for trim_vs_peers.sh (default 5)")
     parser.add_argument("--quick", action="store_true", help="2 rounds, 30 runs, 3 trim runs (a smoke test)")
     parser.add_argument("--output", default=os.path.join(ROOT, "Benchmarks", "REPORT.md"))
-    parser.add_argument("--only", default="", help="comma list of sections: defaults,inference,image,photo,process,engines,squatread,trim")
+    parser.add_argument("--only", default="", help="comma list of sections: defaults,inference,image,photo,process,engines,squatread,trim,whisper")
     args = parser.parse_args()
     if args.quick:
         args.rounds, args.runs, args.trim_runs = 2, 30, 3
@@ -672,7 +714,7 @@ def main():
     suite.versions = suite.versions_of_tools()
     suite.make_photos()
     only = set(filter(None, args.only.split(",")))
-    for name in ("defaults", "inference", "image", "photo", "process", "engines", "squatread", "trim"):
+    for name in ("defaults", "inference", "image", "photo", "process", "engines", "squatread", "trim", "whisper"):
         if not only or name in only:
             getattr(suite, f"{name}_section")()
     suite.write(started, load_before)

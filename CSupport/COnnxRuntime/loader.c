@@ -21,6 +21,8 @@ PK_SLOT(create_session_from_bytes, 8);
 PK_SLOT(run, 9);
 PK_SLOT(create_session_options, 10);
 PK_SLOT(set_optimized_model_path, 11);
+PK_SLOT(disable_mem_pattern, 17);
+PK_SLOT(disable_cpu_mem_arena, 19);
 PK_SLOT(set_optimization_level, 23);
 PK_SLOT(set_intra_op_threads, 24);
 PK_SLOT(session_input_count, 30);

@@ -96,3 +96,13 @@ void proofkit_forward_termination_signals(int child) {
         sigaction(signals[i], &action, NULL);
     }
 }
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+void proofkit_heap_trim(void) {
+#if defined(__GLIBC__)
+    (void)malloc_trim(0);
+#endif
+}

@@ -34,6 +34,23 @@ public enum ModelFile {
         return mapped
     }
 
+    /// Opens a model file and checks its SHA-256 on a mapping of it that is unmapped again, so the
+    /// checked file can be handed on (``OpenFile/procPath``) without keeping its pages resident.
+    /// - Returns: the open file, which matches the digest.
+    /// - Throws: as ``read(_:expectedSHA256:)``.
+    static func openChecked(_ path: String, expectedSHA256: String) throws(ProofkitError) -> OpenFile {
+        let expected = try checkedDigest(expectedSHA256, path: path)
+        let file = try opened(path) { () throws(ReadFailure) in try OpenFile.openReadOnly(path) }
+        guard case .success(let mapped) = MappedFile.map(file.fd, size: file.size) else {
+            throw ProofkitError(.io, "The model file cannot be read (permissions?).", operation: "mmap", path: path)
+        }
+        var hasher = SHA256()
+        hasher.update(bytes: mapped.bytes)
+        mapped.releaseResidentPages()
+        try checkDigest(SHA256.hex(hasher.finalize()), expected: expected, path: path)
+        return file
+    }
+
     /// `digest` in lowercase after checking it is 64 hex digits.
     private static func checkedDigest(_ digest: String, path: String) throws(ProofkitError) -> String {
         let expected = digest.lowercased()

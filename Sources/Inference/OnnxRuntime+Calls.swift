@@ -141,7 +141,7 @@ struct OrtCalls: @unchecked Sendable {
     /// (key, value), in order. The caller releases them.
     func createSessionOptions(
         intraOpThreads: Int, allowsSpinning: Bool, optimizationLevel: Int32, configEntries: [(String, String)] = [],
-        optimizedModelPath: String? = nil
+        optimizedModelPath: String? = nil, memoryPattern: Bool = true, cpuMemoryArena: Bool = true
     ) throws(ProofkitError) -> OpaquePointer
     {
         var created: OpaquePointer?
@@ -157,6 +157,16 @@ struct OrtCalls: @unchecked Sendable {
                 slot("set_optimization_level", table.pointee.set_optimization_level)(
                     options, PKOrtOptimizationLevel(rawValue: UInt32(optimizationLevel))),
                 "SetSessionGraphOptimizationLevel", phase: .setup)
+            if !memoryPattern {
+                try check(
+                    slot("disable_mem_pattern", table.pointee.disable_mem_pattern)(options), "DisableMemPattern",
+                    phase: .setup)
+            }
+            if !cpuMemoryArena {
+                try check(
+                    slot("disable_cpu_mem_arena", table.pointee.disable_cpu_mem_arena)(options), "DisableCpuMemArena",
+                    phase: .setup)
+            }
             var entries = [("session.intra_op.allow_spinning", allowsSpinning ? "1" : "0")] + configEntries
             if let optimizedModelPath {
                 try check(
@@ -182,13 +192,14 @@ struct OrtCalls: @unchecked Sendable {
 
     // MARK: Sessions
 
-    func createSession(env: OpaquePointer, path: String, options: OpaquePointer) throws(ProofkitError)
-        -> OpaquePointer
+    /// `reportedPath`: the path errors name (default `path`).
+    func createSession(env: OpaquePointer, path: String, options: OpaquePointer, reportedPath: String? = nil)
+        throws(ProofkitError) -> OpaquePointer
     {
         var session: OpaquePointer?
         try check(
             slot("create_session_from_file", table.pointee.create_session_from_file)(
-                env, path, options, &session), "CreateSession", phase: .load, path: path)
+                env, path, options, &session), "CreateSession", phase: .load, path: reportedPath ?? path)
         guard let session else { fatalError("CreateSession returned nothing") }
         return session
     }

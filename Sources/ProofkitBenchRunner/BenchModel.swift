@@ -30,8 +30,16 @@ public enum BenchModel: String, Sendable, Hashable, CaseIterable, Codable {
     case clipStandin = "clip-standin"
     /// Silero VAD v6 (`silero_vad.onnx`): one 32 ms chunk at 16 kHz per run.
     case silero
+    /// The built-in recogniser, Whisper base (`whisper_base_encoder.onnx` and
+    /// `whisper_base_decoder.onnx` as the set-up installs them): one run is the encoder on one 30 s
+    /// window, followed by ``whisperDecoderSteps`` decoder steps of one token each (timed apart).
+    /// Measured only when named (it takes about a second per run).
+    case whisper
 
-    /// The models `--model all` measures, in order (not the stand-in).
+    /// Decoder steps (one token each, after the 4-token prompt) timed per ``whisper`` run.
+    public static let whisperDecoderSteps = 32
+
+    /// The models `--model all` measures, in order (not the stand-in, not Whisper).
     public static let all: [BenchModel] = [.lite0, .lite0FP32, .clip, .silero]
 
     /// The file name under the models folder.
@@ -42,16 +50,18 @@ public enum BenchModel: String, Sendable, Hashable, CaseIterable, Codable {
         case .clip: "mobileclip_s0_image.onnx"
         case .clipStandin: "clip_standin.onnx"
         case .silero: "silero_vad.onnx"
+        case .whisper: "whisper_base_encoder.onnx"
         }
     }
 
     /// Whether the model judges photos (so a photo's end-to-end time applies).
-    public var isPhotoModel: Bool { self != .silero }
+    public var isPhotoModel: Bool { self != .silero && self != .whisper }
 
     /// What one run processes, for the throughput unit.
     public var unit: String {
         switch self {
         case .silero: "chunks"
+        case .whisper: "windows"
         default: "images"
         }
     }
@@ -91,6 +101,8 @@ public enum BenchModel: String, Sendable, Hashable, CaseIterable, Codable {
     /// - Throws: `.modelInvalid` when the inputs are not what this model kind takes.
     func feeds(for inputs: [TensorDescription]) throws(ProofkitError) -> [String: AnyTensor] {
         switch self {
+        case .whisper:
+            throw ProofkitError(.modelInvalid, "Whisper is measured by InferenceBench.measureWhisper, not one session")
         case .silero:
             let names = Set(inputs.map(\.name))
             guard names == ["input", "state", "sr"] else {
@@ -129,6 +141,7 @@ public enum BenchModel: String, Sendable, Hashable, CaseIterable, Codable {
         case .silero: return ["output", "stateN"].filter(names.contains)
         case .lite0, .lite0FP32: return names.contains("logits") ? ["logits"] : nil
         case .clip, .clipStandin: return names.contains("embedding") ? ["embedding"] : nil
+        case .whisper: return nil
         }
     }
 }

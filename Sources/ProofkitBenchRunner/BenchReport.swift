@@ -372,6 +372,10 @@ public struct BenchResult: Sendable, Codable, Equatable {
     public var isNoisy: Bool
     /// `(p90 - p50) / p50`.
     public var relativeSpread: Double
+    /// Whisper only: the time of one decoder step (one new token, with the self-attention cache
+    /// and the window's cross-attention keys), over every timed step of every run; `nil` for
+    /// other models. (``latency`` is then the encoder's time per 30 s window.)
+    public var decoderToken: BenchLatency?
 
     /// Builds a result from the raw samples: the statistics, throughput (runs over the summed
     /// run time), real-time factor (`audioSecondsPerRun` x throughput, for audio models) and the
@@ -408,6 +412,7 @@ public struct BenchResult: Sendable, Codable, Equatable {
         case samples = "samples_s", throughputPerSecond = "throughput_per_s", unit
         case realTimeFactor = "real_time_factor", memory, photo, photoNote = "photo_note"
         case isNoisy = "noisy", relativeSpread = "relative_spread"
+        case decoderToken = "decoder_token_s"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -428,6 +433,7 @@ public struct BenchResult: Sendable, Codable, Equatable {
         try container.encode(photoNote, forKey: .photoNote)
         try container.encode(isNoisy, forKey: .isNoisy)
         try container.encode(relativeSpread, forKey: .relativeSpread)
+        try container.encodeIfPresent(decoderToken, forKey: .decoderToken)
     }
 
     /// The key two reports are matched on: model and thread count.

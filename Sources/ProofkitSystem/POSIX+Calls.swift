@@ -555,6 +555,44 @@ package final class MappedFile: @unchecked Sendable {
     }
 }
 
+/// A file held open read-only (closed when the last reference goes), so that a later reader can
+/// open the very file that was checked, through ``procPath``, even if its path is replaced meanwhile.
+package final class OpenFile: @unchecked Sendable {
+    /// The descriptor.
+    package let fd: Int32
+    /// The size `fstat` gave at open time, in bytes.
+    package let size: Int
+
+    private init(fd: Int32, size: Int) {
+        self.fd = fd
+        self.size = size
+    }
+
+    deinit { POSIX.closeDescriptor(fd) }
+
+    /// `/proc/self/fd/N`: the path under which this process opens the same file again (Linux).
+    package var procPath: String { "/proc/self/fd/\(fd)" }
+
+    /// Opens `path` read-only, once (``POSIX/openForReading(_:)``: a folder or a stream without a
+    /// writer is refused).
+    /// - Throws: ``ReadFailure``. Calls `open`, `fstat`.
+    package static func openReadOnly(_ path: String) throws(ReadFailure) -> OpenFile {
+        let (fd, info) = try POSIX.openForReading(path)
+        return OpenFile(fd: fd, size: Int(info.size))
+    }
+}
+
+/// The C heap of this process.
+package enum ProcessHeap {
+    /// Gives the C heap's free memory back to the system (`malloc_trim(0)`, glibc). ONNX Runtime
+    /// without its arena frees a run's working memory with `free`, but glibc keeps freed blocks of
+    /// up to 32 MB in its heaps for reuse (its mmap threshold grows with the blocks it has freed),
+    /// so the process would keep the largest run's working memory for good. About a millisecond.
+    package static func returnFreedMemory() {
+        proofkit_heap_trim()
+    }
+}
+
 // MARK: Reading input: opened once, streams waited for a bounded time, sizes capped while reading
 
 /// Why a file could not be read whole (``POSIX/readWhole(_:limit:)``).

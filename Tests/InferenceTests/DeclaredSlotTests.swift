@@ -16,9 +16,11 @@
         static let declaredSlots: [String] = Mirror(reflecting: PKOrtApi()).children.compactMap(\.label)
             .filter { !$0.hasPrefix("reserved") }
 
-        @Test("the table declares 37 typed slots, each at a distinct pointer-aligned offset, ending at slot 130")
+        @Test("the table declares 39 typed slots, each at a distinct pointer-aligned offset, ending at slot 130")
         func layout() {
-            #expect(Self.declaredSlots.count == 37)
+            #expect(Self.declaredSlots.count == 39)
+            #expect(MemoryLayout<PKOrtApi>.offset(of: \.disable_mem_pattern) == 17 * MemoryLayout<UnsafeRawPointer>.size)
+            #expect(MemoryLayout<PKOrtApi>.offset(of: \.disable_cpu_mem_arena) == 19 * MemoryLayout<UnsafeRawPointer>.size)
             #expect(MemoryLayout<PKOrtApi>.size == 131 * MemoryLayout<UnsafeRawPointer>.size)
             #expect(MemoryLayout<PKOrtApi>.offset(of: \.run) == 9 * MemoryLayout<UnsafeRawPointer>.size)
             #expect(MemoryLayout<PKOrtApi>.offset(of: \.set_optimized_model_path) == 11 * MemoryLayout<UnsafeRawPointer>.size)
@@ -32,6 +34,13 @@
             let a = try Tensor<Float>(shape: [1, 3], scalars: [1, 2, 3])
             _ = try fromFile.run(["a": a, "b": a])
             fromFile.close()
+            // Without memory patterns and without the CPU arena (what the Whisper encoder uses).
+            var lean = InferenceSession.Options()
+            lean.memoryPattern = false
+            lean.cpuMemoryArena = false
+            var leanSession = try InferenceSession(contentsOf: InferenceFixtures.model("add_relu"), options: lean)
+            #expect(try leanSession.run(["a": a, "b": a]).tensor("sum", as: Float.self).scalars == [2, 4, 6])
+            leanSession.close()
             var fromBytes = try InferenceSession(bytes: try InferenceFixtures.bytes("int64_affine"))
             _ = try fromBytes.run(["ids": Tensor<Int64>(shape: [1], scalars: [1])])
             #expect(throws: ProofkitError.self) { _ = try InferenceSession(bytes: [0, 1, 2]) }

@@ -156,4 +156,46 @@ struct SHA256Tests {
         }
         #expect(missing.code == .notFound)
     }
+
+    @Test("checkingFileAt: ORT reads the checked open file itself and runs like contentsOf; a wrong digest, a missing file, an unparsable file",
+          .enabled(if: InferenceFixtures.runtimeAvailable, "set PROOFKIT_ORT_LIBRARY"))
+    func checkingFile() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("proofkit-checking-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/model.onnx"
+        try FileManager.default.copyItem(atPath: InferenceFixtures.model("int64_affine"), toPath: path)
+        let digest = try ModelFile.sha256(ofFileAt: path)
+        // Memory pattern and arena off (what the Whisper decoder uses) change nothing in the result.
+        var options = InferenceSession.Options()
+        options.memoryPattern = false
+        options.cpuMemoryArena = false
+        var session = try InferenceSession(checkingFileAt: path, expectedSHA256: digest.uppercased(), options: options)
+        #expect(session.path == path)
+        for value in [Int64(2), 5, -3] {
+            let scaled = try session.run(["ids": Tensor<Int64>(shape: [1], scalars: [value])]).tensor("scaled", as: Int64.self)
+            var plain = try InferenceSession(contentsOf: path)
+            let expected = try plain.run(["ids": Tensor<Int64>(shape: [1], scalars: [value])]).tensor("scaled", as: Int64.self)
+            #expect(scaled.scalars == expected.scalars)
+        }
+        let other = try ModelFile.sha256(ofFileAt: InferenceFixtures.model("add_relu"))
+        let mismatch = try #require(throws: ProofkitError.self) {
+            _ = try InferenceSession(checkingFileAt: path, expectedSHA256: other)
+        }
+        #expect(mismatch.code == .modelInvalid)
+        #expect(mismatch.operation == "sha256")
+        let missing = try #require(throws: ProofkitError.self) {
+            _ = try InferenceSession(checkingFileAt: path + ".missing", expectedSHA256: digest)
+        }
+        #expect(missing.code == .notFound)
+        // A file ORT cannot parse, with its right digest: ORT's refusal naming the real path
+        // (not /proc/self/fd/N).
+        let junk = folder + "/junk.onnx"
+        try Data("not a model".utf8).write(to: URL(fileURLWithPath: junk))
+        let refused = try #require(throws: ProofkitError.self) {
+            _ = try InferenceSession(checkingFileAt: junk, expectedSHA256: try ModelFile.sha256(ofFileAt: junk))
+        }
+        #expect(refused.code == .modelInvalid)
+        #expect(refused.path == junk)
+    }
 }

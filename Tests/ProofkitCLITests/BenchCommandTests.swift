@@ -247,4 +247,54 @@ struct BenchCommandTests {
             #expect(report.skipped.first?.model == "clip")
         }
     }
+
+    static let hasWhisper = OnnxRuntime.isAvailable && FileManager.default.fileExists(atPath: modelsFolder + "/whisper_base_decoder.onnx")
+
+    @Test("--model whisper: 10 runs after 1 warm-up by default; other models keep 100 and 10")
+    func whisperDefaults() throws {
+        guard case .measure(let plan, _, _) = try parse(["--model", "whisper"]) else { Issue.record("not a measurement"); return }
+        #expect(plan.models == [.whisper] && plan.options.runs == 10 && plan.options.warmup == 1)
+        guard case .measure(let given, _, _) = try parse(["--model", "silero,whisper", "--runs", "3", "--warmup", "0"]) else { return }
+        #expect(given.options.runs == 3 && given.options.warmup == 0)
+        guard case .measure(let all, _, _) = try parse([]) else { return }
+        #expect(!all.models.contains(.whisper) && all.options.runs == 100)
+    }
+
+    @Test(
+        "--model whisper (real model, child process): the encoder's time per 30 s window and the decoder's time per token",
+        .enabled(if: hasWhisper && TestEnvironment.hasProofkitBinary, "needs the Whisper models (bash .ci/setup) and .build/debug/proofkit"))
+    func whisperRun() throws {
+        let result = try runProcess(
+            TestEnvironment.proofkitBinary,
+            ["bench", "--model", "whisper", "--threads", "2", "--runs", "2", "--warmup", "0", "--json", "--models", Self.modelsFolder])
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try BenchReport.decode(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        let whisper = try #require(report.results.first)
+        #expect(whisper.model == "whisper" && whisper.unit == "windows" && whisper.threads == 2)
+        #expect(whisper.modelFile == "whisper_base_encoder.onnx + whisper_base_decoder.onnx")
+        #expect(whisper.latency.count == 2 && whisper.latency.min > 0)
+        let token = try #require(whisper.decoderToken)
+        #expect(token.count == 2 * BenchModel.whisperDecoderSteps)
+        // One decoder step (one token) is far cheaper than encoding a 30 s window.
+        #expect(token.p50 < whisper.latency.p50)
+        #expect(whisper.photo == nil && whisper.realTimeFactor == nil)
+        // Both graphs' bytes, from the folder's own files.
+        let encoder = try FileManager.default.attributesOfItem(atPath: Self.modelsFolder + "/whisper_base_encoder.onnx")[.size] as! Int
+        let decoder = try FileManager.default.attributesOfItem(atPath: Self.modelsFolder + "/whisper_base_decoder.onnx")[.size] as! Int
+        #expect(whisper.modelBytes == encoder + decoder)
+        #expect(whisper.memory.peakResidentBytes > whisper.memory.residentBeforeLoadBytes)
+        // The text table has the encoder/decoder line.
+        let text = try runProcess(
+            TestEnvironment.proofkitBinary,
+            ["bench", "--model", "whisper", "--threads", "1", "--runs", "1", "--warmup", "0", "--models", Self.modelsFolder])
+        #expect(text.status == 0)
+        #expect(text.stdout.contains("ms per 30 s window (p50); decoder") && text.stdout.contains("ms per token"))
+    }
+
+    @Test("--help names the whisper model and its figures")
+    func whisperHelp() {
+        let (status, out, _) = run(["--help"])
+        #expect(status == 0)
+        #expect(out.contains("whisper") && out.contains("decoder_token_s") && out.contains("per 30 s window"))
+    }
 }

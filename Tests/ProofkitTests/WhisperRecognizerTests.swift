@@ -33,7 +33,9 @@ struct WhisperRecognizerTests {
         if let referencePath {
             let root = try JSONReader.parse(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: referencePath))))
             let clip = root["clips"]?.array?.first { $0["clip"]?.string?.hasSuffix("speech_ar_quran_16k.wav") == true }
-            let tokens = clip?["tokens"]?.array?.compactMap(\.integer)
+            // The installed graphs' own greedy tokens: the int8 ones when the build installed int8.
+            let installed = root["weights"]?.string?.hasPrefix("int8") == true ? clip?["int8"] : clip
+            let tokens = installed?["tokens"]?.array?.compactMap(\.integer)
             if let tokens { #expect(transcription.windows[0].tokens == tokens) }
         }
     }
@@ -66,5 +68,32 @@ struct WhisperRecognizerTests {
         let silence = try recognizer.transcribe(samples: [Float](repeating: 0, count: 16_000 * 5))
         #expect(silence.decoderSteps <= 224)
         #expect(matcher.evaluate(transcript: silence.text).verdict.isAccepted == false)
+    }
+
+    @Test("the installed int8 graphs passed the build's check against CTranslate2 (fp32 and faster-whisper's int8)")
+    func int8Check() throws {
+        let referencePath = try #require(
+            whisperStore.folders.map { $0 + "/whisper_reference.json" }.first { FileManager.default.fileExists(atPath: $0) },
+            "whisper_reference.json is made with the graphs")
+        let root = try JSONReader.parse(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: referencePath))))
+        let weights = try #require(root["weights"]?.string)
+        guard weights.hasPrefix("int8") else { return }  // an fp32 build: nothing int8 to check
+        let check = try #require(root["int8_check"])
+        let mean = try #require(check["encoder_mean_abs_diff"]?.number)
+        let meanTolerance = try #require(check["encoder_mean_abs_tolerance"]?.number)
+        let logits = try #require(check["logits_max_abs_diff"]?.number)
+        let logitsTolerance = try #require(check["logits_tolerance"]?.number)
+        #expect(mean <= meanTolerance && logits <= logitsTolerance)
+        let ours = try #require(check["token_edits_from_ct2_fp32"]?.integer)
+        let theirs = try #require(check["ct2_int8_token_edits_from_ct2_fp32"]?.integer)
+        #expect(ours <= theirs)
+        // Every check clip, including the fixture, was compared.
+        let clips = try #require(root["clips"]?.array)
+        #expect(!clips.isEmpty && clips.allSatisfy { $0["int8"]?["tokens"]?.array != nil })
+        // And the graphs this recogniser loaded are those files: the decoder holds no float32
+        // token embedding (51865 x 512 x 4 bytes = 106 MB), so it is well under 80 MB.
+        let decoder = try #require(whisperStore.folders.map { $0 + "/whisper_base_decoder.onnx" }.first { FileManager.default.fileExists(atPath: $0) })
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: decoder)[.size] as? Int)
+        #expect(size < 80_000_000)
     }
 }

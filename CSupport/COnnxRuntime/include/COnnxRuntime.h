@@ -147,7 +147,11 @@ typedef struct PKOrtApi {
     PKOrtStatus *(*create_session_options)(PKOrtSessionOptions **out);        // 10
     PKOrtStatus *(*set_optimized_model_path)(                                 // 11: saved at creation
         PKOrtSessionOptions *options, const char *path);
-    void *reserved_12_22[11];                                                 // 12...22
+    void *reserved_12_16[5];                                                  // 12...16
+    PKOrtStatus *(*disable_mem_pattern)(PKOrtSessionOptions *options);        // 17
+    void *reserved_18;                                                        // 18
+    PKOrtStatus *(*disable_cpu_mem_arena)(PKOrtSessionOptions *options);      // 19
+    void *reserved_20_22[3];                                                  // 20...22
     PKOrtStatus *(*set_optimization_level)(                                   // 23
         PKOrtSessionOptions *options, PKOrtOptimizationLevel level);
     PKOrtStatus *(*set_intra_op_threads)(PKOrtSessionOptions *options, int thread_count);  // 24

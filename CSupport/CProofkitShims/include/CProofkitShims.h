@@ -166,4 +166,9 @@ int proofkit_event_create(void);
 /// Why C: `struct ucred` is declared only under `_GNU_SOURCE`, which Swift's Glibc does not define.
 int proofkit_peer_uid(int fd, uint32_t *uid, int32_t *pid);
 
+/// Returns the C heap's free memory to the system (glibc `malloc_trim(0)`; a no-op elsewhere).
+///
+/// Why C: `malloc_trim` is declared in <malloc.h>, which Swift's Glibc module does not include.
+void proofkit_heap_trim(void);
+
 #endif

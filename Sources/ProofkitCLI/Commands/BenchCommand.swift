@@ -13,7 +13,7 @@ enum BenchCommand: Subcommand {
     static let name = "bench"
     static let summary = "inference benchmarks to compare boards, models and thread counts"
     static let synopsis = """
-        proofkit bench [--model lite0|lite0-fp32|clip|clip-standin|silero|all] [--threads 1,2,4] [--runs N] [--warmup N] [--image PHOTO] [--json] [--plot bench.svg]
+        proofkit bench [--model lite0|lite0-fp32|clip|clip-standin|silero|whisper|all] [--threads 1,2,4] [--runs N] [--warmup N] [--image PHOTO] [--json] [--plot bench.svg]
                proofkit bench --compare A.json B.json [--json]
         """
     static let discussion = """
@@ -34,6 +34,14 @@ enum BenchCommand: Subcommand {
         VAD, one 32 ms chunk per run; its throughput is in chunks/s and it has a real-time
         factor). 'all' is lite0, lite0-fp32, clip, silero. clip-standin times the small test
         stand-in, only when named: its figures say nothing about MobileCLIP.
+        whisper (only when named) is the built-in recogniser, Whisper base as the set-up installs it
+        (whisper_base_encoder.onnx + whisper_base_decoder.onnx, loaded and SHA-256-checked as
+        'proofkit transcribe' loads them): one run encodes one 30 s window (the latency columns are
+        the encoder's time per 30 s window), then feeds the prompt and 32 single tokens, each
+        timed: the decoder's time per token (p50 and p90 on a line below the table; JSON
+        "decoder_token_s"). A transcript costs about one encoder run per 30 s plus one decoder
+        step per token (Arabic speech: about 4 tokens per second of speech). With whisper,
+        --runs defaults to 10 and --warmup to 1.
         Default threads: 1, 2 and 4, those not above the machine's cores.
 
         Measurement: a monotonic clock; inputs made before timing (a fixed pattern of the shape
@@ -61,7 +69,8 @@ enum BenchCommand: Subcommand {
              "memory":{"rss_before_load_bytes","rss_after_load_bytes","peak_rss_bytes","isolation"},
              "photo":{"file","first_s","total_s":{latency fields},"decode_p50_s","preprocess_p50_s",
                       "inference_p50_s","verdict","score","peak_rss_bytes"}|null,
-             "photo_note"|null, "noisy", "relative_spread"}],
+             "photo_note"|null, "noisy", "relative_spread",
+             "decoder_token_s":{latency fields} (whisper only)}],
            "skipped":[{"model","reason"}], "noisy", "wall_s"}
 
         A measuring child dies with the bench: SIGTERM, SIGINT and SIGHUP are passed on to it,
@@ -77,13 +86,14 @@ enum BenchCommand: Subcommand {
           proofkit bench
           proofkit bench --model all --json > pi5.json
           proofkit bench --model lite0 --threads 1,4 --runs 300 --image mat.jpg --plot bench.svg
+          proofkit bench --model whisper --threads 2,4
           proofkit bench --compare laptop.json pi5.json
         """
     static let options: [OptionSpec] = [
-        .option("model", value: "M", help: "lite0, lite0-fp32, clip, clip-standin, silero or all [all]"),
+        .option("model", value: "M", help: "lite0, lite0-fp32, clip, clip-standin, silero, whisper or all [all]"),
         .option("threads", value: "LIST", help: "intra-op thread counts, e.g. 1,2,4 [1,2,4 up to the cores]"),
-        .option("runs", value: "N", help: "timed runs per model and thread count [100]"),
-        .option("warmup", value: "N", help: "untimed runs first [10]"),
+        .option("runs", value: "N", help: "timed runs per model and thread count [100; 10 with whisper]"),
+        .option("warmup", value: "N", help: "untimed runs first [10; 1 with whisper]"),
         .option("image", value: "PHOTO", help: "photo for the end-to-end time [the demo's mat photo]"),
         .option("models", value: "DIR", help: "folder of the model files [$PROOFKIT_MODELS, Models/generated]"),
         .flag("spinning", help: "let ORT's idle threads spin (off by default, as in use)"),
@@ -118,8 +128,10 @@ enum BenchCommand: Subcommand {
             return .compare(files[0], files[1], json: json)
         }
         _ = try arguments.requirePositionals(0, names: "")
-        let runs = try arguments.int("runs") ?? 100
-        let warmup = try arguments.int("warmup") ?? 10
+        // Whisper takes about a second per run: fewer runs by default when it is measured.
+        let slow = arguments.value("model").map { $0.split(separator: ",").contains { String($0).trimmingSpaces() == "whisper" } } ?? false
+        let runs = try arguments.int("runs") ?? (slow ? 10 : 100)
+        let warmup = try arguments.int("warmup") ?? (slow ? 1 : 10)
         guard runs >= 1 && runs <= 1_000_000 else { throw UsageError("--runs must be from 1 to 1000000") }
         guard warmup >= 0 && warmup <= 1_000_000 else { throw UsageError("--warmup must be 0 or more") }
         let options = BenchOptions(
@@ -295,6 +307,9 @@ enum BenchCommand: Subcommand {
         for r in report.results {
             if let factor = r.realTimeFactor {
                 text += "\(r.key): \(number(factor))x real time (one run = 32 ms of audio)\n"
+            }
+            if let token = r.decoderToken {
+                text += "\(r.key): encoder \(ms(r.latency.p50)) ms per 30 s window (p50); decoder \(ms(token.p50)) ms per token (p50, p90 \(ms(token.p90)) ms, \(token.count) steps)\n"
             }
             if let photo = r.photo {
                 text += "\(r.key): photo \(photo.file): decode \(ms(photo.decodeSeconds)) ms, preprocess \(ms(photo.preprocessSeconds)) ms, inference \(ms(photo.inferenceSeconds)) ms, \(photo.verdict) (score \(fixedDigits(photo.score, 3)))\n"
