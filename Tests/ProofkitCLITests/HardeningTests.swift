@@ -443,6 +443,23 @@ struct ProcessAndNameTests {
                 "\(result.stdout) \(result.stderr)")
         #expect(result.stderr.contains("missing\\xE9.wav"), "the name is shown with its byte escaped: \(result.stderr)")
     }
+
+    @Test("#11 squat reads a pose file whose name is not UTF-8 (it once failed with 66: no such file)")
+    func latin1PoseFile() throws {
+        let folder = try AudioTestTools.makeScratchFolder()
+        defer { AudioTestTools.remove(folder) }
+        let fixture = TestEnvironment.fixture("squat/sqf_video16_squat.jsonl")
+        let script = """
+            name=$(printf 'pos\\351.jsonl')
+            cp '\(fixture)' "$name"
+            "$PK" squat "$name" --json > by-name.json; echo "squat=$?"
+            "$PK" squat - --json < "$name" > by-stdin.json
+            a=$(grep -o '"reason":"[^"]*"' by-name.json); b=$(grep -o '"reason":"[^"]*"' by-stdin.json | tail -1)
+            [ -n "$a" ] && [ "$a" = "$b" ] && echo same
+            """
+        let result = try shell(script, in: folder)
+        #expect(result.stdout.contains("squat=0") && result.stdout.contains("same"), "\(result.stdout) \(result.stderr)")
+    }
 }
 
 /// A 32-bit float WAV of `frames` mono samples, every `nanEvery`th of them NaN.

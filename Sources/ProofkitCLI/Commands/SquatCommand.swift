@@ -146,7 +146,7 @@ enum SquatCommand: Subcommand {
         } catch {
             throw UsageError(error.message)
         }
-        let displayName = path == "-" ? "stdin" : path
+        let displayName = path == "-" ? "stdin" : ProofkitCore.displayName(path)  // bytes that are not UTF-8 as \xNN
         var decoder = PoseLineDecoder()
 
         // A file is read exactly as stdin (one fixed buffer, lines capped): memory stays bounded
