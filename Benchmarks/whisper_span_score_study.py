@@ -26,36 +26,9 @@ data = os.path.join(ROOT, "..", "shared", "data", "dua_audio")
 rows = [r for r in csv.DictReader(open(f"{data}/MANIFEST.tsv"), delimiter="\t") if r.get("text_kind","text")=="text"]
 G0 = os.path.join(ROOT, "Models", "generated")
 tok = json.load(open(f"{G0}/whisper_tokenizer.json"))
-vocab = tok["model"]["vocab"]; inv = {i:s for s,i in vocab.items()}
-merges = tok["model"]["merges"]
-ranks = {tuple(m.split(" ") if isinstance(m, str) else m): i for i, m in enumerate(merges)}
-b2u = wr.bytes_to_unicode()
-PAT = re.compile(r"""'s|'t|'re|'ve|'m|'ll|'d| ?[^\W\d_]+| ?\d+| ?[^\s\w]+|\s+(?!\S)|\s+""")
-def bpe(word):
-    parts = list(word)
-    while len(parts) > 1:
-        best = min(((ranks.get((parts[i], parts[i+1]), 1e18), i) for i in range(len(parts)-1)))
-        if best[0] == 1e18: break
-        i = best[1]; parts = parts[:i] + [parts[i]+parts[i+1]] + parts[i+2:]
-    return parts
-def encode(text):
-    out = []
-    for piece in PAT.findall(text):
-        w = "".join(b2u[b] for b in piece.encode())
-        out += [vocab[p] for p in bpe(w)]
-    return out
+encode = wr.TokenEncoder(tok).encode
+without_marks = wr.without_marks
 tt = wr.TokenText(tok)
-def without_marks(t):
-    out=[]; last=True
-    for ch in t:
-        v=ord(ch)
-        if 0x64B<=v<=0x65F or v in (0x670,0x640) or 0x610<=v<=0x61A or 0x6D6<=v<=0x6ED or 0x8D3<=v<=0x8FF or v in (0x200C,0x200D,0x200E,0x200F,0xFEFF): continue
-        if ch in "()\uFD3E\uFD3F": continue
-        if ch.isspace():
-            if not last: out.append(" ")
-            last=True; continue
-        out.append(ch); last=False
-    return "".join(out).strip()
 FOLD = {"أ":"ا","إ":"ا","آ":"ا","ٱ":"ا","ى":"ي","ة":"ه","ؤ":"و","ئ":"ي"}
 def norm_letters(word):
     """letters only (Arabic base letters), harakat dropped, alef/yeh/teh-marbuta folded"""

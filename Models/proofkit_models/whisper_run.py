@@ -6,6 +6,7 @@ byte-level BPE decoding of token ids. Set-up only; proofkit itself does all of t
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import types
 import zipfile
@@ -188,6 +189,57 @@ class TokenText:
     def text(self, ids: list[int]) -> str:
         s = "".join(self.vocab.get(i, "") for i in ids if i not in self.special and i < FIRST_TIMESTAMP)
         return bytes(self.byte_of[c] for c in s).decode("utf-8", errors="replace").strip()
+
+
+class TokenEncoder:
+    """Text -> token ids with tokenizer.json's byte-level BPE (GPT-2 pre-tokenisation and merges),
+    for forced scoring of an expected text; no special tokens added."""
+
+    PATTERN = re.compile(r"""'s|'t|'re|'ve|'m|'ll|'d| ?[^\W\d_]+| ?\d+| ?[^\s\w]+|\s+(?!\S)|\s+""")
+
+    def __init__(self, tokenizer_json: dict):
+        self.vocab = tokenizer_json["model"]["vocab"]
+        merges = tokenizer_json["model"]["merges"]
+        self.ranks = {tuple(m.split(" ") if isinstance(m, str) else m): i for i, m in enumerate(merges)}
+        self.char_of = bytes_to_unicode()
+
+    def _bpe(self, word: str) -> list[str]:
+        parts = list(word)
+        while len(parts) > 1:
+            best = min((self.ranks.get((parts[i], parts[i + 1]), 1e18), i) for i in range(len(parts) - 1))
+            if best[0] == 1e18:
+                break
+            i = best[1]
+            parts = parts[:i] + [parts[i] + parts[i + 1]] + parts[i + 2:]
+        return parts
+
+    def encode(self, text: str) -> list[int]:
+        out = []
+        for piece in self.PATTERN.findall(text):
+            word = "".join(self.char_of[b] for b in piece.encode())
+            out += [self.vocab[p] for p in self._bpe(word)]
+        return out
+
+
+def without_marks(text: str) -> str:
+    """`text` without harakat, tatweel, Quranic annotation marks, joiners and the brackets of an
+    ayah, spaces collapsed: what the recogniser writes for what a reader says."""
+    out, last = [], True
+    for ch in text:
+        v = ord(ch)
+        if (0x64B <= v <= 0x65F or v in (0x670, 0x640) or 0x610 <= v <= 0x61A or 0x6D6 <= v <= 0x6ED
+                or 0x8D3 <= v <= 0x8FF or v in (0x200C, 0x200D, 0x200E, 0x200F, 0xFEFF)):
+            continue
+        if ch in "()\uFD3E\uFD3F":
+            continue
+        if ch.isspace():
+            if not last:
+                out.append(" ")
+            last = True
+            continue
+        out.append(ch)
+        last = False
+    return "".join(out).strip()
 
 
 def load_json_bytes(b: bytes) -> dict:
