@@ -27,6 +27,24 @@ private func writeWAV(_ samples: [Int16], to path: String) throws {
     try data.write(to: URL(fileURLWithPath: path))
 }
 
+/// The MANIFEST.tsv texts of a dua_audio folder, by file name.
+func duaManifestTexts(_ folder: String) throws -> [String: String] {
+    let manifest = try String(contentsOfFile: folder + "/MANIFEST.tsv", encoding: .utf8)
+    var texts: [String: String] = [:]
+    for line in manifest.split(separator: "\n").dropFirst() {
+        let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+        texts[String(fields[0])] = String(fields[6])
+    }
+    return texts
+}
+
+/// Writes a texts file (`{"texts": entries}`) as `texts.json` in `folder`; returns its path.
+func writeTextsFile(_ entries: [[String: Any]], in folder: String) throws -> String {
+    let path = folder + "/texts.json"
+    try JSONSerialization.data(withJSONObject: ["texts": entries]).write(to: URL(fileURLWithPath: path))
+    return path
+}
+
 @Suite("proofkit transcribe and voice --recognizer", .enabled(if: TestEnvironment.hasProofkitBinary, "build proofkit first"))
 struct TranscribeEndToEndTests {
     static let quran = TestEnvironment.fixture("speech_ar_quran_16k.wav")
@@ -172,20 +190,14 @@ struct TranscribeEndToEndTests {
           .enabled(if: whisperInstalled && TestEnvironment.sharedData != nil, "needs the Whisper models and ../shared"))
     func duaRecordings() throws {
         let data = TestEnvironment.sharedData!.appendingPathComponent("dua_audio").path
-        let manifest = try String(contentsOfFile: data + "/MANIFEST.tsv", encoding: .utf8)
-        var texts: [String: String] = [:]
-        for line in manifest.split(separator: "\n").dropFirst() {
-            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
-            texts[String(fields[0])] = String(fields[6])
-        }
+        let texts = try duaManifestTexts(data)
         let folder = try TestEnvironment.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let textsFile = folder + "/texts.json"
         let entries: [[String: Any]] = [
             ["name": "clothes", "text": try #require(texts["5hm.mp3"]), "reading_seconds": 8],
             ["name": "leaving", "text": try #require(texts["18hm.mp3"]), "reading_seconds": 9],
         ]
-        try JSONSerialization.data(withJSONObject: ["texts": entries]).write(to: URL(fileURLWithPath: textsFile))
+        let textsFile = try writeTextsFile(entries, in: folder)
         func verdict(_ recording: String, _ text: String) throws -> [String: Any] {
             let result = try TestEnvironment.runProofkit(["voice", data + "/" + recording, "--text", text, "--texts", textsFile, "--json"])
             #expect(result.status == 0, "\(result.stderr)")
@@ -207,22 +219,16 @@ struct TranscribeEndToEndTests {
           .enabled(if: whisperInstalled && TestEnvironment.sharedData != nil, "needs the Whisper models and ../shared"))
     func forcedScoreRecordings() throws {
         let data = TestEnvironment.sharedData!.appendingPathComponent("dua_audio").path
-        let manifest = try String(contentsOfFile: data + "/MANIFEST.tsv", encoding: .utf8)
-        var texts: [String: String] = [:]
-        for line in manifest.split(separator: "\n").dropFirst() {
-            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
-            texts[String(fields[0])] = String(fields[6])
-        }
+        let texts = try duaManifestTexts(data)
         let folder = try TestEnvironment.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let textsFile = folder + "/texts.json"
         // 34hm: "سبحانك اللهم ربنا وبحمدك اللهم اغفر لي", 6 s; Whisper writes its key words apart
         // from how the text spells them, so too few are heard.
         let entries: [[String: Any]] = [
             ["name": "ruku", "text": try #require(texts["34hm.mp3"]), "reading_seconds": 6],
             ["name": "clothes", "text": try #require(texts["5hm.mp3"]), "reading_seconds": 8],
         ]
-        try JSONSerialization.data(withJSONObject: ["texts": entries]).write(to: URL(fileURLWithPath: textsFile))
+        let textsFile = try writeTextsFile(entries, in: folder)
         func verdict(_ text: String) throws -> [String: Any] {
             let result = try TestEnvironment.runProofkit(["voice", data + "/34hm.mp3", "--text", text, "--texts", textsFile, "--json", "--forced-score"])
             #expect(result.status == 0, "\(result.stderr)")
@@ -261,25 +267,16 @@ struct SpanForcedScoreEndToEndTests {
             return nil
         }
         let folder = shared.appendingPathComponent("dua_audio").path
-        let manifest = try String(contentsOfFile: folder + "/MANIFEST.tsv", encoding: .utf8)
-        var texts: [String: String] = [:]
-        for line in manifest.split(separator: "\n").dropFirst() {
-            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
-            texts[String(fields[0])] = String(fields[6])
-        }
-        return (folder, texts)
+        return (folder, try duaManifestTexts(folder))
     }
 
     /// A texts file with 254hm's text (a hadith: «قال رسول الله ﷺ: من قال: سبحان الله وبحمده في
     /// يوم مئة مرة ...»; the reader says only "سبحان الله وبحمده") and 5hm's.
     static func textsFile(_ texts: [String: String], in folder: String) throws -> String {
-        let path = folder + "/texts.json"
-        let entries: [[String: Any]] = [
+        try writeTextsFile([
             ["name": "hadith", "text": try #require(texts["254hm.mp3"]), "reading_seconds": 2],
             ["name": "clothes", "text": try #require(texts["5hm.mp3"]), "reading_seconds": 8],
-        ]
-        try JSONSerialization.data(withJSONObject: ["texts": entries]).write(to: URL(fileURLWithPath: path))
-        return path
+        ], in: folder)
     }
 
     @Test("a recording of the words inside a narrated text passes by the span forced score by default; not for another text, not with --no-forced-score")

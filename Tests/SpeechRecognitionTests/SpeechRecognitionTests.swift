@@ -256,6 +256,14 @@ final class TableModel: WhisperStepModel {
 
     init(next: [Int: Int]) { self.next = next }
 
+    /// A model that says `words` after the no-timestamps prompt token, then ends the text.
+    convenience init(saying words: [Int]) {
+        var table: [Int: Int] = [50363: words[0]]
+        for (a, b) in zip(words, words.dropFirst()) { table[a] = b }
+        table[words.last!] = 50257
+        self.init(next: table)
+    }
+
     func encode(melWindow: [Float]) throws(ProofkitError) {
         noSpeechFirst = melWindow.allSatisfy { $0 == 0 }
         resetTokens()
@@ -293,10 +301,7 @@ struct DecodingLoopTests {
     func prompt() throws {
         guard let tokenizer = try? Self.tokenizer() else { print("skipped: no whisper_tokenizer.json"); return }
         let words = tokenizer.encode(" الحمد لله")
-        var table: [Int: Int] = [50363: words[0]]
-        for (a, b) in zip(words, words.dropFirst()) { table[a] = b }
-        table[words.last!] = 50257
-        let model = TableModel(next: table)
+        let model = TableModel(saying: words)
         let transcriber = try WhisperTranscriber(model: model, tokenizer: tokenizer)
         let result = try transcriber.transcribe(samples: Self.speech)
         #expect(model.fed.first == [50258, 50272, 50359, 50363])
@@ -363,10 +368,7 @@ struct DecodingLoopTests {
     func forcedScore() throws {
         guard let tokenizer = try? Self.tokenizer() else { print("skipped: no whisper_tokenizer.json"); return }
         let words = tokenizer.encode(" الحمد لله")
-        var table: [Int: Int] = [50363: words[0]]
-        for (a, b) in zip(words, words.dropFirst()) { table[a] = b }
-        table[words.last!] = 50257
-        let model = TableModel(next: table)
+        let model = TableModel(saying: words)
         let transcriber = try WhisperTranscriber(model: model, tokenizer: tokenizer)
         let rightScore = try transcriber.score(text: "الحمد لله", samples: Self.speech)
         let right = try #require(rightScore)
@@ -414,10 +416,7 @@ struct ForcedScoreRuleTests {
     func scoresOnOneEncoding() throws {
         guard let tokenizer = try? DecodingLoopTests.tokenizer() else { print("skipped: no whisper_tokenizer.json"); return }
         let words = tokenizer.encode(" الحمد لله رب العالمين")
-        var table: [Int: Int] = [50363: words[0]]
-        for (a, b) in zip(words, words.dropFirst()) { table[a] = b }
-        table[words.last!] = 50257
-        let model = TableModel(next: table)
+        let model = TableModel(saying: words)
         let transcriber = try WhisperTranscriber(model: model, tokenizer: tokenizer)
         let features = WhisperFeatures.logMel(of: DecodingLoopTests.speech)
         let transcription = try transcriber.transcribe(features: features)
