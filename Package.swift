@@ -62,8 +62,10 @@ let package = Package(
         .target(name: "ProofkitSystem", dependencies: ["ProofkitCore", "CProofkitShims"]),
 
         // MARK: Adapters, one per capability.
-        .target(name: "AudioIO", dependencies: ["ProofkitCore", "ProofkitSystem", "CSndFile", "CALSA", "CProofkitShims"]),
-        .target(name: "ImageIO", dependencies: ["ProofkitCore", "ProofkitSystem", "CTurboJPEG", "CPNG", "CProofkitShims"]),
+        .target(
+            name: "AudioIO", dependencies: ["ProofkitCore", "ProofkitSystem", "CSndFile", "CALSA", "CProofkitShims"]),
+        .target(
+            name: "ImageIO", dependencies: ["ProofkitCore", "ProofkitSystem", "CTurboJPEG", "CPNG", "CProofkitShims"]),
         .target(name: "Inference", dependencies: ["ProofkitCore", "ProofkitSystem", "COnnxRuntime", "CProofkitShims"]),
         .target(name: "Storage", dependencies: ["ProofkitCore", "ProofkitSystem", "CSQLite", "CProofkitShims"]),
 
@@ -83,8 +85,11 @@ let package = Package(
         // `proofkit bench`: runs each configuration in a child of the same binary.
         .target(
             name: "ProofkitBenchRunner",
-            dependencies: ["Proofkit", "ProofkitCore", "ImageProof", "Inference", "ProofkitDemoMedia", "ProofkitSystem"]),
-        .target(name: "ProofkitCLI", dependencies: ["Proofkit", "ProofkitDemo", "ProofkitBenchRunner", "ProofkitSystem"]),
+            dependencies: [
+                "Proofkit", "ProofkitCore", "ImageProof", "Inference", "ProofkitDemoMedia", "ProofkitSystem",
+            ]),
+        .target(
+            name: "ProofkitCLI", dependencies: ["Proofkit", "ProofkitDemo", "ProofkitBenchRunner", "ProofkitSystem"]),
         .executableTarget(name: "ProofkitTool", dependencies: ["ProofkitCLI"]),
         .executableTarget(
             name: "ProofkitBench", dependencies: ["Proofkit"], path: "Benchmarks/ProofkitBench"),
@@ -119,7 +124,8 @@ let package = Package(
 
 // Standard settings for every Swift target (after swift-nio's closing loop).
 for target in package.targets where target.type != .system && target.type != .binary {
-    guard !["COnnxRuntime", "CProofkitShims", "CSndFile", "CALSA", "CTurboJPEG", "CPNG", "CSQLite"].contains(target.name)
+    guard
+        !["COnnxRuntime", "CProofkitShims", "CSndFile", "CALSA", "CTurboJPEG", "CPNG", "CSQLite"].contains(target.name)
     else { continue }
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("InternalImportsByDefault"))
@@ -127,11 +133,11 @@ for target in package.targets where target.type != .system && target.type != .bi
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     // Core and engines are pure Swift: hold them to strict memory safety (zero `unsafe`).
     if [
-        "ProofkitCore", "VoiceGate", "DuaMatching", "ImageProof", "SquatCounting", "PrayerPlanning", "SpeechRecognition",
+        "ProofkitCore", "VoiceGate", "DuaMatching", "ImageProof", "SquatCounting", "PrayerPlanning",
+        "SpeechRecognition",
         "AudioDSP",
     ]
-        .contains(target.name)
-    {
+    .contains(target.name) {
         settings.append(.strictMemorySafety())
     }
     target.swiftSettings = settings

@@ -1,7 +1,8 @@
+import ProofkitCore
+
 #if canImport(Glibc)
     import Glibc
 #endif
-import ProofkitCore
 
 /// One benchmark: a name, a deterministic input made before timing, and a body.
 ///

@@ -35,7 +35,9 @@ func inferenceBenchmarks() -> [Benchmark] {
     if let index = arguments.firstIndex(of: "--threads"), index + 1 < arguments.count {
         threads = arguments[index + 1].split(separator: ",").compactMap { Int($0) }.filter { $0 >= 1 }
     }
-    let folder = PhotoModelStore(environment: ProcessInfo.processInfo.environment).folders.first ?? PhotoModelStore.relativeFolder
+    let folder =
+        PhotoModelStore(environment: ProcessInfo.processInfo.environment).folders.first
+        ?? PhotoModelStore.relativeFolder
     var input = [Float](repeating: 0, count: 3 * 224 * 224)
     for index in input.indices {
         input[index] = Float(sin(Double(index % 997) * 0.013) * cos(Double(index / 224) * 0.05))

@@ -15,7 +15,7 @@ func squatBenchmarks() -> [Benchmark] {
             blackHole(events)
             blackHole(counter.finish().repCount)
             return Double(frames.count)
-        },
+        }
     ]
 }
 
@@ -25,7 +25,8 @@ func makeSquatFrames(count: Int) -> [PoseFrame] {
     var frames: [PoseFrame] = []
     frames.reserveCapacity(count)
     var seed: UInt64 = 42
-    let leg = 0.36, floor = 0.88
+    let leg = 0.36
+    let floor = 0.88
     for index in 0..<count {
         let t = Double(index) / 60
         let phase = (t - 1).truncatingRemainder(dividingBy: 3)
@@ -34,7 +35,7 @@ func makeSquatFrames(count: Int) -> [PoseFrame] {
             // Triangle-shaped dip (no libm needed): 0 -> 0.5 -> 0 over 2 s.
             depth = 0.5 * (1 - abs(phase - 1))
         }
-        seed = seed &* 6364136223846793005 &+ 1442695040888963407
+        seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
         let jitter = (Double(seed >> 40) / Double(1 << 24) - 0.5) * 0.004
         let hipY = floor - leg * (1 - depth) + jitter
         let kneeY = floor - 0.5 * leg * (1 - 0.25 * depth)

@@ -1,3 +1,5 @@
+import ProofkitCore
+
 // Small pure operations on interleaved [Float] audio: silence, channel mixing, fades, gain.
 // No I/O; libm's cos from Glibc.
 #if canImport(Glibc)
@@ -5,7 +7,6 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import ProofkitCore
 
 /// Small pure operations on interleaved audio.
 public enum SignalMath {

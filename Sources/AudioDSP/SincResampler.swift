@@ -76,7 +76,10 @@ public struct SincResampler: Sendable {
         let i0Beta = besselI0(beta)
         for i in 0..<count {
             let x = Double(i) / Double(tableResolution)  // in zero crossings
-            guard x < Double(zeroCrossings) else { table[i] = 0; continue }
+            guard x < Double(zeroCrossings) else {
+                table[i] = 0
+                continue
+            }
             let sinc = x == 0 ? 1.0 : sin(Double.pi * x) / (Double.pi * x)
             let r = x / Double(zeroCrossings)
             let window = besselI0(beta * (1 - r * r).squareRoot()) / i0Beta

@@ -47,17 +47,20 @@ func alsaError(_ code: Int32, _ operation: String, device: String, direction: PC
     let message: String
     switch errno {
     case ENOENT, ENXIO:
-        message = "no \(direction.noun) device named '\(device)' (\(text)); "
+        message =
+            "no \(direction.noun) device named '\(device)' (\(text)); "
             + "'proofkit voice --list-devices' lists the devices"
     case ENODEV:
         message = "the \(direction.noun) device '\(device)' went away (\(text))"
     case EBUSY:
         message = "the \(direction.noun) device '\(device)' is busy: another program is using it (\(text))"
     case EACCES, EPERM:
-        message = "no permission to open the \(direction.noun) device '\(device)' (\(text)); "
+        message =
+            "no permission to open the \(direction.noun) device '\(device)' (\(text)); "
             + "is the user in the 'audio' group?"
     case EINVAL:
-        message = "the \(direction.noun) device '\(device)' refused the format (\(text)); "
+        message =
+            "the \(direction.noun) device '\(device)' refused the format (\(text)); "
             + "a 'plughw:' or 'default' device converts it"
     default:
         message = "the \(direction.noun) device '\(device)' failed: \(text)"
@@ -88,23 +91,26 @@ struct ALSAConfigTree: ~Copyable {
         var top: OpaquePointer?
         var status = alsa.snd_config_top(&top)
         guard status >= 0, let top else {
-            throw ProofkitError(.internal, "cannot create an ALSA configuration: \(alsaErrorText(status))",
-                                operation: "snd_config_top", underlying: status)
+            throw ProofkitError(
+                .internal, "cannot create an ALSA configuration: \(alsaErrorText(status))",
+                operation: "snd_config_top", underlying: status)
         }
         var input: OpaquePointer?
         status = text.withCString { alsa.snd_input_buffer_open(&input, $0, strlen($0)) }
         guard status >= 0, let input else {
             _ = alsa.snd_config_delete(top)
-            throw ProofkitError(.internal, "cannot read the ALSA configuration: \(alsaErrorText(status))",
-                                operation: "snd_input_buffer_open", underlying: status)
+            throw ProofkitError(
+                .internal, "cannot read the ALSA configuration: \(alsaErrorText(status))",
+                operation: "snd_input_buffer_open", underlying: status)
         }
         status = alsa.snd_config_load(top, input)
         _ = alsa.snd_input_close(input)
         guard status >= 0 else {
             _ = alsa.snd_config_delete(top)
-            throw ProofkitError(.invalidArgument,
-                                "the ALSA configuration does not parse: \(alsaErrorText(status))",
-                                operation: "snd_config_load", underlying: status)
+            throw ProofkitError(
+                .invalidArgument,
+                "the ALSA configuration does not parse: \(alsaErrorText(status))",
+                operation: "snd_config_load", underlying: status)
         }
         raw = top
         self.alsa = alsa

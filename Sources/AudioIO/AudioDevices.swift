@@ -73,23 +73,25 @@ public struct ALSAConfiguration: Sendable, Equatable {
         if sampleRate == 16000 && channels == 1 {
             return ALSAConfiguration(text: "pcm.\(name) \(file)\n")
         }
-        return ALSAConfiguration(text: """
-            pcm.\(name) {
-                type plug
-                slave { pcm \(file) format S16_LE rate \(sampleRate) channels \(channels) }
-            }
+        return ALSAConfiguration(
+            text: """
+                pcm.\(name) {
+                    type plug
+                    slave { pcm \(file) format S16_LE rate \(sampleRate) channels \(channels) }
+                }
 
-            """)
+                """)
     }
 
     /// A playback device `name` that records what is played into `rawFile` (headerless S16_LE
     /// at the rate and channels negotiated by the player) and discards it otherwise.
     public static func recordingSink(name: String, rawFile: String) -> ALSAConfiguration {
         precondition(!rawFile.contains("\""), "the raw file path may not contain quotes")
-        return ALSAConfiguration(text: """
-            pcm.\(name) { type file slave.pcm { type null } file "\(rawFile)" format "raw" }
+        return ALSAConfiguration(
+            text: """
+                pcm.\(name) { type file slave.pcm { type null } file "\(rawFile)" format "raw" }
 
-            """)
+                """)
     }
 
     /// The null device as `name`: capture gives silence, playback discards everything.
@@ -129,7 +131,7 @@ public struct AudioDevice: Sendable, Equatable {
     public static func all(configuration: ALSAConfiguration? = nil) throws(ProofkitError) -> [AudioDevice] {
         if let configuration {
             let tree: ALSAConfigTree
-            do { tree = try ALSAConfigTree(text: configuration.text) } catch where error.code == .runtimeUnavailable {
+            do { tree = try ALSAConfigTree(text: configuration.text) } catch  where error.code == .runtimeUnavailable {
                 throw error
             } catch { return [] }
             return tree.pcmDefinitions().map {

@@ -59,12 +59,15 @@ public struct AudioFileReader: ~Copyable, @unchecked Sendable {
                 spooled = try POSIX.spool(fd, limit: AudioFileReader.streamLimitBytes)
             } catch {
                 POSIX.closeDescriptor(fd)
-                throw ProofkitError(.io, "cannot read: \(POSIX.describe(error.code))", operation: "read",
-                                    underlying: error.code, path: path)
+                throw ProofkitError(
+                    .io, "cannot read: \(POSIX.describe(error.code))", operation: "read",
+                    underlying: error.code, path: path)
             }
             POSIX.closeDescriptor(fd)
             guard let spooled else {
-                throw ProofkitError(.decodeFailed, "is a stream over the \(AudioFileReader.streamLimitBytes >> 20) MiB limit", path: path)
+                throw ProofkitError(
+                    .decodeFailed, "is a stream over the \(AudioFileReader.streamLimitBytes >> 20) MiB limit",
+                    path: path)
             }
             fd = spooled.fd
             status.size = spooled.size
@@ -84,7 +87,9 @@ public struct AudioFileReader: ~Copyable, @unchecked Sendable {
     /// format, and `path` still names the same file (device and inode of `sameFileByName`), is
     /// `path` opened by name (`sf_open`): libsndfile then also guesses from the extension, which
     /// is how an MP3 that starts mid-frame, without an ID3 tag, opens.
-    private init(descriptor fd: Int32, size: Int64, path: String, sameFileByName: POSIX.FileStatus?) throws(ProofkitError) {
+    private init(descriptor fd: Int32, size: Int64, path: String, sameFileByName: POSIX.FileStatus?)
+        throws(ProofkitError)
+    {
         self.path = path
         if size == 0 {
             throw ProofkitError(.decodeFailed, "is empty (0 bytes), not an audio file", path: path)
@@ -99,10 +104,13 @@ public struct AudioFileReader: ~Copyable, @unchecked Sendable {
             }
         case .failure(let failure):
             let code = failure.code
-            throw ProofkitError(.io, "cannot read: \(POSIX.describe(code))", operation: "read",
-                                underlying: code, path: path)
+            throw ProofkitError(
+                .io, "cannot read: \(POSIX.describe(code))", operation: "read",
+                underlying: code, path: path)
         }
-        var opened = try POSIX.withStandardErrorSilenced({ () throws(ProofkitError) in try SndFile.openForReading(fd: fd) })
+        var opened = try POSIX.withStandardErrorSilenced({ () throws(ProofkitError) in
+            try SndFile.openForReading(fd: fd)
+        })
         var failed = false
         switch opened {
         case .failure: failed = true
@@ -111,15 +119,18 @@ public struct AudioFileReader: ~Copyable, @unchecked Sendable {
         if failed, let identity = sameFileByName,
             case .success(let now) = POSIX.status(path), now.device == identity.device, now.inode == identity.inode
         {
-            opened = try POSIX.withStandardErrorSilenced({ () throws(ProofkitError) in try SndFile.openForReading(path) })
+            opened = try POSIX.withStandardErrorSilenced({ () throws(ProofkitError) in
+                try SndFile.openForReading(path)
+            })
         }
         switch opened {
         case .success(var handle):
             let info = handle.info
             guard info.sampleRate > 0, info.channels > 0 else {
                 // (the handle closes as it goes out of scope)
-                throw ProofkitError(.decodeFailed, "has no usable audio (sample rate \(info.sampleRate), \(info.channels) channels)",
-                                    path: path)
+                throw ProofkitError(
+                    .decodeFailed, "has no usable audio (sample rate \(info.sampleRate), \(info.channels) channels)",
+                    path: path)
             }
             var format = AudioFileFormat(info)
             if format.container == .mpeg {
@@ -196,8 +207,9 @@ public struct AudioFileReader: ~Copyable, @unchecked Sendable {
         into buffer: inout [Sample], maxFrames: Int, operation: String,
         _ call: (borrowing SndFileHandle, UnsafeMutablePointer<Sample>, Int) -> Int
     ) throws(ProofkitError) -> Int {
-        precondition(maxFrames >= 1 && buffer.count >= maxFrames * format.channels,
-                     "buffer too small for maxFrames")
+        precondition(
+            maxFrames >= 1 && buffer.count >= maxFrames * format.channels,
+            "buffer too small for maxFrames")
         let frames: Int
         if format.container == .mpeg {
             frames = POSIX.withStandardErrorSilenced {
@@ -209,8 +221,9 @@ public struct AudioFileReader: ~Copyable, @unchecked Sendable {
         if frames <= 0 {
             let (text, code) = handle.error()
             if code != 0 && position == 0 {
-                throw ProofkitError(.decodeFailed, "cannot be decoded (libsndfile: \(text.trimmedLine))",
-                                    operation: operation, underlying: code, path: path)
+                throw ProofkitError(
+                    .decodeFailed, "cannot be decoded (libsndfile: \(text.trimmedLine))",
+                    operation: operation, underlying: code, path: path)
             }
             return 0
         }

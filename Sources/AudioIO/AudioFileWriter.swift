@@ -74,8 +74,9 @@ public struct AudioFileWriter: ~Copyable, @unchecked Sendable {
         self.channels = channels
         self.writesBackEarly = writesBackEarly
         guard sampleRate >= 1, channels >= 1 else {
-            throw ProofkitError(.invalidArgument, "cannot write \(channels) channels at \(sampleRate) Hz",
-                                path: path)
+            throw ProofkitError(
+                .invalidArgument, "cannot write \(channels) channels at \(sampleRate) Hz",
+                path: path)
         }
         let (fd, temporary, _) = try POSIX.beginReplacement(of: path)
         let opened: Result<SndFileHandle, SndFile.Failure>
@@ -98,8 +99,10 @@ public struct AudioFileWriter: ~Copyable, @unchecked Sendable {
             let (text, code) = (failure.text, failure.code)
             POSIX.closeDescriptor(fd)
             POSIX.remove(temporary)
-            throw ProofkitError(.invalidArgument, "cannot write \(container) at \(sampleRate) Hz with \(channels) channels (libsndfile: \(text.trimmedLine))",
-                                operation: "sf_open_fd", underlying: code, path: path)
+            throw ProofkitError(
+                .invalidArgument,
+                "cannot write \(container) at \(sampleRate) Hz with \(channels) channels (libsndfile: \(text.trimmedLine))",
+                operation: "sf_open_fd", underlying: code, path: path)
         }
     }
 
@@ -139,8 +142,9 @@ public struct AudioFileWriter: ~Copyable, @unchecked Sendable {
         }
         if written != frames {
             let (text, code) = handle!.error()
-            throw ProofkitError(.io, "cannot write the output (\(text.trimmedLine))",
-                                operation: "sf_writef_short", underlying: code, path: path)
+            throw ProofkitError(
+                .io, "cannot write the output (\(text.trimmedLine))",
+                operation: "sf_writef_short", underlying: code, path: path)
         }
         framesWritten += frames
     }
@@ -216,8 +220,10 @@ public struct AudioFileWriter: ~Copyable, @unchecked Sendable {
         ownsDescriptor = true
         if errorCode != 0 || closeCode != 0 {
             // temporaryPath and descriptor are still set: deinit closes and removes the temporary.
-            throw ProofkitError(.io, "cannot finish the output (\(errorCode != 0 ? errorText.trimmedLine : "libsndfile error \(closeCode)"))",
-                                operation: "sf_close", underlying: errorCode != 0 ? errorCode : closeCode, path: path)
+            throw ProofkitError(
+                .io,
+                "cannot finish the output (\(errorCode != 0 ? errorText.trimmedLine : "libsndfile error \(closeCode)"))",
+                operation: "sf_close", underlying: errorCode != 0 ? errorCode : closeCode, path: path)
         }
         // Start the writes now: the disk works while `verify` reads the file back, and the
         // blocks are allocated before the rename (see above). Measured: replacing a 29 s WAV
@@ -227,8 +233,9 @@ public struct AudioFileWriter: ~Copyable, @unchecked Sendable {
         POSIX.startWriteback(descriptor)
         try verify(temporary)
         if syncsToDisk, let code = POSIX.syncData(descriptor) {
-            throw ProofkitError(.io, "cannot write the output to the disk: \(POSIX.describe(code))",
-                                operation: "fdatasync", underlying: code, path: path)
+            throw ProofkitError(
+                .io, "cannot write the output to the disk: \(POSIX.describe(code))",
+                operation: "fdatasync", underlying: code, path: path)
         }
         POSIX.closeDescriptor(descriptor)
         descriptor = -1

@@ -124,7 +124,8 @@ public struct MicrophoneCapture: ~Copyable, Sendable {
     ) throws(ProofkitError) {
         precondition(sampleRate > 0, "sampleRate must be positive")
         precondition(bufferedChunks >= 1, "bufferedChunks must be at least 1")
-        let chunkSeconds = Double(chunkDuration.components.seconds)
+        let chunkSeconds =
+            Double(chunkDuration.components.seconds)
             + Double(chunkDuration.components.attoseconds) / 1e18
         precondition(chunkSeconds >= 0.01 && chunkSeconds <= 1, "chunkDuration must be 10 ms...1 s")
         let handle = try openPCM(device: device, direction: .capture, configuration: configuration)
@@ -160,8 +161,9 @@ public struct MicrophoneCapture: ~Copyable, Sendable {
         let chunkFrames = self.chunkFrames
         let sampleRate = self.sampleRate
         runOnDedicatedThread {
-            worker.run(chunkFrames: chunkFrames, sampleRate: sampleRate, waitLimit: waitLimit,
-                       state: state, continuation: continuation)
+            worker.run(
+                chunkFrames: chunkFrames, sampleRate: sampleRate, waitLimit: waitLimit,
+                state: state, continuation: continuation)
         }
         return CaptureStream(base: stream, state: state, sampleRate: sampleRate)
     }
@@ -233,8 +235,9 @@ final class CaptureWorker: @unchecked Sendable {
                 if result != -Int(EINTR) { state.overruns.add(1, ordering: .relaxed) }
                 let recovered = handle.recover(result)
                 if recovered < 0 {
-                    failure = alsaError(Int32(recovered), "snd_pcm_recover", device: device,
-                                        direction: .capture)
+                    failure = alsaError(
+                        Int32(recovered), "snd_pcm_recover", device: device,
+                        direction: .capture)
                     break
                 }
             } else if result == -Int(EAGAIN) || result == 0 {

@@ -116,7 +116,9 @@ enum SndFile {
                 got = POSIX.readBytes(fd, buffer, Int(min(wanted, realLength - position)), at: position)
                 if got < 0 { return -1 }
             }
-            if got < wanted { (buffer + Int(got)).initializeMemory(as: UInt8.self, repeating: 0, count: Int(wanted - got)) }
+            if got < wanted {
+                (buffer + Int(got)).initializeMemory(as: UInt8.self, repeating: 0, count: Int(wanted - got))
+            }
             position += wanted
             return wanted
         }

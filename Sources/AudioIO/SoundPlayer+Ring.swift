@@ -35,15 +35,17 @@ extension SoundPlayer {
     /// - Throws: `.deviceUnavailable` when the device refuses the format or goes away; `.io` for
     ///   other write failures.
     /// Calls `snd_pcm_set_params`, `snd_pcm_writei`, `snd_pcm_recover`, `snd_pcm_drop`, `snd_pcm_drain`.
-    public mutating func ring(_ clip: AudioClip, seconds: Double, rampSeconds: Double = 3, startGain: Float = 0.3,
-                              shouldStop: () -> Bool, started: () -> Void = {}) throws(ProofkitError) -> RingReport
-    {
+    public mutating func ring(
+        _ clip: AudioClip, seconds: Double, rampSeconds: Double = 3, startGain: Float = 0.3,
+        shouldStop: () -> Bool, started: () -> Void = {}
+    ) throws(ProofkitError) -> RingReport {
         precondition(clip.frameCount > 0 && seconds > 0, "a ring needs a sound and a length")
         if handle == nil { handle = try openPCM(device: device, direction: .playback, configuration: configuration) }
         guard let pcm = handle.take() else { preconditionFailure("unreachable") }
         let channels = clip.channels
-        let negotiated = try pcm.configure(channels: channels, sampleRate: clip.sampleRate, latencyMicroseconds: 100_000,
-                                           device: device, direction: .playback)
+        let negotiated = try pcm.configure(
+            channels: channels, sampleRate: clip.sampleRate, latencyMicroseconds: 100_000,
+            device: device, direction: .playback)
         let rate = clip.sampleRate
         let block = max(64, min(negotiated.periodFrames > 0 ? negotiated.periodFrames : rate / 50, rate / 20))
         let total = Int((seconds * Double(rate)).rounded())
@@ -56,11 +58,15 @@ extension SoundPlayer {
         var start: Double? = nil  // monotonic seconds at the first write
         let lead = 0.25
         while written < total {
-            if shouldStop() { stopped = true; break }
+            if shouldStop() {
+                stopped = true
+                break
+            }
             let count = min(block, total - written)
             for frame in 0..<count {
                 let position = written + frame
-                let gain = position >= rampFrames
+                let gain =
+                    position >= rampFrames
                     ? Float(1) : startGain + (1 - startGain) * Float(position) / Float(rampFrames)
                 for channel in 0..<channels {
                     let value = clip.samples[source * channels + channel] * gain
@@ -70,7 +76,8 @@ extension SoundPlayer {
                 source += 1
                 if source == clip.frameCount { source = 0 }
             }
-            try pcm.writeAll(buffer, frameOffset: 0, frames: count, channels: channels, device: device, underruns: &underruns)
+            try pcm.writeAll(
+                buffer, frameOffset: 0, frames: count, channels: channels, device: device, underruns: &underruns)
             if start == nil {
                 start = POSIX.monotonicSeconds()
                 started()
@@ -92,7 +99,8 @@ extension SoundPlayer {
         }
         let closed = pcm.close()
         guard closed >= 0 else { throw alsaError(closed, "snd_pcm_close", device: device, direction: .playback) }
-        return RingReport(frames: written, seconds: Double(written) / Double(rate), wasStopped: stopped,
-                          underruns: underruns)
+        return RingReport(
+            frames: written, seconds: Double(written) / Double(rate), wasStopped: stopped,
+            underruns: underruns)
     }
 }

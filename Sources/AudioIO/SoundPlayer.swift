@@ -50,7 +50,9 @@ public struct SoundPlayer: ~Copyable, Sendable {
     ///   other write failures.
     /// Calls `snd_pcm_set_params`, `snd_pcm_writei`, `snd_pcm_recover`, `snd_pcm_drain`.
     @discardableResult
-    public mutating func play(_ clip: AudioClip, progress: (_ heardFrames: Int, _ totalFrames: Int) -> Void = { _, _ in })
+    public mutating func play(
+        _ clip: AudioClip, progress: (_ heardFrames: Int, _ totalFrames: Int) -> Void = { _, _ in }
+    )
         throws(ProofkitError) -> Int
     {
         if handle == nil {
@@ -72,8 +74,10 @@ public struct SoundPlayer: ~Copyable, Sendable {
         var underruns = 0
         while written < total {
             let count = min(block, total - written)
-            try pcm.writeAll(samples, frameOffset: written, frames: count, channels: clip.channels, device: device,
-                             underruns: &underruns) { done in progress(max(0, written + done - pcm.delayFrames()), total) }
+            try pcm.writeAll(
+                samples, frameOffset: written, frames: count, channels: clip.channels, device: device,
+                underruns: &underruns
+            ) { done in progress(max(0, written + done - pcm.delayFrames()), total) }
             written += count
         }
         let drained = pcm.drain()

@@ -107,7 +107,12 @@ public enum ArabicNormalizer {
         return words
     }
 
-    enum Class { case drop, letter(Unicode.Scalar), ligatureAllah, separator }
+    enum Class {
+        case drop
+        case letter(Unicode.Scalar)
+        case ligatureAllah
+        case separator
+    }
 
     static func classify(_ scalar: Unicode.Scalar) -> Class {
         let v = scalar.value

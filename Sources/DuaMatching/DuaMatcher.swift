@@ -88,7 +88,8 @@ public struct DuaMatcher: Sendable {
                 for stem in group where !heard[stem.keyWord] {
                     if forms.contains(where: { $0.starts(with: stem.scalars) })
                         || (stem.scalars.count >= 4 && Self.contains(scalars, stem.scalars))
-                        || (stem.scalars.count >= 5 && forms.contains(where: { Self.startsNearly($0, with: stem.scalars) }))
+                        || (stem.scalars.count >= 5
+                            && forms.contains(where: { Self.startsNearly($0, with: stem.scalars) }))
                     {
                         heard[stem.keyWord] = true
                     }
@@ -166,7 +167,8 @@ public struct DuaMatcher: Sendable {
         }
         var detail = "heard \(count) of \(text.keyWords.count) key words (\(required) needed)"
         if let voicedSeconds, needed.isFinite {
-            detail += "; read aloud for \(Self.format(voicedSeconds)) s (\(Self.format(needed)) s with \(readTwiceKeyWords) key words also counts)"
+            detail +=
+                "; read aloud for \(Self.format(voicedSeconds)) s (\(Self.format(needed)) s with \(readTwiceKeyWords) key words also counts)"
         }
         return DuaMatchResult(
             verdict: .rejected(reason: RejectionReason(.incomplete, detail)), rule: .keyWords,
@@ -181,8 +183,10 @@ public struct DuaMatcher: Sendable {
         let verdict: Verdict =
             voicedSeconds >= needed
             ? .accepted(score: voicedSeconds)
-            : .rejected(reason: RejectionReason(
-                .incomplete, "read aloud for \(Self.format(voicedSeconds)) s of the \(Self.format(needed)) s needed"))
+            : .rejected(
+                reason: RejectionReason(
+                    .incomplete, "read aloud for \(Self.format(voicedSeconds)) s of the \(Self.format(needed)) s needed"
+                ))
         return DuaMatchResult(
             verdict: verdict, rule: .voiceOnly, heard: [], required: text.requiredKeyWords,
             voicedSeconds: voicedSeconds)

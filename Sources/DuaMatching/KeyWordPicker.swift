@@ -66,7 +66,10 @@ public enum KeyWordPicker {
             candidates = [(fallback.stem, fallback.word, 0)]
         }
         let chosen = candidates.enumerated()
-            .sorted { a, b in a.element.stem.count != b.element.stem.count ? a.element.stem.count > b.element.stem.count : a.offset < b.offset }
+            .sorted { a, b in
+                a.element.stem.count != b.element.stem.count
+                    ? a.element.stem.count > b.element.stem.count : a.offset < b.offset
+            }
             .prefix(count)
             .sorted { $0.offset < $1.offset }
             .map { KeyWord(word: $0.element.word, stems: [$0.element.stem]) }
@@ -124,7 +127,10 @@ public enum KeyWordPicker {
         }
         if !current.isEmpty { words.append(current) }
         return words.map { word in
-            String(word.unicodeScalars.filter { !["،", ",", ".", "؛", ":", "!", "؟", "?", "﴿", "﴾", "\""].contains(Character($0)) }.map(Character.init))
+            String(
+                word.unicodeScalars.filter {
+                    !["،", ",", ".", "؛", ":", "!", "؟", "?", "﴿", "﴾", "\""].contains(Character($0))
+                }.map(Character.init))
         }
     }
 }

@@ -1,5 +1,6 @@
 public import ProofkitCore
 internal import ProofkitSystem
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -337,13 +338,15 @@ public struct ImageDecoder: Sendable {
             case .open(let errno) where errno.isNotFound:
                 throw ProofkitError(.notFound, "no such file", path: path)
             case .open(let errno):
-                throw ProofkitError(.io, "cannot open the file for reading: \(errno)", underlying: errno.code, path: path)
+                throw ProofkitError(
+                    .io, "cannot open the file for reading: \(errno)", underlying: errno.code, path: path)
             case .folder:
                 throw ProofkitError(.io, "is a folder, not an image file", path: path)
             case .noWriter:
                 throw ProofkitError(.io, "no writer sent anything to this FIFO within 10 s", path: path)
             case .overLimit(.some(let size)):
-                throw ProofkitError(.io, "the file is \(size) bytes, over the \(limit)-byte limit for a photo", path: path)
+                throw ProofkitError(
+                    .io, "the file is \(size) bytes, over the \(limit)-byte limit for a photo", path: path)
             case .overLimit(nil):
                 throw ProofkitError(.io, "the file is over the \(limit)-byte limit", path: path)
             case .failed("fstat", let errno):

@@ -35,7 +35,8 @@ public struct ClipPromptScorer: Sendable {
     ///   or not finite.
     public init(matPrompts: [[Float]], otherPrompts: [[Float]], logitScale: Double = 100) throws(ProofkitError) {
         guard !matPrompts.isEmpty, !otherPrompts.isEmpty else {
-            throw ProofkitError(.modelInvalid, "the CLIP prompt file needs at least one mat prompt and one other prompt")
+            throw ProofkitError(
+                .modelInvalid, "the CLIP prompt file needs at least one mat prompt and one other prompt")
         }
         let dimension = matPrompts[0].count
         guard dimension > 0 else { throw ProofkitError(.modelInvalid, "CLIP prompt embeddings are empty") }
@@ -64,7 +65,8 @@ public struct ClipPromptScorer: Sendable {
         precondition(imageEmbedding.count == dimension, "image embedding has the wrong length")
         guard let image = Self.normalised(imageEmbedding) else {
             let flat = [Double](repeating: 1 / Double(prompts.count), count: prompts.count)
-            return Score(matShare: 0, promptProbabilities: flat, similarities: [Double](repeating: 0, count: prompts.count))
+            return Score(
+                matShare: 0, promptProbabilities: flat, similarities: [Double](repeating: 0, count: prompts.count))
         }
         let similarities = prompts.map { prompt in
             var dot = 0.0

@@ -45,7 +45,9 @@ extension MatProofPolicy {
     /// rejected with the dark or not-a-mat hint as in ``judge(score:brightness:)``.
     /// - Returns: the judgement (its `score` is always the model's score) and, when accepted,
     ///   which evidence accepted it.
-    public func judge(_ evidence: MatEvidence, brightness: Double) -> (judgement: MatJudgement, acceptedBy: MatAcceptance?) {
+    public func judge(_ evidence: MatEvidence, brightness: Double) -> (
+        judgement: MatJudgement, acceptedBy: MatAcceptance?
+    ) {
         let base = judge(score: evidence.score, brightness: brightness)
         if base.verdict.isAccepted { return (base, .score) }
         if let head = evidence.head, head.probability >= head.threshold {

@@ -76,7 +76,8 @@ public struct MatProofPolicy: Sendable, Equatable {
         if score >= threshold {
             return MatJudgement(verdict: .accepted(score: score), score: score, brightness: brightness, hint: nil)
         }
-        let reason = brightness < darkBrightness
+        let reason =
+            brightness < darkBrightness
             ? RejectionReason(.tooDark, Self.tooDarkHint)
             : RejectionReason(.notAMat, Self.notAMatHint)
         return MatJudgement(

@@ -102,9 +102,10 @@ public enum CropRegion: Sendable, Hashable, CustomStringConvertible {
     /// bottom-left and bottom-right corners (in that order).
     /// - Parameter zoom: the squares' side as a fraction of the shorter side (default 0.6).
     public static func fiveCrop(zoom: Double = 0.6) -> [CropRegion] {
-        [.center] + [(0.0, 0.0), (1, 0), (0, 1), (1, 1)].map {
-            .zoomed(fractionX: $0.0, fractionY: $0.1, zoom: zoom)
-        }
+        [.center]
+            + [(0.0, 0.0), (1, 0), (0, 1), (1, 1)].map {
+                .zoomed(fractionX: $0.0, fractionY: $0.1, zoom: zoom)
+            }
     }
 
     /// A short stable name (`"center"`, `"start"`, `"end"`, `"full"`, `"x,y"`).

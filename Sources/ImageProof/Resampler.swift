@@ -111,7 +111,8 @@ public enum ImageResampler {
         let needsVertical = height != image.height
         if !needsHorizontal && !needsVertical { return image }
 
-        let vertical = needsVertical
+        let vertical =
+            needsVertical
             ? ResamplingKernel(inputSize: image.height, outputSize: height, filter: filter) : nil
         // Rows of the source the vertical pass reads (PIL's ybox_first ..< ybox_last).
         var firstRow = 0

@@ -14,7 +14,8 @@ enum HardwareSHA256 {
         precondition(isAvailable, "the CPU has no SHA instructions")
         withUnsafeMutableBytes(of: &state) { words in
             proofkit_sha256_hardware_blocks(
-                words.baseAddress!.assumingMemoryBound(to: UInt32.self), data.assumingMemoryBound(to: UInt8.self), blocks)
+                words.baseAddress!.assumingMemoryBound(to: UInt32.self), data.assumingMemoryBound(to: UInt8.self),
+                blocks)
         }
     }
 }

@@ -1,10 +1,11 @@
+public import ProofkitCore
+internal import ProofkitSystem
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
 #endif
-public import ProofkitCore
-internal import ProofkitSystem
 
 /// A loaded model, ready to run: one ONNX Runtime session.
 ///

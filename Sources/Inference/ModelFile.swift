@@ -1,10 +1,11 @@
+public import ProofkitCore
+internal import ProofkitSystem
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
 #endif
-public import ProofkitCore
-internal import ProofkitSystem
 
 /// Reading model files with an integrity check.
 public enum ModelFile {
@@ -97,11 +98,13 @@ public enum ModelFile {
             case .folder:
                 throw ProofkitError(.io, "This is a folder, not a model file.", path: path)
             case .open(let errno):
-                throw ProofkitError(.io, "The model file cannot be read (permissions?).", operation: "open",
-                                    underlying: errno.code, path: path)
+                throw ProofkitError(
+                    .io, "The model file cannot be read (permissions?).", operation: "open",
+                    underlying: errno.code, path: path)
             case .failed(let operation, let errno):
-                throw ProofkitError(.io, "The model file cannot be read (permissions?).", operation: operation,
-                                    underlying: errno.code, path: path)
+                throw ProofkitError(
+                    .io, "The model file cannot be read (permissions?).", operation: operation,
+                    underlying: errno.code, path: path)
             case .noWriter, .overLimit:
                 throw ProofkitError(.io, "The model file cannot be read (permissions?).", path: path)
             }

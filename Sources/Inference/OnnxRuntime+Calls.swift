@@ -142,8 +142,7 @@ struct OrtCalls: @unchecked Sendable {
     func createSessionOptions(
         intraOpThreads: Int, allowsSpinning: Bool, optimizationLevel: Int32, configEntries: [(String, String)] = [],
         optimizedModelPath: String? = nil, memoryPattern: Bool = true, cpuMemoryArena: Bool = true
-    ) throws(ProofkitError) -> OpaquePointer
-    {
+    ) throws(ProofkitError) -> OpaquePointer {
         var created: OpaquePointer?
         try check(
             slot("create_session_options", table.pointee.create_session_options)(&created),
@@ -170,7 +169,8 @@ struct OrtCalls: @unchecked Sendable {
             var entries = [("session.intra_op.allow_spinning", allowsSpinning ? "1" : "0")] + configEntries
             if let optimizedModelPath {
                 try check(
-                    slot("set_optimized_model_path", table.pointee.set_optimized_model_path)(options, optimizedModelPath),
+                    slot("set_optimized_model_path", table.pointee.set_optimized_model_path)(
+                        options, optimizedModelPath),
                     "SetOptimizedModelFilePath", phase: .setup)
                 entries.append(("session.save_model_format", "ORT"))
             }

@@ -1,9 +1,10 @@
+public import ProofkitCore
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
 #endif
-public import ProofkitCore
 
 /// The process-wide ONNX Runtime: the library, loaded at run time, and its one environment.
 ///

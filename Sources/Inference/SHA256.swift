@@ -134,7 +134,9 @@ public struct SHA256: Sendable {
         let copy = block
         withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
             Self.roundConstants.withUnsafeBufferPointer { constants in
-                copy.withUnsafeBytes { Self.compress(&state, $0.baseAddress!, schedule.baseAddress!, constants.baseAddress!) }
+                copy.withUnsafeBytes {
+                    Self.compress(&state, $0.baseAddress!, schedule.baseAddress!, constants.baseAddress!)
+                }
             }
         }
     }

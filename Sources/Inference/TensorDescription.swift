@@ -63,11 +63,6 @@ public struct InferenceOutputs: Sendable, Equatable {
     /// The output tensors, in the order of ``names``.
     public let tensors: [AnyTensor]
 
-    init(names: [String], tensors: [AnyTensor]) {
-        self.names = names
-        self.tensors = tensors
-    }
-
     /// The output called `name`, or `nil` when it was not asked for.
     public subscript(name: String) -> AnyTensor? {
         names.firstIndex(of: name).map { tensors[$0] }

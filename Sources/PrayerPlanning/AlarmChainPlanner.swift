@@ -1,4 +1,5 @@
 public import ProofkitCore
+
 #if canImport(FoundationEssentials)
     public import FoundationEssentials
 #else
@@ -95,7 +96,9 @@ public struct AlarmChainConfiguration: Sendable, Hashable {
         if prayers.isEmpty { throw fail("choose at least one prayer") }
         if !(1...60).contains(days) { throw fail("days must be 1...60, got \(days)") }
         if proofWindow < .zero || proofWindow > .seconds(4 * 3600) { throw fail("the proof window must be 0...4 h") }
-        if firstGap < .seconds(30) || maxGap < firstGap { throw fail("gaps must be at least 30 s and maxGap ≥ firstGap") }
+        if firstGap < .seconds(30) || maxGap < firstGap {
+            throw fail("gaps must be at least 30 s and maxGap ≥ firstGap")
+        }
         if gapGrowth < .zero { throw fail("gap growth must not be negative") }
         if holdOff < .zero || holdOff > .seconds(600) { throw fail("hold-off must be 0...10 min") }
         if let backups {
@@ -104,7 +107,9 @@ public struct AlarmChainConfiguration: Sendable, Hashable {
             }
             if backups > 0 && proofWindow / backups < Self.minBackupSpacing {
                 let spacing = proofWindow.components.seconds / Int64(backups)
-                throw fail("\(backups) backups over a \(proofWindow.components.seconds) s proof window would be \(spacing) s apart; backups must be at least \(Self.minBackupSpacing.components.seconds) s apart (fewer backups or a longer window)")
+                throw fail(
+                    "\(backups) backups over a \(proofWindow.components.seconds) s proof window would be \(spacing) s apart; backups must be at least \(Self.minBackupSpacing.components.seconds) s apart (fewer backups or a longer window)"
+                )
             }
         }
         if let limit = budget.systemLimit, limit < 1 { throw fail("the budget must allow at least one alarm") }
@@ -273,8 +278,10 @@ public struct PlanningContext: Sendable, Hashable {
     /// to move (those ringing now).
     public var occupiedSlots: Int
 
-    public init(ended: Set<Occurrence> = [], postponed: [AlarmID: Date] = [:], merged: Set<AlarmID> = [],
-                occupiedSlots: Int = 0) {
+    public init(
+        ended: Set<Occurrence> = [], postponed: [AlarmID: Date] = [:], merged: Set<AlarmID> = [],
+        occupiedSlots: Int = 0
+    ) {
         self.ended = ended
         self.postponed = postponed
         self.merged = merged
@@ -307,12 +314,15 @@ public struct AlarmPlan: Sendable {
     /// The fingerprint of each chain within the budget (what a ledger stores once the chain is
     /// synced: ``AlarmLedger/syncedChains``).
     public var chainFingerprints: [Occurrence: String] {
-        Dictionary(chains.filter(\.isWithinBudget).map { ($0.occurrence, $0.fingerprint) },
-                   uniquingKeysWith: { first, _ in first })
+        Dictionary(
+            chains.filter(\.isWithinBudget).map { ($0.occurrence, $0.fingerprint) },
+            uniquingKeysWith: { first, _ in first })
     }
 
-    init(now: Date, firstDay: LocalDate, lastDay: LocalDate, chains: [AlarmChain],
-         unavailable: [UnavailableOccurrence], fingerprint: String) {
+    init(
+        now: Date, firstDay: LocalDate, lastDay: LocalDate, chains: [AlarmChain],
+        unavailable: [UnavailableOccurrence], fingerprint: String
+    ) {
         self.now = now
         self.firstDay = firstDay
         self.lastDay = lastDay
@@ -431,12 +441,13 @@ public struct AlarmChainPlanner: Sendable {
             case .sameInstant: instant
             }
         let sound = configuration.sound(for: occurrence.prayer)
-        return .rings(configuration.ringOffsets.enumerated().map { index, offset in
-            PlannedAlarm(
-                id: AlarmID(occurrence: occurrence, minute: wall, ring: index), occurrence: occurrence,
-                ringIndex: index, prayerTime: wall,
-                content: AlarmContent(fireDate: first.addingTimeInterval(offset.seconds), sound: sound))
-        })
+        return .rings(
+            configuration.ringOffsets.enumerated().map { index, offset in
+                PlannedAlarm(
+                    id: AlarmID(occurrence: occurrence, minute: wall, ring: index), occurrence: occurrence,
+                    ringIndex: index, prayerTime: wall,
+                    content: AlarmContent(fireDate: first.addingTimeInterval(offset.seconds), sound: sound))
+            })
     }
 
     /// The plan at `now`.
@@ -463,9 +474,10 @@ public struct AlarmChainPlanner: Sendable {
                         if context.merged.contains(ring.id) { return nil }
                         var ring = ring
                         if let moved = context.postponed[ring.id] {
-                            ring = PlannedAlarm(id: ring.id, occurrence: ring.occurrence, ringIndex: ring.ringIndex,
-                                                prayerTime: ring.prayerTime,
-                                                content: AlarmContent(fireDate: moved, sound: ring.content.sound))
+                            ring = PlannedAlarm(
+                                id: ring.id, occurrence: ring.occurrence, ringIndex: ring.ringIndex,
+                                prayerTime: ring.prayerTime,
+                                content: AlarmContent(fireDate: moved, sound: ring.content.sound))
                         }
                         return ring.fireDate > now ? ring : nil
                     }.sorted(by: alarmOrder)
@@ -488,13 +500,14 @@ public struct AlarmChainPlanner: Sendable {
             } else {
                 fits = false
             }
-            planned.append(AlarmChain(occurrence: occurrence, rings: rings, isWithinBudget: fits, fingerprint: fingerprint))
+            planned.append(
+                AlarmChain(occurrence: occurrence, rings: rings, isWithinBudget: fits, fingerprint: fingerprint))
         }
-        return AlarmPlan(now: now, firstDay: first, lastDay: last, chains: planned,
-                         unavailable: unavailable, fingerprint: fingerprint)
+        return AlarmPlan(
+            now: now, firstDay: first, lastDay: last, chains: planned,
+            unavailable: unavailable, fingerprint: fingerprint)
     }
 }
-
 
 /// FNV-1a 64-bit of the UTF-8 bytes, as 16 lower-case hex digits (stable across runs, unlike
 /// `Hasher`).

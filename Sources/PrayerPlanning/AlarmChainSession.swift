@@ -1,9 +1,10 @@
+import ProofkitCore
+
 #if canImport(FoundationEssentials)
     public import FoundationEssentials
 #else
     public import Foundation
 #endif
-import ProofkitCore
 
 /// Something that happens while a chain rings.
 public enum ChainEvent: Sendable, Hashable {
@@ -79,9 +80,10 @@ public struct AlarmChainSession: Sendable, Hashable {
             let heldIDs = Set(held.map(\.id))
             pending = pending.filter { !heldIDs.contains($0.id) || $0.id == first.id }.map { ring in
                 guard ring.id == first.id else { return ring }
-                return PlannedAlarm(id: ring.id, occurrence: ring.occurrence, ringIndex: ring.ringIndex,
-                                    prayerTime: ring.prayerTime,
-                                    content: AlarmContent(fireDate: until, sound: ring.content.sound))
+                return PlannedAlarm(
+                    id: ring.id, occurrence: ring.occurrence, ringIndex: ring.ringIndex,
+                    prayerTime: ring.prayerTime,
+                    content: AlarmContent(fireDate: until, sound: ring.content.sound))
             }.sorted(by: alarmOrder)
             return effects
         case .proofScreenClosed:

@@ -79,8 +79,10 @@ public struct Reconciliation: Sendable {
     public let chainFingerprints: [Occurrence: String]
 
     /// A reconciliation with its chain fingerprints (the memberwise form, for tests and stores).
-    public init(operations: [AlarmOperation], isFullResync: Bool, fingerprint: String, ringing: [AlarmID],
-                resyncedChains: [Occurrence] = [], chainFingerprints: [Occurrence: String] = [:]) {
+    public init(
+        operations: [AlarmOperation], isFullResync: Bool, fingerprint: String, ringing: [AlarmID],
+        resyncedChains: [Occurrence] = [], chainFingerprints: [Occurrence: String] = [:]
+    ) {
         self.operations = operations
         self.isFullResync = isFullResync
         self.fingerprint = fingerprint
@@ -116,8 +118,10 @@ public enum AlarmReconciler {
     ///     booked again.
     ///   - capacity: how many alarms the system holds at most (``AlarmBudget/capacity``).
     /// - Returns: the ordered steps.
-    public static func reconcile(plan: AlarmPlan, system: [SystemAlarm], syncedChains: [Occurrence: String],
-                                 capacity: Int? = nil) -> Reconciliation {
+    public static func reconcile(
+        plan: AlarmPlan, system: [SystemAlarm], syncedChains: [Occurrence: String],
+        capacity: Int? = nil
+    ) -> Reconciliation {
         reconcile(plan: plan, system: system, capacity: capacity) { chain in
             syncedChains[chain.occurrence] == chain.fingerprint
         }
@@ -126,8 +130,9 @@ public enum AlarmReconciler {
     /// The steps for what a ledger recorded: its alarms as the system, and its synced chains
     /// (``AlarmLedger/syncedChainFingerprints(for:)``).
     public static func reconcile(plan: AlarmPlan, ledger: AlarmLedger, capacity: Int? = nil) -> Reconciliation {
-        reconcile(plan: plan, system: ledger.systemAlarms, syncedChains: ledger.syncedChainFingerprints(for: plan),
-                  capacity: capacity)
+        reconcile(
+            plan: plan, system: ledger.systemAlarms, syncedChains: ledger.syncedChainFingerprints(for: plan),
+            capacity: capacity)
     }
 
     /// The whole-plan form: every chain counts as synced when `syncedFingerprint` equals the
@@ -139,14 +144,18 @@ public enum AlarmReconciler {
     ///   - system: what the system holds now.
     ///   - syncedFingerprint: the settings fingerprint of the last plan applied without failures.
     ///   - capacity: how many alarms the system holds at most.
-    public static func reconcile(plan: AlarmPlan, system: [SystemAlarm], syncedFingerprint: String?,
-                                 capacity: Int? = nil) -> Reconciliation {
+    public static func reconcile(
+        plan: AlarmPlan, system: [SystemAlarm], syncedFingerprint: String?,
+        capacity: Int? = nil
+    ) -> Reconciliation {
         let synced = syncedFingerprint == plan.fingerprint
         return reconcile(plan: plan, system: system, capacity: capacity) { _ in synced }
     }
 
-    static func reconcile(plan: AlarmPlan, system: [SystemAlarm], capacity: Int?,
-                          isSynced: (AlarmChain) -> Bool) -> Reconciliation {
+    static func reconcile(
+        plan: AlarmPlan, system: [SystemAlarm], capacity: Int?,
+        isSynced: (AlarmChain) -> Bool
+    ) -> Reconciliation {
         var seen: Set<AlarmID> = []
         let unique = system.filter { seen.insert($0.id).inserted }
         let ringing = Set(unique.filter { $0.state == .ringing }.map(\.id))
@@ -208,7 +217,8 @@ public enum AlarmReconciler {
         for (index, (occurrence, rings)) in chains.enumerated() {
             for ring in rings {
                 if let current = scheduled[ring.id] {
-                    let unchanged = !resyncedSet.contains(occurrence)
+                    let unchanged =
+                        !resyncedSet.contains(occurrence)
                         && (current.content == nil || current.content == ring.content)
                     if !unchanged {
                         operations.append(.cancel(ring.id, .contentChanged))
@@ -226,9 +236,10 @@ public enum AlarmReconciler {
             }
             superseded[occurrence] = nil
         }
-        return Reconciliation(operations: operations, isFullResync: holding > 0 && resynced.count == holding,
-                              fingerprint: plan.fingerprint, ringing: ringing.sorted(), resyncedChains: resynced,
-                              chainFingerprints: plan.chainFingerprints)
+        return Reconciliation(
+            operations: operations, isFullResync: holding > 0 && resynced.count == holding,
+            fingerprint: plan.fingerprint, ringing: ringing.sorted(), resyncedChains: resynced,
+            chainFingerprints: plan.chainFingerprints)
     }
 }
 
@@ -251,8 +262,10 @@ public struct AlarmLedger: Sendable, Hashable {
     /// Rings merged into a postponed one.
     public var merged: Set<AlarmID>
 
-    public init(alarms: [SystemAlarm] = [], syncedFingerprint: String? = nil, outcomes: [ChainOutcome] = [],
-                postponed: [AlarmID: Date] = [:], merged: Set<AlarmID> = [], syncedChains: [Occurrence: String] = [:]) {
+    public init(
+        alarms: [SystemAlarm] = [], syncedFingerprint: String? = nil, outcomes: [ChainOutcome] = [],
+        postponed: [AlarmID: Date] = [:], merged: Set<AlarmID> = [], syncedChains: [Occurrence: String] = [:]
+    ) {
         self.alarms = Dictionary(alarms.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         self.syncedFingerprint = syncedFingerprint
         self.syncedChains = syncedChains
@@ -276,8 +289,9 @@ public struct AlarmLedger: Sendable, Hashable {
 
     /// What the planner needs from the ledger.
     public var planningContext: PlanningContext {
-        PlanningContext(ended: Set(outcomes.map(\.occurrence)), postponed: postponed, merged: merged,
-                        occupiedSlots: alarms.values.filter { $0.state == .ringing }.count)
+        PlanningContext(
+            ended: Set(outcomes.map(\.occurrence)), postponed: postponed, merged: merged,
+            occupiedSlots: alarms.values.filter { $0.state == .ringing }.count)
     }
 
     /// The ledger after one step: a booked alarm is recorded, a cancelled one removed; a failed
@@ -315,9 +329,11 @@ public struct AlarmLedger: Sendable, Hashable {
     /// ``syncedChains`` when its steps succeeded; the settings fingerprint only when every step
     /// did.
     /// - Returns: what happened.
-    public mutating func apply(_ reconciliation: Reconciliation,
-                               perform: (AlarmOperation) -> String?,
-                               save: (AlarmLedger) -> Void = { _ in }) -> ApplyReport {
+    public mutating func apply(
+        _ reconciliation: Reconciliation,
+        perform: (AlarmOperation) -> String?,
+        save: (AlarmLedger) -> Void = { _ in }
+    ) -> ApplyReport {
         var report = ApplyReport()
         var failedOccurrences: Set<Occurrence> = []
         var failedReplacements: Set<AlarmID> = []
@@ -352,7 +368,9 @@ public struct AlarmLedger: Sendable, Hashable {
         // Each chain's fingerprint is recorded when none of its steps failed; a failed chain keeps
         // its older record (so the next run books it again), and chains that left the plan go.
         var unsettled = failedOccurrences
-        for failure in report.failed { if let occurrence = failure.operation.id.parsed?.occurrence { unsettled.insert(occurrence) } }
+        for failure in report.failed {
+            if let occurrence = failure.operation.id.parsed?.occurrence { unsettled.insert(occurrence) }
+        }
         for id in report.kept { if let occurrence = id.parsed?.occurrence { unsettled.insert(occurrence) } }
         var chains: [Occurrence: String] = [:]
         for (occurrence, fingerprint) in reconciliation.chainFingerprints {

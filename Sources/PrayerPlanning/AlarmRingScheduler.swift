@@ -1,9 +1,10 @@
+import ProofkitCore
+
 #if canImport(FoundationEssentials)
     public import FoundationEssentials
 #else
     public import Foundation
 #endif
-import ProofkitCore
 
 /// A ring an alarm service holds: one row of its alarm list.
 public struct BookedRing: Sendable, Hashable {
@@ -86,8 +87,10 @@ public enum AlarmRingScheduler {
     ///   - windowEnds: per chain, the end of its proof window; a chain missing here ends at its
     ///     last ring's fire time.
     ///   - heldUntil: per chain, the end of a hold-off in force.
-    public static func decide(now: Date, rings: [BookedRing], windowEnds: [String: Date] = [:],
-                              heldUntil: [String: Date] = [:]) -> RingDecision {
+    public static func decide(
+        now: Date, rings: [BookedRing], windowEnds: [String: Date] = [:],
+        heldUntil: [String: Date] = [:]
+    ) -> RingDecision {
         var decision = RingDecision()
         var byChain: [String: [BookedRing]] = [:]
         for ring in rings { byChain[ring.chain, default: []].append(ring) }
@@ -135,8 +138,10 @@ public enum AlarmRingScheduler {
     ///   - zone: the device's zone now.
     ///   - fingerprint: the fingerprint of the current settings' plan.
     ///   - clockWasSet: the service noticed the wall clock being set.
-    public static func replanReason(last: PlanStamp?, now: Date, zone: TimeZone, fingerprint: String,
-                                    clockWasSet: Bool = false) -> ReplanReason? {
+    public static func replanReason(
+        last: PlanStamp?, now: Date, zone: TimeZone, fingerprint: String,
+        clockWasSet: Bool = false
+    ) -> ReplanReason? {
         guard let last else { return .firstRun }
         if last.fingerprint != fingerprint { return .settingsChanged }
         if last.zoneIdentifier != zone.identifier { return .zoneChanged }
@@ -155,17 +160,20 @@ public enum AlarmRingScheduler {
     ///   - firstGap: the first gap between rings [2 min].
     ///   - gapGrowth: how much each gap grows [1 min].
     ///   - maxGap: the largest gap [10 min].
-    public static func oneOffRings(chain: String, first: Date, window: Duration,
-                                   firstGap: Duration = .seconds(120), gapGrowth: Duration = .seconds(60),
-                                   maxGap: Duration = .seconds(600)) -> [BookedRing] {
+    public static func oneOffRings(
+        chain: String, first: Date, window: Duration,
+        firstGap: Duration = .seconds(120), gapGrowth: Duration = .seconds(60),
+        maxGap: Duration = .seconds(600)
+    ) -> [BookedRing] {
         var pattern = AlarmChainConfiguration(deviceTimeZone: TimeZone(identifier: "UTC")!)
         pattern.proofWindow = window
         pattern.firstGap = max(firstGap, .milliseconds(100))
         pattern.gapGrowth = gapGrowth
         pattern.maxGap = max(maxGap, pattern.firstGap)
         return pattern.ringOffsets.enumerated().map { index, offset in
-            BookedRing(id: "\(chain).r\(index)", chain: chain, ringIndex: index,
-                       fireDate: first.addingTimeInterval(offset.seconds))
+            BookedRing(
+                id: "\(chain).r\(index)", chain: chain, ringIndex: index,
+                fireDate: first.addingTimeInterval(offset.seconds))
         }
     }
 }

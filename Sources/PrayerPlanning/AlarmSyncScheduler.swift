@@ -1,9 +1,10 @@
+import ProofkitCore
+
 #if canImport(FoundationEssentials)
     public import FoundationEssentials
 #else
     public import Foundation
 #endif
-import ProofkitCore
 
 /// When to sync the system's alarms with the plan: one sync at a time, and requests that come
 /// close together merged into one. A pure state machine: the caller passes `now` and runs the

@@ -76,8 +76,10 @@ public struct PrayerAdjustments: Sendable, Hashable {
     public var isha: Int
 
     /// All zero unless given, in minutes (negative is earlier).
-    public init(fajr: Int = 0, sunrise: Int = 0, dhuhr: Int = 0, asr: Int = 0, maghrib: Int = 0,
-                isha: Int = 0) {
+    public init(
+        fajr: Int = 0, sunrise: Int = 0, dhuhr: Int = 0, asr: Int = 0, maghrib: Int = 0,
+        isha: Int = 0
+    ) {
         self.fajr = fajr
         self.sunrise = sunrise
         self.dhuhr = dhuhr
@@ -154,7 +156,10 @@ public enum CalculationMethod: String, CaseIterable, Sendable, Hashable {
             "makkah": .ummAlQura, "umm": .ummAlQura, "uae": .dubai, "msc": .moonsightingCommittee,
             "moonsighting": .moonsightingCommittee, "diyanet": .turkey, "custom": .other,
         ]
-        if let method = aliases[key] { self = method; return }
+        if let method = aliases[key] {
+            self = method
+            return
+        }
         guard let method = CalculationMethod.allCases.first(where: { $0.rawValue.lowercased() == key })
         else { return nil }
         self = method
@@ -252,8 +257,10 @@ public struct CalculationParameters: Sendable, Hashable {
     ///   - fajrAngle: degrees below the horizon, 0 < angle < 30 recommended.
     ///   - ishaAngle: degrees below the horizon (ignored with `ishaInterval`).
     ///   - ishaInterval: minutes after sunset, or `nil`.
-    public init(method: CalculationMethod = .other, fajrAngle: Double, ishaAngle: Double,
-                ishaInterval: Int? = nil) {
+    public init(
+        method: CalculationMethod = .other, fajrAngle: Double, ishaAngle: Double,
+        ishaInterval: Int? = nil
+    ) {
         self.method = method
         self.fajrAngle = fajrAngle
         self.ishaAngle = ishaAngle
@@ -272,11 +279,14 @@ public struct CalculationParameters: Sendable, Hashable {
         } else {
             try check(ishaAngle.isFinite && ishaAngle > 0 && ishaAngle < 45, "Isha angle must be in 0...45°")
         }
-        if let r = ramadanIshaInterval { try check(r >= 1 && r <= 300, "Ramadan Isha interval must be 1...300 minutes") }
+        if let r = ramadanIshaInterval {
+            try check(r >= 1 && r <= 300, "Ramadan Isha interval must be 1...300 minutes")
+        }
         if let m = maghribAngle { try check(m.isFinite && m > 0 && m < 20, "Maghrib angle must be in 0...20°") }
         for prayer in Prayer.allCases {
-            try check(abs(adjustments[prayer]) <= 180 && abs(methodAdjustments[prayer]) <= 180,
-                      "adjustments must be within ±180 minutes")
+            try check(
+                abs(adjustments[prayer]) <= 180 && abs(methodAdjustments[prayer]) <= 180,
+                "adjustments must be within ±180 minutes")
         }
     }
 }

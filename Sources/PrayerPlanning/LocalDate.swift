@@ -22,8 +22,9 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
     /// Creates a date. Traps on a month or day out of range (a programmer error); use
     /// ``init(iso:)`` for text from users.
     public init(year: Int, month: Int, day: Int) {
-        precondition((1...12).contains(month) && day >= 1
-            && day <= LocalDate.daysInMonth(year: year, month: month), "invalid date")
+        precondition(
+            (1...12).contains(month) && day >= 1
+                && day <= LocalDate.daysInMonth(year: year, month: month), "invalid date")
         self.year = year
         self.month = month
         self.day = day
@@ -118,8 +119,9 @@ public struct WallClockTime: Hashable, Comparable, Sendable, CustomStringConvert
     init(secondsAsUTC s: Int) {
         let days = s >= 0 ? s / 86_400 : (s - 86_399) / 86_400
         let rest = s - days * 86_400
-        self.init(date: LocalDate(daysSinceEpoch: days), hour: rest / 3600, minute: rest % 3600 / 60,
-                  second: rest % 60)
+        self.init(
+            date: LocalDate(daysSinceEpoch: days), hour: rest / 3600, minute: rest % 3600 / 60,
+            second: rest % 60)
     }
 
     /// The reading of `instant` on a clock in `zone`.

@@ -1,4 +1,5 @@
 public import ProofkitCore
+
 #if canImport(FoundationEssentials)
     public import FoundationEssentials
 #else
@@ -141,8 +142,10 @@ public struct PrayerTimeCalculator: Sendable {
     public let midnightMode: MidnightMode
 
     /// - Throws: `ProofkitError` `.invalidArgument` when the parameters are unusable.
-    public init(coordinates: Coordinates, timeZone: TimeZone, parameters: CalculationParameters,
-                midnightMode: MidnightMode = .maghribToFajr) throws(ProofkitError) {
+    public init(
+        coordinates: Coordinates, timeZone: TimeZone, parameters: CalculationParameters,
+        midnightMode: MidnightMode = .maghribToFajr
+    ) throws(ProofkitError) {
         try parameters.validate()
         self.coordinates = coordinates
         self.timeZone = timeZone
@@ -216,7 +219,8 @@ public struct PrayerTimeCalculator: Sendable {
     func solarDate(for date: LocalDate) -> LocalDate {
         var solar = date
         for _ in 0..<3 {
-            let transit = SolarTime(date: solar, latitude: coordinates.latitude, longitude: coordinates.longitude)
+            let transit =
+                SolarTime(date: solar, latitude: coordinates.latitude, longitude: coordinates.longitude)
                 .transit ?? 12
             let instant = Date(timeIntervalSince1970: Double(solar.daysSinceEpoch * 86_400) + transit * 3600)
             let shift = WallClockTime(instant, in: timeZone).date.days(to: date)
@@ -233,8 +237,9 @@ public struct PrayerTimeCalculator: Sendable {
     private func undefined(_ date: LocalDate) -> PrayerTimes {
         let solar = solarDate(for: date)
         let a = SolarTime(date: solar, latitude: coordinates.latitude, longitude: coordinates.longitude)
-        let b = SolarTime(date: solar.adding(days: 1), latitude: coordinates.latitude,
-                          longitude: coordinates.longitude)
+        let b = SolarTime(
+            date: solar.adding(days: 1), latitude: coordinates.latitude,
+            longitude: coordinates.longitude)
         let probe = (a.sunrise == nil || a.sunset == nil) ? a : b
         let reason: UndefinedReason = probe.noonAltitude > SolarTime.riseSetAltitude ? .polarDay : .polarNight
         return PrayerTimes(
@@ -362,8 +367,11 @@ public struct PrayerTimeCalculator: Sendable {
         let safeFajr: Int
         if p.usesMoonsightingSeasons {
             if night.mscSeventh { fajr = night.sunrise - night.length / 7 }
-            safeFajr = night.sunrise - Int((seasonalMorningMinutes(latitude: day.latitude, date: day.solar) * 60)
-                .rounded(.toNearestOrEven))
+            safeFajr =
+                night.sunrise
+                - Int(
+                    (seasonalMorningMinutes(latitude: day.latitude, date: day.solar) * 60)
+                        .rounded(.toNearestOrEven))
         } else {
             safeFajr = night.sunrise - Int(night.portions.fajr * Double(night.length))
         }
@@ -383,9 +391,11 @@ public struct PrayerTimeCalculator: Sendable {
         if night.mscSeventh { angle = night.sunset + night.length / 7 }
         let safeIsha: Int
         if p.usesMoonsightingSeasons {
-            safeIsha = night.sunset
-                + Int((seasonalEveningMinutes(latitude: day.latitude, date: day.solar, shafaq: p.shafaq) * 60)
-                    .rounded(.toNearestOrEven))
+            safeIsha =
+                night.sunset
+                + Int(
+                    (seasonalEveningMinutes(latitude: day.latitude, date: day.solar, shafaq: p.shafaq) * 60)
+                        .rounded(.toNearestOrEven))
         } else {
             safeIsha = night.sunset + Int(night.portions.isha * Double(night.length))
         }
@@ -450,8 +460,9 @@ private func seasonal(_ dyy: Int, _ a: Double, _ b: Double, _ c: Double, _ d: Do
 /// Minutes before sunrise for the MoonsightingCommittee's Fajr bound.
 func seasonalMorningMinutes(latitude: Double, date: LocalDate) -> Double {
     let l = abs(latitude) / 55
-    return seasonal(daysSinceSolstice(date, latitude: latitude),
-                    75 + 28.65 * l, 75 + 19.44 * l, 75 + 32.74 * l, 75 + 48.10 * l)
+    return seasonal(
+        daysSinceSolstice(date, latitude: latitude),
+        75 + 28.65 * l, 75 + 19.44 * l, 75 + 32.74 * l, 75 + 48.10 * l)
 }
 
 /// Minutes after sunset for the MoonsightingCommittee's Isha bound.

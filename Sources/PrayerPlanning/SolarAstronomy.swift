@@ -60,15 +60,19 @@ struct SolarCoordinates {
         let omega = unwound(125.04452 - 1934.136261 * t + 0.0020708 * t * t + t * t * t / 450_000)
         let m = unwound(357.52911 + 35_999.05029 * t - 0.0001537 * t * t)  // mean anomaly (25.3)
         let mr = radians(m)
-        let c = (1.914602 - 0.004817 * t - 0.000014 * t * t) * sin(mr)
+        let c =
+            (1.914602 - 0.004817 * t - 0.000014 * t * t) * sin(mr)
             + (0.019993 - 0.000101 * t) * sin(2 * mr) + 0.000289 * sin(3 * mr)  // equation of centre
         let omegaApparent = 125.04 - 1934.136 * t
         let lambda = radians(unwound(l0 + c - 0.00569 - 0.00478 * sin(radians(omegaApparent))))
-        let theta0 = unwound(280.46061837 + 360.98564736629 * (jd - 2_451_545) + 0.000387933 * t * t
-            - t * t * t / 38_710_000)  // mean sidereal time (12.4)
-        let dPsi = (-17.2 / 3600) * sin(radians(omega)) - (1.32 / 3600) * sin(2 * radians(l0))
+        let theta0 = unwound(
+            280.46061837 + 360.98564736629 * (jd - 2_451_545) + 0.000387933 * t * t
+                - t * t * t / 38_710_000)  // mean sidereal time (12.4)
+        let dPsi =
+            (-17.2 / 3600) * sin(radians(omega)) - (1.32 / 3600) * sin(2 * radians(l0))
             - (0.23 / 3600) * sin(2 * radians(lp)) + (0.21 / 3600) * sin(2 * radians(omega))
-        let dEpsilon = (9.2 / 3600) * cos(radians(omega)) + (0.57 / 3600) * cos(2 * radians(l0))
+        let dEpsilon =
+            (9.2 / 3600) * cos(radians(omega)) + (0.57 / 3600) * cos(2 * radians(l0))
             + (0.10 / 3600) * cos(2 * radians(lp)) - (0.09 / 3600) * cos(2 * radians(omega))
         let epsilon0 = 23.439291 - 0.013004167 * t - 0.0000001639 * t * t + 0.0000005036 * t * t * t
         let epsilonApparent = radians(epsilon0 + 0.00256 * cos(radians(omegaApparent)))
@@ -80,19 +84,23 @@ struct SolarCoordinates {
 
 /// Meeus 3.3 interpolation of three tabulated values at `n` days from the middle one.
 func interpolate(_ y2: Double, _ y1: Double, _ y3: Double, _ n: Double) -> Double {
-    let a = y2 - y1, b = y3 - y2
+    let a = y2 - y1
+    let b = y3 - y2
     return y2 + n / 2 * (a + b + n * (b - a))
 }
 
 func interpolateAngles(_ y2: Double, _ y1: Double, _ y3: Double, _ n: Double) -> Double {
-    let a = unwound(y2 - y1), b = unwound(y3 - y2)
+    let a = unwound(y2 - y1)
+    let b = unwound(y3 - y2)
     return y2 + n / 2 * (a + b + n * (b - a))
 }
 
 /// Altitude of a body (Meeus 13.6): latitude φ, declination δ, local hour angle H.
 func altitude(latitude: Double, declination: Double, hourAngle: Double) -> Double {
-    degrees(asin(sin(radians(latitude)) * sin(radians(declination))
-        + cos(radians(latitude)) * cos(radians(declination)) * cos(radians(hourAngle))))
+    degrees(
+        asin(
+            sin(radians(latitude)) * sin(radians(declination))
+                + cos(radians(latitude)) * cos(radians(declination)) * cos(radians(hourAngle))))
 }
 
 /// Rise, transit and set for one UTC date at one place (Meeus ch. 15), as hours after 00:00 UTC
@@ -126,8 +134,10 @@ struct SolarTime {
             (solar.rightAscension - longitude - solar.apparentSiderealTime) / 360, bound: 1)
         // Corrected transit (15.2 with interpolated α).
         let theta = unwound(solar.apparentSiderealTime + 360.985647 * approximateTransit)
-        let alpha = unwound(interpolateAngles(solar.rightAscension, previous.rightAscension,
-                                              next.rightAscension, approximateTransit))
+        let alpha = unwound(
+            interpolateAngles(
+                solar.rightAscension, previous.rightAscension,
+                next.rightAscension, approximateTransit))
         let h = closestAngle(theta + longitude - alpha)
         let t = (approximateTransit - h / 360) * 24
         transit = t.isFinite ? t : nil
@@ -140,14 +150,17 @@ struct SolarTime {
     /// When the Sun is at altitude `h0` (degrees) before or after transit, hours after 00:00 UTC,
     /// with one Meeus 15 correction step; `nil` when it never gets there.
     func hourAngle(_ h0: Double, afterTransit: Bool) -> Double? {
-        let cosH0 = (sin(radians(h0)) - sin(radians(latitude)) * sin(radians(solar.declination)))
+        let cosH0 =
+            (sin(radians(h0)) - sin(radians(latitude)) * sin(radians(solar.declination)))
             / (cos(radians(latitude)) * cos(radians(solar.declination)))
         guard cosH0 >= -1, cosH0 <= 1 else { return nil }
         let h0Angle = degrees(acos(cosH0))
         let m = afterTransit ? approximateTransit + h0Angle / 360 : approximateTransit - h0Angle / 360
         let theta = unwound(solar.apparentSiderealTime + 360.985647 * m)
-        let alpha = unwound(interpolateAngles(solar.rightAscension, previous.rightAscension,
-                                              next.rightAscension, m))
+        let alpha = unwound(
+            interpolateAngles(
+                solar.rightAscension, previous.rightAscension,
+                next.rightAscension, m))
         let delta = interpolate(solar.declination, previous.declination, next.declination, m)
         let hourAngle = theta + longitude - alpha
         let h = altitude(latitude: latitude, declination: delta, hourAngle: hourAngle)

@@ -1,4 +1,5 @@
 internal import ProofkitSystem
+
 /// How a one-shot child ended, for the package's other targets (`ProofkitDemo` runs espeak-ng).
 package enum ChildTermination: Equatable, Sendable {
     /// It exited with this status.
@@ -37,7 +38,9 @@ package struct CapturedChild: Sendable {
 /// stderr (``ChildProcess/run(_:arguments:stdout:stderr:forwardsTerminationSignals:)``); while it
 /// runs, SIGTERM, SIGINT and SIGHUP to this process are passed on to it first.
 /// - Throws: a description of the failed system call (`posix_spawn`, `pipe2`) when it cannot be started.
-package func runChildCapturingOutput(_ executable: String, arguments: [String]) throws(ChildStartFailure) -> CapturedChild {
+package func runChildCapturingOutput(_ executable: String, arguments: [String]) throws(ChildStartFailure)
+    -> CapturedChild
+{
     do throws(ChildProcess.Failure) {
         let completed = try ChildProcess.run(
             executable, arguments: arguments, stdout: true, stderr: true, forwardsTerminationSignals: true)

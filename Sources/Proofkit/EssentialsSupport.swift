@@ -5,13 +5,14 @@
 // (about 0.35 ms of CPU and 4 MiB of resident memory for every command). `package` so that
 // ProofkitCLI shares them.
 
+package import ProofkitCore
+internal import ProofkitSystem
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
 #endif
-internal import ProofkitSystem
-package import ProofkitCore
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)

@@ -1,8 +1,9 @@
 import AudioIO
 import ImageIO
-import Storage
 import Inference
 public import ProofkitCore
+import Storage
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else

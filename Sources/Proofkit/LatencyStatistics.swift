@@ -43,7 +43,8 @@ public struct LatencyStatistics: Sendable, Equatable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case count, min, p50, p90, p99, max, mean, standardDeviation = "stddev"
+        case count, min, p50, p90, p99, max, mean
+        case standardDeviation = "stddev"
     }
 
     /// The relative spread `(p90 - p50) / p50`.

@@ -1,4 +1,5 @@
 internal import ProofkitSystem
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -41,13 +42,15 @@ public struct MachineInfo: Sendable, Equatable {
         if model == "unknown", let part = value(of: "CPU part", in: cpuinfo) {
             model = "ARM CPU part \(part)"
         }
-        let os = readTextFile("/etc/os-release").flatMap { text -> String? in
-            for line in text.split(separator: "\n") where line.hasPrefix("PRETTY_NAME=") {
-                return String(line.dropFirst("PRETTY_NAME=".count)).replacingQuotes()
-            }
-            return nil
-        } ?? "unknown"
-        let memKB = readTextFile("/proc/meminfo").flatMap { value(of: "MemTotal", in: $0) }
+        let os =
+            readTextFile("/etc/os-release").flatMap { text -> String? in
+                for line in text.split(separator: "\n") where line.hasPrefix("PRETTY_NAME=") {
+                    return String(line.dropFirst("PRETTY_NAME=".count)).replacingQuotes()
+                }
+                return nil
+            } ?? "unknown"
+        let memKB =
+            readTextFile("/proc/meminfo").flatMap { value(of: "MemTotal", in: $0) }
             .flatMap { Int($0.split(separator: " ").first ?? "") } ?? 0
         return MachineInfo(
             cpuModel: model, cores: onlineCores,
@@ -75,8 +78,8 @@ public enum ResourceUsage {
 
     static func statusField(_ name: String) -> Int {
         guard let text = readTextFile("/proc/self/status"),
-              let value = MachineInfo.value(of: name, in: text),
-              let kb = Int(value.split(separator: " ").first ?? "")
+            let value = MachineInfo.value(of: name, in: text),
+            let kb = Int(value.split(separator: " ").first ?? "")
         else { return 0 }
         return kb * 1024
     }

@@ -1,6 +1,7 @@
-internal import ProofkitSystem
 import Inference
 import ProofkitCore
+internal import ProofkitSystem
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -84,7 +85,8 @@ enum OptimizedModelCache {
             session.close()
             let digest = try ModelFile.sha256(ofFileAt: temporary)
             guard POSIX.moveAtomically(temporary, onto: path) == nil else { return false }
-            let record = "{\"format\":\"proofkit-ort-cache\",\"sha256\":\"\(digest)\",\"source_sha256\":\"\(modelSHA256.lowercased())\","
+            let record =
+                "{\"format\":\"proofkit-ort-cache\",\"sha256\":\"\(digest)\",\"source_sha256\":\"\(modelSHA256.lowercased())\","
                 + "\"cpu\":\"\(PhotoModelStore.cpuFingerprint)\",\"onnxruntime\":\"\(runtime)\"}\n"
             return (try? AtomicFile.write(Array(record.utf8), to: path + ".json")) != nil
         } catch {
@@ -106,7 +108,9 @@ enum OptimizedModelCache {
             prefix += "/" + part
             if FileKind(atPath: prefix) == nil, case .failure(let failure) = POSIX.makeFolder(prefix, mode: 0o700),
                 failure.code != Errno.exists.code
-            { return false }
+            {
+                return false
+            }
         }
         return FileKind(atPath: folder) == .folder
     }

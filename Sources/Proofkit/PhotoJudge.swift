@@ -1,10 +1,11 @@
-internal import ProofkitSystem
 import AudioIO
 import Dispatch
-import Inference
-import Synchronization
 public import ImageProof
+import Inference
 public import ProofkitCore
+internal import ProofkitSystem
+import Synchronization
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -125,9 +126,12 @@ public struct PhotoJudge: ~Copyable {
     ///   `.invalidArgument` for a threshold outside 0...1 or threads < 0. With
     ///   ``PhotoRule/classOrHead``, the head file is found and checked like the model (missing:
     ///   exit 69; SHA-256 mismatch, no known digest or not a 1280-value head: exit 78).
-    public init(options: PhotoJudgeOptions, store: PhotoModelStore, prefetching firstPhoto: String? = nil) throws(ProofkitError) {
+    public init(options: PhotoJudgeOptions, store: PhotoModelStore, prefetching firstPhoto: String? = nil)
+        throws(ProofkitError)
+    {
         guard options.threads >= 0 else {
-            throw ProofkitError(.invalidArgument, "threads must be 0 (ONNX Runtime's choice) or more, not \(options.threads)")
+            throw ProofkitError(
+                .invalidArgument, "threads must be 0 (ONNX Runtime's choice) or more, not \(options.threads)")
         }
         let clock = ContinuousClock()
         let start = clock.now
@@ -141,7 +145,8 @@ public struct PhotoJudge: ~Copyable {
         // ORT-format copy are usually in one folder).
         let modelManifest = try ModelsManifest.load(besideFileAt: modelPath)
         func manifest(besideFileAt path: String) throws(ProofkitError) -> ModelsManifest? {
-            URL(fileURLWithPath: path).deletingLastPathComponent() == URL(fileURLWithPath: modelPath).deletingLastPathComponent()
+            URL(fileURLWithPath: path).deletingLastPathComponent()
+                == URL(fileURLWithPath: modelPath).deletingLastPathComponent()
                 ? modelManifest : try ModelsManifest.load(besideFileAt: path)
         }
         func expectedSHA256(ofFileAt path: String) throws(ProofkitError) -> String? {
@@ -161,7 +166,8 @@ public struct PhotoJudge: ~Copyable {
             prompts = loaded.prompts
             if expected == nil { expected = loaded.encoderSHA256 }
             configuration = try .clip(
-                prompts: loaded.scorer, threshold: options.threshold ?? loaded.threshold ?? MatProofPolicy.clipThreshold,
+                prompts: loaded.scorer,
+                threshold: options.threshold ?? loaded.threshold ?? MatProofPolicy.clipThreshold,
                 fastDecode: options.fastDecode)
         } else {
             configuration = try .lite0(
@@ -173,14 +179,16 @@ public struct PhotoJudge: ~Copyable {
                 // while ONNX Runtime loads on another thread.
                 let path = try store.locate(file)
                 guard let digest = try expectedSHA256(ofFileAt: path) else {
-                    throw ProofkitError(.modelInvalid, "no SHA-256 is known for this file (no manifest.json entry)", path: path)
+                    throw ProofkitError(
+                        .modelInvalid, "no SHA-256 is known for this file (no manifest.json entry)", path: path)
                 }
                 headFile = (path, digest.lowercased())
             }
             if options.loadsClassNames, let file = engine.classNamesFile {
                 let path = try store.locate(file)
                 guard let digest = try expectedSHA256(ofFileAt: path) else {
-                    throw ProofkitError(.modelInvalid, "no SHA-256 is known for this file (no manifest.json entry)", path: path)
+                    throw ProofkitError(
+                        .modelInvalid, "no SHA-256 is known for this file (no manifest.json entry)", path: path)
                 }
                 names = try PhotoProof.loadClassNames(bytes: ModelFile.read(path, expectedSHA256: digest), path: path)
             }
@@ -196,10 +204,12 @@ public struct PhotoJudge: ~Copyable {
         defer { _ = runtime.wait() }
         let background = BackgroundWork { () -> PreparedPhotoInputResult? in
             guard let firstPhoto else { return nil }
-            return PreparedPhotoInputResult(path: firstPhoto, result: Result { () throws(ProofkitError) in
-                try Self.checkNotFolder(firstPhoto)
-                return try proofForPrefetch.prepare(contentsOf: firstPhoto)
-            })
+            return PreparedPhotoInputResult(
+                path: firstPhoto,
+                result: Result { () throws(ProofkitError) in
+                    try Self.checkNotFolder(firstPhoto)
+                    return try proofForPrefetch.prepare(contentsOf: firstPhoto)
+                })
         }
         defer { _ = background.wait() }
         // The mat head: read, checked against its SHA-256 and parsed while the runtime loads.
@@ -234,7 +244,8 @@ public struct PhotoJudge: ~Copyable {
         // runtime release than the one that saved the file is dropped.)
         // An installed tree on another CPU than the one that built it makes its own copy on
         // first use, in the user's cache (``OptimizedModelCache``).
-        let cacheEnvironment = OptimizedModelCache.isUsed(forModelAt: modelPath) ? ProcessInfo.processInfo.environment : nil
+        let cacheEnvironment =
+            OptimizedModelCache.isUsed(forModelAt: modelPath) ? ProcessInfo.processInfo.environment : nil
         var optimized = PhotoModelStore.optimizedModel(
             for: engine, modelPath: modelPath, modelSHA256: expected, manifest: modelManifest)
         var fast: OnnxPhotoModel? = nil
@@ -260,7 +271,8 @@ public struct PhotoJudge: ~Copyable {
             verified = clock.now
             model = try OnnxPhotoModel(bytes: bytes, path: modelPath, threads: options.threads)
             if let cacheEnvironment {
-                OptimizedModelCache.store(for: engine, bytes: bytes, modelSHA256: expected, environment: cacheEnvironment)
+                OptimizedModelCache.store(
+                    for: engine, bytes: bytes, modelSHA256: expected, environment: cacheEnvironment)
             }
         }
         // Lite0's pooled features are needed only to enrol a mat (``enrol(contentsOf:threshold:)``
@@ -284,8 +296,9 @@ public struct PhotoJudge: ~Copyable {
     /// - Throws: a SHA-256 mismatch or an unreadable file (the model is damaged: refused).
     static func loadOptimized(_ optimized: OptimizedPhotoModel, threads: Int) throws(ProofkitError) -> OnnxPhotoModel? {
         do {
-            return try OnnxPhotoModel(ortFormatContentsOf: optimized.path, expectedSHA256: optimized.sha256, threads: threads)
-        } catch where error.code == .modelInvalid && error.operation != "sha256" {
+            return try OnnxPhotoModel(
+                ortFormatContentsOf: optimized.path, expectedSHA256: optimized.sha256, threads: threads)
+        } catch  where error.code == .modelInvalid && error.operation != "sha256" {
             return nil
         }
     }

@@ -1,6 +1,6 @@
+public import ImageProof
 import Inference
 public import ProofkitCore
-public import ImageProof
 
 /// The photo model run by proofkit's ONNX Runtime wrapper: EfficientNet-Lite0 (input `input`
 /// `[N, 3, 224, 224]`, outputs `logits` `[N, 1000]` and `embedding` `[N, 1280]`) or a MobileCLIP
@@ -39,7 +39,8 @@ public struct OnnxPhotoModel: ~Copyable, PhotoModelRunner {
     ///   `.runtimeUnavailable`.
     public init(contentsOf path: String, expectedSHA256: String? = nil, threads: Int = 1) throws(ProofkitError) {
         let session = try InferenceSession(
-            contentsOf: path, expectedSHA256: expectedSHA256, options: InferenceSession.Options(intraOpThreads: threads))
+            contentsOf: path, expectedSHA256: expectedSHA256, options: InferenceSession.Options(intraOpThreads: threads)
+        )
         try self.init(session: session, path: path)
     }
 

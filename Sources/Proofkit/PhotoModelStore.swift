@@ -1,5 +1,6 @@
 import Inference
 public import ProofkitCore
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -119,7 +120,8 @@ public struct PhotoModelStore: Sendable, Equatable {
             let candidate = folder.appendingPathComponent(Self.relativeFolder).path
             if FileKind(atPath: candidate) == .folder { found.append(candidate) }
         }
-        let local = URL(fileURLWithPath: currentDirectory).appendingPathComponent(Self.relativeFolder).standardizedFileURL.path
+        let local = URL(fileURLWithPath: currentDirectory).appendingPathComponent(Self.relativeFolder)
+            .standardizedFileURL.path
         if !found.contains(local) { found.append(local) }
         folders = found
         isFromEnvironment = false
@@ -134,7 +136,8 @@ public struct PhotoModelStore: Sendable, Equatable {
                 return path
             }
         }
-        throw ProofkitError(.runtimeUnavailable, "\(name) is not installed: \(Self.howToMake(name)) (looked in \(triedText))")
+        throw ProofkitError(
+            .runtimeUnavailable, "\(name) is not installed: \(Self.howToMake(name)) (looked in \(triedText))")
     }
 
     /// The folders tried, for messages.
@@ -150,7 +153,8 @@ public struct PhotoModelStore: Sendable, Equatable {
                 + "'python Models/export_mobileclip.py --checkpoint mobileclip_s0.pt --out-dir Models/generated' "
                 + "(see that script's help), or use --engine lite0"
         }
-        return "run 'bash .ci/setup' in the proofkit folder to build the models, or set \(environmentVariable) to a folder that has them"
+        return
+            "run 'bash .ci/setup' in the proofkit folder to build the models, or set \(environmentVariable) to a folder that has them"
     }
 
     /// The SHA-256 that the file at `path` must have: its folder's `manifest.json` entry, else
@@ -245,12 +249,14 @@ public struct ModelsManifest: Sendable, Equatable {
     /// - Throws: `.modelInvalid` (naming the manifest) when it exists but cannot be read or is
     ///   not a proofkit models manifest.
     public static func load(besideFileAt path: String) throws(ProofkitError) -> ModelsManifest? {
-        let manifest = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("manifest.json").path
+        let manifest = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("manifest.json")
+            .path
         guard FileKind(atPath: manifest) != nil else { return nil }
         guard let data = FileManager.default.contents(atPath: manifest), let json = JSONNode(bytes: data),
             json["format"]?.string == "proofkit-models-manifest", let files = json["files"]?.members
         else {
-            throw ProofkitError(.modelInvalid, "not a proofkit models manifest; rebuild with 'bash .ci/setup'", path: manifest)
+            throw ProofkitError(
+                .modelInvalid, "not a proofkit models manifest; rebuild with 'bash .ci/setup'", path: manifest)
         }
         var entries: [String: Entry] = [:]
         for (name, value) in files {
@@ -258,11 +264,15 @@ public struct ModelsManifest: Sendable, Equatable {
                 guard let field = value[key] else { continue }
                 guard let digest = field.string, digest.count == 64, digest.allSatisfy(\.isHexDigit) else {
                     let shown = field.string.map { "\($0.count) characters" } ?? "not a string"
-                    throw ProofkitError(.modelInvalid, "\"\(displayText(String(name.prefix(80))))\": \"\(key)\" is not 64 hex digits (\(shown)); rebuild with 'bash .ci/setup'", path: manifest)
+                    throw ProofkitError(
+                        .modelInvalid,
+                        "\"\(displayText(String(name.prefix(80))))\": \"\(key)\" is not 64 hex digits (\(shown)); rebuild with 'bash .ci/setup'",
+                        path: manifest)
                 }
             }
             entries[name] = Entry(
-                sha256: value["sha256"]?.string?.lowercased(), sourceSHA256: value["source_sha256"]?.string?.lowercased(),
+                sha256: value["sha256"]?.string?.lowercased(),
+                sourceSHA256: value["source_sha256"]?.string?.lowercased(),
                 cpu: value["cpu"]?.string, onnxRuntime: value["onnxruntime"]?.string)
         }
         return ModelsManifest(path: manifest, entries: entries)

@@ -1,6 +1,7 @@
 public import ImageIO
 public import ImageProof
 public import ProofkitCore
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -19,8 +20,9 @@ public struct PhotoModelOutput: Sendable, Equatable {
 
     /// Creates an output. Traps when a non-empty array is not a whole number of rows.
     public init(batch: Int, logits: [Float] = [], embeddings: [Float] = []) {
-        precondition(batch > 0 && logits.count % batch == 0 && embeddings.count % batch == 0,
-                     "model outputs must hold one row per crop")
+        precondition(
+            batch > 0 && logits.count % batch == 0 && embeddings.count % batch == 0,
+            "model outputs must hold one row per crop")
         self.batch = batch
         self.logits = logits
         self.embeddings = embeddings
@@ -397,7 +399,9 @@ public struct PhotoProof: Sendable {
     ) throws(ProofkitError) -> PhotoProofResult {
         // With stopsAtFirstPassingCrop, the output may cover only the first crops.
         let allowsFewer = configuration.stopsAtFirstPassingCrop && configuration.aggregation == .maximum
-        guard output.batch == configuration.crops.count || (allowsFewer && (1...configuration.crops.count).contains(output.batch))
+        guard
+            output.batch == configuration.crops.count
+                || (allowsFewer && (1...configuration.crops.count).contains(output.batch))
         else {
             throw ProofkitError(
                 .modelInvalid, "the model returned \(output.batch) results for \(configuration.crops.count) crops")
@@ -410,7 +414,8 @@ public struct PhotoProof: Sendable {
         case .imageNetClass(let classIndex):
             guard output.logits.count / crops > classIndex else {
                 throw ProofkitError(
-                    .modelInvalid, "the model gives \(output.logits.count / crops) class scores; class \(classIndex) is needed")
+                    .modelInvalid,
+                    "the model gives \(output.logits.count / crops) class scores; class \(classIndex) is needed")
             }
             for crop in 0..<crops {
                 let reading = ClassifierReading(logits: output.logits(ofCrop: crop))
@@ -422,7 +427,8 @@ public struct PhotoProof: Sendable {
             guard output.embeddings.count / crops == scorer.dimension else {
                 throw ProofkitError(
                     .modelInvalid,
-                    "the image encoder gives \(output.embeddings.count / crops) values; the prompts have \(scorer.dimension)")
+                    "the image encoder gives \(output.embeddings.count / crops) values; the prompts have \(scorer.dimension)"
+                )
             }
             score = scorer.score(imageEmbedding: output.embedding(ofCrop: 0)).matShare
             cropScores = [score]
@@ -433,7 +439,8 @@ public struct PhotoProof: Sendable {
         if let head = configuration.head {
             guard embedding.count == head.dimension else {
                 throw ProofkitError(
-                    .modelInvalid, "the head needs a \(head.dimension)-value embedding; the model gives \(embedding.count)")
+                    .modelInvalid,
+                    "the head needs a \(head.dimension)-value embedding; the model gives \(embedding.count)")
             }
             let probability = configuration.aggregation.combine(
                 (0..<crops).map { head.probability(output.embedding(ofCrop: $0)) })
@@ -445,7 +452,8 @@ public struct PhotoProof: Sendable {
             guard embedding.count == enrolment.embeddings[0].count else {
                 throw ProofkitError(
                     .modelInvalid,
-                    "the enrolled mat has \(enrolment.embeddings[0].count)-value embeddings; the model gives \(embedding.count)")
+                    "the enrolled mat has \(enrolment.embeddings[0].count)-value embeddings; the model gives \(embedding.count)"
+                )
             }
             let value = enrolment.similarity(embedding)
             similarity = value
@@ -454,13 +462,15 @@ public struct PhotoProof: Sendable {
         var (judgement, acceptedBy) = configuration.policy.judge(evidence, brightness: input.brightness)
         // How to retake a rejected photo, from the classes seen (never changes the verdict).
         if case .imageNetClass(let classIndex) = configuration.scorer, classIndex == ClassifierReading.prayerRugClass {
-            judgement = judgement.withRetakeHint(topClasses: top, score: score, threshold: configuration.policy.threshold)
+            judgement = judgement.withRetakeHint(
+                topClasses: top, score: score, threshold: configuration.policy.threshold)
         }
         return PhotoProofResult(
             path: path, judgement: judgement, acceptedBy: acceptedBy, cropScores: cropScores, topClasses: top,
             headProbability: headProbability, enrolmentSimilarity: similarity, embedding: embedding,
             decoded: input.decoded,
-            timings: timings ?? PhotoProofTimings(decode: input.decodeTime, preprocess: input.preprocessTime, inference: .zero))
+            timings: timings
+                ?? PhotoProofTimings(decode: input.decodeTime, preprocess: input.preprocessTime, inference: .zero))
     }
 }
 
@@ -512,19 +522,26 @@ extension PhotoProof {
             throw ProofkitError(.modelInvalid, "not a proofkit prompt embeddings file", path: path)
         }
         func rows(_ items: [JSONNode]) -> ([String], [[Float]]) {
-            (items.map { $0["prompt"]?.string ?? "" },
-             items.map { ($0["embedding"]?.array ?? []).compactMap { $0.number.map(Float.init) } })
+            (
+                items.map { $0["prompt"]?.string ?? "" },
+                items.map { ($0["embedding"]?.array ?? []).compactMap { $0.number.map(Float.init) } }
+            )
         }
         let (matPrompts, matEmbeddings) = rows(mat)
         let (otherPrompts, otherEmbeddings) = rows(other)
         let scale = json["logit_scale"]?.number ?? 100
         do throws(ProofkitError) {
-            let scorer = try ClipPromptScorer(matPrompts: matEmbeddings, otherPrompts: otherEmbeddings, logitScale: scale)
-            if let dim = json["dim"]?.number.flatMap({ Int(exactly: $0.rounded(.towardZero)) }), dim != scorer.dimension {
-                throw ProofkitError(.modelInvalid, "the file says dim \(dim) but its embeddings have \(scorer.dimension)")
+            let scorer = try ClipPromptScorer(
+                matPrompts: matEmbeddings, otherPrompts: otherEmbeddings, logitScale: scale)
+            if let dim = json["dim"]?.number.flatMap({ Int(exactly: $0.rounded(.towardZero)) }), dim != scorer.dimension
+            {
+                throw ProofkitError(
+                    .modelInvalid, "the file says dim \(dim) but its embeddings have \(scorer.dimension)")
             }
-            return (scorer, json["threshold"]?.number, matPrompts + otherPrompts,
-                    json["image_encoder_sha256"]?.string?.lowercased())
+            return (
+                scorer, json["threshold"]?.number, matPrompts + otherPrompts,
+                json["image_encoder_sha256"]?.string?.lowercased()
+            )
         } catch {
             throw error.at(path: path)
         }
@@ -572,7 +589,8 @@ extension PhotoProof {
         }
         do {
             return try LogisticHead(
-                weights: weights, bias: Float(bias), mean: mean, scale: scale, threshold: threshold, normalize: normalize)
+                weights: weights, bias: Float(bias), mean: mean, scale: scale, threshold: threshold,
+                normalize: normalize)
         } catch {
             throw error.at(path: path)
         }

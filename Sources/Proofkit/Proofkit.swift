@@ -8,6 +8,7 @@
 @_exported public import SpeechRecognition
 @_exported public import SquatCounting
 @_exported public import VoiceGate
+
 // The file utilities (bounded reads, the atomic write) are the libc chokepoint's, ProofkitSystem:
 // `package` access, imported where needed inside this package and never re-exported.
 

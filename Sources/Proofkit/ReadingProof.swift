@@ -173,8 +173,9 @@ public struct ReadingProof: Sendable {
         let interval = configuration.meterInterval.components
         let intervalSeconds = Double(interval.seconds) + Double(interval.attoseconds) * 1e-18
         meterFrames = max(1, Int(intervalSeconds / frameSeconds + 0.5))
-        neural = SpeechProbabilityGate(chunkSeconds: Double(Self.sileroChunkSize(sampleRate: configuration.gate.sampleRate))
-            / Double(configuration.gate.sampleRate))
+        neural = SpeechProbabilityGate(
+            chunkSeconds: Double(Self.sileroChunkSize(sampleRate: configuration.gate.sampleRate))
+                / Double(configuration.gate.sampleRate))
     }
 
     /// Samples per Silero chunk at `sampleRate`: 512 at 16 kHz, 256 at 8 kHz (32 ms).
@@ -240,7 +241,8 @@ public struct ReadingProof: Sendable {
             if isVoiced != wasVoiced {
                 wasVoiced = isVoiced
                 if mode.usesSilero {
-                    events.append(isVoiced ? .voiceStarted(seconds: frame.seconds) : .voiceStopped(seconds: frame.seconds))
+                    events.append(
+                        isVoiced ? .voiceStarted(seconds: frame.seconds) : .voiceStopped(seconds: frame.seconds))
                 } else if isVoiced {
                     // The run started before the decision; report its true start.
                     let open = gate.lastSegment
@@ -253,10 +255,12 @@ public struct ReadingProof: Sendable {
             framesSinceMeter += 1
             if framesSinceMeter >= meterFrames {
                 framesSinceMeter = 0
-                events.append(.level(ReadingLevel(
-                    seconds: frame.seconds, levelDecibels: loudestSinceMeter,
-                    floorDecibels: frame.floorDecibels, thresholdDecibels: frame.thresholdDecibels,
-                    isVoiced: isVoiced)))
+                events.append(
+                    .level(
+                        ReadingLevel(
+                            seconds: frame.seconds, levelDecibels: loudestSinceMeter,
+                            floorDecibels: frame.floorDecibels, thresholdDecibels: frame.thresholdDecibels,
+                            isVoiced: isVoiced)))
                 loudestSinceMeter = -.infinity
                 events.append(.progress(progress))
             }
@@ -296,7 +300,8 @@ public struct ReadingProof: Sendable {
         case .silero: findings.segments = neural.segments
         case .both: findings.segments = VoicedSegments.intersection(findings.segments, neural.segments)
         }
-        findings.voicedSeconds = configuration.voiceDetection == .energy
+        findings.voicedSeconds =
+            configuration.voiceDetection == .energy
             ? findings.voicedSeconds : VoicedSegments.totalSeconds(findings.segments)
         return ReadingProofResult(
             match: current, gate: findings, speechProbabilities: probabilities,

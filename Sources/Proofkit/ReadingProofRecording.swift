@@ -1,8 +1,8 @@
 import AudioDSP
 import AudioIO
 public import DuaMatching
-public import SpeechRecognition
 public import ProofkitCore
+public import SpeechRecognition
 import VoiceGate
 
 /// The reading proof over a recording: decode any format ``AudioIO/AudioFileReader`` reads, mix
@@ -123,12 +123,16 @@ public enum ReadingProofRecording {
         try format.requirePlayable(path: path)
         let channels = format.channels
         var resampler: SincResampler? =
-            format.sampleRate == sampleRate ? nil : SincResampler(inputRate: format.sampleRate, outputRate: sampleRate, channels: 1)
+            format.sampleRate == sampleRate
+            ? nil : SincResampler(inputRate: format.sampleRate, outputRate: sampleRate, channels: 1)
         var buffer = [Float](repeating: 0, count: chunkFrames * channels)
         while true {
             let frames = try reader.read(into: &buffer, maxFrames: chunkFrames)
             if frames == 0 { break }
-            var mono = channels == 1 ? Array(buffer[..<frames]) : SignalMath.mixToMono(Array(buffer[..<(frames * channels)]), channels: channels)
+            var mono =
+                channels == 1
+                ? Array(buffer[..<frames])
+                : SignalMath.mixToMono(Array(buffer[..<(frames * channels)]), channels: channels)
             if resampler != nil { mono = resampler!.process(mono) }
             if !mono.isEmpty { try body(mono) }
         }

@@ -1,5 +1,6 @@
 public import ProofkitCore
 import VoiceGate
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -62,14 +63,17 @@ public struct ReadingProofSession: ~Copyable {
                 guard let sileroModelPath else {
                     throw ProofkitError(
                         .runtimeUnavailable,
-                        "the Silero VAD model was not found (looked for \(ReadingProofSession.sileroEnvironmentVariable), then \(SileroVoiceDetector.modelFileName) in \(PhotoModelStore.environmentVariable) or \(SileroVoiceDetector.defaultModelPath) above the executable and in the current folder): run Models/build.sh or set \(PhotoModelStore.environmentVariable)")
+                        "the Silero VAD model was not found (looked for \(ReadingProofSession.sileroEnvironmentVariable), then \(SileroVoiceDetector.modelFileName) in \(PhotoModelStore.environmentVariable) or \(SileroVoiceDetector.defaultModelPath) above the executable and in the current folder): run Models/build.sh or set \(PhotoModelStore.environmentVariable)"
+                    )
                 }
-                detector = try SileroVoiceDetector(modelPath: sileroModelPath, sampleRate: configuration.gate.sampleRate)
+                detector = try SileroVoiceDetector(
+                    modelPath: sileroModelPath, sampleRate: configuration.gate.sampleRate)
             } catch {
                 var failure = error
                 if failure.code == .notFound {
                     failure = ProofkitError(
-                        .runtimeUnavailable, "the Silero VAD model is missing: run Models/build.sh or set \(ReadingProofSession.sileroEnvironmentVariable)",
+                        .runtimeUnavailable,
+                        "the Silero VAD model is missing: run Models/build.sh or set \(ReadingProofSession.sileroEnvironmentVariable)",
                         path: error.path)
                 }
                 let fallsBack = fallback == .always || (fallback == .bothOnly && configuration.voiceDetection == .both)

@@ -67,10 +67,15 @@ public struct SileroVoiceDetector: ~Copyable {
     {
         guard sampleRate == 16_000 || sampleRate == 8_000 else {
             throw ProofkitError(
-                .invalidArgument, "Silero VAD runs at 16000 or 8000 Hz, not \(sampleRate) Hz: resample the audio first.")
+                .invalidArgument, "Silero VAD runs at 16000 or 8000 Hz, not \(sampleRate) Hz: resample the audio first."
+            )
         }
         let digest: String
-        if let expectedSHA256 { digest = expectedSHA256 } else { digest = try Self.expectedSHA256(ofModelAt: modelPath) }
+        if let expectedSHA256 {
+            digest = expectedSHA256
+        } else {
+            digest = try Self.expectedSHA256(ofModelAt: modelPath)
+        }
         let session = try InferenceSession(
             contentsOf: modelPath, expectedSHA256: digest, options: InferenceSession.Options(intraOpThreads: threads))
         try Self.checkSignature(of: session, path: modelPath)

@@ -1,8 +1,9 @@
 import DuaMatching
 import Inference
-internal import ProofkitSystem
 public import ProofkitCore
+internal import ProofkitSystem
 public import SpeechRecognition
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -82,8 +83,10 @@ public final class OnnxWhisperModel: WhisperStepModel, @unchecked Sendable {
         var decoderOptions = InferenceSession.Options(intraOpThreads: threads)
         decoderOptions.memoryPattern = false
         decoderOptions.cpuMemoryArena = false
-        let encoder = try InferenceSession(checkingFileAt: encoderPath, expectedSHA256: encoderSHA256, options: encoderOptions)
-        let decoder = try InferenceSession(checkingFileAt: decoderPath, expectedSHA256: decoderSHA256, options: decoderOptions)
+        let encoder = try InferenceSession(
+            checkingFileAt: encoderPath, expectedSHA256: encoderSHA256, options: encoderOptions)
+        let decoder = try InferenceSession(
+            checkingFileAt: decoderPath, expectedSHA256: decoderSHA256, options: decoderOptions)
         try Self.check(encoder, inputs: ["mel"], outputs: ["cross_k", "cross_v"], path: encoderPath)
         try Self.check(
             decoder, inputs: ["tokens", "offset", "past_k", "past_v", "cross_k", "cross_v"],
@@ -132,7 +135,8 @@ public final class OnnxWhisperModel: WhisperStepModel, @unchecked Sendable {
     public func logits(appending tokens: [Int]) throws(ProofkitError) -> [[Float]] {
         guard !tokens.isEmpty else { return [] }
         guard cached + tokens.count <= maxPositions else {
-            throw ProofkitError(.invalidArgument, "the Whisper decoder has \(maxPositions) positions; \(cached + tokens.count) asked")
+            throw ProofkitError(
+                .invalidArgument, "the Whisper decoder has \(maxPositions) positions; \(cached + tokens.count) asked")
         }
         let pastShape = [Self.layers, 1, Self.heads, cached, Self.headSize]
         let outputs = try decoder.run(
@@ -147,10 +151,12 @@ public final class OnnxWhisperModel: WhisperStepModel, @unchecked Sendable {
         let presentK = try outputs.tensor("present_k", as: Float.self)
         let presentV = try outputs.tensor("present_v", as: Float.self)
         let expected = [Self.layers, 1, Self.heads, cached + tokens.count, Self.headSize]
-        guard logits.shape == [1, tokens.count, vocabularySize], presentK.shape == expected, presentV.shape == expected else {
+        guard logits.shape == [1, tokens.count, vocabularySize], presentK.shape == expected, presentV.shape == expected
+        else {
             throw ProofkitError(
                 .modelInvalid,
-                "the Whisper decoder gave logits \(logits.shape) and a cache \(presentK.shape), not [1, \(tokens.count), \(vocabularySize)] and \(expected)")
+                "the Whisper decoder gave logits \(logits.shape) and a cache \(presentK.shape), not [1, \(tokens.count), \(vocabularySize)] and \(expected)"
+            )
         }
         pastK = presentK.scalars
         pastV = presentV.scalars
@@ -185,7 +191,9 @@ public final class WhisperRecognizer: SpeechRecognizing, @unchecked Sendable {
     /// - Throws: `.runtimeUnavailable` (exit 69) when a file is missing or ONNX Runtime is not
     ///   installed; `.modelInvalid` (exit 78) when a file is damaged (SHA-256 mismatch), has no
     ///   digest in `manifest.json`, or is not what proofkit expects.
-    public init(store: PhotoModelStore, threads: Int = 2, options: WhisperDecodingOptions = .init()) throws(ProofkitError) {
+    public init(store: PhotoModelStore, threads: Int = 2, options: WhisperDecodingOptions = .init())
+        throws(ProofkitError)
+    {
         let clock = ContinuousClock()
         let start = clock.now
         var paths: [String: String] = [:]
@@ -194,27 +202,37 @@ public final class WhisperRecognizer: SpeechRecognizing, @unchecked Sendable {
         let manifest = try ModelsManifest.load(besideFileAt: encoderPath)
         func digest(_ name: String) throws(ProofkitError) -> String {
             let path = paths[name]!
-            let sameFolder = URL(fileURLWithPath: path).deletingLastPathComponent() == URL(fileURLWithPath: encoderPath).deletingLastPathComponent()
+            let sameFolder =
+                URL(fileURLWithPath: path).deletingLastPathComponent()
+                == URL(fileURLWithPath: encoderPath).deletingLastPathComponent()
             let folderManifest = sameFolder ? manifest : try ModelsManifest.load(besideFileAt: path)
             guard let digest = PhotoModelStore.expectedSHA256(ofFileAt: path, manifest: folderManifest) else {
-                throw ProofkitError(.modelInvalid, "no SHA-256 is known for this file (no manifest.json entry); rebuild it with 'bash .ci/setup'", path: path)
+                throw ProofkitError(
+                    .modelInvalid,
+                    "no SHA-256 is known for this file (no manifest.json entry); rebuild it with 'bash .ci/setup'",
+                    path: path)
             }
             return digest
         }
         let tokenizerPath = paths[WhisperModelFiles.tokenizer]!
         let tokenizer: WhisperTokenizer
         do {
-            tokenizer = try WhisperTokenizer(json: try ModelFile.read(tokenizerPath, expectedSHA256: try digest(WhisperModelFiles.tokenizer)))
+            tokenizer = try WhisperTokenizer(
+                json: try ModelFile.read(tokenizerPath, expectedSHA256: try digest(WhisperModelFiles.tokenizer)))
         } catch {
-            throw error.code == .decodeFailed ? ProofkitError(.modelInvalid, error.message, path: tokenizerPath) : error.at(path: tokenizerPath)
+            throw error.code == .decodeFailed
+                ? ProofkitError(.modelInvalid, error.message, path: tokenizerPath) : error.at(path: tokenizerPath)
         }
         let configurationPath = paths[WhisperModelFiles.configuration]!
         var options = options
         do {
             try options.readModelConfiguration(
-                json: try ModelFile.read(configurationPath, expectedSHA256: try digest(WhisperModelFiles.configuration)))
+                json: try ModelFile.read(configurationPath, expectedSHA256: try digest(WhisperModelFiles.configuration))
+            )
         } catch {
-            throw error.code == .decodeFailed ? ProofkitError(.modelInvalid, error.message, path: configurationPath) : error.at(path: configurationPath)
+            throw error.code == .decodeFailed
+                ? ProofkitError(.modelInvalid, error.message, path: configurationPath)
+                : error.at(path: configurationPath)
         }
         let model = try OnnxWhisperModel(
             encoderPath: encoderPath, encoderSHA256: try digest(WhisperModelFiles.encoder),
@@ -271,18 +289,22 @@ public final class WhisperRecognizer: SpeechRecognizing, @unchecked Sendable {
     /// - Returns: the samples and the file's format.
     /// - Throws: the reader's errors; `.unsupportedFormat` (exit 65) when the file is longer than
     ///   `maxSeconds` (decoding stops there, so the work stays bounded).
-    public static func readMono16k(path: String, maxSeconds: Double) throws(ProofkitError) -> (samples: [Float], format: AudioFileFormat) {
+    public static func readMono16k(path: String, maxSeconds: Double) throws(ProofkitError) -> (
+        samples: [Float], format: AudioFileFormat
+    ) {
         var samples: [Float] = []
         let limit = Int(maxSeconds * 16_000)
         var tooLong = false
-        let format = try ReadingProofRecording.forEachMonoChunk(path: path, sampleRate: 16_000) { (chunk: [Float]) throws(ProofkitError) in
+        let format = try ReadingProofRecording.forEachMonoChunk(path: path, sampleRate: 16_000) {
+            (chunk: [Float]) throws(ProofkitError) in
             guard !tooLong else { return }
             samples += chunk
             if samples.count > limit {
                 tooLong = true
                 throw ProofkitError(
                     .unsupportedFormat,
-                    "the recording is longer than \(Int(maxSeconds)) s, the most the recogniser transcribes", path: path)
+                    "the recording is longer than \(Int(maxSeconds)) s, the most the recogniser transcribes", path: path
+                )
             }
         }
         return (samples, format)

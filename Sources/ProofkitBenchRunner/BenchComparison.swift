@@ -1,10 +1,11 @@
+public import Proofkit
+import ProofkitCore
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
 #endif
-public import Proofkit
-import ProofkitCore
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -169,11 +170,14 @@ public struct BenchComparison: Sendable, Equatable {
         for line in body { lines.append(render(line)) }
         if let mean = geometricMeanLatencyRatio {
             lines.append("")
-            lines.append("Median latency, geometric mean of B/A over \(rows.filter { $0.cells[.p50]?.ratio != nil }.count) rows: \(format(mean, digits: 2))x"
-                + (mean < 1 ? " (B is faster)" : mean > 1 ? " (A is faster)" : ""))
+            lines.append(
+                "Median latency, geometric mean of B/A over \(rows.filter { $0.cells[.p50]?.ratio != nil }.count) rows: \(format(mean, digits: 2))x"
+                    + (mean < 1 ? " (B is faster)" : mean > 1 ? " (A is faster)" : ""))
         }
         if a.isNoisy || b.isNoisy {
-            lines.append("Note: a report is marked noisy (wide spread): re-run it on a quiet machine before trusting small differences.")
+            lines.append(
+                "Note: a report is marked noisy (wide spread): re-run it on a quiet machine before trusting small differences."
+            )
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -1,6 +1,7 @@
 import Inference
 public import Proofkit
 public import ProofkitCore
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else

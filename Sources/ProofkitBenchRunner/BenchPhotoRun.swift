@@ -1,7 +1,8 @@
 import ImageProof
 import Proofkit
-import ProofkitDemoMedia
 public import ProofkitCore
+import ProofkitDemoMedia
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -50,7 +51,8 @@ enum BenchPhotoRun {
         guard FileManager.default.fileExists(atPath: promptsPath) else { return nil }
         let prompts = try PhotoProof.loadPromptEmbeddings(contentsOf: promptsPath)
         let proof = try PhotoProof(
-            configuration: try .clip(prompts: prompts.scorer, threshold: prompts.threshold ?? MatProofPolicy.clipThreshold))
+            configuration: try .clip(
+                prompts: prompts.scorer, threshold: prompts.threshold ?? MatProofPolicy.clipThreshold))
         var model = try OnnxPhotoModel(contentsOf: options.path(of: job.model), threads: job.threads)
         return try timed(photo: photo, runs: options.photoRuns) { () throws(ProofkitError) in
             try proof.judge(contentsOf: photo, model: &model)

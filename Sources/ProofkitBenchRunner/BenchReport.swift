@@ -1,5 +1,6 @@
 public import Proofkit
 public import ProofkitCore
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -57,9 +58,14 @@ public struct BenchReport: Sendable, Codable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case schemaVersion = "schema_version", proofkitVersion = "proofkit_version", onnxRuntime = "onnxruntime"
-        case machine, timestamp, commandLine = "command_line", settings, results, skipped
-        case isNoisy = "noisy", wallSeconds = "wall_s"
+        case schemaVersion = "schema_version"
+        case proofkitVersion = "proofkit_version"
+        case onnxRuntime = "onnxruntime"
+        case machine, timestamp
+        case commandLine = "command_line"
+        case settings, results, skipped
+        case isNoisy = "noisy"
+        case wallSeconds = "wall_s"
     }
 
     // Written by hand so that absent values appear as `null` (a stable set of keys).
@@ -102,7 +108,8 @@ public struct BenchReport: Sendable, Codable, Equatable {
         guard version.schemaVersion == schemaVersion else {
             throw ProofkitError(
                 .unsupportedFormat,
-                "schema_version \(version.schemaVersion.map(String.init) ?? "missing"), this proofkit reads \(schemaVersion)")
+                "schema_version \(version.schemaVersion.map(String.init) ?? "missing"), this proofkit reads \(schemaVersion)"
+            )
         }
         do {
             return try JSONDecoder().decode(BenchReport.self, from: data)
@@ -137,7 +144,10 @@ public struct BenchRuntime: Sendable, Codable, Equatable {
         self.version = version
         self.apiVersion = apiVersion
     }
-    enum CodingKeys: String, CodingKey { case version, apiVersion = "api_version" }
+    enum CodingKeys: String, CodingKey {
+        case version
+        case apiVersion = "api_version"
+    }
 }
 
 /// ``MachineInfo`` in a report.
@@ -179,8 +189,12 @@ public struct BenchMachine: Sendable, Codable, Equatable {
         loadAverage = (readTextFile("/proc/loadavg") ?? "").split(separator: " ").prefix(3).compactMap { Double($0) }
     }
     enum CodingKeys: String, CodingKey {
-        case cpuModel = "cpu_model", cores, architecture, kernel, operatingSystem = "os"
-        case memoryBytes = "memory_bytes", cpuMaxMHz = "cpu_max_mhz", cpuGovernor = "cpu_governor"
+        case cpuModel = "cpu_model"
+        case cores, architecture, kernel
+        case operatingSystem = "os"
+        case memoryBytes = "memory_bytes"
+        case cpuMaxMHz = "cpu_max_mhz"
+        case cpuGovernor = "cpu_governor"
         case loadAverage = "load_average"
     }
 
@@ -234,7 +248,9 @@ public struct BenchSettings: Sendable, Codable, Equatable {
         self.image = image
     }
     enum CodingKeys: String, CodingKey {
-        case runs, warmup, threads, allowsSpinning = "spinning", isolation, image
+        case runs, warmup, threads
+        case allowsSpinning = "spinning"
+        case isolation, image
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -280,15 +296,20 @@ public struct BenchMemory: Sendable, Codable, Equatable {
     public var modelPeakBytes: Int { max(0, peakResidentBytes - residentBeforeLoadBytes) }
 
     /// The figures as measured (bytes).
-    public init(residentBeforeLoadBytes: Int, residentAfterLoadBytes: Int, peakResidentBytes: Int, isolation: BenchSettings.Isolation) {
+    public init(
+        residentBeforeLoadBytes: Int, residentAfterLoadBytes: Int, peakResidentBytes: Int,
+        isolation: BenchSettings.Isolation
+    ) {
         self.residentBeforeLoadBytes = residentBeforeLoadBytes
         self.residentAfterLoadBytes = residentAfterLoadBytes
         self.peakResidentBytes = peakResidentBytes
         self.isolation = isolation
     }
     enum CodingKeys: String, CodingKey {
-        case residentBeforeLoadBytes = "rss_before_load_bytes", residentAfterLoadBytes = "rss_after_load_bytes"
-        case peakResidentBytes = "peak_rss_bytes", isolation
+        case residentBeforeLoadBytes = "rss_before_load_bytes"
+        case residentAfterLoadBytes = "rss_after_load_bytes"
+        case peakResidentBytes = "peak_rss_bytes"
+        case isolation
     }
 }
 
@@ -330,8 +351,13 @@ public struct BenchPhoto: Sendable, Codable, Equatable {
         self.peakResidentBytes = peakResidentBytes
     }
     enum CodingKeys: String, CodingKey {
-        case file, firstSeconds = "first_s", total = "total_s", decodeSeconds = "decode_p50_s"
-        case preprocessSeconds = "preprocess_p50_s", inferenceSeconds = "inference_p50_s", verdict, score
+        case file
+        case firstSeconds = "first_s"
+        case total = "total_s"
+        case decodeSeconds = "decode_p50_s"
+        case preprocessSeconds = "preprocess_p50_s"
+        case inferenceSeconds = "inference_p50_s"
+        case verdict, score
         case peakResidentBytes = "peak_rss_bytes"
     }
 }
@@ -407,11 +433,21 @@ public struct BenchResult: Sendable, Codable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case model, modelFile = "model_file", modelBytes = "model_bytes", threads
-        case runtimeLoadSeconds = "runtime_load_s", loadSeconds = "load_s", latency = "latency_s"
-        case samples = "samples_s", throughputPerSecond = "throughput_per_s", unit
-        case realTimeFactor = "real_time_factor", memory, photo, photoNote = "photo_note"
-        case isNoisy = "noisy", relativeSpread = "relative_spread"
+        case model
+        case modelFile = "model_file"
+        case modelBytes = "model_bytes"
+        case threads
+        case runtimeLoadSeconds = "runtime_load_s"
+        case loadSeconds = "load_s"
+        case latency = "latency_s"
+        case samples = "samples_s"
+        case throughputPerSecond = "throughput_per_s"
+        case unit
+        case realTimeFactor = "real_time_factor"
+        case memory, photo
+        case photoNote = "photo_note"
+        case isNoisy = "noisy"
+        case relativeSpread = "relative_spread"
         case decoderToken = "decoder_token_s"
     }
 

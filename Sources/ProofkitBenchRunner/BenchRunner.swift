@@ -1,7 +1,8 @@
-internal import ProofkitSystem
 import Inference
 public import Proofkit
 public import ProofkitCore
+internal import ProofkitSystem
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -39,7 +40,8 @@ public struct BenchPlan: Sendable, Equatable {
         var result: [Int] = []
         for part in text.split(separator: ",", omittingEmptySubsequences: false) {
             guard let value = Int(part.trimmingSpaces()), value >= 1, value <= 256 else {
-                throw ProofkitError(.invalidArgument, "--threads takes whole numbers from 1 to 256 such as 1,2,4, not '\(text)'")
+                throw ProofkitError(
+                    .invalidArgument, "--threads takes whole numbers from 1 to 256 such as 1,2,4, not '\(text)'")
             }
             result.append(value)
         }

@@ -1,7 +1,7 @@
-internal import ProofkitSystem
 import Inference
 public import Proofkit
 public import ProofkitCore
+internal import ProofkitSystem
 import SpeechRecognition
 import Synchronization
 

@@ -1,5 +1,6 @@
-import ProofkitCore
 import Proofkit
+import ProofkitCore
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -23,22 +24,24 @@ public protocol Subcommand {
 }
 
 /// Every verb, in the order `proofkit help` lists them.
-var allCommands: [any Subcommand.Type] {[
-    DemoCommand.self,
-    TrimCommand.self,
-    CheckCommand.self,
-    PlayCommand.self,
-    MatCommand.self,
-    VoiceCommand.self,
-    DuaCommand.self,
-    TranscribeCommand.self,
-    SquatCommand.self,
-    TimesCommand.self,
-    PlanCommand.self,
-    AlarmCommand.self,
-    BenchCommand.self,
-    DoctorCommand.self,
-]}
+var allCommands: [any Subcommand.Type] {
+    [
+        DemoCommand.self,
+        TrimCommand.self,
+        CheckCommand.self,
+        PlayCommand.self,
+        MatCommand.self,
+        VoiceCommand.self,
+        DuaCommand.self,
+        TranscribeCommand.self,
+        SquatCommand.self,
+        TimesCommand.self,
+        PlanCommand.self,
+        AlarmCommand.self,
+        BenchCommand.self,
+        DoctorCommand.self,
+    ]
+}
 
 /// The `proofkit` command line: a pure entry point that returns the exit code.
 public enum ProofkitCLI {
@@ -64,7 +67,8 @@ public enum ProofkitCLI {
                 }
                 if topic == "completion" {
                     guard args.count > 2, let script = GeneratedDocs.completion(for: args[2]) else {
-                        io.printError("proofkit help completion: name a shell: \(GeneratedDocs.shells.joined(separator: ", "))")
+                        io.printError(
+                            "proofkit help completion: name a shell: \(GeneratedDocs.shells.joined(separator: ", "))")
                         return ExitStatus.usage.rawValue
                     }
                     io.writeOut(script)

@@ -1,5 +1,5 @@
-import ProofkitCore
 import Proofkit
+import ProofkitCore
 
 /// The manual page and the shell completions, generated from the same declarations as `--help`
 /// (every verb's synopsis, summary, options and discussion), so that they cannot drift from it.
@@ -211,15 +211,16 @@ public enum GeneratedDocs {
 
     /// Help text made safe for zsh's `_arguments` and `_describe` specs inside single quotes.
     static func zshText(_ text: String) -> String {
-        String(text.map { character -> Character in
-            switch character {
-            case "'": "\u{2019}"
-            case "[": "("
-            case "]": ")"
-            case ":": ";"
-            default: character
-            }
-        })
+        String(
+            text.map { character -> Character in
+                switch character {
+                case "'": "\u{2019}"
+                case "[": "("
+                case "]": ")"
+                case ":": ";"
+                default: character
+                }
+            })
     }
 
     static func zshCompletion() -> String {
@@ -251,7 +252,8 @@ public enum GeneratedDocs {
                 let value = option.valueName.map { ":\(zshText($0)):_files" } ?? ""
                 let repeatable = option.isRepeatable ? "*" : ""
                 if let short = option.short {
-                    out += "                '(-\(short) --\(option.name))'{-\(short),--\(option.name)}'[\(help)]\(value)' \\\n"
+                    out +=
+                        "                '(-\(short) --\(option.name))'{-\(short),--\(option.name)}'[\(help)]\(value)' \\\n"
                 } else {
                     out += "                '\(repeatable)--\(option.name)[\(help)]\(value)' \\\n"
                 }
@@ -288,7 +290,8 @@ public enum GeneratedDocs {
             """
         for command in allCommands {
             let seen = "'__fish_seen_subcommand_from \(command.name)'"
-            out += "complete -c proofkit -n __fish_use_subcommand -a \(command.name) -d '\(fishText(command.summary))'\n"
+            out +=
+                "complete -c proofkit -n __fish_use_subcommand -a \(command.name) -d '\(fishText(command.summary))'\n"
             for option in options(of: command) {
                 var line = "complete -c proofkit -n \(seen) -l \(option.name)"
                 if let short = option.short { line += " -s \(short)" }

@@ -1,4 +1,5 @@
 internal import ProofkitSystem
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)

@@ -86,10 +86,16 @@ public struct AudioFileFormat: Sendable, Equatable {
     ///   are 8000 to 384000 Hz".
     public func requirePlayable(path: String) throws(ProofkitError) {
         guard Self.playableSampleRates.contains(sampleRate) else {
-            throw ProofkitError(.decodeFailed, "declares \(sampleRate) Hz; playable sounds are \(Self.playableSampleRates.lowerBound) to \(Self.playableSampleRates.upperBound) Hz", path: path)
+            throw ProofkitError(
+                .decodeFailed,
+                "declares \(sampleRate) Hz; playable sounds are \(Self.playableSampleRates.lowerBound) to \(Self.playableSampleRates.upperBound) Hz",
+                path: path)
         }
         guard Self.playableChannels.contains(channels) else {
-            throw ProofkitError(.decodeFailed, "declares \(channels) channels; playable sounds have \(Self.playableChannels.lowerBound) to \(Self.playableChannels.upperBound) channels", path: path)
+            throw ProofkitError(
+                .decodeFailed,
+                "declares \(channels) channels; playable sounds have \(Self.playableChannels.lowerBound) to \(Self.playableChannels.upperBound) channels",
+                path: path)
         }
     }
 }

@@ -51,8 +51,9 @@ public struct RGBImage: Sendable, Equatable {
 
     /// Creates an image. Traps if `pixels.count != width * height * 3` (a programmer error).
     public init(width: Int, height: Int, pixels: [UInt8]) {
-        precondition(width >= 0 && height >= 0 && pixels.count == width * height * 3,
-                     "pixels must hold width * height * 3 bytes")
+        precondition(
+            width >= 0 && height >= 0 && pixels.count == width * height * 3,
+            "pixels must hold width * height * 3 bytes")
         self.width = width
         self.height = height
         self.pixels = pixels

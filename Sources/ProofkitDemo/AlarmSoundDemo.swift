@@ -1,8 +1,8 @@
+import AudioIO
 public import Proofkit
 public import ProofkitCore
-import AudioIO
-internal import ProofkitSystem
 import ProofkitDemoMedia
+internal import ProofkitSystem
 
 extension AlarmSound {
     /// What ``demo(output:)`` did.

@@ -33,7 +33,9 @@ public enum PhotoProofDemo {
     }
 
     /// The embedded pictures: (name, title, shows a mat, JPEG bytes); see ``DemoMedia``.
-    public static func embeddedPhotos() throws(ProofkitError) -> [(name: String, title: String, showsMat: Bool, bytes: [UInt8])] {
+    public static func embeddedPhotos() throws(ProofkitError) -> [(
+        name: String, title: String, showsMat: Bool, bytes: [UInt8]
+    )] {
         DemoMedia.photos
     }
 
@@ -47,7 +49,7 @@ public enum PhotoProofDemo {
         var judge: PhotoJudge
         do {
             judge = try PhotoJudge(options: options, store: PhotoModelStore(environment: environment))
-        } catch where error.code == .runtimeUnavailable {
+        } catch  where error.code == .runtimeUnavailable {
             return Outcome(skippedReason: error.description, engine: options.engine, load: nil, photos: [])
         }
         var photos: [Photo] = []

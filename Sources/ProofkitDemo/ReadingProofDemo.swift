@@ -3,6 +3,7 @@ import DuaMatching
 import Proofkit
 public import ProofkitCore
 public import VoiceGate
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -119,7 +120,10 @@ public enum ReadingProofDemo {
             throw ProofkitError(.runtimeUnavailable, "cannot run espeak-ng", path: espeak)
         }
         guard espeakRun == .exited(0) else {
-            let status = switch espeakRun { case .exited(let code), .signalled(let code): code }
+            let status =
+                switch espeakRun {
+                case .exited(let code), .signalled(let code): code
+                }
             throw ProofkitError(.runtimeUnavailable, "espeak-ng failed (status \(status))", path: espeak)
         }
         let rate = 16_000
@@ -143,7 +147,8 @@ public enum ReadingProofDemo {
         var regions: [VoicedSegment] = []
         for start in [pause, pause + speech.count + pause] {
             for (i, x) in speech.enumerated() { mix[start + i] += x * speechGain }
-            regions.append(VoicedSegment(start: Double(start) / Double(rate), end: Double(start + speech.count) / Double(rate)))
+            regions.append(
+                VoicedSegment(start: Double(start) / Double(rate), end: Double(start + speech.count) / Double(rate)))
         }
         let recording = keepRecordingAt ?? folder + "/reading.wav"
         var writer = try AudioFileWriter(path: recording, container: .wav, sampleRate: rate, channels: 1)
@@ -182,7 +187,8 @@ public enum ReadingProofDemo {
 
     static func findExecutable(_ name: String, environment: [String: String]) -> String? {
         let path = environment["PATH"] ?? "/usr/bin:/bin"
-        for folder in path.split(separator: ":") where FileManager.default.isExecutableFile(atPath: "\(folder)/\(name)") {
+        for folder in path.split(separator: ":") where FileManager.default.isExecutableFile(atPath: "\(folder)/\(name)")
+        {
             return "\(folder)/\(name)"
         }
         return nil

@@ -26,7 +26,8 @@ public struct LogMelSpectrogram: Sendable, Equatable {
     /// Makes a spectrogram from bin-major values.
     /// - Precondition: `values.count == bins * frames`.
     public init(bins: Int, frames: Int, contentFrames: Int, values: [Float]) {
-        precondition(values.count == bins * frames, "a spectrogram of \(bins) x \(frames) needs \(bins * frames) values")
+        precondition(
+            values.count == bins * frames, "a spectrogram of \(bins) x \(frames) needs \(bins * frames) values")
         self.bins = bins
         self.frames = frames
         self.contentFrames = min(contentFrames, frames)
@@ -114,7 +115,8 @@ public enum WhisperFeatures {
         }
         let floor = maximum - 8
         for i in mel.indices { mel[i] = (max(mel[i], floor) + 4) / 4 }
-        return LogMelSpectrogram(bins: melBins, frames: frameCount, contentFrames: samples.count / hopLength, values: mel)
+        return LogMelSpectrogram(
+            bins: melBins, frames: frameCount, contentFrames: samples.count / hopLength, values: mel)
     }
 
     /// Bins of the one-sided spectrum (201).
@@ -252,9 +254,10 @@ struct MixedRadixFFT {
                 }
             }
             let roots = (0..<radix).map { -2 * Double.pi * Double($0) / Double(radix) }
-            stages.append(Stage(
-                radix: radix, m: m, stride: stride, twiddleReal: twiddleReal, twiddleImaginary: twiddleImaginary,
-                rootReal: roots.map(cosine), rootImaginary: roots.map(sine)))
+            stages.append(
+                Stage(
+                    radix: radix, m: m, stride: stride, twiddleReal: twiddleReal, twiddleImaginary: twiddleImaginary,
+                    rootReal: roots.map(cosine), rootImaginary: roots.map(sine)))
             n = m
             stride *= radix
         }

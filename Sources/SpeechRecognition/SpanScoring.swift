@@ -93,9 +93,12 @@ public enum TextSpanAligner {
         let first = start[end]
         guard end > first else {
             // Every transcript letter was an insertion: no text letter is covered.
-            return TextSpan(firstWord: owner[min(first, n - 1)], endWord: owner[min(first, n - 1)], edits: cost[end], transcriptLetters: transcript.count)
+            return TextSpan(
+                firstWord: owner[min(first, n - 1)], endWord: owner[min(first, n - 1)], edits: cost[end],
+                transcriptLetters: transcript.count)
         }
-        return TextSpan(firstWord: owner[first], endWord: owner[end - 1] + 1, edits: cost[end], transcriptLetters: transcript.count)
+        return TextSpan(
+            firstWord: owner[first], endWord: owner[end - 1] + 1, edits: cost[end], transcriptLetters: transcript.count)
     }
 }
 
@@ -192,7 +195,8 @@ extension WhisperTranscriber {
             try model.encode(melWindow: features.window(startingAt: start))
             var reference: ForcedScore?
             for (i, text) in texts.enumerated() {
-                guard let span = TextSpanAligner.align(transcript: heard, text: text.letters), span.endWord > span.firstWord
+                guard let span = TextSpanAligner.align(transcript: heard, text: text.letters),
+                    span.endWord > span.firstWord
                 else { continue }
                 let words = text.words[span.firstWord..<span.endWord].joined(separator: " ")
                 let tokens = tokenizer.encode(" " + words) + [endOfText]

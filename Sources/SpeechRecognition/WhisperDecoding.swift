@@ -95,7 +95,8 @@ public struct ForcedScore: Sendable, Equatable {
     public init(tokens: [Int], logProbabilities: [Double], windowStartSeconds: Double = 0) {
         self.tokens = tokens
         self.logProbabilities = logProbabilities
-        meanLogProbability = logProbabilities.isEmpty ? 0 : logProbabilities.reduce(0, +) / Double(logProbabilities.count)
+        meanLogProbability =
+            logProbabilities.isEmpty ? 0 : logProbabilities.reduce(0, +) / Double(logProbabilities.count)
         self.windowStartSeconds = windowStartSeconds
     }
 }
@@ -269,7 +270,8 @@ public final class WhisperTranscriber: SpeechRecognizing {
             let minutes = Double(options.maxWindows) / 2
             throw ProofkitError(
                 .invalidArgument,
-                "the audio is \(Self.format(Double(samples) / 16_000)) s long; the recogniser transcribes at most \(Self.format(minutes * 60)) s (\(options.maxWindows) windows of 30 s)")
+                "the audio is \(Self.format(Double(samples) / 16_000)) s long; the recogniser transcribes at most \(Self.format(minutes * 60)) s (\(options.maxWindows) windows of 30 s)"
+            )
         }
     }
 
@@ -297,7 +299,9 @@ public final class WhisperTranscriber: SpeechRecognizing {
             }
             logProbabilities.append(Self.logSoftmax(row, at: token, masked: mask))
             written.append(token)
-            if let keep = Self.repetitionCut(written, limit: options.repetitionLimit, maxLength: options.repetitionMaxLength) {
+            if let keep = Self.repetitionCut(
+                written, limit: options.repetitionLimit, maxLength: options.repetitionMaxLength)
+            {
                 written.removeLast(written.count - keep)
                 logProbabilities.removeLast(logProbabilities.count - keep)
                 stop = .repetition
@@ -367,7 +371,8 @@ public final class WhisperTranscriber: SpeechRecognizing {
             {
                 reference = try forcedScore(tokens: windows[index].tokens + [endOfText], windowStart: startSeconds)
             }
-            for (i, tokens) in tokenLists.enumerated() where tokens.count > 1 && prompt.count + tokens.count <= model.maxPositions {
+            for (i, tokens) in tokenLists.enumerated()
+            where tokens.count > 1 && prompt.count + tokens.count <= model.maxPositions {
                 let score = try forcedScore(tokens: tokens, windowStart: startSeconds)
                 if best[i] == nil || score.meanLogProbability > best[i]!.text.meanLogProbability {
                     best[i] = TextScore(text: score, transcript: reference)

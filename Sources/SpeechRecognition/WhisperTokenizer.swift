@@ -39,7 +39,9 @@ public struct WhisperTokenizer: Sendable {
             let vocabMembers = model["vocab"]?.members, model["merges"]?.array != nil,
             let added = root["added_tokens"]?.array
         else {
-            throw ProofkitError(.modelInvalid, "not a byte-level BPE tokenizer.json (model.type BPE with vocab, merges and added_tokens)")
+            throw ProofkitError(
+                .modelInvalid,
+                "not a byte-level BPE tokenizer.json (model.type BPE with vocab, merges and added_tokens)")
         }
         var vocabulary: [String: Int] = [:]
         vocabulary.reserveCapacity(vocabMembers.count)
@@ -168,7 +170,8 @@ public struct WhisperTokenizer: Sendable {
         while i < scalars.count {
             if scalars[i] == "'" {
                 if let match = contractions.first(where: { suffix in
-                    i + suffix.count < scalars.count + 0 && Array(scalars[(i + 1)..<min(scalars.count, i + 1 + suffix.count)]) == suffix
+                    i + suffix.count < scalars.count + 0
+                        && Array(scalars[(i + 1)..<min(scalars.count, i + 1 + suffix.count)]) == suffix
                 }) {
                     pieces.append(piece(i..<(i + 1 + match.count)))
                     i += 1 + match.count

@@ -177,16 +177,19 @@ public struct SquatCounterConfiguration: Sendable, Equatable {
         }
         func finite(_ values: Double...) -> Bool { values.allSatisfy(\.isFinite) }
         try check(
-            finite(depthThreshold, standThreshold, minimumConfidence, smoothingTimeConstant,
-                   standingWindow, stillnessTolerance, minimumRepDuration, maximumBottomHold,
-                   maximumGap, kneeExtension, maximumFootTravel, footHoldTime, maximumFloorRise,
-                   maximumKneeAsymmetry, minimumTorsoUprightness, minimumKneeBend, maximumHipRise,
-                   takeOffWatch, plan.maximumRest),
+            finite(
+                depthThreshold, standThreshold, minimumConfidence, smoothingTimeConstant,
+                standingWindow, stillnessTolerance, minimumRepDuration, maximumBottomHold,
+                maximumGap, kneeExtension, maximumFootTravel, footHoldTime, maximumFloorRise,
+                maximumKneeAsymmetry, minimumTorsoUprightness, minimumKneeBend, maximumHipRise,
+                takeOffWatch, plan.maximumRest),
             "squat settings must be finite numbers")
-        try check(depthThreshold >= 0.05 && depthThreshold <= 0.9,
-                  "depth threshold must be in 0.05...0.9 of the standing reference")
-        try check(standThreshold >= 0 && standThreshold < depthThreshold,
-                  "stand threshold must be at least 0 and below the depth threshold")
+        try check(
+            depthThreshold >= 0.05 && depthThreshold <= 0.9,
+            "depth threshold must be in 0.05...0.9 of the standing reference")
+        try check(
+            standThreshold >= 0 && standThreshold < depthThreshold,
+            "stand threshold must be at least 0 and below the depth threshold")
         try check(minimumConfidence >= 0 && minimumConfidence <= 1, "minimum confidence must be in 0...1")
         try check(smoothingTimeConstant >= 0, "smoothing time constant must not be negative")
         try check(standingWindow > 0, "standing window must be positive")
@@ -196,10 +199,12 @@ public struct SquatCounterConfiguration: Sendable, Equatable {
         try check(footHoldTime >= 0 && footHoldTime <= 2, "foot hold time must be in 0...2 s")
         try check(maximumGap > 0, "maximum gap must be positive")
         try check(kneeExtension >= 0 && kneeExtension <= 1, "knee extension must be in 0...1")
-        try check(maximumFootTravel > 0 && maximumFloorRise > 0 && maximumKneeAsymmetry > 0,
-                  "foot travel, floor rise and knee asymmetry limits must be positive")
-        try check(minimumTorsoUprightness >= 0 && minimumTorsoUprightness < 1,
-                  "torso uprightness must be in 0...1")
+        try check(
+            maximumFootTravel > 0 && maximumFloorRise > 0 && maximumKneeAsymmetry > 0,
+            "foot travel, floor rise and knee asymmetry limits must be positive")
+        try check(
+            minimumTorsoUprightness >= 0 && minimumTorsoUprightness < 1,
+            "torso uprightness must be in 0...1")
         try check(minimumKneeBend >= 0 && minimumKneeBend <= 80, "knee gate must be in 0...80 degrees")
         try check(maximumHipRise > 0, "hip rise limit must be positive")
         try check(takeOffWatch >= 0 && takeOffWatch <= 2, "take-off watch must be in 0...2 s")

@@ -28,8 +28,10 @@ public struct SquatChecks: Sendable, Equatable {
     ///   - torsoUprightness: fraction of the standing shoulder height (infinity: not seen).
     ///   - kneeBend: degrees of thigh tilt (NaN: not known), default NaN.
     ///   - hipRise: fraction of the standing reference, default 0.
-    public init(footTravel: Double, floorRise: Double, kneeAsymmetry: Double, torsoUprightness: Double,
-                kneeBend: Double = .nan, hipRise: Double = 0) {
+    public init(
+        footTravel: Double, floorRise: Double, kneeAsymmetry: Double, torsoUprightness: Double,
+        kneeBend: Double = .nan, hipRise: Double = 0
+    ) {
         self.footTravel = footTravel
         self.floorRise = floorRise
         self.kneeAsymmetry = kneeAsymmetry

@@ -41,7 +41,8 @@ extension SquatRepCounter {
         // body scale, the floor line and the reference follow the person: a squat foreshortens the
         // torso and shins and slides the ankle estimates, and the feet are planted during a rep.
         let settleLimit = 0.5 * configuration.standThreshold
-        let settled = phase == .standing && !(smoothedDepth > settleLimit)
+        let settled =
+            phase == .standing && !(smoothedDepth > settleLimit)
             && !((currentDepth ?? 0) > settleLimit)
         let feet = updateFeet(sample, dt: dt)
         updateScale(sample, dt: dt, settled: settled, repositioning: feet.repositioning)
@@ -71,12 +72,15 @@ extension SquatRepCounter {
         // that; a tracker glitch (depth cameras lose the ankles as the knees bend) does not.
         let previousUnit = reference * bodyScale()
         let feetNow = plantedAnkles(sample, unit: previousUnit)
-        let hold = configuration.footHoldTime, gap = configuration.maximumGap
+        let hold = configuration.footHoldTime
+        let gap = configuration.maximumGap
         let moved = max(
-            leftTravel.push(Self.travel(x: feetNow.lx, y: feetNow.ly, from: baselineAnkles),
-                            at: time, window: hold, maximumGap: gap),
-            rightTravel.push(Self.travel(x: feetNow.rx, y: feetNow.ry, from: baselineAnkles),
-                             at: time, window: hold, maximumGap: gap))
+            leftTravel.push(
+                Self.travel(x: feetNow.lx, y: feetNow.ly, from: baselineAnkles),
+                at: time, window: hold, maximumGap: gap),
+            rightTravel.push(
+                Self.travel(x: feetNow.rx, y: feetNow.ry, from: baselineAnkles),
+                at: time, window: hold, maximumGap: gap))
         let airborne = floorLine - footFloor.value > configuration.maximumFloorRise * previousUnit
         // Repositioning: a foot has left its place while no rep is under way (walking, stepping
         // closer or further). The feet, floor line and body scale then follow for a while.
@@ -88,8 +92,9 @@ extension SquatRepCounter {
             // Still walking (the feet moved faster than a fifth of a standing reference per
             // second since the last frame)? Then keep following until they have been still for
             // a while.
-            let step = max(Self.travel(x: feetNow.lx, y: feetNow.ly, from: baselineAnkles),
-                           Self.travel(x: feetNow.rx, y: feetNow.ry, from: baselineAnkles))
+            let step = max(
+                Self.travel(x: feetNow.lx, y: feetNow.ly, from: baselineAnkles),
+                Self.travel(x: feetNow.rx, y: feetNow.ry, from: baselineAnkles))
             if dt > 0, step > 0.2 * previousUnit * dt { movingUntil = time + hold }
             resetFeet(to: feetNow)
         }
@@ -206,9 +211,13 @@ extension SquatRepCounter {
         _ sample: Sample, depth: Double, scale: Double, unit: Double, feet: FeetState,
         into events: inout [SquatEvent]
     ) {
-        let time = sample.time, up = configuration.standThreshold
+        let time = sample.time
+        let up = configuration.standThreshold
         track(sample, depth: depth, scale: scale, unit: unit, moved: feet.moved)
-        guard var current = rep else { phase = .recovering; return }
+        guard var current = rep else {
+            phase = .recovering
+            return
+        }
         if depth <= up, kneesStraight(sample, scale: scale) {
             if standingRun == 0 { standingRunStart = time }
             standingRun += 1
@@ -241,12 +250,18 @@ extension SquatRepCounter {
     /// The take-off watch after standing up: hips above standing mark a jump; when the watch ends
     /// (or the person goes down again) the rep is judged as of when they stood up.
     mutating func confirm(_ sample: Sample, depth: Double, into events: inout [SquatEvent]) {
-        guard var current = rep else { phase = .standing; return }
+        guard var current = rep else {
+            phase = .standing
+            return
+        }
         let time = sample.time
         // A take-off goes up and comes back down: the peak rise, and how far the hips have come
         // down from it since. Hips that rise and stay up are a taller standing pose, not a jump.
         let rise = -smoothedDepth
-        if rise > peakRise { peakRise = rise; fallFromPeak = 0 }
+        if rise > peakRise {
+            peakRise = rise
+            fallFromPeak = 0
+        }
         fallFromPeak = max(fallFromPeak, peakRise - rise)
         if fallFromPeak >= 0.5 * peakRise { current.hipRise = max(current.hipRise, peakRise) }
         rep = current
@@ -275,7 +290,10 @@ extension SquatRepCounter {
         let limit = 0.05 * unit
         @inline(__always) func follow(_ estimate: inout Double, _ value: Double) {
             guard value.isFinite else { return }
-            if !estimate.isFinite { estimate = value; return }
+            if !estimate.isFinite {
+                estimate = value
+                return
+            }
             estimate += alpha * min(limit, max(-limit, value - estimate))
         }
         // A foot seen again after being off the floor line starts from where it is.
@@ -293,7 +311,10 @@ extension SquatRepCounter {
         let nan = Double.nan
         let tolerance = 0.15 * unit
         let floor = footFloor.value
-        let lx = footLeftX.value, ly = footLeftY.value, rx = footRightX.value, ry = footRightY.value
+        let lx = footLeftX.value
+        let ly = footLeftY.value
+        let rx = footRightX.value
+        let ry = footRightY.value
         let leftOK = sample.leftAnkleY.isFinite && ly.isFinite && floor - ly <= tolerance
         let rightOK = sample.rightAnkleY.isFinite && ry.isFinite && floor - ry <= tolerance
         return (leftOK ? lx : nan, leftOK ? ly : nan, rightOK ? rx : nan, rightOK ? ry : nan)
@@ -344,11 +365,13 @@ extension SquatRepCounter {
         guard x.isFinite else { return -.infinity }
         var nearest = Double.infinity
         if base.lx.isFinite {
-            let dx = x - base.lx, dy = y - base.ly
+            let dx = x - base.lx
+            let dy = y - base.ly
             nearest = min(nearest, (dx * dx + dy * dy).squareRoot())
         }
         if base.rx.isFinite {
-            let dx = x - base.rx, dy = y - base.ry
+            let dx = x - base.rx
+            let dy = y - base.ry
             nearest = min(nearest, (dx * dx + dy * dy).squareRoot())
         }
         return nearest.isFinite ? nearest : -.infinity

@@ -63,13 +63,13 @@ public struct SquatRepCounter: Sendable {
     struct Sample: Sendable {
         var time: Double
         var floorY: Double
-        var extent: Double          // floorY - hipY
-        var torso: Double           // shoulder centre to hip centre, Euclidean
-        var shin: Double            // knee to ankle of the floor leg, Euclidean
-        var shoulderWidth: Double   // left to right shoulder, Euclidean
-        var thigh: Double           // lowest knee y - hip y
-        var kneeDiff: Double        // |left knee y - right knee y|
-        var torsoHeight: Double     // hip y - shoulder y
+        var extent: Double  // floorY - hipY
+        var torso: Double  // shoulder centre to hip centre, Euclidean
+        var shin: Double  // knee to ankle of the floor leg, Euclidean
+        var shoulderWidth: Double  // left to right shoulder, Euclidean
+        var thigh: Double  // lowest knee y - hip y
+        var kneeDiff: Double  // |left knee y - right knee y|
+        var torsoHeight: Double  // hip y - shoulder y
         var leftAnkleX: Double, leftAnkleY: Double
         var rightAnkleX: Double, rightAnkleY: Double
     }
@@ -114,8 +114,9 @@ public struct SquatRepCounter: Sendable {
         var standTime = Double.nan
         var kneeBend: Double { thighRatio.isFinite ? arcCosineDegrees(thighRatio) : .nan }
         var checks: SquatChecks {
-            SquatChecks(footTravel: footTravel, floorRise: floorRise, kneeAsymmetry: kneeAsymmetry,
-                        torsoUprightness: uprightness, kneeBend: kneeBend, hipRise: hipRise)
+            SquatChecks(
+                footTravel: footTravel, floorRise: floorRise, kneeAsymmetry: kneeAsymmetry,
+                torsoUprightness: uprightness, kneeBend: kneeBend, hipRise: hipRise)
         }
     }
 
@@ -304,12 +305,14 @@ public struct SquatRepCounter: Sendable {
         if reps.count >= target {
             verdict = .accepted(score: Double(reps.count))
         } else if !isCalibrated {
-            verdict = .rejected(reason: RejectionReason(
-                .insufficientInput,
-                "never saw the person stand still long enough to learn the standing pose"))
+            verdict = .rejected(
+                reason: RejectionReason(
+                    .insufficientInput,
+                    "never saw the person stand still long enough to learn the standing pose"))
         } else {
-            verdict = .rejected(reason: RejectionReason(
-                .incomplete, "\(reps.count) of \(target) squats"))
+            verdict = .rejected(
+                reason: RejectionReason(
+                    .incomplete, "\(reps.count) of \(target) squats"))
         }
         return SquatResult(
             reps: reps, rejections: rejections, sets: sets, frameCount: frameCount,
@@ -325,11 +328,22 @@ public struct SquatRepCounter: Sendable {
 
     /// Measures a frame, or counts why it is skipped and returns `nil`.
     mutating func measure(_ frame: PoseFrame) -> Sample? {
-        let lh = frame.leftHip, rh = frame.rightHip, lk = frame.leftKnee, rk = frame.rightKnee
-        let la = frame.leftAnkle, ra = frame.rightAnkle
-        let ls = frame.leftShoulder, rs = frame.rightShoulder
-        let useLH = usable(lh), useRH = usable(rh), useLK = usable(lk), useRK = usable(rk)
-        let useLA = usable(la), useRA = usable(ra), useLS = usable(ls), useRS = usable(rs)
+        let lh = frame.leftHip
+        let rh = frame.rightHip
+        let lk = frame.leftKnee
+        let rk = frame.rightKnee
+        let la = frame.leftAnkle
+        let ra = frame.rightAnkle
+        let ls = frame.leftShoulder
+        let rs = frame.rightShoulder
+        let useLH = usable(lh)
+        let useRH = usable(rh)
+        let useLK = usable(lk)
+        let useRK = usable(rk)
+        let useLA = usable(la)
+        let useRA = usable(ra)
+        let useLS = usable(ls)
+        let useRS = usable(rs)
         // A usable joint must have finite coordinates.
         func bad(_ use: Bool, _ point: Keypoint) -> Bool { use && !(point.x.isFinite && point.y.isFinite) }
         if bad(useLH, lh) || bad(useRH, rh) || bad(useLK, lk) || bad(useRK, rk) || bad(useLA, la)
@@ -338,7 +352,7 @@ public struct SquatRepCounter: Sendable {
             skipped.invalid += 1
             return nil
         }
-        guard (useLH || useRH), (useLK || useRK), (useLA || useRA) else {
+        guard useLH || useRH, useLK || useRK, useLA || useRA else {
             skipped.missing += 1
             return nil
         }
@@ -358,11 +372,14 @@ public struct SquatRepCounter: Sendable {
         if leftIsFloor, useLK { shin = distance(lk, la) }
         if !leftIsFloor, useRK { shin = distance(rk, ra) }
         let kneeY = useLK && useRK ? max(lk.y, rk.y) : (useLK ? lk.y : rk.y)
-        var torso = nan, torsoHeight = nan, shoulderWidth = nan
+        var torso = nan
+        var torsoHeight = nan
+        var shoulderWidth = nan
         if useLS || useRS {
             let sx = useLS && useRS ? (ls.x + rs.x) / 2 : (useLS ? ls.x : rs.x)
             let sy = useLS && useRS ? (ls.y + rs.y) / 2 : (useLS ? ls.y : rs.y)
-            let dx = sx - hipX, dy = sy - hipY
+            let dx = sx - hipX
+            let dy = sy - hipY
             torso = (dx * dx + dy * dy).squareRoot()
             torsoHeight = hipY - sy
             if useLS && useRS { shoulderWidth = distance(ls, rs) }
@@ -376,7 +393,8 @@ public struct SquatRepCounter: Sendable {
     }
 
     func distance(_ a: Keypoint, _ b: Keypoint) -> Double {
-        let dx = a.x - b.x, dy = a.y - b.y
+        let dx = a.x - b.x
+        let dy = a.y - b.y
         return (dx * dx + dy * dy).squareRoot()
     }
 
@@ -395,7 +413,8 @@ public struct SquatRepCounter: Sendable {
         observedFloor.update(sample.floorY, alpha: alpha)
         observedLastTime = sample.time
 
-        let low = min(runMin, sample.extent), high = max(runMax, sample.extent)
+        let low = min(runMin, sample.extent)
+        let high = max(runMax, sample.extent)
         let mean = (runSum + sample.extent) / Double(runCount + 1)
         if runCount == 0 || high - low > configuration.stillnessTolerance * mean
             || dt > configuration.maximumGap
@@ -431,7 +450,8 @@ public struct SquatRepCounter: Sendable {
         if let tallest = standingInHistory(), tallest.height > stillMean {
             reference = tallest.height
             func mean(_ part: (Sample) -> Double) -> Double {
-                var sum = 0.0, count = 0.0
+                var sum = 0.0
+                var count = 0.0
                 for entry in history[tallest.range] where part(entry.sample).isFinite {
                     sum += part(entry.sample)
                     count += 1
@@ -465,7 +485,10 @@ public struct SquatRepCounter: Sendable {
         var start = 0
         for end in history.indices {
             let sample = history[end].sample
-            guard isUpright(sample) else { start = end + 1; continue }
+            guard isUpright(sample) else {
+                start = end + 1
+                continue
+            }
             while start < end, sample.time - history[start].sample.time > 0.1 { start += 1 }
             guard end > start else { continue }
             var low = Double.infinity
@@ -479,7 +502,9 @@ public struct SquatRepCounter: Sendable {
     func bodyScale() -> Double {
         // The median of the parts' size ratios (the mean of two, or the one there is): a person
         // who turns changes one of them (the shoulder width first), not all.
-        var a = Double.nan, b = Double.nan, c = Double.nan
+        var a = Double.nan
+        var b = Double.nan
+        var c = Double.nan
         let minimumPart = 0.2 * reference
         if torsoReference > minimumPart, scaleTorso.value.isFinite { a = scaleTorso.value / torsoReference }
         if shinReference > minimumPart, scaleShin.value.isFinite { b = scaleShin.value / shinReference }

@@ -1,8 +1,8 @@
+internal import CProofkitShims
 // Every libsqlite3 call proofkit makes is in this file (the chokepoint, as ALSA+Calls.swift is
 // for libasound). libsqlite3 is not linked: its functions come from the table `loadSQLite()`
 // fills on first use.
 internal import CSQLite
-internal import CProofkitShims
 import ProofkitCore
 
 #if canImport(Glibc)
@@ -47,7 +47,8 @@ final class SQLiteConnection: @unchecked Sendable {
         let flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_FULLMUTEX
         let status = api.sqlite3_open_v2(path, &handle, flags, nil)
         guard status == SQLiteCode.ok, let handle else {
-            let message = handle.map { String(cString: api.sqlite3_errmsg($0)!) } ?? String(cString: api.sqlite3_errstr(status)!)
+            let message =
+                handle.map { String(cString: api.sqlite3_errmsg($0)!) } ?? String(cString: api.sqlite3_errstr(status)!)
             if let handle { _ = api.sqlite3_close_v2(handle) }
             throw sqliteError(status, message, operation: "sqlite3_open_v2", path: path)
         }
@@ -60,8 +61,10 @@ final class SQLiteConnection: @unchecked Sendable {
 
     /// The last error on this connection. Calls `sqlite3_extended_errcode`, `sqlite3_errmsg`.
     func lastError(_ operation: String) -> ProofkitError {
-        sqliteError(api.sqlite3_extended_errcode(raw), api.sqlite3_errmsg(raw).map { String(cString: $0) } ?? "unknown error", operation: operation,
-                    path: nil)
+        sqliteError(
+            api.sqlite3_extended_errcode(raw), api.sqlite3_errmsg(raw).map { String(cString: $0) } ?? "unknown error",
+            operation: operation,
+            path: nil)
     }
 
     /// Runs `sql` (one or more statements, no parameters, rows ignored). Calls `sqlite3_exec`.

@@ -87,7 +87,8 @@ public final class SQLiteDatabase: @unchecked Sendable {
     ///   when the file is not a database (see ``failure(of:)``); `.io` otherwise.
     public init(path: String, busyTimeoutMilliseconds: Int32 = 5000) throws(ProofkitError) {
         do throws(ProofkitError) {
-            connection = try SQLiteConnection(path: path, create: true, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+            connection = try SQLiteConnection(
+                path: path, create: true, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
             // A store already in WAL stays so (the mode is kept in the file): reading it takes no
             // lock. Switching a new store does, and SQLite reports a concurrent opener as busy at
             // once instead of waiting, so the switch is tried again for up to the busy timeout.
@@ -97,14 +98,15 @@ public final class SQLiteDatabase: @unchecked Sendable {
                 do {
                     mode = try connection.run("PRAGMA journal_mode=WAL", []).rows.first?.first?.text ?? ""
                     break
-                } catch where Self.failure(of: error) == .busy && waitedMilliseconds < busyTimeoutMilliseconds {
+                } catch  where Self.failure(of: error) == .busy && waitedMilliseconds < busyTimeoutMilliseconds {
                     POSIX.sleep(microseconds: 20_000)
                     waitedMilliseconds += 20
                 }
             }
             if mode.lowercased() != "wal" {
-                throw ProofkitError(.io, "SQLite: cannot switch to the write-ahead log (journal mode \(mode))",
-                                    underlying: SQLiteCode.readOnly)
+                throw ProofkitError(
+                    .io, "SQLite: cannot switch to the write-ahead log (journal mode \(mode))",
+                    underlying: SQLiteCode.readOnly)
             }
             try connection.exec("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
         } catch {

@@ -214,7 +214,8 @@ public struct VoiceGateConfiguration: Sendable, Equatable {
         }
         for (name, value) in [
             ("hang-over", hangOver.seconds), ("minimum voiced run", minimumVoicedRun.seconds),
-            ("steady window", steadyWindow.seconds), ("floor smoothing", floorSmoothing.seconds), ("warm-up", warmUp.seconds),
+            ("steady window", steadyWindow.seconds), ("floor smoothing", floorSmoothing.seconds),
+            ("warm-up", warmUp.seconds),
             ("unmodulated window", unmodulatedWindow.seconds),
         ] where !(value >= 0 && value <= 10) {
             throw bad("voice gate \(name) must be 0...10 s, got \(value) s")
@@ -233,7 +234,8 @@ public struct VoiceGateConfiguration: Sendable, Equatable {
             maximumDominantFrequencyRatio <= 0.5
         else {
             throw bad(
-                "voice gate dominant frequency ratios must satisfy 0 <= minimum < maximum <= 0.5, got \(minimumDominantFrequencyRatio) and \(maximumDominantFrequencyRatio)")
+                "voice gate dominant frequency ratios must satisfy 0 <= minimum < maximum <= 0.5, got \(minimumDominantFrequencyRatio) and \(maximumDominantFrequencyRatio)"
+            )
         }
         guard modulationDecibels.isFinite, modulationDecibels >= 0, modulationDecibels <= 40 else {
             throw bad("voice gate modulation depth must be 0...40 dB, got \(modulationDecibels)")
@@ -257,7 +259,9 @@ public struct VoiceGateConfiguration: Sendable, Equatable {
         guard lowestPitch.isFinite, highestPitch.isFinite, lowestPitch >= 40, highestPitch <= 1000,
             lowestPitch < highestPitch
         else {
-            throw bad("voice gate pitch range must satisfy 40 <= lowest < highest <= 1000 Hz, got \(lowestPitch) and \(highestPitch)")
+            throw bad(
+                "voice gate pitch range must satisfy 40 <= lowest < highest <= 1000 Hz, got \(lowestPitch) and \(highestPitch)"
+            )
         }
         let stretch = minimumVoicedStretch.seconds
         guard stretch >= 0, stretch <= 1 else {

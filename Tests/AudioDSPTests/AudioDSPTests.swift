@@ -1,7 +1,7 @@
 import AudioDSP
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 // Moved from Tests/ProofkitTests/SignalMathTests.swift with the code (AudioDSP engine).
 
@@ -57,8 +57,9 @@ struct SincResamplerTests {
         return 10 * log10(ref / err)
     }
 
-    @Test("44.1 to 48 kHz and back: a sine comes out as the ideal sine (SNR > 90 dB) with the exact length",
-          arguments: [(44100, 48000, 1000.0), (48000, 44100, 5000.0), (8000, 44100, 440.0), (22050, 16000, 3000.0)])
+    @Test(
+        "44.1 to 48 kHz and back: a sine comes out as the ideal sine (SNR > 90 dB) with the exact length",
+        arguments: [(44100, 48000, 1000.0), (48000, 44100, 5000.0), (8000, 44100, 440.0), (22050, 16000, 3000.0)])
     func idealSine(from: Int, to: Int, frequency: Double) {
         let frames = from / 2
         let input = TestSignals.sine(frequency: frequency, amplitude: 0.5, sampleRate: from, frames: frames)
@@ -78,25 +79,30 @@ struct SincResamplerTests {
         #expect(10 * log10(meanSquare) < -90)
     }
 
-    @Test("stereo noise resampled 44.1 -> 48 kHz agrees with sox's very-high-quality resampler",
-          .enabled(if: TestEnvironment.hasTool("sox")))
+    @Test(
+        "stereo noise resampled 44.1 -> 48 kHz agrees with sox's very-high-quality resampler",
+        .enabled(if: TestEnvironment.hasTool("sox")))
     func againstSox() throws {
         let folder = try AudioTestTools.makeScratchFolder()
         defer { AudioTestTools.remove(folder) }
         // Band-limited content both resamplers keep: a chord plus noise low-passed by sox at 16 kHz.
         let frames = 44100
-        let chord = zip(TestSignals.sine(frequency: 440, amplitude: 0.3, sampleRate: 44100, frames: frames),
-                        TestSignals.sine(frequency: 3520, amplitude: 0.2, sampleRate: 44100, frames: frames)).map { $0 + $1 }
+        let chord = zip(
+            TestSignals.sine(frequency: 440, amplitude: 0.3, sampleRate: 44100, frames: frames),
+            TestSignals.sine(frequency: 3520, amplitude: 0.2, sampleRate: 44100, frames: frames)
+        ).map { $0 + $1 }
         let noise = TestSignals.noise(amplitude: 0.3, frames: frames)
         let source = folder + "/in.wav"
-        try AudioTestTools.writeWithSox(TestSignals.interleave([chord, noise]), channels: 2, sampleRate: 44100,
-                                        to: source, soxOutputOptions: ["-e", "floating-point", "-b", "32"])
+        try AudioTestTools.writeWithSox(
+            TestSignals.interleave([chord, noise]), channels: 2, sampleRate: 44100,
+            to: source, soxOutputOptions: ["-e", "floating-point", "-b", "32"])
         let filtered = folder + "/lp.wav"
         try AudioTestTools.require("sox", [source, "-e", "floating-point", "-b", "32", filtered, "sinc", "-16000"])
         let input = try AudioTestTools.soxSamples(filtered)
         let ours = resample(input, channels: 2, from: 44100, to: 48000)
         let soxOut = folder + "/sox48.wav"
-        try AudioTestTools.require("sox", [filtered, "-e", "floating-point", "-b", "32", soxOut, "rate", "-v", "48000"])
+        try AudioTestTools.require(
+            "sox", [filtered, "-e", "floating-point", "-b", "32", soxOut, "rate", "-v", "48000"])
         let theirs = try AudioTestTools.soxSamples(soxOut)
         #expect(ours.count == theirs.count)
         #expect(snr(ours, theirs, skip: 4800) > 60)

@@ -1,8 +1,8 @@
 import AudioIO
 import Foundation
 import ProofkitCore
-import Testing
 import TestSupport
+import Testing
 
 /// Writes `samples` as a headerless S16_LE file.
 func writeRaw(_ samples: [Int16], to path: String) throws {
@@ -54,7 +54,8 @@ func rms(_ samples: ArraySlice<Int16>) -> Double {
 func dominantFrequency(_ samples: ArraySlice<Int16>, rate: Int, candidates: [Double]) -> Double {
     func power(_ frequency: Double) -> Double {
         let coefficient = 2 * cos(2 * .pi * frequency / Double(rate))
-        var s1 = 0.0, s2 = 0.0
+        var s1 = 0.0
+        var s2 = 0.0
         for sample in samples {
             let s0 = Double(sample) + coefficient * s1 - s2
             s2 = s1
@@ -121,7 +122,8 @@ struct ALSACaptureTests {
         try writeRaw(sine(frequency: 1000, seconds: 2, rate: 48000, channels: 2), to: folder + "/in48.raw")
         let capture = try MicrophoneCapture(
             device: "usbmic",
-            configuration: .virtualMicrophone(name: "usbmic", rawFile: folder + "/in48.raw", sampleRate: 48000, channels: 2),
+            configuration: .virtualMicrophone(
+                name: "usbmic", rawFile: folder + "/in48.raw", sampleRate: 48000, channels: 2),
             overflow: .waitForConsumer)
         #expect(capture.sampleRate == 16000)
         let samples = try await collect(capture.start(), frames: 16000)
@@ -131,8 +133,9 @@ struct ALSACaptureTests {
         #expect(isApproximatelyEqual(rms(middle), 0.5 * 32767 / 2.0.squareRoot(), relativeTolerance: 0.1))
     }
 
-    @Test("a device name that does not exist is deviceUnavailable, naming the device",
-          arguments: ["nosuchdevice", "hw:7,0", "plughw:CARD=Nope"])
+    @Test(
+        "a device name that does not exist is deviceUnavailable, naming the device",
+        arguments: ["nosuchdevice", "hw:7,0", "plughw:CARD=Nope"])
     func missingDevice(name: String) throws {
         let error = #expect(throws: ProofkitError.self) { _ = try MicrophoneCapture(device: name) }
         #expect(error?.code == .deviceUnavailable)
@@ -217,11 +220,12 @@ struct AudioDeviceTests {
 
     @Test("listing a test configuration gives its PCM definitions with their descriptions")
     func configurationDevices() throws {
-        let config = ALSAConfiguration(text: """
-            pcm.vmic { type file slave.pcm { type null } file "/dev/null" infile "/dev/null" format "raw"
-                       hint.description "Virtual microphone" }
-            pcm.sink { type null }
-            """)
+        let config = ALSAConfiguration(
+            text: """
+                pcm.vmic { type file slave.pcm { type null } file "/dev/null" infile "/dev/null" format "raw"
+                           hint.description "Virtual microphone" }
+                pcm.sink { type null }
+                """)
         let devices = try AudioDevice.all(configuration: config)
         #expect(devices.map(\.name) == ["vmic", "sink"])
         #expect(devices.first?.description == "Virtual microphone")

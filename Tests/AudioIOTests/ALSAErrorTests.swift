@@ -1,7 +1,8 @@
-@testable import AudioIO
 import Foundation
 import ProofkitCore
 import Testing
+
+@testable import AudioIO
 
 /// A microphone that is busy or vanishes mid-read cannot be made without sound hardware (this
 /// kernel has no sound subsystem, and ALSA's software plugins never report these errors), so the

@@ -1,8 +1,8 @@
 import AudioIO
 import Foundation
 import ProofkitCore
-import Testing
 import TestSupport
+import Testing
 
 @Suite("SoundPlayer through libasound")
 struct ALSAPlaybackTests {

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
 import ProofkitCore
 import TestSupport
+import Testing
+
 @testable import AudioIO
 
 /// Captures the `ProofkitError` a body throws, or nil.
@@ -54,16 +55,36 @@ struct AudioFileReaderTests {
     }
 
     static let cases: [Case] = [
-        Case(name: "WAV 16-bit", fileName: "a.wav", tool: "sox", options: ["-D", "-b", "16"], major: "WAV", subtype: "PCM_16", isLossless: true),
-        Case(name: "WAV 24-bit (sox writes it as extensible)", fileName: "a.wav", tool: "sox", options: ["-b", "24"], major: "WAVEX", subtype: "PCM_24", isLossless: true),
-        Case(name: "WAV float", fileName: "a.wav", tool: "sox", options: ["-e", "floating-point", "-b", "32"], major: "WAV", subtype: "FLOAT", isLossless: true),
-        Case(name: "WAV extensible (ffmpeg, 24-bit)", fileName: "a.wav", tool: "ffmpeg", options: ["-c:a", "pcm_s24le"], major: "WAVEX", subtype: "PCM_24", isLossless: true),
-        Case(name: "FLAC", fileName: "a.flac", tool: "sox", options: ["-D", "-b", "16"], major: "FLAC", subtype: "PCM_16", isLossless: true),
-        Case(name: "AIFF", fileName: "a.aiff", tool: "sox", options: ["-D", "-b", "16"], major: "AIFF", subtype: "PCM_16", isLossless: true),
-        Case(name: "CAF", fileName: "a.caf", tool: "sox", options: ["-D", "-b", "16"], major: "CAF", subtype: "PCM_16", isLossless: true),
-        Case(name: "Ogg Vorbis", fileName: "a.ogg", tool: "sox", options: ["-C", "6"], major: "OGG", subtype: "VORBIS", isLossless: false),
-        Case(name: "Opus", fileName: "a.opus", tool: "ffmpeg", options: ["-c:a", "libopus", "-b:a", "128k"], major: "OGG", subtype: "OPUS", isLossless: false),
-        Case(name: "MP3 (lame)", fileName: "a.mp3", tool: "lame", options: ["-b", "192"], major: "MPEG", subtype: "MPEG_LAYER_III", isLossless: false),
+        Case(
+            name: "WAV 16-bit", fileName: "a.wav", tool: "sox", options: ["-D", "-b", "16"], major: "WAV",
+            subtype: "PCM_16", isLossless: true),
+        Case(
+            name: "WAV 24-bit (sox writes it as extensible)", fileName: "a.wav", tool: "sox", options: ["-b", "24"],
+            major: "WAVEX", subtype: "PCM_24", isLossless: true),
+        Case(
+            name: "WAV float", fileName: "a.wav", tool: "sox", options: ["-e", "floating-point", "-b", "32"],
+            major: "WAV", subtype: "FLOAT", isLossless: true),
+        Case(
+            name: "WAV extensible (ffmpeg, 24-bit)", fileName: "a.wav", tool: "ffmpeg", options: ["-c:a", "pcm_s24le"],
+            major: "WAVEX", subtype: "PCM_24", isLossless: true),
+        Case(
+            name: "FLAC", fileName: "a.flac", tool: "sox", options: ["-D", "-b", "16"], major: "FLAC",
+            subtype: "PCM_16", isLossless: true),
+        Case(
+            name: "AIFF", fileName: "a.aiff", tool: "sox", options: ["-D", "-b", "16"], major: "AIFF",
+            subtype: "PCM_16", isLossless: true),
+        Case(
+            name: "CAF", fileName: "a.caf", tool: "sox", options: ["-D", "-b", "16"], major: "CAF", subtype: "PCM_16",
+            isLossless: true),
+        Case(
+            name: "Ogg Vorbis", fileName: "a.ogg", tool: "sox", options: ["-C", "6"], major: "OGG", subtype: "VORBIS",
+            isLossless: false),
+        Case(
+            name: "Opus", fileName: "a.opus", tool: "ffmpeg", options: ["-c:a", "libopus", "-b:a", "128k"],
+            major: "OGG", subtype: "OPUS", isLossless: false),
+        Case(
+            name: "MP3 (lame)", fileName: "a.mp3", tool: "lame", options: ["-b", "192"], major: "MPEG",
+            subtype: "MPEG_LAYER_III", isLossless: false),
     ]
 
     @Test("decodes a generated stereo signal with the right format, length and content", arguments: cases)
@@ -71,18 +92,22 @@ struct AudioFileReaderTests {
         let rate = 48000
         let frames = rate * 2
         let left = TestSignals.sine(frequency: 440, amplitude: 0.4, sampleRate: rate, frames: frames)
-        let right = zip(TestSignals.sine(frequency: 1000, amplitude: 0.2, sampleRate: rate, frames: frames),
-                        TestSignals.noise(amplitude: 0.05, frames: frames)).map { $0 + $1 }
+        let right = zip(
+            TestSignals.sine(frequency: 1000, amplitude: 0.2, sampleRate: rate, frames: frames),
+            TestSignals.noise(amplitude: 0.05, frames: frames)
+        ).map { $0 + $1 }
         let interleaved = TestSignals.interleave([left, right])
         let folder = try AudioTestTools.makeScratchFolder()
         defer { AudioTestTools.remove(folder) }
         let source = folder + "/source.wav"
-        try AudioTestTools.writeWithSox(interleaved, channels: 2, sampleRate: rate, to: source,
-                                        soxOutputOptions: ["-e", "floating-point", "-b", "32"])
+        try AudioTestTools.writeWithSox(
+            interleaved, channels: 2, sampleRate: rate, to: source,
+            soxOutputOptions: ["-e", "floating-point", "-b", "32"])
         let path = folder + "/" + testCase.fileName
         switch testCase.tool {
         case "sox": try AudioTestTools.require("sox", [source] + testCase.options + [path])
-        case "ffmpeg": try AudioTestTools.require("ffmpeg", ["-v", "error", "-y", "-i", source] + testCase.options + [path])
+        case "ffmpeg":
+            try AudioTestTools.require("ffmpeg", ["-v", "error", "-y", "-i", source] + testCase.options + [path])
         default:
             let pcm = folder + "/pcm16.wav"
             try AudioTestTools.require("sox", [source, "-b", "16", pcm])
@@ -119,10 +144,14 @@ struct AudioFileReaderTests {
         #expect(liarSamples == samples)
     }
 
-    @Test("decodes odd channel counts and rates: 8 channels, 8 kHz, 192 kHz", arguments: [(8, 44100), (1, 8000), (2, 192000)])
+    @Test(
+        "decodes odd channel counts and rates: 8 channels, 8 kHz, 192 kHz",
+        arguments: [(8, 44100), (1, 8000), (2, 192000)])
     func decodesOddLayouts(channels: Int, rate: Int) throws {
         let frames = rate / 4
-        let signals = (0..<channels).map { TestSignals.sine(frequency: 100 * Double($0 + 1), amplitude: 0.3, sampleRate: rate, frames: frames) }
+        let signals = (0..<channels).map {
+            TestSignals.sine(frequency: 100 * Double($0 + 1), amplitude: 0.3, sampleRate: rate, frames: frames)
+        }
         let folder = try AudioTestTools.makeScratchFolder()
         defer { AudioTestTools.remove(folder) }
         let path = folder + "/odd.wav"
@@ -193,7 +222,8 @@ struct AudioFileReaderErrorTests {
         let folder = try AudioTestTools.makeScratchFolder()
         defer { AudioTestTools.remove(folder) }
         _ = FileManager.default.createFile(atPath: folder + "/empty.wav", contents: Data())
-        let random = Data(TestSignals.noise(amplitude: 1, frames: 20000).map { UInt8(truncatingIfNeeded: Int(($0 + 1) * 127.5)) })
+        let random = Data(
+            TestSignals.noise(amplitude: 1, frames: 20000).map { UInt8(truncatingIfNeeded: Int(($0 + 1) * 127.5)) })
         _ = FileManager.default.createFile(atPath: folder + "/random.mp3", contents: random)
         let cases: [(String, ProofkitError.Code, String)] = [
             (folder + "/missing.wav", .notFound, "no such file"),
@@ -213,8 +243,9 @@ struct AudioFileReaderErrorTests {
 
 @Suite("AudioFileReader: 16-bit reads")
 struct AudioFileReaderInt16Tests {
-    @Test("16-bit PCM read as Int16 gives the stored samples, and s / 32768 is what the float read gives",
-          arguments: ["wav", "caf", "aiff", "flac"])
+    @Test(
+        "16-bit PCM read as Int16 gives the stored samples, and s / 32768 is what the float read gives",
+        arguments: ["wav", "caf", "aiff", "flac"])
     func int16MatchesFloat(ext: String) throws {
         let folder = try AudioTestTools.makeScratchFolder()
         defer { AudioTestTools.remove(folder) }
@@ -224,7 +255,8 @@ struct AudioFileReaderInt16Tests {
             TestSignals.sine(frequency: 330, amplitude: 0.9, sampleRate: 16000, frames: frames),
             TestSignals.noise(amplitude: 0.5, frames: frames),
         ])
-        try AudioTestTools.writeWithSox(signal, channels: 2, sampleRate: 16000, to: path, soxOutputOptions: ["-D", "-b", "16"])
+        try AudioTestTools.writeWithSox(
+            signal, channels: 2, sampleRate: 16000, to: path, soxOutputOptions: ["-D", "-b", "16"])
         let expected = try AudioTestTools.soxInt16(path)  // independent reader
 
         var reader = try AudioFileReader(path: path)

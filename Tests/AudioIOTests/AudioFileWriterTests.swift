@@ -1,12 +1,14 @@
+import AudioIO
 import Foundation
-import Testing
 import ProofkitCore
 import TestSupport
-import AudioIO
+import Testing
 
 @Suite("AudioFileWriter writes 16-bit PCM atomically")
 struct AudioFileWriterTests {
-    @Test("round trip: 16-bit samples written as CAF and WAV read back identically, by us and by sox", arguments: [AudioOutputContainer.caf, .wav])
+    @Test(
+        "round trip: 16-bit samples written as CAF and WAV read back identically, by us and by sox",
+        arguments: [AudioOutputContainer.caf, .wav])
     func roundTrip(container: AudioOutputContainer) throws {
         let folder = try AudioTestTools.makeScratchFolder()
         defer { AudioTestTools.remove(folder) }
@@ -81,15 +83,17 @@ struct AudioFileWriterTests {
 
     @Test("a missing output folder is an I/O error naming the output")
     func missingFolder() throws {
-        let error = try #require(thrownError {
-            _ = try AudioFileWriter(path: "/nonexistent-proofkit-folder/out.caf", sampleRate: 8000, channels: 1)
-        })
+        let error = try #require(
+            thrownError {
+                _ = try AudioFileWriter(path: "/nonexistent-proofkit-folder/out.caf", sampleRate: 8000, channels: 1)
+            })
         #expect(error.code == .io)
         #expect(error.description.hasPrefix("/nonexistent-proofkit-folder/out.caf: "))
     }
 
-    @Test("a full disk (a 64 KiB tmpfs) fails with an I/O error and leaves nothing behind",
-          .enabled(if: getuid() == 0, "needs root to mount a tmpfs"))
+    @Test(
+        "a full disk (a 64 KiB tmpfs) fails with an I/O error and leaves nothing behind",
+        .enabled(if: getuid() == 0, "needs root to mount a tmpfs"))
     func fullDisk() throws {
         let folder = try AudioTestTools.makeScratchFolder("proofkit-fulldisk")
         defer { AudioTestTools.remove(folder) }
@@ -116,8 +120,9 @@ struct AudioFileWriterTests {
 
 @Suite("AudioFileWriter: syncing and early writeback")
 struct AudioFileWriterSyncTests {
-    @Test("with early writeback and a sync, a multi-MiB file commits complete; verify sees the final header",
-          arguments: [true, false])
+    @Test(
+        "with early writeback and a sync, a multi-MiB file commits complete; verify sees the final header",
+        arguments: [true, false])
     func syncedCommit(writesBackEarly: Bool) throws {
         let folder = try AudioTestTools.makeScratchFolder()
         defer { AudioTestTools.remove(folder) }

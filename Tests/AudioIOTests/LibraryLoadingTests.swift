@@ -1,7 +1,8 @@
-@testable import AudioIO
 import ProofkitCore
-import Testing
 import TestSupport
+import Testing
+
+@testable import AudioIO
 
 /// libasound and libsndfile are not linked: AudioIO loads them on first use (dlopen) into tables
 /// of the functions it calls. These tests load the real libraries.
@@ -30,15 +31,21 @@ struct AudioLibraryLoadingTests {
         #expect(notCalled.isEmpty, "declared but never called: \(notCalled)")
     }
 
-    @Test("a library that is not installed, or lacks a function, is runtimeUnavailable (exit 69) in one line",
-          arguments: [
-              FailingLibraryLoad(soname: "libasound.so.99", package: "libasound2") { soname throws(ProofkitError) in _ = try loadALSA(soname: soname) },
-              FailingLibraryLoad(soname: "libsndfile.so.99", package: "libsndfile1") { soname throws(ProofkitError) in _ = try SndFile.load(soname: soname) },
-              // libsndfile is a real library without libasound's functions.
-              FailingLibraryLoad(
-                  soname: "libsndfile.so.1", reason: "undefined symbol: snd_strerror",
-                  package: "libasound2") { soname throws(ProofkitError) in _ = try loadALSA(soname: soname) },
-          ])
+    @Test(
+        "a library that is not installed, or lacks a function, is runtimeUnavailable (exit 69) in one line",
+        arguments: [
+            FailingLibraryLoad(soname: "libasound.so.99", package: "libasound2") { soname throws(ProofkitError) in
+                _ = try loadALSA(soname: soname)
+            },
+            FailingLibraryLoad(soname: "libsndfile.so.99", package: "libsndfile1") { soname throws(ProofkitError) in
+                _ = try SndFile.load(soname: soname)
+            },
+            // libsndfile is a real library without libasound's functions.
+            FailingLibraryLoad(
+                soname: "libsndfile.so.1", reason: "undefined symbol: snd_strerror",
+                package: "libasound2"
+            ) { soname throws(ProofkitError) in _ = try loadALSA(soname: soname) },
+        ])
     func failure(_ load: FailingLibraryLoad) {
         #expect(load.problems() == [])
     }

@@ -15,12 +15,16 @@ struct PCM16StatisticsTests {
         return (sum, low, high)
     }
 
-    @Test("random samples of every length around the vector width, both rails included",
-          arguments: [0, 1, 7, 8, 9, 15, 16, 17, 1000, 65_537])
+    @Test(
+        "random samples of every length around the vector width, both rails included",
+        arguments: [0, 1, 7, 8, 9, 15, 16, 17, 1000, 65_537])
     func random(count: Int) {
         var generator = SystemRandomNumberGenerator()
         var samples = (0..<count).map { _ in Int16.random(in: .min ... .max, using: &generator) }
-        if count >= 2 { samples[0] = .min; samples[count - 1] = .max }
+        if count >= 2 {
+            samples[0] = .min
+            samples[count - 1] = .max
+        }
         let measured = samples.withUnsafeBufferPointer { PCM16Statistics.measure($0) }
         let expected = Self.reference(samples)
         #expect(measured.sumOfSquares == expected.0)

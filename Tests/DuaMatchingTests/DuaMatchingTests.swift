@@ -4,25 +4,28 @@ import Testing
 
 @Suite("ArabicNormalizer")
 struct ArabicNormalizerTests {
-    @Test("normalisation pairs", arguments: [
-        ("الْحَمْدُ لِلَّهِ", "الحمد لله"),
-        ("أَحْيَانَا", "احيانا"),
-        ("إِلَيْهِ", "اليه"),
-        ("آمَنَ", "امن"),
-        ("ٱلْحَمْدُ", "الحمد"),
-        ("ٱلَّذِىٓ", "الذي"),  // Uthmani: wasla alef, alef maqsura, small maddah
-        ("عَلَىٰ", "علي"),  // dagger alef stripped, ى -> ي
-        ("رَحْمَةٌ", "رحمه"),
-        ("مُؤْمِن", "مومن"),
-        ("شَاطِئ", "شاطي"),
-        ("الذی", "الذي"),  // Persian yeh
-        ("کتاب", "كتاب"),  // Persian kaf
-        ("الـــحـــمـــد", "الحمد"),  // tatweel
-        ("الحمد، لله! 123 ١٢٣ hello النشور؟", "الحمد لله النشور"),
-        ("ﷲ أكبر", "الله اكبر"),
-        ("  ", ""),
-        ("ذَٰلِكَ ٱلْكِتَٰبُ لَا رَيْبَ ۛ فِيهِ ۛ هُدًى لِّلْمُتَّقِينَ", "ذلك الكتب لا ريب فيه هدي للمتقين"),  // dagger alef stripped, as specified
-    ])
+    @Test(
+        "normalisation pairs",
+        arguments: [
+            ("الْحَمْدُ لِلَّهِ", "الحمد لله"),
+            ("أَحْيَانَا", "احيانا"),
+            ("إِلَيْهِ", "اليه"),
+            ("آمَنَ", "امن"),
+            ("ٱلْحَمْدُ", "الحمد"),
+            ("ٱلَّذِىٓ", "الذي"),  // Uthmani: wasla alef, alef maqsura, small maddah
+            ("عَلَىٰ", "علي"),  // dagger alef stripped, ى -> ي
+            ("رَحْمَةٌ", "رحمه"),
+            ("مُؤْمِن", "مومن"),
+            ("شَاطِئ", "شاطي"),
+            ("الذی", "الذي"),  // Persian yeh
+            ("کتاب", "كتاب"),  // Persian kaf
+            ("الـــحـــمـــد", "الحمد"),  // tatweel
+            ("الحمد، لله! 123 ١٢٣ hello النشور؟", "الحمد لله النشور"),
+            ("ﷲ أكبر", "الله اكبر"),
+            ("  ", ""),
+            // The dagger alef is stripped, as specified.
+            ("ذَٰلِكَ ٱلْكِتَٰبُ لَا رَيْبَ ۛ فِيهِ ۛ هُدًى لِّلْمُتَّقِينَ", "ذلك الكتب لا ريب فيه هدي للمتقين"),
+        ])
     func pairs(input: String, expected: String) {
         #expect(ArabicNormalizer.normalize(input) == expected)
     }
@@ -42,26 +45,28 @@ struct DuaMatcherTests {
     let waking = DuaMatcher(text: DuaCatalog.builtIn.text(named: "waking")!)
 
     /// Recogniser-like transcripts of the waking du'a: (transcript, key words heard, accepted).
-    @Test("recogniser-like transcripts", arguments: [
-        ("الحمد لله الذي أحيانا بعد ما أماتنا وإليه النشور", 5, true),
-        ("الحمد لله الذي احيانا بعد ما اماتنا واليه النشور", 5, true),  // no hamza
-        ("الحمدلله الذي احيانا بعدما اماتنا واليه النشور", 5, true),  // merged words
-        ("الحمدللهالذياحيانا بعدمااماتنا واليهالنشور", 5, true),  // heavily merged
-        ("ٱلْحَمْدُ لِلَّهِ ٱلَّذِىٓ أَحْيَانَا بَعْدَ مَآ أَمَاتَنَا وَإِلَيْهِ ٱلنُّشُورُ", 5, true),  // Uthmani
-        ("الحمد لله الذی احیانا بعد ما اماتنا و الیه النشور", 5, true),  // Persian letters, split و
-        ("uh الحمد لله [noise] الذي احيانا 2 بعد ما اماتنا", 3, false),  // Latin noise, stopped early
-        ("الحمد لله الذي احيانا بعد ما اماتنا", 3, false),  // the last words not heard
-        ("الحمد لله احيانا اماتنا النشور", 4, true),  // 4 of 5 is enough
-        ("الحمد لله رب العالمين", 1, false),  // a different phrase
-        ("الحمد لله الذي بعثنا واليه المصير", 2, false),  // different phrase sharing two key words
-        ("الحمد الحمد الحمد الحمد الحمد", 1, false),  // one key word repeated five times
-        ("النشور النشور النشور النشور", 1, false),
-        ("محمد رسول الله", 0, false),  // حمد inside محمد is not الحمد
-        ("", 0, false),
-        ("good morning everyone", 0, false),
-        ("الحمد لله الذي احيانا بعد ما اماتنا والیه النشور.", 5, true),
-        ("بالحمد واحيانا فاماتنا", 3, false),  // attached particles
-    ])
+    @Test(
+        "recogniser-like transcripts",
+        arguments: [
+            ("الحمد لله الذي أحيانا بعد ما أماتنا وإليه النشور", 5, true),
+            ("الحمد لله الذي احيانا بعد ما اماتنا واليه النشور", 5, true),  // no hamza
+            ("الحمدلله الذي احيانا بعدما اماتنا واليه النشور", 5, true),  // merged words
+            ("الحمدللهالذياحيانا بعدمااماتنا واليهالنشور", 5, true),  // heavily merged
+            ("ٱلْحَمْدُ لِلَّهِ ٱلَّذِىٓ أَحْيَانَا بَعْدَ مَآ أَمَاتَنَا وَإِلَيْهِ ٱلنُّشُورُ", 5, true),  // Uthmani
+            ("الحمد لله الذی احیانا بعد ما اماتنا و الیه النشور", 5, true),  // Persian letters, split و
+            ("uh الحمد لله [noise] الذي احيانا 2 بعد ما اماتنا", 3, false),  // Latin noise, stopped early
+            ("الحمد لله الذي احيانا بعد ما اماتنا", 3, false),  // the last words not heard
+            ("الحمد لله احيانا اماتنا النشور", 4, true),  // 4 of 5 is enough
+            ("الحمد لله رب العالمين", 1, false),  // a different phrase
+            ("الحمد لله الذي بعثنا واليه المصير", 2, false),  // different phrase sharing two key words
+            ("الحمد الحمد الحمد الحمد الحمد", 1, false),  // one key word repeated five times
+            ("النشور النشور النشور النشور", 1, false),
+            ("محمد رسول الله", 0, false),  // حمد inside محمد is not الحمد
+            ("", 0, false),
+            ("good morning everyone", 0, false),
+            ("الحمد لله الذي احيانا بعد ما اماتنا والیه النشور.", 5, true),
+            ("بالحمد واحيانا فاماتنا", 3, false),  // attached particles
+        ])
     func transcripts(transcript: String, heard: Int, accepted: Bool) {
         let result = waking.evaluate(transcript: transcript)
         #expect(result.heard.count == heard, "\(result.heard)")
@@ -99,14 +104,20 @@ struct DuaMatcherTests {
         #expect(reason.detail.hasPrefix("heard 1 of 5 key words (4 needed)"))
     }
 
-    @Test("other shipped texts", arguments: [
-        ("fatiha", "بسم الله الرحمن الرحيم الحمد لله رب العالمين الرحمن الرحيم ملك يوم الدين اياك نعبد واياك نستعين اهدنا الصراط المستقيم صراط الذين انعمت عليهم غير المغضوب عليهم ولا الظالين", true),
-        ("fatiha", "الحمد لله رب العالمين", false),
-        ("kursi", "الله لا اله الا هو الحي القيوم لا تاخذه سنة ولا نوم", true),
-        ("kursi", "الله لا اله الا هو", false),
-        ("sleeping", "باسمك اللهم اموت واحيا", true),
-        ("sleeping", "بسمك اللهم", false),
-    ])
+    @Test(
+        "other shipped texts",
+        arguments: [
+            (
+                "fatiha",
+                "بسم الله الرحمن الرحيم الحمد لله رب العالمين الرحمن الرحيم ملك يوم الدين اياك نعبد واياك نستعين اهدنا الصراط المستقيم صراط الذين انعمت عليهم غير المغضوب عليهم ولا الظالين",
+                true
+            ),
+            ("fatiha", "الحمد لله رب العالمين", false),
+            ("kursi", "الله لا اله الا هو الحي القيوم لا تاخذه سنة ولا نوم", true),
+            ("kursi", "الله لا اله الا هو", false),
+            ("sleeping", "باسمك اللهم اموت واحيا", true),
+            ("sleeping", "بسمك اللهم", false),
+        ])
     func otherTexts(name: String, transcript: String, accepted: Bool) throws {
         let text = try #require(DuaCatalog.builtIn.text(named: name))
         #expect(DuaMatcher(text: text).evaluate(transcript: transcript).verdict.isAccepted == accepted)
@@ -136,13 +147,13 @@ struct DuaCatalogTests {
     @Test("a user file adds texts and replaces by name; stems are normalised")
     func userFile() throws {
         let json = #"""
-        {"texts": [
-          {"name": "waking", "text": "x", "key_words": ["النُّشُورُ"], "reading_seconds": 2.5},
-          {"name": "my-ayah", "title": "Mine", "text": "قُلْ هُوَ اللَّهُ أَحَدٌ",
-           "key_words": [{"word": "أَحَدٌ", "stems": ["أحد"]}, "\u0627\u0644\u0644\u0647"], "required": 1,
-           "reading_seconds": 3}
-        ]}
-        """#
+            {"texts": [
+              {"name": "waking", "text": "x", "key_words": ["النُّشُورُ"], "reading_seconds": 2.5},
+              {"name": "my-ayah", "title": "Mine", "text": "قُلْ هُوَ اللَّهُ أَحَدٌ",
+               "key_words": [{"word": "أَحَدٌ", "stems": ["أحد"]}, "\u0627\u0644\u0644\u0647"], "required": 1,
+               "reading_seconds": 3}
+            ]}
+            """#
         let user = try DuaCatalog(json: json)
         let merged = DuaCatalog.builtIn.merging(user)
         #expect(merged.texts.count == 5)
@@ -155,18 +166,32 @@ struct DuaCatalogTests {
         #expect(DuaMatcher(text: mine).evaluate(transcript: "قل هو الله أحد").verdict.isAccepted)
     }
 
-    @Test("bad files are refused with decodeFailed and a useful message", arguments: [
-        ("", "invalid JSON"),
-        ("{", "invalid JSON"),
-        ("[]", "\"texts\""),
-        (#"{"texts": [{"name": "a"}]}"#, "missing \"text\""),
-        (#"{"texts": [{"name": "A B", "text": "x", "key_words": ["نوم"], "reading_seconds": 1}]}"#, "name"),
-        (#"{"texts": [{"name": "a", "text": "x", "key_words": [], "reading_seconds": 1}]}"#, "at least one key word"),
-        (#"{"texts": [{"name": "a", "text": "x", "key_words": ["abc"], "reading_seconds": 1}]}"#, "no Arabic stem"),
-        (#"{"texts": [{"name": "a", "text": "x", "key_words": ["نوم"], "required": 2, "reading_seconds": 1}]}"#, "required"),
-        (#"{"texts": [{"name": "a", "text": "x", "key_words": ["نوم"], "reading_seconds": 0}]}"#, "reading_seconds"),
-        (#"{"texts": [{"name": "a", "text": "x", "key_words": ["نوم"], "reading_seconds": 1}, {"name": "a", "text": "y", "key_words": ["نوم"], "reading_seconds": 1}]}"#, "used twice"),
-    ])
+    @Test(
+        "bad files are refused with decodeFailed and a useful message",
+        arguments: [
+            ("", "invalid JSON"),
+            ("{", "invalid JSON"),
+            ("[]", "\"texts\""),
+            (#"{"texts": [{"name": "a"}]}"#, "missing \"text\""),
+            (#"{"texts": [{"name": "A B", "text": "x", "key_words": ["نوم"], "reading_seconds": 1}]}"#, "name"),
+            (
+                #"{"texts": [{"name": "a", "text": "x", "key_words": [], "reading_seconds": 1}]}"#,
+                "at least one key word"
+            ),
+            (#"{"texts": [{"name": "a", "text": "x", "key_words": ["abc"], "reading_seconds": 1}]}"#, "no Arabic stem"),
+            (
+                #"{"texts": [{"name": "a", "text": "x", "key_words": ["نوم"], "required": 2, "reading_seconds": 1}]}"#,
+                "required"
+            ),
+            (
+                #"{"texts": [{"name": "a", "text": "x", "key_words": ["نوم"], "reading_seconds": 0}]}"#,
+                "reading_seconds"
+            ),
+            (
+                #"{"texts": [{"name": "a", "text": "x", "key_words": ["نوم"], "reading_seconds": 1}, {"name": "a", "text": "y", "key_words": ["نوم"], "reading_seconds": 1}]}"#,
+                "used twice"
+            ),
+        ])
     func badFiles(json: String, mentions: String) {
         do {
             _ = try DuaCatalog(json: json)
@@ -234,13 +259,14 @@ struct KeyWordPickerTests {
 
     @Test("an entry without key_words gets picked key words; with only common words it keeps its longest word")
     func catalogEntries() throws {
-        let catalog = try DuaCatalog(json: #"""
-            {"texts": [
-              {"name": "clothes", "text": "اَلحَمدُ لِلهِ الَّذِي كَسَانِي هَذَا (الثَّوْبَ) وَرَزَقَنِيهِ مِنْ غَيْرِ حَولٍ مِنِّي وَ لَا قُوَّةٍ", "reading_seconds": 6},
-              {"name": "short", "text": "اللَّهُمَّ لَكَ", "reading_seconds": 1},
-              {"name": "given", "text": "x", "key_words": ["نوم"], "reading_seconds": 1}
-            ]}
-            """#)
+        let catalog = try DuaCatalog(
+            json: #"""
+                {"texts": [
+                  {"name": "clothes", "text": "اَلحَمدُ لِلهِ الَّذِي كَسَانِي هَذَا (الثَّوْبَ) وَرَزَقَنِيهِ مِنْ غَيْرِ حَولٍ مِنِّي وَ لَا قُوَّةٍ", "reading_seconds": 6},
+                  {"name": "short", "text": "اللَّهُمَّ لَكَ", "reading_seconds": 1},
+                  {"name": "given", "text": "x", "key_words": ["نوم"], "reading_seconds": 1}
+                ]}
+                """#)
         let clothes = try #require(catalog.text(named: "clothes"))
         #expect(clothes.keyWordsArePicked)
         #expect(clothes.keyWords.map(\.word) == KeyWordPicker.pick(from: clothes.text).keyWords.map(\.word))
@@ -291,7 +317,9 @@ struct NearMatchTests {
 
 @Suite("ArabicNormalizer.spokenWords")
 struct SpokenWordsTests {
-    @Test("markup, footnote numbers, brackets, punctuation and ﷺ are word breaks; harakat dropped; letters kept as written")
+    @Test(
+        "markup, footnote numbers, brackets, punctuation and ﷺ are word breaks; harakat dropped; letters kept as written"
+    )
     func cleaning() {
         let words = ArabicNormalizer.spokenWords(
             "(يَبْدَأُ بِرِجْلِهِ)<sup><small>(١)</small></sup>، قَالَ رَسُولُ اللهِ ﷺ: «أَعُوْذُ بِاللَّهِ» [ثَلاثاً] ﴿إِلَى﴾ 3")
@@ -310,7 +338,9 @@ struct SpokenWordsTests {
     @Test("the normalised words are what normalize gives, word for word, once lone و are joined")
     func agreesWithNormalize() {
         for text in ["الْحَمْدُ لِلَّهِ الَّذِي أَحْيَانَا بَعْدَ مَا أَمَاتَنَا وَإِلَيْهِ النُّشُورُ", "ﷲ أكبر، كبيرا"] {
-            #expect(ArabicNormalizer.spokenWords(text).normalized.joined(separator: " ") == ArabicNormalizer.normalize(text))
+            #expect(
+                ArabicNormalizer.spokenWords(text).normalized.joined(separator: " ") == ArabicNormalizer.normalize(text)
+            )
         }
     }
 }

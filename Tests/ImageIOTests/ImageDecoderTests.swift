@@ -1,8 +1,9 @@
 import Foundation
-@testable import ImageIO
 import ProofkitCore
-import Testing
 import TestSupport
+import Testing
+
+@testable import ImageIO
 
 /// Expected pixels of a fixture (Pillow's decode, committed as NAME.rgb).
 func expectedImage(_ name: String) throws -> RGBImage {

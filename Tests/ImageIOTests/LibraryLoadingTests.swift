@@ -1,7 +1,8 @@
-@testable import ImageIO
 import ProofkitCore
-import Testing
 import TestSupport
+import Testing
+
+@testable import ImageIO
 
 /// libturbojpeg and libpng are not linked: ImageIO loads them on first use (dlopen) into tables
 /// of the functions it calls. These tests load the real libraries.
@@ -25,15 +26,21 @@ struct ImageLibraryLoadingTests {
         #expect(notCalled.isEmpty, "declared but never called: \(notCalled)")
     }
 
-    @Test("a library that is not installed, or lacks a function, is runtimeUnavailable (exit 69) in one line",
-          arguments: [
-              FailingLibraryLoad(soname: "libturbojpeg.so.99", package: "libturbojpeg0") { soname throws(ProofkitError) in _ = try loadTurboJPEG(soname: soname) },
-              FailingLibraryLoad(soname: "libpng16.so.99", package: "libpng16-16") { soname throws(ProofkitError) in _ = try PNGReader.load(soname: soname) },
-              // libpng is a real library without TurboJPEG's functions.
-              FailingLibraryLoad(
-                  soname: "libpng16.so.16", reason: "undefined symbol: tjInitDecompress",
-                  package: "libturbojpeg0") { soname throws(ProofkitError) in _ = try loadTurboJPEG(soname: soname) },
-          ])
+    @Test(
+        "a library that is not installed, or lacks a function, is runtimeUnavailable (exit 69) in one line",
+        arguments: [
+            FailingLibraryLoad(soname: "libturbojpeg.so.99", package: "libturbojpeg0") { soname throws(ProofkitError) in
+                _ = try loadTurboJPEG(soname: soname)
+            },
+            FailingLibraryLoad(soname: "libpng16.so.99", package: "libpng16-16") { soname throws(ProofkitError) in
+                _ = try PNGReader.load(soname: soname)
+            },
+            // libpng is a real library without TurboJPEG's functions.
+            FailingLibraryLoad(
+                soname: "libpng16.so.16", reason: "undefined symbol: tjInitDecompress",
+                package: "libturbojpeg0"
+            ) { soname throws(ProofkitError) in _ = try loadTurboJPEG(soname: soname) },
+        ])
     func failure(_ load: FailingLibraryLoad) {
         #expect(load.problems() == [])
     }

@@ -1,8 +1,8 @@
 import Foundation
 import ImageProof
 import ProofkitCore
-import Testing
 import TestSupport
+import Testing
 
 /// The synthetic 123x77 source of the resampling fixtures (same formula as the Python script).
 private func resampleSource() -> RGBImage {
@@ -136,7 +136,8 @@ struct ScoringTests {
         for entry in cases {
             let reading = ClassifierReading(logits: floats(entry["logits"]))
             let p741 = try #require((entry["p741"] as? NSNumber)?.doubleValue)
-            #expect(isApproximatelyEqual(reading.prayerRugScore, p741, relativeTolerance: 1e-9, absoluteTolerance: 1e-15))
+            #expect(
+                isApproximatelyEqual(reading.prayerRugScore, p741, relativeTolerance: 1e-9, absoluteTolerance: 1e-15))
             let top = try #require(entry["top5"] as? [[NSNumber]])
             let mine = reading.top(5)
             #expect(mine.map(\.index) == top.map { $0[0].intValue })
@@ -200,7 +201,8 @@ struct ScoringTests {
         #expect(head.dimension == 1280)
         for entry in try #require(json["cases"] as? [[String: Any]]) {
             let expected = try #require((entry["probability"] as? NSNumber)?.doubleValue)
-            #expect(isApproximatelyEqual(head.probability(floats(entry["features"])), expected, relativeTolerance: 1e-9))
+            #expect(
+                isApproximatelyEqual(head.probability(floats(entry["features"])), expected, relativeTolerance: 1e-9))
         }
         #expect(throws: ProofkitError.self) { try LogisticHead(weights: [1, 2], bias: 0, mean: [1]) }
         #expect(throws: ProofkitError.self) { try LogisticHead(weights: [1], bias: 0, scale: [0]) }
@@ -229,11 +231,14 @@ struct ScoringTests {
         let z: Double = Double(Float(-0.2)) + dot / 13
         let expected: Double = 1 / (1 + Foundation.exp(-z))
         #expect(isApproximatelyEqual(head.probability(x), expected, relativeTolerance: 1e-9))
-        #expect(isApproximatelyEqual(head.probability([30, 40, 120]), head.probability([3, 4, 12]), relativeTolerance: 1e-12))
+        #expect(
+            isApproximatelyEqual(
+                head.probability([30, 40, 120]), head.probability([3, 4, 12]), relativeTolerance: 1e-12))
         let atZero: Double = 1 / (1 + Foundation.exp(-Double(Float(-0.2))))  // the bias is stored as a Float
         #expect(isApproximatelyEqual(head.probability([0, 0, 0]), atZero, relativeTolerance: 1e-12))
         #expect(throws: DecodingError.self) {
-            _ = try JSONDecoder().decode(LogisticHead.self, from: Data(#"{"weights": [1], "bias": 0, "normalize": "l3"}"#.utf8))
+            _ = try JSONDecoder().decode(
+                LogisticHead.self, from: Data(#"{"weights": [1], "bias": 0, "normalize": "l3"}"#.utf8))
         }
     }
 }
@@ -268,8 +273,9 @@ struct MatProofPolicyTests {
         #expect(throws: ProofkitError.self) { try MatProofPolicy(threshold: 0.3, darkBrightness: -1) }
     }
 
-    @Test("the dark cut separates the shared set's dark photos from the rest",
-          .enabled(if: TestEnvironment.sharedData != nil, "needs ../shared/data"))
+    @Test(
+        "the dark cut separates the shared set's dark photos from the rest",
+        .enabled(if: TestEnvironment.sharedData != nil, "needs ../shared/data"))
     func darkCutOnReference() throws {
         let url = try #require(TestEnvironment.sharedData).appendingPathComponent("images/reference_scores.tsv")
         let rows = try String(contentsOf: url, encoding: .utf8).split(separator: "\n").dropFirst()

@@ -2,7 +2,9 @@ import ImageProof
 import ProofkitCore
 import Testing
 
-private func top(_ pairs: [(Int, Double)]) -> [RankedClass] { pairs.map { RankedClass(index: $0.0, probability: $0.1) } }
+private func top(_ pairs: [(Int, Double)]) -> [RankedClass] {
+    pairs.map { RankedClass(index: $0.0, probability: $0.1) }
+}
 
 @Suite("MatRetakeHint: how to retake a rejected mat photo")
 struct MatRetakeHintRuleTests {
@@ -21,7 +23,8 @@ struct MatRetakeHintRuleTests {
     func rule() {
         // The folded shared mat: quilt, prayer rug 0.113, king snake, bath towel, studio couch.
         let folded = top([(750, 0.660), (741, 0.113), (56, 0.034), (434, 0.019), (831, 0.007)])
-        #expect(MatRetakeHint.hint(topClasses: folded, score: 0.113, threshold: 0.3)?.text == MatRetakeHint.closeFoldedHint)
+        #expect(
+            MatRetakeHint.hint(topClasses: folded, score: 0.113, threshold: 0.3)?.text == MatRetakeHint.closeFoldedHint)
         // A text overlay: sleeping bag, apron, jersey, sweatshirt, swimming trunks.
         let overlay = top([(797, 0.466), (411, 0.141), (610, 0.096), (841, 0.080), (842, 0.062)])
         let hint = MatRetakeHint.hint(topClasses: overlay, score: 0.006, threshold: 0.3)
@@ -54,7 +57,10 @@ struct MatRetakeHintRuleTests {
                     #expect(hinted == plain)
                 } else {
                     #expect(hinted.hint == MatRetakeHint.closeFoldedHint)
-                    guard case .rejected(let reason) = hinted.verdict else { Issue.record("accepted"); continue }
+                    guard case .rejected(let reason) = hinted.verdict else {
+                        Issue.record("accepted")
+                        continue
+                    }
                     #expect(reason.kind == .almostAMat && reason.detail == hinted.hint)
                 }
             }

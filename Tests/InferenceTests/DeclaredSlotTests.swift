@@ -19,13 +19,19 @@
         @Test("the table declares 39 typed slots, each at a distinct pointer-aligned offset, ending at slot 130")
         func layout() {
             #expect(Self.declaredSlots.count == 39)
-            #expect(MemoryLayout<PKOrtApi>.offset(of: \.disable_mem_pattern) == 17 * MemoryLayout<UnsafeRawPointer>.size)
-            #expect(MemoryLayout<PKOrtApi>.offset(of: \.disable_cpu_mem_arena) == 19 * MemoryLayout<UnsafeRawPointer>.size)
+            #expect(
+                MemoryLayout<PKOrtApi>.offset(of: \.disable_mem_pattern) == 17 * MemoryLayout<UnsafeRawPointer>.size)
+            #expect(
+                MemoryLayout<PKOrtApi>.offset(of: \.disable_cpu_mem_arena) == 19 * MemoryLayout<UnsafeRawPointer>.size)
             #expect(MemoryLayout<PKOrtApi>.size == 131 * MemoryLayout<UnsafeRawPointer>.size)
             #expect(MemoryLayout<PKOrtApi>.offset(of: \.run) == 9 * MemoryLayout<UnsafeRawPointer>.size)
-            #expect(MemoryLayout<PKOrtApi>.offset(of: \.set_optimized_model_path) == 11 * MemoryLayout<UnsafeRawPointer>.size)
+            #expect(
+                MemoryLayout<PKOrtApi>.offset(of: \.set_optimized_model_path) == 11
+                    * MemoryLayout<UnsafeRawPointer>.size)
             #expect(MemoryLayout<PKOrtApi>.offset(of: \.release_status) == 93 * MemoryLayout<UnsafeRawPointer>.size)
-            #expect(MemoryLayout<PKOrtApi>.offset(of: \.add_session_config_entry) == 130 * MemoryLayout<UnsafeRawPointer>.size)
+            #expect(
+                MemoryLayout<PKOrtApi>.offset(of: \.add_session_config_entry) == 130
+                    * MemoryLayout<UnsafeRawPointer>.size)
         }
 
         @Test("a full session life (load from file and bytes, describe, run, fail, close) calls every declared slot")

@@ -1,6 +1,7 @@
-import Testing
-@testable import Inference
 import ProofkitCore
+import Testing
+
+@testable import Inference
 
 /// Runs the tiny fixture models and checks the numbers against arithmetic done here in Swift.
 @Suite("InferenceSession on tiny models", .enabled(if: InferenceFixtures.runtimeAvailable, "set PROOFKIT_ORT_LIBRARY"))
@@ -105,7 +106,10 @@ struct InferenceSessionTests {
         #expect(only["sum"] == nil)
         #expect(try only.tensor("relu", as: Float.self).scalars == [0, 0.5, 4])
         // An AnyTensor input works as well as a typed one; an empty batch gives empty outputs.
-        let empty = try fromBytes.run(["a": try Tensor<Float>(shape: [0, 3], scalars: []).erased, "b": try Tensor<Float>(shape: [0, 3], scalars: [])])
+        let empty = try fromBytes.run([
+            "a": try Tensor<Float>(shape: [0, 3], scalars: []).erased,
+            "b": try Tensor<Float>(shape: [0, 3], scalars: []),
+        ])
         #expect(empty["sum"]?.shape == [0, 3])
         #expect(empty["sum"]?.count == 0)
         fromBytes.close()
@@ -148,7 +152,9 @@ struct InferenceSessionErrorTests {
         #expect(error.message.contains("protobuf parsing failed"))
         #expect(error.message.contains("ORT_INVALID_PROTOBUF"))
 
-        let random = try #require(throws: ProofkitError.self) { _ = try InferenceSession(bytes: Array(repeating: 0xA5, count: 300)) }
+        let random = try #require(throws: ProofkitError.self) {
+            _ = try InferenceSession(bytes: Array(repeating: 0xA5, count: 300))
+        }
         #expect(random.code == .modelInvalid)
         let empty = try #require(throws: ProofkitError.self) { _ = try InferenceSession(bytes: []) }
         #expect(empty.code == .modelInvalid)
@@ -189,7 +195,8 @@ struct InferenceSessionErrorTests {
         var session = try InferenceSession(contentsOf: InferenceFixtures.model("add_relu"))
         let error = try #require(throws: ProofkitError.self) {
             try session.run([
-                "a": try Tensor<Float>(shape: [2, 3], repeating: 1), "b": try Tensor<Float>(shape: [3, 3], repeating: 1),
+                "a": try Tensor<Float>(shape: [2, 3], repeating: 1),
+                "b": try Tensor<Float>(shape: [3, 3], repeating: 1),
             ])
         }
         #expect(error.underlying != nil)

@@ -1,8 +1,9 @@
 import Foundation
-import Testing
-@testable import Inference
 import ProofkitCore
 import TestSupport
+import Testing
+
+@testable import Inference
 
 /// Creates, runs and releases sessions in a fresh process (so other tests running in parallel do
 /// not move its memory), and checks that resident memory stays flat.
@@ -36,7 +37,8 @@ struct LeakTests {
         let numbers = parse(result.standardOutputContent)
         let before = try #require(numbers["before_kib"])
         let after = try #require(numbers["after_kib"])
-        print("leak check: RSS \(before) KiB after warm-up, \(after) KiB after 300 more sessions (\(after - before) KiB)")
+        print(
+            "leak check: RSS \(before) KiB after warm-up, \(after) KiB after 300 more sessions (\(after - before) KiB)")
         #expect(before > 0)
         #expect(after - before < 3 * 1024, "resident memory grew by \(after - before) KiB over 300 sessions")
     }

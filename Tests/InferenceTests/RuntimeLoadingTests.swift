@@ -1,8 +1,9 @@
 import Foundation
-import Testing
-@testable import Inference
 import ProofkitCore
 import TestSupport
+import Testing
+
+@testable import Inference
 
 @Suite("Finding and loading ONNX Runtime")
 struct RuntimeLoadingTests {
@@ -11,7 +12,8 @@ struct RuntimeLoadingTests {
         let candidates = OnnxRuntime.libraryCandidates(
             environment: ["PROOFKIT_ORT_LIBRARY": "/opt/ort/libonnxruntime.so.1.20.1"],
             executablePath: "/anywhere/bin/proofkit")
-        #expect(candidates == [RuntimeLibraryCandidate(path: "/opt/ort/libonnxruntime.so.1.20.1", source: .environment)])
+        #expect(
+            candidates == [RuntimeLibraryCandidate(path: "/opt/ort/libonnxruntime.so.1.20.1", source: .environment)])
     }
 
     @Test("then set-up's copy above the executable (newest version), the installed copy, the system library")
@@ -23,17 +25,23 @@ struct RuntimeLoadingTests {
         for folder in [deps, installed, root + "/a/b/bin"] {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         }
-        for name in ["libonnxruntime.so.1.9.1", "libonnxruntime.so.1.32.0", "libonnxruntime.so.1.20.0", "libonnxruntime.so.1.x", "README"] {
+        for name in [
+            "libonnxruntime.so.1.9.1", "libonnxruntime.so.1.32.0", "libonnxruntime.so.1.20.0", "libonnxruntime.so.1.x",
+            "README",
+        ] {
             _ = FileManager.default.createFile(atPath: deps + "/" + name, contents: Data())
         }
         _ = FileManager.default.createFile(atPath: installed + "/libonnxruntime.so.1.16.3", contents: Data())
         let candidates = OnnxRuntime.libraryCandidates(environment: [:], executablePath: root + "/a/b/bin/proofkit")
         #expect(candidates.map(\.source) == [.setUpCopy, .installedCopy, .system])
-        #expect(candidates.map(\.path) == [
-            deps + "/libonnxruntime.so.1.32.0", installed + "/libonnxruntime.so.1.16.3", "libonnxruntime.so.1",
-        ])
+        #expect(
+            candidates.map(\.path) == [
+                deps + "/libonnxruntime.so.1.32.0", installed + "/libonnxruntime.so.1.16.3", "libonnxruntime.so.1",
+            ])
         // An empty variable counts as unset.
-        #expect(OnnxRuntime.libraryCandidates(environment: ["PROOFKIT_ORT_LIBRARY": ""], executablePath: root + "/a/b/bin/proofkit") == candidates)
+        #expect(
+            OnnxRuntime.libraryCandidates(
+                environment: ["PROOFKIT_ORT_LIBRARY": ""], executablePath: root + "/a/b/bin/proofkit") == candidates)
         // Without an executable path only the system library is left.
         #expect(OnnxRuntime.libraryCandidates(environment: [:], executablePath: nil).map(\.source) == [.system])
     }
@@ -64,8 +72,9 @@ struct RuntimeLoadingTests {
         #expect(!error.description.contains("\n"))
     }
 
-    @Test("a too-old ONNX Runtime (a stand-in library that offers C API 14 only) is refused with its version",
-          .enabled(if: TestEnvironment.hasTool("clang")))
+    @Test(
+        "a too-old ONNX Runtime (a stand-in library that offers C API 14 only) is refused with its version",
+        .enabled(if: TestEnvironment.hasTool("clang")))
     func tooOld() throws {
         let root = try TestEnvironment.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: root) }
@@ -84,8 +93,9 @@ struct RuntimeLoadingTests {
         let library = root + "/libonnxruntime.so.1.14.1"
         let compile = try runProcess("/usr/bin/env", ["clang", "-shared", "-fPIC", "-o", library, root + "/old.c"])
         try #require(compile.status == 0, "\(compile.stderr)")
-        guard case .failure(let error) = OrtRuntime.firstUsableLibrary(
-            in: [RuntimeLibraryCandidate(path: library, source: .environment)])
+        guard
+            case .failure(let error) = OrtRuntime.firstUsableLibrary(
+                in: [RuntimeLibraryCandidate(path: library, source: .environment)])
         else {
             Issue.record("a 1.14 runtime was accepted")
             return
@@ -95,8 +105,9 @@ struct RuntimeLoadingTests {
         #expect(error.message.contains("ONNX Runtime 1.15 or newer (C API 15) was not found"))
     }
 
-    @Test("a failed candidate falls through to the next usable one",
-          .enabled(if: InferenceFixtures.runtimeAvailable, "set PROOFKIT_ORT_LIBRARY"))
+    @Test(
+        "a failed candidate falls through to the next usable one",
+        .enabled(if: InferenceFixtures.runtimeAvailable, "set PROOFKIT_ORT_LIBRARY"))
     func fallsThrough() throws {
         let real = try OnnxRuntime.load()
         let result = OrtRuntime.firstUsableLibrary(in: [
@@ -108,8 +119,9 @@ struct RuntimeLoadingTests {
         #expect(library.candidate.path == real.libraryPath)
     }
 
-    @Test("the loaded runtime reports its version and C API version",
-          .enabled(if: InferenceFixtures.runtimeAvailable, "set PROOFKIT_ORT_LIBRARY"))
+    @Test(
+        "the loaded runtime reports its version and C API version",
+        .enabled(if: InferenceFixtures.runtimeAvailable, "set PROOFKIT_ORT_LIBRARY"))
     func info() throws {
         let info = try OnnxRuntime.load()
         #expect(info.apiVersion == 15)

@@ -1,8 +1,9 @@
 import Foundation
-import Testing
-@testable import Inference
 import ProofkitCore
 import TestSupport
+import Testing
+
+@testable import Inference
 
 @Suite("SHA-256 and model digests")
 struct SHA256Tests {
@@ -29,8 +30,14 @@ struct SHA256Tests {
             for split in [0, 1, 64, 100, length / 2] where split <= length {
                 var hardware = SHA256()
                 var swift = SHA256(allowsHardware: false)
-                bytes[0..<split].withUnsafeBytes { hardware.update(bytes: $0); swift.update(bytes: $0) }
-                bytes[split..<length].withUnsafeBytes { hardware.update(bytes: $0); swift.update(bytes: $0) }
+                bytes[0..<split].withUnsafeBytes {
+                    hardware.update(bytes: $0)
+                    swift.update(bytes: $0)
+                }
+                bytes[split..<length].withUnsafeBytes {
+                    hardware.update(bytes: $0)
+                    swift.update(bytes: $0)
+                }
                 #expect(hardware.finalize() == swift.finalize(), "length \(length), split \(split)")
             }
         }
@@ -50,8 +57,9 @@ struct SHA256Tests {
         #expect(SHA256.hex(hasher.finalize()) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
 
-    @Test("agrees with sha256sum on every length around the block boundaries and on the fixture models",
-          .enabled(if: TestEnvironment.hasTool("sha256sum")))
+    @Test(
+        "agrees with sha256sum on every length around the block boundaries and on the fixture models",
+        .enabled(if: TestEnvironment.hasTool("sha256sum")))
     func agreesWithSha256sum() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("proofkit-sha-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -106,14 +114,17 @@ struct SHA256Tests {
         #expect(folder.code == .io)
     }
 
-    @Test("a session loads by expected digest, and refuses a different model",
-          .enabled(if: InferenceFixtures.runtimeAvailable, "set PROOFKIT_ORT_LIBRARY"))
+    @Test(
+        "a session loads by expected digest, and refuses a different model",
+        .enabled(if: InferenceFixtures.runtimeAvailable, "set PROOFKIT_ORT_LIBRARY"))
     func sessionByDigest() throws {
         let path = InferenceFixtures.model("int64_affine")
         let digest = try ModelFile.sha256(ofFileAt: path)
         var session = try InferenceSession(contentsOf: path, expectedSHA256: digest)
         #expect(session.path == path)
-        #expect(try session.run(["ids": Tensor<Int64>(shape: [1], scalars: [2])]).tensor("scaled", as: Int64.self).scalars == [7])
+        #expect(
+            try session.run(["ids": Tensor<Int64>(shape: [1], scalars: [2])]).tensor("scaled", as: Int64.self).scalars
+                == [7])
         let other = try ModelFile.sha256(ofFileAt: InferenceFixtures.model("add_relu"))
         let error = try #require(throws: ProofkitError.self) {
             _ = try InferenceSession(contentsOf: path, expectedSHA256: other)
@@ -121,13 +132,15 @@ struct SHA256Tests {
         #expect(error.code == .modelInvalid)
     }
 
-    @Test("an ORT-format model loads mapped, by expected digest, and runs like its .onnx; a wrong digest or a non-ORT file is refused",
-          .enabled(if: InferenceFixtures.runtimeAvailable, "set PROOFKIT_ORT_LIBRARY"))
+    @Test(
+        "an ORT-format model loads mapped, by expected digest, and runs like its .onnx; a wrong digest or a non-ORT file is refused",
+        .enabled(if: InferenceFixtures.runtimeAvailable, "set PROOFKIT_ORT_LIBRARY"))
     func ortFormatByDigest() throws {
         let path = TestEnvironment.fixture("onnx/add_relu.ort")
         let digest = try ModelFile.sha256(ofFileAt: path)
         var session = try InferenceSession(
-            ortFormatContentsOf: path, expectedSHA256: digest.uppercased(), options: .init(graphOptimization: .disabled))
+            ortFormatContentsOf: path, expectedSHA256: digest.uppercased(), options: .init(graphOptimization: .disabled)
+        )
         #expect(session.path == path)
         #expect(session.inputs.map(\.description) == ["a: float32[batch, 3]", "b: float32[batch, 3]"])
         let a: [Float] = [-2, 0.5, 3, 1, -1, 0]
@@ -157,8 +170,9 @@ struct SHA256Tests {
         #expect(missing.code == .notFound)
     }
 
-    @Test("checkingFileAt: ORT reads the checked open file itself and runs like contentsOf; a wrong digest, a missing file, an unparsable file",
-          .enabled(if: InferenceFixtures.runtimeAvailable, "set PROOFKIT_ORT_LIBRARY"))
+    @Test(
+        "checkingFileAt: ORT reads the checked open file itself and runs like contentsOf; a wrong digest, a missing file, an unparsable file",
+        .enabled(if: InferenceFixtures.runtimeAvailable, "set PROOFKIT_ORT_LIBRARY"))
     func checkingFile() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("proofkit-checking-\(UUID())").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -173,9 +187,11 @@ struct SHA256Tests {
         var session = try InferenceSession(checkingFileAt: path, expectedSHA256: digest.uppercased(), options: options)
         #expect(session.path == path)
         for value in [Int64(2), 5, -3] {
-            let scaled = try session.run(["ids": Tensor<Int64>(shape: [1], scalars: [value])]).tensor("scaled", as: Int64.self)
+            let scaled = try session.run(["ids": Tensor<Int64>(shape: [1], scalars: [value])]).tensor(
+                "scaled", as: Int64.self)
             var plain = try InferenceSession(contentsOf: path)
-            let expected = try plain.run(["ids": Tensor<Int64>(shape: [1], scalars: [value])]).tensor("scaled", as: Int64.self)
+            let expected = try plain.run(["ids": Tensor<Int64>(shape: [1], scalars: [value])]).tensor(
+                "scaled", as: Int64.self)
             #expect(scaled.scalars == expected.scalars)
         }
         let other = try ModelFile.sha256(ofFileAt: InferenceFixtures.model("add_relu"))

@@ -1,6 +1,7 @@
 import Foundation
-@testable import Inference
 import TestSupport
+
+@testable import Inference
 
 /// Shared helpers of the Inference tests.
 enum InferenceFixtures {

@@ -3,9 +3,11 @@ import PrayerPlanning
 import ProofkitCore
 import Testing
 
-func makePlanner(latitude: Double, longitude: Double, zone: String, device: String? = nil,
-                 method: CalculationMethod = .muslimWorldLeague,
-                 configure: (inout AlarmChainConfiguration) -> Void = { _ in }) throws -> AlarmChainPlanner {
+func makePlanner(
+    latitude: Double, longitude: Double, zone: String, device: String? = nil,
+    method: CalculationMethod = .muslimWorldLeague,
+    configure: (inout AlarmChainConfiguration) -> Void = { _ in }
+) throws -> AlarmChainPlanner {
     let timetable = try #require(TimeZone(identifier: zone))
     let calculator = try PrayerTimeCalculator(
         coordinates: Coordinates(latitude: latitude, longitude: longitude), timeZone: timetable,
@@ -44,9 +46,12 @@ struct AlarmChainPlannerTests {
 
     @Test("Karachi following a London mosque rings at the time on the screen, not London's moment")
     func followsAnotherZonesClock() throws {
-        let follow = try makePlanner(latitude: 51.5074, longitude: -0.1278, zone: "Europe/London", device: "Asia/Karachi")
-        let sameMoment = try makePlanner(latitude: 51.5074, longitude: -0.1278, zone: "Europe/London",
-                                         device: "Asia/Karachi") { $0.clockMode = .sameInstant }
+        let follow = try makePlanner(
+            latitude: 51.5074, longitude: -0.1278, zone: "Europe/London", device: "Asia/Karachi")
+        let sameMoment = try makePlanner(
+            latitude: 51.5074, longitude: -0.1278, zone: "Europe/London",
+            device: "Asia/Karachi"
+        ) { $0.clockMode = .sameInstant }
         let now = try #require(parseISO8601("2026-11-30T00:00:00+05:00"))
         let karachi = try #require(TimeZone(identifier: "Asia/Karachi"))
         let london = try #require(TimeZone(identifier: "Europe/London"))
@@ -58,19 +63,24 @@ struct AlarmChainPlannerTests {
             #expect(chain.rings[0].fireDate.timeIntervalSince(screen) == -5 * 3600)  // 5 h earlier than London's moment
         }
         for chain in sameMoment.plan(now: now).chains {
-            #expect(chain.rings[0].fireDate == sameMoment.calculator.times(on: chain.occurrence.date)[chain.occurrence.prayer])
+            #expect(
+                chain.rings[0].fireDate
+                    == sameMoment.calculator.times(on: chain.occurrence.date)[chain.occurrence.prayer])
         }
         #expect(follow.fingerprint != sameMoment.fingerprint)
     }
 
-    @Test("wall clock stays right across DST in both directions", arguments: [
-        ("Europe/London", "2026-03-26T00:00:00+00:00", 29),
-        ("Europe/London", "2026-10-22T00:00:00+01:00", 25),
-        ("America/Chicago", "2028-03-09T00:00:00-06:00", 12),
-    ])
+    @Test(
+        "wall clock stays right across DST in both directions",
+        arguments: [
+            ("Europe/London", "2026-03-26T00:00:00+00:00", 29),
+            ("Europe/London", "2026-10-22T00:00:00+01:00", 25),
+            ("America/Chicago", "2028-03-09T00:00:00-06:00", 12),
+        ])
     func dst(_ zone: String, _ start: String, _ changeDay: Int) throws {
         let coordinates: (Double, Double) = zone == "Europe/London" ? (51.5074, -0.1278) : (41.8781, -87.6298)
-        let planner = try makePlanner(latitude: coordinates.0, longitude: coordinates.1, zone: zone, method: .northAmerica)
+        let planner = try makePlanner(
+            latitude: coordinates.0, longitude: coordinates.1, zone: zone, method: .northAmerica)
         let tz = try #require(TimeZone(identifier: zone))
         let plan = planner.plan(now: try #require(parseISO8601(start)))
         var offsets: Set<Int> = []
@@ -85,14 +95,18 @@ struct AlarmChainPlannerTests {
             #expect(elapsed == [0, 2, 5, 9, 14, 20, 27])
         }
         #expect(offsets.count == 2, "the window spans the change")
-        let around = plan.chains.filter { $0.occurrence.prayer == .maghrib && abs($0.occurrence.date.day - changeDay) <= 1 }
+        let around = plan.chains.filter {
+            $0.occurrence.prayer == .maghrib && abs($0.occurrence.date.day - changeDay) <= 1
+        }
         #expect(around.count == 3)
     }
 
-    @Test("the date line: the window starts on the zone's own date (UTC+13:45 and UTC-11)", arguments: [
-        ("Pacific/Chatham", -43.9535, -176.5597, "2026-01-15T10:00:00Z", "2026-01-15"),  // 23:45 local
-        ("Pacific/Pago_Pago", -14.2756, -170.7020, "2026-01-15T10:00:00Z", "2026-01-14"),  // 23:00 the day before
-    ])
+    @Test(
+        "the date line: the window starts on the zone's own date (UTC+13:45 and UTC-11)",
+        arguments: [
+            ("Pacific/Chatham", -43.9535, -176.5597, "2026-01-15T10:00:00Z", "2026-01-15"),  // 23:45 local
+            ("Pacific/Pago_Pago", -14.2756, -170.7020, "2026-01-15T10:00:00Z", "2026-01-14"),  // 23:00 the day before
+        ])
     func dateLine(_ zone: String, _ latitude: Double, _ longitude: Double, _ now: String, _ today: String) throws {
         let planner = try makePlanner(latitude: latitude, longitude: longitude, zone: zone)
         let tz = try #require(TimeZone(identifier: zone))
@@ -100,7 +114,7 @@ struct AlarmChainPlannerTests {
         #expect(plan.firstDay == LocalDate(iso: today))
         for chain in plan.chains {
             #expect(WallClockTime(chain.rings[0].fireDate, in: tz).date == chain.occurrence.date, "\(chain.occurrence)")
-            #expect(chain.rings[0].id.rawValue.contains(".\(chain.occurrence.date).")) 
+            #expect(chain.rings[0].id.rawValue.contains(".\(chain.occurrence.date)."))
         }
         #expect(plan.chains.count >= 12 && plan.coveredUntil == plan.lastDay)
     }
@@ -122,8 +136,9 @@ struct AlarmChainPlannerTests {
         var parameters = tromso.calculator.parameters
         parameters.polarResolution = .nearestLatitude
         let resolved = try AlarmChainPlanner(
-            calculator: PrayerTimeCalculator(coordinates: tromso.calculator.coordinates,
-                                             timeZone: tromso.calculator.timeZone, parameters: parameters),
+            calculator: PrayerTimeCalculator(
+                coordinates: tromso.calculator.coordinates,
+                timeZone: tromso.calculator.timeZone, parameters: parameters),
             configuration: tromso.configuration)
         let resolvedPlan = resolved.plan(now: now)
         #expect(resolvedPlan.unavailable.isEmpty && resolvedPlan.coveredUntil == resolvedPlan.lastDay)
@@ -138,16 +153,21 @@ struct AlarmChainPlannerTests {
         let plan = planner.plan(now: try #require(parseISO8601("2026-11-30T04:00:00+05:00")))
         // 64 − 14 = 50, minus one chain (7) of headroom = 43: six whole chains of 7.
         #expect(plan.alarms.count == 42)
-        #expect(plan.chains.prefix(6).allSatisfy(\.isWithinBudget) && !plan.chains.dropFirst(6).contains { $0.isWithinBudget })
+        #expect(
+            plan.chains.prefix(6).allSatisfy(\.isWithinBudget)
+                && !plan.chains.dropFirst(6).contains { $0.isWithinBudget })
         #expect(plan.coveredUntil == LocalDate(year: 2026, month: 12, day: 2))
         // After today's Fajr has passed, today keeps only Maghrib and the window slides.
         let later = planner.plan(now: try #require(parseISO8601("2026-11-30T07:00:00+05:00")))
-        #expect(later.chains[0].occurrence == Occurrence(prayer: .maghrib, date: LocalDate(year: 2026, month: 11, day: 30)))
+        #expect(
+            later.chains[0].occurrence == Occurrence(prayer: .maghrib, date: LocalDate(year: 2026, month: 11, day: 30)))
         #expect(later.coveredUntil == LocalDate(year: 2026, month: 12, day: 2))
         #expect(later.alarms.count == 42)
     }
 
-    @Test("reconciliation: new chain before old, changed content cancelled first, ringing untouched, unknown ids cancelled")
+    @Test(
+        "reconciliation: new chain before old, changed content cancelled first, ringing untouched, unknown ids cancelled"
+    )
     func reconciliationExample() throws {
         let planner = try makePlanner(latitude: 24.8607, longitude: 67.0011, zone: "Asia/Karachi") { $0.days = 2 }
         let now = try #require(parseISO8601("2026-11-30T04:00:00+05:00"))
@@ -155,17 +175,22 @@ struct AlarmChainPlannerTests {
         let alarms = plan.alarms
         // The system: an old Fajr chain one minute off (the method changed), today's Maghrib ring 0
         // with an old sound, a ringing alarm, and an id from an old build.
-        let oldFajr = alarms.filter { $0.occurrence.date == plan.firstDay && $0.occurrence.prayer == .fajr }.map { ring in
-            SystemAlarm(id: AlarmID(rawValue: ring.id.rawValue.replacingOccurrences(of: ".\(ring.prayerTime.compactMinute).",
-                                                                                   with: ".0000.")),
-                        content: AlarmContent(fireDate: ring.fireDate.addingTimeInterval(-60), sound: "adhan-fajr"))
+        let oldFajr = alarms.filter { $0.occurrence.date == plan.firstDay && $0.occurrence.prayer == .fajr }.map {
+            ring in
+            SystemAlarm(
+                id: AlarmID(
+                    rawValue: ring.id.rawValue.replacingOccurrences(
+                        of: ".\(ring.prayerTime.compactMinute).",
+                        with: ".0000.")),
+                content: AlarmContent(fireDate: ring.fireDate.addingTimeInterval(-60), sound: "adhan-fajr"))
         }
         let maghrib0 = try #require(alarms.first { $0.occurrence.prayer == .maghrib })
-        let system = oldFajr + [
-            SystemAlarm(id: maghrib0.id, content: AlarmContent(fireDate: maghrib0.fireDate, sound: "old-sound")),
-            SystemAlarm(id: AlarmID(rawValue: "isha.2026-11-29.1900.r3"), content: nil, state: .ringing),
-            SystemAlarm(id: AlarmID(rawValue: "ALARM_42"), content: nil),
-        ]
+        let system =
+            oldFajr + [
+                SystemAlarm(id: maghrib0.id, content: AlarmContent(fireDate: maghrib0.fireDate, sound: "old-sound")),
+                SystemAlarm(id: AlarmID(rawValue: "isha.2026-11-29.1900.r3"), content: nil, state: .ringing),
+                SystemAlarm(id: AlarmID(rawValue: "ALARM_42"), content: nil),
+            ]
         let result = AlarmReconciler.reconcile(plan: plan, system: system, syncedFingerprint: plan.fingerprint)
         let text = result.operations.map(\.description)
         #expect(text.first == "cancel ALARM_42 (unknownID)")
@@ -179,11 +204,13 @@ struct AlarmChainPlannerTests {
         #expect(!result.isFullResync)
 
         // A changed structure (fingerprint) books every kept id again.
-        let full = AlarmReconciler.reconcile(plan: plan, system: alarms.map { SystemAlarm(id: $0.id, content: nil) },
-                                             syncedFingerprint: "0000000000000000")
+        let full = AlarmReconciler.reconcile(
+            plan: plan, system: alarms.map { SystemAlarm(id: $0.id, content: nil) },
+            syncedFingerprint: "0000000000000000")
         #expect(full.isFullResync && full.operations.count == alarms.count * 2)
-        let same = AlarmReconciler.reconcile(plan: plan, system: alarms.map { SystemAlarm(id: $0.id, content: nil) },
-                                             syncedFingerprint: plan.fingerprint)
+        let same = AlarmReconciler.reconcile(
+            plan: plan, system: alarms.map { SystemAlarm(id: $0.id, content: nil) },
+            syncedFingerprint: plan.fingerprint)
         #expect(same.operations.isEmpty)
     }
 
@@ -202,7 +229,10 @@ struct AlarmChainPlannerTests {
         _ = session.handle(.proofScreenClosed(at: start.addingTimeInterval(110)))
         #expect(session.outcome == nil && session.pending.count == chain.rings.count - 1)
         let effects = session.handle(.deliberateDismissal(at: start.addingTimeInterval(200)))
-        guard case .record(let outcome)? = effects.last else { Issue.record("no record"); return }
+        guard case .record(let outcome)? = effects.last else {
+            Issue.record("no record")
+            return
+        }
         #expect(outcome.kind == .escape && !outcome.isProof)
         #expect(session.handle(.proofAccepted(at: start.addingTimeInterval(300))).isEmpty, "no proof after an escape")
         var ledger = AlarmLedger()
@@ -221,13 +251,18 @@ struct AlarmChainPlannerTests {
         let chain = plan.chains[0]
         var session = AlarmChainSession(rings: chain.rings, holdOff: .seconds(90))
         let effects = session.handle(.proofScreenOpened(at: chain.rings[1].fireDate.addingTimeInterval(-30)))
-        var ledger = AlarmLedger(alarms: plan.alarms.map { SystemAlarm(id: $0.id, content: $0.content) },
-                                 syncedFingerprint: plan.fingerprint)
+        var ledger = AlarmLedger(
+            alarms: plan.alarms.map { SystemAlarm(id: $0.id, content: $0.content) },
+            syncedFingerprint: plan.fingerprint)
         ledger.note(effects)
         let replanned = planner.plan(now: now, context: ledger.planningContext)
-        let result = AlarmReconciler.reconcile(plan: replanned, system: ledger.systemAlarms,
-                                               syncedFingerprint: ledger.syncedFingerprint)
-        #expect(result.operations.map(\.description) == ["cancel \(chain.rings[1].id) (contentChanged)",
-                                                         "schedule \(chain.rings[1].id)"])
+        let result = AlarmReconciler.reconcile(
+            plan: replanned, system: ledger.systemAlarms,
+            syncedFingerprint: ledger.syncedFingerprint)
+        #expect(
+            result.operations.map(\.description) == [
+                "cancel \(chain.rings[1].id) (contentChanged)",
+                "schedule \(chain.rings[1].id)",
+            ])
     }
 }

@@ -11,13 +11,16 @@ struct AlarmRingSchedulerTests {
     let t0 = Date(timeIntervalSince1970: 1_800_000_000)
 
     func chain(_ id: String, first: Date, offsets: [Double]) -> [BookedRing] {
-        offsets.enumerated().map { BookedRing(id: "\(id).r\($0)", chain: id, ringIndex: $0, fireDate: first.addingTimeInterval($1)) }
+        offsets.enumerated().map {
+            BookedRing(id: "\(id).r\($0)", chain: id, ringIndex: $0, fireDate: first.addingTimeInterval($1))
+        }
     }
 
     @Test("a ring is due at its fire time, not a moment before; the next wake is the next ring")
     func dueAtFireTime() {
         let rings = chain("a1", first: t0, offsets: [0, 120, 300])
-        let before = AlarmRingScheduler.decide(now: t0.addingTimeInterval(-0.001), rings: rings, windowEnds: ["a1": t0.addingTimeInterval(1800)])
+        let before = AlarmRingScheduler.decide(
+            now: t0.addingTimeInterval(-0.001), rings: rings, windowEnds: ["a1": t0.addingTimeInterval(1800)])
         #expect(before.ring.isEmpty && before.nextWake == t0)
         let onTime = AlarmRingScheduler.decide(now: t0, rings: rings, windowEnds: ["a1": t0.addingTimeInterval(1800)])
         #expect(onTime.ring.map(\.id) == ["a1.r0"])
@@ -27,8 +30,9 @@ struct AlarmRingSchedulerTests {
     @Test("rings missed while the machine was down: inside the window the latest rings once, the others merge")
     func downInsideWindow() {
         let rings = chain("fajr.2026-11-30", first: t0, offsets: [0, 120, 300, 540])
-        let decision = AlarmRingScheduler.decide(now: t0.addingTimeInterval(400), rings: rings,
-                                                 windowEnds: ["fajr.2026-11-30": t0.addingTimeInterval(1800)])
+        let decision = AlarmRingScheduler.decide(
+            now: t0.addingTimeInterval(400), rings: rings,
+            windowEnds: ["fajr.2026-11-30": t0.addingTimeInterval(1800)])
         #expect(decision.ring.map(\.ringIndex) == [2])
         #expect(decision.merged.map(\.ringIndex) == [0, 1])
         #expect(decision.missed.isEmpty)
@@ -39,7 +43,8 @@ struct AlarmRingSchedulerTests {
     func downPastWindow() {
         let rings = chain("a2", first: t0, offsets: [0, 120])
         let end = t0.addingTimeInterval(600)
-        let decision = AlarmRingScheduler.decide(now: end.addingTimeInterval(AlarmRingScheduler.lateGrace + 1), rings: rings, windowEnds: ["a2": end])
+        let decision = AlarmRingScheduler.decide(
+            now: end.addingTimeInterval(AlarmRingScheduler.lateGrace + 1), rings: rings, windowEnds: ["a2": end])
         #expect(decision.ring.isEmpty && decision.missed.map(\.id) == ["a2.r0", "a2.r1"] && decision.nextWake == nil)
         // Just at the window's end a late service still rings the last backup.
         let late = AlarmRingScheduler.decide(now: end.addingTimeInterval(1), rings: rings, windowEnds: ["a2": end])
@@ -50,13 +55,15 @@ struct AlarmRingSchedulerTests {
     func holdOff() {
         let rings = chain("a1", first: t0, offsets: [0, 60]) + chain("a2", first: t0, offsets: [0])
         let hold = t0.addingTimeInterval(90)
-        let held = AlarmRingScheduler.decide(now: t0.addingTimeInterval(70), rings: rings,
-                                             windowEnds: ["a1": t0.addingTimeInterval(1800), "a2": t0.addingTimeInterval(1800)],
-                                             heldUntil: ["a1": hold])
+        let held = AlarmRingScheduler.decide(
+            now: t0.addingTimeInterval(70), rings: rings,
+            windowEnds: ["a1": t0.addingTimeInterval(1800), "a2": t0.addingTimeInterval(1800)],
+            heldUntil: ["a1": hold])
         #expect(held.ring.map(\.id) == ["a2.r0"])
         #expect(held.nextWake == hold)
-        let after = AlarmRingScheduler.decide(now: hold, rings: Array(rings.prefix(2)), windowEnds: ["a1": t0.addingTimeInterval(1800)],
-                                              heldUntil: ["a1": hold])
+        let after = AlarmRingScheduler.decide(
+            now: hold, rings: Array(rings.prefix(2)), windowEnds: ["a1": t0.addingTimeInterval(1800)],
+            heldUntil: ["a1": hold])
         #expect(after.ring.map(\.id) == ["a1.r1"] && after.merged.map(\.id) == ["a1.r0"])
     }
 
@@ -65,7 +72,8 @@ struct AlarmRingSchedulerTests {
         let rings = AlarmRingScheduler.oneOffRings(chain: "a3", first: t0, window: .seconds(1800))
         #expect(rings.map { Int($0.fireDate.timeIntervalSince(t0)) / 60 } == [0, 2, 5, 9, 14, 20, 27])
         #expect(rings.map(\.id) == (0..<7).map { "a3.r\($0)" })
-        let test = AlarmRingScheduler.oneOffRings(chain: "a4", first: t0, window: .seconds(8), firstGap: .seconds(4), gapGrowth: .zero)
+        let test = AlarmRingScheduler.oneOffRings(
+            chain: "a4", first: t0, window: .seconds(8), firstGap: .seconds(4), gapGrowth: .zero)
         #expect(test.map { $0.fireDate.timeIntervalSince(t0) } == [0, 4, 8])
     }
 
@@ -76,12 +84,15 @@ struct AlarmRingSchedulerTests {
         #expect(midnight == (try at("2026-03-29T00:00:00Z")))
         let following = AlarmRingScheduler.nextMidnight(after: midnight.addingTimeInterval(3600), in: london)
         #expect(following.timeIntervalSince(midnight) == 23 * 3600)  // clocks went forward at 01:00
-        #expect(WallClockTime(following, in: london) == WallClockTime(date: LocalDate(year: 2026, month: 3, day: 30), hour: 0, minute: 0))
+        #expect(
+            WallClockTime(following, in: london)
+                == WallClockTime(date: LocalDate(year: 2026, month: 3, day: 30), hour: 0, minute: 0))
         // Chile starts DST at 24:00 on the first Saturday of September: 00:00 never shows.
         let santiago = try zone("America/Santiago")
         let skipped = AlarmRingScheduler.nextMidnight(after: try at("2026-09-05T12:00:00-04:00"), in: santiago)
         #expect(WallClockTime(skipped, in: santiago).date == LocalDate(year: 2026, month: 9, day: 6))
-        #expect(WallClockTime(skipped.addingTimeInterval(-1), in: santiago).date == LocalDate(year: 2026, month: 9, day: 5))
+        #expect(
+            WallClockTime(skipped.addingTimeInterval(-1), in: santiago).date == LocalDate(year: 2026, month: 9, day: 5))
         #expect(santiago.secondsFromGMT(for: skipped) != santiago.secondsFromGMT(for: skipped.addingTimeInterval(-1)))
     }
 
@@ -91,23 +102,37 @@ struct AlarmRingSchedulerTests {
         let before = try at("2026-03-29T00:30:00Z")  // 00:30 GMT, half an hour before the change
         let stamp = PlanStamp(now: before, zone: london, fingerprint: "f1")
         #expect(AlarmRingScheduler.replanReason(last: nil, now: before, zone: london, fingerprint: "f1") == .firstRun)
-        #expect(AlarmRingScheduler.replanReason(last: stamp, now: before, zone: london, fingerprint: "f2") == .settingsChanged)
-        #expect(AlarmRingScheduler.replanReason(last: stamp, now: before, zone: try zone("Asia/Karachi"), fingerprint: "f1") == .zoneChanged)
-        #expect(AlarmRingScheduler.replanReason(last: stamp, now: before, zone: london, fingerprint: "f1", clockWasSet: true) == .clockChanged)
+        #expect(
+            AlarmRingScheduler.replanReason(last: stamp, now: before, zone: london, fingerprint: "f2")
+                == .settingsChanged)
+        #expect(
+            AlarmRingScheduler.replanReason(last: stamp, now: before, zone: try zone("Asia/Karachi"), fingerprint: "f1")
+                == .zoneChanged)
+        #expect(
+            AlarmRingScheduler.replanReason(
+                last: stamp, now: before, zone: london, fingerprint: "f1", clockWasSet: true) == .clockChanged)
         // 02:30 BST, after the change, same date: nothing to do.
-        #expect(AlarmRingScheduler.replanReason(last: stamp, now: try at("2026-03-29T01:30:00Z"), zone: london, fingerprint: "f1") == nil)
-        #expect(AlarmRingScheduler.replanReason(last: stamp, now: try at("2026-03-29T23:00:00Z"), zone: london, fingerprint: "f1") == .newDay)
+        #expect(
+            AlarmRingScheduler.replanReason(
+                last: stamp, now: try at("2026-03-29T01:30:00Z"), zone: london, fingerprint: "f1") == nil)
+        #expect(
+            AlarmRingScheduler.replanReason(
+                last: stamp, now: try at("2026-03-29T23:00:00Z"), zone: london, fingerprint: "f1") == .newDay)
     }
 
     @Test("the midnight re-plan rolls the 7-day window by one day and keeps the booked chains' ids")
     func midnightReplan() throws {
-        let planner = try makePlanner(latitude: 51.5074, longitude: -0.1278, zone: "Europe/London") { $0.prayers = [.fajr] }
+        let planner = try makePlanner(latitude: 51.5074, longitude: -0.1278, zone: "Europe/London") {
+            $0.prayers = [.fajr]
+        }
         let london = try zone("Europe/London")
         let lateEvening = try at("2026-03-28T23:59:00Z")
         let first = planner.plan(now: lateEvening)
         let stamp = PlanStamp(now: lateEvening, zone: london, fingerprint: planner.fingerprint)
         let wake = AlarmRingScheduler.nextMidnight(after: lateEvening, in: london).addingTimeInterval(1)
-        #expect(AlarmRingScheduler.replanReason(last: stamp, now: wake, zone: london, fingerprint: planner.fingerprint) == .newDay)
+        #expect(
+            AlarmRingScheduler.replanReason(last: stamp, now: wake, zone: london, fingerprint: planner.fingerprint)
+                == .newDay)
         let second = planner.plan(now: wake)
         #expect(second.firstDay == first.firstDay.adding(days: 1) && second.lastDay == first.lastDay.adding(days: 1))
         // Across the DST change (29 March) the kept chains have the same ids and instants; one new day is added.
@@ -121,14 +146,21 @@ struct AlarmRingSchedulerTests {
     @Test("a zone change (the laptop flies London to Karachi) moves every ring to Karachi's clock")
     func zoneChangeReplan() throws {
         let now = try at("2026-11-30T12:00:00Z")
-        let inLondon = try makePlanner(latitude: 51.5074, longitude: -0.1278, zone: "Europe/London") { $0.prayers = [.fajr] }
-        let inKarachi = try makePlanner(latitude: 51.5074, longitude: -0.1278, zone: "Europe/London", device: "Asia/Karachi") { $0.prayers = [.fajr] }
+        let inLondon = try makePlanner(latitude: 51.5074, longitude: -0.1278, zone: "Europe/London") {
+            $0.prayers = [.fajr]
+        }
+        let inKarachi = try makePlanner(
+            latitude: 51.5074, longitude: -0.1278, zone: "Europe/London", device: "Asia/Karachi"
+        ) { $0.prayers = [.fajr] }
         let stamp = PlanStamp(now: now, zone: try zone("Europe/London"), fingerprint: inLondon.fingerprint)
-        #expect(AlarmRingScheduler.replanReason(last: stamp, now: now, zone: try zone("Asia/Karachi"), fingerprint: inKarachi.fingerprint) != nil)
+        #expect(
+            AlarmRingScheduler.replanReason(
+                last: stamp, now: now, zone: try zone("Asia/Karachi"), fingerprint: inKarachi.fingerprint) != nil)
         let old = inLondon.plan(now: now)
         let new = inKarachi.plan(now: now)
-        let steps = AlarmReconciler.reconcile(plan: new, system: old.alarms.map { SystemAlarm(id: $0.id, content: $0.content) },
-                                              syncedFingerprint: old.fingerprint)
+        let steps = AlarmReconciler.reconcile(
+            plan: new, system: old.alarms.map { SystemAlarm(id: $0.id, content: $0.content) },
+            syncedFingerprint: old.fingerprint)
         #expect(steps.isFullResync)
         // Timetable clock: the first ring shows the same reading on Karachi's clock as London's did.
         let karachi = try zone("Asia/Karachi")
@@ -136,7 +168,9 @@ struct AlarmRingSchedulerTests {
         let pairs = Array(zip(old.alarms.filter { $0.ringIndex == 0 }, new.alarms.filter { $0.ringIndex == 0 }))
         #expect(pairs.count >= 6 && pairs.filter { $0.0.id == $0.1.id }.count >= 6)
         for (before, after) in pairs where before.id == after.id {
-            #expect(WallClockTime(before.fireDate, in: london).compactMinute == WallClockTime(after.fireDate, in: karachi).compactMinute)
+            #expect(
+                WallClockTime(before.fireDate, in: london).compactMinute
+                    == WallClockTime(after.fireDate, in: karachi).compactMinute)
             #expect(before.fireDate.timeIntervalSince(after.fireDate) == 5 * 3600)
         }
     }

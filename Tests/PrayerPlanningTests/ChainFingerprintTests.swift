@@ -42,7 +42,9 @@ struct ChainFingerprintTests {
         #expect(both.chains.count == 4 && Set(both.chains.map(\.fingerprint)).count == 4)
         // The settings fingerprint changes with the prayer list, the chain fingerprints do not.
         #expect(both.fingerprint != fajrOnly.fingerprint)
-        for (occurrence, fingerprint) in byOccurrence(fajrOnly) { #expect(byOccurrence(both)[occurrence] == fingerprint) }
+        for (occurrence, fingerprint) in byOccurrence(fajrOnly) {
+            #expect(byOccurrence(both)[occurrence] == fingerprint)
+        }
         // Moving Fajr by 3 minutes changes Fajr's chains only.
         for chain in adjusted.chains {
             let same = byOccurrence(both)[chain.occurrence] == chain.fingerprint
@@ -69,9 +71,10 @@ struct ChainFingerprintTests {
         let result = AlarmReconciler.reconcile(plan: plan, ledger: ledger)
         #expect(!result.operations.contains { prayer(of: $0) == .fajr }, "\(result.operations)")
         #expect(result.operations.count == 14)
-        #expect(result.operations.allSatisfy {
-            if case .cancel(let id, .notInPlan) = $0 { id.parsed?.occurrence.prayer == .maghrib } else { false }
-        })
+        #expect(
+            result.operations.allSatisfy {
+                if case .cancel(let id, .notInPlan) = $0 { id.parsed?.occurrence.prayer == .maghrib } else { false }
+            })
         #expect(result.resyncedChains.isEmpty && !result.isFullResync)
         _ = ledger.apply(result, perform: { _ in nil })
         #expect(ledger.alarms.count == 14 && Set(ledger.syncedChains.keys.map(\.prayer)) == [.fajr])
@@ -90,8 +93,10 @@ struct ChainFingerprintTests {
         let superseded = result.operations.filter { if case .cancel(_, .superseded) = $0 { true } else { false } }
         #expect(schedules.count == 14 && superseded.count == 14 && result.operations.count == 28)
         for day in Set(schedules.compactMap { $0.id.parsed?.occurrence }) {
-            let lastNew = try #require(result.operations.lastIndex { $0.id.parsed?.occurrence == day && $0.description.hasPrefix("schedule") })
-            let firstOld = try #require(result.operations.firstIndex { $0.id.parsed?.occurrence == day && $0.description.hasPrefix("cancel") })
+            let lastNew = try #require(
+                result.operations.lastIndex { $0.id.parsed?.occurrence == day && $0.description.hasPrefix("schedule") })
+            let firstOld = try #require(
+                result.operations.firstIndex { $0.id.parsed?.occurrence == day && $0.description.hasPrefix("cancel") })
             #expect(lastNew < firstOld)
         }
         _ = ledger.apply(result, perform: { _ in nil })
@@ -109,7 +114,10 @@ struct ChainFingerprintTests {
         #expect(!result.operations.contains { prayer(of: $0) == .fajr })
         #expect(result.operations.count == 28)  // 14 Maghrib rings: cancel + book each
         for (index, operation) in result.operations.enumerated() where index % 2 == 1 {
-            guard case .schedule(let alarm) = operation else { Issue.record("\(operation)"); continue }
+            guard case .schedule(let alarm) = operation else {
+                Issue.record("\(operation)")
+                continue
+            }
             #expect(alarm.content.sound == "maghrib-loud.caf")
             #expect(result.operations[index - 1] == .cancel(alarm.id, .contentChanged))
         }
@@ -138,10 +146,12 @@ struct ChainFingerprintTests {
         let plan = try karachi { $0.sounds[.fajr] = "fajr-new.caf" }.plan(now: now)
         let result = AlarmReconciler.reconcile(plan: plan, ledger: ledger)
         let failing = try #require(plan.chains.first { $0.occurrence.prayer == .fajr })
-        let report = ledger.apply(result, perform: { operation in
-            if case .schedule(let alarm) = operation, alarm.id == failing.rings[3].id { return "system busy" }
-            return nil
-        })
+        let report = ledger.apply(
+            result,
+            perform: { operation in
+                if case .schedule(let alarm) = operation, alarm.id == failing.rings[3].id { return "system busy" }
+                return nil
+            })
         #expect(report.failed.count == 1)
         #expect(ledger.syncedChains[failing.occurrence] == before[failing.occurrence])
         let other = try #require(plan.chains.last { $0.occurrence.prayer == .fajr })
@@ -160,7 +170,9 @@ struct BackupCountTests {
         configuration.ringOffsets.map { Double($0.components.seconds) / 60 }
     }
 
-    @Test("the seed's Fajr: 30 backups over 30 minutes is 31 alarms, one a minute; the window alone keeps the growing gaps")
+    @Test(
+        "the seed's Fajr: 30 backups over 30 minutes is 31 alarms, one a minute; the window alone keeps the growing gaps"
+    )
     func spacing() throws {
         var configuration = AlarmChainConfiguration(deviceTimeZone: .gmt)
         #expect(minutes(configuration) == [0, 2, 5, 9, 14, 20, 27])
@@ -182,13 +194,18 @@ struct BackupCountTests {
         #expect(chain.rings.last!.fireDate.timeIntervalSince(chain.rings[0].fireDate) == 30 * 60)
         #expect(chain.fingerprint != (try karachi().plan(now: now)).chains[0].fingerprint)
         // A budget of 64 with headroom for one chain of 31: one chain fits.
-        let budgeted = try karachi { $0.backups = 30; $0.budget = AlarmBudget(systemLimit: 64) }.plan(now: now)
+        let budgeted = try karachi {
+            $0.backups = 30
+            $0.budget = AlarmBudget(systemLimit: 64)
+        }.plan(now: now)
         #expect(budgeted.alarms.count == 31)
     }
 
-    @Test("out of range or closer than 30 s apart is refused", arguments: [
-        (61, 1800), (-1, 1800), (60, 600), (1, 0), (31, 900),
-    ])
+    @Test(
+        "out of range or closer than 30 s apart is refused",
+        arguments: [
+            (61, 1800), (-1, 1800), (60, 600), (1, 0), (31, 900),
+        ])
     func invalid(_ backups: Int, _ windowSeconds: Int64) {
         var configuration = AlarmChainConfiguration(deviceTimeZone: .gmt)
         configuration.backups = backups

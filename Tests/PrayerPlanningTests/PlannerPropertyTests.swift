@@ -1,7 +1,7 @@
 import Foundation
 import PrayerPlanning
-import Testing
 import TestSupport
+import Testing
 
 /// SplitMix64 (Steele, Lea and Flood 2014): a small, fast, seedable generator, so every
 /// property run is reproducible from its seed.
@@ -59,8 +59,11 @@ struct Scenario: CustomStringConvertible {
         let start = 1_767_225_600.0  // 2026-01-01
         let now = Date(timeIntervalSince1970: start + Double.random(in: 0..<(3 * 365 * 86_400), using: &rng).rounded())
         let planner = try! AlarmChainPlanner(calculator: calculator, configuration: configuration)
-        return Scenario(planner: planner, now: now, capacity: configuration.budget.capacity,
-                        description: "\(place.0) device \(device.identifier) \(configuration.clockMode) \(prayers.sorted()) days \(configuration.days) window \(configuration.proofWindow) budget \(String(describing: configuration.budget.systemLimit))/\(configuration.budget.reservedForReminders) now \(iso8601(now, in: zone))")
+        return Scenario(
+            planner: planner, now: now, capacity: configuration.budget.capacity,
+            description:
+                "\(place.0) device \(device.identifier) \(configuration.clockMode) \(prayers.sorted()) days \(configuration.days) window \(configuration.proofWindow) budget \(String(describing: configuration.budget.systemLimit))/\(configuration.budget.reservedForReminders) now \(iso8601(now, in: zone))"
+        )
     }
 
     /// The same place and device with other settings (a changed plan structure).
@@ -75,8 +78,9 @@ struct Scenario: CustomStringConvertible {
         var parameters = planner.calculator.parameters
         if Bool.random(using: &rng) { parameters.adjustments.fajr = Int.random(in: -3...3, using: &rng) }
         if Bool.random(using: &rng) { parameters.adjustments.maghrib = Int.random(in: -2...2, using: &rng) }
-        let calculator = try! PrayerTimeCalculator(coordinates: planner.calculator.coordinates,
-                                                   timeZone: planner.calculator.timeZone, parameters: parameters)
+        let calculator = try! PrayerTimeCalculator(
+            coordinates: planner.calculator.coordinates,
+            timeZone: planner.calculator.timeZone, parameters: parameters)
         return try! AlarmChainPlanner(calculator: calculator, configuration: configuration)
     }
 }
@@ -91,7 +95,8 @@ func messySystem(for scenario: Scenario, _ rng: inout SplitMix64)
     let older = same ? scenario.planner : scenario.variant(&rng)
     let earlier = scenario.now.addingTimeInterval(-Double.random(in: 0...(3 * 86_400), using: &rng).rounded())
     let oldPlan = older.plan(now: earlier)
-    var truth: [SystemAlarm] = [], listing: [SystemAlarm] = []
+    var truth: [SystemAlarm] = []
+    var listing: [SystemAlarm] = []
     for alarm in oldPlan.alarms where Int.random(in: 0..<10, using: &rng) >= 2 {
         var content = alarm.content
         let changed = Int.random(in: 0..<20, using: &rng) == 0
@@ -99,7 +104,8 @@ func messySystem(for scenario: Scenario, _ rng: inout SplitMix64)
         let ringing = alarm.fireDate <= scenario.now && Int.random(in: 0..<3, using: &rng) == 0
         let state: SystemAlarm.State = ringing ? .ringing : .scheduled
         truth.append(SystemAlarm(id: alarm.id, content: content, state: state))
-        listing.append(SystemAlarm(id: alarm.id, content: changed || Bool.random(using: &rng) ? content : nil, state: state))
+        listing.append(
+            SystemAlarm(id: alarm.id, content: changed || Bool.random(using: &rng) ? content : nil, state: state))
     }
     for index in 0..<Int.random(in: 0...3, using: &rng) {
         let foreign = SystemAlarm(id: AlarmID(rawValue: "legacy-\(index)-\(rng.next() % 1000)"), content: nil)
@@ -177,7 +183,8 @@ struct PlannerPropertyTests {
             // Stable: the same inputs give the same plan; a later re-plan keeps id → content.
             let again = scenario.planner.plan(now: scenario.now)
             #expect(again.alarms == plan.alarms && again.fingerprint == plan.fingerprint)
-            let later = scenario.planner.plan(now: scenario.now.addingTimeInterval(Double(Int.random(in: 60...40_000, using: &rng))))
+            let later = scenario.planner.plan(
+                now: scenario.now.addingTimeInterval(Double(Int.random(in: 60...40_000, using: &rng))))
             let contents = Dictionary(uniqueKeysWithValues: plan.chains.flatMap(\.rings).map { ($0.id, $0.content) })
             for ring in later.chains.flatMap(\.rings) where contents[ring.id] != nil {
                 #expect(contents[ring.id] == ring.content, "id \(ring.id) changed content: \(scenario)")
@@ -195,16 +202,18 @@ struct PlannerPropertyTests {
             let inBudget = plan.chains.map(\.isWithinBudget)
             #expect(inBudget == inBudget.sorted(by: { $0 && !$1 }), "not a prefix: \(scenario)")
             if let capacity = scenario.capacity {
-                let headroom = scenario.planner.configuration.budget.keepsTransitionHeadroom
+                let headroom =
+                    scenario.planner.configuration.budget.keepsTransitionHeadroom
                     ? scenario.planner.configuration.ringOffsets.count : 0
                 #expect(plan.alarms.count <= max(0, capacity - headroom), "over budget: \(scenario)")
             } else {
                 #expect(inBudget.allSatisfy { $0 })
             }
             // Covered-until is true: all booked through that day, and the next day is not.
-            let booked = Dictionary(uniqueKeysWithValues: plan.alarms.map {
-                ($0.id, SystemAlarm(id: $0.id, content: $0.content))
-            })
+            let booked = Dictionary(
+                uniqueKeysWithValues: plan.alarms.map {
+                    ($0.id, SystemAlarm(id: $0.id, content: $0.content))
+                })
             #expect(plan.coveredUntil == trueCoverage(plan, booked), "covered-until: \(scenario)")
         }
     }
@@ -212,13 +221,16 @@ struct PlannerPropertyTests {
     @Test("reconciliation: nothing unarmed, ringing untouched, no orphan, within capacity, idempotent")
     func reconcileProperties() {
         var rng = SplitMix64(seed: 0x5EED_0002)
-        var checkedCapacity = 0, fullResyncs = 0, unknownCancels = 0
+        var checkedCapacity = 0
+        var fullResyncs = 0
+        var unknownCancels = 0
         for _ in 0..<Self.reconcileCases {
             let scenario = Scenario.random(&rng)
             let (initial, truth, fingerprint) = messySystem(for: scenario, &rng)
             let plan = scenario.planner.plan(now: scenario.now, context: AlarmLedger(alarms: initial).planningContext)
-            let result = AlarmReconciler.reconcile(plan: plan, system: initial, syncedFingerprint: fingerprint,
-                                                   capacity: scenario.capacity)
+            let result = AlarmReconciler.reconcile(
+                plan: plan, system: initial, syncedFingerprint: fingerprint,
+                capacity: scenario.capacity)
             if result.isFullResync { fullResyncs += 1 }
             var system = SimulatedSystem(truth)
             let ringing = Set(initial.filter { $0.state == .ringing }.map(\.id))
@@ -247,8 +259,9 @@ struct PlannerPropertyTests {
                 }
             }
             // End state: exactly the plan (plus the untouched ringing alarms), no orphan.
-            let expected = Dictionary(uniqueKeysWithValues: plan.alarms.filter { !ringing.contains($0.id) }
-                .map { ($0.id, $0.content) })
+            let expected = Dictionary(
+                uniqueKeysWithValues: plan.alarms.filter { !ringing.contains($0.id) }
+                    .map { ($0.id, $0.content) })
             let scheduled = system.alarms.values.filter { $0.state == .scheduled }
             #expect(scheduled.count == expected.count, "orphans or missing: \(scenario)")
             for alarm in scheduled {
@@ -257,39 +270,47 @@ struct PlannerPropertyTests {
             }
             #expect(Set(system.alarms.values.filter { $0.state == .ringing }.map(\.id)) == ringing)
             // Idempotent: reconciling the result again does nothing.
-            let second = AlarmReconciler.reconcile(plan: plan, system: Array(system.alarms.values),
-                                                   syncedFingerprint: plan.fingerprint, capacity: scenario.capacity)
+            let second = AlarmReconciler.reconcile(
+                plan: plan, system: Array(system.alarms.values),
+                syncedFingerprint: plan.fingerprint, capacity: scenario.capacity)
             #expect(second.operations.isEmpty, "not idempotent: \(second.operations.prefix(3)) \(scenario)")
         }
         #expect(checkedCapacity > 500 && fullResyncs > 100 && unknownCancels > 100)
     }
 
-    @Test("failure isolation: failed steps are reported, booked ids recorded at once, an interrupted run repairs itself")
+    @Test(
+        "failure isolation: failed steps are reported, booked ids recorded at once, an interrupted run repairs itself")
     func failureAndInterruption() {
         var rng = SplitMix64(seed: 0x5EED_0003)
-        var interrupted = 0, failures = 0
+        var interrupted = 0
+        var failures = 0
         for _ in 0..<Self.failureCases {
             let scenario = Scenario.random(&rng)
             let (initial, truth, fingerprint) = messySystem(for: scenario, &rng)
             let plan = scenario.planner.plan(now: scenario.now, context: AlarmLedger(alarms: initial).planningContext)
             var system = SimulatedSystem(truth)
             var ledger = AlarmLedger(alarms: initial, syncedFingerprint: fingerprint)
-            let result = AlarmReconciler.reconcile(plan: plan, system: ledger.systemAlarms,
-                                                   syncedFingerprint: ledger.syncedFingerprint, capacity: scenario.capacity)
+            let result = AlarmReconciler.reconcile(
+                plan: plan, system: ledger.systemAlarms,
+                syncedFingerprint: ledger.syncedFingerprint, capacity: scenario.capacity)
             let failureRate = [0, 5, 20, 50].randomElement(using: &rng)!
-            let crashAfter = Bool.random(using: &rng) ? Int.random(in: 0...max(0, result.operations.count), using: &rng) : Int.max
-            var step = 0, injected = 0
+            let crashAfter =
+                Bool.random(using: &rng) ? Int.random(in: 0...max(0, result.operations.count), using: &rng) : Int.max
+            var step = 0
+            var injected = 0
             var saved = ledger
-            let report = ledger.apply(result, perform: { operation in
-                step += 1
-                if step > crashAfter { return "process died" }
-                if Int.random(in: 0..<100, using: &rng) < failureRate {
-                    injected += 1
-                    return "system refused"
-                }
-                system.perform(operation)
-                return nil
-            }, save: { saved = $0 })
+            let report = ledger.apply(
+                result,
+                perform: { operation in
+                    step += 1
+                    if step > crashAfter { return "process died" }
+                    if Int.random(in: 0..<100, using: &rng) < failureRate {
+                        injected += 1
+                        return "system refused"
+                    }
+                    system.perform(operation)
+                    return nil
+                }, save: { saved = $0 })
             if crashAfter < result.operations.count { interrupted += 1 }
             failures += injected
             // Recorded as soon as booked: the last saved ledger is exactly what the system holds.
@@ -303,19 +324,28 @@ struct PlannerPropertyTests {
             }
             // Honest coverage after a partial run.
             let planned = Dictionary(uniqueKeysWithValues: plan.alarms.map { ($0.id, $0.content) })
-            let booked = Set(system.alarms.filter { planned[$0.key] != nil && planned[$0.key] == $0.value.content }.keys)
+            let booked = Set(
+                system.alarms.filter { planned[$0.key] != nil && planned[$0.key] == $0.value.content }.keys)
             let claimed = plan.coveredUntil(booked: booked)
             if let claimed, let planned = plan.coveredUntil { #expect(claimed <= planned) }
             // The next run, without failures, repairs everything.
             var next = saved
-            let repair = AlarmReconciler.reconcile(plan: plan, system: next.systemAlarms,
-                                                   syncedFingerprint: next.syncedFingerprint, capacity: scenario.capacity)
-            let repairReport = next.apply(repair, perform: { system.perform($0); return nil })
+            let repair = AlarmReconciler.reconcile(
+                plan: plan, system: next.systemAlarms,
+                syncedFingerprint: next.syncedFingerprint, capacity: scenario.capacity)
+            let repairReport = next.apply(
+                repair,
+                perform: {
+                    system.perform($0)
+                    return nil
+                })
             #expect(repairReport.failed.isEmpty && next.syncedFingerprint == plan.fingerprint)
             let ringing = Set(initial.filter { $0.state == .ringing }.map(\.id))
-            let expected = Dictionary(uniqueKeysWithValues: plan.alarms.filter { !ringing.contains($0.id) }.map { ($0.id, $0.content) })
-            let scheduled = Dictionary(uniqueKeysWithValues: system.alarms.values.filter { $0.state == .scheduled }
-                .map { ($0.id, $0.content) })
+            let expected = Dictionary(
+                uniqueKeysWithValues: plan.alarms.filter { !ringing.contains($0.id) }.map { ($0.id, $0.content) })
+            let scheduled = Dictionary(
+                uniqueKeysWithValues: system.alarms.values.filter { $0.state == .scheduled }
+                    .map { ($0.id, $0.content) })
             #expect(scheduled == expected.mapValues { Optional($0) }, "not repaired: \(scenario)")
             #expect(trueCoverage(plan, system.alarms) == plan.coveredUntil, "coverage after repair: \(scenario)")
         }
@@ -325,7 +355,9 @@ struct PlannerPropertyTests {
     @Test("chain sessions: only a proof is a proof, escapes end the chain, hold-off only moves rings inside it")
     func sessionProperties() {
         var rng = SplitMix64(seed: 0x5EED_0004)
-        var escapes = 0, proofs = 0, postponements = 0
+        var escapes = 0
+        var proofs = 0
+        var postponements = 0
         for _ in 0..<Self.sessionCases {
             let scenario = Scenario.random(&rng)
             let plan = scenario.planner.plan(now: scenario.now)
@@ -337,15 +369,19 @@ struct PlannerPropertyTests {
             for _ in 0..<Int.random(in: 1...8, using: &rng) {
                 t = t.addingTimeInterval(Double(Int.random(in: 5...400, using: &rng)))
                 let before = session.pending
-                let event: ChainEvent = switch Int.random(in: 0..<10, using: &rng) {
-                case 0...3: .proofScreenOpened(at: t)
-                case 4...5: .proofActivity(at: t)
-                case 6...7: .proofScreenClosed(at: t)
-                case 8: .proofAccepted(at: t)
-                default: .deliberateDismissal(at: t)
-                }
+                let event: ChainEvent =
+                    switch Int.random(in: 0..<10, using: &rng) {
+                    case 0...3: .proofScreenOpened(at: t)
+                    case 4...5: .proofActivity(at: t)
+                    case 6...7: .proofScreenClosed(at: t)
+                    case 8: .proofAccepted(at: t)
+                    default: .deliberateDismissal(at: t)
+                    }
                 let effects = session.handle(event)
-                if ended { #expect(effects.isEmpty, "effects after the end"); continue }
+                if ended {
+                    #expect(effects.isEmpty, "effects after the end")
+                    continue
+                }
                 switch event {
                 case .proofScreenOpened, .proofActivity:
                     for effect in effects {
@@ -369,7 +405,10 @@ struct PlannerPropertyTests {
                     #expect(effects.isEmpty && session.outcome == nil)
                 case .proofAccepted, .deliberateDismissal:
                     let isEscape = if case .deliberateDismissal = event { true } else { false }
-                    guard case .record(let outcome)? = effects.last else { Issue.record("no record"); continue }
+                    guard case .record(let outcome)? = effects.last else {
+                        Issue.record("no record")
+                        continue
+                    }
                     #expect(outcome.isProof == !isEscape && outcome.kind == (isEscape ? .escape : .proof))
                     #expect(outcome.occurrence == chain.occurrence && session.pending.isEmpty)
                     let cancelled = Set(effects.compactMap { if case .cancel(let id) = $0 { id } else { nil } })

@@ -16,15 +16,18 @@ enum NOAA {
         let l0 = (280.46646 + t * (36_000.76983 + t * 0.0003032)).truncatingRemainder(dividingBy: 360)
         let m = 357.52911 + t * (35_999.05029 - 0.0001537 * t)
         let e = 0.016708634 - t * (0.000042037 + 0.0000001267 * t)
-        let c = sin(rad(m)) * (1.914602 - t * (0.004817 + 0.000014 * t)) + sin(rad(2 * m)) * (0.019993 - 0.000101 * t)
+        let c =
+            sin(rad(m)) * (1.914602 - t * (0.004817 + 0.000014 * t)) + sin(rad(2 * m)) * (0.019993 - 0.000101 * t)
             + sin(rad(3 * m)) * 0.000289
         let lambda = l0 + c - 0.00569 - 0.00478 * sin(rad(125.04 - 1934.136 * t))
         let eps0 = 23 + (26 + (21.448 - t * (46.815 + t * (0.00059 - t * 0.001813))) / 60) / 60
         let eps = eps0 + 0.00256 * cos(rad(125.04 - 1934.136 * t))
         let decl = asin(sin(rad(eps)) * sin(rad(lambda)))
         let y = tan(rad(eps / 2)) * tan(rad(eps / 2))
-        let eq = 4 * (y * sin(2 * rad(l0)) - 2 * e * sin(rad(m)) + 4 * e * y * sin(rad(m)) * cos(2 * rad(l0))
-            - 0.5 * y * y * sin(4 * rad(l0)) - 1.25 * e * e * sin(2 * rad(m))) * 180 / .pi
+        let eq =
+            4
+            * (y * sin(2 * rad(l0)) - 2 * e * sin(rad(m)) + 4 * e * y * sin(rad(m)) * cos(2 * rad(l0))
+                - 0.5 * y * y * sin(4 * rad(l0)) - 1.25 * e * e * sin(2 * rad(m))) * 180 / .pi
         return (eq, decl)
     }
 
@@ -56,7 +59,9 @@ enum NOAA {
         for shift in [-1, 0, 1] {
             let day = date.adding(days: shift)
             let e = events(utcDay: day, latitude: latitude, longitude: longitude)
-            func instant(_ m: Double) -> Date { Date(timeIntervalSince1970: Double(day.daysSinceEpoch * 86_400) + m * 60) }
+            func instant(_ m: Double) -> Date {
+                Date(timeIntervalSince1970: Double(day.daysSinceEpoch * 86_400) + m * 60)
+            }
             if WallClockTime(instant(e.noon), in: zone).date == date {
                 return (instant(e.noon), e.rise.map(instant), e.set.map(instant))
             }
@@ -73,7 +78,9 @@ struct Place: Sendable, CustomTestStringConvertible {
     var testDescription: String { name }
 
     static let worldwide: [Place] = [
-        Place(name: "Chatham Islands (UTC+12:45/+13:45)", latitude: -43.9535, longitude: -176.5597, zone: "Pacific/Chatham"),
+        Place(
+            name: "Chatham Islands (UTC+12:45/+13:45)", latitude: -43.9535, longitude: -176.5597,
+            zone: "Pacific/Chatham"),
         Place(name: "Pago Pago (UTC-11)", latitude: -14.2756, longitude: -170.7020, zone: "Pacific/Pago_Pago"),
         Place(name: "Kiritimati (UTC+14)", latitude: 1.8721, longitude: -157.4278, zone: "Pacific/Kiritimati"),
         Place(name: "Apia (UTC+13)", latitude: -13.8333, longitude: -171.7500, zone: "Pacific/Apia"),
@@ -87,16 +94,20 @@ struct Place: Sendable, CustomTestStringConvertible {
         Place(name: "Sydney", latitude: -33.8688, longitude: 151.2093, zone: "Australia/Sydney"),
     ]
 
-    func calculator(_ parameters: CalculationParameters = CalculationMethod.other.parameters) throws -> PrayerTimeCalculator {
-        try PrayerTimeCalculator(coordinates: Coordinates(latitude: latitude, longitude: longitude),
-                                 timeZone: try #require(TimeZone(identifier: zone)), parameters: parameters)
+    func calculator(_ parameters: CalculationParameters = CalculationMethod.other.parameters) throws
+        -> PrayerTimeCalculator
+    {
+        try PrayerTimeCalculator(
+            coordinates: Coordinates(latitude: latitude, longitude: longitude),
+            timeZone: try #require(TimeZone(identifier: zone)), parameters: parameters)
     }
 }
 
 @Suite("PrayerTimeCalculator")
 struct PrayerTimeCalculatorTests {
-    @Test("sunrise, Dhuhr and sunset agree with NOAA's Solar Calculator within 90 s all year, on the asked local date",
-          arguments: Place.worldwide)
+    @Test(
+        "sunrise, Dhuhr and sunset agree with NOAA's Solar Calculator within 90 s all year, on the asked local date",
+        arguments: Place.worldwide)
     func agreesWithNOAA(_ place: Place) throws {
         var parameters = CalculationMethod.other.parameters  // no minute offsets
         parameters.rounding = .none
@@ -105,13 +116,16 @@ struct PrayerTimeCalculatorTests {
         var day = LocalDate(year: 2026, month: 1, day: 3)
         while day.year == 2026 {
             let times = calculator.times(on: day)
-            let noaa = try #require(NOAA.events(localDate: day, zone: zone, latitude: place.latitude,
-                                                longitude: place.longitude))
+            let noaa = try #require(
+                NOAA.events(
+                    localDate: day, zone: zone, latitude: place.latitude,
+                    longitude: place.longitude))
             let dhuhr = try #require(times.dhuhr)
             #expect(WallClockTime(dhuhr, in: zone).date == day, "\(day) Dhuhr on another date")
             #expect(abs(dhuhr.timeIntervalSince(noaa.noon)) < 90, "\(day) Dhuhr")
             if let rise = noaa.rise, let set = noaa.set {
-                let sunrise = try #require(times.sunrise), sunset = try #require(times.maghrib)  // no offsets
+                let sunrise = try #require(times.sunrise)
+                let sunset = try #require(times.maghrib)  // no offsets
                 #expect(abs(sunrise.timeIntervalSince(rise)) < 90, "\(day) sunrise")
                 #expect(abs(sunset.timeIntervalSince(set)) < 90, "\(day) sunset")
             }
@@ -122,13 +136,16 @@ struct PrayerTimeCalculatorTests {
         }
     }
 
-    @Test("the date line: every daytime prayer falls on the asked local date, in both directions",
-          arguments: ["Pacific/Chatham", "Pacific/Pago_Pago", "Pacific/Kiritimati", "Pacific/Apia"])
+    @Test(
+        "the date line: every daytime prayer falls on the asked local date, in both directions",
+        arguments: ["Pacific/Chatham", "Pacific/Pago_Pago", "Pacific/Kiritimati", "Pacific/Apia"])
     func dateLine(_ zoneName: String) throws {
         let place = try #require(Place.worldwide.first { $0.zone == zoneName })
         let calculator = try place.calculator(CalculationMethod.muslimWorldLeague.parameters)
-        for day in [LocalDate(year: 2026, month: 1, day: 15), LocalDate(year: 2026, month: 6, day: 21),
-                    LocalDate(year: 2026, month: 9, day: 27), LocalDate(year: 2026, month: 4, day: 5)] {
+        for day in [
+            LocalDate(year: 2026, month: 1, day: 15), LocalDate(year: 2026, month: 6, day: 21),
+            LocalDate(year: 2026, month: 9, day: 27), LocalDate(year: 2026, month: 4, day: 5),
+        ] {
             let times = calculator.times(on: day)
             for prayer in [Prayer.fajr, .sunrise, .dhuhr, .asr, .maghrib] {
                 let t = try #require(times[prayer])
@@ -137,8 +154,9 @@ struct PrayerTimeCalculatorTests {
             // Consecutive days differ by under 2 minutes at Dhuhr (no day slipped).
             let next = calculator.times(on: day.adding(days: 1))
             let gap = try #require(next.dhuhr).timeIntervalSince(try #require(times.dhuhr))
-            let offsetChange = Double(calculator.timeZone.secondsFromGMT(for: next.dhuhr!)
-                - calculator.timeZone.secondsFromGMT(for: times.dhuhr!))
+            let offsetChange = Double(
+                calculator.timeZone.secondsFromGMT(for: next.dhuhr!)
+                    - calculator.timeZone.secondsFromGMT(for: times.dhuhr!))
             #expect(abs(gap - 86_400 + offsetChange) < 120 || abs(gap - 86_400) < 120)
         }
         // Chatham's offset is +13:45 in its summer.
@@ -152,22 +170,24 @@ struct PrayerTimeCalculatorTests {
         }
     }
 
-    @Test("DST days: times carry the offset in force and the clock jumps by an hour",
-          arguments: [
+    @Test(
+        "DST days: times carry the offset in force and the clock jumps by an hour",
+        arguments: [
             ("Europe/London", LocalDate(year: 2026, month: 3, day: 29), 3600),
             ("Europe/London", LocalDate(year: 2026, month: 10, day: 25), -3600),
             ("America/Chicago", LocalDate(year: 2028, month: 3, day: 12), 3600),
             ("America/Chicago", LocalDate(year: 2028, month: 11, day: 5), -3600),
             ("Pacific/Chatham", LocalDate(year: 2026, month: 9, day: 27), 3600),
             ("Pacific/Chatham", LocalDate(year: 2026, month: 4, day: 5), -3600),
-          ])
+        ])
     func dstDays(_ zoneName: String, _ day: LocalDate, _ jump: Int) throws {
         let zone = try #require(TimeZone(identifier: zoneName))
-        let place: (Double, Double) = switch zoneName {
-        case "Europe/London": (51.5074, -0.1278)
-        case "America/Chicago": (41.8781, -87.6298)
-        default: (-43.9535, -176.5597)
-        }
+        let place: (Double, Double) =
+            switch zoneName {
+            case "Europe/London": (51.5074, -0.1278)
+            case "America/Chicago": (41.8781, -87.6298)
+            default: (-43.9535, -176.5597)
+            }
         let calculator = try PrayerTimeCalculator(
             coordinates: Coordinates(latitude: place.0, longitude: place.1), timeZone: zone,
             parameters: CalculationMethod.muslimWorldLeague.parameters)
@@ -183,7 +203,10 @@ struct PrayerTimeCalculatorTests {
             #expect(text.hasSuffix(expected), "\(prayer) \(text)")
         }
         // Dhuhr (after the 1-3 am switch) reads an hour later/earlier on the clock than yesterday.
-        func minuteOfDay(_ t: Date) -> Int { let w = WallClockTime(t, in: zone); return w.hour * 60 + w.minute }
+        func minuteOfDay(_ t: Date) -> Int {
+            let w = WallClockTime(t, in: zone)
+            return w.hour * 60 + w.minute
+        }
         let shift = minuteOfDay(try #require(today.dhuhr)) - minuteOfDay(try #require(before.dhuhr))
         #expect(abs(shift - jump / 60) <= 2, "Dhuhr moved \(shift) min on the clock")
     }
@@ -197,16 +220,19 @@ struct PrayerTimeCalculatorTests {
             var p = CalculationMethod.muslimWorldLeague.parameters
             p.highLatitudeRule = rule
             let times = try place.calculator(p).times(on: day)
-            let sunrise = try #require(times.sunrise), maghrib = try #require(times.maghrib)
-            let fajr = try #require(times.fajr), isha = try #require(times.isha)
+            let sunrise = try #require(times.sunrise)
+            let maghrib = try #require(times.maghrib)
+            let fajr = try #require(times.fajr)
+            let isha = try #require(times.isha)
             #expect(fajr < sunrise && isha > maghrib && times.boundedByRule == [.fajr, .isha], "\(rule)")
             let night = try #require(try place.calculator(p).times(on: day.adding(days: 1)).sunrise)
                 .timeIntervalSince(maghrib)
-            let portion: Double = switch rule.resolved(latitude: place.latitude) {
-            case .seventhOfTheNight: 1.0 / 7
-            case .twilightAngle: 18.0 / 60
-            default: 0.5
-            }
+            let portion: Double =
+                switch rule.resolved(latitude: place.latitude) {
+                case .seventhOfTheNight: 1.0 / 7
+                case .twilightAngle: 18.0 / 60
+                default: 0.5
+                }
             #expect(abs(sunrise.timeIntervalSince(fajr) - portion * night) <= 90, "\(rule) Fajr portion")
             fajrs[rule] = fajr
         }
@@ -218,7 +244,8 @@ struct PrayerTimeCalculatorTests {
     @Test("polar day and night are undefined with the reason, or resolved on request")
     func polar() throws {
         let tromso = Place(name: "Tromsø", latitude: 69.6492, longitude: 18.9553, zone: "Europe/Oslo")
-        let summer = LocalDate(year: 2026, month: 6, day: 21), winter = LocalDate(year: 2026, month: 12, day: 21)
+        let summer = LocalDate(year: 2026, month: 6, day: 21)
+        let winter = LocalDate(year: 2026, month: 12, day: 21)
         var p = CalculationMethod.muslimWorldLeague.parameters
         let day = try tromso.calculator(p).times(on: summer)
         #expect(day.undefinedReason == .polarDay && Prayer.allCases.allSatisfy { day[$0] == nil })
@@ -230,7 +257,8 @@ struct PrayerTimeCalculatorTests {
         let byLatitude = try tromso.calculator(p).times(on: summer)
         #expect(byLatitude.undefinedReason == nil)
         guard case .nearestLatitude(let latitude)? = byLatitude.polarResolution else {
-            Issue.record("no resolution"); return
+            Issue.record("no resolution")
+            return
         }
         #expect(latitude < 66.5 && latitude > 64)
         #expect(Prayer.allCases.allSatisfy { byLatitude[$0] != nil })
@@ -238,7 +266,10 @@ struct PrayerTimeCalculatorTests {
         p.polarResolution = .nearestDay
         for date in [summer, winter] {
             let byDay = try tromso.calculator(p).times(on: date)
-            guard case .nearestDay(let source)? = byDay.polarResolution else { Issue.record("no resolution"); return }
+            guard case .nearestDay(let source)? = byDay.polarResolution else {
+                Issue.record("no resolution")
+                return
+            }
             #expect(abs(source.days(to: date)) > 20 && abs(source.days(to: date)) < 60)
             let dhuhr = try #require(byDay.dhuhr)
             #expect(WallClockTime(dhuhr, in: byDay.timeZone).date == date, "moved to the asked date")
@@ -252,10 +283,12 @@ struct PrayerTimeCalculatorTests {
         let makkah = Place(name: "Makkah", latitude: 21.4225, longitude: 39.8262, zone: "Asia/Riyadh")
         let calculator = try makkah.calculator(CalculationMethod.ummAlQura.parameters)
         // Ramadan 1447 runs 2026-02-18 ... 2026-03-19 in the Umm al-Qura calendar.
-        for (date, month, minutes) in [(LocalDate(year: 2026, month: 2, day: 17), 8, 90.0),
-                                       (LocalDate(year: 2026, month: 2, day: 18), 9, 120),
-                                       (LocalDate(year: 2026, month: 3, day: 10), 9, 120),
-                                       (LocalDate(year: 2026, month: 3, day: 20), 10, 90)] {
+        for (date, month, minutes) in [
+            (LocalDate(year: 2026, month: 2, day: 17), 8, 90.0),
+            (LocalDate(year: 2026, month: 2, day: 18), 9, 120),
+            (LocalDate(year: 2026, month: 3, day: 10), 9, 120),
+            (LocalDate(year: 2026, month: 3, day: 20), 10, 90),
+        ] {
             #expect(calculator.hijriMonth(of: date) == month, "\(date)")
             let times = calculator.times(on: date)
             let gap = try #require(times.isha).timeIntervalSince(try #require(times.maghrib)) / 60
@@ -308,8 +341,9 @@ struct PrayerTimeCalculatorTests {
         #expect(fixed.isha!.timeIntervalSince(fixed.maghrib!) == 75 * 60)
 
         #expect(throws: ProofkitError.self) {
-            try PrayerTimeCalculator(coordinates: Coordinates(latitude: 1, longitude: 1), timeZone: .gmt,
-                                     parameters: CalculationParameters(fajrAngle: -3, ishaAngle: 17))
+            try PrayerTimeCalculator(
+                coordinates: Coordinates(latitude: 1, longitude: 1), timeZone: .gmt,
+                parameters: CalculationParameters(fajrAngle: -3, ishaAngle: 17))
         }
         #expect(throws: ProofkitError.self) { try Coordinates(latitude: 91, longitude: 0) }
         #expect(throws: ProofkitError.self) { try Coordinates(latitude: 0, longitude: -181) }
@@ -335,7 +369,8 @@ struct PrayerTimeCalculatorTests {
         let karachi = try #require(Place.worldwide.first { $0.name == "Karachi" })
         let calculator = try karachi.calculator(CalculationMethod.karachi.parameters)
         let day = LocalDate(year: 2026, month: 11, day: 30)
-        let today = calculator.times(on: day), tomorrow = calculator.times(on: day.adding(days: 1))
+        let today = calculator.times(on: day)
+        let tomorrow = calculator.times(on: day.adding(days: 1))
         let half = today.maghrib!.timeIntervalSince1970 + tomorrow.fajr!.timeIntervalSince(today.maghrib!) / 2
         #expect(abs(today.middleOfTheNight!.timeIntervalSince1970 - half) <= 30)
         #expect(today.lastThirdOfTheNight! > today.middleOfTheNight! && today.lastThirdOfTheNight! < tomorrow.fajr!)
@@ -361,7 +396,8 @@ struct PrayerTimeCalculatorTests {
         let london = try #require(TimeZone(identifier: "Europe/London"))
         let gap = WallClockTime(date: LocalDate(year: 2026, month: 3, day: 29), hour: 1, minute: 30).instant(in: london)
         #expect(iso8601(gap, in: london) == "2026-03-29T02:30:00+01:00")
-        let repeated = WallClockTime(date: LocalDate(year: 2026, month: 10, day: 25), hour: 1, minute: 30).instant(in: london)
+        let repeated = WallClockTime(date: LocalDate(year: 2026, month: 10, day: 25), hour: 1, minute: 30).instant(
+            in: london)
         #expect(iso8601(repeated, in: london) == "2026-10-25T01:30:00+01:00")
         #expect(parseISO8601("2026-10-25T01:30:00+00:00")!.timeIntervalSince(repeated) == 3600)
         #expect(LocalDate(iso: "2026-02-29") == nil && LocalDate(iso: "2028-02-29") != nil)

@@ -1,7 +1,7 @@
 import Foundation
 import PrayerPlanning
-import Testing
 import TestSupport
+import Testing
 
 /// One line of `Fixtures/prayer_times/sample.jsonl` (adhanpy 1.0.5 and PrayTimes 2.3 output,
 /// see `Fixtures/README.md`).
@@ -66,11 +66,12 @@ struct ReferenceCase: CustomTestStringConvertible, Sendable {
     func parameters(rounding: PrayerRounding = .nearest) -> CalculationParameters {
         var p = methodPreset.parameters
         p.madhab = madhab == "Hanafi" ? .hanafi : .shafi
-        p.highLatitudeRule = switch rule {
-        case "SeventhOfTheNight": .seventhOfTheNight
-        case "TwilightAngle": .twilightAngle
-        default: .middleOfTheNight
-        }
+        p.highLatitudeRule =
+            switch rule {
+            case "SeventhOfTheNight": .seventhOfTheNight
+            case "TwilightAngle": .twilightAngle
+            default: .middleOfTheNight
+            }
         for prayer in Prayer.allCases { p.methodAdjustments[prayer] = methodAdjustments[prayer.rawValue] ?? 0 }
         p.rounding = rounding
         return p
@@ -114,29 +115,34 @@ struct ReferenceCaseTests {
         }
     }
 
-    @Test("adhan cases match to the minute (half-up rounding)",
-          arguments: ReferenceCase.all.filter { $0.library == "adhanpy" && !$0.isPolar })
+    @Test(
+        "adhan cases match to the minute (half-up rounding)",
+        arguments: ReferenceCase.all.filter { $0.library == "adhanpy" && !$0.isPolar })
     func adhanExact(_ reference: ReferenceCase) throws {
         let times = try reference.calculator().times(on: reference.date)
         for prayer in Prayer.allCases {
-            #expect(iso8601(try #require(times[prayer]), in: times.timeZone)
-                == reference.halfUp[prayer.rawValue]!, "\(prayer)")
+            #expect(
+                iso8601(try #require(times[prayer]), in: times.timeZone)
+                    == reference.halfUp[prayer.rawValue]!, "\(prayer)")
         }
     }
 
-    @Test("Singapore's preset rounds up like adhan-swift",
-          arguments: ReferenceCase.all.filter { $0.roundUp != nil })
+    @Test(
+        "Singapore's preset rounds up like adhan-swift",
+        arguments: ReferenceCase.all.filter { $0.roundUp != nil })
     func singaporeRoundsUp(_ reference: ReferenceCase) throws {
         #expect(CalculationMethod.singapore.parameters.rounding == .up)
         let times = try reference.calculator(rounding: .up).times(on: reference.date)
         for prayer in Prayer.allCases {
-            #expect(iso8601(try #require(times[prayer]), in: times.timeZone)
-                == reference.roundUp![prayer.rawValue]!, "\(prayer)")
+            #expect(
+                iso8601(try #require(times[prayer]), in: times.timeZone)
+                    == reference.roundUp![prayer.rawValue]!, "\(prayer)")
         }
     }
 
-    @Test("presets carry the reference's angles, intervals and offsets",
-          arguments: ReferenceCase.all.filter { $0.library == "adhanpy" })
+    @Test(
+        "presets carry the reference's angles, intervals and offsets",
+        arguments: ReferenceCase.all.filter { $0.library == "adhanpy" })
     func presetParameters(_ reference: ReferenceCase) {
         let p = reference.methodPreset.parameters
         #expect(p.fajrAngle == reference.fajrAngle)

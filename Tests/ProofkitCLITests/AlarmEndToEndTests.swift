@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 private let root = TestEnvironment.packageRoot.path
 private let hasModels = FileManager.default.fileExists(atPath: root + "/Models/generated/efficientnet_lite0_int8.onnx")
@@ -23,8 +23,8 @@ private final class AlarmRig: @unchecked Sendable {  // used by one test at a ti
         config = folder + "/asound.conf"
         sound = folder + "/tone.wav"
         try """
-            pcm.speaker { type file slave.pcm { type null } file "\(out)" format "raw" }
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+        pcm.speaker { type file slave.pcm { type null } file "\(out)" format "raw" }
+        """.write(toFile: config, atomically: true, encoding: .utf8)
         // 1 s of 440 Hz at half scale, 16 kHz mono 16-bit WAV.
         let samples = (0..<16000).map { Int16((0.5 * 32767 * sin(2 * Double.pi * 440 * Double($0) / 16000)).rounded()) }
         try writeWAV(samples, rate: 16000, to: sound)
@@ -38,12 +38,16 @@ private final class AlarmRig: @unchecked Sendable {  // used by one test at a ti
     func startService(ringSeconds: Double, environment extra: [String: String] = [:]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: TestEnvironment.proofkitBinary)
-        process.arguments = ["alarm", "run", "--store", store, "--device", "speaker", "--ring-seconds", String(ringSeconds)]
+        process.arguments = [
+            "alarm", "run", "--store", store, "--device", "speaker", "--ring-seconds", String(ringSeconds),
+        ]
         var environment = ProcessInfo.processInfo.environment
         environment["PROOFKIT_ALSA_CONFIG"] = config
         environment.merge(extra) { _, new in new }
         process.environment = environment
-        if !FileManager.default.fileExists(atPath: logPath) { _ = FileManager.default.createFile(atPath: logPath, contents: nil) }
+        if !FileManager.default.fileExists(atPath: logPath) {
+            _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        }
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         log.seekToEndOfFile()
         process.standardError = log
@@ -76,8 +80,11 @@ private final class AlarmRig: @unchecked Sendable {  // used by one test at a ti
     func add(in seconds: Int, window: Int, gap: Int, extra: [String] = []) throws -> (id: String, first: Date) {
         let first = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + Double(seconds)).rounded(.up))
         let formatter = ISO8601DateFormatter()
-        let result = try alarm(["add", "--at", formatter.string(from: first), "--sound", sound, "--window", "\(window)s",
-                                "--gap", "\(gap)s", "--gap-growth", "0s", "--json"] + extra)
+        let result = try alarm(
+            [
+                "add", "--at", formatter.string(from: first), "--sound", sound, "--window", "\(window)s",
+                "--gap", "\(gap)s", "--gap-growth", "0s", "--json",
+            ] + extra)
         #expect(result.status == 0, "\(result.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         return (try #require(object["id"] as? String), first)
@@ -127,9 +134,19 @@ private func writeWAV(_ samples: [Int16], rate: Int, to path: String) throws {
     var data = Data()
     func u32(_ v: Int) { withUnsafeBytes(of: UInt32(v).littleEndian) { data.append(contentsOf: $0) } }
     func u16(_ v: Int) { withUnsafeBytes(of: UInt16(v).littleEndian) { data.append(contentsOf: $0) } }
-    data.append(contentsOf: Array("RIFF".utf8)); u32(36 + samples.count * 2); data.append(contentsOf: Array("WAVE".utf8))
-    data.append(contentsOf: Array("fmt ".utf8)); u32(16); u16(1); u16(1); u32(rate); u32(rate * 2); u16(2); u16(16)
-    data.append(contentsOf: Array("data".utf8)); u32(samples.count * 2)
+    data.append(contentsOf: Array("RIFF".utf8))
+    u32(36 + samples.count * 2)
+    data.append(contentsOf: Array("WAVE".utf8))
+    data.append(contentsOf: Array("fmt ".utf8))
+    u32(16)
+    u16(1)
+    u16(1)
+    u32(rate)
+    u32(rate * 2)
+    u16(2)
+    u16(16)
+    data.append(contentsOf: Array("data".utf8))
+    u32(samples.count * 2)
     for sample in samples { withUnsafeBytes(of: sample.littleEndian) { data.append(contentsOf: $0) } }
     try data.write(to: URL(fileURLWithPath: path))
 }
@@ -139,8 +156,9 @@ private func rings(of chain: String, in status: [String: Any]) -> [[String: Any]
     return chains.first { $0["id"] as? String == chain }?["rings"] as? [[String: Any]] ?? []
 }
 
-@Suite("proofkit alarm end to end (the service as a child, a file-plugin speaker, real fire times)",
-       .serialized, .enabled(if: TestEnvironment.hasProofkitBinary, "build proofkit first"))
+@Suite(
+    "proofkit alarm end to end (the service as a child, a file-plugin speaker, real fire times)",
+    .serialized, .enabled(if: TestEnvironment.hasProofkitBinary, "build proofkit first"))
 struct AlarmEndToEndTests {
     @Test("an alarm added at +3s puts non-silent samples in OUT.raw within 1 s of its time")
     func ringsOnTime() throws {
@@ -165,7 +183,8 @@ struct AlarmEndToEndTests {
         usleep(300_000)
         #expect(rig.staysQuiet(for: 1.5), "the ring went on after stop")
         let backup = first.addingTimeInterval(5)
-        let heard = try #require(rig.firstSound(by: backup.addingTimeInterval(2), fresh: true), "the backup did not ring: \(rig.log)")
+        let heard = try #require(
+            rig.firstSound(by: backup.addingTimeInterval(2), fresh: true), "the backup did not ring: \(rig.log)")
         #expect(heard.timeIntervalSince(backup) > -0.05 && heard.timeIntervalSince(backup) <= 1.0)
         let status = try rig.status()
         #expect(rings(of: id, in: status).map { $0["state"] as? String } == ["rang", "ringing"])
@@ -173,8 +192,9 @@ struct AlarmEndToEndTests {
         #expect(outcomes.contains { $0["kind"] as? String == "stopped" && $0["chain"] as? String == id })
     }
 
-    @Test("a passing prove --photo ends the chain and nothing more plays over the rest of the window",
-          .enabled(if: hasModels, "needs the models (bash .ci/setup)"))
+    @Test(
+        "a passing prove --photo ends the chain and nothing more plays over the rest of the window",
+        .enabled(if: hasModels, "needs the models (bash .ci/setup)"))
     func photoProofEndsChain() throws {
         let rig = try AlarmRig()
         try rig.startService(ringSeconds: 30)
@@ -192,8 +212,9 @@ struct AlarmEndToEndTests {
         #expect((status["chains"] as? [[String: Any]] ?? []).isEmpty)
     }
 
-    @Test("a rejected photo (a coffee cup) leaves the chain: exit 2, the backups still come",
-          .enabled(if: hasModels, "needs the models (bash .ci/setup)"))
+    @Test(
+        "a rejected photo (a coffee cup) leaves the chain: exit 2, the backups still come",
+        .enabled(if: hasModels, "needs the models (bash .ci/setup)"))
     func rejectedProof() throws {
         let rig = try AlarmRig()
         let (id, _) = try rig.add(in: 60, window: 60, gap: 30)
@@ -208,12 +229,16 @@ struct AlarmEndToEndTests {
         // 24 s of speech (the LJSpeech fixture three times), headerless S16_LE at 16 kHz.
         let speech = try TestAudio.readWAV(TestEnvironment.fixture("speech_en_ljspeech_16k.wav"))
         var raw = Data()
-        for _ in 0..<3 { for sample in speech.samples { withUnsafeBytes(of: Int16(max(-1, min(1, sample)) * 32767).littleEndian) { raw.append(contentsOf: $0) } } }
+        for _ in 0..<3 {
+            for sample in speech.samples {
+                withUnsafeBytes(of: Int16(max(-1, min(1, sample)) * 32767).littleEndian) { raw.append(contentsOf: $0) }
+            }
+        }
         try raw.write(to: URL(fileURLWithPath: rig.folder + "/mic.raw"))
         try """
-            pcm.speaker { type file slave.pcm { type null } file "\(rig.out)" format "raw" }
-            pcm.vmic { type file slave.pcm { type null } file "/dev/null" infile "\(rig.folder)/mic.raw" format "raw" }
-            """.write(toFile: rig.config, atomically: true, encoding: .utf8)
+        pcm.speaker { type file slave.pcm { type null } file "\(rig.out)" format "raw" }
+        pcm.vmic { type file slave.pcm { type null } file "/dev/null" infile "\(rig.folder)/mic.raw" format "raw" }
+        """.write(toFile: rig.config, atomically: true, encoding: .utf8)
         try rig.startService(ringSeconds: 30)
         let (id, first) = try rig.add(in: 2, window: 6, gap: 3, extra: ["--proof", "voice"])
         _ = try #require(rig.firstSound(by: first.addingTimeInterval(2)), "the first ring was not heard: \(rig.log)")
@@ -225,11 +250,13 @@ struct AlarmEndToEndTests {
         let models = rig.folder + "/models"
         try FileManager.default.createDirectory(atPath: models, withIntermediateDirectories: true)
         let generated = TestEnvironment.packageRoot.appendingPathComponent("Models/generated").path
-        for name in ["manifest.json", "silero_vad.onnx"] where FileManager.default.fileExists(atPath: generated + "/" + name) {
+        for name in ["manifest.json", "silero_vad.onnx"]
+        where FileManager.default.fileExists(atPath: generated + "/" + name) {
             try FileManager.default.copyItem(atPath: generated + "/" + name, toPath: models + "/" + name)
         }
-        let proof = try rig.alarm(["prove", id, "--voice", "--device", "vmic"],
-                                  environment: ["PROOFKIT_ALSA_CONFIG": rig.config, "PROOFKIT_MODELS": models])
+        let proof = try rig.alarm(
+            ["prove", id, "--voice", "--device", "vmic"],
+            environment: ["PROOFKIT_ALSA_CONFIG": rig.config, "PROOFKIT_MODELS": models])
         #expect(proof.status == 0, "\(proof.stdout) \(proof.stderr)")
         #expect(proof.stdout.contains("proof accepted: chain \(id) ended"))
         usleep(300_000)
@@ -256,14 +283,16 @@ struct AlarmEndToEndTests {
         // The ring stopped, and the backups at +2 s and +4 s do not ring while the proof runs.
         #expect(rig.staysQuiet(for: max(1, first.addingTimeInterval(4.5).timeIntervalSinceNow)), "\(rig.log)")
         // Jumping jacks are not squats: the proof fails, the hold ends and the held backup rings.
-        let poses = try Data(contentsOf: URL(fileURLWithPath: TestEnvironment.fixture("squat/pna_1048_jumping_jacks.jsonl")))
+        let poses = try Data(
+            contentsOf: URL(fileURLWithPath: TestEnvironment.fixture("squat/pna_1048_jumping_jacks.jsonl")))
         try? FileManager.default.removeItem(atPath: rig.out)  // quiet so far; the next ring creates it again
         input.fileHandleForWriting.write(poses)
         try input.fileHandleForWriting.close()
         let released = Date()
         prove.waitUntilExit()
         #expect(prove.terminationStatus == 2)
-        let heard = try #require(rig.firstSound(by: released.addingTimeInterval(3)), "no backup after the failed proof: \(rig.log)")
+        let heard = try #require(
+            rig.firstSound(by: released.addingTimeInterval(3)), "no backup after the failed proof: \(rig.log)")
         #expect(heard.timeIntervalSince(released) <= 1.5)
         #expect(rig.log.contains("stop \(id) \(id).r0 (live proof)"))
         #expect(rig.log.contains("merged \(id) \(id).r1"))
@@ -312,9 +341,14 @@ struct AlarmEndToEndTests {
         try rig.startService(ringSeconds: 2)
         let status = try rig.status()
         #expect(rings(of: id, in: status).map { $0["state"] as? String } == ["rang", "scheduled"])
-        #expect((status["outcomes"] as? [[String: Any]] ?? []).contains { $0["chain"] as? String == ended && $0["kind"] as? String == "escape" })
+        #expect(
+            (status["outcomes"] as? [[String: Any]] ?? []).contains {
+                $0["chain"] as? String == ended && $0["kind"] as? String == "escape"
+            })
         let backup = first.addingTimeInterval(5)
-        let heard = try #require(rig.firstSound(by: backup.addingTimeInterval(2), fresh: true), "the backup did not ring after the restart: \(rig.log)")
+        let heard = try #require(
+            rig.firstSound(by: backup.addingTimeInterval(2), fresh: true),
+            "the backup did not ring after the restart: \(rig.log)")
         #expect(heard.timeIntervalSince(backup) > -0.05 && heard.timeIntervalSince(backup) <= 1.0)
         #expect(rig.log.contains("ring-interrupted \(id) \(id).r0"))
     }
@@ -339,7 +373,9 @@ struct AlarmEndToEndTests {
         try rig.startService(ringSeconds: 2)
         let results = UnsafeSendableBox([ProcessResult?](repeating: nil, count: 8))
         DispatchQueue.concurrentPerform(iterations: 8) { index in
-            let result = try? rig.alarm(["add", "--at", "+\(600 + index)s", "--sound", rig.sound, "--label", "n\(index)"])
+            let result = try? rig.alarm([
+                "add", "--at", "+\(600 + index)s", "--sound", rig.sound, "--label", "n\(index)",
+            ])
             results.lock.withLock { results.value[index] = result }
         }
         #expect(results.value.allSatisfy { $0?.status == 0 }, "\(results.value.map { $0?.stderr ?? "nil" })")
@@ -361,9 +397,11 @@ struct AlarmEndToEndTests {
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
     }
 
-    @Test("the control socket refuses another user even when its mode is opened up (SO_PEERCRED)",
-          .enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
-                   && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "needs root, setpriv and python3"))
+    @Test(
+        "the control socket refuses another user even when its mode is opened up (SO_PEERCRED)",
+        .enabled(
+            if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
+                && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "needs root, setpriv and python3"))
     func peerCredentials() throws {
         let rig = try AlarmRig()
         try rig.startService(ringSeconds: 1)
@@ -379,10 +417,16 @@ struct AlarmEndToEndTests {
             except OSError:
                 print("b''")  # closed by the service before the request went out
             """
-        let nobody = try runProcess("/usr/bin/setpriv", ["--reuid", "65534", "--regid", "65534", "--clear-groups",
-                                                         "/usr/bin/python3", "-c", client, rig.store + "/control.sock"])
+        let nobody = try runProcess(
+            "/usr/bin/setpriv",
+            [
+                "--reuid", "65534", "--regid", "65534", "--clear-groups",
+                "/usr/bin/python3", "-c", client, rig.store + "/control.sock",
+            ])
         #expect(nobody.status == 0, "\(nobody.stderr)")
-        #expect(nobody.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "b''", "another user got an answer: \(nobody.stdout)")
+        #expect(
+            nobody.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "b''",
+            "another user got an answer: \(nobody.stdout)")
         #expect(rig.log.contains("control-refused"))
         let owner = try runProcess("/usr/bin/python3", ["-c", client, rig.store + "/control.sock"])
         #expect(owner.stdout.hasPrefix("b'ok pid "), "\(owner.stdout)")
@@ -402,7 +446,9 @@ struct AlarmEndToEndTests {
         let mp3 = try rig.alarm(["add", "--at", "+60s", "--sound", TestEnvironment.fixture("rec_001.mp3")])
         #expect(mp3.status == 65, "\(mp3.stderr)")
         // 31 s of tone: refused as too long, with check's reason.
-        let long = (0..<(16000 * 31)).map { Int16((0.3 * 32767 * sin(2 * Double.pi * 440 * Double($0) / 16000)).rounded()) }
+        let long = (0..<(16000 * 31)).map {
+            Int16((0.3 * 32767 * sin(2 * Double.pi * 440 * Double($0) / 16000)).rounded())
+        }
         try writeWAV(long, rate: 16000, to: rig.folder + "/long.wav")
         let tooLong = try rig.alarm(["add", "--at", "+60s", "--sound", rig.folder + "/long.wav"])
         #expect(tooLong.status == 65 && tooLong.stderr.contains("shorter than 30 s"), "\(tooLong.stderr)")
@@ -452,28 +498,43 @@ struct AlarmEndToEndTests {
     func prayersMatchPlan() throws {
         let rig = try AlarmRig()
         let place = ["--lat", "21.4225", "--lon", "39.8262", "--tz", "Asia/Riyadh"]
-        let result = try rig.alarm(["prayers"] + place + ["--prayers", "fajr,maghrib", "--sound", rig.sound],
-                                   environment: ["TZ": "Asia/Riyadh"])
+        let result = try rig.alarm(
+            ["prayers"] + place + ["--prayers", "fajr,maghrib", "--sound", rig.sound],
+            environment: ["TZ": "Asia/Riyadh"])
         #expect(result.status == 0, "\(result.stderr)")
-        let plan = try TestEnvironment.runProofkit(["plan"] + place + ["--prayers", "fajr,maghrib", "--json"], environment: ["TZ": "Asia/Riyadh"])
+        let plan = try TestEnvironment.runProofkit(
+            ["plan"] + place + ["--prayers", "fajr,maghrib", "--json"], environment: ["TZ": "Asia/Riyadh"])
         let planned = try #require(try JSONSerialization.jsonObject(with: Data(plan.stdout.utf8)) as? [String: Any])
-        let plannedIDs = Set((planned["chains"] as? [[String: Any]] ?? []).flatMap { ($0["rings"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String } })
+        let plannedIDs = Set(
+            (planned["chains"] as? [[String: Any]] ?? []).flatMap {
+                ($0["rings"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+            })
         let status = try rig.status()
-        let booked = Set((status["chains"] as? [[String: Any]] ?? []).flatMap { ($0["rings"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String } })
+        let booked = Set(
+            (status["chains"] as? [[String: Any]] ?? []).flatMap {
+                ($0["rings"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+            })
         // The two runs may straddle a ring's time; compare the rings after the later one.
         #expect(booked.symmetricDifference(plannedIDs).count <= 1, "\(booked.symmetricDifference(plannedIDs))")
         #expect(booked.count >= 12 * 7)
         #expect(status["covered_until"] as? String == planned["covered_until"] as? String)
         // Settings again: the chains are kept (same ids), nothing is booked twice.
-        let again = try rig.alarm(["prayers"] + place + ["--prayers", "fajr,maghrib", "--sound", rig.sound], environment: ["TZ": "Asia/Riyadh"])
+        let again = try rig.alarm(
+            ["prayers"] + place + ["--prayers", "fajr,maghrib", "--sound", rig.sound],
+            environment: ["TZ": "Asia/Riyadh"])
         #expect(again.stdout.contains(": 0 rings booked, 0 cancelled"), "\(again.stdout)")
     }
 
-    @Test("the service re-plans the prayer chains when the day or the zone changed since the last plan",
-          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "needs python3 (its sqlite3 module edits the store)"))
+    @Test(
+        "the service re-plans the prayer chains when the day or the zone changed since the last plan",
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"),
+            "needs python3 (its sqlite3 module edits the store)"))
     func serviceReplans() throws {
         let rig = try AlarmRig()
-        let place = ["--lat", "51.5074", "--lon", "-0.1278", "--tz", "Europe/London", "--prayers", "fajr", "--sound", rig.sound]
+        let place = [
+            "--lat", "51.5074", "--lon", "-0.1278", "--tz", "Europe/London", "--prayers", "fajr", "--sound", rig.sound,
+        ]
         #expect(try rig.alarm(["prayers"] + place, environment: ["TZ": "Europe/London"]).status == 0)
         // The stamp of the last plan, moved as the midnight or a trip would leave it (Python's
         // own SQLite edits the store: an independent client of the same file).

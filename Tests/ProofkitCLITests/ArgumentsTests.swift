@@ -100,11 +100,13 @@ struct ArgumentsTests {
 
 @Suite("Exit status table")
 struct ExitStatusTests {
-    @Test("each error code maps to its documented exit status", arguments: [
-        (ProofkitError.Code.invalidArgument, Int32(64)), (.notFound, 66), (.unsupportedFormat, 65),
-        (.decodeFailed, 65), (.deviceUnavailable, 69), (.runtimeUnavailable, 69), (.io, 74),
-        (.modelInvalid, 78), (.internal, 1),
-    ])
+    @Test(
+        "each error code maps to its documented exit status",
+        arguments: [
+            (ProofkitError.Code.invalidArgument, Int32(64)), (.notFound, 66), (.unsupportedFormat, 65),
+            (.decodeFailed, 65), (.deviceUnavailable, 69), (.runtimeUnavailable, 69), (.io, 74),
+            (.modelInvalid, 78), (.internal, 1),
+        ])
     func mapping(code: ProofkitError.Code, status: Int32) {
         #expect(ExitStatus(for: code).rawValue == status)
     }

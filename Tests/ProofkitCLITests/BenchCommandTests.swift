@@ -3,9 +3,10 @@ import Inference
 import Proofkit
 import ProofkitBenchRunner
 import ProofkitCore
-@testable import ProofkitCLI
-import Testing
 import TestSupport
+import Testing
+
+@testable import ProofkitCLI
 
 /// `proofkit bench`: argument parsing in process, `--compare` on real reports, and a real run of
 /// the built binary (child processes, JSON, plot).
@@ -60,7 +61,8 @@ struct BenchCommandTests {
             return
         }
         #expect(plan.models == [.lite0FP32] && plan.threads == [1, 4])
-        #expect(plan.options == BenchOptions(runs: 7, warmup: 0, allowsSpinning: true, modelsFolder: "D", image: "p.jpg"))
+        #expect(
+            plan.options == BenchOptions(runs: 7, warmup: 0, allowsSpinning: true, modelsFolder: "D", image: "p.jpg"))
         #expect(plan.isolation == .inProcess && json && plot == "b.svg")
     }
 
@@ -100,7 +102,9 @@ struct BenchCommandTests {
     func help() {
         let (status, out, _) = run(["--help"])
         #expect(status == 0)
-        for field in ["schema_version", "latency_s", "peak_rss_bytes", "throughput_per_s", "--compare", "child-process"] {
+        for field in [
+            "schema_version", "latency_s", "peak_rss_bytes", "throughput_per_s", "--compare", "child-process",
+        ] {
             #expect(out.contains(field), "help misses \(field)")
         }
     }
@@ -124,7 +128,8 @@ struct BenchCommandTests {
             return BenchReport(
                 onnxRuntime: BenchRuntime(version: "1.32.0", apiVersion: 15), machine: BenchMachine(info),
                 timestamp: "2025-01-01T00:00:00Z", commandLine: ["proofkit", "bench"],
-                settings: BenchSettings(runs: 3, warmup: 0, threads: [1], allowsSpinning: false, isolation: .childProcess, image: nil),
+                settings: BenchSettings(
+                    runs: 3, warmup: 0, threads: [1], allowsSpinning: false, isolation: .childProcess, image: nil),
                 results: [result], skipped: [], wallSeconds: 1
             ).encoded()
         }
@@ -227,8 +232,10 @@ struct BenchCommandTests {
     func childProcesses() throws {
         let result = try runProcess(
             TestEnvironment.proofkitBinary,
-            ["bench", "--model", "silero,clip", "--threads", "1", "--runs", "3", "--warmup", "1", "--json",
-             "--models", Self.modelsFolder])
+            [
+                "bench", "--model", "silero,clip", "--threads", "1", "--runs", "3", "--warmup", "1", "--json",
+                "--models", Self.modelsFolder,
+            ])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.count == 1)
@@ -248,13 +255,18 @@ struct BenchCommandTests {
         }
     }
 
-    static let hasWhisper = OnnxRuntime.isAvailable && FileManager.default.fileExists(atPath: modelsFolder + "/whisper_base_decoder.onnx")
+    static let hasWhisper =
+        OnnxRuntime.isAvailable && FileManager.default.fileExists(atPath: modelsFolder + "/whisper_base_decoder.onnx")
 
     @Test("--model whisper: 10 runs after 1 warm-up by default; other models keep 100 and 10")
     func whisperDefaults() throws {
-        guard case .measure(let plan, _, _) = try parse(["--model", "whisper"]) else { Issue.record("not a measurement"); return }
+        guard case .measure(let plan, _, _) = try parse(["--model", "whisper"]) else {
+            Issue.record("not a measurement")
+            return
+        }
         #expect(plan.models == [.whisper] && plan.options.runs == 10 && plan.options.warmup == 1)
-        guard case .measure(let given, _, _) = try parse(["--model", "silero,whisper", "--runs", "3", "--warmup", "0"]) else { return }
+        guard case .measure(let given, _, _) = try parse(["--model", "silero,whisper", "--runs", "3", "--warmup", "0"])
+        else { return }
         #expect(given.options.runs == 3 && given.options.warmup == 0)
         guard case .measure(let all, _, _) = try parse([]) else { return }
         #expect(!all.models.contains(.whisper) && all.options.runs == 100)
@@ -262,11 +274,16 @@ struct BenchCommandTests {
 
     @Test(
         "--model whisper (real model, child process): the encoder's time per 30 s window and the decoder's time per token",
-        .enabled(if: hasWhisper && TestEnvironment.hasProofkitBinary, "needs the Whisper models (bash .ci/setup) and .build/debug/proofkit"))
+        .enabled(
+            if: hasWhisper && TestEnvironment.hasProofkitBinary,
+            "needs the Whisper models (bash .ci/setup) and .build/debug/proofkit"))
     func whisperRun() throws {
         let result = try runProcess(
             TestEnvironment.proofkitBinary,
-            ["bench", "--model", "whisper", "--threads", "2", "--runs", "2", "--warmup", "0", "--json", "--models", Self.modelsFolder])
+            [
+                "bench", "--model", "whisper", "--threads", "2", "--runs", "2", "--warmup", "0", "--json", "--models",
+                Self.modelsFolder,
+            ])
         #expect(result.status == 0, "\(result.stderr)")
         let report = try BenchReport.decode(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
         let whisper = try #require(report.results.first)
@@ -279,14 +296,21 @@ struct BenchCommandTests {
         #expect(token.p50 < whisper.latency.p50)
         #expect(whisper.photo == nil && whisper.realTimeFactor == nil)
         // Both graphs' bytes, from the folder's own files.
-        let encoder = try FileManager.default.attributesOfItem(atPath: Self.modelsFolder + "/whisper_base_encoder.onnx")[.size] as! Int
-        let decoder = try FileManager.default.attributesOfItem(atPath: Self.modelsFolder + "/whisper_base_decoder.onnx")[.size] as! Int
+        let encoder =
+            try FileManager.default.attributesOfItem(atPath: Self.modelsFolder + "/whisper_base_encoder.onnx")[.size]
+            as! Int
+        let decoder =
+            try FileManager.default.attributesOfItem(atPath: Self.modelsFolder + "/whisper_base_decoder.onnx")[.size]
+            as! Int
         #expect(whisper.modelBytes == encoder + decoder)
         #expect(whisper.memory.peakResidentBytes > whisper.memory.residentBeforeLoadBytes)
         // The text table has the encoder/decoder line.
         let text = try runProcess(
             TestEnvironment.proofkitBinary,
-            ["bench", "--model", "whisper", "--threads", "1", "--runs", "1", "--warmup", "0", "--models", Self.modelsFolder])
+            [
+                "bench", "--model", "whisper", "--threads", "1", "--runs", "1", "--warmup", "0", "--models",
+                Self.modelsFolder,
+            ])
         #expect(text.status == 0)
         #expect(text.stdout.contains("ms per 30 s window (p50); decoder") && text.stdout.contains("ms per token"))
     }

@@ -1,8 +1,8 @@
 import Foundation
 import ProofkitCLI
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// Captures what a command writes, for in-process runs.
 final class CapturedIO: Sendable {
@@ -24,14 +24,19 @@ struct CLIInProcessTests {
         let captured = CapturedIO()
         let status = ProofkitCLI.run(arguments: ["proofkit", "help"], io: captured.io)
         #expect(status == 0)
-        for verb in ["demo", "trim", "check", "play", "mat", "voice", "dua", "transcribe", "squat", "times", "plan", "bench"] {
+        for verb in [
+            "demo", "trim", "check", "play", "mat", "voice", "dua", "transcribe", "squat", "times", "plan", "bench",
+        ] {
             #expect(captured.stdout.contains("  \(verb) "), "help misses \(verb)")
         }
         #expect(captured.stderr.isEmpty)
     }
 
-    @Test("each verb's --help prints usage on stdout and exits 0",
-          arguments: ["demo", "trim", "check", "play", "mat", "voice", "dua", "transcribe", "squat", "times", "plan", "bench"])
+    @Test(
+        "each verb's --help prints usage on stdout and exits 0",
+        arguments: [
+            "demo", "trim", "check", "play", "mat", "voice", "dua", "transcribe", "squat", "times", "plan", "bench",
+        ])
     func verbHelp(verb: String) {
         let captured = CapturedIO()
         let status = ProofkitCLI.run(arguments: ["proofkit", verb, "--help"], io: captured.io)

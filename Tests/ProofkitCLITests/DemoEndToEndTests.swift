@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 private let hasBinary = TestEnvironment.hasProofkitBinary
 private let hasModels = FileManager.default.fileExists(
@@ -27,9 +27,15 @@ struct DemoEndToEndTests {
         // Step 2: the photo proof on the embedded pictures.
         #expect(text.stdout.contains("2. Photo proof (EfficientNet-Lite0 int8, five crops"))
         if hasModels {
-            #expect(text.stdout.contains("   a rendered picture of a prayer mat on a wooden floor (drawn by proofkit, not a photo): accepted (score 0."), "\(text.stdout)")
+            #expect(
+                text.stdout.contains(
+                    "   a rendered picture of a prayer mat on a wooden floor (drawn by proofkit, not a photo): accepted (score 0."
+                ), "\(text.stdout)")
             #expect(text.stdout.contains("the model sees \"prayer rug, prayer mat\""))
-            #expect(text.stdout.contains("   a photo of a cup of coffee (scikit-image sample, CC0, Rachel Michetti): rejected (score 0.00): that does not look like a prayer mat, the model sees \"espresso\""), "\(text.stdout)")
+            #expect(
+                text.stdout.contains(
+                    "   a photo of a cup of coffee (scikit-image sample, CC0, Rachel Michetti): rejected (score 0.00): that does not look like a prayer mat, the model sees \"espresso\""
+                ), "\(text.stdout)")
         }
         // Step 3: the reading proof (or why it was skipped).
         #expect(text.stdout.contains("3. Reading proof"))

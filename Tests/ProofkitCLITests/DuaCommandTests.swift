@@ -1,7 +1,7 @@
 import Foundation
 import ProofkitCLI
-import Testing
 import TestSupport
+import Testing
 
 @Suite("proofkit dua")
 struct DuaCommandTests {
@@ -39,7 +39,8 @@ struct DuaCommandTests {
         let folder = try TestEnvironment.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let file = folder + "/texts.json"
-        try #"{"texts": [{"name": "clothes", "text": "اَلحَمدُ لِلهِ الَّذِي كَسَانِي هَذَا (الثَّوْبَ) وَرَزَقَنِيهِ مِنْ غَيْرِ حَولٍ مِنِّي وَ لَا قُوَّةٍ", "reading_seconds": 6}]}"#
+        try
+            #"{"texts": [{"name": "clothes", "text": "اَلحَمدُ لِلهِ الَّذِي كَسَانِي هَذَا (الثَّوْبَ) وَرَزَقَنِيهِ مِنْ غَيْرِ حَولٍ مِنِّي وَ لَا قُوَّةٍ", "reading_seconds": 6}]}"#
             .write(toFile: file, atomically: true, encoding: .utf8)
         let shown = run(["show", "clothes", "--texts", file])
         #expect(shown.status == 0)
@@ -51,7 +52,9 @@ struct DuaCommandTests {
         let words = (json["key_words"] as? [[String: Any]])?.compactMap { $0["word"] as? String } ?? []
         #expect(words.count == 5 && json["required"] as? Int == 4)
         #expect(!words.contains("الثَّوْبَ"))  // a note in parentheses
-        let heard = run(["check", "الحمد لله الذي كسانيه ورزقنيه من غير حول مني ولا قوة", "--text", "clothes", "--texts", file])
+        let heard = run([
+            "check", "الحمد لله الذي كسانيه ورزقنيه من غير حول مني ولا قوة", "--text", "clothes", "--texts", file,
+        ])
         #expect(heard.out.contains("accepted"))
         let waking = run(["show", "waking", "--json"])
         #expect(try objects(waking.out).first?["key_words_picked"] as? Bool == false)
@@ -69,11 +72,13 @@ struct DuaCommandTests {
         #expect(((item["key_words"] as? [[String: Any]])?.first?["stems"] as? [String]) == ["الحي"])
     }
 
-    @Test("check: which key words were heard and the verdict", arguments: [
-        ("الحمدلله الذي احيانا بعدما اماتنا واليه النشور", 5, "accepted"),
-        ("ٱلْحَمْدُ لِلَّهِ ٱلَّذِىٓ أَحْيَانَا بَعْدَ مَآ أَمَاتَنَا", 3, "rejected"),
-        ("الحمد الحمد الحمد الحمد الحمد", 1, "rejected"),
-    ])
+    @Test(
+        "check: which key words were heard and the verdict",
+        arguments: [
+            ("الحمدلله الذي احيانا بعدما اماتنا واليه النشور", 5, "accepted"),
+            ("ٱلْحَمْدُ لِلَّهِ ٱلَّذِىٓ أَحْيَانَا بَعْدَ مَآ أَمَاتَنَا", 3, "rejected"),
+            ("الحمد الحمد الحمد الحمد الحمد", 1, "rejected"),
+        ])
     func check(transcript: String, heard: Int, verdict: String) throws {
         let result = run(["check", transcript, "--json"])
         #expect(result.status == 0)
@@ -103,7 +108,8 @@ struct DuaCommandTests {
 
     @Test("--voiced-seconds applies the read-twice rule")
     func readTwice() throws {
-        let item = try #require(try objects(run(["check", "الحمد لله واليه المصير", "--voiced-seconds", "12.5", "--json"]).out).first)
+        let item = try #require(
+            try objects(run(["check", "الحمد لله واليه المصير", "--voiced-seconds", "12.5", "--json"]).out).first)
         #expect(item["verdict"] as? String == "accepted")
         #expect(item["rule"] as? String == "readTwice")
         #expect(item["voiced_seconds"] as? Double == 12.5)
@@ -111,7 +117,9 @@ struct DuaCommandTests {
 
     @Test("--text picks another text; unknown names exit 66")
     func otherText() {
-        #expect(run(["check", "الله لا اله الا هو الحي القيوم لا تاخذه سنة ولا نوم", "--text", "kursi", "--strict"]).status == 0)
+        #expect(
+            run(["check", "الله لا اله الا هو الحي القيوم لا تاخذه سنة ولا نوم", "--text", "kursi", "--strict"]).status
+                == 0)
         let missing = run(["check", "x", "--text", "nope"])
         #expect(missing.status == 66)
         #expect(missing.err.contains("no text named 'nope'"))
@@ -124,7 +132,8 @@ struct DuaCommandTests {
         let folder = try TestTools.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let file = folder + "/mine.json"
-        try #"{"texts": [{"name": "ikhlas", "text": "قُلْ هُوَ اللَّهُ أَحَدٌ", "key_words": ["أحد", "قل"], "reading_seconds": 2}]}"#
+        try
+            #"{"texts": [{"name": "ikhlas", "text": "قُلْ هُوَ اللَّهُ أَحَدٌ", "key_words": ["أحد", "قل"], "reading_seconds": 2}]}"#
             .write(toFile: file, atomically: true, encoding: .utf8)
         #expect(run(["check", "قل هو الله احد", "--texts", file, "--text", "ikhlas", "--strict"]).status == 0)
         // The same file as the user's config file.

@@ -1,11 +1,12 @@
-import Foundation
-import Testing
-import TestSupport
-import ProofkitCore
-import DuaMatching
 import AudioIO
-import Proofkit
+import DuaMatching
+import Foundation
 import PrayerPlanning
+import Proofkit
+import ProofkitCore
+import TestSupport
+import Testing
+
 @testable import ProofkitCLI
 
 // Issue 15 "Also": a seeded mutational fuzz harness over the parsers that read untrusted bytes:
@@ -33,7 +34,8 @@ struct SeededGenerator: RandomNumberGenerator {
 enum Fuzz {
     /// The case-count multiplier: 1 in CI, PROOFKIT_FUZZ_RUNS for a long run.
     static let scale: Int = ProcessInfo.processInfo.environment["PROOFKIT_FUZZ_RUNS"].flatMap(Int.init) ?? 1
-    static let seed: UInt64 = ProcessInfo.processInfo.environment["PROOFKIT_FUZZ_SEED"].flatMap(UInt64.init) ?? 0x15_2026
+    static let seed: UInt64 =
+        ProcessInfo.processInfo.environment["PROOFKIT_FUZZ_SEED"].flatMap(UInt64.init) ?? 0x15_2026
     /// In a long run each input is written to `proofkit-fuzz-last-TARGET` in the temporary
     /// folder before it runs, so a crash leaves it behind (copy it to Fixtures/fuzz/TARGET/).
     static func lastInputPath(_ target: String) -> String? {
@@ -41,12 +43,15 @@ enum Fuzz {
     }
 
     /// Bytes that matter to the parsers, spliced in by the mutator.
-    static let dictionary: [[UInt8]] = [
-        "{", "}", "[", "]", "\"", ":", ",", "\\u", "\\ud800", "\\\\", "-", "1e999", "-0", "0.0", "1e-400",
-        "null", "true", "false", "NaN", "\u{0}", "\"t\"", "\"keypoints\"", "\"version\"", "\"texts\"", "\"files\"",
-        "\"sha256\"", "\"outcomes\"", "\"alarms\"", "RIFF", "WAVE", "fmt ", "data", "caff", "desc", "lpcm",
-        "ID3", "fLaC", "OggS", "\u{FF}\u{FB}", "ftypM4A",
-    ].map { Array($0.utf8) } + [[0xFF, 0xFF, 0xFF, 0x7F], [0, 0, 0, 0x80], [0xFF, 0xFF, 0xFF, 0xFF], [0x7F, 0xF8, 0, 0, 0, 0, 0, 0]]
+    static let dictionary: [[UInt8]] =
+        [
+            "{", "}", "[", "]", "\"", ":", ",", "\\u", "\\ud800", "\\\\", "-", "1e999", "-0", "0.0", "1e-400",
+            "null", "true", "false", "NaN", "\u{0}", "\"t\"", "\"keypoints\"", "\"version\"", "\"texts\"", "\"files\"",
+            "\"sha256\"", "\"outcomes\"", "\"alarms\"", "RIFF", "WAVE", "fmt ", "data", "caff", "desc", "lpcm",
+            "ID3", "fLaC", "OggS", "\u{FF}\u{FB}", "ftypM4A",
+        ].map { Array($0.utf8) } + [
+            [0xFF, 0xFF, 0xFF, 0x7F], [0, 0, 0, 0x80], [0xFF, 0xFF, 0xFF, 0xFF], [0x7F, 0xF8, 0, 0, 0, 0, 0, 0],
+        ]
 
     /// One mutation of `input` (or a splice with `other`): flips, interesting bytes, dictionary
     /// words, deletions, duplications, and repetition (deep nesting, long runs).
@@ -56,7 +61,8 @@ enum Fuzz {
             let position = bytes.isEmpty ? 0 : Int.random(in: 0..<bytes.count, using: &rng)
             switch Int.random(in: 0..<9, using: &rng) {
             case 0 where !bytes.isEmpty: bytes[position] ^= UInt8(1) << UInt8.random(in: 0..<8, using: &rng)
-            case 1 where !bytes.isEmpty: bytes[position] = [0, 0xFF, 0x7F, 0x80, 0x22, 0x5C, 0x0A, 0x30, 0x39].randomElement(using: &rng)!
+            case 1 where !bytes.isEmpty:
+                bytes[position] = [0, 0xFF, 0x7F, 0x80, 0x22, 0x5C, 0x0A, 0x30, 0x39].randomElement(using: &rng)!
             case 2: bytes.insert(contentsOf: dictionary.randomElement(using: &rng)!, at: position)
             case 3 where !bytes.isEmpty:
                 let end = min(bytes.count, position + Int.random(in: 1...16, using: &rng))
@@ -74,7 +80,9 @@ enum Fuzz {
             case 7 where bytes.count >= 4:
                 // An integer field set to an extreme.
                 let at = Int.random(in: 0...(bytes.count - 4), using: &rng)
-                let value: [UInt8] = [[0, 0, 0, 0], [1, 0, 0, 0], [0xFF, 0xFF, 0xFF, 0xFF], [0, 0, 0, 0x80], [0, 4, 0, 0]].randomElement(using: &rng)!
+                let value: [UInt8] = [
+                    [0, 0, 0, 0], [1, 0, 0, 0], [0xFF, 0xFF, 0xFF, 0xFF], [0, 0, 0, 0x80], [0, 4, 0, 0],
+                ].randomElement(using: &rng)!
                 bytes.replaceSubrange(at..<(at + 4), with: value)
             default:
                 bytes.append(UInt8.random(in: 0...255, using: &rng))
@@ -88,7 +96,8 @@ enum Fuzz {
     /// - Returns: the number of cases run.
     @discardableResult
     static func run(_ target: String, seeds: [[UInt8]], count: Int, _ body: ([UInt8]) -> Void) -> Int {
-        var rng = SeededGenerator(seed: seed ^ UInt64(truncatingIfNeeded: target.utf8.reduce(5381) { ($0 &* 33) &+ Int($1) }))
+        var rng = SeededGenerator(
+            seed: seed ^ UInt64(truncatingIfNeeded: target.utf8.reduce(5381) { ($0 &* 33) &+ Int($1) }))
         let fixtures = TestEnvironment.fixtures.appendingPathComponent("fuzz/\(target)")
         var inputs = ((try? FileManager.default.contentsOfDirectory(atPath: fixtures.path)) ?? []).sorted()
             .compactMap { try? [UInt8](Data(contentsOf: fixtures.appendingPathComponent($0))) }
@@ -102,12 +111,18 @@ enum Fuzz {
         for _ in 0..<(count * scale) {
             let parent = corpus.randomElement(using: &rng)!
             let input = mutate(parent, other: corpus.randomElement(using: &rng)!, &rng)
-            if let lastInputPath = lastInputPath(target) { try? Data(input).write(to: URL(fileURLWithPath: lastInputPath)) }
+            if let lastInputPath = lastInputPath(target) {
+                try? Data(input).write(to: URL(fileURLWithPath: lastInputPath))
+            }
             body(input)
             executed += 1
             // Keep some mutants as parents, so mutations stack up (bounded corpus and size).
             if input.count < 1 << 16, Int.random(in: 0..<8, using: &rng) == 0 {
-                if corpus.count < 256 { corpus.append(input) } else { corpus[Int.random(in: 0..<corpus.count, using: &rng)] = input }
+                if corpus.count < 256 {
+                    corpus.append(input)
+                } else {
+                    corpus[Int.random(in: 0..<corpus.count, using: &rng)] = input
+                }
             }
         }
         if scale > 1 { print("fuzz \(target): \(executed) executions, seed \(seed)") }
@@ -138,7 +153,9 @@ struct FuzzTests {
                 // What was read serialises and reads back.
                 _ = try JSONReader.node(bytes: Array(JSONValue(node).serialized.utf8))
             } catch {
-                #expect(error.byteOffset >= 0 && error.byteOffset <= bytes.count, "offset \(error.byteOffset) of \(bytes.count)")
+                #expect(
+                    error.byteOffset >= 0 && error.byteOffset <= bytes.count,
+                    "offset \(error.byteOffset) of \(bytes.count)")
             }
         }
         #expect(n >= 20_000)
@@ -198,7 +215,7 @@ struct FuzzTests {
         defer { AudioTestTools.remove(folder) }
         let digest = String(repeating: "ab", count: 32)
         let seeds = [
-            #"{"format": "proofkit-models-manifest", "files": {"lite0.onnx": {"sha256": "\#(digest)"}, "lite0.ort": {"sha256": "\#(digest)", "source_sha256": "\#(digest)", "cpu": "x86_64", "onnxruntime": "1.23.2"}}}"#,
+            #"{"format": "proofkit-models-manifest", "files": {"lite0.onnx": {"sha256": "\#(digest)"}, "lite0.ort": {"sha256": "\#(digest)", "source_sha256": "\#(digest)", "cpu": "x86_64", "onnxruntime": "1.23.2"}}}"#
         ].map { Array($0.utf8) }
         let path = folder + "/manifest.json"
         Fuzz.run("manifest", seeds: seeds, count: 1_000) { bytes in
@@ -209,7 +226,8 @@ struct FuzzTests {
                     if let sha = entry.sha256 { #expect(sha.count == 64) }
                 }
             } catch {
-                #expect(error.code == .modelInvalid && Fuzz.isOneLine(error) && error.description.count < 600, "\(error)")
+                #expect(
+                    error.code == .modelInvalid && Fuzz.isOneLine(error) && error.description.count < 600, "\(error)")
             }
         }
     }
@@ -243,9 +261,13 @@ struct FuzzTests {
     }
 }
 
-@Suite("Fuzz regressions through the built proofkit", .enabled(if: TestEnvironment.hasProofkitBinary, "run swift build first"))
+@Suite(
+    "Fuzz regressions through the built proofkit",
+    .enabled(if: TestEnvironment.hasProofkitBinary, "run swift build first"))
 struct FuzzRegressionTests {
-    @Test("a \\uD800 escape followed by a non-surrogate \\u escape is read (U+FFFD): exit 0 or a one-line 65 (it trapped: exit 132)")
+    @Test(
+        "a \\uD800 escape followed by a non-surrogate \\u escape is read (U+FFFD): exit 0 or a one-line 65 (it trapped: exit 132)"
+    )
     func loneHighSurrogate() throws {
         let fixtures = TestEnvironment.fixtures.appendingPathComponent("fuzz").path
         let folder = try AudioTestTools.makeScratchFolder()

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 #if canImport(Glibc)
     import Glibc
@@ -21,7 +21,8 @@ private func proofkit(_ arguments: [String], in folder: String? = nil, stdin: Da
 /// actions: the test runner's threads block SIGTERM, and a child started by Foundation's
 /// `Process` from them inherits that (so `timeout` and `kill -TERM` would do nothing).
 private func shell(_ script: String, in folder: String) throws -> ShellResult {
-    let out = folder + "/.shell-out", err = folder + "/.shell-err"
+    let out = folder + "/.shell-out"
+    let err = folder + "/.shell-err"
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
@@ -31,14 +32,16 @@ private func shell(_ script: String, in folder: String) throws -> ShellResult {
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
     defer { posix_spawnattr_destroy(&attributes) }
-    var all = sigset_t(), none = sigset_t()
+    var all = sigset_t()
+    var none = sigset_t()
     sigfillset(&all)
     sigemptyset(&none)
     posix_spawnattr_setsigdefault(&attributes, &all)
     posix_spawnattr_setsigmask(&attributes, &none)
     posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
     let command = "cd '\(folder)' || exit 99\n" + script
-    var arguments: [UnsafeMutablePointer<CChar>?] = ["/bin/sh", "-c", command].map { (text: String) in strdup(text) } + [nil]
+    var arguments: [UnsafeMutablePointer<CChar>?] =
+        ["/bin/sh", "-c", command].map { (text: String) in strdup(text) } + [nil]
     defer { for pointer in arguments { free(pointer) } }
     var environment = ProcessInfo.processInfo.environment
     environment["PK"] = TestEnvironment.proofkitBinary
@@ -54,8 +57,9 @@ private func shell(_ script: String, in folder: String) throws -> ShellResult {
     try? FileManager.default.removeItem(atPath: out)
     try? FileManager.default.removeItem(atPath: err)
     let signal = status & 0x7F
-    return ShellResult(status: signal == 0 ? (status >> 8) & 0xFF : 128 + signal,
-                       stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    return ShellResult(
+        status: signal == 0 ? (status >> 8) & 0xFF : 128 + signal,
+        stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
 }
 
 /// What a ``shell(_:in:)`` script returned and printed.
@@ -71,11 +75,22 @@ func handMadeWAV(rate: UInt32, channels: UInt16, frames: Int) -> Data {
     func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { data.append(contentsOf: $0) } }
     func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { data.append(contentsOf: $0) } }
     let bytes = frames * Int(channels) * 2
-    data.append(contentsOf: Array("RIFF".utf8)); u32(UInt32(36 + bytes)); data.append(contentsOf: Array("WAVE".utf8))
-    data.append(contentsOf: Array("fmt ".utf8)); u32(16); u16(1); u16(channels); u32(rate)
-    u32(rate &* UInt32(channels) &* 2); u16(channels &* 2); u16(16)
-    data.append(contentsOf: Array("data".utf8)); u32(UInt32(bytes))
-    for index in 0..<(frames * Int(channels)) { u16(UInt16(bitPattern: Int16(truncatingIfNeeded: (index % 2000) * 8 - 8000))) }
+    data.append(contentsOf: Array("RIFF".utf8))
+    u32(UInt32(36 + bytes))
+    data.append(contentsOf: Array("WAVE".utf8))
+    data.append(contentsOf: Array("fmt ".utf8))
+    u32(16)
+    u16(1)
+    u16(channels)
+    u32(rate)
+    u32(rate &* UInt32(channels) &* 2)
+    u16(channels &* 2)
+    u16(16)
+    data.append(contentsOf: Array("data".utf8))
+    u32(UInt32(bytes))
+    for index in 0..<(frames * Int(channels)) {
+        u16(UInt16(bitPattern: Int16(truncatingIfNeeded: (index % 2000) * 8 - 8000)))
+    }
     return data
 }
 
@@ -84,20 +99,34 @@ func handMadeCAF(rate: Double, channels: UInt32, frames: Int) -> Data {
     var data = Data()
     func be32(_ v: UInt32) { withUnsafeBytes(of: v.bigEndian) { data.append(contentsOf: $0) } }
     func be64(_ v: UInt64) { withUnsafeBytes(of: v.bigEndian) { data.append(contentsOf: $0) } }
-    data.append(contentsOf: Array("caff".utf8)); data.append(contentsOf: [0, 1, 0, 0])
-    data.append(contentsOf: Array("desc".utf8)); be64(32); be64(rate.bitPattern)
-    data.append(contentsOf: Array("lpcm".utf8)); be32(2); be32(2 * channels); be32(1); be32(channels); be32(16)
+    data.append(contentsOf: Array("caff".utf8))
+    data.append(contentsOf: [0, 1, 0, 0])
+    data.append(contentsOf: Array("desc".utf8))
+    be64(32)
+    be64(rate.bitPattern)
+    data.append(contentsOf: Array("lpcm".utf8))
+    be32(2)
+    be32(2 * channels)
+    be32(1)
+    be32(channels)
+    be32(16)
     let bytes = frames * Int(channels) * 2
-    data.append(contentsOf: Array("data".utf8)); be64(UInt64(bytes + 4)); be32(0)
+    data.append(contentsOf: Array("data".utf8))
+    be64(UInt64(bytes + 4))
+    be32(0)
     for index in 0..<(frames * Int(channels)) {
-        withUnsafeBytes(of: Int16(truncatingIfNeeded: (index % 2000) * 8 - 8000).littleEndian) { data.append(contentsOf: $0) }
+        withUnsafeBytes(of: Int16(truncatingIfNeeded: (index % 2000) * 8 - 8000).littleEndian) {
+            data.append(contentsOf: $0)
+        }
     }
     return data
 }
 
 private func makeTone(in folder: String, name: String = "tone.wav", seconds: Int = 3) throws -> String {
     let path = folder + "/" + name
-    try AudioTestTools.require("sox", ["-D", "-n", "-r", "16000", "-c", "1", "-b", "16", path, "synth", "\(seconds)", "sine", "440", "vol", "0.5"])
+    try AudioTestTools.require(
+        "sox",
+        ["-D", "-n", "-r", "16000", "-c", "1", "-b", "16", path, "synth", "\(seconds)", "sine", "440", "vol", "0.5"])
     return path
 }
 
@@ -112,8 +141,9 @@ private func statOf(_ path: String) -> stat? {
     return stat(path, &info) == 0 ? info : nil
 }
 
-@Suite("issue 15 #1, #12, #8, #13: outputs are replaced only when they should be, keeping mode and owner",
-       .enabled(if: binaryBuilt, "run swift build first"))
+@Suite(
+    "issue 15 #1, #12, #8, #13: outputs are replaced only when they should be, keeping mode and owner",
+    .enabled(if: binaryBuilt, "run swift build first"))
 struct OutputReplacementTests {
     @Test("#1 trim -o refuses a FIFO and a device node (exit 74), leaving them as they were")
     func refusesNonRegularOutputs() throws {
@@ -166,8 +196,10 @@ struct OutputReplacementTests {
         let state = folder + "/alarms.json"
         FileManager.default.createFile(atPath: state, contents: Data("{}".utf8))
         #expect(chmod(state, 0o600) == 0)
-        let base = ["plan", "--lat", "24.8607", "--lon", "67.0011", "--tz", "Asia/Karachi", "--days", "1",
-                    "--now", "2026-11-30T04:00:00+05:00", "--state", state]
+        let base = [
+            "plan", "--lat", "24.8607", "--lon", "67.0011", "--tz", "Asia/Karachi", "--days", "1",
+            "--now", "2026-11-30T04:00:00+05:00", "--state", state,
+        ]
         let result = try proofkit(base)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(statOf(state).map { $0.st_mode & 0o7777 } == 0o600)
@@ -183,11 +215,16 @@ struct OutputReplacementTests {
         let folder = try AudioTestTools.makeScratchFolder()
         defer { AudioTestTools.remove(folder) }
         _ = try makeTone(in: folder)
-        let stale = folder + "/.out.caf.tmp-AbC123", fresh = folder + "/.out.caf.tmp-XyZ789"
+        let stale = folder + "/.out.caf.tmp-AbC123"
+        let fresh = folder + "/.out.caf.tmp-XyZ789"
         let unrelated = folder + "/.other.caf.tmp-AbC123"
-        for path in [stale, fresh, unrelated] { FileManager.default.createFile(atPath: path, contents: Data(count: 4096)) }
+        for path in [stale, fresh, unrelated] {
+            FileManager.default.createFile(atPath: path, contents: Data(count: 4096))
+        }
         let old = Date().addingTimeInterval(-600)
-        for path in [stale, unrelated] { try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: path) }
+        for path in [stale, unrelated] {
+            try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: path)
+        }
         let result = try proofkit(["trim", "tone.wav", "-o", "out.caf"], in: folder)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(!AudioTestTools.exists(stale), "the stale temporary is still there")
@@ -195,8 +232,9 @@ struct OutputReplacementTests {
         #expect(AudioTestTools.exists(unrelated), "another output's temporary was removed")
     }
 
-    @Test("#13 -o with another format's extension is a usage error and writes nothing; .wav and .caf still work",
-          arguments: ["x.mp3", "x.flac", "x.ogg", "x.m4a", "x.opus", "x.aiff"])
+    @Test(
+        "#13 -o with another format's extension is a usage error and writes nothing; .wav and .caf still work",
+        arguments: ["x.mp3", "x.flac", "x.ogg", "x.m4a", "x.opus", "x.aiff"])
     func refusesMisleadingExtension(_ name: String) throws {
         let folder = try AudioTestTools.makeScratchFolder()
         defer { AudioTestTools.remove(folder) }
@@ -208,8 +246,9 @@ struct OutputReplacementTests {
     }
 }
 
-@Suite("issue 15 #6, #7: rates and channel counts nothing can play are refused",
-       .enabled(if: binaryBuilt, "run swift build first"))
+@Suite(
+    "issue 15 #6, #7: rates and channel counts nothing can play are refused",
+    .enabled(if: binaryBuilt, "run swift build first"))
 struct UnplayableFormatTests {
     static let cases: [(String, Data)] = [
         ("1hz.wav", handMadeWAV(rate: 1, channels: 1, frames: 4000)),
@@ -232,7 +271,9 @@ struct UnplayableFormatTests {
             #expect(result.status == 65, "\(arguments): \(result.status) \(result.stderr)")
             #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
             // (libsndfile itself refuses the NaN rate of nan.caf, with its own words.)
-            #expect(result.stderr.contains("Hz") || result.stderr.contains("channels") || name == "nan.caf", "\(result.stderr)")
+            #expect(
+                result.stderr.contains("Hz") || result.stderr.contains("channels") || name == "nan.caf",
+                "\(result.stderr)")
             #expect(Date().timeIntervalSince(started) < 10)
         }
         #expect(!AudioTestTools.exists(folder + "/out.caf"))
@@ -242,8 +283,18 @@ struct UnplayableFormatTests {
     func limitsAccepted() throws {
         let folder = try AudioTestTools.makeScratchFolder()
         defer { AudioTestTools.remove(folder) }
-        try AudioTestTools.require("sox", ["-D", "-n", "-r", "8000", "-c", "1", "-b", "16", folder + "/a.wav", "synth", "2", "sine", "440", "vol", "0.5"])
-        try AudioTestTools.require("sox", ["-D", "-n", "-r", "48000", "-c", "8", "-b", "16", folder + "/b.wav", "synth", "2", "sine", "440", "vol", "0.5"])
+        try AudioTestTools.require(
+            "sox",
+            [
+                "-D", "-n", "-r", "8000", "-c", "1", "-b", "16", folder + "/a.wav", "synth", "2", "sine", "440", "vol",
+                "0.5",
+            ])
+        try AudioTestTools.require(
+            "sox",
+            [
+                "-D", "-n", "-r", "48000", "-c", "8", "-b", "16", folder + "/b.wav", "synth", "2", "sine", "440", "vol",
+                "0.5",
+            ])
         for name in ["a.wav", "b.wav"] {
             let result = try proofkit(["check", name], in: folder)
             #expect(result.status == 0, "\(name): \(result.stderr)")
@@ -251,19 +302,23 @@ struct UnplayableFormatTests {
     }
 }
 
-@Suite("issue 15 #5: endless and size-0 inputs are capped while reading",
-       .enabled(if: binaryBuilt, "run swift build first"))
+@Suite(
+    "issue 15 #5: endless and size-0 inputs are capped while reading",
+    .enabled(if: binaryBuilt, "run swift build first"))
 struct BoundedInputTests {
     @Test("dua check - < /dev/zero stops at the cap with exit 65 (under a 1 GB address-space limit)")
     func duaStandardInputCapped() throws {
         let folder = try AudioTestTools.makeScratchFolder()
         defer { AudioTestTools.remove(folder) }
-        let result = try shell("ulimit -v 1500000; exec timeout 60 \"$PK\" dua check --text waking - < /dev/zero", in: folder)
+        let result = try shell(
+            "ulimit -v 1500000; exec timeout 60 \"$PK\" dua check --text waking - < /dev/zero", in: folder)
         #expect(result.status == 65, "\(result.status) \(result.stderr)")
         #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.contains("MiB"), "\(result.stderr)")
     }
 
-    @Test("/proc/self/pagemap (size 0, endless) is refused as too large by --texts, --transcript-file, plan --state, bench --compare")
+    @Test(
+        "/proc/self/pagemap (size 0, endless) is refused as too large by --texts, --transcript-file, plan --state, bench --compare"
+    )
     func sizeZeroFilesCapped() throws {
         let folder = try AudioTestTools.makeScratchFolder()
         defer { AudioTestTools.remove(folder) }
@@ -276,31 +331,43 @@ struct BoundedInputTests {
             ["bench", "--compare", "/proc/self/pagemap", "/proc/self/pagemap"],
         ]
         for arguments in runs {
-            let result = try shell("ulimit -v 1500000; exec timeout 60 \"$PK\" " + arguments.map { "'\($0)'" }.joined(separator: " "), in: folder)
+            let result = try shell(
+                "ulimit -v 1500000; exec timeout 60 \"$PK\" " + arguments.map { "'\($0)'" }.joined(separator: " "),
+                in: folder)
             #expect(result.status == 65, "\(arguments): \(result.status) \(result.stderr)")
-            #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.contains("over"), "\(arguments): \(result.stderr)")
+            #expect(
+                result.stderr.split(separator: "\n").count == 1 && result.stderr.contains("over"),
+                "\(arguments): \(result.stderr)")
         }
-        #expect(try proofkit(["voice", "tone.wav", "--transcript-file", "/proc/self/pagemap", "--text", "waking"], in: folder)
+        #expect(
+            try proofkit(
+                ["voice", "tone.wav", "--transcript-file", "/proc/self/pagemap", "--text", "waking"], in: folder
+            )
             .stderr.contains("transcript file"), "#14: the transcript file is not a texts file")
     }
 }
 
-@Suite("issue 15 #2, #3: plan --state refuses foreign files, keeps unknown keys, and locks",
-       .enabled(if: binaryBuilt, "run swift build first"))
+@Suite(
+    "issue 15 #2, #3: plan --state refuses foreign files, keeps unknown keys, and locks",
+    .enabled(if: binaryBuilt, "run swift build first"))
 struct StateFileHardeningTests {
-    let base = ["plan", "--lat", "24.8607", "--lon", "67.0011", "--tz", "Asia/Karachi", "--days", "2",
-                "--now", "2026-11-30T04:00:00+05:00"]
+    let base = [
+        "plan", "--lat", "24.8607", "--lon", "67.0011", "--tz", "Asia/Karachi", "--days", "2",
+        "--now", "2026-11-30T04:00:00+05:00",
+    ]
 
-    @Test("#2 foreign JSON objects and wrong types are refused with 65, the file untouched", arguments: [
-        #"{"texts": [{"name": "x", "arabic": "بسم"}]}"#,
-        #"{"machine": {"cpu": "x"}, "results": []}"#,
-        #"{"version": 1, "outcomes": {"occurrence": "fajr.2026-11-30", "kind": "escape", "at": "2026-11-30T05:20:00+05:00"}}"#,
-        #"{"version": 1, "fingerprint": 5}"#,
-        #"{"version": 1, "postponed": []}"#,
-        #"{"version": 1, "merged": [1, 2]}"#,
-        #"{"version": 1, "alarms": [{"id": "a", "sound": 3}]}"#,
-        #"{"version": 2}"#,
-    ])
+    @Test(
+        "#2 foreign JSON objects and wrong types are refused with 65, the file untouched",
+        arguments: [
+            #"{"texts": [{"name": "x", "arabic": "بسم"}]}"#,
+            #"{"machine": {"cpu": "x"}, "results": []}"#,
+            #"{"version": 1, "outcomes": {"occurrence": "fajr.2026-11-30", "kind": "escape", "at": "2026-11-30T05:20:00+05:00"}}"#,
+            #"{"version": 1, "fingerprint": 5}"#,
+            #"{"version": 1, "postponed": []}"#,
+            #"{"version": 1, "merged": [1, 2]}"#,
+            #"{"version": 1, "alarms": [{"id": "a", "sound": 3}]}"#,
+            #"{"version": 2}"#,
+        ])
     func refusesForeign(_ contents: String) throws {
         let folder = try AudioTestTools.makeScratchFolder()
         defer { AudioTestTools.remove(folder) }
@@ -317,15 +384,19 @@ struct StateFileHardeningTests {
         let folder = try AudioTestTools.makeScratchFolder()
         defer { AudioTestTools.remove(folder) }
         let state = folder + "/state.json"
-        try #"{"version": 1, "app": {"theme": "dark", "n": [1, 2]}, "outcomes": [{"occurrence": "fajr.2026-11-30", "kind": "escape", "at": "2026-11-30T05:20:00+05:00", "note": "snoozed"}]}"#
+        try
+            #"{"version": 1, "app": {"theme": "dark", "n": [1, 2]}, "outcomes": [{"occurrence": "fajr.2026-11-30", "kind": "escape", "at": "2026-11-30T05:20:00+05:00", "note": "snoozed"}]}"#
             .write(toFile: state, atomically: false, encoding: .utf8)
         let result = try proofkit(base + ["--state", state, "--json"])
         #expect(result.status == 0, "\(result.stderr)")
-        let saved = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: state))) as? [String: Any])
+        let saved = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: state))) as? [String: Any])
         let app = try #require(saved["app"] as? [String: Any])
         #expect(app["theme"] as? String == "dark" && (app["n"] as? [Int]) == [1, 2])
         let outcomes = try #require(saved["outcomes"] as? [[String: Any]])
-        #expect(outcomes.count == 1 && outcomes[0]["kind"] as? String == "escape" && outcomes[0]["note"] as? String == "snoozed")
+        #expect(
+            outcomes.count == 1 && outcomes[0]["kind"] as? String == "escape"
+                && outcomes[0]["note"] as? String == "snoozed")
         #expect(saved["version"] as? Int == 1 && saved["format"] as? String == "proofkit-alarm-state")
         #expect(!result.stdout.contains("fajr.2026-11-30.0"), "the escaped morning was planned again")
     }
@@ -339,7 +410,9 @@ struct StateFileHardeningTests {
         let args = (base + ["--state", state, "--lock-wait", "1"]).map { "'\($0)'" }.joined(separator: " ")
         let started = Date()
         // The other writer holds the lock once it has touched `held` (a readiness signal, not a sleep).
-        let result = try shell("flock .state.json.lock sh -c 'touch held; sleep 4' & while [ ! -e held ]; do sleep 0.01; done; \"$PK\" \(args); echo \"status=$?\"; wait", in: folder)
+        let result = try shell(
+            "flock .state.json.lock sh -c 'touch held; sleep 4' & while [ ! -e held ]; do sleep 0.01; done; \"$PK\" \(args); echo \"status=$?\"; wait",
+            in: folder)
         #expect(result.stdout.contains("status=75"), "\(result.stdout) \(result.stderr)")
         #expect(result.stderr.contains("lock"), "\(result.stderr)")
         #expect(Date().timeIntervalSince(started) < 4.5)
@@ -353,14 +426,19 @@ struct StateFileHardeningTests {
         let state = folder + "/state.json"
         for round in 0..<5 {
             try "{}".write(toFile: state, atomically: false, encoding: .utf8)
-            let fajr = (base + ["--prayers", "fajr", "--state", state, "--json"]).map { "'\($0)'" }.joined(separator: " ")
-            let maghrib = (base + ["--prayers", "maghrib", "--state", state, "--json"]).map { "'\($0)'" }.joined(separator: " ")
+            let fajr = (base + ["--prayers", "fajr", "--state", state, "--json"]).map { "'\($0)'" }.joined(
+                separator: " ")
+            let maghrib = (base + ["--prayers", "maghrib", "--state", state, "--json"]).map { "'\($0)'" }.joined(
+                separator: " ")
             let result = try shell("\"$PK\" \(fajr) > a.json & \"$PK\" \(maghrib) > b.json & wait", in: folder)
             #expect(result.status == 0)
             var cancels = 0
             for name in ["a.json", "b.json"] {
-                let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/" + name))) as? [String: Any])
-                cancels += (object["operations"] as? [[String: Any]] ?? []).filter { $0["op"] as? String == "cancel" }.count
+                let object = try #require(
+                    try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/" + name)))
+                        as? [String: Any])
+                cancels +=
+                    (object["operations"] as? [[String: Any]] ?? []).filter { $0["op"] as? String == "cancel" }.count
             }
             // The later run cancels the earlier run's 14 alarms (7 rings x 2 days): it read them.
             #expect(cancels == 14, "round \(round): \(cancels) cancels; a run did not see the other's alarms")
@@ -368,8 +446,9 @@ struct StateFileHardeningTests {
     }
 }
 
-@Suite("issue 15 #9: FIFOs, pipes and /dev/stdin are opened once",
-       .enabled(if: binaryBuilt, "run swift build first"))
+@Suite(
+    "issue 15 #9: FIFOs, pipes and /dev/stdin are opened once",
+    .enabled(if: binaryBuilt, "run swift build first"))
 struct StreamInputTests {
     @Test("WAV, MP3 and FLAC through a FIFO; WAV through /dev/stdin from a pipe", arguments: ["wav", "mp3", "flac"])
     func fifoInputs(_ kind: String) throws {
@@ -401,8 +480,9 @@ struct StreamInputTests {
     }
 }
 
-@Suite("issue 15 #10, #11: bench children die with the parent; file names that are not UTF-8 open",
-       .enabled(if: binaryBuilt, "run swift build first"))
+@Suite(
+    "issue 15 #10, #11: bench children die with the parent; file names that are not UTF-8 open",
+    .enabled(if: binaryBuilt, "run swift build first"))
 struct ProcessAndNameTests {
     @Test("#10 kill -TERM or -KILL of bench leaves no --child running", arguments: ["TERM", "KILL"])
     func benchChildDiesWithParent(_ signal: String) throws {
@@ -439,8 +519,9 @@ struct ProcessAndNameTests {
             "$PK" check "$(printf 'missing\\351.wav')"
             """
         let result = try shell(script, in: folder)
-        #expect(result.stdout.contains("check=0") && result.stdout.contains("trim=0") && result.stdout.contains("written"),
-                "\(result.stdout) \(result.stderr)")
+        #expect(
+            result.stdout.contains("check=0") && result.stdout.contains("trim=0") && result.stdout.contains("written"),
+            "\(result.stdout) \(result.stderr)")
         #expect(result.stderr.contains("missing\\xE9.wav"), "the name is shown with its byte escaped: \(result.stderr)")
     }
 
@@ -458,7 +539,8 @@ struct ProcessAndNameTests {
             [ -n "$a" ] && [ "$a" = "$b" ] && echo same
             """
         let result = try shell(script, in: folder)
-        #expect(result.stdout.contains("squat=0") && result.stdout.contains("same"), "\(result.stdout) \(result.stderr)")
+        #expect(
+            result.stdout.contains("squat=0") && result.stdout.contains("same"), "\(result.stdout) \(result.stderr)")
     }
 }
 
@@ -467,9 +549,19 @@ func handMadeFloatWAV(frames: Int, nanEvery: Int) -> Data {
     var data = Data()
     func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { data.append(contentsOf: $0) } }
     func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { data.append(contentsOf: $0) } }
-    data.append(contentsOf: Array("RIFF".utf8)); u32(UInt32(36 + frames * 4)); data.append(contentsOf: Array("WAVE".utf8))
-    data.append(contentsOf: Array("fmt ".utf8)); u32(16); u16(3); u16(1); u32(16000); u32(64000); u16(4); u16(32)
-    data.append(contentsOf: Array("data".utf8)); u32(UInt32(frames * 4))
+    data.append(contentsOf: Array("RIFF".utf8))
+    u32(UInt32(36 + frames * 4))
+    data.append(contentsOf: Array("WAVE".utf8))
+    data.append(contentsOf: Array("fmt ".utf8))
+    u32(16)
+    u16(3)
+    u16(1)
+    u32(16000)
+    u32(64000)
+    u16(4)
+    u16(32)
+    data.append(contentsOf: Array("data".utf8))
+    u32(UInt32(frames * 4))
     for index in 0..<frames {
         let value: Float = index % nanEvery == 0 ? .nan : Float(sin(Double(index) * 0.17) * 0.5)
         u32(value.bitPattern)
@@ -477,17 +569,20 @@ func handMadeFloatWAV(frames: Int, nanEvery: Int) -> Data {
     return data
 }
 
-@Suite("issue 15 #14: exit codes follow the table; names are quoted safely",
-       .enabled(if: binaryBuilt, "run swift build first"))
+@Suite(
+    "issue 15 #14: exit codes follow the table; names are quoted safely",
+    .enabled(if: binaryBuilt, "run swift build first"))
 struct ExitCodeConsistencyTests {
     @Test("/proc/self/mem is an I/O error (74) for every reader")
     func procSelfMem() throws {
         let folder = try AudioTestTools.makeScratchFolder()
         defer { AudioTestTools.remove(folder) }
         #expect(symlink("/proc/self/mem", folder + "/state.json") == 0)
-        for arguments in [["check", "/proc/self/mem"], ["trim", "/proc/self/mem", "-o", "x.caf"],
-                          ["dua", "check", "--texts", "/proc/self/mem", "x"],
-                          ["plan", "--lat", "24.86", "--lon", "67.0", "--tz", "Asia/Karachi", "--state", "state.json"]] {
+        for arguments in [
+            ["check", "/proc/self/mem"], ["trim", "/proc/self/mem", "-o", "x.caf"],
+            ["dua", "check", "--texts", "/proc/self/mem", "x"],
+            ["plan", "--lat", "24.86", "--lon", "67.0", "--tz", "Asia/Karachi", "--state", "state.json"],
+        ] {
             let result = try proofkit(arguments, in: folder)
             #expect(result.status == 74, "\(arguments): \(result.status) \(result.stderr)")
             #expect(result.stderr.split(separator: "\n").count == 1)
@@ -509,7 +604,8 @@ struct ExitCodeConsistencyTests {
         defer { AudioTestTools.remove(folder) }
         try FileManager.default.createDirectory(atPath: folder + "/proofkit", withIntermediateDirectories: true)
         #expect(symlink("/proc/self/mem", folder + "/proofkit/duas.json") == 0)
-        let result = try runProcess(TestEnvironment.proofkitBinary, ["dua", "list"], environment: ["XDG_CONFIG_HOME": folder])
+        let result = try runProcess(
+            TestEnvironment.proofkitBinary, ["dua", "list"], environment: ["XDG_CONFIG_HOME": folder])
         #expect(result.status == 0, "\(result.stderr)")
     }
 
@@ -519,7 +615,8 @@ struct ExitCodeConsistencyTests {
         defer { AudioTestTools.remove(folder) }
         try handMadeFloatWAV(frames: 16000, nanEvery: 100).write(to: URL(fileURLWithPath: folder + "/nan.wav"))
         let result = try proofkit(["check", "nan.wav"], in: folder)
-        #expect(result.status == 65 && result.stderr.contains("NaN"), "\(result.status) \(result.stdout) \(result.stderr)")
+        #expect(
+            result.status == 65 && result.stderr.contains("NaN"), "\(result.status) \(result.stdout) \(result.stderr)")
     }
 
     @Test("plan: --proof-window without a unit and --now in year 9999 are usage errors (64)")
@@ -550,7 +647,9 @@ struct ExitCodeConsistencyTests {
         for name in try FileManager.default.contentsOfDirectory(atPath: models) where name != "manifest.json" {
             #expect(symlink(models + "/" + name, folder + "/" + name) == 0)
         }
-        var manifest = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: models + "/manifest.json"))) as? [String: Any])
+        var manifest = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: models + "/manifest.json")))
+                as? [String: Any])
         var files = try #require(manifest["files"] as? [String: Any])
         for (name, value) in files {
             guard var entry = value as? [String: Any], entry["sha256"] != nil else { continue }
@@ -560,7 +659,8 @@ struct ExitCodeConsistencyTests {
         manifest["files"] = files
         try JSONSerialization.data(withJSONObject: manifest).write(to: URL(fileURLWithPath: folder + "/manifest.json"))
         let photo = models + "/clip_standin_test_mat.png"
-        let result = try runProcess(TestEnvironment.proofkitBinary, ["mat", photo], environment: ["PROOFKIT_MODELS": folder])
+        let result = try runProcess(
+            TestEnvironment.proofkitBinary, ["mat", photo], environment: ["PROOFKIT_MODELS": folder])
         #expect(result.status == 78, "\(result.status) \(result.stderr.prefix(300))")
         #expect(result.stderr.count < 1000, "the value is not echoed")
     }

@@ -1,12 +1,13 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 private let hasBinary = TestEnvironment.hasProofkitBinary
 private let root = TestEnvironment.packageRoot.path
 private let releaseBinary = root + "/.build/release/proofkit"
 /// `.ci/setup` has run: the release binary, the models and ONNX Runtime are there to install.
-private let hasSetUp = FileManager.default.isExecutableFile(atPath: releaseBinary)
+private let hasSetUp =
+    FileManager.default.isExecutableFile(atPath: releaseBinary)
     && FileManager.default.fileExists(atPath: root + "/Models/generated/manifest.json")
     && ((try? FileManager.default.contentsOfDirectory(atPath: root + "/.deps/onnxruntime")) ?? []).contains {
         $0.hasPrefix("libonnxruntime.so.")
@@ -18,7 +19,9 @@ struct GeneratedDocsTests {
     /// Every verb of `proofkit help` and every option of its `--help`.
     func commandsAndOptions() throws -> [(verb: String, options: [String])] {
         let top = try TestEnvironment.runProofkit(["help"])
-        let verbs = top.stdout.split(separator: "\n", omittingEmptySubsequences: false).drop(while: { $0 != "Commands:" }).dropFirst()
+        let verbs = top.stdout.split(separator: "\n", omittingEmptySubsequences: false).drop(while: {
+            $0 != "Commands:"
+        }).dropFirst()
             .prefix(while: { !$0.isEmpty }).compactMap { $0.split(separator: " ").first.map(String.init) }
         #expect(verbs.count >= 12 && verbs.contains("trim") && verbs.contains("doctor"), "\(top.stdout)")
         return try verbs.map { verb in
@@ -118,12 +121,18 @@ struct GeneratedDocsTests {
             defer { try? FileManager.default.removeItem(atPath: folder) }
             try fish.stdout.write(toFile: folder + "/proofkit.fish", atomically: true, encoding: .utf8)
             let complete = { (line: String) throws -> String in
-                try runProcess("/usr/bin/env", ["fish", "--no-config", "-c", "source \(folder)/proofkit.fish; complete -C'\(line)'"],
-                               currentDirectory: folder).stdout
+                try runProcess(
+                    "/usr/bin/env",
+                    ["fish", "--no-config", "-c", "source \(folder)/proofkit.fish; complete -C'\(line)'"],
+                    currentDirectory: folder
+                ).stdout
             }
             #expect(try complete("proofkit tri").hasPrefix("trim\t"))
             #expect(try complete("proofkit trim --no").hasPrefix("--normalize\t"))
-            let duaWords = Set(try complete("proofkit dua ").split(separator: "\n").map { $0.split(separator: "\t").first.map(String.init) ?? "" })
+            let duaWords = Set(
+                try complete("proofkit dua ").split(separator: "\n").map {
+                    $0.split(separator: "\t").first.map(String.init) ?? ""
+                })
             #expect(duaWords.isSuperset(of: ["list", "show", "check"]), "\(duaWords)")
         }
         let unknown = try TestEnvironment.runProofkit(["help", "completion", "tcsh"])
@@ -148,7 +157,9 @@ struct InstallEndToEndTests {
         #expect(doctor.status == 0, "\(doctor.stdout) \(doctor.stderr)")
         let report = try #require(try JSONSerialization.jsonObject(with: doctor.stdoutData) as? [String: Any])
         #expect((report["model_folders"] as? [String])?.first == prefix + "/share/proofkit/models")
-        #expect(((report["onnxruntime"] as? [String: Any])?["library"] as? String)?.hasPrefix(prefix + "/lib/proofkit/") == true)
+        #expect(
+            ((report["onnxruntime"] as? [String: Any])?["library"] as? String)?.hasPrefix(prefix + "/lib/proofkit/")
+                == true)
         let models = try #require(report["models"] as? [[String: Any]])
         #expect(models.count >= 5 && models.allSatisfy { $0["status"] as? String == "verified" })
 
@@ -156,21 +167,24 @@ struct InstallEndToEndTests {
         let mat = try runInstalled(binary, ["mat", "--json", photo], in: elsewhere)
         #expect(mat.status == 0, "\(mat.stderr)")
         #expect(mat.stdout.contains("\"verdict\":\"accepted\""), "\(mat.stdout)")
-        let voice = try runInstalled(binary, ["voice", TestEnvironment.fixture("speech_ar_quran_16k.wav"), "--json"], in: elsewhere)
+        let voice = try runInstalled(
+            binary, ["voice", TestEnvironment.fixture("speech_ar_quran_16k.wav"), "--json"], in: elsewhere)
         #expect(voice.status == 0, "\(voice.stderr)")
         let demo = try runInstalled(binary, ["demo"], in: elsewhere)
         #expect(demo.status == 0, "\(demo.stderr)")
         #expect(demo.stdout.contains("check: accepted") && demo.stdout.contains("accepted (score 0."), "\(demo.stdout)")
         #expect(!demo.stdout.contains("skipped: the room-noise"), "\(demo.stdout)")
         // The man page and completions are where man and the shells look.
-        for file in ["share/man/man1/proofkit.1.gz", "share/bash-completion/completions/proofkit",
-                     "share/zsh/vendor-completions/_proofkit", "share/fish/vendor_completions.d/proofkit.fish",
-                     "share/doc/proofkit/THIRD_PARTY_NOTICES.md", "share/doc/proofkit/onnxruntime/LICENSE"]
-        {
+        for file in [
+            "share/man/man1/proofkit.1.gz", "share/bash-completion/completions/proofkit",
+            "share/zsh/vendor-completions/_proofkit", "share/fish/vendor_completions.d/proofkit.fish",
+            "share/doc/proofkit/THIRD_PARTY_NOTICES.md", "share/doc/proofkit/onnxruntime/LICENSE",
+        ] {
             #expect(FileManager.default.fileExists(atPath: prefix + "/" + file), "missing \(file)")
         }
         // The alarm service's systemd user unit runs the installed binary.
-        let unit = (try? String(contentsOfFile: prefix + "/lib/systemd/user/proofkit-alarm.service", encoding: .utf8)) ?? ""
+        let unit =
+            (try? String(contentsOfFile: prefix + "/lib/systemd/user/proofkit-alarm.service", encoding: .utf8)) ?? ""
         #expect(unit.contains("/bin/proofkit alarm run\n") && unit.contains("Restart=always"), "\(unit)")
     }
 
@@ -189,7 +203,11 @@ struct InstallEndToEndTests {
         let photo = TestEnvironment.fixture("images/demo_mat.jpg")
         func judge() throws -> String {
             let result = try runProcess(
-                "/usr/bin/env", ["-i", "PATH=/usr/bin:/bin", "XDG_CACHE_HOME=" + cache, prefix + "/bin/proofkit", "mat", "--verbose", photo])
+                "/usr/bin/env",
+                [
+                    "-i", "PATH=/usr/bin:/bin", "XDG_CACHE_HOME=" + cache, prefix + "/bin/proofkit", "mat", "--verbose",
+                    photo,
+                ])
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stdout.contains(": accepted"), "\(result.stdout)")
             return result.stdout
@@ -197,7 +215,9 @@ struct InstallEndToEndTests {
         let first = try judge()
         #expect(first.contains("model: " + prefix + "/share/proofkit/models/efficientnet_lite0_int8.onnx"), "\(first)")
         let made = try FileManager.default.contentsOfDirectory(atPath: cache + "/proofkit/ort")
-        #expect(made.filter { $0.hasSuffix(".ort") }.count == 1 && made.filter { $0.hasSuffix(".ort.json") }.count == 1, "\(made)")
+        #expect(
+            made.filter { $0.hasSuffix(".ort") }.count == 1 && made.filter { $0.hasSuffix(".ort.json") }.count == 1,
+            "\(made)")
         #expect(!made.contains { $0.contains(".tmp-") })
         let second = try judge()
         #expect(second.contains("model: " + cache + "/proofkit/ort/efficientnet_lite0_int8-"), "\(second)")
@@ -207,7 +227,8 @@ struct InstallEndToEndTests {
         bytes[bytes.count / 2] ^= 0xFF
         try bytes.write(to: URL(fileURLWithPath: cached))
         let damaged = try runProcess(
-            "/usr/bin/env", ["-i", "PATH=/usr/bin:/bin", "XDG_CACHE_HOME=" + cache, prefix + "/bin/proofkit", "mat", photo])
+            "/usr/bin/env",
+            ["-i", "PATH=/usr/bin:/bin", "XDG_CACHE_HOME=" + cache, prefix + "/bin/proofkit", "mat", photo])
         #expect(damaged.status == 0 && damaged.stdout.contains(": accepted"), "\(damaged.stdout) \(damaged.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: cached)) != bytes, "the damaged copy was not replaced")
         #expect(try judge().contains("model: " + cache + "/proofkit/ort/efficientnet_lite0_int8-"))
@@ -246,7 +267,9 @@ struct InstallEndToEndTests {
             #expect(fields.stdout.contains(library), "Depends lacks \(library): \(fields.stdout)")
         }
         let contents = try runProcess("/usr/bin/dpkg-deb", ["--contents", deb])
-        #expect(contents.stdout.contains("./usr/bin/proofkit") && contents.stdout.contains("./usr/share/doc/proofkit/copyright"))
+        #expect(
+            contents.stdout.contains("./usr/bin/proofkit")
+                && contents.stdout.contains("./usr/share/doc/proofkit/copyright"))
         let scratch = folder + "/root"
         let unpacked = try runProcess("/usr/bin/dpkg", ["-x", deb, scratch])
         #expect(unpacked.status == 0, "\(unpacked.stderr)")
@@ -266,9 +289,15 @@ struct DoctorTests {
         let report = try #require(try JSONSerialization.jsonObject(with: healthy.stdoutData) as? [String: Any])
         #expect(report["healthy"] as? Bool == true)
         let libraries = try #require(report["libraries"] as? [[String: Any]])
-        #expect(libraries.map { $0["soname"] as? String } == ["libsndfile.so.1", "libasound.so.2", "libturbojpeg.so.0", "libpng16.so.16", "libsqlite3.so.0"])
+        #expect(
+            libraries.map { $0["soname"] as? String } == [
+                "libsndfile.so.1", "libasound.so.2", "libturbojpeg.so.0", "libpng16.so.16", "libsqlite3.so.0",
+            ])
         let models = try #require(report["models"] as? [[String: Any]])
-        #expect(models.contains { $0["name"] as? String == "efficientnet_lite0_int8.onnx" && $0["status"] as? String == "verified" })
+        #expect(
+            models.contains {
+                $0["name"] as? String == "efficientnet_lite0_int8.onnx" && $0["status"] as? String == "verified"
+            })
 
         // A copy of the models with one byte of the class names changed.
         let folder = try TestEnvironment.makeTemporaryFolder()
@@ -286,7 +315,8 @@ struct DoctorTests {
         #expect(damaged.stdout.contains("efficientnet_lite0_int8.onnx: missing"))
         #expect(damaged.stdout.contains("model folders (from PROOFKIT_MODELS): \(folder)"))
 
-        let noRuntime = try TestEnvironment.runProofkit(["doctor"], environment: ["PROOFKIT_ORT_LIBRARY": folder + "/none.so"])
+        let noRuntime = try TestEnvironment.runProofkit(
+            ["doctor"], environment: ["PROOFKIT_ORT_LIBRARY": folder + "/none.so"])
         #expect(noRuntime.status == 69)
         #expect(noRuntime.stdout.contains("ONNX Runtime: not available: "), "\(noRuntime.stdout)")
     }

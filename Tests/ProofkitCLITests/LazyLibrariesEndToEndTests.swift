@@ -1,16 +1,20 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The four C libraries that only some commands need are loaded on first use, not linked: the
 /// binary has no DT_NEEDED entry for them, and a command maps only the ones it uses.
-@Suite("proofkit loads its C libraries on first use, end to end",
-       .enabled(if: TestEnvironment.hasProofkitBinary, "run swift build first"))
+@Suite(
+    "proofkit loads its C libraries on first use, end to end",
+    .enabled(if: TestEnvironment.hasProofkitBinary, "run swift build first"))
 struct LazyLibrariesEndToEndTests {
-    static let libraries = ["libasound.so.2", "libsndfile.so.1", "libturbojpeg.so.0", "libpng16.so.16", "libsqlite3.so.0"]
+    static let libraries = [
+        "libasound.so.2", "libsndfile.so.1", "libturbojpeg.so.0", "libpng16.so.16", "libsqlite3.so.0",
+    ]
 
-    @Test("the binary needs none of libasound, libsndfile, libturbojpeg, libpng, libsqlite3 (readelf -d)",
-          .enabled(if: TestEnvironment.hasTool("readelf"), "readelf (binutils) is not installed"))
+    @Test(
+        "the binary needs none of libasound, libsndfile, libturbojpeg, libpng, libsqlite3 (readelf -d)",
+        .enabled(if: TestEnvironment.hasTool("readelf"), "readelf (binutils) is not installed"))
     func noDynamicDependency() throws {
         // The debug binary that this build made (a release binary in .build may be older than
         // the sources; `.ci/build-release` links the same objects with the same libraries).
@@ -51,8 +55,15 @@ struct LazyLibrariesEndToEndTests {
         #expect(try librariesMapped(["voice", "--list-devices"], in: folder) == ["libasound.so.2"])
         // alarm: install writes no store; status reads the SQLite store alone (a folder each, as
         // the trace files are named after the first argument).
-        for sub in ["install", "status"] { try FileManager.default.createDirectory(atPath: folder + "/" + sub, withIntermediateDirectories: true) }
-        #expect(try librariesMapped(["alarm", "install", "--print", "--store", folder + "/store"], in: folder + "/install").isEmpty)
-        #expect(try librariesMapped(["alarm", "status", "--store", folder + "/store"], in: folder + "/status") == ["libsqlite3.so.0"])
+        for sub in ["install", "status"] {
+            try FileManager.default.createDirectory(atPath: folder + "/" + sub, withIntermediateDirectories: true)
+        }
+        #expect(
+            try librariesMapped(["alarm", "install", "--print", "--store", folder + "/store"], in: folder + "/install")
+                .isEmpty)
+        #expect(
+            try librariesMapped(["alarm", "status", "--store", folder + "/store"], in: folder + "/status") == [
+                "libsqlite3.so.0"
+            ])
     }
 }

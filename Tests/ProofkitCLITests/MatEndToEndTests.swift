@@ -1,12 +1,13 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 private let root = TestEnvironment.packageRoot.path
 private let models = root + "/Models/generated"
 private let hasBinary = TestEnvironment.hasProofkitBinary
 /// Set-up installs ONNX Runtime and builds the models; without them these tests cannot run.
-private let hasModels = FileManager.default.fileExists(atPath: models + "/efficientnet_lite0_int8.onnx")
+private let hasModels =
+    FileManager.default.fileExists(atPath: models + "/efficientnet_lite0_int8.onnx")
     && FileManager.default.fileExists(atPath: models + "/efficientnet_lite0_fp32.onnx")
 private let canRun = hasBinary && hasModels
 private let hasPhotos = !ImageFixtures.referencePhotos.isEmpty
@@ -56,7 +57,9 @@ private func modelsFolder(_ files: [String: String]) throws -> String {
 
 @Suite("proofkit mat, end to end", .enabled(if: canRun, "needs the built binary and the models (bash .ci/setup)"))
 struct MatEndToEndTests {
-    @Test("a rendered prayer mat is accepted and a photo of coffee is rejected, with every engine", arguments: ["lite0", "lite0-fp32"])
+    @Test(
+        "a rendered prayer mat is accepted and a photo of coffee is rejected, with every engine",
+        arguments: ["lite0", "lite0-fp32"])
     func acceptAndReject(engine: String) throws {
         let result = try proofkit(["mat", "--engine", engine, photo("demo_mat.jpg"), photo("demo_coffee.jpg")])
         #expect(result.status == 0, "\(result.stderr)")
@@ -92,10 +95,12 @@ struct MatEndToEndTests {
         let all = try objects(result)
         #expect(all.count == 3)
         for object in all.prefix(2) {
-            #expect(Set(object.keys) == [
-                "file", "verdict", "score", "threshold", "brightness", "hint", "accepted_by", "engine", "crop_scores",
-                "rule", "class_score", "head_score", "head_threshold",
-            ])
+            #expect(
+                Set(object.keys) == [
+                    "file", "verdict", "score", "threshold", "brightness", "hint", "accepted_by", "engine",
+                    "crop_scores",
+                    "rule", "class_score", "head_score", "head_threshold",
+                ])
             #expect(object["engine"] as? String == "lite0")
             #expect(object["threshold"] as? Double == 0.3)
             #expect(object["rule"] as? String == "class-or-head")
@@ -155,15 +160,19 @@ struct MatEndToEndTests {
         #expect(text.stdout.contains("  crops: centre "))
     }
 
-    @Test("many photos share one session: the model file is opened once, and a summary ends the output",
-          .enabled(if: TestEnvironment.hasTool("strace")))
+    @Test(
+        "many photos share one session: the model file is opened once, and a summary ends the output",
+        .enabled(if: TestEnvironment.hasTool("strace")))
     func manyPhotosOneSession() throws {
         let folder = try TestEnvironment.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let trace = folder + "/trace.txt"
-        let photos = Array(repeating: [photo("demo_mat.jpg"), photo("demo_coffee.jpg"), photo("dark_coffee.jpg")], count: 3).flatMap { $0 }
+        let photos = Array(
+            repeating: [photo("demo_mat.jpg"), photo("demo_coffee.jpg"), photo("dark_coffee.jpg")], count: 3
+        ).flatMap { $0 }
         let result = try runProcess(
-            "/usr/bin/env", ["strace", "-f", "-e", "trace=openat,open", "-o", trace, TestEnvironment.proofkitBinary, "mat"] + photos,
+            "/usr/bin/env",
+            ["strace", "-f", "-e", "trace=openat,open", "-o", trace, TestEnvironment.proofkitBinary, "mat"] + photos,
             environment: ["PROOFKIT_MODELS": "", "PROOFKIT_ORT_LIBRARY": ""])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.hasSuffix("\n3 of 9 photos accepted\n"), "\(result.stdout)")
@@ -177,7 +186,9 @@ struct MatEndToEndTests {
     func enrolment() throws {
         // The coffee photo stands in for a mat the model does not know: once enrolled, the same
         // photo is accepted by the enrolment (cosine 1), and the rendered mat is not affected.
-        let result = try proofkit(["mat", "--json", "--enrol", photo("demo_coffee.jpg"), photo("demo_coffee.jpg"), photo("dark_coffee.jpg")])
+        let result = try proofkit([
+            "mat", "--json", "--enrol", photo("demo_coffee.jpg"), photo("demo_coffee.jpg"), photo("dark_coffee.jpg"),
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         let all = try objects(result)
         #expect(all[0]["verdict"] as? String == "accepted")
@@ -197,20 +208,31 @@ struct MatEndToEndTests {
     }
 
     static let badInputs: [BadInput] = [
-        BadInput(description: "not an image", make: { folder in
-            let path = folder + "/notes.jpg"
-            try "this is a text file, not a photo\n".write(toFile: path, atomically: true, encoding: .utf8)
-            return path
-        }, status: 65, message: "not a JPEG or PNG"),
-        BadInput(description: "a truncated JPEG", make: { _ in photo("truncated.jpg") }, status: 65, message: "truncated"),
-        BadInput(description: "a 0-byte file", make: { folder in
-            let path = folder + "/empty.jpg"
-            try Data().write(to: URL(fileURLWithPath: path))
-            return path
-        }, status: 65, message: "the file is empty (0 bytes), not an image"),
-        BadInput(description: "a PNG header claiming 30000x30000", make: { _ in photo("bomb_30000.png") }, status: 65, message: "30000x30000"),
-        BadInput(description: "a JPEG header claiming 30000x30000", make: { _ in photo("bomb_30000.jpg") }, status: 65, message: "30000x30000"),
-        BadInput(description: "a missing file", make: { folder in folder + "/missing.jpg" }, status: 66, message: "no such file"),
+        BadInput(
+            description: "not an image",
+            make: { folder in
+                let path = folder + "/notes.jpg"
+                try "this is a text file, not a photo\n".write(toFile: path, atomically: true, encoding: .utf8)
+                return path
+            }, status: 65, message: "not a JPEG or PNG"),
+        BadInput(
+            description: "a truncated JPEG", make: { _ in photo("truncated.jpg") }, status: 65, message: "truncated"),
+        BadInput(
+            description: "a 0-byte file",
+            make: { folder in
+                let path = folder + "/empty.jpg"
+                try Data().write(to: URL(fileURLWithPath: path))
+                return path
+            }, status: 65, message: "the file is empty (0 bytes), not an image"),
+        BadInput(
+            description: "a PNG header claiming 30000x30000", make: { _ in photo("bomb_30000.png") }, status: 65,
+            message: "30000x30000"),
+        BadInput(
+            description: "a JPEG header claiming 30000x30000", make: { _ in photo("bomb_30000.jpg") }, status: 65,
+            message: "30000x30000"),
+        BadInput(
+            description: "a missing file", make: { folder in folder + "/missing.jpg" }, status: 66,
+            message: "no such file"),
         BadInput(description: "a folder", make: { folder in folder }, status: 66, message: "is a folder, not a photo"),
     ]
 
@@ -242,7 +264,9 @@ struct MatEndToEndTests {
         let folder = try TestEnvironment.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let missing = folder + "/missing.jpg"
-        let result = try proofkit(["mat", "--json", photo("demo_mat.jpg"), photo("truncated.jpg"), missing, photo("demo_coffee.jpg")])
+        let result = try proofkit([
+            "mat", "--json", photo("demo_mat.jpg"), photo("truncated.jpg"), missing, photo("demo_coffee.jpg"),
+        ])
         #expect(result.status == 66)
         let all = try objects(result)
         #expect(all.compactMap { $0["file"] as? String } == [photo("demo_mat.jpg"), photo("demo_coffee.jpg")])
@@ -258,8 +282,10 @@ struct MatEndToEndTests {
 
     @Test("usage errors exit 64")
     func usage() throws {
-        for arguments in [["mat"], ["mat", "--engine", "resnet", photo("demo_mat.jpg")],
-                          ["mat", "--threshold", "1.5", photo("demo_mat.jpg")], ["mat", "--frobnicate", photo("demo_mat.jpg")]] {
+        for arguments in [
+            ["mat"], ["mat", "--engine", "resnet", photo("demo_mat.jpg")],
+            ["mat", "--threshold", "1.5", photo("demo_mat.jpg")], ["mat", "--frobnicate", photo("demo_mat.jpg")],
+        ] {
             let result = try proofkit(arguments)
             #expect(result.status == 64, "\(arguments)")
             #expect(result.stdout.isEmpty)
@@ -298,7 +324,9 @@ struct MatEndToEndTests {
         #expect(lines.count == 1, "\(lines)")
         #expect(lines.first?.contains(path) == true)
         #expect(lines.first?.contains(actual) == true, "\(lines)")
-        #expect(lines.first?.contains("a605848b7e79516ff4d00c68d7bdf0c318adcc79ceaf32eac9af6c5f385c844f") == true || withManifest)
+        #expect(
+            lines.first?.contains("a605848b7e79516ff4d00c68d7bdf0c318adcc79ceaf32eac9af6c5f385c844f") == true
+                || withManifest)
         #expect(result.stdout.isEmpty)
     }
 
@@ -308,13 +336,16 @@ struct MatEndToEndTests {
             "efficientnet_lite0_fp32.onnx": "efficientnet_lite0_fp32.onnx", "mat_head.json": "mat_head.json",
         ])
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let result = try proofkit(["mat", "--engine", "lite0-fp32", photo("demo_mat.jpg")], environment: ["PROOFKIT_MODELS": folder])
+        let result = try proofkit(
+            ["mat", "--engine", "lite0-fp32", photo("demo_mat.jpg")], environment: ["PROOFKIT_MODELS": folder])
         #expect(result.status == 0, "\(result.stderr)")
     }
 
     // MARK: The mat head (issue 20).
 
-    @Test("a damaged mat head: exit 78 naming it, with and without manifest.json; a missing one: exit 69", arguments: [false, true])
+    @Test(
+        "a damaged mat head: exit 78 naming it, with and without manifest.json; a missing one: exit 69",
+        arguments: [false, true])
     func damagedHead(withManifest: Bool) throws {
         var files = ["efficientnet_lite0_int8.onnx": "efficientnet_lite0_int8.onnx", "mat_head.json": "mat_head.json"]
         if withManifest { files["manifest.json"] = "manifest.json" }
@@ -334,7 +365,8 @@ struct MatEndToEndTests {
         #expect(lines.first?.contains(head) == true && lines.first?.contains(actual) == true, "\(lines)")
         #expect(result.stdout.isEmpty)
         // The seed's rule does not read the head at all.
-        let seed = try proofkit(["mat", "--rule", "class", photo("demo_mat.jpg")], environment: ["PROOFKIT_MODELS": folder])
+        let seed = try proofkit(
+            ["mat", "--rule", "class", photo("demo_mat.jpg")], environment: ["PROOFKIT_MODELS": folder])
         #expect(seed.status == 0, "\(seed.stderr)")
         try FileManager.default.removeItem(atPath: head)
         let missing = try proofkit(["mat", photo("demo_mat.jpg")], environment: ["PROOFKIT_MODELS": folder])
@@ -344,8 +376,10 @@ struct MatEndToEndTests {
 
     @Test("--rule class is the seed's rule: no head, the same verdicts and class scores as the default")
     func ruleClass() throws {
-        let photos = ["demo_mat.jpg", "demo_coffee.jpg", "dark_coffee.jpg", "large.jpg", "cmyk.jpg", "gray.jpg"].map(photo)
-        let seed = try objects(try proofkit(["mat", "--json", "--all-crops", "--engine", "lite0", "--rule", "class"] + photos))
+        let photos = ["demo_mat.jpg", "demo_coffee.jpg", "dark_coffee.jpg", "large.jpg", "cmyk.jpg", "gray.jpg"].map(
+            photo)
+        let seed = try objects(
+            try proofkit(["mat", "--json", "--all-crops", "--engine", "lite0", "--rule", "class"] + photos))
         let head = try objects(try proofkit(["mat", "--json", "--all-crops"] + photos))
         #expect(seed.count == photos.count + 1 && head.count == photos.count + 1)
         for (a, b) in zip(seed.dropLast(), head.dropLast()) {
@@ -368,12 +402,16 @@ struct MatEndToEndTests {
 
     @Test("fresh clone, fixture photos: int8 and fp32 give the same verdicts under both rules, head scores close")
     func fixturePhotosInt8AndFP32() throws {
-        let names = ["demo_mat.jpg", "demo_coffee.jpg", "dark_coffee.jpg", "large.jpg", "cmyk.jpg", "gray.jpg",
-                     "orientation_1.jpg", "orientation_6.jpg"]
+        let names = [
+            "demo_mat.jpg", "demo_coffee.jpg", "dark_coffee.jpg", "large.jpg", "cmyk.jpg", "gray.jpg",
+            "orientation_1.jpg", "orientation_6.jpg",
+        ]
         let photos = names.map(photo)
         for rule in ["class-or-head", "class"] {
             let int8 = try objects(try proofkit(["mat", "--json", "--all-crops", "--rule", rule] + photos)).dropLast()
-            let fp32 = try objects(try proofkit(["mat", "--json", "--all-crops", "--rule", rule, "--engine", "lite0-fp32"] + photos)).dropLast()
+            let fp32 = try objects(
+                try proofkit(["mat", "--json", "--all-crops", "--rule", rule, "--engine", "lite0-fp32"] + photos)
+            ).dropLast()
             #expect(int8.count == photos.count && fp32.count == photos.count)
             for (index, (a, b)) in zip(int8, fp32).enumerated() {
                 #expect(a["verdict"] as? String == b["verdict"] as? String, "\(names[index]) \(rule)")
@@ -389,7 +427,8 @@ struct MatEndToEndTests {
 
     @Test("a missing ONNX Runtime library: exit 69 naming the path tried")
     func missingRuntime() throws {
-        let result = try proofkit(["mat", photo("demo_mat.jpg")], environment: ["PROOFKIT_ORT_LIBRARY": "/nonexistent/libonnxruntime.so"])
+        let result = try proofkit(
+            ["mat", photo("demo_mat.jpg")], environment: ["PROOFKIT_ORT_LIBRARY": "/nonexistent/libonnxruntime.so"])
         #expect(result.status == 69)
         let lines = stderrLines(result)
         #expect(lines.count == 1, "\(lines)")
@@ -400,7 +439,8 @@ struct MatEndToEndTests {
 
     @Test("a file that is not an ONNX Runtime library: exit 69 with the reason")
     func incompatibleRuntime() throws {
-        let result = try proofkit(["mat", photo("demo_mat.jpg")], environment: ["PROOFKIT_ORT_LIBRARY": photo("demo_coffee.jpg")])
+        let result = try proofkit(
+            ["mat", photo("demo_mat.jpg")], environment: ["PROOFKIT_ORT_LIBRARY": photo("demo_coffee.jpg")])
         #expect(result.status == 69)
         let lines = stderrLines(result)
         #expect(lines.count == 1, "\(lines)")
@@ -411,7 +451,8 @@ struct MatEndToEndTests {
     func clipMissing() throws {
         let folder = try TestEnvironment.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let result = try proofkit(["mat", "--engine", "clip", photo("demo_mat.jpg")], environment: ["PROOFKIT_MODELS": folder])
+        let result = try proofkit(
+            ["mat", "--engine", "clip", photo("demo_mat.jpg")], environment: ["PROOFKIT_MODELS": folder])
         #expect(result.status == 69)
         #expect(result.stderr.contains("mobileclip_s0_image.onnx is not installed"))
         #expect(result.stderr.contains("Models/export_mobileclip.py"))
@@ -423,12 +464,14 @@ struct MatEndToEndTests {
             "mobileclip_s0_image.onnx": "clip_standin.onnx", "mobileclip_s0_prompts.json": "clip_standin_prompts.json",
         ])
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let reference = try JSONSerialization.jsonObject(
-            with: Data(contentsOf: URL(fileURLWithPath: models + "/clip_standin_reference.json"))) as? [String: Any]
+        let reference =
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: models + "/clip_standin_reference.json"))) as? [String: Any]
         let images = try #require(reference?["images"] as? [[String: Any]])
         #expect(images.count == 2)
         let paths = images.compactMap { $0["file"] as? String }.map { models + "/" + $0 }
-        let result = try proofkit(["mat", "--engine", "clip", "--json", "--verbose"] + paths, environment: ["PROOFKIT_MODELS": folder])
+        let result = try proofkit(
+            ["mat", "--engine", "clip", "--json", "--verbose"] + paths, environment: ["PROOFKIT_MODELS": folder])
         #expect(result.status == 0, "\(result.stderr)")
         let all = try objects(result)
         #expect(all.count == 3)
@@ -443,7 +486,8 @@ struct MatEndToEndTests {
         }
         // A stand-in encoder that the prompts file does not name is refused.
         let other = try modelsFolder([
-            "mobileclip_s0_image.onnx": "efficientnet_lite0_int8.onnx", "mobileclip_s0_prompts.json": "clip_standin_prompts.json",
+            "mobileclip_s0_image.onnx": "efficientnet_lite0_int8.onnx",
+            "mobileclip_s0_prompts.json": "clip_standin_prompts.json",
         ])
         defer { try? FileManager.default.removeItem(atPath: other) }
         let mismatch = try proofkit(["mat", "--engine", "clip", paths[0]], environment: ["PROOFKIT_MODELS": other])
@@ -459,7 +503,10 @@ struct MatEndToEndTests {
         let trace = folder + "/trace.txt"
         let result = try runProcess(
             "/usr/bin/env",
-            ["strace", "-f", "-e", "trace=network", "-o", trace, TestEnvironment.proofkitBinary, "mat", "--verbose", photo("demo_mat.jpg"), photo("demo_coffee.jpg")],
+            [
+                "strace", "-f", "-e", "trace=network", "-o", trace, TestEnvironment.proofkitBinary, "mat", "--verbose",
+                photo("demo_mat.jpg"), photo("demo_coffee.jpg"),
+            ],
             environment: ["PROOFKIT_MODELS": "", "PROOFKIT_ORT_LIBRARY": ""])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("accepted"))
@@ -477,7 +524,8 @@ struct MatEndToEndTests {
         let home = try TestEnvironment.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: home) }
         let result = try proofkit(
-            ["mat", photo("demo_mat.jpg")], environment: ["HOME": home, "XDG_CACHE_HOME": home + "/.cache", "ORT_DISABLE_TELEMETRY": "0"])
+            ["mat", photo("demo_mat.jpg")],
+            environment: ["HOME": home, "XDG_CACHE_HOME": home + "/.cache", "ORT_DISABLE_TELEMETRY": "0"])
         #expect(result.status == 0, "\(result.stderr)")
         let left = FileManager.default.enumerator(atPath: home)?.allObjects as? [String] ?? []
         #expect(left.isEmpty, "files written under HOME: \(left)")
@@ -485,12 +533,14 @@ struct MatEndToEndTests {
 
     // MARK: The shared photo set (16 mats, 36 others), when present.
 
-    @Test("shared photos, --rule class (the seed's rule): fp32 full-size centre scores within 0.05 of the reference, the fast path keeps every verdict, the seed's 13 mats and no false accepts",
-          .enabled(if: hasPhotos, "needs ../shared/data/images"))
+    @Test(
+        "shared photos, --rule class (the seed's rule): fp32 full-size centre scores within 0.05 of the reference, the fast path keeps every verdict, the seed's 13 mats and no false accepts",
+        .enabled(if: hasPhotos, "needs ../shared/data/images"))
     func sharedPhotos() throws {
         let photos = ImageFixtures.referencePhotos
         #expect(photos.count == 52)
-        let full = try proofkit(["mat", "--json", "--rule", "class", "--engine", "lite0-fp32", "--full-size"] + photos.map(\.path))
+        let full = try proofkit(
+            ["mat", "--json", "--rule", "class", "--engine", "lite0-fp32", "--full-size"] + photos.map(\.path))
         #expect(full.status == 0, "\(full.stderr)")
         let fullRows = try objects(full).dropLast()
         let fast = try proofkit(["mat", "--json", "--engine", "lite0", "--rule", "class"] + photos.map(\.path))
@@ -508,21 +558,32 @@ struct MatEndToEndTests {
             #expect(abs(brightness - reference.brightness) < 0.002, "\(reference.file)")
             let fullVerdict = fullRows[index]["verdict"] as? String
             let fastVerdict = fastRows[index]["verdict"] as? String
-            #expect(fullVerdict == fastVerdict, "\(reference.file): full fp32 \(String(describing: fullVerdict)), fast int8 \(String(describing: fastVerdict))")
+            #expect(
+                fullVerdict == fastVerdict,
+                "\(reference.file): full fp32 \(String(describing: fullVerdict)), fast int8 \(String(describing: fastVerdict))"
+            )
             if fastVerdict == "accepted" {
                 if reference.isMat { mats += 1 } else { falseAccepts.append(reference.file) }
             }
         }
-        print("shared photos, --rule class (int8, fast decode, five crops): \(mats)/16 mats accepted, \(falseAccepts.count)/36 others accepted; fp32 centre vs reference: worst \(worst)")
+        print(
+            "shared photos, --rule class (int8, fast decode, five crops): \(mats)/16 mats accepted, \(falseAccepts.count)/36 others accepted; fp32 centre vs reference: worst \(worst)"
+        )
         #expect(falseAccepts.isEmpty, "\(falseAccepts)")
         // The seed's verdicts (Models/MODELS.md): every mat but mat_041 (folded), mat_042 and
         // mat_046 (foam mats with text), by class 741 alone.
         let accepted = zip(photos, fastRows).filter { $0.1["verdict"] as? String == "accepted" }.map(\.0.file)
-        #expect(accepted == photos.filter(\.isMat).map(\.file).filter { !["mat/mat_041.jpg", "mat/mat_042.jpg", "mat/mat_046.jpg"].contains($0) })
-        #expect(fastRows.allSatisfy { $0["verdict"] as? String == "rejected" || $0["accepted_by"] as? String == "score" })
+        #expect(
+            accepted
+                == photos.filter(\.isMat).map(\.file).filter {
+                    !["mat/mat_041.jpg", "mat/mat_042.jpg", "mat/mat_046.jpg"].contains($0)
+                })
+        #expect(
+            fastRows.allSatisfy { $0["verdict"] as? String == "rejected" || $0["accepted_by"] as? String == "score" })
     }
 
-    @Test("""
+    @Test(
+        """
         shared photos, default rule (class 741 OR the head): every mat accepted, no bed, kitchen, bathroom, \
         living room or dark photo; int8 and fp32 agree. These photos are the head's training data: a \
         consistency check, not an accuracy figure (the held-apart figures are in Models/MODELS.md).
@@ -552,7 +613,9 @@ struct MatEndToEndTests {
             if group == "forbidden" { #expect(verdict == "rejected", "\(photo.file) (\(kind)) was accepted") }
         }
         let rugLike = ["carpet", "doormat", "cloth"].flatMap { accepted[$0] ?? [] }
-        print("shared photos, default rule (int8, five crops): accepted by kind \(accepted.mapValues(\.count)); rug-like accepted: \(rugLike); int8 vs fp32 head score: worst \(worstDifference)")
+        print(
+            "shared photos, default rule (int8, five crops): accepted by kind \(accepted.mapValues(\.count)); rug-like accepted: \(rugLike); int8 vs fp32 head score: worst \(worstDifference)"
+        )
     }
 }
 

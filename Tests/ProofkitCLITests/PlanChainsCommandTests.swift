@@ -1,7 +1,7 @@
 import Foundation
 import ProofkitCLI
-import Testing
 import TestSupport
+import Testing
 
 /// Runs `proofkit` in process: (status, stdout, stderr).
 private func run(_ arguments: [String]) -> (status: Int32, out: String, err: String) {
@@ -15,8 +15,10 @@ private func json(_ out: String) throws -> [String: Any] {
     return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
 }
 
-private let karachi = ["plan", "--lat", "24.8607", "--lon", "67.0011", "--tz", "Asia/Karachi", "--days", "2",
-                       "--now", "2026-11-30T04:00:00+05:00"]
+private let karachi = [
+    "plan", "--lat", "24.8607", "--lon", "67.0011", "--tz", "Asia/Karachi", "--days", "2",
+    "--now", "2026-11-30T04:00:00+05:00",
+]
 
 /// The operations of a `plan --state --json` run as (op, id, reason) rows.
 private func operations(_ result: (status: Int32, out: String, err: String)) throws -> [[String: Any]] {
@@ -45,7 +47,9 @@ struct PlanChainsCommandTests {
         let result = run(karachi + ["--prayers", "fajr", "--state", state, "--json"])
         let rows = try operations(result)
         #expect(!rows.contains { prayer($0) == "fajr" }, "\(rows)")
-        #expect(rows.count == 14 && rows.allSatisfy { $0["op"] as? String == "cancel" && $0["reason"] as? String == "notInPlan" })
+        #expect(
+            rows.count == 14
+                && rows.allSatisfy { $0["op"] as? String == "cancel" && $0["reason"] as? String == "notInPlan" })
         let plan = try json(result.out)
         #expect(plan["full_resync"] as? Bool == false && (plan["resynced_chains"] as? [Any])?.isEmpty == true)
         let saved = try String(contentsOfFile: state, encoding: .utf8)
@@ -99,10 +103,12 @@ struct PlanChainsCommandTests {
         #expect(help.out.contains("--backups N") && help.out.contains("--backups 30 over the default 30 min"))
     }
 
-    @Test("bad --backups is a one-line usage error (64)", arguments: [
-        ["--backups", "61"], ["--backups", "-1"], ["--backups", "many"],
-        ["--backups", "60", "--proof-window", "10m"], ["--backups", "1", "--proof-window", "0s"],
-    ])
+    @Test(
+        "bad --backups is a one-line usage error (64)",
+        arguments: [
+            ["--backups", "61"], ["--backups", "-1"], ["--backups", "many"],
+            ["--backups", "60", "--proof-window", "10m"], ["--backups", "1", "--proof-window", "0s"],
+        ])
     func badBackups(_ extra: [String]) {
         let result = run(karachi + extra)
         #expect(result.status == 64 && result.out.isEmpty)
@@ -110,7 +116,8 @@ struct PlanChainsCommandTests {
         #expect(first.hasPrefix("proofkit plan: ") && first.contains("backups"), "\(result.err)")
     }
 
-    @Test("--sound: a sound that passes check is booked for every prayer; one that fails is refused and nothing changes")
+    @Test(
+        "--sound: a sound that passes check is booked for every prayer; one that fails is refused and nothing changes")
     func sound() throws {
         let (folder, state) = try bookedState()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -126,8 +133,10 @@ struct PlanChainsCommandTests {
             let result = run(karachi + ["--sound", path, "--state", state, "--json"])
             #expect(result.status == status, "\(name): \(result.err)")
             #expect(result.out.isEmpty, "nothing planned for \(name)")
-            #expect(result.err.split(separator: "\n").count == 1 && result.err.contains(reason) && result.err.contains(name),
-                    "\(result.err)")
+            #expect(
+                result.err.split(separator: "\n").count == 1 && result.err.contains(reason)
+                    && result.err.contains(name),
+                "\(result.err)")
             #expect(try Data(contentsOf: URL(fileURLWithPath: state)) == before, "state untouched by \(name)")
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["alarms.json"])
@@ -138,7 +147,8 @@ struct PlanChainsCommandTests {
         let result = run(karachi + ["--sound", good, "--state", state, "--json"])
         let plan = try json(result.out)
         let chains = try #require(plan["chains"] as? [[String: Any]])
-        let sounds = Set(chains.flatMap { ($0["rings"] as? [[String: Any]] ?? []).compactMap { $0["sound"] as? String } })
+        let sounds = Set(
+            chains.flatMap { ($0["rings"] as? [[String: Any]] ?? []).compactMap { $0["sound"] as? String } })
         #expect(sounds == [good])
         // Every ring's sound changed: each is cancelled and booked again with the new sound.
         let rows = try operations(result)

@@ -1,8 +1,9 @@
 import Foundation
-@testable import ProofkitCLI
 import ProofkitCore
-import Testing
 import TestSupport
+import Testing
+
+@testable import ProofkitCLI
 
 /// The fast pose-line decoder against the general JSONReader path: same frames, same errors.
 @Suite("pose lines: fast decoder against the general JSON reader")
@@ -23,8 +24,9 @@ struct PoseLineTests {
             case (.failure(let x), .failure(let y)):
                 #expect(x.message == y.message, sourceLocation: sourceLocation)
             default:
-                Issue.record("fast \(a) general \(b) for \(String(decoding: line, as: UTF8.self))",
-                             sourceLocation: sourceLocation)
+                Issue.record(
+                    "fast \(a) general \(b) for \(String(decoding: line, as: UTF8.self))",
+                    sourceLocation: sourceLocation)
             }
             checked += 1
         }
@@ -33,7 +35,8 @@ struct PoseLineTests {
 
     static func fixtureLines() throws -> [(String, [[UInt8]])] {
         let folder = TestEnvironment.fixtures.appendingPathComponent("squat")
-        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".jsonl") }.sorted()
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".jsonl") }
+            .sorted()
         return try names.map { name in
             let data = try Data(contentsOf: folder.appendingPathComponent(name))
             return (name, data.split(separator: 0x0A, omittingEmptySubsequences: false).map { Array($0) })
@@ -79,7 +82,7 @@ struct PoseLineTests {
         let files = try Self.fixtureLines()
         var seed: UInt64 = 17
         func next() -> Int {
-            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return Int(seed >> 33)
         }
         let alphabet = Array(#"{}[],:."\-+eE0123456789 tnfa_"#.utf8)

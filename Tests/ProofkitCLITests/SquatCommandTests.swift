@@ -1,7 +1,7 @@
 import Foundation
 import ProofkitCLI
-import Testing
 import TestSupport
+import Testing
 
 /// `proofkit squat` in process (files) and end to end (stdin streaming, exit codes).
 @Suite("proofkit squat")
@@ -46,10 +46,13 @@ struct SquatCommandTests {
         #expect(object["frames"] as? Int == 78)
         let reps = try #require(object["repList"] as? [[String: Any]])
         let rep = try #require(reps.first)
-        let start = try #require(rep["start"] as? Double), bottom = try #require(rep["bottom"] as? Double)
+        let start = try #require(rep["start"] as? Double)
+        let bottom = try #require(rep["bottom"] as? Double)
         let end = try #require(rep["end"] as? Double)
         #expect(start < bottom && bottom < end)
-        for key in ["rejected", "sets", "longRests", "skippedFrames", "skipped", "standingReference", "target", "reason"] {
+        for key in [
+            "rejected", "sets", "longRests", "skippedFrames", "skipped", "standingReference", "target", "reason",
+        ] {
             #expect(object[key] != nil, "missing \(key)")
         }
     }
@@ -75,16 +78,21 @@ struct SquatCommandTests {
         #expect(svg.contains("counted rep"))
     }
 
-    @Test("bad input: one line naming the line number, exit 65, no plot written", arguments: [
-        ("{\"t\":0,\"keypoints\":{}}\nnot json\n", "line 2: not JSON"),
-        ("{\"t\":0}\n", "line 1: missing field \"keypoints\""),
-        ("{\"keypoints\":{}}\n", "line 1: missing field \"t\""),
-        ("{\"t\":1,\"keypoints\":{}}\n{\"t\":0.5,\"keypoints\":{}}\n", "line 2: time goes backwards"),
-        ("{\"t\":0,\"keypoints\":{\"left_hip\":[NaN,0.5,1]}}\n", "line 1: not JSON: NaN"),
-        ("{\"t\":0,\"keypoints\":{\"left_hip\":[0.5,0.5]}}\n", "line 1: keypoint \"left_hip\" must be [x, y, conf]"),
-        ("{\"t\":0,\"keypoints\":{\"left_hip\":[0.5,0.5,7]}}\n", "line 1: keypoint \"left_hip\" confidence"),
-        ("\n\n", "no pose frames"),
-    ])
+    @Test(
+        "bad input: one line naming the line number, exit 65, no plot written",
+        arguments: [
+            ("{\"t\":0,\"keypoints\":{}}\nnot json\n", "line 2: not JSON"),
+            ("{\"t\":0}\n", "line 1: missing field \"keypoints\""),
+            ("{\"keypoints\":{}}\n", "line 1: missing field \"t\""),
+            ("{\"t\":1,\"keypoints\":{}}\n{\"t\":0.5,\"keypoints\":{}}\n", "line 2: time goes backwards"),
+            ("{\"t\":0,\"keypoints\":{\"left_hip\":[NaN,0.5,1]}}\n", "line 1: not JSON: NaN"),
+            (
+                "{\"t\":0,\"keypoints\":{\"left_hip\":[0.5,0.5]}}\n",
+                "line 1: keypoint \"left_hip\" must be [x, y, conf]"
+            ),
+            ("{\"t\":0,\"keypoints\":{\"left_hip\":[0.5,0.5,7]}}\n", "line 1: keypoint \"left_hip\" confidence"),
+            ("\n\n", "no pose frames"),
+        ])
     func badInput(contents: String, message: String) throws {
         let path = try temporaryFile(contents)
         let svgPath = path + ".svg"
@@ -106,18 +114,24 @@ struct SquatCommandTests {
         #expect(run([Self.fixture, "--knee-gate", "95"]).status == 64)
         #expect(run([Self.fixture, "--depth", "abc"]).status == 64)
         #expect(run([Self.fixture, "--take-off-watch", "3s"]).status == 64)
-        #expect(run([Self.fixture, "--depth", "0.12", "--stand", "0.06", "--knee-gate", "15", "--foot-hold", "200ms"]).status == 0)
+        #expect(
+            run([Self.fixture, "--depth", "0.12", "--stand", "0.06", "--knee-gate", "15", "--foot-hold", "200ms"])
+                .status == 0)
     }
 
-    @Test("stdin stream: reps are printed as they happen, then the result (built binary)",
-          .enabled(if: TestEnvironment.hasProofkitBinary, "run swift build first"))
+    @Test(
+        "stdin stream: reps are printed as they happen, then the result (built binary)",
+        .enabled(if: TestEnvironment.hasProofkitBinary, "run swift build first"))
     func stdinStream() throws {
         let data = try Data(contentsOf: URL(fileURLWithPath: Self.setFixture))
-        let result = try runProcess(TestEnvironment.proofkitBinary, ["squat", "-", "--json", "--target", "7"], stdin: data)
+        let result = try runProcess(
+            TestEnvironment.proofkitBinary, ["squat", "-", "--json", "--target", "7"], stdin: data)
         #expect(result.status == 0)
         let lines = result.stdout.split(separator: "\n").map(String.init)
         let events = lines.compactMap { line -> String? in
-            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+                return nil
+            }
             return object["event"] as? String
         }
         #expect(events.filter { $0 == "rep" }.count == 7)
@@ -126,8 +140,9 @@ struct SquatCommandTests {
         #expect(result.stderr.isEmpty)
     }
 
-    @Test("stdin stream with bad data stops at the line, exit 65 (built binary)",
-          .enabled(if: TestEnvironment.hasProofkitBinary, "run swift build first"))
+    @Test(
+        "stdin stream with bad data stops at the line, exit 65 (built binary)",
+        .enabled(if: TestEnvironment.hasProofkitBinary, "run swift build first"))
     func stdinBadData() throws {
         let input = "{\"t\":0,\"keypoints\":{}}\n{\"t\":0,\"keypoints\":{}}\n"
         let result = try runProcess(TestEnvironment.proofkitBinary, ["squat", "-"], stdin: Data(input.utf8))
@@ -147,13 +162,15 @@ struct SquatCommandTests {
         }
     }
 
-    @Test("a file is counted exactly as the same lines on stdin (built binary)",
-          .enabled(if: TestEnvironment.hasProofkitBinary, "run swift build first"))
+    @Test(
+        "a file is counted exactly as the same lines on stdin (built binary)",
+        .enabled(if: TestEnvironment.hasProofkitBinary, "run swift build first"))
     func fileEqualsStdin() throws {
         let (status, out, _) = run([Self.setFixture, "--json", "--target", "7"])
         #expect(status == 0)
         let data = try Data(contentsOf: URL(fileURLWithPath: Self.setFixture))
-        let result = try runProcess(TestEnvironment.proofkitBinary, ["squat", "-", "--json", "--target", "7"], stdin: data)
+        let result = try runProcess(
+            TestEnvironment.proofkitBinary, ["squat", "-", "--json", "--target", "7"], stdin: data)
         #expect(result.status == 0)
         let last = try #require(result.stdout.split(separator: "\n").last)
         // The object without "file" and "event", serialised with sorted keys.
@@ -161,7 +178,8 @@ struct SquatCommandTests {
             var object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
             object["file"] = nil
             object["event"] = nil
-            return String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+            return String(
+                decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
         }
         let fromFile = try canonical(Substring(out.trimmingCharacters(in: .whitespacesAndNewlines)))
         #expect(fromFile.contains("\"reps\":7"))

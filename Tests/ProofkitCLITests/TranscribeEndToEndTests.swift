@@ -1,14 +1,18 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The models folder the binary finds: `$PROOFKIT_MODELS`, else the package's `Models/generated`.
 private let modelsFolder: String = {
     if let explicit = ProcessInfo.processInfo.environment["PROOFKIT_MODELS"], !explicit.isEmpty { return explicit }
     return TestEnvironment.packageRoot.appendingPathComponent("Models/generated").path
 }()
-private let whisperFiles = ["whisper_base_encoder.onnx", "whisper_base_decoder.onnx", "whisper_tokenizer.json", "whisper_config.json"]
-private let whisperInstalled = whisperFiles.allSatisfy { FileManager.default.fileExists(atPath: modelsFolder + "/" + $0) }
+private let whisperFiles = [
+    "whisper_base_encoder.onnx", "whisper_base_decoder.onnx", "whisper_tokenizer.json", "whisper_config.json",
+]
+private let whisperInstalled = whisperFiles.allSatisfy {
+    FileManager.default.fileExists(atPath: modelsFolder + "/" + $0)
+}
 
 private func jsonObject(_ text: String) throws -> [String: Any] {
     let line = try #require(text.split(separator: "\n").last)
@@ -18,11 +22,21 @@ private func jsonObject(_ text: String) throws -> [String: Any] {
 /// Writes 16 kHz mono 16-bit WAV.
 private func writeWAV(_ samples: [Int16], to path: String) throws {
     var data = Data()
-    func append<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
-    data.append(contentsOf: Array("RIFF".utf8)); append(UInt32(36 + samples.count * 2))
-    data.append(contentsOf: Array("WAVEfmt ".utf8)); append(UInt32(16)); append(UInt16(1)); append(UInt16(1))
-    append(UInt32(16_000)); append(UInt32(32_000)); append(UInt16(2)); append(UInt16(16))
-    data.append(contentsOf: Array("data".utf8)); append(UInt32(samples.count * 2))
+    func append<T: FixedWidthInteger>(_ value: T) {
+        withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) }
+    }
+    data.append(contentsOf: Array("RIFF".utf8))
+    append(UInt32(36 + samples.count * 2))
+    data.append(contentsOf: Array("WAVEfmt ".utf8))
+    append(UInt32(16))
+    append(UInt16(1))
+    append(UInt16(1))
+    append(UInt32(16_000))
+    append(UInt32(32_000))
+    append(UInt16(2))
+    append(UInt16(16))
+    data.append(contentsOf: Array("data".utf8))
+    append(UInt32(samples.count * 2))
     for sample in samples { append(sample) }
     try data.write(to: URL(fileURLWithPath: path))
 }
@@ -45,7 +59,9 @@ func writeTextsFile(_ entries: [[String: Any]], in folder: String) throws -> Str
     return path
 }
 
-@Suite("proofkit transcribe and voice --recognizer", .enabled(if: TestEnvironment.hasProofkitBinary, "build proofkit first"))
+@Suite(
+    "proofkit transcribe and voice --recognizer",
+    .enabled(if: TestEnvironment.hasProofkitBinary, "build proofkit first"))
 struct TranscribeEndToEndTests {
     static let quran = TestEnvironment.fixture("speech_ar_quran_16k.wav")
 
@@ -66,12 +82,14 @@ struct TranscribeEndToEndTests {
         }
     }
 
-    @Test("a missing model: --recognizer whisper and transcribe exit 69; the default falls back with one line on stderr")
+    @Test(
+        "a missing model: --recognizer whisper and transcribe exit 69; the default falls back with one line on stderr")
     func missingModel() throws {
         let empty = try TestEnvironment.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: empty) }
         let environment = ["PROOFKIT_MODELS": empty]
-        let explicit = try TestEnvironment.runProofkit(["voice", Self.quran, "--recognizer", "whisper"], environment: environment)
+        let explicit = try TestEnvironment.runProofkit(
+            ["voice", Self.quran, "--recognizer", "whisper"], environment: environment)
         #expect(explicit.status == 69)
         #expect(explicit.stdout.isEmpty)
         #expect(explicit.stderr.contains("whisper_") && explicit.stderr.split(separator: "\n").count == 1)
@@ -93,14 +111,17 @@ struct TranscribeEndToEndTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let long = folder + "/long.wav"
         try writeWAV([Int16](repeating: 0, count: 16_000 * 40), to: long)
-        let result = try TestEnvironment.runProofkit(["transcribe", long, "--max-seconds", "30"], environment: ["PROOFKIT_MODELS": folder])
+        let result = try TestEnvironment.runProofkit(
+            ["transcribe", long, "--max-seconds", "30"], environment: ["PROOFKIT_MODELS": folder])
         #expect(result.status == 65, "\(result.stderr)")
         #expect(result.stderr.contains("longer than 30 s"))
         let missing = try TestEnvironment.runProofkit(["transcribe", folder + "/nothing.wav"])
         #expect(missing.status == 66)
     }
 
-    @Test("transcribe: the Quran fixture's verse, as text and as JSON", .enabled(if: whisperInstalled, "the Whisper models are not built"))
+    @Test(
+        "transcribe: the Quran fixture's verse, as text and as JSON",
+        .enabled(if: whisperInstalled, "the Whisper models are not built"))
     func transcribeFixture() throws {
         let text = try TestEnvironment.runProofkit(["transcribe", Self.quran])
         #expect(text.status == 0, "\(text.stderr)")
@@ -115,7 +136,9 @@ struct TranscribeEndToEndTests {
         #expect((score["mean_log_prob"] as? Double ?? 0) < -1)  // not the text that was read
     }
 
-    @Test("a damaged model (one byte flipped in a copy) exits 78", .enabled(if: whisperInstalled, "the Whisper models are not built"))
+    @Test(
+        "a damaged model (one byte flipped in a copy) exits 78",
+        .enabled(if: whisperInstalled, "the Whisper models are not built"))
     func damagedModel() throws {
         let folder = try TestEnvironment.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -123,7 +146,9 @@ struct TranscribeEndToEndTests {
         for name in ["manifest.json", "whisper_tokenizer.json", "whisper_config.json", "whisper_base_encoder.onnx"] {
             try manager.copyItem(atPath: modelsFolder + "/" + name, toPath: folder + "/" + name)
         }
-        try manager.createSymbolicLink(atPath: folder + "/whisper_base_decoder.onnx", withDestinationPath: modelsFolder + "/whisper_base_decoder.onnx")
+        try manager.createSymbolicLink(
+            atPath: folder + "/whisper_base_decoder.onnx",
+            withDestinationPath: modelsFolder + "/whisper_base_decoder.onnx")
         let handle = try #require(FileHandle(forUpdatingAtPath: folder + "/whisper_base_encoder.onnx"))
         try handle.seek(toOffset: 1_000_000)
         let byte = try #require(try handle.read(upToCount: 1)).first!
@@ -131,29 +156,35 @@ struct TranscribeEndToEndTests {
         try handle.write(contentsOf: Data([byte ^ 0x01]))
         try handle.close()
         let environment = ["PROOFKIT_MODELS": folder]
-        for arguments in [["transcribe", Self.quran], ["voice", Self.quran, "--recognizer", "whisper"], ["voice", Self.quran]] {
+        for arguments in [
+            ["transcribe", Self.quran], ["voice", Self.quran, "--recognizer", "whisper"], ["voice", Self.quran],
+        ] {
             let result = try TestEnvironment.runProofkit(arguments, environment: environment)
             #expect(result.status == 78, "\(arguments): \(result.stderr)")
             #expect(result.stderr.contains("SHA-256"))
         }
     }
 
-    @Test("voice with the recogniser: noise is rejected by the key words, silence without running it",
-          .enabled(if: whisperInstalled, "the Whisper models are not built"))
+    @Test(
+        "voice with the recogniser: noise is rejected by the key words, silence without running it",
+        .enabled(if: whisperInstalled, "the Whisper models are not built"))
     func noiseAndSilence() throws {
         let noise = try TestEnvironment.runProofkit(["voice", TestEnvironment.fixture("noise_fan_16k.wav"), "--json"])
         let object = try jsonObject(noise.stdout)
         #expect(object["recognizer"] as? String == "whisper")
         #expect(object["verdict"] as? String == "rejected")
         #expect(object["rule"] as? String == "keyWords")
-        let silence = try TestEnvironment.runProofkit(["voice", TestEnvironment.fixture("odd_silence_001.wav"), "--json"])
+        let silence = try TestEnvironment.runProofkit([
+            "voice", TestEnvironment.fixture("odd_silence_001.wav"), "--json",
+        ])
         let quiet = try jsonObject(silence.stdout)
         #expect(quiet["verdict"] as? String == "rejected")
         #expect((quiet["recognizer_skipped"] as? String)?.contains("no voice") == true)
     }
 
-    @Test("live: the voiced audio is transcribed as it comes and the verse's key words light up",
-          .enabled(if: whisperInstalled, "the Whisper models are not built"))
+    @Test(
+        "live: the voiced audio is transcribed as it comes and the verse's key words light up",
+        .enabled(if: whisperInstalled, "the Whisper models are not built"))
     func live() throws {
         let folder = try TestEnvironment.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -166,13 +197,17 @@ struct TranscribeEndToEndTests {
         }
         try raw.write(to: URL(fileURLWithPath: folder + "/mic.raw"))
         try """
-            pcm.vmic { type file slave.pcm { type null } file "/dev/null" infile "\(folder)/mic.raw" format "raw"
-                       hint.description "virtual microphone" }
-            """.write(toFile: folder + "/asound.conf", atomically: true, encoding: .utf8)
-        try #"{"texts": [{"name": "tawbah", "text": "إِنَّ اللَّهَ بِكُلِّ شَيْءٍ عَلِيمٌ بَرَاءَةٌ مِنَ اللَّهِ وَرَسُولِهِ", "reading_seconds": 5}]}"#
+        pcm.vmic { type file slave.pcm { type null } file "/dev/null" infile "\(folder)/mic.raw" format "raw"
+                   hint.description "virtual microphone" }
+        """.write(toFile: folder + "/asound.conf", atomically: true, encoding: .utf8)
+        try
+            #"{"texts": [{"name": "tawbah", "text": "إِنَّ اللَّهَ بِكُلِّ شَيْءٍ عَلِيمٌ بَرَاءَةٌ مِنَ اللَّهِ وَرَسُولِهِ", "reading_seconds": 5}]}"#
             .write(toFile: folder + "/texts.json", atomically: true, encoding: .utf8)
         let result = try TestEnvironment.runProofkit(
-            ["voice", "--live", "--device", "vmic", "--json", "--max-seconds", "10", "--text", "tawbah", "--texts", folder + "/texts.json"],
+            [
+                "voice", "--live", "--device", "vmic", "--json", "--max-seconds", "10", "--text", "tawbah", "--texts",
+                folder + "/texts.json",
+            ],
             environment: ["PROOFKIT_ALSA_CONFIG": folder + "/asound.conf"])
         #expect(result.status == 0, "\(result.stderr)")
         let events = try result.stdout.split(separator: "\n").map {
@@ -186,8 +221,9 @@ struct TranscribeEndToEndTests {
         #expect(end["rule"] as? String == "keyWords")
     }
 
-    @Test("real du'a recordings: one is accepted for its own text (key words picked), not for another, not as the waking du'a",
-          .enabled(if: whisperInstalled && TestEnvironment.sharedData != nil, "needs the Whisper models and ../shared"))
+    @Test(
+        "real du'a recordings: one is accepted for its own text (key words picked), not for another, not as the waking du'a",
+        .enabled(if: whisperInstalled && TestEnvironment.sharedData != nil, "needs the Whisper models and ../shared"))
     func duaRecordings() throws {
         let data = TestEnvironment.sharedData!.appendingPathComponent("dua_audio").path
         let texts = try duaManifestTexts(data)
@@ -199,7 +235,9 @@ struct TranscribeEndToEndTests {
         ]
         let textsFile = try writeTextsFile(entries, in: folder)
         func verdict(_ recording: String, _ text: String) throws -> [String: Any] {
-            let result = try TestEnvironment.runProofkit(["voice", data + "/" + recording, "--text", text, "--texts", textsFile, "--json"])
+            let result = try TestEnvironment.runProofkit([
+                "voice", data + "/" + recording, "--text", text, "--texts", textsFile, "--json",
+            ])
             #expect(result.status == 0, "\(result.stderr)")
             return try jsonObject(result.stdout)
         }
@@ -215,8 +253,9 @@ struct TranscribeEndToEndTests {
         #expect(((waking["forced_score"] as? [String: Any])?["mean_log_prob"] as? Double ?? 0) < -2)
     }
 
-    @Test("voice --forced-score: a real recording whose key words Whisper misspells is accepted by the forced score, and not for another text or as the waking du'a",
-          .enabled(if: whisperInstalled && TestEnvironment.sharedData != nil, "needs the Whisper models and ../shared"))
+    @Test(
+        "voice --forced-score: a real recording whose key words Whisper misspells is accepted by the forced score, and not for another text or as the waking du'a",
+        .enabled(if: whisperInstalled && TestEnvironment.sharedData != nil, "needs the Whisper models and ../shared"))
     func forcedScoreRecordings() throws {
         let data = TestEnvironment.sharedData!.appendingPathComponent("dua_audio").path
         let texts = try duaManifestTexts(data)
@@ -230,7 +269,9 @@ struct TranscribeEndToEndTests {
         ]
         let textsFile = try writeTextsFile(entries, in: folder)
         func verdict(_ text: String) throws -> [String: Any] {
-            let result = try TestEnvironment.runProofkit(["voice", data + "/34hm.mp3", "--text", text, "--texts", textsFile, "--json", "--forced-score"])
+            let result = try TestEnvironment.runProofkit([
+                "voice", data + "/34hm.mp3", "--text", text, "--texts", textsFile, "--json", "--forced-score",
+            ])
             #expect(result.status == 0, "\(result.stderr)")
             return try jsonObject(result.stdout)
         }
@@ -248,7 +289,10 @@ struct TranscribeEndToEndTests {
         }
         // transcribe scores all three on one encoding and agrees with voice.
         let transcribe = try TestEnvironment.runProofkit(
-            ["transcribe", data + "/34hm.mp3", "--texts", textsFile, "--json", "--score-text", "ruku", "--score-text", "clothes", "--score-text", "waking"])
+            [
+                "transcribe", data + "/34hm.mp3", "--texts", textsFile, "--json", "--score-text", "ruku",
+                "--score-text", "clothes", "--score-text", "waking",
+            ])
         #expect(transcribe.status == 0, "\(transcribe.stderr)")
         let scores = try #require(try jsonObject(transcribe.stdout)["scores"] as? [[String: Any]])
         #expect(scores.map { $0["text"] as? String } == ["ruku", "clothes", "waking"])
@@ -258,7 +302,9 @@ struct TranscribeEndToEndTests {
 }
 
 /// The default rule on real recordings: the key words, or the span forced score (Benchmarks/whisper_dua_eval.md).
-@Suite("proofkit voice: the span forced score by default", .enabled(if: TestEnvironment.hasProofkitBinary, "build proofkit first"))
+@Suite(
+    "proofkit voice: the span forced score by default",
+    .enabled(if: TestEnvironment.hasProofkitBinary, "build proofkit first"))
 struct SpanForcedScoreEndToEndTests {
     /// The dua_audio folder and its MANIFEST texts by file, or `nil` (skipped) without ../shared or the models.
     static func duaData() throws -> (folder: String, texts: [String: String])? {
@@ -273,20 +319,24 @@ struct SpanForcedScoreEndToEndTests {
     /// A texts file with 254hm's text (a hadith: «قال رسول الله ﷺ: من قال: سبحان الله وبحمده في
     /// يوم مئة مرة ...»; the reader says only "سبحان الله وبحمده") and 5hm's.
     static func textsFile(_ texts: [String: String], in folder: String) throws -> String {
-        try writeTextsFile([
-            ["name": "hadith", "text": try #require(texts["254hm.mp3"]), "reading_seconds": 2],
-            ["name": "clothes", "text": try #require(texts["5hm.mp3"]), "reading_seconds": 8],
-        ], in: folder)
+        try writeTextsFile(
+            [
+                ["name": "hadith", "text": try #require(texts["254hm.mp3"]), "reading_seconds": 2],
+                ["name": "clothes", "text": try #require(texts["5hm.mp3"]), "reading_seconds": 8],
+            ], in: folder)
     }
 
-    @Test("a recording of the words inside a narrated text passes by the span forced score by default; not for another text, not with --no-forced-score")
+    @Test(
+        "a recording of the words inside a narrated text passes by the span forced score by default; not for another text, not with --no-forced-score"
+    )
     func recording() throws {
         guard let (data, texts) = try Self.duaData() else { return }
         let folder = try TestEnvironment.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let textsFile = try Self.textsFile(texts, in: folder)
         func verdict(_ text: String, _ extra: [String] = []) throws -> [String: Any] {
-            let result = try TestEnvironment.runProofkit(["voice", data + "/254hm.mp3", "--text", text, "--texts", textsFile, "--json"] + extra)
+            let result = try TestEnvironment.runProofkit(
+                ["voice", data + "/254hm.mp3", "--text", text, "--texts", textsFile, "--json"] + extra)
             #expect(result.status == 0, "\(result.stderr)")
             return try jsonObject(result.stdout)
         }
@@ -307,7 +357,9 @@ struct SpanForcedScoreEndToEndTests {
             let result = try verdict(other)
             #expect(result["verdict"] as? String == "rejected", "\(other): \(result["forced_score"] ?? "")")
         }
-        let both = try TestEnvironment.runProofkit(["voice", data + "/254hm.mp3", "--forced-score", "--no-forced-score"])
+        let both = try TestEnvironment.runProofkit([
+            "voice", data + "/254hm.mp3", "--forced-score", "--no-forced-score",
+        ])
         #expect(both.status == 64)
     }
 
@@ -318,18 +370,26 @@ struct SpanForcedScoreEndToEndTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let textsFile = try Self.textsFile(texts, in: folder)
         // The recording as a virtual microphone: 1 s of silence, then 254hm as 16 kHz S16_LE (ffmpeg).
-        _ = try AudioTestTools.require("ffmpeg", ["-v", "error", "-i", data + "/254hm.mp3", "-f", "s16le", "-ac", "1", "-ar", "16000", folder + "/speech.raw"])
+        _ = try AudioTestTools.require(
+            "ffmpeg",
+            [
+                "-v", "error", "-i", data + "/254hm.mp3", "-f", "s16le", "-ac", "1", "-ar", "16000",
+                folder + "/speech.raw",
+            ])
         var raw = Data(count: 32_000)
         raw.append(try Data(contentsOf: URL(fileURLWithPath: folder + "/speech.raw")))
         raw.append(Data(count: 32_000))
         try raw.write(to: URL(fileURLWithPath: folder + "/mic.raw"))
         try """
-            pcm.vmic { type file slave.pcm { type null } file "/dev/null" infile "\(folder)/mic.raw" format "raw"
-                       hint.description "virtual microphone" }
-            """.write(toFile: folder + "/asound.conf", atomically: true, encoding: .utf8)
+        pcm.vmic { type file slave.pcm { type null } file "/dev/null" infile "\(folder)/mic.raw" format "raw"
+                   hint.description "virtual microphone" }
+        """.write(toFile: folder + "/asound.conf", atomically: true, encoding: .utf8)
         func listen(_ extra: [String]) throws -> [[String: Any]] {
             let result = try TestEnvironment.runProofkit(
-                ["voice", "--live", "--device", "vmic", "--json", "--max-seconds", "6", "--text", "hadith", "--texts", textsFile] + extra,
+                [
+                    "voice", "--live", "--device", "vmic", "--json", "--max-seconds", "6", "--text", "hadith",
+                    "--texts", textsFile,
+                ] + extra,
                 environment: ["PROOFKIT_ALSA_CONFIG": folder + "/asound.conf"])
             #expect(result.status == 0, "\(result.stderr)")
             return try result.stdout.split(separator: "\n").map {

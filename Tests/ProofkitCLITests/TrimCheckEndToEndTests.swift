@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 private let proofkitPath = AudioTestTools.proofkitBinary
 private let hasBinary = FileManager.default.isExecutableFile(atPath: proofkitPath)
@@ -38,17 +38,21 @@ struct TrimCheckEndToEndTests {
         Format(name: "WAV 16-bit", file: "in.wav", command: ["sox", "IN", "-b", "16", "OUT"]),
         Format(name: "WAV 24-bit", file: "in.wav", command: ["sox", "IN", "-b", "24", "OUT"]),
         Format(name: "WAV float", file: "in.wav", command: ["sox", "IN", "-e", "floating-point", "-b", "32", "OUT"]),
-        Format(name: "WAV extensible", file: "in.wav", command: ["ffmpeg", "-v", "error", "-i", "IN", "-c:a", "pcm_s24le", "OUT"]),
+        Format(
+            name: "WAV extensible", file: "in.wav",
+            command: ["ffmpeg", "-v", "error", "-i", "IN", "-c:a", "pcm_s24le", "OUT"]),
         Format(name: "FLAC", file: "in.flac", command: ["sox", "IN", "OUT"]),
         Format(name: "Ogg Vorbis", file: "in.ogg", command: ["sox", "IN", "OUT"]),
-        Format(name: "Opus", file: "in.opus", command: ["ffmpeg", "-v", "error", "-i", "IN", "-c:a", "libopus", "OUT"]),
+        Format(
+            name: "Opus", file: "in.opus", command: ["ffmpeg", "-v", "error", "-i", "IN", "-c:a", "libopus", "OUT"]),
         Format(name: "AIFF", file: "in.aiff", command: ["sox", "IN", "OUT"]),
         Format(name: "CAF", file: "in.caf", command: ["sox", "IN", "-b", "16", "OUT"]),
         Format(name: "MP3", file: "in.mp3", command: ["lame", "--quiet", "IN", "OUT"]),
     ]
 
-    @Test("an input longer than the cut in every format becomes a 16-bit CAF cut exactly that check accepts (WAV 16-bit: 31 s at the default 29 s; the others: 3 s at --max-seconds 2)",
-          .enabled(if: hasBinary), arguments: TrimCheckEndToEndTests.formats)
+    @Test(
+        "an input longer than the cut in every format becomes a 16-bit CAF cut exactly that check accepts (WAV 16-bit: 31 s at the default 29 s; the others: 3 s at --max-seconds 2)",
+        .enabled(if: hasBinary), arguments: TrimCheckEndToEndTests.formats)
     func everyFormat(_ format: Format) throws {
         let folder = try AudioTestTools.makeScratchFolder()
         defer { AudioTestTools.remove(folder) }
@@ -56,8 +60,12 @@ struct TrimCheckEndToEndTests {
         // One format goes through the real default cut; the others through a short one.
         let (seconds, cut) = format.name == "WAV 16-bit" ? (31, 29) : (3, 2)
         let source = folder + "/source.wav"
-        try AudioTestTools.require("sox", ["-n", "-r", String(rate), "-c", "2", "-b", "16", source,
-                                           "synth", String(seconds), "sine", "440", "sine", "660", "vol", "0.5"])
+        try AudioTestTools.require(
+            "sox",
+            [
+                "-n", "-r", String(rate), "-c", "2", "-b", "16", source,
+                "synth", String(seconds), "sine", "440", "sine", "660", "vol", "0.5",
+            ])
         let input = folder + "/" + format.file
         let command = format.command.map { $0 == "IN" ? source : $0 == "OUT" ? input : $0 }
         try AudioTestTools.require(command[0], Array(command.dropFirst()))
@@ -88,15 +96,34 @@ struct TrimCheckEndToEndTests {
     }
 
     static let oddInputs: [OddInput] = [
-        OddInput(name: "a pure tone", file: "tone.wav", soxArguments: ["-r", "44100", "-c", "1", "OUT", "synth", "3", "sine", "1000", "vol", "0.3"], rate: 44100, channels: 1, maxSeconds: 3),
-        OddInput(name: "8 channels", file: "eight.wav", soxArguments: ["-r", "44100", "-c", "8", "OUT", "synth", "2", "sine", "300", "vol", "0.3"], rate: 44100, channels: 8, maxSeconds: 2),
-        OddInput(name: "8 kHz", file: "low.wav", soxArguments: ["-r", "8000", "-c", "1", "OUT", "synth", "35", "sine", "300", "vol", "0.3"], rate: 8000, channels: 1, maxSeconds: 29),
-        OddInput(name: "192 kHz", file: "high.wav", soxArguments: ["-r", "192000", "-c", "2", "-b", "24", "OUT", "synth", "3", "sine", "300", "vol", "0.3"], rate: 192000, channels: 2, maxSeconds: 2, extra: ["--max-seconds", "2"]),
-        OddInput(name: "a very short sound (10 ms)", file: "short.wav", soxArguments: ["-r", "16000", "-c", "1", "OUT", "synth", "0.01", "sine", "800", "vol", "0.5"], rate: 16000, channels: 1, maxSeconds: 0.01),
-        OddInput(name: "a FLAC whose extension lies (.mp3)", file: "liar.mp3", soxArguments: ["-r", "22050", "-c", "2", "-t", "flac", "OUT", "synth", "4", "sine", "500", "vol", "0.4"], rate: 22050, channels: 2, maxSeconds: 4),
+        OddInput(
+            name: "a pure tone", file: "tone.wav",
+            soxArguments: ["-r", "44100", "-c", "1", "OUT", "synth", "3", "sine", "1000", "vol", "0.3"], rate: 44100,
+            channels: 1, maxSeconds: 3),
+        OddInput(
+            name: "8 channels", file: "eight.wav",
+            soxArguments: ["-r", "44100", "-c", "8", "OUT", "synth", "2", "sine", "300", "vol", "0.3"], rate: 44100,
+            channels: 8, maxSeconds: 2),
+        OddInput(
+            name: "8 kHz", file: "low.wav",
+            soxArguments: ["-r", "8000", "-c", "1", "OUT", "synth", "35", "sine", "300", "vol", "0.3"], rate: 8000,
+            channels: 1, maxSeconds: 29),
+        OddInput(
+            name: "192 kHz", file: "high.wav",
+            soxArguments: ["-r", "192000", "-c", "2", "-b", "24", "OUT", "synth", "3", "sine", "300", "vol", "0.3"],
+            rate: 192000, channels: 2, maxSeconds: 2, extra: ["--max-seconds", "2"]),
+        OddInput(
+            name: "a very short sound (10 ms)", file: "short.wav",
+            soxArguments: ["-r", "16000", "-c", "1", "OUT", "synth", "0.01", "sine", "800", "vol", "0.5"], rate: 16000,
+            channels: 1, maxSeconds: 0.01),
+        OddInput(
+            name: "a FLAC whose extension lies (.mp3)", file: "liar.mp3",
+            soxArguments: ["-r", "22050", "-c", "2", "-t", "flac", "OUT", "synth", "4", "sine", "500", "vol", "0.4"],
+            rate: 22050, channels: 2, maxSeconds: 4),
     ]
 
-    @Test("odd but valid inputs make a correct CAF", .enabled(if: hasBinary), arguments: TrimCheckEndToEndTests.oddInputs)
+    @Test(
+        "odd but valid inputs make a correct CAF", .enabled(if: hasBinary), arguments: TrimCheckEndToEndTests.oddInputs)
     func trimsOddInputs(_ odd: OddInput) throws {
         let folder = try AudioTestTools.makeScratchFolder()
         defer { AudioTestTools.remove(folder) }
@@ -112,8 +139,9 @@ struct TrimCheckEndToEndTests {
         #expect((json["check"] as? [String: Any])?["verdict"] as? String == "accepted")
     }
 
-    @Test("real files: a mid-frame MP3 and a real recitation MP3 are trimmed; the default output is ./NAME.caf",
-          .enabled(if: hasBinary))
+    @Test(
+        "real files: a mid-frame MP3 and a real recitation MP3 are trimmed; the default output is ./NAME.caf",
+        .enabled(if: hasBinary))
     func realFiles() throws {
         let folder = try AudioTestTools.makeScratchFolder()
         defer { AudioTestTools.remove(folder) }
@@ -126,17 +154,24 @@ struct TrimCheckEndToEndTests {
         #expect(AudioTestTools.contents(of: folder) == ["odd_midframe_001.caf", "rec_001.caf"])
     }
 
-    @Test("options end to end: --start, --max-seconds, --trim-silence, --normalize, --mono, --rate",
-          .enabled(if: hasBinary))
+    @Test(
+        "options end to end: --start, --max-seconds, --trim-silence, --normalize, --mono, --rate",
+        .enabled(if: hasBinary))
     func options() throws {
         let folder = try AudioTestTools.makeScratchFolder()
         defer { AudioTestTools.remove(folder) }
         let input = folder + "/in.wav"
-        try AudioTestTools.require("sox", ["-n", "-r", "44100", "-c", "2", input, "synth", "2", "sine", "0", ":",
-                                           "synth", "8", "sine", "440", "vol", "0.2"])
+        try AudioTestTools.require(
+            "sox",
+            [
+                "-n", "-r", "44100", "-c", "2", input, "synth", "2", "sine", "0", ":",
+                "synth", "8", "sine", "440", "vol", "0.2",
+            ])
         let output = folder + "/out.caf"
-        let run = try proofkit(["trim", input, "-o", output, "--start=1", "--trim-silence", "--max-seconds", "5s",
-                                "--normalize", "-3", "--mono", "--rate", "48000", "--json"])
+        let run = try proofkit([
+            "trim", input, "-o", output, "--start=1", "--trim-silence", "--max-seconds", "5s",
+            "--normalize", "-3", "--mono", "--rate", "48000", "--json",
+        ])
         #expect(run.status == 0, "\(run.stderr)")
         try confirmAlarmCAF(output, rate: 48000, channels: 1, maxSeconds: 5)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
@@ -171,13 +206,15 @@ struct TrimCheckEndToEndTests {
         BadInput(name: "--rate not a common rate", status: 64, words: "--rate"),
     ]
 
-    @Test("bad input is refused with its exit code, one stderr line naming the file, and no output",
-          .enabled(if: hasBinary), arguments: TrimCheckEndToEndTests.badInputs)
+    @Test(
+        "bad input is refused with its exit code, one stderr line naming the file, and no output",
+        .enabled(if: hasBinary), arguments: TrimCheckEndToEndTests.badInputs)
     func refusesBadInput(_ bad: BadInput) throws {
         let folder = try AudioTestTools.makeScratchFolder()
         defer { AudioTestTools.remove(folder) }
         let tone = folder + "/tone.wav"
-        try AudioTestTools.require("sox", ["-n", "-r", "8000", "-c", "1", tone, "synth", "1", "sine", "440", "vol", "0.3"])
+        try AudioTestTools.require(
+            "sox", ["-n", "-r", "8000", "-c", "1", tone, "synth", "1", "sine", "440", "vol", "0.3"])
         var input = folder + "/input.wav"
         var output = folder + "/out/alarm.caf"
         try FileManager.default.createDirectory(atPath: folder + "/out", withIntermediateDirectories: false)
@@ -187,7 +224,9 @@ struct TrimCheckEndToEndTests {
         case "folder": input = folder + "/out"
         case "empty file": _ = FileManager.default.createFile(atPath: input, contents: Data())
         case "random bytes":
-            let bytes = TestSignals.noise(amplitude: 1, frames: 50000).map { UInt8(truncatingIfNeeded: Int(($0 + 1) * 127.5)) }
+            let bytes = TestSignals.noise(amplitude: 1, frames: 50000).map {
+                UInt8(truncatingIfNeeded: Int(($0 + 1) * 127.5))
+            }
             _ = FileManager.default.createFile(atPath: input, contents: Data(bytes))
         case "WAV header with no audio":
             let data = try Data(contentsOf: URL(fileURLWithPath: tone))
@@ -196,13 +235,19 @@ struct TrimCheckEndToEndTests {
         case "all digital silence (real)": input = TestEnvironment.fixture("odd_silence_001.wav")
         case "AAC in M4A (real)": input = TestEnvironment.fixture("rec_003_excerpt2s.m4a")
         case "raw ADTS AAC (real)": input = TestEnvironment.fixture("rec_008_excerpt2s.aac")
-        case "missing output folder": input = tone; output = folder + "/no/such/folder/alarm.caf"
+        case "missing output folder":
+            input = tone
+            output = folder + "/no/such/folder/alarm.caf"
         case "output over the input":
             input = folder + "/out/alarm.caf"
             try AudioTestTools.require("sox", [tone, "-b", "16", input])
             output = folder + "/out/../out/alarm.caf"
-        case "--max-seconds above 29.9": input = tone; extra = ["--max-seconds", "30"]
-        case "--rate not a common rate": input = tone; extra = ["--rate", "12345"]
+        case "--max-seconds above 29.9":
+            input = tone
+            extra = ["--max-seconds", "30"]
+        case "--rate not a common rate":
+            input = tone
+            extra = ["--rate", "12345"]
         default: Issue.record("unknown case")
         }
         let before = AudioTestTools.contents(of: folder + "/out")
@@ -215,19 +260,23 @@ struct TrimCheckEndToEndTests {
             #expect(run.stderrLines.count <= 3)  // the message, the usage line, the --help hint
         } else {
             #expect(run.stderrLines.count == 1, "\(run.stderr)")
-            #expect(first.hasPrefix("proofkit trim: \(input): ") || first.hasPrefix("proofkit trim: \(output): "), "\(first)")
+            #expect(
+                first.hasPrefix("proofkit trim: \(input): ") || first.hasPrefix("proofkit trim: \(output): "),
+                "\(first)")
         }
         #expect(AudioTestTools.contents(of: folder + "/out") == before)
         #expect(!AudioTestTools.exists(output) || bad.name == "output over the input")
     }
 
-    @Test("a full disk fails with 74, one line, no output and the old output untouched (tmpfs, else RLIMIT_FSIZE)",
-          .enabled(if: hasBinary))
+    @Test(
+        "a full disk fails with 74, one line, no output and the old output untouched (tmpfs, else RLIMIT_FSIZE)",
+        .enabled(if: hasBinary))
     func fullDisk() throws {
         let folder = try AudioTestTools.makeScratchFolder()
         defer { AudioTestTools.remove(folder) }
         let input = folder + "/long.wav"
-        try AudioTestTools.require("sox", ["-n", "-r", "44100", "-c", "2", input, "synth", "10", "sine", "440", "vol", "0.3"])
+        try AudioTestTools.require(
+            "sox", ["-n", "-r", "44100", "-c", "2", input, "synth", "10", "sine", "440", "vol", "0.3"])
         let disk = folder + "/disk"
         try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: false)
         let mounted = getuid() == 0 && AudioTestTools.mountTmpfs(at: disk, kilobytes: 512)
@@ -240,8 +289,12 @@ struct TrimCheckEndToEndTests {
             run = try proofkit(["trim", input, "-o", output])
         } else {
             // A 512 KiB file size limit, with SIGXFSZ ignored so that write() fails with EFBIG.
-            run = try AudioTestTools.run("/bin/sh", ["-c", "ulimit -f 1024; trap '' XFSZ; exec \"$0\" \"$@\"",
-                                                     Self.binary, "trim", input, "-o", output])
+            run = try AudioTestTools.run(
+                "/bin/sh",
+                [
+                    "-c", "ulimit -f 1024; trap '' XFSZ; exec \"$0\" \"$@\"",
+                    Self.binary, "trim", input, "-o", output,
+                ])
         }
         #expect(run.status == 74, "\(run.stderr)")
         #expect(run.stderrLines.count == 1, "\(run.stderr)")
@@ -255,10 +308,15 @@ struct TrimCheckEndToEndTests {
         let folder = try AudioTestTools.makeScratchFolder()
         defer { AudioTestTools.remove(folder) }
         let input = folder + "/long.wav"
-        try AudioTestTools.require("sox", ["-n", "-r", "44100", "-c", "2", input, "synth", "10", "sine", "440", "vol", "0.3"])
+        try AudioTestTools.require(
+            "sox", ["-n", "-r", "44100", "-c", "2", input, "synth", "10", "sine", "440", "vol", "0.3"])
         let output = folder + "/alarm.caf"
-        let run = try AudioTestTools.run("/bin/sh", ["-c", "ulimit -f 1024; trap '' XFSZ; exec \"$0\" \"$@\"",
-                                                     Self.binary, "trim", input, "-o", output])
+        let run = try AudioTestTools.run(
+            "/bin/sh",
+            [
+                "-c", "ulimit -f 1024; trap '' XFSZ; exec \"$0\" \"$@\"",
+                Self.binary, "trim", input, "-o", output,
+            ])
         #expect(run.status == 74, "\(run.stderr)")
         #expect(run.stderrLines.count == 1, "\(run.stderr)")
         #expect(AudioTestTools.contents(of: folder) == ["long.wav"])
@@ -282,7 +340,9 @@ struct TrimCheckEndToEndTests {
 
     @Test("check: JSON schema, --strict exit 2, header and decoded lengths", .enabled(if: hasBinary))
     func check() throws {
-        let run = try proofkit(["check", "--json", TestEnvironment.fixture("rec_001.mp3"), TestEnvironment.fixture("rec_007_excerpt3s.wav")])
+        let run = try proofkit([
+            "check", "--json", TestEnvironment.fixture("rec_001.mp3"), TestEnvironment.fixture("rec_007_excerpt3s.wav"),
+        ])
         #expect(run.status == 0)
         let lines = run.stdout.split(separator: "\n")
         #expect(lines.count == 2)
@@ -293,8 +353,10 @@ struct TrimCheckEndToEndTests {
         #expect(wav["verdict"] as? String == "accepted")
         #expect(wav["heavy_clipping"] as? Bool == true)
         #expect(wav["decoded_seconds"] as? Double == 3)
-        for key in ["path", "verdict", "reasons", "decoded_seconds", "reached_limit", "header_seconds", "peak_dbfs",
-                    "rms_dbfs", "clipped_samples", "clipped_fraction", "heavy_clipping", "format", "warnings"] {
+        for key in [
+            "path", "verdict", "reasons", "decoded_seconds", "reached_limit", "header_seconds", "peak_dbfs",
+            "rms_dbfs", "clipped_samples", "clipped_fraction", "heavy_clipping", "format", "warnings",
+        ] {
             #expect(wav[key] != nil, "\(key)")
         }
         let strict = try proofkit(["check", "--strict", TestEnvironment.fixture("rec_001.mp3")])

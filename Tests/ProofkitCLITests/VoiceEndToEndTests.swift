@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Writes mono S16_LE samples as a headerless file.
 private func writeRawFile(_ samples: [Int16], to path: String) throws {
@@ -17,10 +17,10 @@ private func writeRawFile(_ samples: [Int16], to path: String) throws {
 private func writeConfig(folder: String, raw: String) throws -> String {
     let path = folder + "/asound.conf"
     try """
-        pcm.vmic { type file slave.pcm { type null } file "/dev/null" infile "\(raw)" format "raw"
-                   hint.description "virtual microphone" }
-        pcm.quiet { type null }
-        """.write(toFile: path, atomically: true, encoding: .utf8)
+    pcm.vmic { type file slave.pcm { type null } file "/dev/null" infile "\(raw)" format "raw"
+               hint.description "virtual microphone" }
+    pcm.quiet { type null }
+    """.write(toFile: path, atomically: true, encoding: .utf8)
     return path
 }
 
@@ -34,7 +34,9 @@ private func jsonLines(_ text: String) throws -> [[String: Any]] {
 struct VoiceEndToEndTests {
     @Test("a missing capture device exits 69 with one line on stderr and nothing on stdout")
     func missingDevice() throws {
-        let result = try TestEnvironment.runProofkit(["voice", "--recognizer", "none", "--live", "--device", "nosuchmic"])
+        let result = try TestEnvironment.runProofkit([
+            "voice", "--recognizer", "none", "--live", "--device", "nosuchmic",
+        ])
         #expect(result.status == 69)
         #expect(result.stdout.isEmpty)
         let lines = result.stderr.split(separator: "\n")
@@ -115,21 +117,23 @@ struct VoiceEndToEndTests {
         // the rest and keep reading until stdin closes, as a healthy recogniser does.
         let script = folder + "/fake-recognizer.sh"
         try """
-            #!/bin/sh
-            if [ ! -e "\(folder)/started" ]; then
-              touch "\(folder)/started"
-              head -c 3200 > /dev/null
-              echo "الحمد لله"
-              exit 0
-            fi
-            head -c 3200 > /dev/null
-            echo "الذي احيانا بعد ما اماتنا"
-            echo "واليه النشور"
-            cat > /dev/null
-            """.write(toFile: script, atomically: true, encoding: .utf8)
+        #!/bin/sh
+        if [ ! -e "\(folder)/started" ]; then
+          touch "\(folder)/started"
+          head -c 3200 > /dev/null
+          echo "الحمد لله"
+          exit 0
+        fi
+        head -c 3200 > /dev/null
+        echo "الذي احيانا بعد ما اماتنا"
+        echo "واليه النشور"
+        cat > /dev/null
+        """.write(toFile: script, atomically: true, encoding: .utf8)
         let result = try TestEnvironment.runProofkit(
-            ["voice", "--live", "--device", "vmic", "--json", "--max-seconds", "4",
-             "--recognizer-cmd", "sh " + script],
+            [
+                "voice", "--live", "--device", "vmic", "--json", "--max-seconds", "4",
+                "--recognizer-cmd", "sh " + script,
+            ],
             environment: ["PROOFKIT_ALSA_CONFIG": config])
         #expect(result.status == 0, "\(result.stderr)")
         let events = try jsonLines(result.stdout)

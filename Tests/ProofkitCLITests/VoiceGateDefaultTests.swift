@@ -1,14 +1,16 @@
 import Foundation
 import Inference
-import Testing
 import TestSupport
+import Testing
 
 /// Issue 14: the Silero model is checked against the manifest like every other model,
 /// `PROOFKIT_MODELS` is honoured for it, and the default gate is Silero when it is installed
 /// (else the energy gate, saying so). Runs the built `proofkit` on real speech.
 @Suite(
     "voice: Silero integrity and the default gate",
-    .enabled(if: TestEnvironment.hasProofkitBinary && VoiceProofE2E.hasSilero, "needs the proofkit binary, ONNX Runtime and Models/generated/silero_vad.onnx"))
+    .enabled(
+        if: TestEnvironment.hasProofkitBinary && VoiceProofE2E.hasSilero,
+        "needs the proofkit binary, ONNX Runtime and Models/generated/silero_vad.onnx"))
 struct VoiceGateDefaultTests {
     static let generated = TestEnvironment.packageRoot.appendingPathComponent("Models/generated").path
     let speech = TestEnvironment.fixture("speech_en_ljspeech_16k.wav")
@@ -56,7 +58,9 @@ struct VoiceGateDefaultTests {
         #expect(energy.status == 0, "\(energy.stderr)")
     }
 
-    @Test("PROOFKIT_MODELS is honoured: the model there is used; an empty folder falls back to the energy gate and says so")
+    @Test(
+        "PROOFKIT_MODELS is honoured: the model there is used; an empty folder falls back to the energy gate and says so"
+    )
     func modelsFolderHonoured() throws {
         let good = try Self.modelsFolder(flipping: false)
         let empty = try TestEnvironment.makeTemporaryFolder()
@@ -64,11 +68,14 @@ struct VoiceGateDefaultTests {
             try? FileManager.default.removeItem(atPath: good)
             try? FileManager.default.removeItem(atPath: empty)
         }
-        let used = try Self.json(TestEnvironment.runProofkit(
-            ["voice", speech, "--json"], environment: ["PROOFKIT_MODELS": good]).stdout)
+        let used = try Self.json(
+            TestEnvironment.runProofkit(
+                ["voice", speech, "--json"], environment: ["PROOFKIT_MODELS": good]
+            ).stdout)
         #expect(used["vad"] as? String == "silero")
         #expect(used["vad_fallback"] is NSNull)
-        let fallback = try TestEnvironment.runProofkit(["voice", speech, "--json"], environment: ["PROOFKIT_MODELS": empty])
+        let fallback = try TestEnvironment.runProofkit(
+            ["voice", speech, "--json"], environment: ["PROOFKIT_MODELS": empty])
         #expect(fallback.status == 0)
         let object = try Self.json(fallback.stdout)
         #expect(object["vad"] as? String == "energy")
@@ -95,7 +102,9 @@ struct VoiceGateDefaultTests {
         let svg = try String(contentsOfFile: folder + "/levels.svg", encoding: .utf8)
         #expect(svg.contains("voiced (Silero decided)"))
         #expect(svg.contains("Silero: voice") && svg.contains("energy gate: voice"))
-        let energy = try TestEnvironment.runProofkit(["voice", speech, "--vad", "energy", "--plot", folder + "/energy.svg"])
+        let energy = try TestEnvironment.runProofkit([
+            "voice", speech, "--vad", "energy", "--plot", folder + "/energy.svg",
+        ])
         #expect(energy.status == 0)
         let energySVG = try String(contentsOfFile: folder + "/energy.svg", encoding: .utf8)
         #expect(energySVG.contains("voiced (energy gate decided)"))

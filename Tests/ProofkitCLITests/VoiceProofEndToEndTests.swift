@@ -1,7 +1,7 @@
 import Foundation
 import Inference
-import Testing
 import TestSupport
+import Testing
 
 /// Helpers for the reading-proof end-to-end tests: sox-made mixtures played through a virtual
 /// microphone (the real libasound capture path, an ALSA `file` PCM opened from
@@ -11,8 +11,10 @@ enum VoiceProofE2E {
     static let hasTools = TestEnvironment.hasTool("sox") && TestEnvironment.hasProofkitBinary
     static let hasEspeak = hasTools && TestEnvironment.hasTool("espeak-ng")
     /// Silero for the built binary: ONNX Runtime and the model set-up builds.
-    static let hasSilero = OnnxRuntime.isAvailable && FileManager.default.fileExists(
-        atPath: TestEnvironment.packageRoot.appendingPathComponent("Models/generated/silero_vad.onnx").path)
+    static let hasSilero =
+        OnnxRuntime.isAvailable
+        && FileManager.default.fileExists(
+            atPath: TestEnvironment.packageRoot.appendingPathComponent("Models/generated/silero_vad.onnx").path)
 
     /// A mixture made by sox and what a listener could hear in it.
     struct Mixture {
@@ -60,20 +62,24 @@ enum VoiceProofE2E {
             try sox(["-n", "-r", "16000", "-c", "1", "-b", "16", voice, "trim", "0", String(total)])
         }
         let wav = folder + "/mix.wav"
-        try sox(["-m", "-v", String(speechGain), voice, "-v", String(noiseGain), room, "-b", "16", wav, "trim", "0", String(total)])
+        try sox([
+            "-m", "-v", String(speechGain), voice, "-v", String(noiseGain), room, "-b", "16", wav, "trim", "0",
+            String(total),
+        ])
         let raw = folder + "/mix.raw"
         try sox([wav, "-t", "raw", "-e", "signed", "-b", "16", "-r", "16000", "-c", "1", raw])
-        return Mixture(wav: wav, raw: raw, seconds: total, reference: reference,
-                       speechStart: 2, speechEnd: 2 + speechSeconds)
+        return Mixture(
+            wav: wav, raw: raw, seconds: total, reference: reference,
+            speechStart: 2, speechEnd: 2 + speechSeconds)
     }
 
     /// An ALSA configuration with `vmic` playing `raw`, and `null`.
     static func config(folder: String, raw: String) throws -> String {
         let path = folder + "/asound.conf"
         try """
-            pcm.vmic { type file slave.pcm { type null } file "/dev/null" infile "\(raw)" format "raw" }
-            pcm.quiet { type null }
-            """.write(toFile: path, atomically: true, encoding: .utf8)
+        pcm.vmic { type file slave.pcm { type null } file "/dev/null" infile "\(raw)" format "raw" }
+        pcm.quiet { type null }
+        """.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }
 
@@ -121,12 +127,16 @@ struct VoiceLiveProofTests {
         if speechName == "espeak" && !VoiceProofE2E.hasEspeak { return }
         let folder = try TestEnvironment.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let speech = speechName == "espeak" ? try VoiceProofE2E.espeakDua(in: folder) : TestEnvironment.fixture(speechName)
+        let speech =
+            speechName == "espeak" ? try VoiceProofE2E.espeakDua(in: folder) : TestEnvironment.fixture(speechName)
         let mix = try VoiceProofE2E.mix(
             speech: speech, noise: noise, noiseLevel: noiseLevel, speechLevel: noiseLevel + snr, in: folder)
         let config = try VoiceProofE2E.config(folder: folder, raw: mix.raw)
         let result = try TestEnvironment.runProofkit(
-            ["voice", "--recognizer", "none", "--live", "--device", "vmic", "--json", "--max-seconds", String(mix.seconds)],
+            [
+                "voice", "--recognizer", "none", "--live", "--device", "vmic", "--json", "--max-seconds",
+                String(mix.seconds),
+            ],
             environment: ["PROOFKIT_ALSA_CONFIG": config])
         #expect(result.status == 0, "\(result.stderr)")
         let events = try VoiceProofE2E.jsonLines(result.stdout)
@@ -135,12 +145,16 @@ struct VoiceLiveProofTests {
         let voiced = try #require(end["voiced_seconds"] as? Double)
         let segments = VoiceProofE2E.segments(end)
         let reference = mix.referenceSeconds
-        print("live \(speechName) in \(noise) at \(Int(noiseLevel)) dBFS, SNR \(Int(snr)) dB: voiced \(voiced) s, reference \(reference) s")
+        print(
+            "live \(speechName) in \(noise) at \(Int(noiseLevel)) dBFS, SNR \(Int(snr)) dB: voiced \(voiced) s, reference \(reference) s"
+        )
         #expect(abs(voiced - reference) <= max(0.8, 0.25 * reference), "\(segments) vs \(mix.reference)")
         let inside = VoiceProofE2E.overlap(segments, mix.speechStart - 0.15, mix.speechEnd + 0.15)
         #expect(voiced - inside <= 0.3, "voice outside the speech: \(segments)")
         // The live events agree with the end: progress reaches the final voiced seconds.
-        let progress = events.filter { $0["event"] as? String == "progress" }.compactMap { $0["voiced_seconds"] as? Double }
+        let progress = events.filter { $0["event"] as? String == "progress" }.compactMap {
+            $0["voiced_seconds"] as? Double
+        }
         #expect(abs((progress.last ?? -1) - voiced) < 0.15)
         let levels = events.filter { $0["event"] as? String == "level" }
         #expect(levels.count >= Int(mix.seconds * 10) - 1)
@@ -151,8 +165,9 @@ struct VoiceLiveProofTests {
         #expect((end["verdict"] as? String == "accepted") == (voiced >= needed))
     }
 
-    @Test("real room noise alone stays near zero voiced seconds, and --strict exits 2",
-          arguments: ["noise_ac_16k.wav", "noise_fan_16k.wav", "noise_fridge_16k.wav", "noise_night_16k.wav"])
+    @Test(
+        "real room noise alone stays near zero voiced seconds, and --strict exits 2",
+        arguments: ["noise_ac_16k.wav", "noise_fan_16k.wav", "noise_fridge_16k.wav", "noise_night_16k.wav"])
     func noiseOnly(noise: String) throws {
         let folder = try TestEnvironment.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -160,7 +175,10 @@ struct VoiceLiveProofTests {
             let mix = try VoiceProofE2E.mix(speech: nil, noise: noise, noiseLevel: level, speechLevel: nil, in: folder)
             let config = try VoiceProofE2E.config(folder: folder, raw: mix.raw)
             let result = try TestEnvironment.runProofkit(
-                ["voice", "--recognizer", "none", "--live", "--device", "vmic", "--json", "--strict", "--max-seconds", String(mix.seconds)],
+                [
+                    "voice", "--recognizer", "none", "--live", "--device", "vmic", "--json", "--strict",
+                    "--max-seconds", String(mix.seconds),
+                ],
                 environment: ["PROOFKIT_ALSA_CONFIG": config])
             #expect(result.status == 2, "\(result.stderr)")
             let end = try #require(try VoiceProofE2E.jsonLines(result.stdout).last)
@@ -172,8 +190,9 @@ struct VoiceLiveProofTests {
         }
     }
 
-    @Test("a recogniser command that echoes the du'a reaches an accepted verdict, with key words lit in order",
-          .enabled(if: VoiceProofE2E.hasEspeak))
+    @Test(
+        "a recogniser command that echoes the du'a reaches an accepted verdict, with key words lit in order",
+        .enabled(if: VoiceProofE2E.hasEspeak))
     func recognizerAccepts() throws {
         let folder = try TestEnvironment.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -184,16 +203,18 @@ struct VoiceLiveProofTests {
         // Reads 3 s of audio, then prints what a recogniser would (merged words, no harakat).
         let script = folder + "/recognizer.sh"
         try """
-            #!/bin/sh
-            head -c 96000 > /dev/null
-            echo "الحمدلله الذي احيانا"
-            head -c 32000 > /dev/null
-            echo "بعدما اماتنا واليه النشور"
-            cat > /dev/null
-            """.write(toFile: script, atomically: true, encoding: .utf8)
+        #!/bin/sh
+        head -c 96000 > /dev/null
+        echo "الحمدلله الذي احيانا"
+        head -c 32000 > /dev/null
+        echo "بعدما اماتنا واليه النشور"
+        cat > /dev/null
+        """.write(toFile: script, atomically: true, encoding: .utf8)
         let result = try TestEnvironment.runProofkit(
-            ["voice", "--live", "--device", "vmic", "--json", "--strict", "--max-seconds", String(mix.seconds),
-             "--recognizer-cmd", "sh " + script],
+            [
+                "voice", "--live", "--device", "vmic", "--json", "--strict", "--max-seconds", String(mix.seconds),
+                "--recognizer-cmd", "sh " + script,
+            ],
             environment: ["PROOFKIT_ALSA_CONFIG": config])
         #expect(result.status == 0, "\(result.stderr)")
         let events = try VoiceProofE2E.jsonLines(result.stdout)
@@ -221,8 +242,10 @@ struct VoiceLiveProofTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let config = try VoiceProofE2E.config(folder: folder, raw: "/dev/null")
         let result = try TestEnvironment.runProofkit(
-            ["voice", "--live", "--device", "quiet", "--json", "--strict", "--max-seconds", "2",
-             "--recognizer-cmd", "echo 'الحمد لله رب العالمين واليه المصير'; cat > /dev/null"],
+            [
+                "voice", "--live", "--device", "quiet", "--json", "--strict", "--max-seconds", "2",
+                "--recognizer-cmd", "echo 'الحمد لله رب العالمين واليه المصير'; cat > /dev/null",
+            ],
             environment: ["PROOFKIT_ALSA_CONFIG": config])
         #expect(result.status == 2, "\(result.stderr)")
         let end = try #require(try VoiceProofE2E.jsonLines(result.stdout).last)
@@ -231,8 +254,9 @@ struct VoiceLiveProofTests {
         #expect(end["rule"] as? String == "keyWords")
     }
 
-    @Test("--record writes what was heard as a WAV that ffprobe reads, sample for sample",
-          .enabled(if: TestEnvironment.hasTool("ffprobe")))
+    @Test(
+        "--record writes what was heard as a WAV that ffprobe reads, sample for sample",
+        .enabled(if: TestEnvironment.hasTool("ffprobe")))
     func record() throws {
         let folder = try TestEnvironment.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -242,14 +266,20 @@ struct VoiceLiveProofTests {
         let config = try VoiceProofE2E.config(folder: folder, raw: mix.raw)
         let out = folder + "/heard.wav"
         let result = try TestEnvironment.runProofkit(
-            ["voice", "--recognizer", "none", "--live", "--device", "vmic", "--json", "--max-seconds", "5", "--record", out,
-             "--plot", folder + "/live.svg"],
+            [
+                "voice", "--recognizer", "none", "--live", "--device", "vmic", "--json", "--max-seconds", "5",
+                "--record", out,
+                "--plot", folder + "/live.svg",
+            ],
             environment: ["PROOFKIT_ALSA_CONFIG": config])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try VoiceProofE2E.jsonLines(result.stdout).last?["recording"] as? String == out)
         let probe = try runProcess(
-            "/usr/bin/env", ["ffprobe", "-v", "error", "-show_entries", "stream=codec_name,sample_rate,channels,duration",
-                             "-of", "default=noprint_wrappers=1", out])
+            "/usr/bin/env",
+            [
+                "ffprobe", "-v", "error", "-show_entries", "stream=codec_name,sample_rate,channels,duration",
+                "-of", "default=noprint_wrappers=1", out,
+            ])
         #expect(probe.status == 0)
         #expect(probe.stdout.contains("codec_name=pcm_s16le"))
         #expect(probe.stdout.contains("sample_rate=16000"))
@@ -276,8 +306,12 @@ struct VoiceLiveProofTests {
         let out = folder + "/heard.wav"
         let process = Process()
         process.executableURL = URL(fileURLWithPath: TestEnvironment.proofkitBinary)
-        process.arguments = ["voice", "--recognizer", "none", "--live", "--device", "quiet", "--max-seconds", "100000", "--record", out]
-        process.environment = ProcessInfo.processInfo.environment.merging(["PROOFKIT_ALSA_CONFIG": config]) { _, new in new }
+        process.arguments = [
+            "voice", "--recognizer", "none", "--live", "--device", "quiet", "--max-seconds", "100000", "--record", out,
+        ]
+        process.environment = ProcessInfo.processInfo.environment.merging(["PROOFKIT_ALSA_CONFIG": config]) { _, new in
+            new
+        }
         let stdout = Pipe()
         process.standardOutput = stdout
         process.standardError = FileHandle.nullDevice
@@ -286,8 +320,11 @@ struct VoiceLiveProofTests {
         // 16,000 bytes past its header), not after a fixed sleep.
         let deadline = Date().addingTimeInterval(30)
         func recordedBytes() -> Int {
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder))?.filter { $0.contains(".tmp-") } ?? []
-            return names.compactMap { try? FileManager.default.attributesOfItem(atPath: folder + "/" + $0)[.size] as? Int }.max() ?? 0
+            let names =
+                (try? FileManager.default.contentsOfDirectory(atPath: folder))?.filter { $0.contains(".tmp-") } ?? []
+            return names.compactMap {
+                try? FileManager.default.attributesOfItem(atPath: folder + "/" + $0)[.size] as? Int
+            }.max() ?? 0
         }
         while recordedBytes() <= 16_000 + 44 && Date() < deadline && process.isRunning { usleep(5_000) }
         process.interrupt()
@@ -308,7 +345,10 @@ struct VoiceLiveProofTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let config = try VoiceProofE2E.config(folder: folder, raw: "/dev/null")
         let result = try TestEnvironment.runProofkit(
-            ["voice", "--recognizer", "none", "--live", "--device", "quiet", "--json", "--max-seconds", "1", "--record", folder + "/no/such/x.wav"],
+            [
+                "voice", "--recognizer", "none", "--live", "--device", "quiet", "--json", "--max-seconds", "1",
+                "--record", folder + "/no/such/x.wav",
+            ],
             environment: ["PROOFKIT_ALSA_CONFIG": config])
         #expect(result.status == 74)
         #expect(result.stdout.isEmpty)
@@ -322,13 +362,19 @@ struct VoiceLiveProofTests {
         let config = try VoiceProofE2E.config(folder: folder, raw: "/dev/null")
         let environment = ["PROOFKIT_ALSA_CONFIG": config, "PROOFKIT_SILERO_MODEL": folder + "/missing.onnx"]
         let silero = try TestEnvironment.runProofkit(
-            ["voice", "--recognizer", "none", "--live", "--device", "quiet", "--json", "--max-seconds", "1", "--vad", "silero"],
+            [
+                "voice", "--recognizer", "none", "--live", "--device", "quiet", "--json", "--max-seconds", "1", "--vad",
+                "silero",
+            ],
             environment: environment)
         #expect(silero.status == 69)
         #expect(silero.stdout.isEmpty)
         #expect(silero.stderr.contains("Silero"))
         let both = try TestEnvironment.runProofkit(
-            ["voice", "--recognizer", "none", "--live", "--device", "quiet", "--json", "--max-seconds", "1", "--vad", "both"],
+            [
+                "voice", "--recognizer", "none", "--live", "--device", "quiet", "--json", "--max-seconds", "1", "--vad",
+                "both",
+            ],
             environment: environment)
         #expect(both.status == 0, "\(both.stderr)")
         #expect(both.stderr.contains("warning"))
@@ -339,8 +385,9 @@ struct VoiceLiveProofTests {
         #expect(bad.status == 64)
     }
 
-    @Test("--vad silero and --vad both on real speech in a fan's noise",
-          .enabled(if: VoiceProofE2E.hasSilero))
+    @Test(
+        "--vad silero and --vad both on real speech in a fan's noise",
+        .enabled(if: VoiceProofE2E.hasSilero))
     func sileroLive() throws {
         let folder = try TestEnvironment.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -351,7 +398,10 @@ struct VoiceLiveProofTests {
         var voicedByMode: [String: Double] = [:]
         for mode in ["energy", "silero", "both"] {
             let result = try TestEnvironment.runProofkit(
-                ["voice", "--recognizer", "none", "--live", "--device", "vmic", "--json", "--max-seconds", String(mix.seconds), "--vad", mode],
+                [
+                    "voice", "--recognizer", "none", "--live", "--device", "vmic", "--json", "--max-seconds",
+                    String(mix.seconds), "--vad", mode,
+                ],
                 environment: ["PROOFKIT_ALSA_CONFIG": config])
             #expect(result.status == 0, "\(result.stderr)")
             let end = try #require(try VoiceProofE2E.jsonLines(result.stdout).last)
@@ -412,8 +462,11 @@ struct VoiceRecordingTests {
             speech: TestEnvironment.fixture("speech_ar_quran_16k.wav"), noise: "noise_night_16k.wav",
             noiseLevel: -50, speechLevel: -30, in: folder)
         let transcript = folder + "/heard.txt"
-        try "الحمدلله الذي احيانا\nبعدما اماتنا واليه النشور\n".write(toFile: transcript, atomically: true, encoding: .utf8)
-        let accepted = try TestEnvironment.runProofkit(["voice", mix.wav, "--transcript-file", transcript, "--json", "--strict"])
+        try "الحمدلله الذي احيانا\nبعدما اماتنا واليه النشور\n".write(
+            toFile: transcript, atomically: true, encoding: .utf8)
+        let accepted = try TestEnvironment.runProofkit([
+            "voice", mix.wav, "--transcript-file", transcript, "--json", "--strict",
+        ])
         #expect(accepted.status == 0, "\(accepted.stderr)")
         let object = try #require(try VoiceProofE2E.jsonLines(accepted.stdout).first)
         #expect(object["verdict"] as? String == "accepted")
@@ -423,12 +476,15 @@ struct VoiceRecordingTests {
             ["voice", mix.wav, "--transcript-file", transcript, "--text", "fatiha", "--json", "--strict"])
         #expect(other.status == 2)
         #expect(try VoiceProofE2E.jsonLines(other.stdout).first?["text"] as? String == "fatiha")
-        let unknown = try TestEnvironment.runProofkit(["voice", "--recognizer", "none", mix.wav, "--text", "nosuchtext"])
+        let unknown = try TestEnvironment.runProofkit([
+            "voice", "--recognizer", "none", mix.wav, "--text", "nosuchtext",
+        ])
         #expect(unknown.status == 66)
     }
 
-    @Test("--plot writes a valid SVG with the level, floor, threshold and voiced bands",
-          .enabled(if: TestEnvironment.hasTool("python3")))
+    @Test(
+        "--plot writes a valid SVG with the level, floor, threshold and voiced bands",
+        .enabled(if: TestEnvironment.hasTool("python3")))
     func plot() throws {
         let folder = try TestEnvironment.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -440,16 +496,23 @@ struct VoiceRecordingTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("voiced"))
         // An independent XML parser reads it; count the polylines and the shaded bands.
-        let check = try runProcess("/usr/bin/env", ["python3", "-c", """
-            import sys, xml.etree.ElementTree as ET
-            root = ET.parse(sys.argv[1]).getroot()
-            ns = '{http://www.w3.org/2000/svg}'
-            assert root.tag == ns + 'svg', root.tag
-            texts = ' '.join(t.text or '' for t in root.iter(ns + 'text'))
-            print(len(list(root.iter(ns + 'polyline'))), 'level' in texts, 'noise floor' in texts, 'threshold' in texts, 'voiced' in texts)
-            """, svg])
+        let check = try runProcess(
+            "/usr/bin/env",
+            [
+                "python3", "-c",
+                """
+                import sys, xml.etree.ElementTree as ET
+                root = ET.parse(sys.argv[1]).getroot()
+                ns = '{http://www.w3.org/2000/svg}'
+                assert root.tag == ns + 'svg', root.tag
+                texts = ' '.join(t.text or '' for t in root.iter(ns + 'text'))
+                print(len(list(root.iter(ns + 'polyline'))), 'level' in texts, 'noise floor' in texts, 'threshold' in texts, 'voiced' in texts)
+                """, svg,
+            ])
         #expect(check.status == 0, "\(check.stderr)")
-        let fields = check.stdout.split(separator: " ").map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }
+        let fields = check.stdout.split(separator: " ").map {
+            String($0).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
         #expect(fields.count == 5)
         #expect(Int(fields.first ?? "0") ?? 0 >= 3)
         #expect(fields.dropFirst().allSatisfy { $0 == "True" }, "\(check.stdout)")
@@ -460,7 +523,9 @@ struct VoiceRecordingTests {
         let folder = try TestEnvironment.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let svg = folder + "/out.svg"
-        let missing = try TestEnvironment.runProofkit(["voice", "--recognizer", "none", folder + "/missing.wav", "--plot", svg])
+        let missing = try TestEnvironment.runProofkit([
+            "voice", "--recognizer", "none", folder + "/missing.wav", "--plot", svg,
+        ])
         #expect(missing.status == 66)
         #expect(missing.stderr.split(separator: "\n").count == 1)
         #expect(missing.stderr.contains("missing.wav"))
@@ -471,7 +536,9 @@ struct VoiceRecordingTests {
         #expect(bad.stdout.isEmpty)
         #expect(bad.stderr.contains("junk.wav"))
         #expect(!FileManager.default.fileExists(atPath: svg))
-        let record = try TestEnvironment.runProofkit(["voice", "--recognizer", "none", junk, "--record", folder + "/x.wav"])
+        let record = try TestEnvironment.runProofkit([
+            "voice", "--recognizer", "none", junk, "--record", folder + "/x.wav",
+        ])
         #expect(record.status == 64)
     }
 }
@@ -516,8 +583,9 @@ struct PlayCommandTests {
         #expect(worst <= 1)
     }
 
-    @Test("a 44.1 kHz stereo MP3 reaches the sink at its own rate and channels",
-          .enabled(if: TestEnvironment.hasTool("sox")))
+    @Test(
+        "a 44.1 kHz stereo MP3 reaches the sink at its own rate and channels",
+        .enabled(if: TestEnvironment.hasTool("sox")))
     func stereo() throws {
         let folder = try TestEnvironment.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -1,7 +1,7 @@
 import Foundation
 import ProofkitCore
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Duration.seconds")
 struct DurationSecondsTests {
@@ -43,7 +43,9 @@ struct FixedDecimalTests {
         #expect((-Double.infinity).fixedDecimal(places: 2) == "-")
     }
 
-    @Test("agrees with printf's %.Nf on 20,000 seeded random values away from exact halves", .tags(.property), .propertyRun)
+    @Test(
+        "agrees with printf's %.Nf on 20,000 seeded random values away from exact halves", .tags(.property),
+        .propertyRun)
     func againstPrintf() {
         var generator = SyntheticAudio.Generator(seed: 0xF1_DEC1_0002)
         for index in 0..<20_000 {
@@ -77,7 +79,8 @@ struct DecibelsTests {
         #expect(abs(Decibels.toAmplitude(-1) - 0.891_250_938_133_745_5) < 1e-15)
     }
 
-    @Test("amplitude and dBFS round-trip; a power's dBFS is its square root's", arguments: [1e-6, 0.001, 0.25, 0.9, 1, 4])
+    @Test(
+        "amplitude and dBFS round-trip; a power's dBFS is its square root's", arguments: [1e-6, 0.001, 0.25, 0.9, 1, 4])
     func roundTrip(amplitude: Double) {
         let dBFS = Decibels.fromAmplitude(amplitude)
         #expect(abs(Decibels.toAmplitude(dBFS) - amplitude) <= 1e-12 * amplitude)

@@ -17,12 +17,14 @@ struct ProofkitErrorTests {
         #expect(ProofkitError(.io, "x").at(path: "p").path == "p")
     }
 
-    @Test("codes have stable names", arguments: [
-        (ProofkitError.Code.invalidArgument, "invalidArgument"), (.notFound, "notFound"),
-        (.unsupportedFormat, "unsupportedFormat"), (.decodeFailed, "decodeFailed"),
-        (.deviceUnavailable, "deviceUnavailable"), (.runtimeUnavailable, "runtimeUnavailable"),
-        (.modelInvalid, "modelInvalid"), (.io, "io"), (.internal, "internal"),
-    ])
+    @Test(
+        "codes have stable names",
+        arguments: [
+            (ProofkitError.Code.invalidArgument, "invalidArgument"), (.notFound, "notFound"),
+            (.unsupportedFormat, "unsupportedFormat"), (.decodeFailed, "decodeFailed"),
+            (.deviceUnavailable, "deviceUnavailable"), (.runtimeUnavailable, "runtimeUnavailable"),
+            (.modelInvalid, "modelInvalid"), (.io, "io"), (.internal, "internal"),
+        ])
     func codeNames(code: ProofkitError.Code, name: String) {
         #expect(code.name == name)
     }

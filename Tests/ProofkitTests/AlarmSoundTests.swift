@@ -1,10 +1,10 @@
-import Foundation
-import Testing
-import ProofkitCore
-import TestSupport
-import Proofkit
-import ProofkitDemo
 import AudioDSP
+import Foundation
+import Proofkit
+import ProofkitCore
+import ProofkitDemo
+import TestSupport
+import Testing
 
 func thrownError(_ body: () throws -> Void) -> ProofkitError? {
     do {
@@ -23,9 +23,10 @@ struct TrimFixture {
     let channels: Int
     let samples: [Int16]  // as sox reads them back (independent)
 
-    init(seconds: Double, rate: Int = 44100, channels: Int = 2, name: String = "in.wav",
-         leadingSilence: Double = 0, amplitude: Double = 0.5) throws
-    {
+    init(
+        seconds: Double, rate: Int = 44100, channels: Int = 2, name: String = "in.wav",
+        leadingSilence: Double = 0, amplitude: Double = 0.5
+    ) throws {
         folder = try AudioTestTools.makeScratchFolder()
         input = folder + "/" + name
         self.rate = rate
@@ -34,12 +35,16 @@ struct TrimFixture {
         let silent = Int(leadingSilence * Double(rate))
         var perChannel: [[Float]] = []
         for c in 0..<channels {
-            let tone = TestSignals.sine(frequency: 220 * Double(c + 1), amplitude: amplitude * 0.8, sampleRate: rate, frames: frames)
-            let noise = TestSignals.noise(amplitude: amplitude * 0.2, frames: frames, seed: UInt64(c + 1) * 0x1234_5678_9ABC)
-            perChannel.append(zip(tone, noise).enumerated().map { $0.offset < silent ? 0 : $0.element.0 + $0.element.1 })
+            let tone = TestSignals.sine(
+                frequency: 220 * Double(c + 1), amplitude: amplitude * 0.8, sampleRate: rate, frames: frames)
+            let noise = TestSignals.noise(
+                amplitude: amplitude * 0.2, frames: frames, seed: UInt64(c + 1) * 0x1234_5678_9ABC)
+            perChannel.append(
+                zip(tone, noise).enumerated().map { $0.offset < silent ? 0 : $0.element.0 + $0.element.1 })
         }
-        try AudioTestTools.writeWithSox(TestSignals.interleave(perChannel), channels: channels, sampleRate: rate,
-                                        to: input, soxOutputOptions: ["-D", "-b", "16"])
+        try AudioTestTools.writeWithSox(
+            TestSignals.interleave(perChannel), channels: channels, sampleRate: rate,
+            to: input, soxOutputOptions: ["-D", "-b", "16"])
         samples = try AudioTestTools.soxInt16(input)
     }
 
@@ -88,8 +93,9 @@ struct AlarmSoundTrimTests {
         #expect(Double(probe["duration"] ?? "99")! <= 2.0)
     }
 
-    @Test("inputs just over the cut (2.02 to 2.1 s) are cut at 2.000 s; just under is kept whole without a fade",
-          arguments: [2.02, 2.05, 2.1, 1.98, 2.0])
+    @Test(
+        "inputs just over the cut (2.02 to 2.1 s) are cut at 2.000 s; just under is kept whole without a fade",
+        arguments: [2.02, 2.05, 2.1, 1.98, 2.0])
     func aroundTheLimit(seconds: Double) throws {
         let fixture = try TrimFixture(seconds: seconds, rate: 8000, channels: 1)
         defer { fixture.remove() }
@@ -164,7 +170,8 @@ struct AlarmSoundTrimTests {
         let quiet = TestSignals.sine(frequency: 300, amplitude: 0.1, sampleRate: rate, frames: 30 * rate)
         let loud = TestSignals.sine(frequency: 300, amplitude: 0.9, sampleRate: rate, frames: 5 * rate)
         let input = folder + "/in.wav"
-        try AudioTestTools.writeWithSox(quiet + loud, channels: 1, sampleRate: rate, to: input, soxOutputOptions: ["-D", "-b", "16"])
+        try AudioTestTools.writeWithSox(
+            quiet + loud, channels: 1, sampleRate: rate, to: input, soxOutputOptions: ["-D", "-b", "16"])
         var options = AlarmSound.TrimOptions()
         options.normalizePeakDBFS = target
         let output = folder + "/out.caf"
@@ -199,9 +206,10 @@ struct AlarmSoundTrimTests {
         let fixture = try TrimFixture(seconds: 1, rate: 8000, channels: 1, name: "in.caf")
         defer { fixture.remove() }
         let before = try Data(contentsOf: URL(fileURLWithPath: fixture.input))
-        let error = try #require(thrownError {
-            _ = try AlarmSound.trim(input: fixture.input, output: fixture.folder + "/./in.caf")
-        })
+        let error = try #require(
+            thrownError {
+                _ = try AlarmSound.trim(input: fixture.input, output: fixture.folder + "/./in.caf")
+            })
         #expect(error.code == .invalidArgument)
         #expect(try Data(contentsOf: URL(fileURLWithPath: fixture.input)) == before)
     }
@@ -213,18 +221,21 @@ struct AlarmSoundTrimTests {
         let output = folder + "/alarm.caf"
         let original = Data("old alarm".utf8)
         _ = FileManager.default.createFile(atPath: output, contents: original)
-        let error = try #require(thrownError {
-            _ = try AlarmSound.trim(input: TestEnvironment.fixture("odd_silence_001.wav"), output: output)
-        })
+        let error = try #require(
+            thrownError {
+                _ = try AlarmSound.trim(input: TestEnvironment.fixture("odd_silence_001.wav"), output: output)
+            })
         #expect(error.code == .decodeFailed)
         #expect(error.description.contains("silence"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: output)) == original)
         #expect(AudioTestTools.contents(of: folder) == ["alarm.caf"])
         var options = AlarmSound.TrimOptions()
         options.trimsLeadingSilence = true
-        let again = try #require(thrownError {
-            _ = try AlarmSound.trim(input: TestEnvironment.fixture("odd_silence_001.wav"), output: output, options: options)
-        })
+        let again = try #require(
+            thrownError {
+                _ = try AlarmSound.trim(
+                    input: TestEnvironment.fixture("odd_silence_001.wav"), output: output, options: options)
+            })
         #expect(again.code == .decodeFailed)
         #expect(AudioTestTools.contents(of: folder) == ["alarm.caf"])
     }
@@ -237,7 +248,8 @@ struct AlarmSoundTrimTests {
         #expect(!mp3.wasCut && mp3.check.verdict.isAccepted)
         #expect(mp3.check.decodedFrames == 249455)  // libsndfile/mpg123, gapless (ffmpeg: 249984)
         let full = TestEnvironment.sharedData?.appendingPathComponent("audio/recitation/rec_007.wav").path
-        let wav = full.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
+        let wav =
+            full.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
             ?? TestEnvironment.fixture("rec_007_excerpt3s.wav")
         let result = try AlarmSound.trim(input: wav, output: folder + "/r7.caf")
         #expect(!result.wasCut && result.fadeFrames == 0)
@@ -286,8 +298,11 @@ struct AlarmSoundCheckTests {
         // trim checks what it writes against its own limit, and refuses a cut past it.
         var options = AlarmSound.TrimOptions.short
         options.maxSeconds = 2.95
-        #expect(thrownError { _ = try AlarmSound.trim(input: long.input, output: long.folder + "/o.caf", options: options) }?.code
-            == .invalidArgument)
+        #expect(
+            thrownError {
+                _ = try AlarmSound.trim(input: long.input, output: long.folder + "/o.caf", options: options)
+            }?.code
+                == .invalidArgument)
         #expect(AlarmSound.TrimOptions().limitSeconds == 30 && AlarmSound.TrimOptions().maxSeconds == 29)
     }
 
@@ -314,8 +329,9 @@ struct AlarmSoundCheckTests {
         defer { AudioTestTools.remove(folder) }
         for (amplitude, accepted) in [(0.002, false), (0.05, true)] {
             let path = folder + "/tone\(amplitude).wav"
-            try AudioTestTools.writeWithSox(TestSignals.sine(frequency: 440, amplitude: amplitude, sampleRate: 8000, frames: 8000),
-                                            channels: 1, sampleRate: 8000, to: path, soxOutputOptions: ["-D", "-b", "16"])
+            try AudioTestTools.writeWithSox(
+                TestSignals.sine(frequency: 440, amplitude: amplitude, sampleRate: 8000, frames: 8000),
+                channels: 1, sampleRate: 8000, to: path, soxOutputOptions: ["-D", "-b", "16"])
             let report = try AlarmSound.check(path: path)
             #expect(report.verdict.isAccepted == accepted, "\(amplitude)")
             if !accepted { #expect(report.problems.map(\.kind) == [.nearlySilent]) }
@@ -344,7 +360,9 @@ struct AlarmSoundCheckTests {
         #expect(abs(trimmed.check.decodedSeconds - report.decodedSeconds) < 0.001)
     }
 
-    @Test("a VBR MP3 without a Xing tag whose estimated length is far too short: decoded to its real end, then cut (at 5 s under a 6 s limit)")
+    @Test(
+        "a VBR MP3 without a Xing tag whose estimated length is far too short: decoded to its real end, then cut (at 5 s under a 6 s limit)"
+    )
     func mp3HeaderShorterThanAudio() throws {
         // 2 s of loud noise (high bitrate frames first) and 5 s of a soft tone (low bitrate):
         // the length estimated from the first frame's bitrate is under 4 s; the audio is 7 s.

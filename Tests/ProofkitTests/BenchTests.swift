@@ -3,8 +3,8 @@ import Inference
 import Proofkit
 import ProofkitBenchRunner
 import ProofkitCore
-import Testing
 import TestSupport
+import Testing
 
 /// `proofkit bench`'s measuring facade: statistics, the comparison maths, the JSON schema, and
 /// real (tiny) runs on the models set-up installs.
@@ -18,7 +18,9 @@ struct BenchTests {
 
     // MARK: Statistics
 
-    @Test("percentiles are nearest-rank: 1...100 ms gives p50 50, p90 90, p99 99; mean and sample stddev as numpy computes them")
+    @Test(
+        "percentiles are nearest-rank: 1...100 ms gives p50 50, p90 90, p99 99; mean and sample stddev as numpy computes them"
+    )
     func nearestRank() {
         let samples = (1...100).map { Double($0) / 1000 }.shuffled()
         let statistics = LatencyStatistics(samples)
@@ -39,7 +41,8 @@ struct BenchTests {
         #expect(isApproximatelyEqual(busy.relativeSpread, 1.0))
         #expect(busy.isNoisy)
         let result = Self.result(
-            model: "lite0", threads: 1, samples: Array(repeating: 0.010, count: 80) + Array(repeating: 0.020, count: 20))
+            model: "lite0", threads: 1, samples: Array(repeating: 0.010, count: 80) + Array(repeating: 0.020, count: 20)
+        )
         #expect(result.isNoisy && isApproximatelyEqual(result.relativeSpread, 1.0))
         #expect(!Self.result(model: "lite0", threads: 1, samples: [0.010, 0.011]).isNoisy)
     }
@@ -123,7 +126,8 @@ struct BenchTests {
             Self.result(model: "lite0", threads: 4, samples: [0.002]),
         ])
         let comparison = BenchComparison(a, b)
-        #expect(comparison.rows.map { "\($0.model) x\($0.threads)" } == ["lite0 x1", "lite0 x2", "silero x1", "lite0 x4"])
+        #expect(
+            comparison.rows.map { "\($0.model) x\($0.threads)" } == ["lite0 x1", "lite0 x2", "silero x1", "lite0 x4"])
         let one = comparison.rows[0]
         #expect(one.cells[.p50]?.ratio == 2)
         #expect(isApproximatelyEqual(one.cells[.throughput]?.ratio ?? 0, 0.5))
@@ -152,26 +156,30 @@ struct BenchTests {
         let text = report.encoded()
         #expect(!text.contains("\n"))
         let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
-        #expect(Set(object.keys) == [
-            "schema_version", "proofkit_version", "onnxruntime", "machine", "timestamp", "command_line", "settings",
-            "results", "skipped", "noisy", "wall_s",
-        ])
+        #expect(
+            Set(object.keys) == [
+                "schema_version", "proofkit_version", "onnxruntime", "machine", "timestamp", "command_line", "settings",
+                "results", "skipped", "noisy", "wall_s",
+            ])
         #expect(object["schema_version"] as? Int == 1)
         let machine = try #require(object["machine"] as? [String: Any])
-        #expect(Set(machine.keys) == [
-            "cpu_model", "cores", "architecture", "kernel", "os", "memory_bytes", "cpu_max_mhz", "cpu_governor",
-            "load_average",
-        ])
+        #expect(
+            Set(machine.keys) == [
+                "cpu_model", "cores", "architecture", "kernel", "os", "memory_bytes", "cpu_max_mhz", "cpu_governor",
+                "load_average",
+            ])
         #expect((machine["load_average"] as? [Double])?.count == 3)
         let settings = try #require(object["settings"] as? [String: Any])
         #expect(Set(settings.keys) == ["runs", "warmup", "threads", "spinning", "isolation", "image"])
         #expect(settings["image"] is NSNull)
         let results = try #require(object["results"] as? [[String: Any]])
         let result = try #require(results.first)
-        #expect(Set(result.keys) == [
-            "model", "model_file", "model_bytes", "threads", "runtime_load_s", "load_s", "latency_s", "samples_s",
-            "throughput_per_s", "unit", "real_time_factor", "memory", "photo", "photo_note", "noisy", "relative_spread",
-        ])
+        #expect(
+            Set(result.keys) == [
+                "model", "model_file", "model_bytes", "threads", "runtime_load_s", "load_s", "latency_s", "samples_s",
+                "throughput_per_s", "unit", "real_time_factor", "memory", "photo", "photo_note", "noisy",
+                "relative_spread",
+            ])
         #expect(result["photo"] is NSNull && result["real_time_factor"] is NSNull)
         let latency = try #require(result["latency_s"] as? [String: Any])
         #expect(Set(latency.keys) == ["count", "min", "p50", "p90", "p99", "max", "mean", "stddev"])
@@ -204,7 +212,8 @@ struct BenchTests {
     func realSilero() throws {
         var progress: [Int] = []
         let result = try InferenceBench.measure(
-            BenchJob(model: .silero, threads: 1), options: BenchOptions(runs: 3, warmup: 1, modelsFolder: Self.modelsFolder),
+            BenchJob(model: .silero, threads: 1),
+            options: BenchOptions(runs: 3, warmup: 1, modelsFolder: Self.modelsFolder),
             isolation: .inProcess
         ) { done, total in
             #expect(total == 3)
@@ -230,8 +239,10 @@ struct BenchTests {
         .enabled(if: hasModels, "needs ONNX Runtime and the models (bash .ci/setup)"))
     func realLite0() throws {
         let options = BenchOptions(runs: 3, warmup: 1, modelsFolder: Self.modelsFolder)
-        let int8 = try InferenceBench.measure(BenchJob(model: .lite0, threads: 1), options: options, isolation: .inProcess)
-        let fp32 = try InferenceBench.measure(BenchJob(model: .lite0FP32, threads: 1), options: options, isolation: .inProcess)
+        let int8 = try InferenceBench.measure(
+            BenchJob(model: .lite0, threads: 1), options: options, isolation: .inProcess)
+        let fp32 = try InferenceBench.measure(
+            BenchJob(model: .lite0FP32, threads: 1), options: options, isolation: .inProcess)
         #expect(int8.modelBytes < fp32.modelBytes / 3)
         for result in [int8, fp32] {
             #expect(result.unit == "images" && result.realTimeFactor == nil)
@@ -250,7 +261,8 @@ struct BenchTests {
     func realPhoto() throws {
         let photo = TestEnvironment.fixture("images/large.jpg")
         let options = BenchOptions(runs: 3, warmup: 1, modelsFolder: Self.modelsFolder, image: photo, photoRuns: 3)
-        let result = try InferenceBench.measure(BenchJob(model: .lite0, threads: 1), options: options, isolation: .inProcess)
+        let result = try InferenceBench.measure(
+            BenchJob(model: .lite0, threads: 1), options: options, isolation: .inProcess)
         let figure = try #require(result.photo)
         #expect(result.photoNote == nil)
         #expect(figure.file == photo && figure.total.count == 3)
@@ -262,10 +274,12 @@ struct BenchTests {
         #expect(figure.score >= 0 && figure.score <= 1)
         #expect(figure.peakResidentBytes + Self.rssSlack >= result.memory.residentBeforeLoadBytes)
         // The CLIP stand-in (not a `proofkit mat` engine) goes through PhotoProof with its prompts.
-        let standin = try InferenceBench.measure(BenchJob(model: .clipStandin, threads: 1), options: options, isolation: .inProcess)
+        let standin = try InferenceBench.measure(
+            BenchJob(model: .clipStandin, threads: 1), options: options, isolation: .inProcess)
         #expect(try #require(standin.photo).total.count == 3)
         // Silero is not a photo model: no photo figure and no note.
-        let silero = try InferenceBench.measure(BenchJob(model: .silero, threads: 1), options: options, isolation: .inProcess)
+        let silero = try InferenceBench.measure(
+            BenchJob(model: .silero, threads: 1), options: options, isolation: .inProcess)
         #expect(silero.photo == nil && silero.photoNote == nil)
     }
 
@@ -323,7 +337,8 @@ struct BenchTests {
         return BenchReport(
             onnxRuntime: BenchRuntime(version: "1.32.0", apiVersion: 15), machine: BenchMachine(info),
             timestamp: "2025-01-01T00:00:00Z", commandLine: ["proofkit", "bench"],
-            settings: BenchSettings(runs: 3, warmup: 1, threads: [1, 2], allowsSpinning: false, isolation: .childProcess, image: nil),
+            settings: BenchSettings(
+                runs: 3, warmup: 1, threads: [1, 2], allowsSpinning: false, isolation: .childProcess, image: nil),
             results: results, skipped: [BenchSkip(model: "clip", reason: "not installed")], wallSeconds: 1.5)
     }
 }

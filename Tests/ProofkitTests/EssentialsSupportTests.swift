@@ -1,10 +1,11 @@
 import Foundation
-@testable import Proofkit
-@testable import ProofkitBenchRunner
-import ProofkitSystem
 import ProofkitCore
+import ProofkitSystem
 import TestSupport
 import Testing
+
+@testable import Proofkit
+@testable import ProofkitBenchRunner
 
 // The stand-ins that let the `proofkit` binary link FoundationEssentials only, checked against the
 // full Foundation's own implementations (which the tests may link).
@@ -27,7 +28,9 @@ struct TextHelperTests {
         #expect(text.trimmingSpacesAndNewlines() == text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
-    @Test("padded(toLength:) is padding(toLength:withPad:startingAt:)", arguments: ["", "asr", "sunrise", "midnight", "05:12", "toolongvalue"])
+    @Test(
+        "padded(toLength:) is padding(toLength:withPad:startingAt:)",
+        arguments: ["", "asr", "sunrise", "midnight", "05:12", "toolongvalue"])
     func padding(_ text: String) {
         for length in [0, 3, 8, 9] {
             #expect(text.padded(toLength: length) == text.padding(toLength: length, withPad: " ", startingAt: 0))
@@ -50,14 +53,19 @@ struct TextHelperTests {
 struct FileAndJSONTests {
     @Test("FileKind agrees with FileManager.fileExists(atPath:isDirectory:), following links")
     func fileKind() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("proofkit-filekind-\(UUID().uuidString)").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "proofkit-filekind-\(UUID().uuidString)"
+        ).path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let file = folder + "/file.txt"
         #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))
         try FileManager.default.createSymbolicLink(atPath: folder + "/to-folder", withDestinationPath: folder)
         try FileManager.default.createSymbolicLink(atPath: folder + "/dangling", withDestinationPath: folder + "/none")
-        for path in [folder, file, folder + "/to-folder", folder + "/dangling", folder + "/missing", "/dev/null", "/proc/self/exe"] {
+        for path in [
+            folder, file, folder + "/to-folder", folder + "/dangling", folder + "/missing", "/dev/null",
+            "/proc/self/exe",
+        ] {
             var isDirectory: ObjCBool = false
             let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
             let expected: FileKind? = exists ? (isDirectory.boolValue ? .folder : .other) : nil
@@ -100,7 +108,8 @@ struct FileAndJSONTests {
         }
         // A repeated key keeps one value, the same as JSONSerialization's.
         let repeated = #"{"a": 1, "a": 2}"#
-        let repeatedReference = try #require(try JSONSerialization.jsonObject(with: Data(repeated.utf8)) as? [String: Any])
+        let repeatedReference = try #require(
+            try JSONSerialization.jsonObject(with: Data(repeated.utf8)) as? [String: Any])
         #expect(JSONNode(bytes: Array(repeated.utf8))?["a"]?.integer == repeatedReference["a"] as? Int)
     }
 }
@@ -140,7 +149,8 @@ struct ChildProcessTests {
 
     @Test("a killed child reports its signal; uncaptured streams stay empty")
     func signal() throws {
-        let completed = try ChildProcess.run("/bin/sh", arguments: ["-c", "echo hidden; kill -TERM $$"], stdout: false, stderr: false)
+        let completed = try ChildProcess.run(
+            "/bin/sh", arguments: ["-c", "echo hidden; kill -TERM $$"], stdout: false, stderr: false)
         #expect(completed.termination == .signalled(SIGTERM))
         #expect(completed.stdout.isEmpty && completed.stderr.isEmpty)
     }
@@ -175,7 +185,8 @@ struct ChildProcessTests {
     func benchChild() {
         #expect {
             _ = try BenchChildProcess.measure(
-                executable: "/bin/sh", arguments: ["-c", "echo noise >&2; echo 'proofkit bench: no model file x' >&2; exit 66"])
+                executable: "/bin/sh",
+                arguments: ["-c", "echo noise >&2; echo 'proofkit bench: no model file x' >&2; exit 66"])
         } throws: { error in
             let error = error as? ProofkitError
             return error?.code == .notFound && error?.message == "child process: no model file x"

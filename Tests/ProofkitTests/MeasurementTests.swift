@@ -1,7 +1,7 @@
 import Foundation
 import Proofkit
-import Testing
 import TestSupport
+import Testing
 
 @Suite("LatencyStatistics")
 struct LatencyStatisticsTests {

@@ -2,17 +2,19 @@ import Foundation
 import ImageProof
 import Inference
 import Proofkit
-import ProofkitDemo
 import ProofkitCore
-import Testing
+import ProofkitDemo
 import TestSupport
+import Testing
 
 private let modelsFolder = TestEnvironment.packageRoot.appendingPathComponent("Models/generated").path
-private let canRunModel = OnnxRuntime.isAvailable
+private let canRunModel =
+    OnnxRuntime.isAvailable
     && FileManager.default.fileExists(atPath: modelsFolder + "/efficientnet_lite0_int8.onnx")
 
 /// Whether the models build made the ORT-format copies here (`Models/build.sh` does on set-up).
-private let hasOptimizedModels = canRunModel
+private let hasOptimizedModels =
+    canRunModel
     && FileManager.default.fileExists(atPath: modelsFolder + "/efficientnet_lite0_int8.ort")
 
 @Suite("PhotoJudge, PhotoModelStore and the photo demo")
@@ -59,18 +61,22 @@ struct PhotoJudgeTests {
         let folder = try TestEnvironment.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let model = folder + "/efficientnet_lite0_fp32.onnx"
-        #expect(try PhotoModelStore.expectedSHA256(ofFileAt: model) == PhotoModelStore.committedSHA256["efficientnet_lite0_fp32.onnx"])
+        #expect(
+            try PhotoModelStore.expectedSHA256(ofFileAt: model)
+                == PhotoModelStore.committedSHA256["efficientnet_lite0_fp32.onnx"])
         #expect(try PhotoModelStore.expectedSHA256(ofFileAt: folder + "/unknown.onnx") == nil)
         #expect(try ModelsManifest.load(besideFileAt: model) == nil)
         let digest = String(repeating: "ab", count: 32)
-        try #"{"format": "proofkit-models-manifest", "version": 1, "files": {"efficientnet_lite0_fp32.onnx": {"sha256": "\#(digest.uppercased())", "bytes": 1}}}"#
+        try
+            #"{"format": "proofkit-models-manifest", "version": 1, "files": {"efficientnet_lite0_fp32.onnx": {"sha256": "\#(digest.uppercased())", "bytes": 1}}}"#
             .write(toFile: folder + "/manifest.json", atomically: true, encoding: .utf8)
         #expect(try PhotoModelStore.expectedSHA256(ofFileAt: model) == digest)
         let manifest = try #require(try ModelsManifest.load(besideFileAt: model))
         #expect(manifest.entries.count == 1 && manifest.entries["efficientnet_lite0_fp32.onnx"]?.sha256 == digest)
         #expect(manifest.entries["efficientnet_lite0_fp32.onnx"]?.cpu == nil)
-        #expect(PhotoModelStore.expectedSHA256(ofFileAt: folder + "/silero_vad.onnx", manifest: manifest)
-            == PhotoModelStore.committedSHA256["silero_vad.onnx"])
+        #expect(
+            PhotoModelStore.expectedSHA256(ofFileAt: folder + "/silero_vad.onnx", manifest: manifest)
+                == PhotoModelStore.committedSHA256["silero_vad.onnx"])
         try "not json".write(toFile: folder + "/manifest.json", atomically: true, encoding: .utf8)
         #expect(throws: ProofkitError.self) { _ = try PhotoModelStore.expectedSHA256(ofFileAt: model) }
     }
@@ -98,17 +104,21 @@ struct PhotoJudgeTests {
         let threshold = try #require(head.threshold)
         #expect(threshold > 0.5 && threshold < 1)
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-        #expect(head == (try JSONDecoder().decode(LogisticHead.self, from: Data(bytes))), "the reader and Codable agree")
+        #expect(
+            head == (try JSONDecoder().decode(LogisticHead.self, from: Data(bytes))), "the reader and Codable agree")
         #expect(PhotoModelStore.committedSHA256["mat_head.json"] == SHA256.hexDigest(of: bytes))
         let installed = modelsFolder + "/mat_head.json"
         if FileManager.default.fileExists(atPath: installed) {
-            #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: installed))) == bytes, "Models/generated has another head: run Models/build.sh")
+            #expect(
+                [UInt8](try Data(contentsOf: URL(fileURLWithPath: installed))) == bytes,
+                "Models/generated has another head: run Models/build.sh")
             #expect(try PhotoModelStore.expectedSHA256(ofFileAt: installed) == SHA256.hexDigest(of: bytes))
         }
     }
 
-    @Test("PhotoJudge: the default rule loads the head and scores it on every crop that ran; --rule class loads none",
-          .enabled(if: canRunModel))
+    @Test(
+        "PhotoJudge: the default rule loads the head and scores it on every crop that ran; --rule class loads none",
+        .enabled(if: canRunModel))
     func headRule() throws {
         let store = PhotoModelStore(environment: ["PROOFKIT_MODELS": modelsFolder])
         var options = PhotoJudgeOptions(loadsClassNames: false, stopsAtFirstPassingCrop: false)
@@ -126,18 +136,21 @@ struct PhotoJudgeTests {
         #expect(same.cropScores == coffee.cropScores && same.headProbability == nil)
     }
 
-    @Test("this CPU's fingerprint is the one the models build (Python) wrote into manifest.json",
-          .enabled(if: hasOptimizedModels))
+    @Test(
+        "this CPU's fingerprint is the one the models build (Python) wrote into manifest.json",
+        .enabled(if: hasOptimizedModels))
     func cpuFingerprint() throws {
         let data = try Data(contentsOf: URL(fileURLWithPath: modelsFolder + "/manifest.json"))
-        let files = try #require((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["files"] as? [String: Any])
+        let files = try #require(
+            (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["files"] as? [String: Any])
         let entry = try #require(files["efficientnet_lite0_int8.ort"] as? [String: Any])
         #expect(entry["cpu"] as? String == PhotoModelStore.cpuFingerprint)
         #expect(PhotoModelStore.cpuFingerprint.hasPrefix(MachineInfo.current().architecture + "-"))
     }
 
-    @Test("an ORT-format session leaves little of its mapped model resident once made; runs map back what they read",
-          .enabled(if: hasOptimizedModels))
+    @Test(
+        "an ORT-format session leaves little of its mapped model resident once made; runs map back what they read",
+        .enabled(if: hasOptimizedModels))
     func ortModelPagesDropped() throws {
         let path = modelsFolder + "/efficientnet_lite0_int8.ort"
         let manifest = try #require(try ModelsManifest.load(besideFileAt: path))
@@ -169,14 +182,16 @@ struct PhotoJudgeTests {
         #expect(try residentKiB() * 1024 <= size, "the mapping never holds more than the file")
     }
 
-    @Test("PhotoJudge loads the ORT-format copy made for this machine, with the .onnx's scores; one made elsewhere is passed over; a damaged one is refused",
-          .enabled(if: hasOptimizedModels), arguments: [PhotoEngine.lite0, .lite0FP32])
+    @Test(
+        "PhotoJudge loads the ORT-format copy made for this machine, with the .onnx's scores; one made elsewhere is passed over; a damaged one is refused",
+        .enabled(if: hasOptimizedModels), arguments: [PhotoEngine.lite0, .lite0FP32])
     func optimizedModel(engine: PhotoEngine) throws {
         let photos = ["demo_mat.jpg", "demo_coffee.jpg", "dark_coffee.jpg", "large.jpg"].map { ImageFixtures.path($0) }
         func scores(_ folder: String) throws -> (path: String, scores: [[Double]]) {
             var options = PhotoJudgeOptions(engine: engine)
             options.stopsAtFirstPassingCrop = false
-            var judge = try PhotoJudge(options: options, store: PhotoModelStore(environment: ["PROOFKIT_MODELS": folder]))
+            var judge = try PhotoJudge(
+                options: options, store: PhotoModelStore(environment: ["PROOFKIT_MODELS": folder]))
             var all: [[Double]] = []
             for photo in photos { all.append(try judge.judge(contentsOf: photo).cropScores) }
             return (judge.load.modelPath, all)

@@ -1,11 +1,11 @@
 import Foundation
 import ImageIO
-import Inference
 import ImageProof
+import Inference
 import Proofkit
 import ProofkitCore
-import Testing
 import TestSupport
+import Testing
 
 private let hasPhotos = !ImageFixtures.referencePhotos.isEmpty
 private let lite0Path = TestEnvironment.packageRoot.appendingPathComponent(OnnxPhotoModel.lite0FP32Path).path
@@ -61,15 +61,22 @@ struct PhotoProofFixtureTests {
         try #"{"weights": [1, 2], "bias": 0, "mean": [1]}"#.write(to: head, atomically: true, encoding: .utf8)
         let error = try #require(throws: ProofkitError.self) { _ = try PhotoProof.loadHead(contentsOf: head.path) }
         #expect(error.code == .modelInvalid && error.path == head.path)
-        for text in [#"{"weights": [1, "2"], "bias": 0}"#, #"{"weights": [1, 2]}"#, #"{"weights": [1], "bias": 0, "normalize": "l1"}"#,
-                     #"{"weights": [1], "bias": 0, "threshold": "high"}"#, "[1, 2]", "{"] {
+        for text in [
+            #"{"weights": [1, "2"], "bias": 0}"#, #"{"weights": [1, 2]}"#,
+            #"{"weights": [1], "bias": 0, "normalize": "l1"}"#,
+            #"{"weights": [1], "bias": 0, "threshold": "high"}"#, "[1, 2]", "{",
+        ] {
             try text.write(to: head, atomically: true, encoding: .utf8)
-            let error = try #require(throws: ProofkitError.self, "\(text)") { _ = try PhotoProof.loadHead(contentsOf: head.path) }
+            let error = try #require(throws: ProofkitError.self, "\(text)") {
+                _ = try PhotoProof.loadHead(contentsOf: head.path)
+            }
             #expect(error.code == .modelInvalid && error.path == head.path, "\(text)")
         }
         let valid = #"{"format": "ignored", "weights": [0.5, -1.5], "bias": 0.1, "threshold": 0.6, "normalize": "l2"}"#
         try valid.write(to: head, atomically: true, encoding: .utf8)
-        #expect(try PhotoProof.loadHead(contentsOf: head.path) == JSONDecoder().decode(LogisticHead.self, from: Data(valid.utf8)))
+        #expect(
+            try PhotoProof.loadHead(contentsOf: head.path)
+                == JSONDecoder().decode(LogisticHead.self, from: Data(valid.utf8)))
     }
 }
 
@@ -87,7 +94,8 @@ struct PhotoProofRealPhotoTests {
         let result = try runProcess(
             python, [ImageFixtures.script("photo_reference.py"), "resize", folder.path] + photos.map(\.path))
         try #require(result.status == 0, "photo_reference.py resize failed: \(result.stderr)")
-        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent("resize.json")))
+        let json = try JSONSerialization.jsonObject(
+            with: Data(contentsOf: folder.appendingPathComponent("resize.json")))
         let rows = try #require(json as? [[String: Any]])
         let decoder = try ImageDecoder()
         var worstPixel = 0
@@ -213,7 +221,8 @@ struct PhotoProofRealPhotoTests {
         for photo in ImageFixtures.referencePhotos {
             let result = try fast.judge(contentsOf: photo.path, model: &model)
             worst = max(worst, abs(result.judgement.score - photo.p741))
-            #expect(result.judgement.verdict.isAccepted == (photo.p741 >= MatProofPolicy.lite0Threshold), "\(photo.file)")
+            #expect(
+                result.judgement.verdict.isAccepted == (photo.p741 >= MatProofPolicy.lite0Threshold), "\(photo.file)")
         }
         print("lite0 int8 fast path vs fp32 reference: worst |p741 difference| \(worst)")
     }
@@ -246,7 +255,9 @@ struct PhotoProofRealPhotoTests {
                 falseAccepts.append(photo.file)
             }
         }
-        print("lite0 fast path: centre crop recall \(centreRecall)/16, five-crop recall \(fiveRecall)/16, five-crop false accepts \(falseAccepts.count)/36")
+        print(
+            "lite0 fast path: centre crop recall \(centreRecall)/16, five-crop recall \(fiveRecall)/16, five-crop false accepts \(falseAccepts.count)/36"
+        )
         #expect(falseAccepts.isEmpty, "\(falseAccepts)")
         #expect(fiveRecall >= centreRecall)
     }
@@ -277,7 +288,9 @@ struct PhotoProofClipStandInTests {
             let expectedScore = try #require((image["score"] as? NSNumber)?.doubleValue)
             let expectedEmbedding = (image["embedding"] as? [Any] ?? []).compactMap { ($0 as? NSNumber)?.floatValue }
             let result = try proof.judge(contentsOf: generated.appendingPathComponent(file).path, model: &model)
-            #expect(abs(result.judgement.score - expectedScore) <= 1e-4, "\(file): \(result.judgement.score) vs \(expectedScore)")
+            #expect(
+                abs(result.judgement.score - expectedScore) <= 1e-4,
+                "\(file): \(result.judgement.score) vs \(expectedScore)")
             #expect(result.judgement.verdict.isAccepted == (image["verdict"] as? String == "pass"), "\(file)")
             #expect(result.embedding.count == expectedEmbedding.count)
             let worst = zip(result.embedding, expectedEmbedding).map { abs($0 - $1) }.max() ?? 1

@@ -1,10 +1,10 @@
 import DuaMatching
 import Proofkit
 import ProofkitCore
-import Testing
-import TestSupport
-import VoiceGate
 import SpeechRecognition
+import TestSupport
+import Testing
+import VoiceGate
 
 @Suite("ReadingProof")
 struct ReadingProofTests {
@@ -99,22 +99,29 @@ struct ForcedScoreAcceptanceTests {
     static let rejected = DuaMatcher(text: DuaCatalog.builtIn.text(named: "waking")!)
         .evaluate(transcript: "الحمد لله", voicedSeconds: 6)
 
-    @Test("a key-word rejection becomes acceptance by the forced score only when the rule passes; an acceptance is kept")
+    @Test(
+        "a key-word rejection becomes acceptance by the forced score only when the rule passes; an acceptance is kept")
     func combine() {
         #expect(!Self.rejected.verdict.isAccepted)
         let rule = ForcedScoreRule()
         let read = ReadingProofRecording.RecognizedReading(
-            transcript: "بس مك", score: Self.score(-0.6), transcriptScore: Self.score(-0.25), seconds: 6, elapsedSeconds: 1)
+            transcript: "بس مك", score: Self.score(-0.6), transcriptScore: Self.score(-0.25), seconds: 6,
+            elapsedSeconds: 1)
         let accepted = ReadingProofRecording.acceptingByForcedScore(Self.rejected, recognition: read, rule: rule)
         #expect(accepted.verdict.isAccepted)
         #expect(accepted.rule == DuaRule.forcedScore)
         #expect(accepted.heard == Self.rejected.heard)
         let other = ReadingProofRecording.RecognizedReading(
-            transcript: "الحمد لله", score: Self.score(-3.5), transcriptScore: Self.score(-0.25), seconds: 6, elapsedSeconds: 1)
-        #expect(ReadingProofRecording.acceptingByForcedScore(Self.rejected, recognition: other, rule: rule) == Self.rejected)
+            transcript: "الحمد لله", score: Self.score(-3.5), transcriptScore: Self.score(-0.25), seconds: 6,
+            elapsedSeconds: 1)
+        #expect(
+            ReadingProofRecording.acceptingByForcedScore(Self.rejected, recognition: other, rule: rule) == Self.rejected
+        )
         let nothing = ReadingProofRecording.RecognizedReading(
             transcript: "", score: Self.score(-0.6), transcriptScore: nil, seconds: 6, elapsedSeconds: 1)
-        #expect(ReadingProofRecording.acceptingByForcedScore(Self.rejected, recognition: nothing, rule: rule) == Self.rejected)
+        #expect(
+            ReadingProofRecording.acceptingByForcedScore(Self.rejected, recognition: nothing, rule: rule)
+                == Self.rejected)
         var byKeyWords = Self.rejected
         byKeyWords.verdict = Verdict.accepted(score: 4)
         #expect(ReadingProofRecording.acceptingByForcedScore(byKeyWords, recognition: other, rule: rule) == byKeyWords)
@@ -123,9 +130,11 @@ struct ForcedScoreAcceptanceTests {
     /// A span score of one window: words first..<end of a text of `words` words.
     static func span(_ first: Int, _ end: Int, of words: Int, text: Double) -> SpanScore {
         SpanScore(
-            parts: [SpanPart(
-                span: TextSpan(firstWord: first, endWord: end, edits: 0, transcriptLetters: 12),
-                text: Self.score(text), transcript: Self.score(-0.25))],
+            parts: [
+                SpanPart(
+                    span: TextSpan(firstWord: first, endWord: end, edits: 0, transcriptLetters: 12),
+                    text: Self.score(text), transcript: Self.score(-0.25))
+            ],
             wordCount: words)
     }
 
@@ -138,12 +147,16 @@ struct ForcedScoreAcceptanceTests {
             transcript: "سبحان الله وبحمده", span: Self.span(5, 8, of: 19, text: -0.3), seconds: 2.5, elapsedSeconds: 1)
         #expect(dhikr.score?.tokens.count == 20 && dhikr.transcriptScore != nil)
         #expect(ReadingProofRecording.passes(rule, dhikr))
-        #expect(ReadingProofRecording.acceptingByForcedScore(Self.rejected, recognition: dhikr, rule: rule).rule == DuaRule.forcedScore)
+        #expect(
+            ReadingProofRecording.acceptingByForcedScore(Self.rejected, recognition: dhikr, rule: rule).rule
+                == DuaRule.forcedScore)
         // Two words of a 19-word text are under the coverage minimum, whatever their score.
         let fragment = ReadingProofRecording.RecognizedReading(
             transcript: "سبحان الله", span: Self.span(5, 7, of: 19, text: -0.3), seconds: 1.5, elapsedSeconds: 1)
         #expect(!ReadingProofRecording.passes(rule, fragment))
-        #expect(ReadingProofRecording.acceptingByForcedScore(Self.rejected, recognition: fragment, rule: rule) == Self.rejected)
+        #expect(
+            ReadingProofRecording.acceptingByForcedScore(Self.rejected, recognition: fragment, rule: rule)
+                == Self.rejected)
         // Nothing heard: no parts, no score.
         let nothing = ReadingProofRecording.RecognizedReading(
             transcript: "", span: SpanScore(parts: [], wordCount: 9), seconds: 3, elapsedSeconds: 1)

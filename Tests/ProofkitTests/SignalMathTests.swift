@@ -1,9 +1,9 @@
+import AudioDSP
 import Foundation
-import Testing
+import Proofkit
 import ProofkitCore
 import TestSupport
-import Proofkit
-import AudioDSP
+import Testing
 
 @Suite("SignalLevels: peak, RMS and clipping")
 struct SignalLevelsTests {
@@ -29,11 +29,18 @@ struct SignalLevelsTests {
     @Test("clipping counts flat-top runs of 3+ samples per channel, across chunk boundaries")
     func clipping() {
         // A sine driven 4x into hard clipping: count the flat tops independently here.
-        let driven = TestSignals.sine(frequency: 100, amplitude: 4, sampleRate: 8000, frames: 8000).map { min(1, max(-1, $0)) }
+        let driven = TestSignals.sine(frequency: 100, amplitude: 4, sampleRate: 8000, frames: 8000).map {
+            min(1, max(-1, $0))
+        }
         var expected = 0
         var run = 0
         for x in driven + [0] {
-            if abs(x) >= 32766.0 / 32768.0 { run += 1 } else { if run >= 3 { expected += run }; run = 0 }
+            if abs(x) >= 32766.0 / 32768.0 {
+                run += 1
+            } else {
+                if run >= 3 { expected += run }
+                run = 0
+            }
         }
         let stereo = TestSignals.interleave([driven, [Float](repeating: 0.1, count: driven.count)])
         var levels = SignalLevels(channels: 2)
@@ -92,7 +99,8 @@ struct SignalLevelsInt16Tests {
         #expect(viaInt16.clippedSamples == viaFloat.clippedSamples)
         #expect(viaInt16.clippedSamples >= 11 * 5)  // every planted flat top, the single crest not
         #expect(isApproximatelyEqual(viaInt16.rmsDBFS, viaFloat.rmsDBFS, absoluteTolerance: 1e-4))
-        let exactRMS = (samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(samples.count)).squareRoot() / 32768
+        let exactRMS =
+            (samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(samples.count)).squareRoot() / 32768
         #expect(isApproximatelyEqual(viaInt16.rmsDBFS, 20 * log10(exactRMS), absoluteTolerance: 1e-5))
     }
 }

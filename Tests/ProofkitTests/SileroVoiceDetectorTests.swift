@@ -2,14 +2,15 @@ import Foundation
 import Inference
 import Proofkit
 import ProofkitCore
-import Testing
 import TestSupport
+import Testing
 
 /// The Silero VAD facade on the real model that set-up installs (Models/generated/silero_vad.onnx,
 /// from the silero-vad 6.2.3 wheel), on real speech and real room noise.
 @Suite(
     "SileroVoiceDetector",
-    .enabled(if: SileroFixtures.available, "needs ONNX Runtime and Models/generated/silero_vad.onnx (run bash .ci/setup)"))
+    .enabled(
+        if: SileroFixtures.available, "needs ONNX Runtime and Models/generated/silero_vad.onnx (run bash .ci/setup)"))
 struct SileroVoiceDetectorTests {
     @Test("the set-up model has the pinned digest and the v5/v6 signature, with 32 ms chunks at 16 and 8 kHz")
     func loads() throws {
@@ -40,15 +41,19 @@ struct SileroVoiceDetectorTests {
         arguments: ["vad_noise_aircon.wav", "vad_noise_fan.wav", "vad_noise_night.wav"])
     func noise(file: String) throws {
         var vad = try SileroVoiceDetector(modelPath: SileroFixtures.modelPath)
-        let probabilities = try vad.probabilities(ofSamples: try SileroFixtures.readPCM16(TestEnvironment.fixture("audio/\(file)")))
+        let probabilities = try vad.probabilities(
+            ofSamples: try SileroFixtures.readPCM16(TestEnvironment.fixture("audio/\(file)")))
         let voiced = Double(probabilities.filter { $0 > 0.5 }.count) * vad.chunkSeconds
         #expect(voiced <= 0.1, "\(file): \(voiced) s voiced")
         #expect(probabilities.reduce(0, +) / Float(probabilities.count) < 0.1)
     }
 
-    @Test("the state is carried: streaming chunk by chunk equals the whole-clip call, and differs from a fresh state per chunk")
+    @Test(
+        "the state is carried: streaming chunk by chunk equals the whole-clip call, and differs from a fresh state per chunk"
+    )
     func stateCarried() throws {
-        let samples = Array(try SileroFixtures.readPCM16(TestEnvironment.fixture("audio/vad_speech_en.wav")).prefix(512 * 40))
+        let samples = Array(
+            try SileroFixtures.readPCM16(TestEnvironment.fixture("audio/vad_speech_en.wav")).prefix(512 * 40))
         var vad = try SileroVoiceDetector(modelPath: SileroFixtures.modelPath)
         let whole = try vad.probabilities(ofSamples: samples)
         vad.reset()
@@ -68,8 +73,9 @@ struct SileroVoiceDetectorTests {
         #expect(difference > 0.05, "carrying the state should change the output")
     }
 
-    @Test("matches Python onnxruntime on the models engineer's reference signal (within its tolerance)",
-          .enabled(if: FileManager.default.fileExists(atPath: SileroFixtures.referencePath)))
+    @Test(
+        "matches Python onnxruntime on the models engineer's reference signal (within its tolerance)",
+        .enabled(if: FileManager.default.fileExists(atPath: SileroFixtures.referencePath)))
     func matchesPythonReference() throws {
         struct Reference: Decodable {
             let chunk: Int
@@ -112,7 +118,8 @@ struct SileroVoiceDetectorTests {
         #expect(wrongModel.code == .modelInvalid)
         #expect(wrongModel.message.contains("not a Silero VAD"))
         let digest = try #require(throws: ProofkitError.self) {
-            _ = try SileroVoiceDetector(modelPath: SileroFixtures.modelPath, expectedSHA256: String(repeating: "ab", count: 32))
+            _ = try SileroVoiceDetector(
+                modelPath: SileroFixtures.modelPath, expectedSHA256: String(repeating: "ab", count: 32))
         }
         #expect(digest.code == .modelInvalid)
         // Without a digest the manifest's (else the committed one) is checked: another model is refused.
@@ -121,7 +128,9 @@ struct SileroVoiceDetectorTests {
         }
         #expect(unlisted.code == .modelInvalid)
         #expect(unlisted.message.contains("SHA-256"))
-        #expect(try SileroVoiceDetector.expectedSHA256(ofModelAt: SileroFixtures.modelPath) == SileroVoiceDetector.modelSHA256)
+        #expect(
+            try SileroVoiceDetector.expectedSHA256(ofModelAt: SileroFixtures.modelPath)
+                == SileroVoiceDetector.modelSHA256)
         let missing = try #require(throws: ProofkitError.self) {
             _ = try SileroVoiceDetector(modelPath: "/nonexistent/silero_vad.onnx")
         }
@@ -131,8 +140,12 @@ struct SileroVoiceDetectorTests {
 
 enum SileroFixtures {
     static let modelPath = TestEnvironment.packageRoot.appendingPathComponent(SileroVoiceDetector.defaultModelPath).path
-    static let referencePath = TestEnvironment.packageRoot.appendingPathComponent("Models/generated/silero_vad_reference.json").path
-    static let referenceSignalPath = TestEnvironment.packageRoot.appendingPathComponent("Models/generated/silero_vad_reference_signal.f32").path
+    static let referencePath = TestEnvironment.packageRoot.appendingPathComponent(
+        "Models/generated/silero_vad_reference.json"
+    ).path
+    static let referenceSignalPath = TestEnvironment.packageRoot.appendingPathComponent(
+        "Models/generated/silero_vad_reference_signal.f32"
+    ).path
 
     /// Set-up always installs both, so CI runs these tests.
     static let available = OnnxRuntime.isAvailable && FileManager.default.fileExists(atPath: modelPath)

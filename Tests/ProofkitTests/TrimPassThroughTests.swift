@@ -1,15 +1,16 @@
 import Foundation
-import Testing
+import Proofkit
 import ProofkitCore
 import TestSupport
-import Proofkit
+import Testing
 
 /// The 16-bit fast paths (trim's pass-through, check's own conversion) must give exactly what
 /// the float paths give: they exist for speed only.
 @Suite("16-bit fast paths: the same results as the float paths")
 struct TrimPassThroughTests {
-    @Test("16-bit input passes through to the same samples as the float path (cut, fade, --start)",
-          arguments: [0.0, 1.25])
+    @Test(
+        "16-bit input passes through to the same samples as the float path (cut, fade, --start)",
+        arguments: [0.0, 1.25])
     func passThroughEqualsFloatPath(start: Double) throws {
         let fixture = try TrimFixture(seconds: 4, rate: 8000, channels: 2)
         defer { fixture.remove() }
@@ -37,7 +38,8 @@ struct TrimPassThroughTests {
         #expect(fastResult.check.levels == slowResult.check.levels)
         // Before the fade, the input's own samples, bit for bit.
         let unfaded = (2 * 8000 - fastResult.fadeFrames) * 2
-        #expect(Array(fastSamples[0..<unfaded]) == Array(fixture.samples[(startFrames * 2)..<(startFrames * 2 + unfaded)]))
+        #expect(
+            Array(fastSamples[0..<unfaded]) == Array(fixture.samples[(startFrames * 2)..<(startFrames * 2 + unfaded)]))
     }
 
     @Test("a 16-bit input shorter than the cut is copied whole, unchanged")
@@ -65,7 +67,8 @@ struct TrimPassThroughTests {
         samples += TestSignals.noise(amplitude: 0.01, frames: rate).map { ($0 * 32768).rounded() / 32768 }
         let pcm16 = folder + "/pcm16.wav"
         let float32 = folder + "/float.wav"
-        try AudioTestTools.writeWithSox(samples, channels: 1, sampleRate: rate, to: pcm16, soxOutputOptions: ["-D", "-b", "16"])
+        try AudioTestTools.writeWithSox(
+            samples, channels: 1, sampleRate: rate, to: pcm16, soxOutputOptions: ["-D", "-b", "16"])
         try AudioTestTools.require("sox", [pcm16, "-e", "floating-point", "-b", "32", float32])
         let a = try AlarmSound.check(path: pcm16)
         let b = try AlarmSound.check(path: float32)

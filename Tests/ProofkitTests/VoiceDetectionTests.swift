@@ -1,10 +1,10 @@
 import Foundation
 import Inference
 import Proofkit
-import ProofkitDemo
 import ProofkitCore
-import Testing
+import ProofkitDemo
 import TestSupport
+import Testing
 import VoiceGate
 
 @Suite("ReadingProof with Silero probabilities")
@@ -22,12 +22,17 @@ struct SileroModeReadingProofTests {
             var next = 0
             var voicedLevels = 0
             for chunk in audio.chunks(of: 512) where chunk.count == 512 {
-                let events = proof.process(audio: chunk, speechProbabilities: next < probabilities.count ? [probabilities[next]] : [])
+                let events = proof.process(
+                    audio: chunk, speechProbabilities: next < probabilities.count ? [probabilities[next]] : [])
                 next += 1
-                voicedLevels += events.filter { if case .level(let l) = $0 { return l.isVoiced } else { return false } }.count
+                voicedLevels +=
+                    events.filter { if case .level(let l) = $0 { return l.isVoiced } else { return false } }.count
             }
             let result = proof.finish()
-            #expect(isApproximatelyEqual(result.gate.voicedSeconds, VoicedSegments.totalSeconds(result.gate.segments), absoluteTolerance: 1e-9))
+            #expect(
+                isApproximatelyEqual(
+                    result.gate.voicedSeconds, VoicedSegments.totalSeconds(result.gate.segments),
+                    absoluteTolerance: 1e-9))
             #expect(isApproximatelyEqual(result.gate.voicedSeconds, proof.voicedSeconds, absoluteTolerance: 1e-9))
             #expect(result.speechProbabilities.count == (mode == .energy ? 0 : next))
             // The meter's voiced flag covers the mode's voiced time (plus the energy gate's
@@ -35,7 +40,9 @@ struct SileroModeReadingProofTests {
             // segment's start (a run turns voice on once it shows a voiced stretch that glides in
             // pitch and holds its level; its segment then starts at the run's first loud frame).
             let flagged = Double(voicedLevels) * 0.1
-            #expect(flagged >= result.gate.voicedSeconds - 0.3 * Double(max(1, result.gate.segments.count)), "\(mode): \(result.gate.segments)")
+            #expect(
+                flagged >= result.gate.voicedSeconds - 0.3 * Double(max(1, result.gate.segments.count)),
+                "\(mode): \(result.gate.segments)")
             #expect(flagged <= result.gate.voicedSeconds + 0.4 * Double(result.gate.segments.count) + 0.2, "\(mode)")
             results[mode] = result
         }
@@ -53,8 +60,11 @@ struct SileroModeReadingProofTests {
 
 @Suite(
     "ReadingProofSession with the real Silero model",
-    .enabled(if: OnnxRuntime.isAvailable && FileManager.default.fileExists(
-        atPath: TestEnvironment.packageRoot.appendingPathComponent(SileroVoiceDetector.defaultModelPath).path)))
+    .enabled(
+        if: OnnxRuntime.isAvailable
+            && FileManager.default.fileExists(
+                atPath: TestEnvironment.packageRoot.appendingPathComponent(SileroVoiceDetector.defaultModelPath).path)
+    ))
 struct ReadingProofSessionTests {
     let modelPath = TestEnvironment.packageRoot.appendingPathComponent(SileroVoiceDetector.defaultModelPath).path
 
@@ -69,10 +79,14 @@ struct ReadingProofSessionTests {
         let (_, result) = try session.finish()
         #expect(result.speechProbabilities.count == (audio.samples.count + 511) / 512)
         let segments = result.gate.segments
-        let outside = result.gate.voicedSeconds - segments.reduce(0) { $0 + max(0, min($1.end, 3 + speech.seconds + 0.2) - max($1.start, 2.8)) }
+        let outside =
+            result.gate.voicedSeconds
+            - segments.reduce(0) { $0 + max(0, min($1.end, 3 + speech.seconds + 0.2) - max($1.start, 2.8)) }
         #expect(outside < 0.3, "\(segments)")
         let reference = speech.activeSeconds()
-        #expect(abs(result.gate.voicedSeconds - reference) < max(1.0, 0.25 * reference), "\(result.gate.voicedSeconds) vs \(reference)")
+        #expect(
+            abs(result.gate.voicedSeconds - reference) < max(1.0, 0.25 * reference),
+            "\(result.gate.voicedSeconds) vs \(reference)")
         // Same probabilities as the detector run on the whole signal at once.
         var detector = try SileroVoiceDetector(modelPath: modelPath)
         let whole = try detector.probabilities(ofSamples: audio.samples)
@@ -84,7 +98,9 @@ struct ReadingProofSessionTests {
         var session = try ReadingProofSession(
             configuration: .init(usesRecognizer: false, voiceDetection: .silero), sileroModelPath: modelPath)
         for name in ["noise_ac_16k.wav", "noise_fan_16k.wav", "noise_night_16k.wav"] {
-            for piece in try TestAudio.fixture(name).scaled(toRMS: -35).chunks(of: 1600) { _ = try session.process(audio: piece) }
+            for piece in try TestAudio.fixture(name).scaled(toRMS: -35).chunks(of: 1600) {
+                _ = try session.process(audio: piece)
+            }
         }
         let (_, result) = try session.finish()
         #expect(result.gate.voicedSeconds < 0.5, "\(result.gate.segments)")
@@ -93,7 +109,8 @@ struct ReadingProofSessionTests {
     @Test("a missing model: silero throws runtimeUnavailable, both falls back to energy with a reason")
     func missingModel() throws {
         #expect(throws: ProofkitError.self) {
-            _ = try ReadingProofSession(configuration: .init(voiceDetection: .silero), sileroModelPath: "/nonexistent.onnx")
+            _ = try ReadingProofSession(
+                configuration: .init(voiceDetection: .silero), sileroModelPath: "/nonexistent.onnx")
         }
         do {
             _ = try ReadingProofSession(configuration: .init(voiceDetection: .silero), sileroModelPath: nil)
@@ -101,7 +118,8 @@ struct ReadingProofSessionTests {
         } catch {
             #expect(error.code == .runtimeUnavailable)
         }
-        let session = try ReadingProofSession(configuration: .init(voiceDetection: .both), sileroModelPath: "/nonexistent.onnx")
+        let session = try ReadingProofSession(
+            configuration: .init(voiceDetection: .both), sileroModelPath: "/nonexistent.onnx")
         #expect(session.proof.configuration.voiceDetection == .energy)
         #expect(session.fallbackReason != nil)
     }
@@ -114,7 +132,8 @@ struct ReadingProofDemoTests {
         let folder = try TestEnvironment.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let kept = folder + "/demo.wav"
-        let outcome = try ReadingProofDemo.run(roomNoisePath: TestEnvironment.fixture("noise_ac_16k.wav"), keepRecordingAt: kept)
+        let outcome = try ReadingProofDemo.run(
+            roomNoisePath: TestEnvironment.fixture("noise_ac_16k.wav"), keepRecordingAt: kept)
         #expect(outcome.skippedReason == nil)
         let withTranscript = try #require(outcome.withTranscript)
         #expect(withTranscript.verdict == "accepted")
@@ -125,7 +144,10 @@ struct ReadingProofDemoTests {
         // Voice is found inside the two readings only, and covers most of them.
         let speech = outcome.speechRegions.reduce(0) { $0 + $1.duration }
         let inside = voiceOnly.segments.reduce(0.0) { total, segment in
-            total + outcome.speechRegions.reduce(0) { $0 + max(0, min(segment.end, $1.end + 0.1) - max(segment.start, $1.start - 0.1)) }
+            total
+                + outcome.speechRegions.reduce(0) {
+                    $0 + max(0, min(segment.end, $1.end + 0.1) - max(segment.start, $1.start - 0.1))
+                }
         }
         #expect(voiceOnly.voicedSeconds - inside < 0.2, "\(voiceOnly.segments)")
         #expect(voiceOnly.voicedSeconds > 0.6 * speech, "\(voiceOnly.voicedSeconds) of \(speech)")

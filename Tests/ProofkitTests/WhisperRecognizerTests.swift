@@ -3,8 +3,8 @@ import Foundation
 import Proofkit
 import ProofkitCore
 import SpeechRecognition
-import Testing
 import TestSupport
+import Testing
 
 /// The models folder the tests use: `$PROOFKIT_MODELS`, else the package's `Models/generated`.
 let whisperStore = PhotoModelStore(
@@ -13,11 +13,14 @@ let whisperStore = PhotoModelStore(
 let whisperInstalled = WhisperModelFiles.isInstalled(in: whisperStore)
 
 // Serialized: the tests share one recogniser, which runs one call at a time.
-@Suite("WhisperRecognizer (ONNX Runtime)", .serialized, .enabled(if: whisperInstalled, "the Whisper models are not built (bash .ci/setup)"))
+@Suite(
+    "WhisperRecognizer (ONNX Runtime)", .serialized,
+    .enabled(if: whisperInstalled, "the Whisper models are not built (bash .ci/setup)"))
 struct WhisperRecognizerTests {
     static let recognizer: WhisperRecognizer? = try? WhisperRecognizer(store: whisperStore)
 
-    @Test("the Quran fixture: the same greedy tokens as the models build's CTranslate2 reference, and the verse's words")
+    @Test(
+        "the Quran fixture: the same greedy tokens as the models build's CTranslate2 reference, and the verse's words")
     func quranFixture() throws {
         let recognizer = try #require(Self.recognizer)
         let audio = try TestAudio.fixture("speech_ar_quran_16k.wav")
@@ -29,7 +32,9 @@ struct WhisperRecognizerTests {
         for word in ["الله", "براءه", "ورسوله"] { #expect(words.contains(word), "\(word) in \(transcription.text)") }
         #expect(transcription.windows.count == 1 && transcription.windows[0].stop == .endOfText)
         // The build's reference (CTranslate2 fp32, greedy) for this clip, when it is there.
-        let referencePath = whisperStore.folders.map { $0 + "/whisper_reference.json" }.first { FileManager.default.fileExists(atPath: $0) }
+        let referencePath = whisperStore.folders.map { $0 + "/whisper_reference.json" }.first {
+            FileManager.default.fileExists(atPath: $0)
+        }
         if let referencePath {
             let root = try JSONReader.parse(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: referencePath))))
             let clip = root["clips"]?.array?.first { $0["clip"]?.string?.hasSuffix("speech_ar_quran_16k.wav") == true }
@@ -63,7 +68,9 @@ struct WhisperRecognizerTests {
             let transcription = try recognizer.transcribe(samples: audio.samples)
             #expect(transcription.windows.count == 1)
             #expect(transcription.windows[0].tokens.count <= 224)
-            #expect(matcher.evaluate(transcript: transcription.text).verdict.isAccepted == false, "\(name): \(transcription.text)")
+            #expect(
+                matcher.evaluate(transcript: transcription.text).verdict.isAccepted == false,
+                "\(name): \(transcription.text)")
         }
         let silence = try recognizer.transcribe(samples: [Float](repeating: 0, count: 16_000 * 5))
         #expect(silence.decoderSteps <= 224)
@@ -73,7 +80,9 @@ struct WhisperRecognizerTests {
     @Test("the installed int8 graphs passed the build's check against CTranslate2 (fp32 and faster-whisper's int8)")
     func int8Check() throws {
         let referencePath = try #require(
-            whisperStore.folders.map { $0 + "/whisper_reference.json" }.first { FileManager.default.fileExists(atPath: $0) },
+            whisperStore.folders.map { $0 + "/whisper_reference.json" }.first {
+                FileManager.default.fileExists(atPath: $0)
+            },
             "whisper_reference.json is made with the graphs")
         let root = try JSONReader.parse(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: referencePath))))
         let weights = try #require(root["weights"]?.string)
@@ -92,7 +101,10 @@ struct WhisperRecognizerTests {
         #expect(!clips.isEmpty && clips.allSatisfy { $0["int8"]?["tokens"]?.array != nil })
         // And the graphs this recogniser loaded are those files: the decoder holds no float32
         // token embedding (51865 x 512 x 4 bytes = 106 MB), so it is well under 80 MB.
-        let decoder = try #require(whisperStore.folders.map { $0 + "/whisper_base_decoder.onnx" }.first { FileManager.default.fileExists(atPath: $0) })
+        let decoder = try #require(
+            whisperStore.folders.map { $0 + "/whisper_base_decoder.onnx" }.first {
+                FileManager.default.fileExists(atPath: $0)
+            })
         let size = try #require(try FileManager.default.attributesOfItem(atPath: decoder)[.size] as? Int)
         #expect(size < 80_000_000)
     }

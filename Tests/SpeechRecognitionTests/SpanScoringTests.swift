@@ -6,7 +6,9 @@ import Testing
 @Suite("Span forced scoring")
 struct SpanScoringTests {
     static func letters(_ text: String) -> [Unicode.Scalar] { Array(text.unicodeScalars.filter { $0 != " " }) }
-    static func words(_ text: String) -> [[Unicode.Scalar]] { text.split(separator: " ").map { Array($0.unicodeScalars) } }
+    static func words(_ text: String) -> [[Unicode.Scalar]] {
+        text.split(separator: " ").map { Array($0.unicodeScalars) }
+    }
 
     @Test("the transcript aligns to the words it was read from, whatever the narration around them")
     func alignsInTheMiddle() throws {
@@ -42,7 +44,9 @@ struct SpanScoringTests {
             let text = (0..<Int.random(in: 1...5, using: &generator)).map { _ in
                 (0..<Int.random(in: 1...4, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }
             }
-            let transcript = (0..<Int.random(in: 1...6, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }
+            let transcript = (0..<Int.random(in: 1...6, using: &generator)).map { _ in
+                alphabet.randomElement(using: &generator)!
+            }
             let span = try #require(TextSpanAligner.align(transcript: transcript, text: text))
             // Brute force: the least edit distance from the transcript to any substring of the
             // text's letters (the empty one included).
@@ -77,8 +81,10 @@ struct SpanScoringTests {
 
     @Test("a span score pools its windows' tokens, counts covered words once, and the rule needs the coverage")
     func poolingAndCoverage() throws {
-        let first = Self.part(0, 6, text: Array(repeating: -0.5, count: 6), transcript: Array(repeating: -0.2, count: 6))
-        let second = Self.part(4, 10, text: Array(repeating: -1.1, count: 12), transcript: Array(repeating: -0.2, count: 4))
+        let first = Self.part(
+            0, 6, text: Array(repeating: -0.5, count: 6), transcript: Array(repeating: -0.2, count: 6))
+        let second = Self.part(
+            4, 10, text: Array(repeating: -1.1, count: 12), transcript: Array(repeating: -0.2, count: 4))
         let score = SpanScore(parts: [first], wordCount: 20).appending(SpanScore(parts: [second], wordCount: 20))
         #expect(score.coveredWords == 10)
         #expect(abs(score.coverage - 0.5) < 1e-12)
@@ -96,7 +102,10 @@ struct SpanScoringTests {
 
     @Test("spanScores scores only the words the transcript aligns to, and the transcript once per window")
     func spanScoresIgnoreNarration() throws {
-        guard let tokenizer = try? DecodingLoopTests.tokenizer() else { print("skipped: no whisper_tokenizer.json"); return }
+        guard let tokenizer = try? DecodingLoopTests.tokenizer() else {
+            print("skipped: no whisper_tokenizer.json")
+            return
+        }
         let words = tokenizer.encode(" الحمد لله رب العالمين")
         let model = TableModel(saying: words)
         let transcriber = try WhisperTranscriber(model: model, tokenizer: tokenizer)
@@ -112,7 +121,8 @@ struct SpanScoringTests {
         let scores = try transcriber.spanScores(
             texts: [narrated, other], features: features, transcription: transcription,
             letters: { Array($0.unicodeScalars.filter { $0 != " " }) })
-        #expect(model.fed.count == 1 + scores.filter { !$0.parts.isEmpty }.count)  // the transcript once, then each span
+        // The transcript once, then each span.
+        #expect(model.fed.count == 1 + scores.filter { !$0.parts.isEmpty }.count)
         let own = scores[0]
         #expect(own.parts.count == 1)
         #expect(own.parts[0].span.firstWord == 4 && own.parts[0].span.endWord == 8)

@@ -1,16 +1,20 @@
 import Foundation
 import ProofkitCore
-import Testing
 import TestSupport
+import Testing
 
 @testable import SpeechRecognition
 
 /// A Whisper file from the models build: `$PROOFKIT_MODELS/NAME`, else `Models/generated/NAME`.
 func whisperModelFile(_ name: String) -> String? {
     var folders: [String] = []
-    if let explicit = ProcessInfo.processInfo.environment["PROOFKIT_MODELS"], !explicit.isEmpty { folders.append(explicit) }
+    if let explicit = ProcessInfo.processInfo.environment["PROOFKIT_MODELS"], !explicit.isEmpty {
+        folders.append(explicit)
+    }
     folders.append(TestEnvironment.packageRoot.appendingPathComponent("Models/generated").path)
-    for folder in folders where FileManager.default.fileExists(atPath: folder + "/" + name) { return folder + "/" + name }
+    for folder in folders where FileManager.default.fileExists(atPath: folder + "/" + name) {
+        return folder + "/" + name
+    }
     return nil
 }
 
@@ -83,7 +87,9 @@ struct LogMelTests {
         #expect(zip(centres, centres.dropFirst()).allSatisfy { $0 < $1 })
     }
 
-    @Test("a pure tone's energy lands in the mel bin centred nearest its frequency", arguments: [300.0, 1000.0, 2500.0, 6000.0])
+    @Test(
+        "a pure tone's energy lands in the mel bin centred nearest its frequency",
+        arguments: [300.0, 1000.0, 2500.0, 6000.0])
     func pureTone(frequency: Double) {
         let samples = (0..<16_000).map { Float(0.5 * Foundation.sin(2 * Double.pi * frequency * Double($0) / 16_000)) }
         let features = WhisperFeatures.logMel(of: samples)
@@ -141,13 +147,16 @@ struct LogMelTests {
         #expect(features.contentFrames == root["frames"]?.integer)
         let frames = features.contentFrames
         var worst = 0.0
-        for bin in 0..<80 { for frame in 0..<frames { worst = max(worst, abs(Double(features[bin, frame]) - expected[bin][frame])) } }
+        for bin in 0..<80 {
+            for frame in 0..<frames { worst = max(worst, abs(Double(features[bin, frame]) - expected[bin][frame])) }
+        }
         // The filterbank itself, against librosa's (the build's).
         if let filterRows = root["mel_filters"]?.array {
             var worstFilter = 0.0
             for (bin, row) in filterRows.enumerated() {
                 for (k, value) in (row.array ?? []).enumerated() {
-                    worstFilter = max(worstFilter, abs(Double(WhisperFeatures.melFilters[bin * 201 + k]) - (value.number ?? .nan)))
+                    worstFilter = max(
+                        worstFilter, abs(Double(WhisperFeatures.melFilters[bin * 201 + k]) - (value.number ?? .nan)))
                 }
             }
             #expect(worstFilter < 1e-7, "largest filter difference \(worstFilter)")
@@ -161,7 +170,10 @@ struct TokenizerTests {
     @Test("GPT-2's pre-tokenizer splits as its regular expression does")
     func preTokenizer() {
         #expect(WhisperTokenizer.preTokenize("Hello world's  test") == ["Hello", " world", "'s", " ", " test"])
-        #expect(WhisperTokenizer.preTokenize(" الْحَمْدُ لِلَّهِ") == [" ال", "ْ", "ح", "َ", "م", "ْ", "د", "ُ", " ل", "ِ", "ل", "َّ", "ه", "ِ"])
+        #expect(
+            WhisperTokenizer.preTokenize(" الْحَمْدُ لِلَّهِ") == [
+                " ال", "ْ", "ح", "َ", "م", "ْ", "د", "ُ", " ل", "ِ", "ل", "َّ", "ه", "ِ",
+            ])
         #expect(WhisperTokenizer.preTokenize("a1 23!? x  ") == ["a", "1", " 23", "!?", " x", "  "])
         #expect(WhisperTokenizer.preTokenize("line\nnext") == ["line", "\n", "next"])
     }
@@ -194,7 +206,9 @@ struct TokenizerTests {
         return out
     }
 
-    @Test("merges apply by the merged token's id (tiktoken's rank), bytes outside the merges stay single, special ids come from added_tokens")
+    @Test(
+        "merges apply by the merged token's id (tiktoken's rank), bytes outside the merges stay single, special ids come from added_tokens"
+    )
     func tinyMerges() throws {
         let tokenizer = try Self.tinyTokenizer()
         #expect(tokenizer.encode("abc") == [257])  // a b -> ab (rank 0), ab c -> abc (rank 1)
@@ -237,7 +251,8 @@ struct TokenizerTests {
         #expect(arabic.count < Array(" الحمد لله".utf8).count / 2)
         // Whisper's vocabulary.txt (one token per line, id = line) agrees with tokenizer.json.
         if let vocabulary = whisperModelFile("whisper_vocabulary.txt") {
-            let lines = try String(contentsOfFile: vocabulary, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+            let lines = try String(contentsOfFile: vocabulary, encoding: .utf8).split(
+                separator: "\n", omittingEmptySubsequences: false)
             #expect(lines[Int(tokenizer.encode(" the")[0])] == "Ġthe")
         }
     }
@@ -299,7 +314,10 @@ struct DecodingLoopTests {
 
     @Test("the prompt, suppression at the first step, end of text, and the text of the tokens")
     func prompt() throws {
-        guard let tokenizer = try? Self.tokenizer() else { print("skipped: no whisper_tokenizer.json"); return }
+        guard let tokenizer = try? Self.tokenizer() else {
+            print("skipped: no whisper_tokenizer.json")
+            return
+        }
         let words = tokenizer.encode(" الحمد لله")
         let model = TableModel(saying: words)
         let transcriber = try WhisperTranscriber(model: model, tokenizer: tokenizer)
@@ -312,7 +330,10 @@ struct DecodingLoopTests {
 
     @Test("a loop stops at the repetition limit and keeps one copy; the token cap bounds the rest")
     func repetitionAndCap() throws {
-        guard let tokenizer = try? Self.tokenizer() else { print("skipped: no whisper_tokenizer.json"); return }
+        guard let tokenizer = try? Self.tokenizer() else {
+            print("skipped: no whisper_tokenizer.json")
+            return
+        }
         let a = tokenizer.encode(" نعم")[0]
         let b = tokenizer.encode(" لا")[0]
         let looping = TableModel(next: [50363: a, a: b, b: a])
@@ -322,26 +343,33 @@ struct DecodingLoopTests {
         // Without the repetition rule, the cap ends the window.
         let capped = TableModel(next: [50363: a, a: b, b: a])
         let options = WhisperDecodingOptions(maxTokensPerWindow: 30, repetitionLimit: 0)
-        let long = try WhisperTranscriber(model: capped, tokenizer: tokenizer, options: options).transcribe(samples: Self.speech)
+        let long = try WhisperTranscriber(model: capped, tokenizer: tokenizer, options: options).transcribe(
+            samples: Self.speech)
         #expect(long.windows[0].stop == .tokenCap && long.windows[0].tokens.count == 30)
         #expect(long.decoderSteps < 30)
     }
 
-    @Test("repetitionCut finds the shortest repeating tail", arguments: [
-        ([1, 2, 3, 3, 3, 3], 4, 3),  // single token four times: keep up to the first copy
-        ([9, 1, 2, 1, 2, 1, 2, 1, 2], 4, 3),
-        ([1, 2, 1, 2, 1, 2], 4, -1),  // three copies are allowed
-        ([5, 5, 5], 4, -1),
-    ])
+    @Test(
+        "repetitionCut finds the shortest repeating tail",
+        arguments: [
+            ([1, 2, 3, 3, 3, 3], 4, 3),  // single token four times: keep up to the first copy
+            ([9, 1, 2, 1, 2, 1, 2, 1, 2], 4, 3),
+            ([1, 2, 1, 2, 1, 2], 4, -1),  // three copies are allowed
+            ([5, 5, 5], 4, -1),
+        ])
     func repetitionCut(tokens: [Int], limit: Int, keep: Int) {
         #expect(WhisperTranscriber.repetitionCut(tokens, limit: limit, maxLength: 8) == (keep < 0 ? nil : keep))
     }
 
     @Test("long input: one window per 30 s, and over the limit nothing runs")
     func windowsAndLimit() throws {
-        guard let tokenizer = try? Self.tokenizer() else { print("skipped: no whisper_tokenizer.json"); return }
+        guard let tokenizer = try? Self.tokenizer() else {
+            print("skipped: no whisper_tokenizer.json")
+            return
+        }
         let model = TableModel(next: [50363: 50257])
-        let transcriber = try WhisperTranscriber(model: model, tokenizer: tokenizer, options: WhisperDecodingOptions(maxWindows: 2))
+        let transcriber = try WhisperTranscriber(
+            model: model, tokenizer: tokenizer, options: WhisperDecodingOptions(maxWindows: 2))
         let minute = [Float](repeating: 0.1, count: 16_000 * 55)
         let result = try transcriber.transcribe(samples: minute)
         #expect(result.windows.map(\.startSeconds) == [0, 30])
@@ -352,13 +380,18 @@ struct DecodingLoopTests {
 
     @Test("no speech: a window the model marks <|nospeech|> with a low log-probability is empty")
     func noSpeech() throws {
-        guard let tokenizer = try? Self.tokenizer() else { print("skipped: no whisper_tokenizer.json"); return }
+        guard let tokenizer = try? Self.tokenizer() else {
+            print("skipped: no whisper_tokenizer.json")
+            return
+        }
         // An all-zero window (the TableModel's "silence") with a weak, flat continuation.
         let model = TableModel(next: [:])
         let transcriber = try WhisperTranscriber(
             model: model, tokenizer: tokenizer, options: WhisperDecodingOptions(maxTokensPerWindow: 10))
         try model.encode(melWindow: [Float](repeating: 0, count: 240_000))
-        let result = try transcriber.transcribe(features: LogMelSpectrogram(bins: 80, frames: 100, contentFrames: 100, values: [Float](repeating: 0, count: 8000)))
+        let result = try transcriber.transcribe(
+            features: LogMelSpectrogram(
+                bins: 80, frames: 100, contentFrames: 100, values: [Float](repeating: 0, count: 8000)))
         #expect(result.windows[0].stop == .noSpeech)
         #expect(result.windows[0].noSpeechProbability > 0.6)
         #expect(result.text.isEmpty)
@@ -366,7 +399,10 @@ struct DecodingLoopTests {
 
     @Test("forced scoring: one pass over prompt + text, each token's log-softmax")
     func forcedScore() throws {
-        guard let tokenizer = try? Self.tokenizer() else { print("skipped: no whisper_tokenizer.json"); return }
+        guard let tokenizer = try? Self.tokenizer() else {
+            print("skipped: no whisper_tokenizer.json")
+            return
+        }
         let words = tokenizer.encode(" الحمد لله")
         let model = TableModel(saying: words)
         let transcriber = try WhisperTranscriber(model: model, tokenizer: tokenizer)
@@ -389,7 +425,9 @@ struct ForcedScoreRuleTests {
         ForcedScore(tokens: Array(0..<values.count), logProbabilities: values)
     }
 
-    @Test("the ratio is the text's mean log-probability minus the transcript's; it passes within the margin, with enough tokens")
+    @Test(
+        "the ratio is the text's mean log-probability minus the transcript's; it passes within the margin, with enough tokens"
+    )
     func rule() {
         let transcript = Self.score(Array(repeating: -0.2, count: 20))
         let read = Self.score(Array(repeating: -0.2 - 0.3, count: 20))  // spelt differently in places
@@ -414,7 +452,10 @@ struct ForcedScoreRuleTests {
 
     @Test("scores(texts:) encodes each window once, scores every text and the window's own transcript there")
     func scoresOnOneEncoding() throws {
-        guard let tokenizer = try? DecodingLoopTests.tokenizer() else { print("skipped: no whisper_tokenizer.json"); return }
+        guard let tokenizer = try? DecodingLoopTests.tokenizer() else {
+            print("skipped: no whisper_tokenizer.json")
+            return
+        }
         let words = tokenizer.encode(" الحمد لله رب العالمين")
         let model = TableModel(saying: words)
         let transcriber = try WhisperTranscriber(model: model, tokenizer: tokenizer)

@@ -1,8 +1,8 @@
 import Foundation
 import ProofkitCore
 import SquatCounting
-import Testing
 import TestSupport
+import Testing
 
 // Real recorded keypoint sequences with their true rep counts (see ../shared/data/squat/README.md
 // and Tests/TestSupport/Fixtures/README.md for sources and licences).
@@ -36,7 +36,7 @@ enum RealData {
     /// The shared set when present (all 56), else the fixture subset.
     static let folder: URL = {
         if let shared = TestEnvironment.sharedData?.appendingPathComponent("squat"),
-           FileManager.default.fileExists(atPath: shared.appendingPathComponent("MANIFEST.tsv").path)
+            FileManager.default.fileExists(atPath: shared.appendingPathComponent("MANIFEST.tsv").path)
         {
             return shared
         }
@@ -53,8 +53,9 @@ enum RealData {
             rows.append((String(fields[0]), reps))
         }
         return rows.map { name, reps in
-            RealSequence(file: name, trueReps: reps, source: String(name.prefix(3)),
-                         isHeldOut: heldOut[name] ?? true)
+            RealSequence(
+                file: name, trueReps: reps, source: String(name.prefix(3)),
+                isHeldOut: heldOut[name] ?? true)
         }.sorted { $0.file < $1.file }
     }()
 
@@ -126,18 +127,24 @@ struct RealDataTests {
         #expect(RealData.sequences.contains { $0.isHeldOut } && RealData.sequences.contains { !$0.isHeldOut })
     }
 
-    @Test("deep, clean squat sets are counted exactly", arguments: [
-        "pna_1666_squat.jsonl", "pna_1797_squat.jsonl", "sqf_video16_squat.jsonl", "bwr_191024_user8_single_squat.jsonl",
-    ])
+    @Test(
+        "deep, clean squat sets are counted exactly",
+        arguments: [
+            "pna_1666_squat.jsonl", "pna_1797_squat.jsonl", "sqf_video16_squat.jsonl",
+            "bwr_191024_user8_single_squat.jsonl",
+        ])
     func cleanSets(file: String) throws {
         let sequence = try #require(RealData.sequences.first { $0.file == file })
         #expect(try RealData.count(file) == sequence.trueReps)
     }
 
-    @Test("accuracy per source and split (issue target on the held-out half: 90 % exact, MAE <= 0.15, 90 % of negatives clean)")
+    @Test(
+        "accuracy per source and split (issue target on the held-out half: 90 % exact, MAE <= 0.15, 90 % of negatives clean)"
+    )
     func accuracy() throws {
         var lines: [String: AccuracyLine] = [:]
-        var all = AccuracyLine(), heldOut = AccuracyLine()
+        var all = AccuracyLine()
+        var heldOut = AccuracyLine()
         for sequence in RealData.sequences {
             let counted = try RealData.count(sequence.file)
             let key = "\(sequence.source) \(sequence.isHeldOut ? "held-out" : "tuning")"
@@ -169,8 +176,11 @@ struct RealDataTests {
         var grid: [(name: String, configuration: SquatCounterConfiguration)] = []
         for (down, up) in [(0.15, 0.08), (0.2, 0.11), (0.24, 0.15)] {
             for hold in [0.3, 0.0, 0.15, 0.45] {
-                grid.append(("depth \(down)/\(up) hold \(hold) s",
-                             SquatCounterConfiguration(depthThreshold: down, standThreshold: up, footHoldTime: hold)))
+                grid.append(
+                    (
+                        "depth \(down)/\(up) hold \(hold) s",
+                        SquatCounterConfiguration(depthThreshold: down, standThreshold: up, footHoldTime: hold)
+                    ))
             }
         }
         let data = try RealData.sequences.filter { sources.contains($0.source) }
@@ -197,14 +207,19 @@ struct RealDataTests {
             for g in grid.indices {
                 let line = score(g) { $0.source != source }
                 let key = (line.exact + line.clean, line.absoluteError)
-                if key.0 > bestKey.0 || (key.0 == bestKey.0 && key.1 < bestKey.1) { best = g; bestKey = key }
+                if key.0 > bestKey.0 || (key.0 == bestKey.0 && key.1 < bestKey.1) {
+                    best = g
+                    bestKey = key
+                }
             }
             let ties = grid.indices.filter { g in
                 let line = score(g) { $0.source != source }
                 return line.exact + line.clean == bestKey.0 && line.absoluteError == bestKey.1
             }.count
             let result = score(best) { $0.source == source }
-            print("squat leave-one-source-out: chosen on the others \(grid[best].name) (\(ties) of \(grid.count) settings tied there); on \(source): \(result.text)")
+            print(
+                "squat leave-one-source-out: chosen on the others \(grid[best].name) (\(ties) of \(grid.count) settings tied there); on \(source): \(result.text)"
+            )
             for (i, item) in data.enumerated() where item.0.source == source {
                 pooled.add(truth: item.0.trueReps, counted: counts[best][i])
             }

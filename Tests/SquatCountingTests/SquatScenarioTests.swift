@@ -115,19 +115,22 @@ struct SquatScenarioTests {
 
     @Test("fast reps (0.9 s) count; 0.3 s bounces do not")
     func fastReps() throws {
-        let fast = try run(SyntheticBody(depth: repProfile(count: 6, depth: 0.5, repDuration: 0.9, pause: 0.4))
-            .frames(duration: 12))
+        let fast = try run(
+            SyntheticBody(depth: repProfile(count: 6, depth: 0.5, repDuration: 0.9, pause: 0.4))
+                .frames(duration: 12))
         #expect(fast.result.repCount == 6)
-        let bounces = try run(SyntheticBody(depth: repProfile(count: 6, depth: 0.5, repDuration: 0.3, pause: 0.5))
-            .frames(duration: 10))
+        let bounces = try run(
+            SyntheticBody(depth: repProfile(count: 6, depth: 0.5, repDuration: 0.3, pause: 0.5))
+                .frames(duration: 10))
         #expect(bounces.result.repCount == 0)
         #expect(reasons(bounces.result) == [.tooFast])
     }
 
     @Test("slow reps (6 s each) count")
     func slowReps() throws {
-        let (result, _) = try run(SyntheticBody(depth: repProfile(count: 3, depth: 0.6, repDuration: 6))
-            .frames(duration: 26))
+        let (result, _) = try run(
+            SyntheticBody(depth: repProfile(count: 3, depth: 0.6, repDuration: 6))
+                .frames(duration: 26))
         #expect(result.repCount == 3)
     }
 
@@ -235,7 +238,7 @@ struct SquatScenarioTests {
         var noise: UInt64 = 12345
         body.edit = { _, frame in
             // Deterministic jitter of about 0.3 % of the image.
-            noise = noise &* 6364136223846793005 &+ 1442695040888963407
+            noise = noise &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             let jitter = Double(noise >> 40) / Double(1 << 24) * 0.006 - 0.003
             frame.leftHip.y += jitter
             frame.rightHip.y += jitter
@@ -295,8 +298,9 @@ struct SquatScenarioTests {
 
     @Test("the verdict is rejected with the shortfall, or as insufficient input")
     func verdicts() throws {
-        let short = try run(SyntheticBody(depth: repProfile(count: 2, depth: 0.5)).frames(duration: 10),
-                            configuration: SquatCounterConfiguration(plan: SquatWorkoutPlan(repsPerSet: 5)))
+        let short = try run(
+            SyntheticBody(depth: repProfile(count: 2, depth: 0.5)).frames(duration: 10),
+            configuration: SquatCounterConfiguration(plan: SquatWorkoutPlan(repsPerSet: 5)))
         #expect(short.result.verdict == .rejected(reason: RejectionReason(.incomplete, "2 of 5 squats")))
         let nobody = try run((0..<100).map { PoseFrame(time: Double($0) / 30) })
         #expect(nobody.result.verdict.isAccepted == false)
@@ -354,7 +358,9 @@ struct SquatRobustnessTests {
     func slowStart() throws {
         // 0.4 s of a very slow sink (4 % of the leg), then the rep; the clip ends soon after.
         let body = SyntheticBody(depth: { t in
-            t < 0.4 ? 0.1 * t : repProfile(count: 1, depth: 0.3, repDuration: 2, lead: 0.4)(t) + 0.04 * max(0, 1 - (t - 0.4))
+            t < 0.4
+                ? 0.1 * t
+                : repProfile(count: 1, depth: 0.3, repDuration: 2, lead: 0.4)(t) + 0.04 * max(0, 1 - (t - 0.4))
         })
         let (result, _) = try run(body.frames(duration: 3))
         #expect(result.repCount == 1)
@@ -394,19 +400,24 @@ struct SquatRobustnessTests {
         #expect(result.repCount == 0)
         #expect(reasons(result) == [.kneesStraight])
         // Real squats bend the thighs far past the gate and still count with it on.
-        let (squats, _) = try run(SyntheticBody(depth: repProfile(count: 3, depth: 0.5)).frames(duration: 12),
-                                  configuration: gated)
+        let (squats, _) = try run(
+            SyntheticBody(depth: repProfile(count: 3, depth: 0.5)).frames(duration: 12),
+            configuration: gated)
         #expect(squats.repCount == 3)
         #expect(squats.reps.allSatisfy { $0.checks.kneeBend > 45 })
     }
 
     @Test("the new settings' ranges are checked")
     func newRanges() {
-        for bad in [SquatCounterConfiguration(minimumKneeBend: 81), SquatCounterConfiguration(minimumKneeBend: -1),
-                    SquatCounterConfiguration(maximumHipRise: 0), SquatCounterConfiguration(takeOffWatch: 2.5),
-                    SquatCounterConfiguration(takeOffWatch: .nan)] {
+        for bad in [
+            SquatCounterConfiguration(minimumKneeBend: 81), SquatCounterConfiguration(minimumKneeBend: -1),
+            SquatCounterConfiguration(maximumHipRise: 0), SquatCounterConfiguration(takeOffWatch: 2.5),
+            SquatCounterConfiguration(takeOffWatch: .nan),
+        ] {
             #expect(throws: ProofkitError.self) { try SquatRepCounter(configuration: bad) }
         }
-        #expect((try? SquatRepCounter(configuration: SquatCounterConfiguration(minimumKneeBend: 80, takeOffWatch: 0))) != nil)
+        #expect(
+            (try? SquatRepCounter(configuration: SquatCounterConfiguration(minimumKneeBend: 80, takeOffWatch: 0)))
+                != nil)
     }
 }

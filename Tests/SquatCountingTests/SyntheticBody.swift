@@ -109,11 +109,11 @@ func cosine(_ x: Double) -> Double {
     if r > Double.pi { r -= 2 * Double.pi }
     if r < -Double.pi { r += 2 * Double.pi }
     let r2 = r * r
-    var term = 1.0, sum = 1.0
+    var term = 1.0
+    var sum = 1.0
     for n in 1...12 {
         term *= -r2 / Double((2 * n - 1) * (2 * n))
         sum += term
     }
     return sum
 }
-

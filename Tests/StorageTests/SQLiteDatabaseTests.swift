@@ -1,8 +1,9 @@
 import Foundation
-@testable import Storage
 import ProofkitCore
-import Testing
 import TestSupport
+import Testing
+
+@testable import Storage
 
 @Suite("Storage: SQLite loaded on first use, WAL, transactions")
 struct SQLiteDatabaseTests {
@@ -16,10 +17,13 @@ struct SQLiteDatabaseTests {
         #expect(notCalled == ["sqlite3_bind_text"], "declared but never called: \(notCalled)")
     }
 
-    @Test("a missing libsqlite3 is runtimeUnavailable (exit 69) in one line naming libsqlite3-0",
-          arguments: [
-              FailingLibraryLoad(soname: "libsqlite3.so.99", package: "libsqlite3-0") { soname throws(ProofkitError) in _ = try loadSQLite(soname: soname) },
-          ])
+    @Test(
+        "a missing libsqlite3 is runtimeUnavailable (exit 69) in one line naming libsqlite3-0",
+        arguments: [
+            FailingLibraryLoad(soname: "libsqlite3.so.99", package: "libsqlite3-0") { soname throws(ProofkitError) in
+                _ = try loadSQLite(soname: soname)
+            }
+        ])
     func failure(_ load: FailingLibraryLoad) {
         #expect(load.problems() == [])
     }

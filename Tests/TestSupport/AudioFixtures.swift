@@ -291,7 +291,8 @@ public enum SyntheticAudio {
             lowPass += 0.3 * (rng.uniform() - lowPass)
             return lowPass
         }
-        let mixed = bubbles.mixing(TestAudio(samples: rush, sampleRate: sampleRate).scaled(toRMS: bubbleLevel - 12), at: 0)
+        let mixed = bubbles.mixing(
+            TestAudio(samples: rush, sampleRate: sampleRate).scaled(toRMS: bubbleLevel - 12), at: 0)
         return swelled(mixed, rateHz: 0.3...1.5, decibels: swellDecibels, seed: seed &+ 1).scaled(toRMS: levelDecibels)
     }
 
@@ -341,7 +342,9 @@ public enum SyntheticAudio {
     ) -> (audio: TestAudio, voiced: [(start: Double, end: Double)]) {
         var rng = Generator(seed: seed)
         let rate = Double(sampleRate)
-        let formants: [[Double]] = [[730, 1090, 2440], [270, 2290, 3010], [300, 870, 2240], [530, 1840, 2480], [570, 840, 2410]]
+        let formants: [[Double]] = [
+            [730, 1090, 2440], [270, 2290, 3010], [300, 870, 2240], [530, 1840, 2480], [570, 840, 2410],
+        ]
         var out: [Float] = Array(repeating: 0, count: Int(0.25 * rate))
         var voiced: [(start: Double, end: Double)] = []
         for index in 0..<syllables {

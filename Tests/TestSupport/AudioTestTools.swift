@@ -62,7 +62,9 @@ public enum AudioTestTools {
     public static func require(_ executable: String, _ arguments: [String]) throws -> Outcome {
         let outcome = try run(executable, arguments)
         guard outcome.status == 0 else {
-            throw ToolFailure(description: "\(executable) \(arguments.joined(separator: " ")) exited \(outcome.status): \(outcome.stderr)")
+            throw ToolFailure(
+                description:
+                    "\(executable) \(arguments.joined(separator: " ")) exited \(outcome.status): \(outcome.stderr)")
         }
         return outcome
     }
@@ -156,8 +158,10 @@ public enum AudioTestTools {
         try data.write(to: URL(fileURLWithPath: raw))
         try require(
             "sox",
-            ["-t", "f32", "-e", "floating-point", "-b", "32", "-L", "-r", String(sampleRate), "-c",
-             String(channels), raw] + soxOutputOptions + [path])
+            [
+                "-t", "f32", "-e", "floating-point", "-b", "32", "-L", "-r", String(sampleRate), "-c",
+                String(channels), raw,
+            ] + soxOutputOptions + [path])
     }
 
     /// The built `proofkit` binary (`.build/debug/proofkit` under the package root).

@@ -76,7 +76,9 @@ public struct FailingLibraryLoad: Sendable, CustomStringConvertible {
         if error.operation != "dlopen" { problems.append("operation is \(error.operation ?? "nil")") }
         if !message.hasPrefix("\(soname) cannot be loaded: ") { problems.append("does not start with the soname") }
         if !message.contains(reason) { problems.append("lacks dlerror's reason '\(reason)'") }
-        if !message.contains("install the Debian package \(package) ") { problems.append("lacks the package \(package)") }
+        if !message.contains("install the Debian package \(package) ") {
+            problems.append("lacks the package \(package)")
+        }
         if message.contains("\n") { problems.append("is not one line") }
         return problems.map { "\($0): \(message)" }
     }

@@ -30,7 +30,9 @@ public func runProcess(
     childEnvironment["ORT_DISABLE_TELEMETRY"] = "1"
     process.environment = childEnvironment.merging(environment) { _, new in new }
     if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
-    let outPipe = Pipe(), errPipe = Pipe(), inPipe = Pipe()
+    let outPipe = Pipe()
+    let errPipe = Pipe()
+    let inPipe = Pipe()
     process.standardOutput = outPipe
     process.standardError = errPipe
     process.standardInput = inPipe
@@ -44,7 +46,8 @@ public func runProcess(
     try? inPipe.fileHandleForWriting.close()
     group.wait()
     process.waitUntilExit()
-    let status = process.terminationReason == .uncaughtSignal
+    let status =
+        process.terminationReason == .uncaughtSignal
         ? 128 + process.terminationStatus : process.terminationStatus
     return ProcessResult(
         status: status, stdout: String(decoding: outData, as: UTF8.self),
@@ -67,8 +70,9 @@ extension TestEnvironment {
         _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:],
         currentDirectory: String? = nil
     ) throws -> ProcessResult {
-        try runProcess(proofkitBinary, arguments, stdin: stdin, environment: environment,
-                       currentDirectory: currentDirectory)
+        try runProcess(
+            proofkitBinary, arguments, stdin: stdin, environment: environment,
+            currentDirectory: currentDirectory)
     }
 
     /// A new empty temporary folder, removed by the caller (`defer { try? FileManager.default.removeItem(atPath:) }`).

@@ -1,6 +1,6 @@
 import ProofkitCore
-import Testing
 import TestSupport
+import Testing
 import VoiceGate
 
 /// Running water, rain, a shower, wind and hiss: broadband noise with slow swells, and bubbles that
@@ -66,7 +66,9 @@ struct RunningWaterTests {
         let (audio, voiced, start, end) = reading(pitch: pitch)
         let result = try gateResult(audio)
         // The gate bridges the 80-200 ms gaps between syllables: it counts about start...end.
-        #expect(result.voicedSeconds >= 0.85 * voiced, "\(result.voicedSeconds) s of \(voiced) s voiced: \(result.segments)")
+        #expect(
+            result.voicedSeconds >= 0.85 * voiced, "\(result.voicedSeconds) s of \(voiced) s voiced: \(result.segments)"
+        )
         #expect(result.voicedSeconds <= (end - start) + 0.3, "\(result.segments)")
         #expect(overlap(result.segments, start - 0.1, end + 0.2) >= result.voicedSeconds - 0.05, "\(result.segments)")
     }
@@ -76,11 +78,13 @@ struct RunningWaterTests {
         let (vowels, regions) = SyntheticAudio.vowelSequence(syllables: 14, pitch: 120, seed: 7)
         let speech = vowels.scaled(toRMS: -26)
         let voiced = regions.reduce(0) { $0 + $1.end - $1.start }
-        let water = SyntheticAudio.bubblingWater(seconds: speech.seconds + 5, bubblesPerSecond: 30, levelDecibels: -36, seed: 3)
+        let water = SyntheticAudio.bubblingWater(
+            seconds: speech.seconds + 5, bubblesPerSecond: 30, levelDecibels: -36, seed: 3)
         let result = try gateResult(water.mixing(speech, at: 2))
         let start = 2 + regions[0].start
         let end = 2 + regions[regions.count - 1].end
-        #expect(overlap(result.segments, start - 0.1, end + 0.2) >= 0.7 * voiced, "\(voiced) s voiced: \(result.segments)")
+        #expect(
+            overlap(result.segments, start - 0.1, end + 0.2) >= 0.7 * voiced, "\(voiced) s voiced: \(result.segments)")
     }
 
     @Test("the new voicing settings are checked")
@@ -94,7 +98,8 @@ struct RunningWaterTests {
             #expect(throws: ProofkitError.self) { _ = try VoiceActivityGate(configuration: bad) }
         }
         #expect(throws: Never.self) {
-            _ = try VoiceActivityGate(configuration: VoiceGateConfiguration(maximumHarmonicShare: 1, pitchContinuity: 0))
+            _ = try VoiceActivityGate(
+                configuration: VoiceGateConfiguration(maximumHarmonicShare: 1, pitchContinuity: 0))
         }
     }
 }

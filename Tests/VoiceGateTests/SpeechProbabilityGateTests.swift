@@ -1,6 +1,6 @@
 import ProofkitCore
-import Testing
 import TestSupport
+import Testing
 import VoiceGate
 
 @Suite("SpeechProbabilityGate and segment intersection")
@@ -15,7 +15,8 @@ struct SpeechProbabilityGateTests {
         #expect(segments.count == 2, "\(segments)")
         #expect(abs(segments[0].start - 0.992) < 0.04 && abs(segments[0].end - 2.016) < 0.04)
         #expect(abs(segments[1].start - 3.968) < 0.04 && abs(segments[1].end - 4.512) < 0.04)
-        #expect(isApproximatelyEqual(gate.voicedSeconds, VoicedSegments.totalSeconds(segments), absoluteTolerance: 1e-9))
+        #expect(
+            isApproximatelyEqual(gate.voicedSeconds, VoicedSegments.totalSeconds(segments), absoluteTolerance: 1e-9))
         // Offset hysteresis: 0.4 (between 0.35 and 0.5) keeps speech on but cannot start it.
         var hysteresis = SpeechProbabilityGate()
         input = [0.4, 0.4, 0.9] + Array(repeating: 0.4, count: 20) + Array(repeating: 0.1, count: 10)
@@ -28,7 +29,10 @@ struct SpeechProbabilityGateTests {
         let a = [VoicedSegment(start: 0, end: 2), VoicedSegment(start: 3, end: 5)]
         let b = [VoicedSegment(start: 1, end: 4), VoicedSegment(start: 4.5, end: 6)]
         let both = VoicedSegments.intersection(a, b)
-        #expect(both == [VoicedSegment(start: 1, end: 2), VoicedSegment(start: 3, end: 4), VoicedSegment(start: 4.5, end: 5)])
+        #expect(
+            both == [
+                VoicedSegment(start: 1, end: 2), VoicedSegment(start: 3, end: 4), VoicedSegment(start: 4.5, end: 5),
+            ])
         #expect(VoicedSegments.totalSeconds(both) == 2.5)
         #expect(VoicedSegments.intersection(a, []).isEmpty)
     }

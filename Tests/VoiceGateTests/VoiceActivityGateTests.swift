@@ -1,7 +1,7 @@
 import Foundation
 import ProofkitCore
-import Testing
 import TestSupport
+import Testing
 import VoiceGate
 
 /// Runs the gate over `audio` in 100 ms chunks, as a microphone delivers them.
@@ -90,10 +90,12 @@ struct NoiseOnlyTests {
 
     @Test(
         "real room noise swelling like passing cars (12-18 dB over 1.5-2.5 s) counts no voice",
-        arguments: ["noise_ac_16k.wav", "noise_fan_16k.wav", "noise_fridge_16k.wav"], [(1.2, 12.0), (1.2, 18.0), (0.8, 18.0)])
+        arguments: ["noise_ac_16k.wav", "noise_fan_16k.wav", "noise_fridge_16k.wav"],
+        [(1.2, 12.0), (1.2, 18.0), (0.8, 18.0)])
     func realNoiseSwells(name: String, swell: (width: Double, decibels: Double)) throws {
         let room = try TestAudio.fixture(name).looped(toSeconds: 30).scaled(toRMS: -45)
-        let cars = swelling(room, centres: Array(stride(from: 1.5, to: 30, by: 5.5)), width: swell.width, decibels: swell.decibels)
+        let cars = swelling(
+            room, centres: Array(stride(from: 1.5, to: 30, by: 5.5)), width: swell.width, decibels: swell.decibels)
         let result = try gateResult(cars)
         #expect(result.voicedSeconds <= 0.3, "\(result.segments)")
     }
@@ -105,8 +107,10 @@ struct NoiseOnlyTests {
             street, configuration: VoiceGateConfiguration(modulationDecibels: 0, minimumHarmonicity: 0))
         #expect(result.voicedSeconds >= 5, "the cues are what reject the cars: \(result.segments)")
         // Either cue alone rejects them.
-        #expect(try gateResult(street, configuration: VoiceGateConfiguration(modulationDecibels: 0)).voicedSeconds <= 1.5)
-        #expect(try gateResult(street, configuration: VoiceGateConfiguration(minimumHarmonicity: 0)).voicedSeconds <= 0.3)
+        #expect(
+            try gateResult(street, configuration: VoiceGateConfiguration(modulationDecibels: 0)).voicedSeconds <= 1.5)
+        #expect(
+            try gateResult(street, configuration: VoiceGateConfiguration(minimumHarmonicity: 0)).voicedSeconds <= 0.3)
     }
 
     @Test(
@@ -136,7 +140,8 @@ struct NoiseOnlyTests {
         // A loud run without the cue lifts the floor fast (40 dB/s after 1.2 s): the fan is part
         // of the room about 2 s after it starts.
         let settled = result.track.filter { $0.seconds > 7.5 && $0.seconds < 9 }
-        #expect(settled.allSatisfy { abs(Double($0.floorDecibels) - fanLevel) < 4 }, "floor 2.5 s after the fan started")
+        #expect(
+            settled.allSatisfy { abs(Double($0.floorDecibels) - fanLevel) < 4 }, "floor 2.5 s after the fan started")
     }
 
     @Test("a ticking clock over a running fan is not voice")
@@ -167,7 +172,9 @@ struct SpeechTests {
             let mix = mixture(speech: speech, noise: noise, noiseLevel: -45, speechLevel: -45 + snr)
             let result = try gateResult(mix.audio)
             let error = result.voicedSeconds - mix.reference
-            print("accuracy \(speechName) in \(noiseName) SNR \(Int(snr)) dB: voiced \(result.voicedSeconds) s, reference \(mix.reference) s, error \(error) s")
+            print(
+                "accuracy \(speechName) in \(noiseName) SNR \(Int(snr)) dB: voiced \(result.voicedSeconds) s, reference \(mix.reference) s, error \(error) s"
+            )
             // Within 15% at 15 dB SNR and above; at 10 dB the quiet ends of a reciter's phrases
             // sink into the noise (up to 25%), and the running-water cues (a voiced stretch must
             // be multi-harmonic, glide in pitch and hold its level) lose some of the reciter's
@@ -187,8 +194,9 @@ struct SpeechTests {
         let room = try TestAudio.fixture("noise_fridge_16k.wav")
         let mix = mixture(speech: speech, noise: room, noiseLevel: -50, speechLevel: -35)
         let result = try gateResult(mix.audio)
-        #expect(abs(result.voicedSeconds - mix.reference) <= max(0.8, 0.2 * mix.reference),
-                "\(result.voicedSeconds) vs \(mix.reference)")
+        #expect(
+            abs(result.voicedSeconds - mix.reference) <= max(0.8, 0.2 * mix.reference),
+            "\(result.voicedSeconds) vs \(mix.reference)")
     }
 
     @Test("speech 10 dB above a running fan", arguments: speechFixtures)
@@ -212,7 +220,9 @@ struct SpeechTests {
             let mix = mixture(speech: speech, noise: noise, noiseLevel: noiseLevel, speechLevel: noiseLevel + snr)
             let result = try gateResult(mix.audio)
             let error = result.voicedSeconds - mix.reference
-            print("accuracy espeak-ng ar in \(noiseName) at \(Int(noiseLevel)) dBFS SNR \(Int(snr)) dB: voiced \(result.voicedSeconds) s, reference \(mix.reference) s, error \(error) s")
+            print(
+                "accuracy espeak-ng ar in \(noiseName) at \(Int(noiseLevel)) dBFS SNR \(Int(snr)) dB: voiced \(result.voicedSeconds) s, reference \(mix.reference) s, error \(error) s"
+            )
             let tolerance = snr >= 15 ? 0.15 : 0.25
             #expect(abs(error) <= max(0.8, tolerance * mix.reference), "\(noiseLevel)/\(snr): \(result.segments)")
         }
@@ -240,8 +250,9 @@ struct GateMechanicsTests {
     @Test("any chunking gives the same result", arguments: [1, 7, 160, 320, 4096, 1_000_000])
     func chunking(size: Int) throws {
         let speech = try TestAudio.fixture("speech_en_ljspeech_16k.wav")
-        let mix = mixture(speech: speech, noise: try TestAudio.fixture("noise_ac_16k.wav"),
-                          noiseLevel: -45, speechLevel: -30, total: 14)
+        let mix = mixture(
+            speech: speech, noise: try TestAudio.fixture("noise_ac_16k.wav"),
+            noiseLevel: -45, speechLevel: -30, total: 14)
         let reference = try gateResult(mix.audio, chunk: 1600)
         let other = try gateResult(mix.audio, chunk: size)
         #expect(other.segments == reference.segments)
@@ -318,14 +329,17 @@ struct GateMechanicsTests {
 @Suite("VoiceActivityGate: impulsive periodic noise (issue 14)")
 struct ImpulsiveNoiseTests {
     /// Speech at -26 dBFS, 3 s into a clock ticking `perSecond` times a second over a quiet room.
-    func speechOverClock(perSecond: Double, speech name: String) throws -> (audio: TestAudio, start: Double, end: Double) {
+    func speechOverClock(perSecond: Double, speech name: String) throws -> (
+        audio: TestAudio, start: Double, end: Double
+    ) {
         let clock = SyntheticAudio.clockTicks(seconds: 16, interval: 1 / perSecond, tickPeak: 0.5, roomDecibels: -65)
         let speech = try TestAudio.fixture(name).scaled(toRMS: -26)
         return (clock.mixing(speech, at: 3), 3, 3 + speech.seconds)
     }
 
-    @Test("a clock ticking 1 to 8 times a second during a reading: voice stays inside the speech and ends with it",
-          arguments: [1.0, 4.0, 8.0], speechFixtures)
+    @Test(
+        "a clock ticking 1 to 8 times a second during a reading: voice stays inside the speech and ends with it",
+        arguments: [1.0, 4.0, 8.0], speechFixtures)
     func clockDuringReading(perSecond: Double, speech: String) throws {
         let (audio, start, end) = try speechOverClock(perSecond: perSecond, speech: speech)
         let result = try gateResult(audio)
@@ -333,8 +347,12 @@ struct ImpulsiveNoiseTests {
         let alone = try gateResult(room.mixing(TestAudio.fixture(speech).scaled(toRMS: -26), at: 3))
         let outside = result.voicedSeconds - overlap(result.segments, start, end + 0.2)
         #expect(outside <= 0.2, "\(perSecond)/s: \(result.segments)")
-        #expect(result.voicedSeconds <= alone.voicedSeconds * 1.2 + 0.2, "\(result.voicedSeconds) vs \(alone.voicedSeconds) without the clock")
-        #expect(result.voicedSeconds >= alone.voicedSeconds * 0.7, "\(result.voicedSeconds) vs \(alone.voicedSeconds) without the clock")
+        #expect(
+            result.voicedSeconds <= alone.voicedSeconds * 1.2 + 0.2,
+            "\(result.voicedSeconds) vs \(alone.voicedSeconds) without the clock")
+        #expect(
+            result.voicedSeconds >= alone.voicedSeconds * 0.7,
+            "\(result.voicedSeconds) vs \(alone.voicedSeconds) without the clock")
         // The last segment ends where the speech ends, not seconds later.
         #expect((result.segments.last?.end ?? 0) <= end + 0.2, "\(result.segments)")
     }

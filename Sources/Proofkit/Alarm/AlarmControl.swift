@@ -32,10 +32,12 @@ public enum AlarmControl {
     static func connect(_ path: String) throws -> Int32 {
         do throws(SystemCallFailure) {
             return try UnixSocket.connect(to: path, receiveTimeoutSeconds: 10)
-        } catch where error.operation == "socket" {
+        } catch  where error.operation == "socket" {
             throw AlarmFailure(.noService, "cannot create a socket: \(error)")
         } catch {
-            throw AlarmFailure(.noService, "no alarm service is running on this store (\(path): \(error)); start it with 'proofkit alarm run'")
+            throw AlarmFailure(
+                .noService,
+                "no alarm service is running on this store (\(path): \(error)); start it with 'proofkit alarm run'")
         }
     }
 

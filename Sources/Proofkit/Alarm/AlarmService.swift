@@ -1,9 +1,10 @@
-internal import ProofkitSystem
-import ProofkitCore
 import AudioIO
 import PrayerPlanning
-import Synchronization
+import ProofkitCore
+internal import ProofkitSystem
 import Storage
+import Synchronization
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -70,7 +71,8 @@ public final class AlarmService {
             let held = (try? POSIX.readPrefix(lockFD, count: 31).get()) ?? []
             let pid = held.isEmpty ? "?" : String(decoding: held, as: UTF8.self).filter { !$0.isWhitespace }
             POSIX.closeDescriptor(lockFD)
-            throw AlarmFailure(.serviceRunning, "another alarm service (pid \(pid)) is already running on \(store.folder)")
+            throw AlarmFailure(
+                .serviceRunning, "another alarm service (pid \(pid)) is already running on \(store.folder)")
         }
         _ = POSIX.truncate(lockFD, to: 0)
         _ = POSIX.writeAll(lockFD, Array("\(POSIX.processID)\n".utf8), at: 0)
@@ -95,7 +97,8 @@ public final class AlarmService {
     static func log(_ sink: @Sendable (String) -> Void, _ event: String, _ chain: String, _ detail: String) {
         let now = Date()
         let millis = Int((now.timeIntervalSince1970 * 1000).truncatingRemainder(dividingBy: 1000))
-        let stamp = iso8601(now, in: TimeZone(identifier: "UTC")!).prefix(19) + "." + String(1000 + millis).dropFirst() + "Z"
+        let stamp =
+            iso8601(now, in: TimeZone(identifier: "UTC")!).prefix(19) + "." + String(1000 + millis).dropFirst() + "Z"
         sink("\(stamp) \(event) \(chain)\(detail.isEmpty ? "" : " " + detail)")
     }
 
@@ -105,7 +108,9 @@ public final class AlarmService {
         // systemd stops the service with SIGTERM: make sure it is neither blocked nor ignored
         // (a parent may have passed either on), so that the default action ends the process.
         WakeUp.restoreTerminationSignals()
-        log("start", "-", "store=\(store.folder) pid=\(POSIX.processID) device=\(options.device) ring_seconds=\(options.ringSeconds)")
+        log(
+            "start", "-",
+            "store=\(store.folder) pid=\(POSIX.processID) device=\(options.device) ring_seconds=\(options.ringSeconds)")
         try store.write {
             for ring in try store.rings(where: "state = 'ringing'") {
                 try store.setRingState(ring.ring.id, "rang")
@@ -123,7 +128,10 @@ public final class AlarmService {
             }
             var due = false
             if ready[0] {
-                if WakeUp.clockWasSet(timerFD) { clockWasSet = true; log("clock-set") }
+                if WakeUp.clockWasSet(timerFD) {
+                    clockWasSet = true
+                    log("clock-set")
+                }
                 due = true
             }
             if ready[2] {
@@ -174,7 +182,9 @@ public final class AlarmService {
         case "stop":
             if let current {
                 current.stopRequested.withLock { $0 = true }
-                try store.write { try store.record(chain: current.ring.chain, kind: "stopped", at: Date(), detail: current.ring.id) }
+                try store.write {
+                    try store.record(chain: current.ring.chain, kind: "stopped", at: Date(), detail: current.ring.id)
+                }
                 log("stop", current.ring.chain, current.ring.id)
                 reply = "ok stopped \(current.ring.chain) \(current.ring.id)"
                 // The ring thread notices within one period (20-50 ms): reply once it is quiet,
@@ -206,11 +216,15 @@ public final class AlarmService {
         let now = Date()
         let zone = currentDeviceZone(environment: options.environment)
         if let planner = try store.prayerPlanner(deviceZone: zone),
-            let reason = AlarmRingScheduler.replanReason(last: try store.prayerStamp(), now: now, zone: zone,
-                                                         fingerprint: planner.fingerprint, clockWasSet: clockWasSet)
+            let reason = AlarmRingScheduler.replanReason(
+                last: try store.prayerStamp(), now: now, zone: zone,
+                fingerprint: planner.fingerprint, clockWasSet: clockWasSet)
         {
             let report = try store.replanPrayers(now: now, deviceZone: zone)
-            log("replan", "-", "reason=\(reason.rawValue) booked=\(report?.booked.count ?? 0) cancelled=\(report?.cancelled.count ?? 0) failed=\(report?.failed.count ?? 0)")
+            log(
+                "replan", "-",
+                "reason=\(reason.rawValue) booked=\(report?.booked.count ?? 0) cancelled=\(report?.cancelled.count ?? 0) failed=\(report?.failed.count ?? 0)"
+            )
             for failure in report?.failed ?? [] { log("booking-failed", failure.operation.id.rawValue, failure.reason) }
         }
         clockWasSet = false
@@ -219,7 +233,8 @@ public final class AlarmService {
         if let current, let chain = try store.chain(id: current.ring.chain), chain.state != "active" {
             current.stopRequested.withLock { $0 = true }
         }
-        let chains = Dictionary(try store.chains(where: "state = 'active'").map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        let chains = Dictionary(
+            try store.chains(where: "state = 'active'").map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         let scheduled = try store.rings(where: "state = 'scheduled'")
         var held: [String: Date] = [:]
         for chain in holds.values { held[chain] = Date.distantFuture }
@@ -268,7 +283,9 @@ public final class AlarmService {
         for (index, path) in [original, chain.keptSound].compactMap({ $0 }).enumerated() {
             do {
                 let report = try AlarmSound.check(path: path)
-                if case .rejected(let reason) = report.verdict { throw ProofkitError(.decodeFailed, reason.detail, path: path) }
+                if case .rejected(let reason) = report.verdict {
+                    throw ProofkitError(.decodeFailed, reason.detail, path: path)
+                }
                 var reader = try AudioFileReader(path: path)
                 clip = try reader.readClip(maxFrames: reader.format.sampleRate * 30)
                 reader.close()
@@ -289,7 +306,9 @@ public final class AlarmService {
         let lateness = Int((now.timeIntervalSince(ring.fireDate) * 1000).rounded())
         log("ring-due", chain.id, "\(ring.id) decided_late_ms=\(lateness) sound=\(source)")
         let sink = options.log
-        let log: @Sendable (String, String, String) -> Void = { event, chain, detail in AlarmService.log(sink, event, chain, detail) }
+        let log: @Sendable (String, String, String) -> Void = { event, chain, detail in
+            AlarmService.log(sink, event, chain, detail)
+        }
         runOnDedicatedThread {
             var result: (RingReport?, String?) = (nil, nil)
             do throws(ProofkitError) {
@@ -319,7 +338,10 @@ public final class AlarmService {
         current = nil
         try store.write { try store.setRingState(ringing.ring.id, "rang") }
         if let report = result.0 {
-            log("ring-end", ringing.ring.chain, "\(ringing.ring.id) seconds=\(decimalText(report.seconds, places: 1))\(report.wasStopped ? " stopped" : "")")
+            log(
+                "ring-end", ringing.ring.chain,
+                "\(ringing.ring.id) seconds=\(decimalText(report.seconds, places: 1))\(report.wasStopped ? " stopped" : "")"
+            )
         } else {
             log("ring-failed", ringing.ring.chain, "\(ringing.ring.id) \(result.1 ?? "")")
         }

@@ -1,8 +1,9 @@
-internal import ProofkitSystem
-import ProofkitCore
-public import PrayerPlanning
-import Storage
 import AudioIO
+public import PrayerPlanning
+import ProofkitCore
+internal import ProofkitSystem
+import Storage
+
 #if canImport(FoundationEssentials)
     public import FoundationEssentials
 #else
@@ -123,7 +124,8 @@ public final class AlarmStore: @unchecked Sendable {
                 if [EROFS, EACCES, EPERM].contains(errno.code) {
                     throw AlarmFailure(.readOnlyStore, "\(path): the alarm store cannot be written (\(errno))")
                 }
-                throw ProofkitError(.io, "cannot create the alarm store folder: \(errno)", underlying: errno.code, path: path)
+                throw ProofkitError(
+                    .io, "cannot create the alarm store folder: \(errno)", underlying: errno.code, path: path)
             }
         }
         if case .failure(let errno) = POSIX.checkWritable(path) {
@@ -135,7 +137,10 @@ public final class AlarmStore: @unchecked Sendable {
     static func translate(_ error: ProofkitError, path: String) -> any Error {
         switch SQLiteDatabase.failure(of: error) {
         case .corrupt:
-            return AlarmFailure(.corruptStore, "\(path): the alarm store is corrupt (\(error.message)); it was left as it is: move it away to start a new one")
+            return AlarmFailure(
+                .corruptStore,
+                "\(path): the alarm store is corrupt (\(error.message)); it was left as it is: move it away to start a new one"
+            )
         case .readOnly:
             return AlarmFailure(.readOnlyStore, "\(path): the alarm store cannot be written (\(error.message))")
         default:
@@ -147,11 +152,14 @@ public final class AlarmStore: @unchecked Sendable {
         let version = try db.query("PRAGMA user_version").first?.first?.integer ?? 0
         if version == Int64(schemaVersion) { return }
         if version > Int64(schemaVersion) {
-            throw ProofkitError(.decodeFailed, "SQLite: the store has schema version \(version), newer than this proofkit's \(schemaVersion)",
-                                underlying: 11)
+            throw ProofkitError(
+                .decodeFailed,
+                "SQLite: the store has schema version \(version), newer than this proofkit's \(schemaVersion)",
+                underlying: 11)
         }
         try db.transaction { () throws(ProofkitError) in
-            try db.execute("""
+            try db.execute(
+                """
                 CREATE TABLE IF NOT EXISTS settings(key TEXT PRIMARY KEY, value TEXT NOT NULL);
                 CREATE TABLE IF NOT EXISTS chains(
                   id TEXT PRIMARY KEY, kind TEXT NOT NULL, label TEXT, sound TEXT NOT NULL, kept_sound TEXT,
@@ -188,7 +196,9 @@ public final class AlarmStore: @unchecked Sendable {
     }
 
     func read<T>(_ body: () throws -> T) throws -> T {
-        do { return try body() } catch let error as ProofkitError { throw AlarmStore.translate(error, path: databasePath) }
+        do { return try body() } catch let error as ProofkitError {
+            throw AlarmStore.translate(error, path: databasePath)
+        }
     }
 
     // MARK: Settings
@@ -209,8 +219,9 @@ public final class AlarmStore: @unchecked Sendable {
     public func put(_ values: [String: String?]) throws {
         for (key, value) in values.sorted(by: { $0.key < $1.key }) {
             if let value {
-                try db.run("INSERT INTO settings(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                           [.text(key), .text(value)])
+                try db.run(
+                    "INSERT INTO settings(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                    [.text(key), .text(value)])
             } else {
                 try db.run("DELETE FROM settings WHERE key = ?", [.text(key)])
             }
@@ -220,17 +231,20 @@ public final class AlarmStore: @unchecked Sendable {
     // MARK: Chains and rings
 
     static func chain(_ row: [SQLiteValue]) -> StoredChain {
-        StoredChain(id: row[0].text ?? "", kind: row[1].text ?? "", label: row[2].text, sound: row[3].text ?? "",
-                    keptSound: row[4].text, proof: row[5].text ?? "any",
-                    firstFire: Date(timeIntervalSince1970: row[6].real ?? 0),
-                    windowEnd: Date(timeIntervalSince1970: row[7].real ?? 0), state: row[8].text ?? "")
+        StoredChain(
+            id: row[0].text ?? "", kind: row[1].text ?? "", label: row[2].text, sound: row[3].text ?? "",
+            keptSound: row[4].text, proof: row[5].text ?? "any",
+            firstFire: Date(timeIntervalSince1970: row[6].real ?? 0),
+            windowEnd: Date(timeIntervalSince1970: row[7].real ?? 0), state: row[8].text ?? "")
     }
     static let chainColumns = "id, kind, label, sound, kept_sound, proof, first_fire, window_end, state"
 
     func chains(where clause: String = "1", _ values: [SQLiteValue] = []) throws -> [StoredChain] {
         try read {
-            try db.query("SELECT \(AlarmStore.chainColumns) FROM chains WHERE \(clause) ORDER BY first_fire, id", values)
-                .map(AlarmStore.chain)
+            try db.query(
+                "SELECT \(AlarmStore.chainColumns) FROM chains WHERE \(clause) ORDER BY first_fire, id", values
+            )
+            .map(AlarmStore.chain)
         }
     }
 
@@ -244,53 +258,76 @@ public final class AlarmStore: @unchecked Sendable {
 
     func rings(where clause: String = "1", _ values: [SQLiteValue] = []) throws -> [StoredRing] {
         try read {
-            try db.query("SELECT id, chain, ring, fire, sound, state, rang_at FROM rings WHERE \(clause) ORDER BY fire, id", values)
-                .map { row in
-                    StoredRing(ring: BookedRing(id: row[0].text ?? "", chain: row[1].text ?? "", ringIndex: Int(row[2].integer ?? 0),
-                                                fireDate: Date(timeIntervalSince1970: row[3].real ?? 0)),
-                               sound: row[4].text ?? "", state: row[5].text ?? "",
-                               rangAt: row[6].real.map { Date(timeIntervalSince1970: $0) })
-                }
+            try db.query(
+                "SELECT id, chain, ring, fire, sound, state, rang_at FROM rings WHERE \(clause) ORDER BY fire, id",
+                values
+            )
+            .map { row in
+                StoredRing(
+                    ring: BookedRing(
+                        id: row[0].text ?? "", chain: row[1].text ?? "", ringIndex: Int(row[2].integer ?? 0),
+                        fireDate: Date(timeIntervalSince1970: row[3].real ?? 0)),
+                    sound: row[4].text ?? "", state: row[5].text ?? "",
+                    rangAt: row[6].real.map { Date(timeIntervalSince1970: $0) })
+            }
         }
     }
 
     public func outcomes(limit: Int = 20) throws -> [StoredOutcome] {
         try read {
-            try db.query("SELECT chain, kind, at, detail FROM outcomes ORDER BY seq DESC LIMIT ?", [.integer(Int64(limit))])
-                .map { StoredOutcome(chain: $0[0].text ?? "", kind: $0[1].text ?? "", at: Date(timeIntervalSince1970: $0[2].real ?? 0), detail: $0[3].text) }
+            try db.query(
+                "SELECT chain, kind, at, detail FROM outcomes ORDER BY seq DESC LIMIT ?", [.integer(Int64(limit))]
+            )
+            .map {
+                StoredOutcome(
+                    chain: $0[0].text ?? "", kind: $0[1].text ?? "", at: Date(timeIntervalSince1970: $0[2].real ?? 0),
+                    detail: $0[3].text)
+            }
         }
     }
 
     /// Sets a ring's state (and when it rang); call inside ``write(_:)``.
     public func setRingState(_ id: String, _ state: String, at: Date? = nil) throws {
-        try db.run("UPDATE rings SET state = ?, rang_at = COALESCE(?, rang_at) WHERE id = ?",
-                   [.text(state), at.map { .real($0.timeIntervalSince1970) } ?? .null, .text(id)])
+        try db.run(
+            "UPDATE rings SET state = ?, rang_at = COALESCE(?, rang_at) WHERE id = ?",
+            [.text(state), at.map { .real($0.timeIntervalSince1970) } ?? .null, .text(id)])
     }
 
     /// Appends a history line; call inside ``write(_:)``.
     public func record(chain: String, kind: String, at: Date, detail: String? = nil) throws {
-        try db.run("INSERT INTO outcomes(chain, kind, at, detail) VALUES(?, ?, ?, ?)",
-                   [.text(chain), .text(kind), .real(at.timeIntervalSince1970), detail.map { .text($0) } ?? .null])
+        try db.run(
+            "INSERT INTO outcomes(chain, kind, at, detail) VALUES(?, ?, ?, ?)",
+            [.text(chain), .text(kind), .real(at.timeIntervalSince1970), detail.map { .text($0) } ?? .null])
     }
 
     /// Books a one-off chain and its rings in one transaction.
     /// - Returns: the chain id (`a1`, `a2`, ...).
-    public func addOneOff(first: Date, window: Duration, firstGap: Duration, gapGrowth: Duration, sound: String,
-                          keptSound: String?, proof: String, label: String?, now: Date) throws -> (String, [BookedRing]) {
+    public func addOneOff(
+        first: Date, window: Duration, firstGap: Duration, gapGrowth: Duration, sound: String,
+        keptSound: String?, proof: String, label: String?, now: Date
+    ) throws -> (String, [BookedRing]) {
         try write {
             let next = (try setting("next_chain")).flatMap { Int($0) } ?? 1
             try put(["next_chain": String(next + 1)])
             let id = "a\(next)"
-            let rings = AlarmRingScheduler.oneOffRings(chain: id, first: first, window: window, firstGap: firstGap,
-                                                       gapGrowth: gapGrowth)
-            try db.run("INSERT INTO chains(id, kind, label, sound, kept_sound, proof, first_fire, window_end, state, created) VALUES(?, 'oneoff', ?, ?, ?, ?, ?, ?, 'active', ?)",
-                       [.text(id), label.map { .text($0) } ?? .null, .text(sound), keptSound.map { .text($0) } ?? .null,
-                        .text(proof), .real(first.timeIntervalSince1970),
-                        .real(first.timeIntervalSince1970 + Double(window.components.seconds)),
-                        .real(now.timeIntervalSince1970)])
+            let rings = AlarmRingScheduler.oneOffRings(
+                chain: id, first: first, window: window, firstGap: firstGap,
+                gapGrowth: gapGrowth)
+            try db.run(
+                "INSERT INTO chains(id, kind, label, sound, kept_sound, proof, first_fire, window_end, state, created) VALUES(?, 'oneoff', ?, ?, ?, ?, ?, ?, 'active', ?)",
+                [
+                    .text(id), label.map { .text($0) } ?? .null, .text(sound), keptSound.map { .text($0) } ?? .null,
+                    .text(proof), .real(first.timeIntervalSince1970),
+                    .real(first.timeIntervalSince1970 + Double(window.components.seconds)),
+                    .real(now.timeIntervalSince1970),
+                ])
             for ring in rings {
-                try db.run("INSERT INTO rings(id, chain, ring, fire, sound, state) VALUES(?, ?, ?, ?, ?, 'scheduled')",
-                           [.text(ring.id), .text(id), .integer(Int64(ring.ringIndex)), .real(ring.fireDate.timeIntervalSince1970), .text(sound)])
+                try db.run(
+                    "INSERT INTO rings(id, chain, ring, fire, sound, state) VALUES(?, ?, ?, ?, ?, 'scheduled')",
+                    [
+                        .text(ring.id), .text(id), .integer(Int64(ring.ringIndex)),
+                        .real(ring.fireDate.timeIntervalSince1970), .text(sound),
+                    ])
             }
             return (id, rings)
         }
@@ -323,7 +360,9 @@ public final class AlarmStore: @unchecked Sendable {
             return chain
         }
         let active = try chains(where: "state = 'active'")
-        if let started = active.filter({ $0.firstFire <= now && now <= $0.windowEnd.addingTimeInterval(AlarmRingScheduler.lateGrace) }).last {
+        if let started = active.filter({
+            $0.firstFire <= now && now <= $0.windowEnd.addingTimeInterval(AlarmRingScheduler.lateGrace)
+        }).last {
             return started
         }
         return active.first { $0.firstFire > now }
@@ -338,10 +377,12 @@ public final class AlarmStore: @unchecked Sendable {
             let tzName = s["prayers.tz"], let zone = TimeZone(identifier: tzName),
             let method = CalculationMethod(name: s["prayers.method"] ?? "mwl")
         else { return nil }
-        let calculator = try PrayerTimeCalculator(coordinates: try Coordinates(latitude: lat, longitude: lon),
-                                                  timeZone: zone, parameters: method.parameters)
+        let calculator = try PrayerTimeCalculator(
+            coordinates: try Coordinates(latitude: lat, longitude: lon),
+            timeZone: zone, parameters: method.parameters)
         var configuration = AlarmChainConfiguration(deviceTimeZone: deviceZone)
-        configuration.prayers = Set((s["prayers.list"] ?? "fajr").split(separator: ",").compactMap { Prayer(rawValue: String($0)) })
+        configuration.prayers = Set(
+            (s["prayers.list"] ?? "fajr").split(separator: ",").compactMap { Prayer(rawValue: String($0)) })
         configuration.proofWindow = .seconds(Int(s["prayers.window"] ?? "1800") ?? 1800)
         if let sound = s["prayers.sound"] {
             for prayer in configuration.prayers { configuration.sounds[prayer] = sound }
@@ -362,35 +403,49 @@ public final class AlarmStore: @unchecked Sendable {
             // The system's list: what rings now, and what is still to come. Rings already due
             // but not yet rung are the ring scheduler's (it rings them inside their window or
             // logs them as missed), so the plan does not cancel them as past.
-            let prayerRings = try rings(where: "(state = 'ringing' OR (state = 'scheduled' AND fire > ?)) AND chain IN (SELECT id FROM chains WHERE kind = 'prayer')",
-                                        [.real(now.timeIntervalSince1970)])
+            let prayerRings = try rings(
+                where:
+                    "(state = 'ringing' OR (state = 'scheduled' AND fire > ?)) AND chain IN (SELECT id FROM chains WHERE kind = 'prayer')",
+                [.real(now.timeIntervalSince1970)])
             let ended = Set(try chains(where: "kind = 'prayer' AND state = 'ended'").compactMap { Occurrence($0.id) })
             var ledger = AlarmLedger(
                 alarms: prayerRings.map {
-                    SystemAlarm(id: AlarmID(rawValue: $0.ring.id), content: AlarmContent(fireDate: $0.ring.fireDate, sound: $0.sound),
-                                state: $0.state == "ringing" ? .ringing : .scheduled)
+                    SystemAlarm(
+                        id: AlarmID(rawValue: $0.ring.id),
+                        content: AlarmContent(fireDate: $0.ring.fireDate, sound: $0.sound),
+                        state: $0.state == "ringing" ? .ringing : .scheduled)
                 },
                 syncedFingerprint: s["prayers.fingerprint"])
             var context = ledger.planningContext
             context.ended = ended
             let plan = planner.plan(now: now, context: context)
-            let reconciliation = AlarmReconciler.reconcile(plan: plan, system: ledger.systemAlarms,
-                                                           syncedFingerprint: ledger.syncedFingerprint, capacity: nil)
+            let reconciliation = AlarmReconciler.reconcile(
+                plan: plan, system: ledger.systemAlarms,
+                syncedFingerprint: ledger.syncedFingerprint, capacity: nil)
             let window = Double(planner.configuration.proofWindow.components.seconds)
             let kept = s["prayers.kept_sound"]
             let report = ledger.apply(reconciliation) { operation in
                 do {
                     switch operation {
                     case .schedule(let alarm):
-                        let first = alarm.fireDate.addingTimeInterval(-Double(planner.configuration.ringOffsets[alarm.ringIndex].components.seconds))
-                        try db.run("INSERT INTO chains(id, kind, label, sound, kept_sound, proof, first_fire, window_end, state, created) VALUES(?, 'prayer', ?, ?, ?, ?, ?, ?, 'active', ?) ON CONFLICT(id) DO UPDATE SET sound = excluded.sound, kept_sound = excluded.kept_sound, first_fire = excluded.first_fire, window_end = excluded.window_end",
-                                   [.text(alarm.occurrence.description), .text(alarm.occurrence.prayer.rawValue), .text(alarm.content.sound),
-                                    kept.map { .text($0) } ?? .null, .text(s["prayers.proof"] ?? "any"),
-                                    .real(first.timeIntervalSince1970), .real(first.timeIntervalSince1970 + window),
-                                    .real(now.timeIntervalSince1970)])
-                        try db.run("INSERT INTO rings(id, chain, ring, fire, sound, state) VALUES(?, ?, ?, ?, ?, 'scheduled') ON CONFLICT(id) DO UPDATE SET fire = excluded.fire, sound = excluded.sound, state = 'scheduled'",
-                                   [.text(alarm.id.rawValue), .text(alarm.occurrence.description), .integer(Int64(alarm.ringIndex)),
-                                    .real(alarm.fireDate.timeIntervalSince1970), .text(alarm.content.sound)])
+                        let first = alarm.fireDate.addingTimeInterval(
+                            -Double(planner.configuration.ringOffsets[alarm.ringIndex].components.seconds))
+                        try db.run(
+                            "INSERT INTO chains(id, kind, label, sound, kept_sound, proof, first_fire, window_end, state, created) VALUES(?, 'prayer', ?, ?, ?, ?, ?, ?, 'active', ?) ON CONFLICT(id) DO UPDATE SET sound = excluded.sound, kept_sound = excluded.kept_sound, first_fire = excluded.first_fire, window_end = excluded.window_end",
+                            [
+                                .text(alarm.occurrence.description), .text(alarm.occurrence.prayer.rawValue),
+                                .text(alarm.content.sound),
+                                kept.map { .text($0) } ?? .null, .text(s["prayers.proof"] ?? "any"),
+                                .real(first.timeIntervalSince1970), .real(first.timeIntervalSince1970 + window),
+                                .real(now.timeIntervalSince1970),
+                            ])
+                        try db.run(
+                            "INSERT INTO rings(id, chain, ring, fire, sound, state) VALUES(?, ?, ?, ?, ?, 'scheduled') ON CONFLICT(id) DO UPDATE SET fire = excluded.fire, sound = excluded.sound, state = 'scheduled'",
+                            [
+                                .text(alarm.id.rawValue), .text(alarm.occurrence.description),
+                                .integer(Int64(alarm.ringIndex)),
+                                .real(alarm.fireDate.timeIntervalSince1970), .text(alarm.content.sound),
+                            ])
                     case .cancel(let id, _):
                         try db.run("DELETE FROM rings WHERE id = ? AND state = 'scheduled'", [.text(id.rawValue)])
                     }
@@ -399,16 +454,21 @@ public final class AlarmStore: @unchecked Sendable {
                     return "\(error)"
                 }
             }
-            try put(["prayers.fingerprint": ledger.syncedFingerprint,
-                     "prayers.stamp": PlanStampText.encode(PlanStamp(now: now, zone: deviceZone, fingerprint: plan.fingerprint)),
-                     "prayers.covered_until": plan.coveredUntil(booked: Set(ledger.alarms.keys))?.description])
+            try put([
+                "prayers.fingerprint": ledger.syncedFingerprint,
+                "prayers.stamp": PlanStampText.encode(
+                    PlanStamp(now: now, zone: deviceZone, fingerprint: plan.fingerprint)),
+                "prayers.covered_until": plan.coveredUntil(booked: Set(ledger.alarms.keys))?.description,
+            ])
             // The alarm list keeps 30 days of rung, missed and merged rings (the history of
             // outcomes is kept whole).
-            try db.run("DELETE FROM rings WHERE state NOT IN ('scheduled', 'ringing') AND fire < ?",
-                       [.real(now.timeIntervalSince1970 - 30 * 86_400)])
+            try db.run(
+                "DELETE FROM rings WHERE state NOT IN ('scheduled', 'ringing') AND fire < ?",
+                [.real(now.timeIntervalSince1970 - 30 * 86_400)])
             // Chains of the plan's past that never rang and have no rings left are dropped.
-            try db.run("DELETE FROM chains WHERE kind = 'prayer' AND state = 'active' AND window_end < ? AND id NOT IN (SELECT chain FROM rings)",
-                       [.real(now.timeIntervalSince1970)])
+            try db.run(
+                "DELETE FROM chains WHERE kind = 'prayer' AND state = 'active' AND window_end < ? AND id NOT IN (SELECT chain FROM rings)",
+                [.real(now.timeIntervalSince1970)])
             return report
         }
     }
@@ -427,7 +487,8 @@ public final class AlarmStore: @unchecked Sendable {
             throw ProofkitError(.notFound, "cannot read the sound", path: path)
         }
         try AlarmStore.makeFolder(soundsFolder)
-        let ext = path.split(separator: "/").last.flatMap { $0.contains(".") ? $0.split(separator: ".").last : nil }
+        let ext =
+            path.split(separator: "/").last.flatMap { $0.contains(".") ? $0.split(separator: ".").last : nil }
             .map { "." + $0 } ?? ""
         let target = soundsFolder + "/" + name + ext
         do {
@@ -449,7 +510,8 @@ enum PlanStampText {
         guard parts.count == 4, let day = LocalDate(iso: parts[0]), let zone = TimeZone(identifier: parts[1]),
             let offset = Int(parts[2])
         else { return nil }
-        var stamp = PlanStamp(now: WallClockTime(date: day, hour: 12, minute: 0).instant(in: zone), zone: zone, fingerprint: parts[3])
+        var stamp = PlanStamp(
+            now: WallClockTime(date: day, hour: 12, minute: 0).instant(in: zone), zone: zone, fingerprint: parts[3])
         stamp.utcOffset = offset
         return stamp
     }
@@ -458,14 +520,18 @@ enum PlanStampText {
 /// The device's zone now, read afresh each time (so a change of /etc/localtime or TZ is seen):
 /// `$TZ` when it names a zone, else the target of /etc/localtime, else UTC.
 public func currentDeviceZone(environment: [String: String]) -> TimeZone {
-    if let name = environment["TZ"], !name.isEmpty, let zone = TimeZone(identifier: name.hasPrefix(":") ? String(name.dropFirst()) : name) {
+    if let name = environment["TZ"], !name.isEmpty,
+        let zone = TimeZone(identifier: name.hasPrefix(":") ? String(name.dropFirst()) : name)
+    {
         return zone
     }
     var buffer = [CChar](repeating: 0, count: 4096)
     let count = readlink("/etc/localtime", &buffer, buffer.count - 1)
     if count > 0 {
         let target = String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        if let range = target.firstRange(of: "zoneinfo/"), let zone = TimeZone(identifier: String(target[range.upperBound...])) {
+        if let range = target.firstRange(of: "zoneinfo/"),
+            let zone = TimeZone(identifier: String(target[range.upperBound...]))
+        {
             return zone
         }
     }

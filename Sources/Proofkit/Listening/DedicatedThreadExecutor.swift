@@ -1,5 +1,5 @@
-internal import ProofkitSystem
 import Dispatch
+internal import ProofkitSystem
 import Synchronization
 
 /// A task executor with one POSIX thread of its own (never Swift's cooperative pool): a task

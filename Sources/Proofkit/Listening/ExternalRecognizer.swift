@@ -1,5 +1,5 @@
-public import ProofkitCore
 import AudioIO
+public import ProofkitCore
 internal import ProofkitSystem
 import Synchronization
 
@@ -177,8 +177,9 @@ public final class ExternalRecognizer: Sendable {
     }
 
     private func spawnError(_ failure: ChildProcess.Failure) -> ProofkitError {
-        ProofkitError(.runtimeUnavailable, "cannot start the recogniser '\(command)': \(failure)",
-                      operation: failure.operation, underlying: failure.errno.code)
+        ProofkitError(
+            .runtimeUnavailable, "cannot start the recogniser '\(command)': \(failure)",
+            operation: failure.operation, underlying: failure.errno.code)
     }
 }
 

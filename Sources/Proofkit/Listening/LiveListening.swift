@@ -1,6 +1,6 @@
-internal import ProofkitSystem
 public import AudioIO
 public import ProofkitCore
+internal import ProofkitSystem
 import Synchronization
 
 #if canImport(Glibc)
@@ -150,8 +150,9 @@ public func transcriptLines(from path: String) throws(ProofkitError) -> AsyncStr
     switch path == "-" ? .success(0) : POSIX.open(path, .readOnly) {
     case .success(let value): fd = value
     case .failure(let errno):
-        throw ProofkitError(errno.isNotFound ? .notFound : .io, "cannot read the transcript: \(errno)",
-                            operation: "open", underlying: errno.code, path: path)
+        throw ProofkitError(
+            errno.isNotFound ? .notFound : .io, "cannot read the transcript: \(errno)",
+            operation: "open", underlying: errno.code, path: path)
     }
     let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .unbounded)
     runOnDedicatedThread {

@@ -1,7 +1,7 @@
-internal import ProofkitSystem
 import AudioIO
 import Dispatch
 public import ProofkitCore
+internal import ProofkitSystem
 public import SpeechRecognition
 import Synchronization
 
@@ -85,7 +85,9 @@ public final class WhisperLiveTranscriber: Sendable {
                 if !state.wasVoiced {
                     // The first run takes everything before it (up to 4 s): while the gate learns
                     // the room, speech from the first moment is not yet called voice.
-                    let wanted = state.everVoiced ? max(Self.minimumPreroll, Int((lookBack + 0.3) * Double(Self.rate))) : Self.prerollSamples
+                    let wanted =
+                        state.everVoiced
+                        ? max(Self.minimumPreroll, Int((lookBack + 0.3) * Double(Self.rate))) : Self.prerollSamples
                     keep = Array(state.preroll.suffix(wanted))
                     state.everVoiced = true
                 }
@@ -145,7 +147,8 @@ public final class WhisperLiveTranscriber: Sendable {
         var total: SpanScore?
         for run in runs where !run.transcription.text.isEmpty {
             let features = WhisperFeatures.logMel(of: run.audio)
-            let score = try recognizer.spanScores(texts: [text], features: features, transcription: run.transcription)[0]
+            let score = try recognizer.spanScores(texts: [text], features: features, transcription: run.transcription)[
+                0]
             total = total.map { $0.appending(score) } ?? score
         }
         return total
@@ -159,8 +162,10 @@ public final class WhisperLiveTranscriber: Sendable {
                     state.full.removeFirst()
                     return (first, false, true)
                 }
-                let due = state.newSamples > 0
-                    && (state.finishing || state.voiceStopped || Double(state.newSamples) >= interval * Double(Self.rate))
+                let due =
+                    state.newSamples > 0
+                    && (state.finishing || state.voiceStopped
+                        || Double(state.newSamples) >= interval * Double(Self.rate))
                 if due {
                     state.newSamples = 0
                     state.voiceStopped = false

@@ -1,5 +1,5 @@
-public import ProofkitCore
 import AudioIO
+public import ProofkitCore
 
 extension RejectionReason.Kind {
     /// The sound decodes to no audio at all.
@@ -112,27 +112,43 @@ extension AlarmSound {
             problems.append(RejectionReason(.noAudio, "it decodes to no audio"))
         }
         if reachedLimit {
-            problems.append(RejectionReason(.tooLong, "it is at least \(decimalText(limitSeconds, places: 2)) s long as decoded; an alarm sound must be shorter than \(limitSeconds == limitSeconds.rounded() ? String(Int(limitSeconds)) : decimalText(limitSeconds, places: 2)) s (use 'proofkit trim')"))
+            problems.append(
+                RejectionReason(
+                    .tooLong,
+                    "it is at least \(decimalText(limitSeconds, places: 2)) s long as decoded; an alarm sound must be shorter than \(limitSeconds == limitSeconds.rounded() ? String(Int(limitSeconds)) : decimalText(limitSeconds, places: 2)) s (use 'proofkit trim')"
+                ))
         }
         let isAlarmContainer = [AudioContainer.caf, .wav, .aiff].contains(format.container)
         if !isAlarmContainer || !format.isLinearPCM16 {
-            problems.append(RejectionReason(.notAlarmFormat, "it is \(format.majorFormatName) \(format.subtypeName); an alarm plays CAF, WAV or AIFF with 16-bit linear PCM (use 'proofkit trim')"))
+            problems.append(
+                RejectionReason(
+                    .notAlarmFormat,
+                    "it is \(format.majorFormatName) \(format.subtypeName); an alarm plays CAF, WAV or AIFF with 16-bit linear PCM (use 'proofkit trim')"
+                ))
         }
         if decoded > 0 {
             if levels.peak == 0 {
                 problems.append(RejectionReason(.silent, "it is all digital silence"))
             } else if levels.peakDBFS < nearlySilentPeakDBFS || levels.rmsDBFS < nearlySilentRMSDBFS {
-                problems.append(RejectionReason(.nearlySilent, "it is nearly silent (peak \(decimalText(levels.peakDBFS, places: 2)) dBFS, RMS \(decimalText(levels.rmsDBFS, places: 2)) dBFS); normalise it, e.g. 'proofkit trim --normalize -1'"))
+                problems.append(
+                    RejectionReason(
+                        .nearlySilent,
+                        "it is nearly silent (peak \(decimalText(levels.peakDBFS, places: 2)) dBFS, RMS \(decimalText(levels.rmsDBFS, places: 2)) dBFS); normalise it, e.g. 'proofkit trim --normalize -1'"
+                    ))
             }
         }
         if levels.clippedSamples > 0 {
             let percent = decimalText(levels.clippedFraction * 100, places: 2)
-            warnings.append("\(levels.isHeavy ? "heavy clipping" : "some clipping"): \(levels.clippedSamples) samples (\(percent)%) in flat tops at full scale")
+            warnings.append(
+                "\(levels.isHeavy ? "heavy clipping" : "some clipping"): \(levels.clippedSamples) samples (\(percent)%) in flat tops at full scale"
+            )
         }
         if let header = format.headerFrameCount, !reachedLimit, header != decoded,
             abs(Double(header - decoded)) / Double(format.sampleRate) >= 0.5
         {
-            warnings.append("the header claims \(decimalText(Double(header) / Double(format.sampleRate), places: 2)) s but \(decimalText(seconds, places: 2)) s decode")
+            warnings.append(
+                "the header claims \(decimalText(Double(header) / Double(format.sampleRate), places: 2)) s but \(decimalText(seconds, places: 2)) s decode"
+            )
         }
         return CheckReport(
             path: path, format: format, decodedFrames: decoded, reachedLimit: reachedLimit,

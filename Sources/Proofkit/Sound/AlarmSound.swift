@@ -1,7 +1,7 @@
-internal import ProofkitSystem
-public import ProofkitCore
 import AudioDSP
 import AudioIO
+public import ProofkitCore
+internal import ProofkitSystem
 
 /// Preparing and checking alarm sounds: the pipelines behind `proofkit trim` and `proofkit check`.
 ///
@@ -72,11 +72,14 @@ public enum AlarmSound {
         /// - Throws: `.invalidArgument` naming the option.
         public func validate() throws(ProofkitError) {
             guard limitSeconds > AlarmSound.cutMargin, limitSeconds.isFinite else {
-                throw ProofkitError(.invalidArgument, "the length limit must be more than \(AlarmSound.cutMargin) s, got \(limitSeconds)")
+                throw ProofkitError(
+                    .invalidArgument,
+                    "the length limit must be more than \(AlarmSound.cutMargin) s, got \(limitSeconds)")
             }
             let largest = AlarmSound.largestMaxSeconds(limitSeconds: limitSeconds)
             guard maxSeconds > 0, maxSeconds <= largest else {
-                throw ProofkitError(.invalidArgument, "--max-seconds must be above 0 and at most \(largest), got \(maxSeconds)")
+                throw ProofkitError(
+                    .invalidArgument, "--max-seconds must be above 0 and at most \(largest), got \(maxSeconds)")
             }
             guard startSeconds >= 0, startSeconds.isFinite else {
                 throw ProofkitError(.invalidArgument, "--start must be 0 or more seconds")
@@ -85,7 +88,10 @@ public enum AlarmSound {
                 throw ProofkitError(.invalidArgument, "--normalize must be between -60 and 0 dBFS, got \(peak)")
             }
             if let rate = sampleRate, !AlarmSound.commonSampleRates.contains(rate) {
-                throw ProofkitError(.invalidArgument, "--rate must be one of \(AlarmSound.commonSampleRates.map(String.init).joined(separator: ", ")) Hz, got \(rate)")
+                throw ProofkitError(
+                    .invalidArgument,
+                    "--rate must be one of \(AlarmSound.commonSampleRates.map(String.init).joined(separator: ", ")) Hz, got \(rate)"
+                )
             }
             guard fadeOutSeconds >= 0, fadeOutSeconds <= 1 else {
                 throw ProofkitError(.invalidArgument, "the fade-out must be 0...1 s")
@@ -138,7 +144,8 @@ public enum AlarmSound {
     {
         try options.validate()
         if POSIX.sameFile(input, output) {
-            throw ProofkitError(.invalidArgument, "the output is the input file; choose another output with -o", path: output)
+            throw ProofkitError(
+                .invalidArgument, "the output is the input file; choose another output with -o", path: output)
         }
         var source = try TrimSource(path: input, options: options)
         let format = source.inputFormat
@@ -151,7 +158,8 @@ public enum AlarmSound {
         var gainDB: Double? = nil
         if let target = options.normalizePeakDBFS {
             var levels = SignalLevels(channels: channels)
-            _ = try source.run(maxFrames: maxFrames, fadeFrames: fadeFrames) { (chunk: inout [Float]) throws(ProofkitError) in
+            _ = try source.run(maxFrames: maxFrames, fadeFrames: fadeFrames) {
+                (chunk: inout [Float]) throws(ProofkitError) in
                 levels.add(chunk)
             }
             guard levels.peak > 0 else {
@@ -172,11 +180,13 @@ public enum AlarmSound {
         if gainDB == nil && source.passesSamplesThrough {
             // 16-bit in, 16-bit out, nothing to mix or resample: the samples go through as they
             // are (only the fade-out is computed), bit for bit what the float path writes.
-            summary = try source.runPassingThrough(maxFrames: maxFrames, fadeFrames: fadeFrames) { (chunk: ArraySlice<Int16>) throws(ProofkitError) in
+            summary = try source.runPassingThrough(maxFrames: maxFrames, fadeFrames: fadeFrames) {
+                (chunk: ArraySlice<Int16>) throws(ProofkitError) in
                 try writer.write(chunk)
             }
         } else {
-            summary = try source.run(maxFrames: maxFrames, fadeFrames: fadeFrames) { (chunk: inout [Float]) throws(ProofkitError) in
+            summary = try source.run(maxFrames: maxFrames, fadeFrames: fadeFrames) {
+                (chunk: inout [Float]) throws(ProofkitError) in
                 SignalMath.applyGain(&chunk, gain)
                 try writer.write(chunk)
             }
@@ -292,7 +302,10 @@ struct TrimSource: ~Copyable {
         let startFrames = Int((options.startSeconds * Double(inRate)).rounded())
         let skipped = try reader.skip(frames: startFrames)
         if skipped < startFrames {
-            throw ProofkitError(.invalidArgument, "--start \(options.startSeconds) s is past the end of the audio (\(decimalText(Double(skipped) / Double(inRate), places: 2)) s)", path: reader.path)
+            throw ProofkitError(
+                .invalidArgument,
+                "--start \(options.startSeconds) s is past the end of the audio (\(decimalText(Double(skipped) / Double(inRate), places: 2)) s)",
+                path: reader.path)
         }
         return skipped
     }
@@ -318,7 +331,10 @@ struct TrimSource: ~Copyable {
             while true {
                 let frames = try reader.read(into: &buffer, maxFrames: chunkFrames)
                 if frames == 0 {
-                    let reason = reader.position == 0 ? "has no audio" : "is all silence (below \(Int(options.silenceThresholdDBFS)) dBFS) after the start; nothing to keep"
+                    let reason =
+                        reader.position == 0
+                        ? "has no audio"
+                        : "is all silence (below \(Int(options.silenceThresholdDBFS)) dBFS) after the start; nothing to keep"
                     throw ProofkitError(.decodeFailed, reason, path: path)
                 }
                 let chunk = Array(buffer[0..<(frames * inChannels)])
@@ -405,4 +421,3 @@ struct TrimSource: ~Copyable {
         return Summary(skippedFrames: skipped, wasCut: wasCut, noAudioReason: reason)
     }
 }
-

@@ -1,3 +1,7 @@
+public import AudioDSP
+import AudioIO
+import ProofkitCore
+
 // Level statistics over interleaved samples (peak, RMS, clipping) and the 16-bit to float
 // conversion: the hot loops of check and trim, with unaligned SIMD loads and AudioIO's 16-bit
 // statistics in C, so they stay here rather than in the strict-memory-safety AudioDSP engine
@@ -7,9 +11,6 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
-public import AudioDSP
-import AudioIO
-import ProofkitCore
 
 /// Running level statistics over interleaved samples, fed chunk by chunk.
 ///
@@ -89,7 +90,9 @@ public struct SignalLevels: Sendable, Equatable {
             let minimumRun = SignalLevels.clipRunLength
             let channels = self.channels
             if chunkPeak >= threshold {
-                clippedSamples += countFlatTops(input, channels: channels, minimumRun: minimumRun) { abs($0) >= threshold }
+                clippedSamples += countFlatTops(input, channels: channels, minimumRun: minimumRun) {
+                    abs($0) >= threshold
+                }
             } else if chunkPeak > 0 || !input.isEmpty {
                 for channel in 0..<channels { runs[channel] = 0 }
             }

@@ -1,6 +1,7 @@
-internal import ProofkitSystem
 import Proofkit
 import ProofkitCore
+internal import ProofkitSystem
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -81,28 +82,29 @@ enum AlarmCommand: Subcommand {
           proofkit alarm add --at +10s --sound adhan.caf --window 5m
           proofkit alarm prove --photo mat.jpg
         """
-    static let options: [OptionSpec] = [
-        .option("store", value: "DIR", help: "the store folder [$PROOFKIT_ALARM_DIR or ~/.local/state/proofkit]"),
-        .option("device", value: "D", help: "run: ALSA playback device; prove --voice: capture device [default]"),
-        .option("ring-seconds", value: "S", help: "run: how long one ring lasts [60]"),
-        .option("at", value: "TIME", help: "add: ISO-8601, HH:MM or +DURATION"),
-        .option("sound", value: "FILE", help: "add, prayers: the alarm sound"),
-        .option("window", value: "DUR", help: "add: the proof window [30m]"),
-        .option("gap", value: "DUR", help: "add: first gap between rings [2m]"),
-        .option("gap-growth", value: "DUR", help: "add: growth of each next gap [1m]"),
-        .option("proof", value: "KIND", help: "add, prayers: voice, mat, squat or any [any]"),
-        .option("label", value: "L", help: "add: a label shown in status"),
-        .flag("voice", help: "prove: the voice proof (REC as argument, else live)"),
-        .option("photo", value: "PHOTO", help: "prove: the mat proof on a photo"),
-        .option("squat", value: "POSES", help: "prove: squats from a keypoint file, or - for live"),
-        .flag("escape", help: "prove: record an escape (ends the chain, not a proof)"),
-        .flag("json", help: "status, add: one JSON object"),
-        .flag("user", help: "install: a user unit [default]"),
-        .flag("system", help: "install: a system unit"),
-        .flag("print", help: "install: print the unit instead of writing it"),
-        .option("prayers", value: "LIST", help: "prayers: prayers with alarms [fajr]"),
-        .option("proof-window", value: "DUR", help: "prayers: backups spread over this [30m]"),
-    ] + PrayerOptions.specs.filter { ["lat", "lon", "tz", "method"].contains($0.name) }
+    static let options: [OptionSpec] =
+        [
+            .option("store", value: "DIR", help: "the store folder [$PROOFKIT_ALARM_DIR or ~/.local/state/proofkit]"),
+            .option("device", value: "D", help: "run: ALSA playback device; prove --voice: capture device [default]"),
+            .option("ring-seconds", value: "S", help: "run: how long one ring lasts [60]"),
+            .option("at", value: "TIME", help: "add: ISO-8601, HH:MM or +DURATION"),
+            .option("sound", value: "FILE", help: "add, prayers: the alarm sound"),
+            .option("window", value: "DUR", help: "add: the proof window [30m]"),
+            .option("gap", value: "DUR", help: "add: first gap between rings [2m]"),
+            .option("gap-growth", value: "DUR", help: "add: growth of each next gap [1m]"),
+            .option("proof", value: "KIND", help: "add, prayers: voice, mat, squat or any [any]"),
+            .option("label", value: "L", help: "add: a label shown in status"),
+            .flag("voice", help: "prove: the voice proof (REC as argument, else live)"),
+            .option("photo", value: "PHOTO", help: "prove: the mat proof on a photo"),
+            .option("squat", value: "POSES", help: "prove: squats from a keypoint file, or - for live"),
+            .flag("escape", help: "prove: record an escape (ends the chain, not a proof)"),
+            .flag("json", help: "status, add: one JSON object"),
+            .flag("user", help: "install: a user unit [default]"),
+            .flag("system", help: "install: a system unit"),
+            .flag("print", help: "install: print the unit instead of writing it"),
+            .option("prayers", value: "LIST", help: "prayers: prayers with alarms [fajr]"),
+            .option("proof-window", value: "DUR", help: "prayers: backups spread over this [30m]"),
+        ] + PrayerOptions.specs.filter { ["lat", "lon", "tz", "method"].contains($0.name) }
 
     static func run(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
         guard let action = arguments.positionals.first else {
@@ -143,7 +145,9 @@ enum AlarmCommand: Subcommand {
     /// Asks the service to re-read the store; says so when none runs.
     static func poke(_ store: AlarmStore, io: CommandIO) {
         if (try? AlarmControl.send("reload", socketPath: store.socketPath)) == nil {
-            io.printError("proofkit alarm: note: no alarm service is running on \(store.folder); start it with 'proofkit alarm run' (or 'proofkit alarm install')")
+            io.printError(
+                "proofkit alarm: note: no alarm service is running on \(store.folder); start it with 'proofkit alarm run' (or 'proofkit alarm install')"
+            )
         }
     }
 
@@ -161,7 +165,9 @@ enum AlarmCommand: Subcommand {
         options.device = arguments.value("device") ?? "default"
         options.soundDevices = try SoundDevices(environment: io.environment)
         if let seconds = try arguments.double("ring-seconds") {
-            guard seconds > 0, seconds <= 3600 else { throw UsageError("--ring-seconds must be 0...3600, got \(seconds)") }
+            guard seconds > 0, seconds <= 3600 else {
+                throw UsageError("--ring-seconds must be 0...3600, got \(seconds)")
+            }
             options.ringSeconds = seconds
         }
         options.environment = io.environment
@@ -196,7 +202,9 @@ enum AlarmCommand: Subcommand {
             return now.addingTimeInterval(seconds)
         }
         let parts = text.split(separator: ":")
-        if parts.count == 2, text.count == 5, let h = Int(parts[0]), let m = Int(parts[1]), (0..<24).contains(h), (0..<60).contains(m) {
+        if parts.count == 2, text.count == 5, let h = Int(parts[0]), let m = Int(parts[1]), (0..<24).contains(h),
+            (0..<60).contains(m)
+        {
             let today = WallClockTime(now, in: zone).date
             var date = WallClockTime(date: today, hour: h, minute: m).instant(in: zone)
             if date <= now { date = WallClockTime(date: today.adding(days: 1), hour: h, minute: m).instant(in: zone) }
@@ -221,23 +229,33 @@ enum AlarmCommand: Subcommand {
         guard (0...4 * 3600).contains(window) else { throw UsageError("--window must be 0...4h") }
         let gap = try arguments.seconds("gap") ?? 120
         let growth = try arguments.seconds("gap-growth") ?? 60
-        guard gap >= 0.5, growth >= 0 else { throw UsageError("--gap must be at least 0.5s and --gap-growth not negative") }
+        guard gap >= 0.5, growth >= 0 else {
+            throw UsageError("--gap must be at least 0.5s and --gap-growth not negative")
+        }
         let proof = try proofKind(arguments)
         try checkSound(sound)
         let store = try openStore(arguments, io: io)
         let absolute = sound.hasPrefix("/") ? sound : (FileManager.default.currentDirectoryPath + "/" + sound)
         let kept = try store.keepCopy(of: absolute, name: "oneoff-\(Int(now.timeIntervalSince1970 * 1000))")
         func duration(_ s: Double) -> Duration { .milliseconds(Int64((s * 1000).rounded())) }
-        let (id, rings) = try store.addOneOff(first: first, window: duration(window), firstGap: duration(gap),
-                                              gapGrowth: duration(growth), sound: absolute, keptSound: kept, proof: proof,
-                                              label: arguments.value("label"), now: now)
+        let (id, rings) = try store.addOneOff(
+            first: first, window: duration(window), firstGap: duration(gap),
+            gapGrowth: duration(growth), sound: absolute, keptSound: kept, proof: proof,
+            label: arguments.value("label"), now: now)
         poke(store, io: io)
         if arguments.has("json") {
-            io.printJSON(.object(["id": .string(id), "rings": .array(rings.map {
-                .object(["id": .string($0.id), "fire": .string(iso8601($0.fireDate, in: zone))])
-            })]))
+            io.printJSON(
+                .object([
+                    "id": .string(id),
+                    "rings": .array(
+                        rings.map {
+                            .object(["id": .string($0.id), "fire": .string(iso8601($0.fireDate, in: zone))])
+                        }),
+                ]))
         } else {
-            io.print("booked \(id): \(rings.count) ring\(rings.count == 1 ? "" : "s") from \(iso8601(first, in: zone)) (\(rings.map { PrayerOptions.clock($0.fireDate, zone: zone, date: WallClockTime(first, in: zone).date) }.joined(separator: " "))), proof \(proof)")
+            io.print(
+                "booked \(id): \(rings.count) ring\(rings.count == 1 ? "" : "s") from \(iso8601(first, in: zone)) (\(rings.map { PrayerOptions.clock($0.fireDate, zone: zone, date: WallClockTime(first, in: zone).date) }.joined(separator: " "))), proof \(proof)"
+            )
         }
         return .success
     }
@@ -277,7 +295,8 @@ enum AlarmCommand: Subcommand {
         let kept = try sound.map { try store.keepCopy(of: $0, name: "prayers") }
         try store.write {
             try store.put([
-                "prayers.lat": String(calculator.coordinates.latitude), "prayers.lon": String(calculator.coordinates.longitude),
+                "prayers.lat": String(calculator.coordinates.latitude),
+                "prayers.lon": String(calculator.coordinates.longitude),
                 "prayers.tz": calculator.timeZone.identifier, "prayers.method": arguments.value("method") ?? "mwl",
                 "prayers.list": list.map(\.rawValue).joined(separator: ","), "prayers.window": String(Int(window)),
                 "prayers.proof": proof,
@@ -288,7 +307,9 @@ enum AlarmCommand: Subcommand {
         let report = try store.replanPrayers(now: Date(), deviceZone: zone)
         poke(store, io: io)
         let covered = try store.setting("prayers.covered_until") ?? "nothing"
-        io.print("prayer alarms for \(list.map(\.rawValue).joined(separator: ", ")) at \(calculator.coordinates.latitude), \(calculator.coordinates.longitude) (\(calculator.timeZone.identifier)): \(report?.booked.count ?? 0) rings booked, \(report?.cancelled.count ?? 0) cancelled\(report.map { $0.failed.isEmpty ? "" : ", \($0.failed.count) failed" } ?? ""); covered until \(covered)")
+        io.print(
+            "prayer alarms for \(list.map(\.rawValue).joined(separator: ", ")) at \(calculator.coordinates.latitude), \(calculator.coordinates.longitude) (\(calculator.timeZone.identifier)): \(report?.booked.count ?? 0) rings booked, \(report?.cancelled.count ?? 0) cancelled\(report.map { $0.failed.isEmpty ? "" : ", \($0.failed.count) failed" } ?? ""); covered until \(covered)"
+        )
         return .success
     }
 
@@ -298,7 +319,10 @@ enum AlarmCommand: Subcommand {
         let store = try openStore(arguments, io: io)
         let reply = try AlarmControl.send("stop", socketPath: store.socketPath)
         guard reply.hasPrefix("ok") else { throw ProofkitError(.internal, "the service answered: \(reply)") }
-        io.print(reply == "ok nothing ringing" ? "nothing is ringing" : "stopped \(reply.split(separator: " ").dropFirst(2).joined(separator: " ")); the backups still come")
+        io.print(
+            reply == "ok nothing ringing"
+                ? "nothing is ringing"
+                : "stopped \(reply.split(separator: " ").dropFirst(2).joined(separator: " ")); the backups still come")
         return .success
     }
 
@@ -314,10 +338,19 @@ enum AlarmCommand: Subcommand {
             throw AlarmFailure(.unknownID, "no alarm chain '\(first)'; 'proofkit alarm status' lists them")
         }
         if chain == nil { chain = try store.currentChain(now: now) }
-        guard let chain else { throw AlarmFailure(.unknownID, "no active alarm chain to prove; 'proofkit alarm status' lists them") }
-        let kinds = [arguments.has("voice"), arguments.value("photo") != nil, arguments.value("squat") != nil, arguments.has("escape")]
-        guard kinds.filter({ $0 }).count == 1 else { throw UsageError("prove needs one of --voice [REC], --photo PHOTO, --squat POSES|-, --escape") }
-        guard positionals.count <= (arguments.has("voice") ? 1 : 0) else { throw UsageError("unexpected argument '\(positionals.last!)'") }
+        guard let chain else {
+            throw AlarmFailure(.unknownID, "no active alarm chain to prove; 'proofkit alarm status' lists them")
+        }
+        let kinds = [
+            arguments.has("voice"), arguments.value("photo") != nil, arguments.value("squat") != nil,
+            arguments.has("escape"),
+        ]
+        guard kinds.filter({ $0 }).count == 1 else {
+            throw UsageError("prove needs one of --voice [REC], --photo PHOTO, --squat POSES|-, --escape")
+        }
+        guard positionals.count <= (arguments.has("voice") ? 1 : 0) else {
+            throw UsageError("unexpected argument '\(positionals.last!)'")
+        }
         guard chain.state == "active" else {
             io.print("chain \(chain.id) has already ended")
             return .success
@@ -325,7 +358,9 @@ enum AlarmCommand: Subcommand {
         if arguments.has("escape") {
             let cancelled = try store.end(chain: chain.id, kind: "escape", at: now) ?? []
             poke(store, io: io)
-            io.print("chain \(chain.id) ended by an escape (not a proof); \(cancelled.count) ring\(cancelled.count == 1 ? "" : "s") cancelled")
+            io.print(
+                "chain \(chain.id) ended by an escape (not a proof); \(cancelled.count) ring\(cancelled.count == 1 ? "" : "s") cancelled"
+            )
             return .success
         }
         let proof: (String, any Subcommand.Type, [String], Bool)
@@ -336,7 +371,10 @@ enum AlarmCommand: Subcommand {
         } else if let recording = positionals.first {
             proof = ("voice", VoiceCommand.self, [recording, "--strict"], false)
         } else {
-            proof = ("voice", VoiceCommand.self, ["--live", "--strict"] + (arguments.value("device").map { ["--device", $0] } ?? []), true)
+            proof = (
+                "voice", VoiceCommand.self,
+                ["--live", "--strict"] + (arguments.value("device").map { ["--device", $0] } ?? []), true
+            )
         }
         guard chain.proof == "any" || chain.proof == proof.0 else {
             throw UsageError("chain \(chain.id) asks for the \(chain.proof) proof, not \(proof.0)")
@@ -354,7 +392,9 @@ enum AlarmCommand: Subcommand {
         case .success:
             let cancelled = try store.end(chain: chain.id, kind: "proof", at: Date(), detail: proof.0) ?? []
             poke(store, io: io)
-            io.print("proof accepted: chain \(chain.id) ended; \(cancelled.count) ring\(cancelled.count == 1 ? "" : "s") cancelled")
+            io.print(
+                "proof accepted: chain \(chain.id) ended; \(cancelled.count) ring\(cancelled.count == 1 ? "" : "s") cancelled"
+            )
             return .success
         case .rejected:
             io.print("proof rejected: chain \(chain.id) goes on; the backups still come")
@@ -374,7 +414,9 @@ enum AlarmCommand: Subcommand {
         let rings = try store.allRings()
         let chains = try store.allChains()
         let active = chains.filter { chain in
-            chain.state == "active" && (chain.windowEnd >= now || rings.contains { $0.ring.chain == chain.id && ["scheduled", "ringing"].contains($0.state) })
+            chain.state == "active"
+                && (chain.windowEnd >= now
+                    || rings.contains { $0.ring.chain == chain.id && ["scheduled", "ringing"].contains($0.state) })
         }
         let next = rings.filter { $0.state == "scheduled" }.min { $0.ring.fireDate < $1.ring.fireDate }
         let covered = try store.setting("prayers.covered_until")
@@ -397,27 +439,43 @@ enum AlarmCommand: Subcommand {
             return verdict
         }
         if arguments.has("json") {
-            io.printJSON(.object([
-                "store": .string(store.folder), "service": .string(running ? "running" : "stopped"),
-                "now": .string(iso8601(now, in: zone)),
-                "next_ring": next.map { .object(["id": .string($0.ring.id), "chain": .string($0.ring.chain), "fire": .string(iso8601($0.ring.fireDate, in: zone))]) } ?? .null,
-                "covered_until": JSONValue(covered),
-                "chains": .array(active.map { chain in
-                    .object([
-                        "id": .string(chain.id), "kind": .string(chain.kind), "label": JSONValue(chain.label),
-                        "proof": .string(chain.proof), "sound": .string(chain.sound), "sound_status": .string(soundStatus(chain)),
-                        "window_end": .string(iso8601(chain.windowEnd, in: zone)),
-                        "rings": .array(rings.filter { $0.ring.chain == chain.id }.map {
-                            .object(["id": .string($0.ring.id), "ring": .int($0.ring.ringIndex),
-                                     "fire": .string(iso8601($0.ring.fireDate, in: zone)), "state": .string($0.state)])
+            io.printJSON(
+                .object([
+                    "store": .string(store.folder), "service": .string(running ? "running" : "stopped"),
+                    "now": .string(iso8601(now, in: zone)),
+                    "next_ring": next.map {
+                        .object([
+                            "id": .string($0.ring.id), "chain": .string($0.ring.chain),
+                            "fire": .string(iso8601($0.ring.fireDate, in: zone)),
+                        ])
+                    } ?? .null,
+                    "covered_until": JSONValue(covered),
+                    "chains": .array(
+                        active.map { chain in
+                            .object([
+                                "id": .string(chain.id), "kind": .string(chain.kind), "label": JSONValue(chain.label),
+                                "proof": .string(chain.proof), "sound": .string(chain.sound),
+                                "sound_status": .string(soundStatus(chain)),
+                                "window_end": .string(iso8601(chain.windowEnd, in: zone)),
+                                "rings": .array(
+                                    rings.filter { $0.ring.chain == chain.id }.map {
+                                        .object([
+                                            "id": .string($0.ring.id), "ring": .int($0.ring.ringIndex),
+                                            "fire": .string(iso8601($0.ring.fireDate, in: zone)),
+                                            "state": .string($0.state),
+                                        ])
+                                    }),
+                            ])
                         }),
-                    ])
-                }),
-                "outcomes": .array(outcomes.map {
-                    .object(["chain": .string($0.chain), "kind": .string($0.kind), "at": .string(iso8601($0.at, in: zone)),
-                             "detail": JSONValue($0.detail)])
-                }),
-            ]))
+                    "outcomes": .array(
+                        outcomes.map {
+                            .object([
+                                "chain": .string($0.chain), "kind": .string($0.kind),
+                                "at": .string(iso8601($0.at, in: zone)),
+                                "detail": JSONValue($0.detail),
+                            ])
+                        }),
+                ]))
             return .success
         }
         io.print("store \(store.folder): service \(running ? "running" : "not running")")
@@ -425,14 +483,20 @@ enum AlarmCommand: Subcommand {
         if let covered { io.print("prayer alarms covered until \(covered)") }
         io.print("\(active.count) active chain\(active.count == 1 ? "" : "s")")
         for chain in active {
-            io.print("  \(chain.id)\(chain.label.map { " (\($0))" } ?? "")  proof \(chain.proof)  window until \(iso8601(chain.windowEnd, in: zone))  sound \(soundStatus(chain))")
+            io.print(
+                "  \(chain.id)\(chain.label.map { " (\($0))" } ?? "")  proof \(chain.proof)  window until \(iso8601(chain.windowEnd, in: zone))  sound \(soundStatus(chain))"
+            )
             let parts = rings.filter { $0.ring.chain == chain.id }.map {
                 "\(PrayerOptions.clock($0.ring.fireDate, zone: zone, date: WallClockTime(chain.firstFire, in: zone).date))\(WallClockTime($0.ring.fireDate, in: zone).second == 0 ? "" : ":" + String(100 + WallClockTime($0.ring.fireDate, in: zone).second).dropFirst()) \($0.state)"
             }
             io.print("    " + parts.joined(separator: ", "))
         }
         io.print("last outcomes:")
-        for outcome in outcomes { io.print("  \(iso8601(outcome.at, in: zone))  \(outcome.kind.padded(toLength: 8))\(outcome.chain)\(outcome.detail.map { " " + $0 } ?? "")") }
+        for outcome in outcomes {
+            io.print(
+                "  \(iso8601(outcome.at, in: zone))  \(outcome.kind.padded(toLength: 8))\(outcome.chain)\(outcome.detail.map { " " + $0 } ?? "")"
+            )
+        }
         if outcomes.isEmpty { io.print("  none") }
         return .success
     }
@@ -440,12 +504,17 @@ enum AlarmCommand: Subcommand {
     // MARK: install
 
     static func install(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
-        guard !(arguments.has("user") && arguments.has("system")) else { throw UsageError("choose --user or --system, not both") }
+        guard !(arguments.has("user") && arguments.has("system")) else {
+            throw UsageError("choose --user or --system, not both")
+        }
         let system = arguments.has("system")
         let folder = AlarmStore.folder(explicit: arguments.value("store"), environment: io.environment)
         var buffer = [CChar](repeating: 0, count: 4096)
         let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        let binary = count > 0 ? String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self) : "/usr/local/bin/proofkit"
+        let binary =
+            count > 0
+            ? String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            : "/usr/local/bin/proofkit"
         let unit = """
             [Unit]
             Description=proofkit alarm: rings at prayer times until the proof passes
@@ -468,9 +537,12 @@ enum AlarmCommand: Subcommand {
         if system {
             path = "/etc/systemd/system/proofkit-alarm.service"
         } else {
-            let config = io.environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? ((io.environment["HOME"] ?? "/root") + "/.config")
+            let config =
+                io.environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+                ?? ((io.environment["HOME"] ?? "/root") + "/.config")
             let unitFolder = config + "/systemd/user"
-            do { try FileManager.default.createDirectory(atPath: unitFolder, withIntermediateDirectories: true) } catch {
+            do { try FileManager.default.createDirectory(atPath: unitFolder, withIntermediateDirectories: true) } catch
+            {
                 throw ProofkitError(.io, "cannot create the folder for the unit", path: unitFolder)
             }
             path = unitFolder + "/proofkit-alarm.service"

@@ -1,7 +1,8 @@
-internal import ProofkitSystem
 import Proofkit
 import ProofkitBenchRunner
 import ProofkitCore
+internal import ProofkitSystem
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -121,7 +122,9 @@ enum BenchCommand: Subcommand {
         let json = arguments.has("json")
         if arguments.has("compare") {
             let files = try arguments.requirePositionals(2, names: "the two reports: --compare A.json B.json")
-            for other in ["model", "threads", "runs", "warmup", "image", "models", "plot", "child", "spinning", "in-process"]
+            for other in [
+                "model", "threads", "runs", "warmup", "image", "models", "plot", "child", "spinning", "in-process",
+            ]
             where arguments.value(other) != nil || arguments.has(other) {
                 throw UsageError("--compare takes only the two reports (and --json), not --\(other)")
             }
@@ -129,7 +132,10 @@ enum BenchCommand: Subcommand {
         }
         _ = try arguments.requirePositionals(0, names: "")
         // Whisper takes about a second per run: fewer runs by default when it is measured.
-        let slow = arguments.value("model").map { $0.split(separator: ",").contains { String($0).trimmingSpaces() == "whisper" } } ?? false
+        let slow =
+            arguments.value("model").map {
+                $0.split(separator: ",").contains { String($0).trimmingSpaces() == "whisper" }
+            } ?? false
         let runs = try arguments.int("runs") ?? (slow ? 10 : 100)
         let warmup = try arguments.int("warmup") ?? (slow ? 1 : 10)
         guard runs >= 1 && runs <= 1_000_000 else { throw UsageError("--runs must be from 1 to 1000000") }
@@ -148,7 +154,8 @@ enum BenchCommand: Subcommand {
         let threads: [Int]
         do {
             models = try BenchModel.parseList(arguments.value("model") ?? "all")
-            threads = try arguments.value("threads").map { text throws(ProofkitError) in try BenchPlan.parseThreads(text) }
+            threads =
+                try arguments.value("threads").map { text throws(ProofkitError) in try BenchPlan.parseThreads(text) }
                 ?? BenchPlan.defaultThreads(cores: cores)
         } catch {
             throw UsageError(error.message)
@@ -203,7 +210,8 @@ enum BenchCommand: Subcommand {
             }
             for result in report.results where result.isNoisy {
                 io.printError(
-                    "proofkit bench: \(result.key): wide spread (p90 \(percent(result.relativeSpread)) above the median): the machine was noisy; re-run when it is quiet")
+                    "proofkit bench: \(result.key): wide spread (p90 \(percent(result.relativeSpread)) above the median): the machine was noisy; re-run when it is quiet"
+                )
             }
             if let plot { try writeFileAtomically(Self.plot(report), to: plot) }
             if json {
@@ -216,7 +224,9 @@ enum BenchCommand: Subcommand {
     }
 
     /// Measures the plan, each configuration in a child process (or in this one).
-    static func measure(_ plan: BenchPlan, arguments: ParsedArguments, io: CommandIO) throws(ProofkitError) -> BenchReport {
+    static func measure(_ plan: BenchPlan, arguments: ParsedArguments, io: CommandIO) throws(ProofkitError)
+        -> BenchReport
+    {
         var bar = ProgressBar(io: io, label: "bench", total: max(1, plan.jobs().jobs.count * plan.options.runs))
         let commandLine =
             CommandLine.arguments.count > 1 && CommandLine.arguments[1] == name
@@ -247,7 +257,9 @@ enum BenchCommand: Subcommand {
             },
             progress: { index, count, job in
                 if let job {
-                    bar.update(index * plan.options.runs, detail: "\(job.model.rawValue) x\(job.threads) (\(index + 1)/\(count))")
+                    bar.update(
+                        index * plan.options.runs,
+                        detail: "\(job.model.rawValue) x\(job.threads) (\(index + 1)/\(count))")
                 }
             })
         bar.finish()
@@ -286,13 +298,18 @@ enum BenchCommand: Subcommand {
 
     static func table(_ report: BenchReport) -> String {
         let m = report.machine
-        var text = "proofkit \(report.proofkitVersion) bench, ONNX Runtime \(report.onnxRuntime?.version ?? "?"), \(report.timestamp)\n"
+        var text =
+            "proofkit \(report.proofkitVersion) bench, ONNX Runtime \(report.onnxRuntime?.version ?? "?"), \(report.timestamp)\n"
         text += "machine: \(m.cpuModel), \(m.cores) cores, \(m.architecture), kernel \(m.kernel), \(m.operatingSystem)"
         if let mhz = m.cpuMaxMHz { text += ", up to \(mhz) MHz" }
         if let governor = m.cpuGovernor { text += ", governor \(governor)" }
         text += "; load average \(m.loadAverage.map { fixedDigits($0, 2) }.joined(separator: " "))\n"
-        text += "runs: \(report.settings.runs) timed after \(report.settings.warmup) warm-up; spinning \(report.settings.allowsSpinning ? "on" : "off"); memory: \(report.settings.isolation.rawValue)\n\n"
-        let header = ["model", "threads", "load ms", "min ms", "p50 ms", "p90 ms", "p99 ms", "max ms", "per s", "peak MiB", "photo ms", ""]
+        text +=
+            "runs: \(report.settings.runs) timed after \(report.settings.warmup) warm-up; spinning \(report.settings.allowsSpinning ? "on" : "off"); memory: \(report.settings.isolation.rawValue)\n\n"
+        let header = [
+            "model", "threads", "load ms", "min ms", "p50 ms", "p90 ms", "p99 ms", "max ms", "per s", "peak MiB",
+            "photo ms", "",
+        ]
         var rows: [[String]] = []
         for r in report.results {
             let l = r.latency
@@ -309,10 +326,12 @@ enum BenchCommand: Subcommand {
                 text += "\(r.key): \(number(factor))x real time (one run = 32 ms of audio)\n"
             }
             if let token = r.decoderToken {
-                text += "\(r.key): encoder \(ms(r.latency.p50)) ms per 30 s window (p50); decoder \(ms(token.p50)) ms per token (p50, p90 \(ms(token.p90)) ms, \(token.count) steps)\n"
+                text +=
+                    "\(r.key): encoder \(ms(r.latency.p50)) ms per 30 s window (p50); decoder \(ms(token.p50)) ms per token (p50, p90 \(ms(token.p90)) ms, \(token.count) steps)\n"
             }
             if let photo = r.photo {
-                text += "\(r.key): photo \(photo.file): decode \(ms(photo.decodeSeconds)) ms, preprocess \(ms(photo.preprocessSeconds)) ms, inference \(ms(photo.inferenceSeconds)) ms, \(photo.verdict) (score \(fixedDigits(photo.score, 3)))\n"
+                text +=
+                    "\(r.key): photo \(photo.file): decode \(ms(photo.decodeSeconds)) ms, preprocess \(ms(photo.preprocessSeconds)) ms, inference \(ms(photo.inferenceSeconds)) ms, \(photo.verdict) (score \(fixedDigits(photo.score, 3)))\n"
             }
         }
         let notes = Set(report.results.compactMap(\.photoNote))
@@ -355,10 +374,13 @@ enum BenchCommand: Subcommand {
         var panels: [String] = []
         for model in models {
             var plot = SVGPlot(
-                title: "\(model): latency distribution (\(report.machine.cpuModel), ONNX Runtime \(report.onnxRuntime?.version ?? "?"))",
+                title:
+                    "\(model): latency distribution (\(report.machine.cpuModel), ONNX Runtime \(report.onnxRuntime?.version ?? "?"))",
                 xLabel: "latency of one run (ms)", yLabel: "fraction of runs", width: width, height: panelHeight)
             for r in report.results where r.model == model {
-                plot.addLine(cdf(r.samples), label: "\(r.threads) thread\(r.threads == 1 ? "" : "s") (p50 \(ms(r.latency.p50)) ms)")
+                plot.addLine(
+                    cdf(r.samples),
+                    label: "\(r.threads) thread\(r.threads == 1 ? "" : "s") (p50 \(ms(r.latency.p50)) ms)")
             }
             plot.addHorizontalLine(y: 0.5, label: "median", color: "#999999")
             panels.append(plot.render())
@@ -366,7 +388,8 @@ enum BenchCommand: Subcommand {
         if panels.isEmpty {
             panels.append(SVGPlot(title: "no results", xLabel: "latency (ms)", yLabel: "fraction of runs").render())
         }
-        var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(width)\" height=\(quoted(panelHeight * panels.count)) viewBox=\"0 0 \(width) \(panelHeight * panels.count)\">\n"
+        var svg =
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(width)\" height=\(quoted(panelHeight * panels.count)) viewBox=\"0 0 \(width) \(panelHeight * panels.count)\">\n"
         for (index, panel) in panels.enumerated() {
             svg += "<g transform=\"translate(0 \(index * panelHeight))\">\n\(panel)\n</g>\n"
         }
@@ -405,10 +428,11 @@ enum BenchCommand: Subcommand {
                 }
                 rows.append(.object(object))
             }
-            io.printJSON(.object([
-                "a": .string(first), "b": .string(second), "rows": .array(rows),
-                "geometric_mean_p50_ratio": comparison.geometricMeanLatencyRatio.map(JSONValue.number) ?? .null,
-            ]))
+            io.printJSON(
+                .object([
+                    "a": .string(first), "b": .string(second), "rows": .array(rows),
+                    "geometric_mean_p50_ratio": comparison.geometricMeanLatencyRatio.map(JSONValue.number) ?? .null,
+                ]))
         } else {
             io.writeOut(comparison.table(nameA: first, nameB: second))
         }

@@ -1,5 +1,5 @@
-import ProofkitCore
 import Proofkit
+import ProofkitCore
 
 /// `proofkit check SOUND`: is this sound safe to book as an alarm?
 enum CheckCommand: Subcommand {
@@ -52,12 +52,15 @@ enum CheckCommand: Subcommand {
                 io.printJSON(json(for: report))
             } else {
                 let f = report.format
-                let facts = "\(decimalText(report.decodedSeconds, places: 2))\(report.reachedLimit ? "+" : "") s, \(f.majorFormatName) \(f.subtypeName), \(f.sampleRate) Hz, \(f.channels) ch, peak \(text(report.levels.peakDBFS)) dBFS, RMS \(text(report.levels.rmsDBFS)) dBFS"
+                let facts =
+                    "\(decimalText(report.decodedSeconds, places: 2))\(report.reachedLimit ? "+" : "") s, \(f.majorFormatName) \(f.subtypeName), \(f.sampleRate) Hz, \(f.channels) ch, peak \(text(report.levels.peakDBFS)) dBFS, RMS \(text(report.levels.rmsDBFS)) dBFS"
                 switch report.verdict {
                 case .accepted: io.print("\(displayName(path)): ok (\(facts))")
                 case .rejected(let reason): io.print("\(displayName(path)): rejected: \(reason.detail) (\(facts))")
                 }
-                for warning in report.warnings { io.printError("proofkit check: warning: \(displayName(path)): \(warning)") }
+                for warning in report.warnings {
+                    io.printError("proofkit check: warning: \(displayName(path)): \(warning)")
+                }
             }
         }
         return anyRejected && arguments.has("strict") ? .rejected : .success

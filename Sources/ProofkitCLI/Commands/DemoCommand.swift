@@ -1,5 +1,5 @@
-import ProofkitCore
 import Proofkit
+import ProofkitCore
 import ProofkitDemo
 
 /// `proofkit demo`: the main job on built-in defaults.
@@ -9,7 +9,8 @@ import ProofkitDemo
 /// one JSON object with `--json`.
 enum DemoCommand: Subcommand {
     static let name = "demo"
-    static let summary = "run the main job on built-in defaults: prepare and check an alarm sound, then the photo and reading proofs"
+    static let summary =
+        "run the main job on built-in defaults: prepare and check an alarm sound, then the photo and reading proofs"
     static let synopsis = "proofkit demo [-o ALARM.caf] [--json]"
     static let discussion = """
         Step 1, the alarm sound: decodes the recitation embedded in proofkit (the first 14 s of
@@ -46,7 +47,9 @@ enum DemoCommand: Subcommand {
           proofkit demo -o /tmp/fajr.caf --json
         """
     static let options: [OptionSpec] = [
-        .option("output", short: "o", value: "FILE", help: "where to write the demo alarm sound (default ./proofkit-demo-alarm.caf)"),
+        .option(
+            "output", short: "o", value: "FILE",
+            help: "where to write the demo alarm sound (default ./proofkit-demo-alarm.caf)"),
         .flag("json", help: "one JSON object per step on stdout"),
     ]
 
@@ -66,8 +69,12 @@ enum DemoCommand: Subcommand {
             let check = trim.check
             io.print("proofkit demo: everything runs on this device.")
             io.print("1. Alarm sound from \(sound.sourceTitle):")
-            io.print("   wrote \(output): \(check.decodedSeconds.fixedDecimal(places: 2)) s, \(check.format.sampleRate) Hz, \(check.format.channels == 1 ? "mono" : "\(check.format.channels) channels"), CAF 16-bit PCM, peak \(check.levels.peakDBFS.fixedDecimal(places: 2)) dBFS (skipped \(trim.skippedSeconds.fixedDecimal(places: 2)) s of leading silence)")
-            io.print("   check: \(check.verdict.isAccepted ? "accepted: safe to book as an alarm" : "rejected: \(check.verdict)")")
+            io.print(
+                "   wrote \(output): \(check.decodedSeconds.fixedDecimal(places: 2)) s, \(check.format.sampleRate) Hz, \(check.format.channels == 1 ? "mono" : "\(check.format.channels) channels"), CAF 16-bit PCM, peak \(check.levels.peakDBFS.fixedDecimal(places: 2)) dBFS (skipped \(trim.skippedSeconds.fixedDecimal(places: 2)) s of leading silence)"
+            )
+            io.print(
+                "   check: \(check.verdict.isAccepted ? "accepted: safe to book as an alarm" : "rejected: \(check.verdict)")"
+            )
         }
         guard trim.check.verdict.isAccepted else { return .failure }
         let photo = try photoProofStep(arguments, io: io)
@@ -83,17 +90,20 @@ enum DemoCommand: Subcommand {
             var object: [String: JSONValue] = [
                 "step": "photo_proof", "skipped": JSONValue(outcome.skippedReason),
                 "engine": .string(outcome.engine.rawValue),
-                "photos": .array(outcome.photos.map { photo in
-                    let judgement = photo.result.judgement
-                    return [
-                        "file": .string(photo.result.path), "shows": .string(photo.title),
-                        "shows_mat": .bool(photo.showsMat),
-                        "verdict": .string(judgement.verdict.isAccepted ? "accepted" : "rejected"),
-                        "score": .rounded(judgement.score, places: 6), "brightness": .rounded(judgement.brightness, places: 4),
-                        "hint": JSONValue(judgement.hint), "top1": JSONValue(photo.topClass?.name),
-                        "top1_probability": JSONValue(photo.topClass.map { ($0.probability * 1e6).rounded() / 1e6 }),
-                    ]
-                }),
+                "photos": .array(
+                    outcome.photos.map { photo in
+                        let judgement = photo.result.judgement
+                        return [
+                            "file": .string(photo.result.path), "shows": .string(photo.title),
+                            "shows_mat": .bool(photo.showsMat),
+                            "verdict": .string(judgement.verdict.isAccepted ? "accepted" : "rejected"),
+                            "score": .rounded(judgement.score, places: 6),
+                            "brightness": .rounded(judgement.brightness, places: 4),
+                            "hint": JSONValue(judgement.hint), "top1": JSONValue(photo.topClass?.name),
+                            "top1_probability": JSONValue(
+                                photo.topClass.map { ($0.probability * 1e6).rounded() / 1e6 }),
+                        ]
+                    }),
             ]
             if let load = outcome.load {
                 object["load_ms"] = .rounded(MatCommand.msValue(load.readAndVerify + load.sessionCreation), places: 2)
@@ -107,14 +117,18 @@ enum DemoCommand: Subcommand {
             }
             for photo in outcome.photos {
                 let judgement = photo.result.judgement
-                let top = photo.topClass.map { ", the model sees \"\($0.name)\" \(MatCommand.fixed($0.probability, 2))" } ?? ""
-                let verdict = judgement.verdict.isAccepted
+                let top =
+                    photo.topClass.map { ", the model sees \"\($0.name)\" \(MatCommand.fixed($0.probability, 2))" }
+                    ?? ""
+                let verdict =
+                    judgement.verdict.isAccepted
                     ? "accepted (score \(MatCommand.fixed(judgement.score, 2)))"
                     : "rejected (score \(MatCommand.fixed(judgement.score, 2))): \(judgement.hint ?? "")"
                 io.print("   \(photo.title): \(verdict)\(top)")
             }
             if let load = outcome.load {
-                io.print("   model loaded and checked in \(MatCommand.ms(load.readAndVerify + load.sessionCreation)) ms")
+                io.print(
+                    "   model loaded and checked in \(MatCommand.ms(load.readAndVerify + load.sessionCreation)) ms")
             }
         }
         return expected ? .success : .failure
@@ -138,9 +152,10 @@ enum DemoCommand: Subcommand {
                 "recording_seconds": .rounded(outcome.recordingSeconds, places: 2),
                 "room_dbfs": .rounded(outcome.roomLevelDecibels, places: 1),
                 "speech_dbfs": .rounded(outcome.speechLevelDecibels, places: 1),
-                "speech_regions": .array(outcome.speechRegions.map {
-                    [.rounded($0.start, places: 2), .rounded($0.end, places: 2)]
-                }),
+                "speech_regions": .array(
+                    outcome.speechRegions.map {
+                        [.rounded($0.start, places: 2), .rounded($0.end, places: 2)]
+                    }),
                 "with_transcript": json(outcome.withTranscript), "voice_only": json(outcome.voiceOnly),
             ])
         } else {
@@ -149,11 +164,15 @@ enum DemoCommand: Subcommand {
                 io.print("   skipped: \(reason)")
                 return .success
             }
-            io.print("   recording: \(outcome.recordingSeconds.fixedDecimal(places: 2)) s, speech \(outcome.speechLevelDecibels.fixedDecimal(places: 2)) dBFS over a room at \(outcome.roomLevelDecibels.fixedDecimal(places: 2)) dBFS")
+            io.print(
+                "   recording: \(outcome.recordingSeconds.fixedDecimal(places: 2)) s, speech \(outcome.speechLevelDecibels.fixedDecimal(places: 2)) dBFS over a room at \(outcome.roomLevelDecibels.fixedDecimal(places: 2)) dBFS"
+            )
             for (label, run) in [("with a transcript", outcome.withTranscript), ("voice only", outcome.voiceOnly)] {
                 guard let run else { continue }
                 let heard = run.heardKeyWords.isEmpty ? "" : ", heard \(run.heardKeyWords.joined(separator: " "))"
-                io.print("   \(label): \(run.verdict) (\(run.rule): voiced \(run.voicedSeconds.fixedDecimal(places: 2)) s of \(run.neededSeconds.fixedDecimal(places: 2)) s needed\(heard))")
+                io.print(
+                    "   \(label): \(run.verdict) (\(run.rule): voiced \(run.voicedSeconds.fixedDecimal(places: 2)) s of \(run.neededSeconds.fixedDecimal(places: 2)) s needed\(heard))"
+                )
             }
         }
         return .success

@@ -1,10 +1,11 @@
-import ProofkitCore
 import Proofkit
+import ProofkitCore
 
 /// `proofkit doctor`: what this proofkit found on this machine, and where.
 enum DoctorCommand: Subcommand {
     static let name = "doctor"
-    static let summary = "say what proofkit found on this machine and where: ONNX Runtime, models (checksums verified), C libraries, audio devices"
+    static let summary =
+        "say what proofkit found on this machine and where: ONNX Runtime, models (checksums verified), C libraries, audio devices"
     static let synopsis = "proofkit doctor [--json]"
     static let discussion = """
         Loads ONNX Runtime and the four C libraries the way the commands do, reads every model
@@ -50,7 +51,9 @@ enum DoctorCommand: Subcommand {
     }
 
     static func lines(for report: InstallationReport) -> [String] {
-        var out = ["proofkit \(ProofkitVersion.string)", "executable: \(report.executable.map(quotedPath) ?? "unknown")"]
+        var out = [
+            "proofkit \(ProofkitVersion.string)", "executable: \(report.executable.map(quotedPath) ?? "unknown")",
+        ]
         if let share = report.installedShare { out.append("installed data: \(quotedPath(share))") }
         switch report.onnxRuntime {
         case .success(let info): out.append("ONNX Runtime \(info.version): \(quotedPath(info.libraryPath))")
@@ -64,13 +67,15 @@ enum DoctorCommand: Subcommand {
         }
         out.append("C libraries (loaded on first use):")
         for library in report.libraries {
-            out.append("  \(library.name) (\(library.soname)): \(library.failure.map { "not available: \($0)" } ?? "ok")")
+            out.append(
+                "  \(library.name) (\(library.soname)): \(library.failure.map { "not available: \($0)" } ?? "ok")")
         }
         switch report.audioDevices {
         case .success(let names): out.append("ALSA devices: \(names.isEmpty ? "none" : names.joined(separator: ", "))")
         case .failure(let error): out.append("ALSA devices: not available: \(error.message)")
         }
-        out.append(report.isHealthy ? "everything proofkit needs was found and verified" : "something is missing: see above")
+        out.append(
+            report.isHealthy ? "everything proofkit needs was found and verified" : "something is missing: see above")
         return out
     }
 
@@ -91,7 +96,8 @@ enum DoctorCommand: Subcommand {
     static func json(for report: InstallationReport) -> JSONValue {
         let runtime: JSONValue
         switch report.onnxRuntime {
-        case .success(let info): runtime = .object(["version": .string(info.version), "library": .string(info.libraryPath)])
+        case .success(let info):
+            runtime = .object(["version": .string(info.version), "library": .string(info.libraryPath)])
         case .failure(let error): runtime = .object(["error": .string(error.message)])
         }
         let devices: JSONValue
@@ -106,15 +112,21 @@ enum DoctorCommand: Subcommand {
             "onnxruntime": runtime,
             "model_folders": .array(report.modelFolders.map { .string($0) }),
             "model_folders_from_environment": .bool(report.modelFoldersFromEnvironment),
-            "models": .array(report.models.map { model in
-                .object(["name": .string(model.name), "path": model.path.map { .string($0) } ?? .null,
-                         "status": .string(model.status)])
-            }),
-            "libraries": .array(report.libraries.map { library in
-                .object(["name": .string(library.name), "soname": .string(library.soname),
-                         "package": .string(library.debianPackage), "loaded": .bool(library.failure == nil),
-                         "error": library.failure.map { .string($0) } ?? .null])
-            }),
+            "models": .array(
+                report.models.map { model in
+                    .object([
+                        "name": .string(model.name), "path": model.path.map { .string($0) } ?? .null,
+                        "status": .string(model.status),
+                    ])
+                }),
+            "libraries": .array(
+                report.libraries.map { library in
+                    .object([
+                        "name": .string(library.name), "soname": .string(library.soname),
+                        "package": .string(library.debianPackage), "loaded": .bool(library.failure == nil),
+                        "error": library.failure.map { .string($0) } ?? .null,
+                    ])
+                }),
             "audio_devices": devices,
             "healthy": .bool(report.isHealthy),
         ])

@@ -1,6 +1,6 @@
-internal import ProofkitSystem
 import Proofkit
 import ProofkitCore
+internal import ProofkitSystem
 
 #if canImport(Glibc)
     import Glibc
@@ -88,7 +88,9 @@ enum DuaCommand: Subcommand {
                     ])
                 } else {
                     let pad = String(repeating: " ", count: max(1, 10 - text.name.count))
-                    io.print("\(text.name)\(pad)\(text.title) (\(text.keyWords.count) key words, \(text.requiredKeyWords) needed, \(seconds(text.readingSeconds)) s)")
+                    io.print(
+                        "\(text.name)\(pad)\(text.title) (\(text.keyWords.count) key words, \(text.requiredKeyWords) needed, \(seconds(text.readingSeconds)) s)"
+                    )
                 }
             }
             return .success
@@ -99,9 +101,10 @@ enum DuaCommand: Subcommand {
                 io.printJSON([
                     "name": .string(text.name), "title": .string(text.title), "source": JSONValue(text.source),
                     "text": .string(text.text),
-                    "key_words": .array(text.keyWords.map {
-                        ["word": .string($0.word), "stems": .array($0.stems.map(JSONValue.string))]
-                    }),
+                    "key_words": .array(
+                        text.keyWords.map {
+                            ["word": .string($0.word), "stems": .array($0.stems.map(JSONValue.string))]
+                        }),
                     "required": .int(text.requiredKeyWords),
                     "reading_seconds": .rounded(text.readingSeconds, places: 3),
                     "key_words_picked": .bool(text.keyWordsArePicked),
@@ -132,16 +135,19 @@ enum DuaCommand: Subcommand {
             if json {
                 io.printJSON([
                     "text": .string(text.name),
-                    "key_words": .array(text.keyWords.indices.map {
-                        ["word": .string(text.keyWords[$0].word), "heard": .bool(heard.contains($0))]
-                    }),
+                    "key_words": .array(
+                        text.keyWords.indices.map {
+                            ["word": .string(text.keyWords[$0].word), "heard": .bool(heard.contains($0))]
+                        }),
                     "heard": .array(result.heard.map { .string(text.keyWords[$0].word) }),
                     "heard_count": .int(result.heard.count), "required": .int(result.required),
                     "verdict": .string(result.verdict.name), "rule": .string(result.rule.rawValue),
                     "reason": JSONValue(reason), "voiced_seconds": JSONValue(voiced),
                 ])
             } else {
-                io.print("\(text.title): heard \(result.heard.count) of \(text.keyWords.count) key words (\(result.required) needed)")
+                io.print(
+                    "\(text.title): heard \(result.heard.count) of \(text.keyWords.count) key words (\(result.required) needed)"
+                )
                 for index in text.keyWords.indices {
                     io.print("  \(heard.contains(index) ? "[x]" : "[ ]") \(text.keyWords[index].word)")
                 }
@@ -202,7 +208,9 @@ enum DuaCommand: Subcommand {
     /// - Parameter what: what the file is, for messages ("texts file", "transcript file").
     /// - Throws: `.notFound` (missing and required, or a folder: 66), `.io` (unreadable: 74),
     ///   `.decodeFailed` (not UTF-8, or over 4 MiB: 65).
-    static func readTextFile(_ path: String, required: Bool, what: String = "texts file") throws(ProofkitError) -> String? {
+    static func readTextFile(_ path: String, required: Bool, what: String = "texts file") throws(ProofkitError)
+        -> String?
+    {
         let bytes: [UInt8]
         do {
             bytes = try BoundedFile.read(path, limit: textLimitBytes, what: what)
@@ -218,7 +226,9 @@ enum DuaCommand: Subcommand {
     /// Standard input's text (at most 4 MiB, so `< /dev/zero` cannot grow memory), lines joined
     /// with `separator`.
     /// - Throws: `.decodeFailed` (over 4 MiB, not UTF-8: 65), `.io` (a failed read: 74).
-    static func readStandardInput(joinedBy separator: String = " ", what: String = "transcript") throws(ProofkitError) -> String {
+    static func readStandardInput(joinedBy separator: String = " ", what: String = "transcript") throws(ProofkitError)
+        -> String
+    {
         let bytes = try BoundedFile.read(descriptor: 0, name: "stdin", limit: textLimitBytes, what: what)
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw ProofkitError(.decodeFailed, "not UTF-8 text", path: "stdin")

@@ -114,7 +114,9 @@ enum MatCommand: Subcommand {
         .flag("full-size", help: "decode JPEGs at full size (slower; default: DCT-scaled)"),
         .flag("all-crops", help: "score all five crops in one batch (default: stop at the first that passes)"),
         .option("threads", value: "N", help: "ONNX Runtime intra-op threads (default 1; 0 = one per core)"),
-        .option("enrol", value: "MAT_PHOTO", repeatable: true, help: "enrol your own mat from this photo first (repeatable)"),
+        .option(
+            "enrol", value: "MAT_PHOTO", repeatable: true, help: "enrol your own mat from this photo first (repeatable)"
+        ),
         .flag("timings", help: "add model load and per-photo times (JSON: timings_ms, load_ms)"),
     ]
 
@@ -152,7 +154,9 @@ enum MatCommand: Subcommand {
         if !enrolPhotos.isEmpty { try judge.enrol(contentsOf: enrolPhotos) }
         let policyThreshold = judge.proof.configuration.policy.threshold
         if verbose && !json {
-            io.print("model: \(judge.load.modelPath) (\(engine), sha256 \(judge.load.modelSHA256.prefix(12))…): read and checked in \(ms(judge.load.readAndVerify)) ms, session created in \(ms(judge.load.sessionCreation)) ms, \(threads) thread\(threads == 1 ? "" : "s")")
+            io.print(
+                "model: \(judge.load.modelPath) (\(engine), sha256 \(judge.load.modelSHA256.prefix(12))…): read and checked in \(ms(judge.load.readAndVerify)) ms, session created in \(ms(judge.load.sessionCreation)) ms, \(threads) thread\(threads == 1 ? "" : "s")"
+            )
         }
 
         var worst = ExitStatus.success
@@ -172,7 +176,10 @@ enum MatCommand: Subcommand {
             }
             if result.judgement.verdict.isAccepted { accepted += 1 } else { rejected += 1 }
             if json {
-                io.printJSON(photoJSON(result, engine: engine, threshold: policyThreshold, judge: judge, verbose: verbose, timings: timings))
+                io.printJSON(
+                    photoJSON(
+                        result, engine: engine, threshold: policyThreshold, judge: judge, verbose: verbose,
+                        timings: timings))
             } else {
                 printText(result, threshold: policyThreshold, judge: judge, verbose: verbose, timings: timings, io: io)
             }
@@ -224,9 +231,13 @@ enum MatCommand: Subcommand {
             object["enrolment_similarity"] = JSONValue(result.enrolmentSimilarity.map { ($0 * 1e6).rounded() / 1e6 })
         }
         if verbose {
-            object["top5"] = .array(result.topClasses.map {
-                ["index": .int($0.index), "class": .string(judge.className($0.index)), "probability": .rounded($0.probability, places: 6)]
-            })
+            object["top5"] = .array(
+                result.topClasses.map {
+                    [
+                        "index": .int($0.index), "class": .string(judge.className($0.index)),
+                        "probability": .rounded($0.probability, places: 6),
+                    ]
+                })
             let decoded = result.decoded
             object["decoded"] = [
                 "format": .string(decoded.formatName), "width": .int(decoded.width),
@@ -257,7 +268,8 @@ enum MatCommand: Subcommand {
         }
         facts += ", brightness \(fixed(judgement.brightness, 2))"
         if judgement.verdict.isAccepted {
-            let by = result.acceptedBy == .enrolment
+            let by =
+                result.acceptedBy == .enrolment
                 ? ", matches your enrolled mat (cosine \(fixed(result.enrolmentSimilarity ?? 0, 2)))" : ""
             io.print("\(result.path): accepted (\(facts)\(by))")
         } else {
@@ -265,17 +277,26 @@ enum MatCommand: Subcommand {
         }
         if verbose {
             if !result.topClasses.isEmpty {
-                io.print("  top 5: " + result.topClasses.map { "\(judge.className($0.index)) \(fixed($0.probability, 3))" }.joined(separator: "; "))
+                io.print(
+                    "  top 5: "
+                        + result.topClasses.map { "\(judge.className($0.index)) \(fixed($0.probability, 3))" }.joined(
+                            separator: "; "))
                 let labels = ["centre", "top-left", "top-right", "bottom-left", "bottom-right"]
-                io.print("  crops: " + result.cropScores.enumerated().map {
-                    "\($0.offset < labels.count ? labels[$0.offset] : "crop \($0.offset)") \(fixed($0.element, 3))"
-                }.joined(separator: ", "))
+                io.print(
+                    "  crops: "
+                        + result.cropScores.enumerated().map {
+                            "\($0.offset < labels.count ? labels[$0.offset] : "crop \($0.offset)") \(fixed($0.element, 3))"
+                        }.joined(separator: ", "))
             }
             let d = result.decoded
-            io.print("  decoded \(d.width)x\(d.height) at \(d.scale) of \(d.storedWidth)x\(d.storedHeight) (\(d.colorModel), EXIF orientation \(d.orientationCode))")
+            io.print(
+                "  decoded \(d.width)x\(d.height) at \(d.scale) of \(d.storedWidth)x\(d.storedHeight) (\(d.colorModel), EXIF orientation \(d.orientationCode))"
+            )
         }
         if timings {
-            io.print("  times: decode \(ms(result.timings.decode)) ms, preprocess \(ms(result.timings.preprocess)) ms, inference \(ms(result.timings.inference)) ms")
+            io.print(
+                "  times: decode \(ms(result.timings.decode)) ms, preprocess \(ms(result.timings.preprocess)) ms, inference \(ms(result.timings.inference)) ms"
+            )
         }
     }
 

@@ -1,5 +1,6 @@
 import Proofkit
 import ProofkitCore
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -86,24 +87,31 @@ enum PlanCommand: Subcommand {
           proofkit plan --lat 51.5074 --lon -0.1278 --tz Europe/London --device-tz Asia/Karachi --prayers fajr
           proofkit plan --lat 21.4225 --lon 39.8262 --tz Asia/Riyadh --budget 64 --reminders 14 --state alarms.json --json
         """
-    static let options: [OptionSpec] = PrayerOptions.specs + [
-        .option("device-tz", value: "ZONE", help: "zone the phone rings in [--tz]"),
-        .option("clock", value: "MODE", help: "timetable (ring at the timetable's clock reading) or instant [timetable]"),
-        .option("prayers", value: "LIST", help: "prayers with alarms [fajr,maghrib]"),
-        .option("days", value: "N", help: "days in the window, 1...60 [7]"),
-        .option("proof-window", value: "DUR", help: "backups spread over this, e.g. 30m [30m]"),
-        .option("backups", value: "N", help: "N backups spread evenly over the proof window, 0...60 [growing gaps]"),
-        .option("sound", value: "FILE", help: "alarm sound for every prayer, checked as 'check' does [adhan-<prayer>]"),
-        .option("budget", value: "N", help: "the system's alarm limit, e.g. 64 [none]"),
-        .option("reminders", value: "N", help: "slots of the budget kept for reminders [0]"),
-        .option("state", value: "FILE", help: "JSON state file: reconcile with it and update it"),
-        .option("lock-wait", value: "S", help: "wait up to S seconds for another plan's lock on --state [10]"),
-        .option("now", value: "ISO8601", help: "the current time, for reproducible output [now]"),
-        .flag("json", help: "one JSON object on stdout"),
-    ]
+    static let options: [OptionSpec] =
+        PrayerOptions.specs + [
+            .option("device-tz", value: "ZONE", help: "zone the phone rings in [--tz]"),
+            .option(
+                "clock", value: "MODE", help: "timetable (ring at the timetable's clock reading) or instant [timetable]"
+            ),
+            .option("prayers", value: "LIST", help: "prayers with alarms [fajr,maghrib]"),
+            .option("days", value: "N", help: "days in the window, 1...60 [7]"),
+            .option("proof-window", value: "DUR", help: "backups spread over this, e.g. 30m [30m]"),
+            .option(
+                "backups", value: "N", help: "N backups spread evenly over the proof window, 0...60 [growing gaps]"),
+            .option(
+                "sound", value: "FILE", help: "alarm sound for every prayer, checked as 'check' does [adhan-<prayer>]"),
+            .option("budget", value: "N", help: "the system's alarm limit, e.g. 64 [none]"),
+            .option("reminders", value: "N", help: "slots of the budget kept for reminders [0]"),
+            .option("state", value: "FILE", help: "JSON state file: reconcile with it and update it"),
+            .option("lock-wait", value: "S", help: "wait up to S seconds for another plan's lock on --state [10]"),
+            .option("now", value: "ISO8601", help: "the current time, for reproducible output [now]"),
+            .flag("json", help: "one JSON object on stdout"),
+        ]
 
     static func run(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
-        guard arguments.positionals.isEmpty else { throw UsageError("unexpected argument '\(arguments.positionals[0])'") }
+        guard arguments.positionals.isEmpty else {
+            throw UsageError("unexpected argument '\(arguments.positionals[0])'")
+        }
         let calculator = try PrayerOptions.calculator(arguments)
         var configuration = AlarmChainConfiguration(
             deviceTimeZone: arguments.value("device-tz") == nil
@@ -189,7 +197,8 @@ enum PlanCommand: Subcommand {
             ledger.prune(before: plan.firstDay.adding(days: -7))
             stateFile.ledger = ledger
             try stateFile.write(to: statePath, zone: configuration.deviceTimeZone)
-            output["operations"] = .array(result.operations.map { operationJSON($0, zone: configuration.deviceTimeZone) })
+            output["operations"] = .array(
+                result.operations.map { operationJSON($0, zone: configuration.deviceTimeZone) })
             output["full_resync"] = .bool(result.isFullResync)
             output["resynced_chains"] = .array(result.resyncedChains.map { .string($0.description) })
             output["state"] = .string(statePath)
@@ -208,7 +217,8 @@ enum PlanCommand: Subcommand {
     static func checkedSound(_ path: String) throws(ProofkitError) -> String {
         let report = try AlarmSound.check(path: path)
         if case .rejected(let reason) = report.verdict {
-            throw ProofkitError(.decodeFailed, "refused as an alarm sound: \(reason.detail); nothing was booked", path: path)
+            throw ProofkitError(
+                .decodeFailed, "refused as an alarm sound: \(reason.detail); nothing was booked", path: path)
         }
         if path.hasPrefix("/") { return path }
         return FileManager.default.currentDirectoryPath + "/" + path
@@ -223,51 +233,69 @@ enum PlanCommand: Subcommand {
             "covered_until": JSONValue(plan.coveredUntil?.description),
             "timetable_zone": .string(timetable.identifier), "device_zone": .string(device.identifier),
             "alarm_count": .int(plan.alarms.count),
-            "chains": .array(plan.chains.map { chain in
-                .object([
-                    "occurrence": .string(chain.occurrence.description),
-                    "prayer": .string(chain.occurrence.prayer.rawValue),
-                    "date": .string(chain.occurrence.date.description),
-                    "prayer_time": .string(iso8601(chain.rings[0].prayerTime.instant(in: timetable), in: timetable)),
-                    "within_budget": .bool(chain.isWithinBudget), "fingerprint": .string(chain.fingerprint),
-                    "rings": .array(chain.rings.map { ring in
-                        .object([
-                            "id": .string(ring.id.rawValue), "ring": .int(ring.ringIndex),
-                            "fire": .string(iso8601(ring.fireDate, in: device)), "sound": .string(ring.content.sound),
-                        ])
-                    }),
-                ])
-            }),
-            "unavailable": .array(plan.unavailable.map {
-                .object(["occurrence": .string($0.occurrence.description), "reason": .string($0.reason.rawValue)])
-            }),
+            "chains": .array(
+                plan.chains.map { chain in
+                    .object([
+                        "occurrence": .string(chain.occurrence.description),
+                        "prayer": .string(chain.occurrence.prayer.rawValue),
+                        "date": .string(chain.occurrence.date.description),
+                        "prayer_time": .string(
+                            iso8601(chain.rings[0].prayerTime.instant(in: timetable), in: timetable)),
+                        "within_budget": .bool(chain.isWithinBudget), "fingerprint": .string(chain.fingerprint),
+                        "rings": .array(
+                            chain.rings.map { ring in
+                                .object([
+                                    "id": .string(ring.id.rawValue), "ring": .int(ring.ringIndex),
+                                    "fire": .string(iso8601(ring.fireDate, in: device)),
+                                    "sound": .string(ring.content.sound),
+                                ])
+                            }),
+                    ])
+                }),
+            "unavailable": .array(
+                plan.unavailable.map {
+                    .object(["occurrence": .string($0.occurrence.description), "reason": .string($0.reason.rawValue)])
+                }),
         ]
     }
 
     static func operationJSON(_ operation: AlarmOperation, zone: TimeZone) -> JSONValue {
         switch operation {
         case .schedule(let alarm):
-            .object(["op": "schedule", "id": .string(alarm.id.rawValue), "fire": .string(iso8601(alarm.fireDate, in: zone))])
+            .object([
+                "op": "schedule", "id": .string(alarm.id.rawValue), "fire": .string(iso8601(alarm.fireDate, in: zone)),
+            ])
         case .cancel(let id, let reason):
             .object(["op": "cancel", "id": .string(id.rawValue), "reason": .string(reason.rawValue)])
         }
     }
 
-    static func printText(_ plan: AlarmPlan, planner: AlarmChainPlanner, reconciliation: Reconciliation?, io: CommandIO) {
+    static func printText(_ plan: AlarmPlan, planner: AlarmChainPlanner, reconciliation: Reconciliation?, io: CommandIO)
+    {
         let device = planner.configuration.deviceTimeZone
-        io.print("Alarm plan from \(iso8601(plan.now, in: device)) for \(plan.firstDay) ... \(plan.lastDay) (rings in \(device.identifier))")
+        io.print(
+            "Alarm plan from \(iso8601(plan.now, in: device)) for \(plan.firstDay) ... \(plan.lastDay) (rings in \(device.identifier))"
+        )
         for chain in plan.chains {
             let rings = chain.rings.map { PrayerOptions.clock($0.fireDate, zone: device, date: chain.occurrence.date) }
             let mark = chain.isWithinBudget ? "" : "  [over budget, not booked]"
-            io.print("  \(chain.occurrence.prayer.rawValue.padded(toLength: 8))\(chain.occurrence.date)  \(rings.joined(separator: " "))\(mark)")
+            io.print(
+                "  \(chain.occurrence.prayer.rawValue.padded(toLength: 8))\(chain.occurrence.date)  \(rings.joined(separator: " "))\(mark)"
+            )
         }
         for missing in plan.unavailable {
-            io.print("  \(missing.occurrence.prayer.rawValue.padded(toLength: 8))\(missing.occurrence.date)  no alarm: \(missing.reason.description)")
+            io.print(
+                "  \(missing.occurrence.prayer.rawValue.padded(toLength: 8))\(missing.occurrence.date)  no alarm: \(missing.reason.description)"
+            )
         }
-        io.print("\(plan.alarms.count) alarms; covered until \(plan.coveredUntil?.description ?? "nothing (not even today)")")
+        io.print(
+            "\(plan.alarms.count) alarms; covered until \(plan.coveredUntil?.description ?? "nothing (not even today)")"
+        )
         if let reconciliation {
             let resynced = reconciliation.resyncedChains.count
-            let note = reconciliation.isFullResync ? " (full re-sync: every chain changed)"
+            let note =
+                reconciliation.isFullResync
+                ? " (full re-sync: every chain changed)"
                 : resynced > 0 ? " (\(resynced) changed chain\(resynced == 1 ? "" : "s") booked again)" : ""
             io.print("\(reconciliation.operations.count) operations\(note):")
             for operation in reconciliation.operations { io.print("  \(operation)") }

@@ -1,6 +1,6 @@
-internal import ProofkitSystem
 import Proofkit
 import ProofkitCore
+internal import ProofkitSystem
 
 #if canImport(Glibc)
     import Glibc
@@ -54,7 +54,9 @@ enum PlayCommand: Subcommand {
             throw ProofkitError(.decodeFailed, "there is no audio in it", path: path)
         }
         if isCut {
-            io.printError("proofkit play: \(path) is longer than \(maximumSeconds / 60) minutes; playing the first \(maximumSeconds / 60)")
+            io.printError(
+                "proofkit play: \(path) is longer than \(maximumSeconds / 60) minutes; playing the first \(maximumSeconds / 60)"
+            )
         }
         var player = try devices.openSpeaker(device)
 
@@ -87,7 +89,9 @@ enum PlayCommand: Subcommand {
                 "waited_seconds": .rounded(wait, places: 3), "underruns": .int(underruns),
             ])
         } else {
-            io.print("played \(baseName(path)) (\(formatSeconds(clip.seconds)), \(clip.sampleRate) Hz, \(clip.channels) channel\(clip.channels == 1 ? "" : "s")) on \(device)")
+            io.print(
+                "played \(baseName(path)) (\(formatSeconds(clip.seconds)), \(clip.sampleRate) Hz, \(clip.channels) channel\(clip.channels == 1 ? "" : "s")) on \(device)"
+            )
         }
         return .success
     }

@@ -1,5 +1,5 @@
-internal import ProofkitSystem
 import ProofkitCore
+internal import ProofkitSystem
 
 #if canImport(Glibc)
     import Glibc
@@ -52,7 +52,7 @@ struct PoseLineDecoder {
         }
         if blank { return nil }
         if !generalOnly, let frame = FastPoseLine.parse(UnsafeBufferPointer(rebasing: line[0..<count])),
-           frame.time > lastTime
+            frame.time > lastTime
         {
             lastTime = frame.time
             return frame
@@ -90,9 +90,10 @@ struct PoseLineDecoder {
         guard case .number(let time) = timeValue else { throw PoseLineError("\"t\" must be a number") }
         guard time.isFinite else { throw PoseLineError("\"t\" is not a finite number") }
         guard time > lastTime else {
-            throw PoseLineError(time == lastTime
-                ? "time does not increase (t = \(time) s twice)"
-                : "time goes backwards (t = \(time) s after \(lastTime) s)")
+            throw PoseLineError(
+                time == lastTime
+                    ? "time does not increase (t = \(time) s twice)"
+                    : "time goes backwards (t = \(time) s after \(lastTime) s)")
         }
         guard let keypointsValue = members.first(where: { $0.0 == "keypoints" })?.1 else {
             throw PoseLineError("missing field \"keypoints\"")
@@ -190,9 +191,14 @@ enum FastPoseLine {
             var cursor = index
             let count = bytes.count
             var negative = false
-            if cursor < count, bytes[cursor] == UInt8(ascii: "-") { negative = true; cursor += 1 }
+            if cursor < count, bytes[cursor] == UInt8(ascii: "-") {
+                negative = true
+                cursor += 1
+            }
             var mantissa: UInt64 = 0
-            var digits = 0, significant = 0, exponent = 0
+            var digits = 0
+            var significant = 0
+            var exponent = 0
             while cursor < count, bytes[cursor] &- 0x30 < 10 {
                 let digit = UInt64(bytes[cursor] &- 0x30)
                 if significant < 19 {
@@ -230,7 +236,8 @@ enum FastPoseLine {
                     negativeExponent = bytes[cursor] == UInt8(ascii: "-")
                     cursor += 1
                 }
-                var value = 0, exponentDigits = 0
+                var value = 0
+                var exponentDigits = 0
                 while cursor < count, bytes[cursor] &- 0x30 < 10 {
                     if value < 100_000 { value = value * 10 + Int(bytes[cursor] &- 0x30) }
                     exponentDigits += 1
@@ -253,7 +260,11 @@ enum FastPoseLine {
             var value: Double
             if significant <= 19, mantissa < (1 << 53), exponent >= -22, exponent <= 22 {
                 value = Double(mantissa)
-                if exponent < 0 { value /= Self.powers(-exponent) } else if exponent > 0 { value *= Self.powers(exponent) }
+                if exponent < 0 {
+                    value /= Self.powers(-exponent)
+                } else if exponent > 0 {
+                    value *= Self.powers(exponent)
+                }
                 if negative { value = -value }
             } else {
                 let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<cursor]), as: UTF8.self)
@@ -278,7 +289,9 @@ enum FastPoseLine {
                 index += 1
                 if take(UInt8(ascii: "}")) { return true }
                 repeat {
-                    guard plainString() != nil, take(UInt8(ascii: ":")), skipValue(depth: depth + 1) else { return false }
+                    guard plainString() != nil, take(UInt8(ascii: ":")), skipValue(depth: depth + 1) else {
+                        return false
+                    }
                 } while take(UInt8(ascii: ","))
                 return take(UInt8(ascii: "}"))
             case UInt8(ascii: "["):
@@ -323,8 +336,8 @@ enum FastPoseLine {
                 guard let key = plainString(), take(UInt8(ascii: ":")) else { return false }
                 if let joint = joint(key) {
                     guard take(UInt8(ascii: "[")), let x = number(), take(UInt8(ascii: ",")),
-                          let y = number(), take(UInt8(ascii: ",")), let confidence = number(),
-                          take(UInt8(ascii: "]")), confidence >= 0, confidence <= 1
+                        let y = number(), take(UInt8(ascii: ",")), let confidence = number(),
+                        take(UInt8(ascii: "]")), confidence >= 0, confidence <= 1
                     else { return false }
                     frame[joint] = Keypoint(x: x, y: y, confidence: confidence)
                 } else if !skipValue(depth: 2) {
@@ -337,7 +350,8 @@ enum FastPoseLine {
         mutating func line() -> PoseFrame? {
             guard take(UInt8(ascii: "{")) else { return nil }
             var frame = PoseFrame(time: 0)
-            var haveTime = false, haveKeypoints = false
+            var haveTime = false
+            var haveKeypoints = false
             if take(UInt8(ascii: "}")) { return nil }
             repeat {
                 guard let key = plainString(), take(UInt8(ascii: ":")) else { return nil }
@@ -378,10 +392,12 @@ struct PoseLineReader {
         let capacity = maximumLineLength + chunk
         let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
         defer { buffer.deallocate() }
-        var filled = 0, lineNumber = 0
+        var filled = 0
+        var lineNumber = 0
         while true {
             let n: Int
-            switch POSIX.read(fd, into: UnsafeMutableRawBufferPointer(start: buffer + filled, count: capacity - filled)) {
+            switch POSIX.read(fd, into: UnsafeMutableRawBufferPointer(start: buffer + filled, count: capacity - filled))
+            {
             case .success(let count): n = count
             case .failure(let errno):
                 throw ProofkitError(.io, "cannot read: \(errno)", operation: "read", underlying: errno.code, path: name)

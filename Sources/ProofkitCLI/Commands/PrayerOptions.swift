@@ -1,5 +1,6 @@
 import Proofkit
 import ProofkitCore
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -69,11 +70,15 @@ enum PrayerOptions {
     static func parameters(_ arguments: ParsedArguments) throws(UsageError) -> CalculationParameters {
         let name = arguments.value("method") ?? "mwl"
         guard let method = CalculationMethod(name: name) else {
-            throw UsageError("unknown method '\(name)'; one of mwl, isna, egyptian, karachi, makkah, dubai, qatar, kuwait, msc, singapore, turkey, tehran, custom")
+            throw UsageError(
+                "unknown method '\(name)'; one of mwl, isna, egyptian, karachi, makkah, dubai, qatar, kuwait, msc, singapore, turkey, tehran, custom"
+            )
         }
         var p = method.parameters
         if let text = arguments.value("madhab") {
-            guard let m = Madhab(rawValue: text.lowercased()) else { throw UsageError("unknown madhab '\(text)'; shafi or hanafi") }
+            guard let m = Madhab(rawValue: text.lowercased()) else {
+                throw UsageError("unknown madhab '\(text)'; shafi or hanafi")
+            }
             p.madhab = m
         }
         if let text = arguments.value("high-lat") {
@@ -109,14 +114,20 @@ enum PrayerOptions {
             }
             p.shafaq = s
         }
-        if let angle = try arguments.double("fajr-angle") { p.fajrAngle = angle; p.method = .other }
+        if let angle = try arguments.double("fajr-angle") {
+            p.fajrAngle = angle
+            p.method = .other
+        }
         if let angle = try arguments.double("isha-angle") {
             p.ishaAngle = angle
             p.ishaInterval = nil
             p.ramadanIshaInterval = nil
             p.method = .other
         }
-        if let interval = try arguments.int("isha-interval") { p.ishaInterval = interval; p.method = .other }
+        if let interval = try arguments.int("isha-interval") {
+            p.ishaInterval = interval
+            p.method = .other
+        }
         if method == .other, arguments.value("fajr-angle") == nil {
             throw UsageError("--method custom needs --fajr-angle and --isha-angle or --isha-interval")
         }

@@ -1,6 +1,6 @@
-internal import ProofkitSystem
 import Proofkit
 import ProofkitCore
+internal import ProofkitSystem
 
 #if canImport(Glibc)
     import Glibc
@@ -59,14 +59,15 @@ enum SquatCommand: Subcommand {
           proofkit squat set.jsonl --json --plot depth.svg
           pose-estimator --jsonl | proofkit squat - --target 5 --strict
         """
-    static let options: [OptionSpec] = [
-        .option("target", value: "N", help: "reps per set needed for the proof (default 10)"),
-        .option("sets", value: "N", help: "number of sets (default 1)"),
-        .option("rest", value: "DURATION", help: "longest rest between sets, e.g. 60s (default 60s)"),
-        .flag("json", help: "one JSON object per result on stdout"),
-        .option("plot", value: "FILE", help: "write an SVG plot of depth over time"),
-        .flag("strict", help: "exit 2 when the proof is rejected"),
-    ] + tunables.map { .option($0.name, value: $0.isDuration ? "DURATION" : $0.unit, help: $0.help) }
+    static let options: [OptionSpec] =
+        [
+            .option("target", value: "N", help: "reps per set needed for the proof (default 10)"),
+            .option("sets", value: "N", help: "number of sets (default 1)"),
+            .option("rest", value: "DURATION", help: "longest rest between sets, e.g. 60s (default 60s)"),
+            .flag("json", help: "one JSON object per result on stdout"),
+            .option("plot", value: "FILE", help: "write an SVG plot of depth over time"),
+            .flag("strict", help: "exit 2 when the proof is rejected"),
+        ] + tunables.map { .option($0.name, value: $0.isDuration ? "DURATION" : $0.unit, help: $0.help) }
 
     /// A setting of the counter that the command line can change.
     struct Tunable {
@@ -84,42 +85,84 @@ enum SquatCommand: Subcommand {
         func f(_ value: Double) -> String { value == value.rounded() ? String(Int(value)) : "\(value)" }
         func s(_ value: Double) -> String { "\(f(value))s" }
         return [
-            Tunable(name: "depth", unit: "FRACTION", isDuration: false, keyPath: \.depthThreshold,
-                    help: "down: hip drop as a fraction of the standing hip-to-ankle height (default \(f(d.depthThreshold)); front-view depth-camera squats drop only 0.22-0.29)"),
-            Tunable(name: "stand", unit: "FRACTION", isDuration: false, keyPath: \.standThreshold,
-                    help: "back up: hip drop at or below this (default \(f(d.standThreshold)))"),
-            Tunable(name: "knee-gate", unit: "DEGREES", isDuration: false, keyPath: \.minimumKneeBend,
-                    help: "thighs must tilt this far from vertical at the bottom; 0 = off (default \(f(d.minimumKneeBend)); real reps measure 62-118 from phone video but 4-49 from a front-view depth camera)"),
-            Tunable(name: "hip-rise", unit: "FRACTION", isDuration: false, keyPath: \.maximumHipRise,
-                    help: "hips above standing by more than this during or just after a rep = a jump (default \(f(d.maximumHipRise)); a real squat ended 0.13 above its start)"),
-            Tunable(name: "take-off-watch", unit: "", isDuration: true, keyPath: \.takeOffWatch,
-                    help: "a rep is counted this long after standing up, once no take-off followed (default \(s(d.takeOffWatch)))"),
-            Tunable(name: "floor-rise", unit: "FRACTION", isDuration: false, keyPath: \.maximumFloorRise,
-                    help: "the lower ankle may rise this much during a rep before it is a jump (default \(f(d.maximumFloorRise)))"),
-            Tunable(name: "foot-travel", unit: "FRACTION", isDuration: false, keyPath: \.maximumFootTravel,
-                    help: "a planted ankle may move this much (a lunge step moves more) (default \(f(d.maximumFootTravel)))"),
-            Tunable(name: "foot-hold", unit: "", isDuration: true, keyPath: \.footHoldTime,
-                    help: "a foot or knee must stay away this long to count as moved; tracker glitches last up to 0.2s (default \(s(d.footHoldTime)))"),
-            Tunable(name: "knee-asymmetry", unit: "FRACTION", isDuration: false, keyPath: \.maximumKneeAsymmetry,
-                    help: "knee heights may differ this much more than standing (a lunge drops one) (default \(f(d.maximumKneeAsymmetry)))"),
-            Tunable(name: "torso-upright", unit: "FRACTION", isDuration: false, keyPath: \.minimumTorsoUprightness,
-                    help: "shoulders above the hips at the bottom, fraction of standing; less = bending over (default \(f(d.minimumTorsoUprightness)))"),
-            Tunable(name: "knee-extension", unit: "FRACTION", isDuration: false, keyPath: \.kneeExtension,
-                    help: "hip-to-knee height back to this fraction of standing to count as stood up (default \(f(d.kneeExtension)))"),
-            Tunable(name: "min-rep", unit: "", isDuration: true, keyPath: \.minimumRepDuration,
-                    help: "faster reps are bounces or jumps (default \(s(d.minimumRepDuration)))"),
-            Tunable(name: "max-bottom-hold", unit: "", isDuration: true, keyPath: \.maximumBottomHold,
-                    help: "hips still at the bottom for longer = sitting down (default \(s(d.maximumBottomHold)); the slowest real reps hold about 1.5s)"),
-            Tunable(name: "max-gap", unit: "", isDuration: true, keyPath: \.maximumGap,
-                    help: "a rep is never completed across a gap in the keypoints longer than this (default \(s(d.maximumGap)))"),
-            Tunable(name: "standing-window", unit: "", isDuration: true, keyPath: \.standingWindow,
-                    help: "how long standing must be still to learn the standing height (default \(s(d.standingWindow)))"),
-            Tunable(name: "stillness", unit: "FRACTION", isDuration: false, keyPath: \.stillnessTolerance,
-                    help: "still = hip-to-ankle height within this fraction of its mean (default \(f(d.stillnessTolerance)))"),
-            Tunable(name: "smoothing", unit: "", isDuration: true, keyPath: \.smoothingTimeConstant,
-                    help: "time constant of the depth smoothing (default \(s(d.smoothingTimeConstant)))"),
-            Tunable(name: "min-confidence", unit: "FRACTION", isDuration: false, keyPath: \.minimumConfidence,
-                    help: "joints below this confidence are not used (default \(f(d.minimumConfidence)))"),
+            Tunable(
+                name: "depth", unit: "FRACTION", isDuration: false, keyPath: \.depthThreshold,
+                help:
+                    "down: hip drop as a fraction of the standing hip-to-ankle height (default \(f(d.depthThreshold)); front-view depth-camera squats drop only 0.22-0.29)"
+            ),
+            Tunable(
+                name: "stand", unit: "FRACTION", isDuration: false, keyPath: \.standThreshold,
+                help: "back up: hip drop at or below this (default \(f(d.standThreshold)))"),
+            Tunable(
+                name: "knee-gate", unit: "DEGREES", isDuration: false, keyPath: \.minimumKneeBend,
+                help:
+                    "thighs must tilt this far from vertical at the bottom; 0 = off (default \(f(d.minimumKneeBend)); real reps measure 62-118 from phone video but 4-49 from a front-view depth camera)"
+            ),
+            Tunable(
+                name: "hip-rise", unit: "FRACTION", isDuration: false, keyPath: \.maximumHipRise,
+                help:
+                    "hips above standing by more than this during or just after a rep = a jump (default \(f(d.maximumHipRise)); a real squat ended 0.13 above its start)"
+            ),
+            Tunable(
+                name: "take-off-watch", unit: "", isDuration: true, keyPath: \.takeOffWatch,
+                help:
+                    "a rep is counted this long after standing up, once no take-off followed (default \(s(d.takeOffWatch)))"
+            ),
+            Tunable(
+                name: "floor-rise", unit: "FRACTION", isDuration: false, keyPath: \.maximumFloorRise,
+                help:
+                    "the lower ankle may rise this much during a rep before it is a jump (default \(f(d.maximumFloorRise)))"
+            ),
+            Tunable(
+                name: "foot-travel", unit: "FRACTION", isDuration: false, keyPath: \.maximumFootTravel,
+                help: "a planted ankle may move this much (a lunge step moves more) (default \(f(d.maximumFootTravel)))"
+            ),
+            Tunable(
+                name: "foot-hold", unit: "", isDuration: true, keyPath: \.footHoldTime,
+                help:
+                    "a foot or knee must stay away this long to count as moved; tracker glitches last up to 0.2s (default \(s(d.footHoldTime)))"
+            ),
+            Tunable(
+                name: "knee-asymmetry", unit: "FRACTION", isDuration: false, keyPath: \.maximumKneeAsymmetry,
+                help:
+                    "knee heights may differ this much more than standing (a lunge drops one) (default \(f(d.maximumKneeAsymmetry)))"
+            ),
+            Tunable(
+                name: "torso-upright", unit: "FRACTION", isDuration: false, keyPath: \.minimumTorsoUprightness,
+                help:
+                    "shoulders above the hips at the bottom, fraction of standing; less = bending over (default \(f(d.minimumTorsoUprightness)))"
+            ),
+            Tunable(
+                name: "knee-extension", unit: "FRACTION", isDuration: false, keyPath: \.kneeExtension,
+                help:
+                    "hip-to-knee height back to this fraction of standing to count as stood up (default \(f(d.kneeExtension)))"
+            ),
+            Tunable(
+                name: "min-rep", unit: "", isDuration: true, keyPath: \.minimumRepDuration,
+                help: "faster reps are bounces or jumps (default \(s(d.minimumRepDuration)))"),
+            Tunable(
+                name: "max-bottom-hold", unit: "", isDuration: true, keyPath: \.maximumBottomHold,
+                help:
+                    "hips still at the bottom for longer = sitting down (default \(s(d.maximumBottomHold)); the slowest real reps hold about 1.5s)"
+            ),
+            Tunable(
+                name: "max-gap", unit: "", isDuration: true, keyPath: \.maximumGap,
+                help:
+                    "a rep is never completed across a gap in the keypoints longer than this (default \(s(d.maximumGap)))"
+            ),
+            Tunable(
+                name: "standing-window", unit: "", isDuration: true, keyPath: \.standingWindow,
+                help: "how long standing must be still to learn the standing height (default \(s(d.standingWindow)))"),
+            Tunable(
+                name: "stillness", unit: "FRACTION", isDuration: false, keyPath: \.stillnessTolerance,
+                help:
+                    "still = hip-to-ankle height within this fraction of its mean (default \(f(d.stillnessTolerance)))"),
+            Tunable(
+                name: "smoothing", unit: "", isDuration: true, keyPath: \.smoothingTimeConstant,
+                help: "time constant of the depth smoothing (default \(s(d.smoothingTimeConstant)))"),
+            Tunable(
+                name: "min-confidence", unit: "FRACTION", isDuration: false, keyPath: \.minimumConfidence,
+                help: "joints below this confidence are not used (default \(f(d.minimumConfidence)))"),
         ]
     }
 
@@ -224,7 +267,9 @@ enum SquatCommand: Subcommand {
                 object["event"] = "rep"
                 io.printJSON(.object(object))
             } else {
-                io.print("rep \(rep.number): start \(seconds(rep.startTime)), bottom \(seconds(rep.bottomTime)), end \(seconds(rep.endTime)), depth \(fraction(rep.depth))")
+                io.print(
+                    "rep \(rep.number): start \(seconds(rep.startTime)), bottom \(seconds(rep.bottomTime)), end \(seconds(rep.endTime)), depth \(fraction(rep.depth))"
+                )
             }
         case .rejected(let rejection):
             if json {
@@ -232,26 +277,34 @@ enum SquatCommand: Subcommand {
                 object["event"] = "rejected"
                 io.printJSON(.object(object))
             } else {
-                io.print("not counted (\(rejection.reason.rawValue)): \(seconds(rejection.startTime)) to \(seconds(rejection.endTime)), depth \(fraction(rejection.depth))")
+                io.print(
+                    "not counted (\(rejection.reason.rawValue)): \(seconds(rejection.startTime)) to \(seconds(rejection.endTime)), depth \(fraction(rejection.depth))"
+                )
             }
         case .setCompleted(let set):
             if json {
-                io.printJSON(["event": "set", "number": .int(set.number), "reps": .int(set.reps),
-                              "start": .rounded(set.startTime, places: 3), "end": .rounded(set.endTime, places: 3)])
+                io.printJSON([
+                    "event": "set", "number": .int(set.number), "reps": .int(set.reps),
+                    "start": .rounded(set.startTime, places: 3), "end": .rounded(set.endTime, places: 3),
+                ])
             } else {
                 io.print("set \(set.number) done: \(set.reps) reps at \(seconds(set.endTime))")
             }
         case .restTooLong(let set, let rest, let time):
             if json {
-                io.printJSON(["event": "restTooLong", "set": .int(set), "rest": .rounded(rest, places: 3),
-                              "time": .rounded(time, places: 3)])
+                io.printJSON([
+                    "event": "restTooLong", "set": .int(set), "rest": .rounded(rest, places: 3),
+                    "time": .rounded(time, places: 3),
+                ])
             } else {
                 io.print("rest after set \(set) is too long: \(seconds(rest)) at \(seconds(time))")
             }
         case .calibrated(let time, let reference):
             if json {
-                io.printJSON(["event": "calibrated", "time": .rounded(time, places: 3),
-                              "standingReference": .rounded(reference)])
+                io.printJSON([
+                    "event": "calibrated", "time": .rounded(time, places: 3),
+                    "standingReference": .rounded(reference),
+                ])
             }
         case .workoutCompleted(let time):
             if !json { io.print("workout done at \(seconds(time))") }
@@ -259,23 +312,29 @@ enum SquatCommand: Subcommand {
     }
 
     static func repJSON(_ rep: SquatRep) -> [String: JSONValue] {
-        ["number": .int(rep.number), "set": .int(rep.set), "start": .rounded(rep.startTime, places: 3),
-         "bottom": .rounded(rep.bottomTime, places: 3), "end": .rounded(rep.endTime, places: 3),
-         "depth": .rounded(rep.depth, places: 3), "checks": .object(checksJSON(rep.checks))]
+        [
+            "number": .int(rep.number), "set": .int(rep.set), "start": .rounded(rep.startTime, places: 3),
+            "bottom": .rounded(rep.bottomTime, places: 3), "end": .rounded(rep.endTime, places: 3),
+            "depth": .rounded(rep.depth, places: 3), "checks": .object(checksJSON(rep.checks)),
+        ]
     }
 
     static func checksJSON(_ checks: SquatChecks) -> [String: JSONValue] {
-        ["footTravel": .rounded(checks.footTravel, places: 3), "floorRise": .rounded(checks.floorRise, places: 3),
-         "kneeAsymmetry": .rounded(checks.kneeAsymmetry, places: 3),
-         "torsoUprightness": checks.torsoUprightness.isFinite ? .rounded(checks.torsoUprightness, places: 3) : .null,
-         "kneeBend": checks.kneeBend.isFinite ? .rounded(checks.kneeBend, places: 1) : .null,
-         "hipRise": .rounded(checks.hipRise, places: 3)]
+        [
+            "footTravel": .rounded(checks.footTravel, places: 3), "floorRise": .rounded(checks.floorRise, places: 3),
+            "kneeAsymmetry": .rounded(checks.kneeAsymmetry, places: 3),
+            "torsoUprightness": checks.torsoUprightness.isFinite ? .rounded(checks.torsoUprightness, places: 3) : .null,
+            "kneeBend": checks.kneeBend.isFinite ? .rounded(checks.kneeBend, places: 1) : .null,
+            "hipRise": .rounded(checks.hipRise, places: 3),
+        ]
     }
 
     static func rejectionJSON(_ rejection: SquatRejection) -> [String: JSONValue] {
-        ["reason": .string(rejection.reason.rawValue), "start": .rounded(rejection.startTime, places: 3),
-         "end": .rounded(rejection.endTime, places: 3), "depth": .rounded(rejection.depth, places: 3),
-         "checks": .object(checksJSON(rejection.checks))]
+        [
+            "reason": .string(rejection.reason.rawValue), "start": .rounded(rejection.startTime, places: 3),
+            "end": .rounded(rejection.endTime, places: 3), "depth": .rounded(rejection.depth, places: 3),
+            "checks": .object(checksJSON(rejection.checks)),
+        ]
     }
 
     static func resultJSON(_ result: SquatResult, file: String) -> [String: JSONValue] {
@@ -292,10 +351,13 @@ enum SquatCommand: Subcommand {
             "reason": reason,
             "repList": .array(result.reps.map { .object(repJSON($0)) }),
             "rejected": .array(result.rejections.map { .object(rejectionJSON($0)) }),
-            "sets": .array(result.sets.map {
-                ["number": .int($0.number), "reps": .int($0.reps),
-                 "start": .rounded($0.startTime, places: 3), "end": .rounded($0.endTime, places: 3)]
-            }),
+            "sets": .array(
+                result.sets.map {
+                    [
+                        "number": .int($0.number), "reps": .int($0.reps),
+                        "start": .rounded($0.startTime, places: 3), "end": .rounded($0.endTime, places: 3),
+                    ]
+                }),
             "longRests": .array(result.longRests.map { ["set": .int($0.set), "rest": .rounded($0.rest, places: 3)] }),
             "skippedFrames": .int(result.skippedFrameCount),
             "skipped": .object(skipped),
@@ -304,8 +366,9 @@ enum SquatCommand: Subcommand {
     }
 
     static func printSummary(_ result: SquatResult, name: String, io: CommandIO) {
-        io.print("\(name): \(result.repCount) squat\(result.repCount == 1 ? "" : "s") (target \(result.target)): \(result.verdict.name)"
-                 + (result.verdict.isAccepted ? "" : " (\(reasonText(result.verdict)))"))
+        io.print(
+            "\(name): \(result.repCount) squat\(result.repCount == 1 ? "" : "s") (target \(result.target)): \(result.verdict.name)"
+                + (result.verdict.isAccepted ? "" : " (\(reasonText(result.verdict)))"))
         var skippedText = "skipped \(result.skippedFrameCount) of \(result.frameCount) frames"
         if result.skippedFrameCount > 0 {
             let parts = SquatSkipReason.allCases.compactMap { reason in
@@ -331,7 +394,8 @@ enum SquatCommand: Subcommand {
         plot.addLine(result.depthTrace.map { (x: $0.time, y: $0.smoothedDepth) }, label: "smoothed depth")
         plot.addLine(result.depthTrace.map { (x: $0.time, y: $0.depth) }, label: "raw depth", color: "#bbbbbb")
         plot.addHorizontalLine(y: configuration.depthThreshold, label: "down threshold \(configuration.depthThreshold)")
-        plot.addHorizontalLine(y: configuration.standThreshold, label: "stand threshold \(configuration.standThreshold)")
+        plot.addHorizontalLine(
+            y: configuration.standThreshold, label: "stand threshold \(configuration.standThreshold)")
         return plot.render()
     }
 }

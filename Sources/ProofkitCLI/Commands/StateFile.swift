@@ -1,6 +1,7 @@
-internal import ProofkitSystem
 import Proofkit
 import ProofkitCore
+internal import ProofkitSystem
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -58,7 +59,9 @@ struct StateFile {
     /// - Throws: `.decodeFailed` (exit 65) naming `path`.
     static func parse(_ bytes: [UInt8], path: String) throws(ProofkitError) -> StateFile {
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return StateFile() }
-        func bad(_ message: String) -> ProofkitError { ProofkitError(.decodeFailed, "not a proofkit state file: \(message)", path: path) }
+        func bad(_ message: String) -> ProofkitError {
+            ProofkitError(.decodeFailed, "not a proofkit state file: \(message)", path: path)
+        }
         let root: JSONNode
         do { root = try JSONReader.node(bytes: bytes) } catch {
             throw bad("not JSON (\(error.reason) at byte \(error.byteOffset + 1))")
@@ -75,7 +78,10 @@ struct StateFile {
         }
         guard let version = versionNode.integer else { throw bad("\"version\" must be an integer") }
         guard version == StateFile.version else {
-            throw ProofkitError(.decodeFailed, "state file version \(version) is not supported (this proofkit reads version \(StateFile.version))", path: path)
+            throw ProofkitError(
+                .decodeFailed,
+                "state file version \(version) is not supported (this proofkit reads version \(StateFile.version))",
+                path: path)
         }
         var file = StateFile()
         file.unknownMembers = members.filter { !knownMembers.contains($0.0) }
@@ -87,13 +93,19 @@ struct StateFile {
                 guard let fields = entry.members else { throw bad("every alarm must be an object") }
                 guard let id = entry["id"]?.string, !id.isEmpty else { throw bad("every alarm needs an \"id\" string") }
                 for key in ["state", "fire", "sound"] {
-                    if let field = entry[key], field.string == nil { throw bad("alarm \(id): \"\(key)\" must be a string") }
+                    if let field = entry[key], field.string == nil {
+                        throw bad("alarm \(id): \"\(key)\" must be a string")
+                    }
                 }
                 let stateText = entry["state"]?.string ?? "scheduled"
-                guard let state = SystemAlarm.State(rawValue: stateText) else { throw bad("alarm \(id): unknown state '\(stateText)'") }
+                guard let state = SystemAlarm.State(rawValue: stateText) else {
+                    throw bad("alarm \(id): unknown state '\(stateText)'")
+                }
                 var content: AlarmContent? = nil
                 if let fire = entry["fire"]?.string {
-                    guard let date = parseISO8601(fire) else { throw bad("alarm \(id): \"fire\" is not ISO-8601 with an offset") }
+                    guard let date = parseISO8601(fire) else {
+                        throw bad("alarm \(id): \"fire\" is not ISO-8601 with an offset")
+                    }
                     content = AlarmContent(fireDate: date, sound: entry["sound"]?.string ?? "")
                 }
                 alarms.append(SystemAlarm(id: AlarmID(rawValue: id), content: content, state: state))
@@ -109,7 +121,10 @@ struct StateFile {
                     let occurrence = Occurrence(text), let kindText = entry["kind"]?.string,
                     let kind = ChainOutcome.Kind(rawValue: kindText), let atText = entry["at"]?.string,
                     let at = parseISO8601(atText)
-                else { throw bad("every outcome needs \"occurrence\" (fajr.YYYY-MM-DD), \"kind\" (proof|escape) and \"at\"") }
+                else {
+                    throw bad(
+                        "every outcome needs \"occurrence\" (fajr.YYYY-MM-DD), \"kind\" (proof|escape) and \"at\"")
+                }
                 outcomes.append(ChainOutcome(occurrence: occurrence, kind: kind, at: at))
                 let unknown = fields.filter { !knownOutcomeMembers.contains($0.0) }
                 if !unknown.isEmpty { file.unknownOutcomeMembers["\(text) \(kindText)"] = unknown }
@@ -119,7 +134,9 @@ struct StateFile {
         if let value = root["postponed"] {
             guard let entries = value.members else { throw bad("\"postponed\" must be an object of id: time") }
             for (id, value) in entries {
-                guard let text = value.string, let date = parseISO8601(text) else { throw bad("postponed \(id): not ISO-8601") }
+                guard let text = value.string, let date = parseISO8601(text) else {
+                    throw bad("postponed \(id): not ISO-8601")
+                }
                 postponed[AlarmID(rawValue: id)] = date
             }
         }
@@ -143,13 +160,16 @@ struct StateFile {
             guard let members = value.members else { throw bad("\"chain_fingerprints\" must be an object") }
             for (text, value) in members {
                 guard let occurrence = Occurrence(text), let hash = value.string else {
-                    throw bad("chain_fingerprints: \(text) needs a fingerprint string and an occurrence such as fajr.YYYY-MM-DD")
+                    throw bad(
+                        "chain_fingerprints: \(text) needs a fingerprint string and an occurrence such as fajr.YYYY-MM-DD"
+                    )
                 }
                 chains[occurrence] = hash
             }
         }
-        file.ledger = AlarmLedger(alarms: alarms, syncedFingerprint: fingerprint, outcomes: outcomes,
-                                  postponed: postponed, merged: merged, syncedChains: chains)
+        file.ledger = AlarmLedger(
+            alarms: alarms, syncedFingerprint: fingerprint, outcomes: outcomes,
+            postponed: postponed, merged: merged, syncedChains: chains)
         return file
     }
 
@@ -185,13 +205,17 @@ struct StateFile {
         root["fingerprint"] = JSONValue(ledger.syncedFingerprint)
         root["alarms"] = .array(alarms)
         root["outcomes"] = .array(outcomes)
-        root["postponed"] = .object(Dictionary(uniqueKeysWithValues: ledger.postponed.map {
-            ($0.key.rawValue, JSONValue.string(iso8601($0.value, in: zone)))
-        }))
+        root["postponed"] = .object(
+            Dictionary(
+                uniqueKeysWithValues: ledger.postponed.map {
+                    ($0.key.rawValue, JSONValue.string(iso8601($0.value, in: zone)))
+                }))
         root["merged"] = .array(ledger.merged.sorted().map { .string($0.rawValue) })
-        root["chain_fingerprints"] = .object(Dictionary(uniqueKeysWithValues: ledger.syncedChains.map {
-            ($0.key.description, JSONValue.string($0.value))
-        }))
+        root["chain_fingerprints"] = .object(
+            Dictionary(
+                uniqueKeysWithValues: ledger.syncedChains.map {
+                    ($0.key.description, JSONValue.string($0.value))
+                }))
         try writeFileAtomically(JSONValue.object(root).serialized + "\n", to: path)
     }
 }
@@ -242,12 +266,14 @@ final class StateFileLock {
             switch POSIX.open(lockPath, [.readWrite, .create, .noFollow], mode: 0o666) {
             case .success(let value): fd = value
             case .failure(let errno):
-                throw ProofkitError(.io, "cannot create the lock file '\(displayName(lockPath))': \(errno)",
-                                    operation: "open", underlying: errno.code, path: statePath)
+                throw ProofkitError(
+                    .io, "cannot create the lock file '\(displayName(lockPath))': \(errno)",
+                    operation: "open", underlying: errno.code, path: statePath)
             }
             switch POSIX.lockExclusive(fd, wait: false) {
             case .success:
-                if case .success(let held) = POSIX.status(descriptor: fd), case .success(let current) = POSIX.status(lockPath),
+                if case .success(let held) = POSIX.status(descriptor: fd),
+                    case .success(let current) = POSIX.status(lockPath),
                     held.device == current.device, held.inode == current.inode
                 {
                     return StateFileLock(fd: fd, path: lockPath)
@@ -257,13 +283,16 @@ final class StateFileLock {
             case .failure(let errno):
                 POSIX.closeDescriptor(fd)
                 guard errno == .wouldBlock else {
-                    throw ProofkitError(.io, "cannot lock '\(displayName(lockPath))': \(errno)",
-                                        operation: "flock", underlying: errno.code, path: statePath)
+                    throw ProofkitError(
+                        .io, "cannot lock '\(displayName(lockPath))': \(errno)",
+                        operation: "flock", underlying: errno.code, path: statePath)
                 }
             }
             if POSIX.monotonicSeconds() >= deadline {
-                throw ProofkitError(.busy, "another proofkit holds the lock on this state file (\(displayName(lockPath))) after waiting \(decimalText(waitSeconds, places: 1)) s; try again",
-                                    operation: "flock", path: statePath)
+                throw ProofkitError(
+                    .busy,
+                    "another proofkit holds the lock on this state file (\(displayName(lockPath))) after waiting \(decimalText(waitSeconds, places: 1)) s; try again",
+                    operation: "flock", path: statePath)
             }
             POSIX.sleep(microseconds: 20_000)
         }

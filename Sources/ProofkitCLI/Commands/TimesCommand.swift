@@ -1,5 +1,6 @@
 import Proofkit
 import ProofkitCore
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -38,14 +39,17 @@ enum TimesCommand: Subcommand {
           proofkit times --lat 51.5074 --lon -0.1278 --tz Europe/London --days 7 --high-lat seventh
           proofkit times --lat 68.9585 --lon 33.0827 --tz Europe/Moscow --date 2026-06-25 --polar nearest-latitude --json
         """
-    static let options: [OptionSpec] = PrayerOptions.specs + [
-        .option("date", value: "YYYY-MM-DD", help: "first local date [today in --tz]"),
-        .option("days", value: "N", help: "number of dates, 1...366 [1]"),
-        .flag("json", help: "one JSON object per date on stdout"),
-    ]
+    static let options: [OptionSpec] =
+        PrayerOptions.specs + [
+            .option("date", value: "YYYY-MM-DD", help: "first local date [today in --tz]"),
+            .option("days", value: "N", help: "number of dates, 1...366 [1]"),
+            .flag("json", help: "one JSON object per date on stdout"),
+        ]
 
     static func run(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
-        guard arguments.positionals.isEmpty else { throw UsageError("unexpected argument '\(arguments.positionals[0])'") }
+        guard arguments.positionals.isEmpty else {
+            throw UsageError("unexpected argument '\(arguments.positionals[0])'")
+        }
         let calculator = try PrayerOptions.calculator(arguments)
         let zone = calculator.timeZone
         let start: LocalDate
@@ -60,10 +64,14 @@ enum TimesCommand: Subcommand {
         let p = calculator.parameters
         let rule = p.highLatitudeRule.resolved(latitude: calculator.coordinates.latitude)
         if !arguments.has("json") {
-            io.print("Prayer times at \(calculator.coordinates.latitude), \(calculator.coordinates.longitude) in \(zone.identifier); method \(p.method.rawValue), \(p.madhab.rawValue) Asr, high-latitude rule \(p.usesMoonsightingSeasons ? "MoonsightingCommittee seasons" : rule.rawValue)")
-            io.print("date        " + ["fajr", "sunrise", "dhuhr", "asr", "maghrib", "isha", "midnight"]
-                .map { $0.padded(toLength: 9) }.joined()
-                .trimmingSpaces())
+            io.print(
+                "Prayer times at \(calculator.coordinates.latitude), \(calculator.coordinates.longitude) in \(zone.identifier); method \(p.method.rawValue), \(p.madhab.rawValue) Asr, high-latitude rule \(p.usesMoonsightingSeasons ? "MoonsightingCommittee seasons" : rule.rawValue)"
+            )
+            io.print(
+                "date        "
+                    + ["fajr", "sunrise", "dhuhr", "asr", "maghrib", "isha", "midnight"]
+                    .map { $0.padded(toLength: 9) }.joined()
+                    .trimmingSpaces())
         }
         for times in calculator.times(from: start, days: days) {
             if arguments.has("json") {
@@ -71,10 +79,14 @@ enum TimesCommand: Subcommand {
             } else if let reason = times.undefinedReason {
                 io.print("\(times.date)  undefined: \(reason.description)")
             } else {
-                let cells = [times.fajr, times.sunrise, times.dhuhr, times.asr, times.maghrib, times.isha,
-                             times.middleOfTheNight].map { PrayerOptions.clock($0, zone: zone, date: times.date) }
-                io.print("\(times.date)  " + cells.map { $0.padded(toLength: 9) }
-                    .joined().trimmingSpaces())
+                let cells = [
+                    times.fajr, times.sunrise, times.dhuhr, times.asr, times.maghrib, times.isha,
+                    times.middleOfTheNight,
+                ].map { PrayerOptions.clock($0, zone: zone, date: times.date) }
+                io.print(
+                    "\(times.date)  "
+                        + cells.map { $0.padded(toLength: 9) }
+                        .joined().trimmingSpaces())
             }
         }
         return .success
@@ -85,9 +97,10 @@ enum TimesCommand: Subcommand {
         var values: [String: JSONValue] = [:]
         for prayer in Prayer.allCases { values[prayer.rawValue] = stamp(times[prayer]) }
         values["midnight"] = stamp(times.middleOfTheNight)
-        let undefined: JSONValue = times.undefinedReason.map {
-            .object(["reason": .string($0.rawValue), "message": .string($0.description)])
-        } ?? .null
+        let undefined: JSONValue =
+            times.undefinedReason.map {
+                .object(["reason": .string($0.rawValue), "message": .string($0.description)])
+            } ?? .null
         let resolution: JSONValue =
             switch times.polarResolution {
             case .none: .null
@@ -97,7 +110,8 @@ enum TimesCommand: Subcommand {
         let p = calculator.parameters
         return .object([
             "date": .string(times.date.description), "timezone": .string(times.timeZone.identifier),
-            "latitude": .number(calculator.coordinates.latitude), "longitude": .number(calculator.coordinates.longitude),
+            "latitude": .number(calculator.coordinates.latitude),
+            "longitude": .number(calculator.coordinates.longitude),
             "method": .string(p.method.rawValue), "madhab": .string(p.madhab.rawValue),
             "high_latitude_rule": .string(p.usesMoonsightingSeasons ? "moonsightingCommittee" : rule.rawValue),
             "times": .object(values), "undefined": undefined,

@@ -5,7 +5,8 @@ import ProofkitCore
 enum TranscribeCommand: Subcommand {
     static let name = "transcribe"
     static let summary = "print what the built-in Arabic recogniser (Whisper base) hears in a recording"
-    static let synopsis = "proofkit transcribe RECORDING... [--score-text NAME]... [--threads N] [--max-seconds S] [--json]"
+    static let synopsis =
+        "proofkit transcribe RECORDING... [--score-text NAME]... [--threads N] [--max-seconds S] [--json]"
     static let discussion = """
         Runs the recogniser that 'proofkit voice' uses on a recording and prints what it heard:
         OpenAI Whisper base (multilingual), converted to ONNX by the set-up, run by ONNX Runtime on
@@ -50,7 +51,8 @@ enum TranscribeCommand: Subcommand {
           proofkit transcribe fajr.wav --json --score-text waking
         """
     static let options: [OptionSpec] = [
-        .option("score-text", value: "NAME", repeatable: true, help: "also give the forced score of this text (repeatable)"),
+        .option(
+            "score-text", value: "NAME", repeatable: true, help: "also give the forced score of this text (repeatable)"),
         .option("texts", value: "FILE", help: "a JSON file of extra texts"),
         .option("threads", value: "N", help: "ONNX Runtime threads (default 2)"),
         .option("max-seconds", value: "S", help: "refuse longer recordings (default and most 300)"),
@@ -87,7 +89,8 @@ enum TranscribeCommand: Subcommand {
                 recognizer = loaded
             } else {
                 let loadStart = clock.now
-                recognizer = try WhisperRecognizer(store: PhotoModelStore(environment: io.environment), threads: threads)
+                recognizer = try WhisperRecognizer(
+                    store: PhotoModelStore(environment: io.environment), threads: threads)
                 loadSeconds = (clock.now - loadStart).secondsValue
                 loaded = recognizer
             }
@@ -95,9 +98,15 @@ enum TranscribeCommand: Subcommand {
             let features = WhisperFeatures.logMel(of: audio)
             let transcription = try recognizer.transcriber.transcribe(features: features)
             let transcribeSeconds = (clock.now - start).secondsValue
-            let scores = scoreTexts.isEmpty ? [] : try recognizer.spanScores(
-                texts: scoreTexts.map(\.text), features: features, transcription: transcription
-            ).map { ReadingProofRecording.RecognizedReading(transcript: transcription.text, span: $0, seconds: transcription.seconds, elapsedSeconds: 0) }
+            let scores =
+                scoreTexts.isEmpty
+                ? []
+                : try recognizer.spanScores(
+                    texts: scoreTexts.map(\.text), features: features, transcription: transcription
+                ).map {
+                    ReadingProofRecording.RecognizedReading(
+                        transcript: transcription.text, span: $0, seconds: transcription.seconds, elapsedSeconds: 0)
+                }
             if arguments.has("json") {
                 io.printJSON([
                     "file": .string(path), "transcript": .string(transcription.text),
@@ -117,10 +126,12 @@ enum TranscribeCommand: Subcommand {
                 io.print(transcription.text.isEmpty ? "(nothing heard)" : transcription.text)
                 for (score, scoreText) in zip(scores, scoreTexts) {
                     guard let text = score.score, let span = score.span else {
-                        io.print("forced score of '\(scoreText.name)': none (nothing heard, or no word of the text matches)")
+                        io.print(
+                            "forced score of '\(scoreText.name)': none (nothing heard, or no word of the text matches)")
                         continue
                     }
-                    var line = "forced score of '\(scoreText.name)': mean log-probability \(decimalText(text.meanLogProbability, places: 2)) over \(text.tokens.count) tokens"
+                    var line =
+                        "forced score of '\(scoreText.name)': mean log-probability \(decimalText(text.meanLogProbability, places: 2)) over \(text.tokens.count) tokens"
                     if let ratio = ForcedScoreRule.ratio(text: text, transcript: score.transcriptScore) {
                         line += ", \(decimalText(ratio, places: 2)) against what it heard"
                     }

@@ -1,12 +1,12 @@
-import ProofkitCore
-
 import Proofkit
+import ProofkitCore
 
 /// `proofkit trim INPUT [-o OUTPUT.caf]`: makes an alarm sound.
 enum TrimCommand: Subcommand {
     static let name = "trim"
     static let summary = "turn a recitation or adhan into a CAF alarm sound (16-bit PCM, under 30 s)"
-    static let synopsis = "proofkit trim INPUT [-o OUTPUT.caf] [--max-seconds S] [--start S] [--trim-silence] [--normalize DBFS] [--mono] [--rate HZ] [--sync] [--json]"
+    static let synopsis =
+        "proofkit trim INPUT [-o OUTPUT.caf] [--max-seconds S] [--start S] [--trim-silence] [--normalize DBFS] [--mono] [--rate HZ] [--sync] [--json]"
     static let discussion = """
         Decodes INPUT (MP3, WAV incl. extensible/24-bit/float, FLAC, Ogg Vorbis, Opus, AIFF, CAF, at
         any rate and channel count; detected by content, not by extension), stops at 29.000 s of
@@ -74,7 +74,9 @@ enum TrimCommand: Subcommand {
         var options = AlarmSound.TrimOptions()
         if let max = try arguments.seconds("max-seconds") {
             guard max > 0, max <= AlarmSound.largestMaxSeconds else {
-                throw UsageError("--max-seconds must be above 0 and at most \(AlarmSound.largestMaxSeconds), got '\(arguments.value("max-seconds") ?? "")'")
+                throw UsageError(
+                    "--max-seconds must be above 0 and at most \(AlarmSound.largestMaxSeconds), got '\(arguments.value("max-seconds") ?? "")'"
+                )
             }
             options.maxSeconds = max
         }
@@ -87,14 +89,19 @@ enum TrimCommand: Subcommand {
             options.silenceThresholdDBFS = threshold
         }
         if let peak = try arguments.double("normalize") {
-            guard peak <= 0, peak >= -60 else { throw UsageError("--normalize must be between -60 and 0 dBFS, got '\(arguments.value("normalize") ?? "")'") }
+            guard peak <= 0, peak >= -60 else {
+                throw UsageError(
+                    "--normalize must be between -60 and 0 dBFS, got '\(arguments.value("normalize") ?? "")'")
+            }
             options.normalizePeakDBFS = peak
         }
         options.mixesToMono = arguments.has("mono")
         options.syncsToDisk = arguments.has("sync")
         if let rate = try arguments.int("rate") {
             guard AlarmSound.commonSampleRates.contains(rate) else {
-                throw UsageError("--rate must be one of \(AlarmSound.commonSampleRates.map(String.init).joined(separator: ", ")), got \(rate)")
+                throw UsageError(
+                    "--rate must be one of \(AlarmSound.commonSampleRates.map(String.init).joined(separator: ", ")), got \(rate)"
+                )
             }
             options.sampleRate = rate
         }
@@ -104,7 +111,9 @@ enum TrimCommand: Subcommand {
         if let dot = output.lastIndex(of: "."), !output[dot...].contains("/") {
             let suffix = output[output.index(after: dot)...].lowercased()
             if otherAudioExtensions.contains(suffix) {
-                throw UsageError("-o '\(displayName(output))' names a .\(suffix) file, but trim writes CAF or WAV (16-bit PCM); use a name ending in .caf or .wav")
+                throw UsageError(
+                    "-o '\(displayName(output))' names a .\(suffix) file, but trim writes CAF or WAV (16-bit PCM); use a name ending in .caf or .wav"
+                )
             }
         }
 
@@ -117,9 +126,11 @@ enum TrimCommand: Subcommand {
         if arguments.has("json") {
             io.printJSON(json(for: result, warnings: warnings))
         } else {
-            var line = "\(displayName(output)): \(decimalText(check.decodedSeconds, places: 2)) s, \(check.format.sampleRate) Hz, \(check.format.channels) channel\(check.format.channels == 1 ? "" : "s"), \(result.check.format.majorFormatName) 16-bit PCM"
+            var line =
+                "\(displayName(output)): \(decimalText(check.decodedSeconds, places: 2)) s, \(check.format.sampleRate) Hz, \(check.format.channels) channel\(check.format.channels == 1 ? "" : "s"), \(result.check.format.majorFormatName) 16-bit PCM"
             if result.wasCut {
-                line += "; cut at \(decimalText(check.decodedSeconds, places: 2)) s with a \(fadeMilliseconds(result)) ms fade-out"
+                line +=
+                    "; cut at \(decimalText(check.decodedSeconds, places: 2)) s with a \(fadeMilliseconds(result)) ms fade-out"
             } else {
                 line += "; whole input kept"
             }
@@ -176,4 +187,3 @@ enum TrimCommand: Subcommand {
         value.isFinite ? .rounded(value, places: 2) : .null
     }
 }
-

@@ -142,7 +142,8 @@ enum VoiceCommand: Subcommand {
         .option("device", value: "D", help: "ALSA capture device (default 'default')"),
         .flag("list-devices", help: "list the ALSA PCM devices and exit"),
         .option("recognizer", value: "R", help: "whisper (default when installed), cmd or none"),
-        .option("recognizer-cmd", value: "CMD", help: "external recogniser: audio on stdin, lines on stdout (implies cmd)"),
+        .option(
+            "recognizer-cmd", value: "CMD", help: "external recogniser: audio on stdin, lines on stdout (implies cmd)"),
         .option("transcript-file", value: "F", help: "transcript lines from a file ('-' for stdin)"),
         .option("max-seconds", value: "S", help: "stop after S seconds of audio (default 120)"),
         .option("text", value: "NAME", help: "the text to read (default: waking)"),
@@ -180,8 +181,9 @@ enum VoiceCommand: Subcommand {
         }
         guard arguments.has("live") else {
             guard arguments.positionals.count == 1 else {
-                throw UsageError(arguments.positionals.isEmpty
-                    ? "give --live, --list-devices or a RECORDING" : "give one RECORDING")
+                throw UsageError(
+                    arguments.positionals.isEmpty
+                        ? "give --live, --list-devices or a RECORDING" : "give one RECORDING")
             }
             for flag in ["record", "recognizer-cmd", "device", "max-seconds"] where arguments.value(flag) != nil {
                 throw UsageError("--\(flag) works only with --live")
@@ -189,7 +191,8 @@ enum VoiceCommand: Subcommand {
             if arguments.has("forced-score") && arguments.has("no-forced-score") {
                 throw UsageError("give either --forced-score or --no-forced-score, not both")
             }
-            return try runRecording(arguments.positionals[0], arguments, mode: mode, fallback: fallback, choice: choice, io: io)
+            return try runRecording(
+                arguments.positionals[0], arguments, mode: mode, fallback: fallback, choice: choice, io: io)
         }
         if !arguments.positionals.isEmpty {
             throw UsageError("--live takes no RECORDING argument ('\(arguments.positionals[0])')")
@@ -233,7 +236,9 @@ enum VoiceCommand: Subcommand {
             return .transcriptFile
         }
         if arguments.value("recognizer-cmd") != nil {
-            if let asked, asked != "cmd" { throw UsageError("--recognizer-cmd goes with --recognizer cmd, not '\(asked)'") }
+            if let asked, asked != "cmd" {
+                throw UsageError("--recognizer-cmd goes with --recognizer cmd, not '\(asked)'")
+            }
             return .command
         }
         switch asked {
@@ -247,21 +252,24 @@ enum VoiceCommand: Subcommand {
     /// Loads the built-in recogniser for `choice`. For the default choice, a recogniser that is
     /// not installed (or no ONNX Runtime) gives `nil` and ONE line on stderr; asked for explicitly,
     /// that exits 69. A damaged model exits 78 either way.
-    static func loadWhisper(_ choice: inout RecognizerChoice, io: CommandIO) throws(ProofkitError) -> WhisperRecognizer? {
+    static func loadWhisper(_ choice: inout RecognizerChoice, io: CommandIO) throws(ProofkitError) -> WhisperRecognizer?
+    {
         guard case .whisper(let explicit) = choice else { return nil }
         let store = PhotoModelStore(environment: io.environment)
         do {
             return try WhisperRecognizer(store: store, threads: 2)
         } catch {
             guard !explicit, error.code == .runtimeUnavailable else { throw error }
-            io.printError("proofkit voice: the built-in recogniser is not available (\(error.message)); judging by voice only")
+            io.printError(
+                "proofkit voice: the built-in recogniser is not available (\(error.message)); judging by voice only")
             choice = .none
             return nil
         }
     }
 
     /// Transcribes a whole recording and scores the text by spans (the recording path's recogniser).
-    static func recognize(with whisper: WhisperRecognizer) -> (_ samples: [Float], _ text: DuaText) throws(ProofkitError)
+    static func recognize(with whisper: WhisperRecognizer) -> (_ samples: [Float], _ text: DuaText)
+        throws(ProofkitError)
         -> ReadingProofRecording.RecognizedReading
     {
         { (samples: [Float], text: DuaText) throws(ProofkitError) in
@@ -303,19 +311,22 @@ enum VoiceCommand: Subcommand {
         let whisper = try loadWhisper(&choice, io: io)
         var transcript: [String] = []
         if let file = arguments.value("transcript-file") {
-            let contents = file == "-" ? try DuaCommand.readStandardInput(joinedBy: "\n", what: "transcript file")
+            let contents =
+                file == "-"
+                ? try DuaCommand.readStandardInput(joinedBy: "\n", what: "transcript file")
                 : try DuaCommand.readTextFile(file, required: true, what: "transcript file") ?? ""
             transcript = contents.split(whereSeparator: \.isNewline).map { line in
                 String(line.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
             }
-                .filter { !$0.isEmpty }
+            .filter { !$0.isEmpty }
         }
         let configuration = try proofConfiguration(arguments, mode: mode, choice: choice, io: io)
         let outcome: ReadingProofRecording.Outcome
         do {
             outcome = try ReadingProofRecording.run(
                 path: path, configuration: configuration,
-                sileroModelPath: ReadingProofSession.sileroModelPath(environment: io.environment), transcript: transcript,
+                sileroModelPath: ReadingProofSession.sileroModelPath(environment: io.environment),
+                transcript: transcript,
                 fallback: fallback, recognize: whisper.map(recognize(with:)),
                 forcedScoreRule: forcedScoreRule(arguments))
         } catch {
@@ -333,11 +344,15 @@ enum VoiceCommand: Subcommand {
                 "file": .string(path), "duration_seconds": .rounded(outcome.decodedSeconds, places: 3),
                 "input_sample_rate": .int(outcome.format.sampleRate), "input_channels": .int(outcome.format.channels),
             ]
-            object.merge(resultFields(result, mode: outcome.voiceDetection, fallback: outcome.fallbackReason,
-                                      needed: outcome.neededSeconds)) { _, new in new }
+            object.merge(
+                resultFields(
+                    result, mode: outcome.voiceDetection, fallback: outcome.fallbackReason,
+                    needed: outcome.neededSeconds)
+            ) { _, new in new }
             object["recognizer"] = .string(choice.name)
             let recognition = outcome.recognition
-            object["transcript"] = choice == .none ? .null : .string(recognition?.transcript ?? transcript.joined(separator: " "))
+            object["transcript"] =
+                choice == .none ? .null : .string(recognition?.transcript ?? transcript.joined(separator: " "))
             object["forced_score"] = forcedScoreJSON(recognition, rule: forcedScoreRule(arguments))
             object["recognizer_seconds"] = recognition.map { .rounded($0.elapsedSeconds, places: 3) } ?? .null
             object["recognizer_skipped"] = JSONValue(recognition?.skippedReason)
@@ -345,7 +360,9 @@ enum VoiceCommand: Subcommand {
         } else {
             let text = configuration.text
             io.print("\(baseName(path)): \(formatSeconds(outcome.decodedSeconds)) of audio, \(text.title)")
-            io.print("voiced \(formatSeconds(result.gate.voicedSeconds)) in \(result.gate.segments.count) segment(s), \(choice == .none || configuration.allowsReadTwice ? "needs" : "reading time") \(formatSeconds(outcome.neededSeconds)); noise floor \(Int(result.gate.finalFloorDecibels.rounded())) dBFS")
+            io.print(
+                "voiced \(formatSeconds(result.gate.voicedSeconds)) in \(result.gate.segments.count) segment(s), \(choice == .none || configuration.allowsReadTwice ? "needs" : "reading time") \(formatSeconds(outcome.neededSeconds)); noise floor \(Int(result.gate.finalFloorDecibels.rounded())) dBFS"
+            )
             io.print(gateLine(outcome.voiceDetection, fallback: outcome.fallbackReason))
             if let recognition = outcome.recognition {
                 if let skipped = recognition.skippedReason {
@@ -356,7 +373,9 @@ enum VoiceCommand: Subcommand {
                 if let line = forcedScoreLine(recognition) { io.print(line) }
             }
             if choice != .none {
-                io.print("key words heard: \(result.heardKeyWords.count) of \(text.keyWords.count) (\(text.requiredKeyWords) needed)")
+                io.print(
+                    "key words heard: \(result.heardKeyWords.count) of \(text.keyWords.count) (\(text.requiredKeyWords) needed)"
+                )
             }
             io.print(verdictLine(result.match))
         }
@@ -404,8 +423,9 @@ enum VoiceCommand: Subcommand {
                 "required_key_words": .int(proof.configuration.text.requiredKeyWords),
             ])
         }
-        let view = LiveView(io: io, json: json, text: proof.configuration.text, usesRecognizer: usesRecognizer,
-                            neededSeconds: needed, frameSeconds: proof.configuration.gate.frameDuration.secondsValue)
+        let view = LiveView(
+            io: io, json: json, text: proof.configuration.text, usesRecognizer: usesRecognizer,
+            neededSeconds: needed, frameSeconds: proof.configuration.gate.frameDuration.secondsValue)
         // Ctrl-C ends listening normally: the verdict is given and --record is kept.
         signal(SIGINT, SIG_IGN)
         let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
@@ -420,7 +440,9 @@ enum VoiceCommand: Subcommand {
         // The built-in recogniser's last words (see LiveReadingProof.finishTranscriber).
         for line in try live.finishTranscriber() {
             if json {
-                io.printJSON(["event": "transcript", "t": .rounded(summary.heardSeconds, places: 3), "text": .string(line)])
+                io.printJSON([
+                    "event": "transcript", "t": .rounded(summary.heardSeconds, places: 3), "text": .string(line),
+                ])
             } else if !io.isStdoutTerminal {
                 io.print("» \(line)")
             }
@@ -457,13 +479,19 @@ enum VoiceCommand: Subcommand {
                 "transcript": .array(result.transcript.map { .string($0) }),
                 "dropped_chunks": .int(live.droppedChunks), "overruns": .int(live.overruns),
                 "recognizer_restarts": .int(live.recognizerRestarts), "recording": JSONValue(recorded),
-                "forced_score": live.usesWhisper ? forcedScoreJSON(recognition, rule: forcedScoreRule(arguments)) : .null,
+                "forced_score": live.usesWhisper
+                    ? forcedScoreJSON(recognition, rule: forcedScoreRule(arguments)) : .null,
             ]
-            object.merge(resultFields(result, mode: proof.configuration.voiceDetection,
-                                      fallback: live.fallbackReason, needed: needed)) { _, new in new }
+            object.merge(
+                resultFields(
+                    result, mode: proof.configuration.voiceDetection,
+                    fallback: live.fallbackReason, needed: needed)
+            ) { _, new in new }
             io.printJSON(.object(object))
         } else {
-            io.print("heard \(formatSeconds(summary.heardSeconds)) of audio on \(device); voiced \(formatSeconds(result.gate.voicedSeconds)) of \(formatSeconds(needed)) needed")
+            io.print(
+                "heard \(formatSeconds(summary.heardSeconds)) of audio on \(device); voiced \(formatSeconds(result.gate.voicedSeconds)) of \(formatSeconds(needed)) needed"
+            )
             io.print(gateLine(result.decidedBy, fallback: live.fallbackReason))
             if !result.transcript.isEmpty { io.print("transcript: " + result.transcript.joined(separator: " ")) }
             if let recognition, let line = forcedScoreLine(recognition) { io.print(line) }
@@ -491,7 +519,8 @@ enum VoiceCommand: Subcommand {
             case .keyWords: return "accepted: the key words were heard"
             case .readTwice: return "accepted: read aloud twice the reading time, with key words"
             case .voiceOnly: return "accepted: read aloud for the reading time (voice only)"
-            case .forcedScore: return "accepted: the recogniser finds the text about as likely as what it wrote (forced score)"
+            case .forcedScore:
+                return "accepted: the recogniser finds the text about as likely as what it wrote (forced score)"
             }
         case .rejected(let why):
             return "rejected: \(why.detail)"
@@ -510,14 +539,16 @@ enum VoiceCommand: Subcommand {
         return [
             "vad": .string(mode.rawValue), "vad_fallback": JSONValue(fallback),
             "voiced_seconds": .rounded(result.gate.voicedSeconds, places: 3),
-            "voiced_segments": .array(result.gate.segments.map {
-                .array([.rounded($0.start, places: 3), .rounded($0.end, places: 3)])
-            }),
+            "voiced_segments": .array(
+                result.gate.segments.map {
+                    .array([.rounded($0.start, places: 3), .rounded($0.end, places: 3)])
+                }),
             "noise_floor_dbfs": .rounded(Double(result.gate.finalFloorDecibels), places: 1),
             "needed_seconds": .rounded(needed, places: 3),
-            "key_words": .array(result.keyWordTexts.indices.map {
-                ["word": .string(result.keyWordTexts[$0]), "heard": .bool(heard.contains($0))]
-            }),
+            "key_words": .array(
+                result.keyWordTexts.indices.map {
+                    ["word": .string(result.keyWordTexts[$0]), "heard": .bool(heard.contains($0))]
+                }),
             "heard_key_words": .array(keyWords.map { .string($0.word) }),
             "heard": .array(keyWords.map { .string($0.word) }),
             "required_key_words": .int(text.required),
@@ -528,12 +559,15 @@ enum VoiceCommand: Subcommand {
 
     /// `{"mean_log_prob": X, "tokens": N, "transcript_mean_log_prob": Y|null, "ratio": X-Y|null,
     /// "coverage": C|null, "span": WORDS|null, "passes": BOOL, "rule_on": BOOL}` or null.
-    static func forcedScoreJSON(_ recognition: ReadingProofRecording.RecognizedReading?, rule: ForcedScoreRule?) -> JSONValue {
+    static func forcedScoreJSON(_ recognition: ReadingProofRecording.RecognizedReading?, rule: ForcedScoreRule?)
+        -> JSONValue
+    {
         guard let recognition, let score = recognition.score else { return .null }
         let ratio = ForcedScoreRule.ratio(text: score, transcript: recognition.transcriptScore)
         return [
             "mean_log_prob": .rounded(score.meanLogProbability, places: 3), "tokens": .int(score.tokens.count),
-            "transcript_mean_log_prob": recognition.transcriptScore.map { .rounded($0.meanLogProbability, places: 3) } ?? .null,
+            "transcript_mean_log_prob": recognition.transcriptScore.map { .rounded($0.meanLogProbability, places: 3) }
+                ?? .null,
             "ratio": ratio.map { .rounded($0, places: 3) } ?? .null,
             "coverage": recognition.span.map { .rounded($0.coverage, places: 3) } ?? .null,
             "windows": .int(recognition.span?.parts.count ?? 1),
@@ -545,9 +579,11 @@ enum VoiceCommand: Subcommand {
     /// The text output's forced-score line, or `nil` when there is no score.
     static func forcedScoreLine(_ recognition: ReadingProofRecording.RecognizedReading) -> String? {
         guard let score = recognition.score else { return nil }
-        var line = "forced score of the text: mean log-probability \(decimalText(score.meanLogProbability, places: 2)) per token"
+        var line =
+            "forced score of the text: mean log-probability \(decimalText(score.meanLogProbability, places: 2)) per token"
         if let ratio = ForcedScoreRule.ratio(text: score, transcript: recognition.transcriptScore) {
-            line += " (\(decimalText(ratio, places: 2)) against what it heard; \(decimalText(-ForcedScoreRule.defaultMargin, places: 1)) or more passes"
+            line +=
+                " (\(decimalText(ratio, places: 2)) against what it heard; \(decimalText(-ForcedScoreRule.defaultMargin, places: 1)) or more passes"
             if let span = recognition.span {
                 line += "; the words heard cover \(span.coveredWords) of the text's \(span.wordCount)"
             }
@@ -569,7 +605,8 @@ enum VoiceCommand: Subcommand {
             case .both: ("voiced (energy gate and Silero agreed)", "#17becf")
             }
         for (index, segment) in result.gate.segments.enumerated() {
-            plot.addBand(from: segment.start, to: segment.end, label: index == 0 ? decider.label : nil, color: decider.color)
+            plot.addBand(
+                from: segment.start, to: segment.end, label: index == 0 ? decider.label : nil, color: decider.color)
         }
         func lane(_ segments: [VoicedSegment], at y: Double) -> [(x: Double, y: Double)] {
             segments.flatMap { [(x: $0.start, y: y), (x: $0.end, y: y), (x: .nan, y: .nan)] }
@@ -578,9 +615,14 @@ enum VoiceCommand: Subcommand {
         if result.decidedBy.usesSilero {
             plot.addLine(lane(result.sileroSegments, at: -5), label: "Silero: voice", color: "#9467bd")
         }
-        plot.addLine(track.map { (x: $0.seconds, y: Double(max(lowest, $0.levelDecibels))) }, label: "level", color: "#1f77b4")
-        plot.addLine(track.map { (x: $0.seconds, y: Double(max(lowest, $0.floorDecibels))) }, label: "noise floor", color: "#7f7f7f")
-        plot.addLine(track.map { (x: $0.seconds, y: Double(max(lowest, $0.thresholdDecibels))) }, label: "threshold", color: "#d62728")
+        plot.addLine(
+            track.map { (x: $0.seconds, y: Double(max(lowest, $0.levelDecibels))) }, label: "level", color: "#1f77b4")
+        plot.addLine(
+            track.map { (x: $0.seconds, y: Double(max(lowest, $0.floorDecibels))) }, label: "noise floor",
+            color: "#7f7f7f")
+        plot.addLine(
+            track.map { (x: $0.seconds, y: Double(max(lowest, $0.thresholdDecibels))) }, label: "threshold",
+            color: "#d62728")
         try writeFileAtomically(plot.render(), to: path)
     }
 
@@ -589,10 +631,15 @@ enum VoiceCommand: Subcommand {
     {
         let devices = try soundDevices.list()
         if json {
-            io.printJSON(["devices": .array(devices.map {
-                ["name": .string($0.name), "description": .string($0.description),
-                 "capture": .bool($0.canCapture), "playback": .bool($0.canPlay)]
-            })])
+            io.printJSON([
+                "devices": .array(
+                    devices.map {
+                        [
+                            "name": .string($0.name), "description": .string($0.description),
+                            "capture": .bool($0.canCapture), "playback": .bool($0.canPlay),
+                        ]
+                    })
+            ])
         } else {
             for device in devices {
                 let description = device.description.split(whereSeparator: \.isNewline).joined(separator: " - ")

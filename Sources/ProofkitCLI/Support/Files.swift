@@ -1,6 +1,6 @@
-internal import ProofkitSystem
 import Proofkit
 public import ProofkitCore
+internal import ProofkitSystem
 
 /// Writes `contents` to `path` atomically (ProofkitSystem's ``AtomicFile/write(_:to:)``: a temporary
 /// in the same folder, `fsync`, then `rename`; an existing file keeps its mode and owner, and a

@@ -114,7 +114,10 @@ final class LiveView: @unchecked Sendable {
         case .voiceStopped(let seconds):
             return ["event": "voice_stopped", "t": .rounded(seconds, places: 3)]
         case .keyWordHeard(let hit):
-            return ["event": "key_word", "t": .rounded(hit.seconds, places: 3), "index": .int(hit.index), "word": .string(hit.word)]
+            return [
+                "event": "key_word", "t": .rounded(hit.seconds, places: 3), "index": .int(hit.index),
+                "word": .string(hit.word),
+            ]
         case .accepted(let match):
             return ["event": "accepted", "t": .rounded(t, places: 3), "rule": .string(match.rule.rawValue)]
         }
@@ -131,7 +134,9 @@ final class LiveView: @unchecked Sendable {
         }
         let progress = screen.progress
         let voiced = progress?.voicedSeconds ?? 0
-        var status = "voiced \(formatSeconds(voiced)) / \(formatSeconds(neededSeconds)) needed  " + bar(voiced / max(neededSeconds, 0.001), width: 20)
+        var status =
+            "voiced \(formatSeconds(voiced)) / \(formatSeconds(neededSeconds)) needed  "
+            + bar(voiced / max(neededSeconds, 0.001), width: 20)
         if usesRecognizer {
             status += "   key words \(screen.heard.count)/\(text.requiredKeyWords)"
         }
@@ -158,7 +163,9 @@ final class LiveView: @unchecked Sendable {
     /// `|`, then the numbers.
     func meter(_ level: ReadingLevel) -> String {
         let cells = 50
-        func cell(_ decibels: Float) -> Int { max(0, min(cells - 1, Int((Double(decibels) + 80) / 80 * Double(cells)))) }
+        func cell(_ decibels: Float) -> Int {
+            max(0, min(cells - 1, Int((Double(decibels) + 80) / 80 * Double(cells))))
+        }
         let filled = Double(level.levelDecibels) <= -80 ? 0 : cell(level.levelDecibels) + 1
         var characters = Array(repeating: "·", count: cells)
         for i in 0..<filled { characters[i] = "█" }
@@ -166,7 +173,9 @@ final class LiveView: @unchecked Sendable {
         characters[cell(level.thresholdDecibels)] = "|"
         let colour = level.isVoiced ? "\u{1B}[32m" : "\u{1B}[2m"
         let voice = level.isVoiced ? "\u{1B}[1;32m● voice\u{1B}[0m" : "○ quiet"
-        return colour + characters.joined() + "\u{1B}[0m " + "\(Int(level.levelDecibels.rounded())) dBFS  floor \(Int(level.floorDecibels.rounded()))  threshold \(Int(level.thresholdDecibels.rounded()))  " + voice
+        return colour + characters.joined() + "\u{1B}[0m "
+            + "\(Int(level.levelDecibels.rounded())) dBFS  floor \(Int(level.floorDecibels.rounded()))  threshold \(Int(level.thresholdDecibels.rounded()))  "
+            + voice
     }
 
     func bar(_ fraction: Double, width: Int) -> String {

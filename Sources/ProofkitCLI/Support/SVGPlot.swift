@@ -21,8 +21,10 @@ public struct SVGPlot: Sendable {
     var elements: [Element] = []
     var paletteIndex = 0
 
-    static let palette = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
-                          "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]
+    static let palette = [
+        "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
+        "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
+    ]
 
     /// Creates an empty plot.
     /// - Parameters:
@@ -150,9 +152,11 @@ public struct SVGPlot: Sendable {
         var svg = ""
         for element in elements {
             if case .band(let x0, let x1, _, let color) = element {
-                let a = max(left, frame.sx(x0)), b = min(left + plotWidth, frame.sx(x1))
+                let a = max(left, frame.sx(x0))
+                let b = min(left + plotWidth, frame.sx(x1))
                 if b > a {
-                    svg += "<rect x=\"\(f(a))\" y=\"\(f(top))\" width=\"\(f(b - a))\" height=\"\(f(plotHeight))\" fill=\"\(color)\" fill-opacity=\"0.18\"/>\n"
+                    svg +=
+                        "<rect x=\"\(f(a))\" y=\"\(f(top))\" width=\"\(f(b - a))\" height=\"\(f(plotHeight))\" fill=\"\(color)\" fill-opacity=\"0.18\"/>\n"
                 }
             }
         }
@@ -166,16 +170,22 @@ public struct SVGPlot: Sendable {
         let (sx, sy) = (frame.sx, frame.sy)
         var svg = ""
         for t in frame.yTicks where t >= frame.yMin && t <= frame.yMax {
-            svg += "<line x1=\"\(f(left))\" y1=\"\(f(sy(t)))\" x2=\"\(f(left + plotWidth))\" y2=\"\(f(sy(t)))\" stroke=\"#e5e5e5\"/>\n"
+            svg +=
+                "<line x1=\"\(f(left))\" y1=\"\(f(sy(t)))\" x2=\"\(f(left + plotWidth))\" y2=\"\(f(sy(t)))\" stroke=\"#e5e5e5\"/>\n"
             svg += "<text x=\"\(f(left - 6))\" y=\"\(f(sy(t) + 4))\" text-anchor=\"end\">\(SVGPlot.label(t))</text>\n"
         }
         for t in frame.xTicks where t >= frame.xMin && t <= frame.xMax {
-            svg += "<line x1=\"\(f(sx(t)))\" y1=\"\(f(top))\" x2=\"\(f(sx(t)))\" y2=\"\(f(top + plotHeight))\" stroke=\"#f0f0f0\"/>\n"
-            svg += "<text x=\"\(f(sx(t)))\" y=\"\(f(top + plotHeight + 16))\" text-anchor=\"middle\">\(SVGPlot.label(t))</text>\n"
+            svg +=
+                "<line x1=\"\(f(sx(t)))\" y1=\"\(f(top))\" x2=\"\(f(sx(t)))\" y2=\"\(f(top + plotHeight))\" stroke=\"#f0f0f0\"/>\n"
+            svg +=
+                "<text x=\"\(f(sx(t)))\" y=\"\(f(top + plotHeight + 16))\" text-anchor=\"middle\">\(SVGPlot.label(t))</text>\n"
         }
-        svg += "<rect x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(plotWidth))\" height=\"\(f(plotHeight))\" fill=\"none\" stroke=\"#333\"/>\n"
-        svg += "<text x=\"\(f(left + plotWidth / 2))\" y=\"\(height - 12)\" text-anchor=\"middle\">\(SVGPlot.escape(xLabel))</text>\n"
-        svg += "<text transform=\"translate(16 \(f(top + plotHeight / 2))) rotate(-90)\" text-anchor=\"middle\">\(SVGPlot.escape(yLabel))</text>\n"
+        svg +=
+            "<rect x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(plotWidth))\" height=\"\(f(plotHeight))\" fill=\"none\" stroke=\"#333\"/>\n"
+        svg +=
+            "<text x=\"\(f(left + plotWidth / 2))\" y=\"\(height - 12)\" text-anchor=\"middle\">\(SVGPlot.escape(xLabel))</text>\n"
+        svg +=
+            "<text transform=\"translate(16 \(f(top + plotHeight / 2))) rotate(-90)\" text-anchor=\"middle\">\(SVGPlot.escape(yLabel))</text>\n"
         return svg
     }
 
@@ -189,7 +199,11 @@ public struct SVGPlot: Sendable {
             case .line(let points, _, let color):
                 var segments: [[Point]] = [[]]
                 for p in points {
-                    if p.x.isFinite && p.y.isFinite { segments[segments.count - 1].append(p) } else { segments.append([]) }
+                    if p.x.isFinite && p.y.isFinite {
+                        segments[segments.count - 1].append(p)
+                    } else {
+                        segments.append([])
+                    }
                 }
                 for segment in segments where !segment.isEmpty {
                     let path = segment.map { "\(f(sx($0.x))),\(f(sy($0.y)))" }.joined(separator: " ")
@@ -197,7 +211,8 @@ public struct SVGPlot: Sendable {
                 }
             case .horizontal(let y, _, let color):
                 guard y.isFinite else { continue }
-                svg += "<line x1=\"\(f(frame.left))\" y1=\"\(f(sy(y)))\" x2=\"\(f(frame.left + frame.plotWidth))\" y2=\"\(f(sy(y)))\" stroke=\"\(color)\" stroke-dasharray=\"6 4\" stroke-width=\"1.5\"/>\n"
+                svg +=
+                    "<line x1=\"\(f(frame.left))\" y1=\"\(f(sy(y)))\" x2=\"\(f(frame.left + frame.plotWidth))\" y2=\"\(f(sy(y)))\" stroke=\"\(color)\" stroke-dasharray=\"6 4\" stroke-width=\"1.5\"/>\n"
             case .band:
                 continue
             }
@@ -222,10 +237,13 @@ public struct SVGPlot: Sendable {
             }
             guard let (label, color, kind) = entry, !label.isEmpty else { continue }
             switch kind {
-            case "band": svg += "<rect x=\"\(f(legendX))\" y=\"\(f(legendY - 6))\" width=\"18\" height=\"12\" fill=\"\(color)\" fill-opacity=\"0.25\"/>\n"
+            case "band":
+                svg +=
+                    "<rect x=\"\(f(legendX))\" y=\"\(f(legendY - 6))\" width=\"18\" height=\"12\" fill=\"\(color)\" fill-opacity=\"0.25\"/>\n"
             default:
                 let dash = kind == "dash" ? " stroke-dasharray=\"6 4\"" : ""
-                svg += "<line x1=\"\(f(legendX))\" y1=\"\(f(legendY))\" x2=\"\(f(legendX + 18))\" y2=\"\(f(legendY))\" stroke=\"\(color)\" stroke-width=\"2\"\(dash)/>\n"
+                svg +=
+                    "<line x1=\"\(f(legendX))\" y1=\"\(f(legendY))\" x2=\"\(f(legendX + 18))\" y2=\"\(f(legendY))\" stroke=\"\(color)\" stroke-width=\"2\"\(dash)/>\n"
             }
             svg += "<text x=\"\(f(legendX + 24))\" y=\"\(f(legendY + 4))\">\(SVGPlot.escape(label))</text>\n"
             legendY += 18
