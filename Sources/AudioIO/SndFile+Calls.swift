@@ -69,14 +69,17 @@ enum SndFile {
     }
 
     /// Opens the already-open descriptor `fd` for reading, letting libsndfile detect the format
-    /// from the content. `fd` stays open after `sf_close` (its owner closes it). Calls `sf_open_fd`.
+    /// from the content. `fd` stays open, whether the open succeeds or fails (its owner closes it):
+    /// libsndfile reads a copy of it (``openCopy(of:mode:info:)``). Calls `sf_open_fd`.
     /// - Returns: the handle (with its ``SndFileHandle/info``), or the library's error text and code.
     /// - Throws: `.runtimeUnavailable` when libsndfile cannot be loaded.
     static func openForReading(fd: Int32) throws(ProofkitError) -> Result<SndFileHandle, Failure> {
         let sndfile = try load()
         var info = SF_INFO()
-        guard let handle = sndfile.sf_open_fd(fd, Int32(SFM_READ), &info, Int32(SF_FALSE)) else {
-            return .failure(Failure(text: lastOpenError(), code: sndfile.sf_error(nil)))
+        let handle: OpaquePointer
+        switch openCopy(of: fd, mode: Int32(SFM_READ), info: &info) {
+        case .success(let value): handle = value
+        case .failure(let failure): return .failure(failure)
         }
         _ = sndfile.sf_command(handle, Int32(SFC_SET_NORM_FLOAT), nil, Int32(SF_TRUE))
         return .success(SndFileHandle(handle, info: Info(info)))
@@ -170,8 +173,9 @@ enum SndFile {
     }
 
     /// Opens the already-open descriptor `fd` for writing `format` at `sampleRate` with
-    /// `channels`. `fd` stays open after `sf_close` (the caller syncs and closes it, so that the
-    /// header that `sf_close` writes is synced too). Calls `sf_format_check`, `sf_open_fd`.
+    /// `channels`. `fd` stays open after `sf_close`, and after a failed open (the caller syncs and
+    /// closes it, so that the header that `sf_close` writes is synced too): libsndfile writes
+    /// through a copy of it (``openCopy(of:mode:info:)``). Calls `sf_format_check`, `sf_open_fd`.
     /// - Throws: `.runtimeUnavailable` when libsndfile cannot be loaded.
     static func openForWriting(
         fd: Int32, format: Int32, sampleRate: Int, channels: Int
@@ -184,10 +188,30 @@ enum SndFile {
         guard sndfile.sf_format_check(&info) == Int32(SF_TRUE) else {
             return .failure(Failure(text: "libsndfile cannot write this format, rate and channel count", code: 0))
         }
-        guard let handle = sndfile.sf_open_fd(fd, Int32(SFM_WRITE), &info, Int32(SF_FALSE)) else {
-            return .failure(Failure(text: lastOpenError(), code: sndfile.sf_error(nil)))
+        return openCopy(of: fd, mode: Int32(SFM_WRITE), info: &info).map { SndFileHandle($0, info: Info(info)) }
+    }
+
+    /// `sf_open_fd` on a new close-on-exec copy of `fd` that libsndfile owns (`close_desc` true):
+    /// it closes the copy in `sf_close`, or at once when the open fails. `fd` itself is never
+    /// closed here.
+    ///
+    /// Why a copy: libsndfile 1.0.30 to 1.2.x (Debian 12 ships 1.2.0) close the descriptor of a
+    /// failed `sf_open_fd` even when `close_desc` is false (libsndfile issues #948 and #949), so
+    /// the caller would not know whether it still owns `fd`; closing it again then closes
+    /// whatever another thread opened under that number in between (seen in the test suite as a
+    /// pipe that failed with EBADF and a file that read short). With a copy given away, every
+    /// version behaves the same and the caller's descriptor is untouched. Calls `fcntl`,
+    /// `sf_open_fd`.
+    /// - Returns: the handle, or the library's error text and code (for a failed copy: the
+    ///   errno's text, code 0).
+    private static func openCopy(of fd: Int32, mode: Int32, info: inout SF_INFO) -> Result<OpaquePointer, Failure> {
+        guard let copy = POSIX.duplicate(fd) else {
+            return .failure(Failure(text: "cannot copy the descriptor: \(Errno.current)", code: 0))
         }
-        return .success(SndFileHandle(handle, info: Info(info)))
+        guard let handle = loaded.sf_open_fd(copy, mode, &info, Int32(SF_TRUE)) else {
+            return .failure(Failure(text: lastOpenError(), code: loaded.sf_error(nil)))
+        }
+        return .success(handle)
     }
 
     /// The error text of the last failed open. Calls `sf_strerror(NULL)`.
@@ -209,7 +233,8 @@ extension SndFile.Info {
 /// ``close()`` / ``closeReleasingDescriptor()`` or when the owner drops it (deinit). A
 /// virtual-I/O handle (``SndFile/openForReadingToEnd(fd:realLength:)``) releases its context, and
 /// the descriptor the context reads, after that close; a descriptor handed over with
-/// ``closesAfterwards(_:)`` is closed last (libsndfile itself never closes one it was given).
+/// ``closesAfterwards(_:)`` is closed last (libsndfile only ever closes its own copy of it, see
+/// ``SndFile/openCopy(of:mode:info:)``).
 struct SndFileHandle: ~Copyable {
     /// What `sf_open` reported about the file (for a file opened to write: what was asked for).
     let info: SndFile.Info

@@ -180,9 +180,15 @@ package enum POSIX {
         nothingOrErrno(retryOnInterrupt: false) { Glibc.close(fd) }
     }
 
-    /// Closes a descriptor that libsndfile did not take over, ignoring errors. Calls `close`.
+    /// Closes a descriptor this process owns, ignoring errors. Calls `close`.
+    ///
+    /// In debug builds (tests) a close that fails with EBADF traps: the number was not open, so
+    /// it was closed already (a double close, or a close after handing the descriptor away).
+    /// That is a bug even when it happens to be harmless: had another thread opened a file, pipe
+    /// or socket under that number in between, this close would have closed that one instead.
     package static func closeDescriptor(_ fd: Int32) {
-        _ = Glibc.close(fd)
+        let closed = Glibc.close(fd)
+        assert(closed == 0 || errno != EBADF, "close(\(fd)): not an open descriptor (closed twice?)")
     }
 
     /// A new close-on-exec descriptor for the same open file. Calls `fcntl(F_DUPFD_CLOEXEC)`.

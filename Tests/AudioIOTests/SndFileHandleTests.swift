@@ -1,8 +1,9 @@
-import AudioIO
 import Foundation
 import ProofkitCore
 import TestSupport
 import Testing
+
+@testable import AudioIO
 
 /// The owning libsndfile handle: every path that opens a file (plain, the MP3 reopened through
 /// virtual I/O, a write that is committed, a write that is abandoned, a file libsndfile refuses)
@@ -64,6 +65,44 @@ struct SndFileHandleTests {
         #expect(reader.format.headerFrameCount == 800 && reader.format.isLinearPCM16)
         #expect(try reader.readClip().frameCount == 800)
         #expect(AudioTestTools.contents(of: folder).sorted() == (names + ["garbage.wav", "kept.wav"]).sorted())
+    }
+
+    @Test(
+        "a file libsndfile refuses (random bytes, a truncated OGG; a read-only descriptor to write) leaves the caller's descriptor open, for its owner to close once"
+    )
+    func refusedOpenKeepsTheDescriptor() throws {
+        // libsndfile 1.2.0 closes the descriptor of a failed sf_open_fd even when told not to;
+        // its owner then closed it a second time, closing whatever another thread had opened
+        // under that number meanwhile.
+        let folder = try AudioTestTools.makeScratchFolder()
+        defer { AudioTestTools.remove(folder) }
+        let garbage = folder + "/garbage.wav"
+        try Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7) }).write(to: URL(fileURLWithPath: garbage))
+        for path in [garbage, TestEnvironment.fixture("odd_truncated_001.ogg")] {
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            try #require(fd >= 0)
+            switch try SndFile.openForReading(fd: fd) {
+            case .success(let handle):
+                handle.close()
+                Issue.record("libsndfile opened \(path)")
+            case .failure: break
+            }
+            #expect(fcntl(fd, F_GETFD) != -1, "the descriptor of \(path) was closed by the failed open")
+            #expect(close(fd) == 0)
+        }
+        let readOnly = open(folder + "/read-only.wav", O_RDONLY | O_CREAT | O_CLOEXEC, 0o644)
+        try #require(readOnly >= 0)
+        switch try SndFile.openForWriting(
+            fd: readOnly, format: SndFile.formatWAV | SndFile.subtypePCM16, sampleRate: 8000, channels: 1)
+        {
+        case .success(let handle):
+            handle.close()
+            Issue.record("libsndfile wrote through a read-only descriptor")
+        case .failure: break
+        }
+        #expect(fcntl(readOnly, F_GETFD) != -1, "the descriptor was closed by the failed open for writing")
+        #expect(close(readOnly) == 0)
+        #expect(try Self.openDescriptors(in: folder) == [])
     }
 
     @Test("a short file read to its end, floats and 16-bit (the end-of-file error check runs on the open handle)")
