@@ -19,7 +19,11 @@ slow trim or mat by more than 2 %"), wall times on a shared 2-core machine are t
 Each case is a name and the command's arguments after the binary, with {out} replaced by a fresh
 output path in a scratch folder (removed at the end). Default cases: trim of a 3-minute MP3 and a
 5-minute WAV made with sox from ../shared/data/audio (or the test fixture), and `mat` on two
-shared photos (one mat, one not), one thread.
+shared photos (one mat, one not), one thread. --house adds the rest of the house's hot paths
+(issue 19): `squat` of the longest shared pose file, `dua check` of a transcript, `times` for a
+year and `plan` for 60 days (embedded method defaults, fixed --now), and `voice` of a shared
+du'a recording with the energy gate and a transcript file (so that no recogniser runs: the
+command line is the same for a build without one).
 """
 import argparse
 import os
@@ -88,6 +92,28 @@ def default_cases(work):
     return cases
 
 
+def house_cases(work):
+    """squat, dua check, times, plan and voice, on shared data where it is needed."""
+    shared = os.path.join(ROOT, "..", "shared", "data")
+    # The waking du'a as a recogniser would write it (without harakat).
+    transcript = "الحمد لله الذي احيانا بعد ما اماتنا واليه النشور"
+    transcript_file = os.path.join(work, "transcript.txt")
+    with open(transcript_file, "w", encoding="utf-8") as handle:
+        handle.write(transcript + "\n")
+    place = ["--lat", "51.5072", "--lon", "-0.1276", "--tz", "Europe/London"]
+    cases = [("dua check", ["dua", "check", transcript]),
+             ("times 366 days", ["times"] + place + ["--date", "2026-01-01", "--days", "366"]),
+             ("plan 60 days", ["plan"] + place + ["--days", "60", "--now", "2026-12-01T03:00:00Z"])]
+    squat = os.path.join(shared, "squat", "sqf_video24_squat.jsonl")
+    if os.path.isfile(squat):
+        cases.insert(0, (f"squat {os.path.basename(squat)}", ["squat", squat]))
+    recording = os.path.join(shared, "dua_audio", "54hm.mp3")
+    if os.path.isfile(recording):
+        cases.append((f"voice {os.path.basename(recording)} --vad energy",
+                      ["voice", recording, "--vad", "energy", "--transcript-file", transcript_file]))
+    return cases
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--a", required=True, help="the old proofkit binary")
@@ -95,6 +121,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=21)
     parser.add_argument("--callgrind", action="store_true", help="also count instructions")
     parser.add_argument("--case", action="append", default=[], help="NAME=ARGS (split on spaces)")
+    parser.add_argument("--house", action="store_true",
+                        help="add squat, dua check, times, plan and voice to the cases")
     parser.add_argument("--env", action="append", default=[], help="NAME=VALUE for both runs")
     parser.add_argument("--output", help="write the markdown here too")
     args = parser.parse_args()
@@ -107,6 +135,8 @@ def main():
     try:
         cases = [(c.partition("=")[0], c.partition("=")[2].split()) for c in args.case] \
             or default_cases(work)
+        if args.house:
+            cases += house_cases(work)
         load_before = os.getloadavg()
         lines = ["| case | A wall ms | B wall ms | B/A wall | B/A CPU | B/A peak RSS | B/A instructions |",
                  "|---|---:|---:|---:|---:|---:|---:|"]
