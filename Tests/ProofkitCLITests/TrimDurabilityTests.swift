@@ -25,7 +25,7 @@ struct TrimDurabilityTests {
             "strace",
             [
                 "-f", "-qq", "-s", "0", "-o", log,
-                "-e", "trace=openat,write,pwrite64,fsync,fdatasync,sync_file_range,close,rename",
+                "-e", "trace=openat,fcntl,write,pwrite64,fsync,fdatasync,sync_file_range,close,rename",
                 AudioTestTools.proofkitBinary,
             ] + arguments,
             currentDirectory: folder)
@@ -50,7 +50,8 @@ struct TrimDurabilityTests {
         return input
     }
 
-    /// The temporary's descriptor, and the indices of its writes, of `call` on it, of its close
+    /// The temporary's descriptor, and the indices of its writes (through it or a copy of it:
+    /// libsndfile writes through its own `F_DUPFD_CLOEXEC` copy), of `call` on it, of its close
     /// and of the rename onto `output`.
     func order(of call: String, in calls: [Call], output: String) throws -> (
         writes: [Int], call: Int, close: Int, rename: Int
@@ -66,8 +67,14 @@ struct TrimDurabilityTests {
             calls.indices.last { $0 > create && $0 < closeIndex && calls[$0].name == call && calls[$0].first == fd })
         let rename = try #require(
             calls.indices.first { calls[$0].name == "rename" && calls[$0].line.contains("\"\(output)\"") })
+        let copies = calls[create..<closeIndex].compactMap { call -> String? in
+            guard call.name == "fcntl", call.first == fd, call.line.contains("F_DUPFD") else { return nil }
+            return call.line.split(separator: "=").last?.trimmingCharacters(in: .whitespaces)
+        }
+        let descriptors = Set([fd] + copies)
         let writes = calls.indices.filter {
-            $0 > create && $0 < closeIndex && ["write", "pwrite64"].contains(calls[$0].name) && calls[$0].first == fd
+            $0 > create && $0 < closeIndex && ["write", "pwrite64"].contains(calls[$0].name)
+                && descriptors.contains(calls[$0].first)
         }
         return (writes, callIndex, closeIndex, rename)
     }
