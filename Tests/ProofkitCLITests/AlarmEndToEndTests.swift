@@ -35,7 +35,7 @@ private final class AlarmRig: @unchecked Sendable {  // used by one test at a ti
         try? FileManager.default.removeItem(atPath: folder)
     }
 
-    func startService(ringSeconds: Double, environment extra: [String: String] = [:]) async throws {
+    func startService(ringSeconds: Double, environment extra: [String: String] = [:]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: TestEnvironment.proofkitBinary)
         process.arguments = [
@@ -58,7 +58,7 @@ private final class AlarmRig: @unchecked Sendable {  // used by one test at a ti
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
             if let ping = try? alarm(["status", "--json"]), ping.stdout.contains("\"service\":\"running\"") { return }
-            try? await Task.sleep(for: .milliseconds(50))
+            usleep(50_000)
         }
         Issue.record("the service did not come up: \(self.log)")
     }
@@ -93,7 +93,7 @@ private final class AlarmRig: @unchecked Sendable {  // used by one test at a ti
     /// Watches OUT.raw and returns the instant non-silent samples (|x| > 1000) first appear in
     /// it, or `nil` by `deadline`. Each ring reopens (truncates) the file; with `fresh`, what an
     /// earlier ring left in it is removed first (the file plugin creates it again).
-    func firstSound(by deadline: Date, fresh: Bool = false) async -> Date? {
+    func firstSound(by deadline: Date, fresh: Bool = false) -> Date? {
         if fresh { try? FileManager.default.removeItem(atPath: out) }
         var offset = 0
         while Date() < deadline {
@@ -107,18 +107,18 @@ private final class AlarmRig: @unchecked Sendable {  // used by one test at a ti
                 }
                 offset = data.count
             }
-            try? await Task.sleep(for: .milliseconds(10))
+            usleep(10_000)
         }
         return nil
     }
 
     /// Whether OUT.raw stays unchanged (no sample written) for `seconds`.
-    func staysQuiet(for seconds: Double) async -> Bool {
+    func staysQuiet(for seconds: Double) -> Bool {
         let before = FileManager.default.contents(atPath: out) ?? Data()
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if (FileManager.default.contents(atPath: out) ?? Data()) != before { return false }
-            try? await Task.sleep(for: .milliseconds(20))
+            usleep(20_000)
         }
         return true
     }
@@ -161,32 +161,30 @@ private func rings(of chain: String, in status: [String: Any]) -> [[String: Any]
     .serialized, .enabled(if: TestEnvironment.hasProofkitBinary, "build proofkit first"))
 struct AlarmEndToEndTests {
     @Test("an alarm added at +3s puts non-silent samples in OUT.raw within 1 s of its time")
-    func ringsOnTime() async throws {
+    func ringsOnTime() throws {
         let rig = try AlarmRig()
-        try await rig.startService(ringSeconds: 2)
+        try rig.startService(ringSeconds: 2)
         let (id, first) = try rig.add(in: 3, window: 0, gap: 1)
-        let heard = try #require(
-            await rig.firstSound(by: first.addingTimeInterval(3)), "nothing was played: \(rig.log)")
+        let heard = try #require(rig.firstSound(by: first.addingTimeInterval(3)), "nothing was played: \(rig.log)")
         let late = heard.timeIntervalSince(first)
         #expect(late >= -0.05 && late <= 1.0, "heard \(late) s after the fire time; \(rig.log)")
         #expect(rig.log.contains(" ring \(id) \(id).r0 late_ms="))
     }
 
     @Test("stop silences the ring at once, and the backup rings later")
-    func stopThenBackup() async throws {
+    func stopThenBackup() throws {
         let rig = try AlarmRig()
-        try await rig.startService(ringSeconds: 10)
+        try rig.startService(ringSeconds: 10)
         let (id, first) = try rig.add(in: 2, window: 5, gap: 5)
-        _ = try #require(
-            await rig.firstSound(by: first.addingTimeInterval(2)), "the first ring was not heard: \(rig.log)")
+        _ = try #require(rig.firstSound(by: first.addingTimeInterval(2)), "the first ring was not heard: \(rig.log)")
         let stop = try rig.alarm(["stop"])
         #expect(stop.status == 0, "\(stop.stderr)")
         #expect(stop.stdout.contains("stopped \(id)"))
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(await rig.staysQuiet(for: 1.5), "the ring went on after stop")
+        usleep(300_000)
+        #expect(rig.staysQuiet(for: 1.5), "the ring went on after stop")
         let backup = first.addingTimeInterval(5)
         let heard = try #require(
-            await rig.firstSound(by: backup.addingTimeInterval(2), fresh: true), "the backup did not ring: \(rig.log)")
+            rig.firstSound(by: backup.addingTimeInterval(2), fresh: true), "the backup did not ring: \(rig.log)")
         #expect(heard.timeIntervalSince(backup) > -0.05 && heard.timeIntervalSince(backup) <= 1.0)
         let status = try rig.status()
         #expect(rings(of: id, in: status).map { $0["state"] as? String } == ["rang", "ringing"])
@@ -197,18 +195,17 @@ struct AlarmEndToEndTests {
     @Test(
         "a passing prove --photo ends the chain and nothing more plays over the rest of the window",
         .enabled(if: hasModels, "needs the models (bash .ci/setup)"))
-    func photoProofEndsChain() async throws {
+    func photoProofEndsChain() throws {
         let rig = try AlarmRig()
-        try await rig.startService(ringSeconds: 30)
+        try rig.startService(ringSeconds: 30)
         let (id, first) = try rig.add(in: 2, window: 6, gap: 3)
-        _ = try #require(
-            await rig.firstSound(by: first.addingTimeInterval(2)), "the first ring was not heard: \(rig.log)")
+        _ = try #require(rig.firstSound(by: first.addingTimeInterval(2)), "the first ring was not heard: \(rig.log)")
         let proof = try rig.alarm(["prove", id, "--photo", ImageFixtures.path("demo_mat.jpg")])
         #expect(proof.status == 0, "\(proof.stderr)")
         #expect(proof.stdout.contains("proof accepted: chain \(id) ended; 2 rings cancelled"), "\(proof.stdout)")
-        try await Task.sleep(for: .milliseconds(300))
+        usleep(300_000)
         let windowLeft = first.addingTimeInterval(7).timeIntervalSinceNow
-        #expect(await rig.staysQuiet(for: max(1, windowLeft)), "something played after the proof: \(rig.log)")
+        #expect(rig.staysQuiet(for: max(1, windowLeft)), "something played after the proof: \(rig.log)")
         let status = try rig.status()
         let outcomes = status["outcomes"] as? [[String: Any]] ?? []
         #expect(outcomes.first?["kind"] as? String == "proof" && outcomes.first?["chain"] as? String == id)
@@ -227,7 +224,7 @@ struct AlarmEndToEndTests {
     }
 
     @Test("a live voice proof from the virtual microphone (ALSA file plugin with infile) ends the chain")
-    func liveVoiceProof() async throws {
+    func liveVoiceProof() throws {
         let rig = try AlarmRig()
         // 24 s of speech (the LJSpeech fixture three times), headerless S16_LE at 16 kHz.
         let speech = try TestAudio.readWAV(TestEnvironment.fixture("speech_en_ljspeech_16k.wav"))
@@ -242,10 +239,9 @@ struct AlarmEndToEndTests {
         pcm.speaker { type file slave.pcm { type null } file "\(rig.out)" format "raw" }
         pcm.vmic { type file slave.pcm { type null } file "/dev/null" infile "\(rig.folder)/mic.raw" format "raw" }
         """.write(toFile: rig.config, atomically: true, encoding: .utf8)
-        try await rig.startService(ringSeconds: 30)
+        try rig.startService(ringSeconds: 30)
         let (id, first) = try rig.add(in: 2, window: 6, gap: 3, extra: ["--proof", "voice"])
-        _ = try #require(
-            await rig.firstSound(by: first.addingTimeInterval(2)), "the first ring was not heard: \(rig.log)")
+        _ = try #require(rig.firstSound(by: first.addingTimeInterval(2)), "the first ring was not heard: \(rig.log)")
         let photo = try rig.alarm(["prove", id, "--photo", ImageFixtures.path("demo_mat.jpg")])
         #expect(photo.status == 64 && photo.stderr.contains("asks for the voice proof"))
         // English speech is no reading of a du'a: with the built-in recogniser it is rejected (its
@@ -263,18 +259,17 @@ struct AlarmEndToEndTests {
             environment: ["PROOFKIT_ALSA_CONFIG": rig.config, "PROOFKIT_MODELS": models])
         #expect(proof.status == 0, "\(proof.stdout) \(proof.stderr)")
         #expect(proof.stdout.contains("proof accepted: chain \(id) ended"))
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(await rig.staysQuiet(for: max(1, first.addingTimeInterval(7).timeIntervalSinceNow)), "\(rig.log)")
+        usleep(300_000)
+        #expect(rig.staysQuiet(for: max(1, first.addingTimeInterval(7).timeIntervalSinceNow)), "\(rig.log)")
         #expect(rig.log.contains("hold \(id)") && rig.log.contains("hold-end \(id)"))
     }
 
     @Test("during a live proof the ring stops and backups are held off; when it fails the backup comes")
-    func liveProofHoldsBackups() async throws {
+    func liveProofHoldsBackups() throws {
         let rig = try AlarmRig()
-        try await rig.startService(ringSeconds: 30)
+        try rig.startService(ringSeconds: 30)
         let (id, first) = try rig.add(in: 2, window: 4, gap: 2)
-        _ = try #require(
-            await rig.firstSound(by: first.addingTimeInterval(2)), "the first ring was not heard: \(rig.log)")
+        _ = try #require(rig.firstSound(by: first.addingTimeInterval(2)), "the first ring was not heard: \(rig.log)")
         // A live keypoint stream on stdin: nothing comes for a while (the sleeper gets ready).
         let prove = Process()
         prove.executableURL = URL(fileURLWithPath: TestEnvironment.proofkitBinary)
@@ -284,9 +279,9 @@ struct AlarmEndToEndTests {
         prove.standardOutput = FileHandle.nullDevice
         prove.standardError = FileHandle.nullDevice
         try prove.run()
-        try await Task.sleep(for: .milliseconds(500))
+        usleep(500_000)
         // The ring stopped, and the backups at +2 s and +4 s do not ring while the proof runs.
-        #expect(await rig.staysQuiet(for: max(1, first.addingTimeInterval(4.5).timeIntervalSinceNow)), "\(rig.log)")
+        #expect(rig.staysQuiet(for: max(1, first.addingTimeInterval(4.5).timeIntervalSinceNow)), "\(rig.log)")
         // Jumping jacks are not squats: the proof fails, the hold ends and the held backup rings.
         let poses = try Data(
             contentsOf: URL(fileURLWithPath: TestEnvironment.fixture("squat/pna_1048_jumping_jacks.jsonl")))
@@ -297,30 +292,30 @@ struct AlarmEndToEndTests {
         prove.waitUntilExit()
         #expect(prove.terminationStatus == 2)
         let heard = try #require(
-            await rig.firstSound(by: released.addingTimeInterval(3)), "no backup after the failed proof: \(rig.log)")
+            rig.firstSound(by: released.addingTimeInterval(3)), "no backup after the failed proof: \(rig.log)")
         #expect(heard.timeIntervalSince(released) <= 1.5)
         #expect(rig.log.contains("stop \(id) \(id).r0 (live proof)"))
         #expect(rig.log.contains("merged \(id) \(id).r1"))
     }
 
     @Test("a sound that breaks after booking is reported by status and rings with the kept copy")
-    func brokenSoundRingsKeptCopy() async throws {
+    func brokenSoundRingsKeptCopy() throws {
         let rig = try AlarmRig()
-        try await rig.startService(ringSeconds: 1)
+        try rig.startService(ringSeconds: 1)
         let (id, first) = try rig.add(in: 3, window: 0, gap: 1)
         try Data(repeating: 0x41, count: 1000).write(to: URL(fileURLWithPath: rig.sound))  // the file breaks
         let chain = try #require((try rig.status()["chains"] as? [[String: Any]])?.first)
         #expect((chain["sound_status"] as? String)?.hasPrefix("broken: ") == true, "\(chain)")
-        let heard = try #require(await rig.firstSound(by: first.addingTimeInterval(3)), "nothing rang: \(rig.log)")
+        let heard = try #require(rig.firstSound(by: first.addingTimeInterval(3)), "nothing rang: \(rig.log)")
         #expect(heard.timeIntervalSince(first) <= 1.0)
         #expect(rig.log.contains("sound-broken \(id)"))
         #expect(rig.log.contains("sound=\(rig.store)/sounds/"))
     }
 
     @Test("--escape ends the chain, cancels its rings and is recorded as an escape, not a proof")
-    func escape() async throws {
+    func escape() throws {
         let rig = try AlarmRig()
-        try await rig.startService(ringSeconds: 2)
+        try rig.startService(ringSeconds: 2)
         let (id, _) = try rig.add(in: 30, window: 60, gap: 30)
         let result = try rig.alarm(["prove", id, "--escape"])
         #expect(result.status == 0, "\(result.stderr)")
@@ -334,17 +329,16 @@ struct AlarmEndToEndTests {
     }
 
     @Test("killed with -9 and started again: alarms and outcomes kept, and the next backup rings")
-    func killAndRestart() async throws {
+    func killAndRestart() throws {
         let rig = try AlarmRig()
-        try await rig.startService(ringSeconds: 10)
+        try rig.startService(ringSeconds: 10)
         let (ended, _) = try rig.add(in: 60, window: 60, gap: 30)
         #expect(try rig.alarm(["prove", ended, "--escape"]).status == 0)
         let (id, first) = try rig.add(in: 2, window: 5, gap: 5)
-        _ = try #require(
-            await rig.firstSound(by: first.addingTimeInterval(2)), "the first ring was not heard: \(rig.log)")
+        _ = try #require(rig.firstSound(by: first.addingTimeInterval(2)), "the first ring was not heard: \(rig.log)")
         rig.stopService(signal: SIGKILL)
         try? FileManager.default.removeItem(atPath: rig.out)
-        try await rig.startService(ringSeconds: 2)
+        try rig.startService(ringSeconds: 2)
         let status = try rig.status()
         #expect(rings(of: id, in: status).map { $0["state"] as? String } == ["rang", "scheduled"])
         #expect(
@@ -353,20 +347,20 @@ struct AlarmEndToEndTests {
             })
         let backup = first.addingTimeInterval(5)
         let heard = try #require(
-            await rig.firstSound(by: backup.addingTimeInterval(2), fresh: true),
+            rig.firstSound(by: backup.addingTimeInterval(2), fresh: true),
             "the backup did not ring after the restart: \(rig.log)")
         #expect(heard.timeIntervalSince(backup) > -0.05 && heard.timeIntervalSince(backup) <= 1.0)
         #expect(rig.log.contains("ring-interrupted \(id) \(id).r0"))
     }
 
     @Test("a ring missed while the service was down is logged as missed once its window has passed")
-    func missedWhileDown() async throws {
+    func missedWhileDown() throws {
         let rig = try AlarmRig()
         let (id, first) = try rig.add(in: 1, window: 0, gap: 1)  // one ring, no backups; no service yet
         let late = first.addingTimeInterval(6).timeIntervalSinceNow  // past the window and its 5 s grace
-        if late > 0 { try await Task.sleep(for: .seconds(late)) }
-        try await rig.startService(ringSeconds: 1)
-        #expect(await rig.staysQuiet(for: 1), "a ring outside its window played")
+        if late > 0 { usleep(useconds_t(late * 1_000_000)) }
+        try rig.startService(ringSeconds: 1)
+        #expect(rig.staysQuiet(for: 1), "a ring outside its window played")
         let status = try rig.status()
         let outcomes = status["outcomes"] as? [[String: Any]] ?? []
         #expect(outcomes.contains { $0["kind"] as? String == "missed" && $0["detail"] as? String == "\(id).r0" })
@@ -374,9 +368,9 @@ struct AlarmEndToEndTests {
     }
 
     @Test("eight commands at once lose no update")
-    func concurrentAdds() async throws {
+    func concurrentAdds() throws {
         let rig = try AlarmRig()
-        try await rig.startService(ringSeconds: 2)
+        try rig.startService(ringSeconds: 2)
         let results = UnsafeSendableBox([ProcessResult?](repeating: nil, count: 8))
         DispatchQueue.concurrentPerform(iterations: 8) { index in
             let result = try? rig.alarm([
@@ -391,9 +385,9 @@ struct AlarmEndToEndTests {
     }
 
     @Test("a second service on the same store: one line, exit 75")
-    func secondService() async throws {
+    func secondService() throws {
         let rig = try AlarmRig()
-        try await rig.startService(ringSeconds: 2)
+        try rig.startService(ringSeconds: 2)
         let second = try rig.alarm(["run"])
         #expect(second.status == 75)
         #expect(second.stderr.split(separator: "\n").count == 1)
@@ -408,9 +402,9 @@ struct AlarmEndToEndTests {
         .enabled(
             if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
                 && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "needs root, setpriv and python3"))
-    func peerCredentials() async throws {
+    func peerCredentials() throws {
         let rig = try AlarmRig()
-        try await rig.startService(ringSeconds: 1)
+        try rig.startService(ringSeconds: 1)
         // Open the way (a mistake an admin could make): only the peer check is left.
         chmod(rig.folder, 0o755)
         chmod(rig.store, 0o755)
@@ -536,7 +530,7 @@ struct AlarmEndToEndTests {
         .enabled(
             if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"),
             "needs python3 (its sqlite3 module edits the store)"))
-    func serviceReplans() async throws {
+    func serviceReplans() throws {
         let rig = try AlarmRig()
         let place = [
             "--lat", "51.5074", "--lon", "-0.1278", "--tz", "Europe/London", "--prayers", "fajr", "--sound", rig.sound,
@@ -555,15 +549,15 @@ struct AlarmEndToEndTests {
             #expect(result.status == 0, "\(result.stderr)")
         }
         try setStamp("import datetime; day = str(datetime.date.fromisoformat(day) - datetime.timedelta(days=1))")
-        try await rig.startService(ringSeconds: 1, environment: ["TZ": "Europe/London"])
+        try rig.startService(ringSeconds: 1, environment: ["TZ": "Europe/London"])
         #expect(rig.log.contains("replan - reason=newDay booked=0 cancelled=0 failed=0"), "\(rig.log)")
         rig.stopService()
         try setStamp("zone = 'Asia/Karachi'")
-        try await rig.startService(ringSeconds: 1, environment: ["TZ": "Europe/London"])
+        try rig.startService(ringSeconds: 1, environment: ["TZ": "Europe/London"])
         #expect(rig.log.contains("replan - reason=zoneChanged"), "\(rig.log)")
         rig.stopService()
         // Same day, same zone, same settings: nothing to plan.
-        try await rig.startService(ringSeconds: 1, environment: ["TZ": "Europe/London"])
+        try rig.startService(ringSeconds: 1, environment: ["TZ": "Europe/London"])
         #expect(rig.log.components(separatedBy: "replan").count == 3)
     }
 
