@@ -455,6 +455,29 @@ package enum POSIX {
         valueOrErrno { proofkit_posix_open_path(FilePath.cString(path)) }
     }
 
+    /// The process environment (`environ`), names and values as ``FilePath`` strings: bytes
+    /// that are not UTF-8 (a folder named in Latin-1 in `PROOFKIT_MODELS`) are kept as escapes
+    /// that ``FilePath/cString(_:)`` turns back into the same bytes for `open`, where Foundation's
+    /// `ProcessInfo.environment` replaces them with U+FFFD. An entry without `=` is skipped; of a
+    /// name given twice, the first wins (as `getenv` finds it). Reads `environ`; call it while no
+    /// other thread calls `setenv`.
+    package static func environment() -> [String: String] {
+        var result: [String: String] = [:]
+        guard var pointer = Optional(environ) else { return result }
+        while let entry = pointer.pointee {
+            let length = strlen(entry)
+            let bytes = UnsafeRawBufferPointer(start: entry, count: length)
+            if let equals = bytes.firstIndex(of: 0x3D) {
+                let name = FilePath.string(fromBytes: Array(bytes[..<equals]))
+                if result[name] == nil {
+                    result[name] = FilePath.string(fromBytes: Array(bytes[(equals + 1)...]))
+                }
+            }
+            pointer += 1
+        }
+        return result
+    }
+
     /// A new anonymous file for reading and writing: `O_TMPFILE` in `$TMPDIR` (else /tmp), else
     /// `memfd_create`; nothing is left on the disk, even after SIGKILL.
     /// Calls `getenv`, `proofkit_posix_open_anonymous`.
