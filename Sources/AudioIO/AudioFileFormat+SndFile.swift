@@ -5,7 +5,7 @@ extension AudioFileFormat {
     init(_ info: SndFile.Info) {
         let major = info.format & SndFile.majorMask
         let subtype = info.format & SndFile.subtypeMask
-        let majorName = AudioFileFormat.majorNames[major] ?? "FORMAT_0x\(String(major, radix: 16))"
+        let majorName = AudioFileFormat.majorName(major) ?? "FORMAT_0x\(String(major, radix: 16))"
         let container: AudioContainer
         switch majorName {
         case "WAV", "WAVEX", "RF64": container = .wav
@@ -21,77 +21,87 @@ extension AudioFileFormat {
         self.init(
             sampleRate: info.sampleRate, channels: info.channels, headerFrameCount: frames,
             container: container, majorFormatName: majorName,
-            subtypeName: AudioFileFormat.subtypeNames[subtype] ?? "SUBTYPE_0x\(String(subtype, radix: 16))",
+            subtypeName: AudioFileFormat.subtypeName(subtype) ?? "SUBTYPE_0x\(String(subtype, radix: 16))",
             isSeekable: info.isSeekable)
     }
 
     /// libsndfile's major formats (sndfile.h), by their libsndfile names.
-    static let majorNames: [Int32: String] = [
-        Int32(SF_FORMAT_WAV): "WAV",
-        Int32(SF_FORMAT_AIFF): "AIFF",
-        Int32(SF_FORMAT_AU): "AU",
-        Int32(SF_FORMAT_RAW): "RAW",
-        Int32(SF_FORMAT_PAF): "PAF",
-        Int32(SF_FORMAT_SVX): "SVX",
-        Int32(SF_FORMAT_NIST): "NIST",
-        Int32(SF_FORMAT_VOC): "VOC",
-        Int32(SF_FORMAT_IRCAM): "IRCAM",
-        Int32(SF_FORMAT_W64): "W64",
-        Int32(SF_FORMAT_MAT4): "MAT4",
-        Int32(SF_FORMAT_MAT5): "MAT5",
-        Int32(SF_FORMAT_PVF): "PVF",
-        Int32(SF_FORMAT_XI): "XI",
-        Int32(SF_FORMAT_HTK): "HTK",
-        Int32(SF_FORMAT_SDS): "SDS",
-        Int32(SF_FORMAT_AVR): "AVR",
-        Int32(SF_FORMAT_WAVEX): "WAVEX",
-        Int32(SF_FORMAT_SD2): "SD2",
-        Int32(SF_FORMAT_FLAC): "FLAC",
-        Int32(SF_FORMAT_CAF): "CAF",
-        Int32(SF_FORMAT_WVE): "WVE",
-        Int32(SF_FORMAT_OGG): "OGG",
-        Int32(SF_FORMAT_MPC2K): "MPC2K",
-        Int32(SF_FORMAT_RF64): "RF64",
-        Int32(SF_FORMAT_MPEG): "MPEG",
-    ]
+    /// A `switch`, not a dictionary: a `[Int32: String]` built at first use costs a scan of every
+    /// protocol conformance in the binary (to find `Int32: Hashable`), about 0.3 M instructions.
+    static func majorName(_ code: Int32) -> String? {
+        switch code {
+        case Int32(SF_FORMAT_WAV): "WAV"
+        case Int32(SF_FORMAT_AIFF): "AIFF"
+        case Int32(SF_FORMAT_AU): "AU"
+        case Int32(SF_FORMAT_RAW): "RAW"
+        case Int32(SF_FORMAT_PAF): "PAF"
+        case Int32(SF_FORMAT_SVX): "SVX"
+        case Int32(SF_FORMAT_NIST): "NIST"
+        case Int32(SF_FORMAT_VOC): "VOC"
+        case Int32(SF_FORMAT_IRCAM): "IRCAM"
+        case Int32(SF_FORMAT_W64): "W64"
+        case Int32(SF_FORMAT_MAT4): "MAT4"
+        case Int32(SF_FORMAT_MAT5): "MAT5"
+        case Int32(SF_FORMAT_PVF): "PVF"
+        case Int32(SF_FORMAT_XI): "XI"
+        case Int32(SF_FORMAT_HTK): "HTK"
+        case Int32(SF_FORMAT_SDS): "SDS"
+        case Int32(SF_FORMAT_AVR): "AVR"
+        case Int32(SF_FORMAT_WAVEX): "WAVEX"
+        case Int32(SF_FORMAT_SD2): "SD2"
+        case Int32(SF_FORMAT_FLAC): "FLAC"
+        case Int32(SF_FORMAT_CAF): "CAF"
+        case Int32(SF_FORMAT_WVE): "WVE"
+        case Int32(SF_FORMAT_OGG): "OGG"
+        case Int32(SF_FORMAT_MPC2K): "MPC2K"
+        case Int32(SF_FORMAT_RF64): "RF64"
+        case Int32(SF_FORMAT_MPEG): "MPEG"
+        default: nil
+        }
+    }
 
     /// libsndfile's sample encodings (sndfile.h), by their libsndfile names.
-    static let subtypeNames: [Int32: String] = [
-        Int32(SF_FORMAT_PCM_S8): "PCM_S8",
-        Int32(SF_FORMAT_PCM_16): "PCM_16",
-        Int32(SF_FORMAT_PCM_24): "PCM_24",
-        Int32(SF_FORMAT_PCM_32): "PCM_32",
-        Int32(SF_FORMAT_PCM_U8): "PCM_U8",
-        Int32(SF_FORMAT_FLOAT): "FLOAT",
-        Int32(SF_FORMAT_DOUBLE): "DOUBLE",
-        Int32(SF_FORMAT_ULAW): "ULAW",
-        Int32(SF_FORMAT_ALAW): "ALAW",
-        Int32(SF_FORMAT_IMA_ADPCM): "IMA_ADPCM",
-        Int32(SF_FORMAT_MS_ADPCM): "MS_ADPCM",
-        Int32(SF_FORMAT_GSM610): "GSM610",
-        Int32(SF_FORMAT_VOX_ADPCM): "VOX_ADPCM",
-        Int32(SF_FORMAT_NMS_ADPCM_16): "NMS_ADPCM_16",
-        Int32(SF_FORMAT_NMS_ADPCM_24): "NMS_ADPCM_24",
-        Int32(SF_FORMAT_NMS_ADPCM_32): "NMS_ADPCM_32",
-        Int32(SF_FORMAT_G721_32): "G721_32",
-        Int32(SF_FORMAT_G723_24): "G723_24",
-        Int32(SF_FORMAT_G723_40): "G723_40",
-        Int32(SF_FORMAT_DWVW_12): "DWVW_12",
-        Int32(SF_FORMAT_DWVW_16): "DWVW_16",
-        Int32(SF_FORMAT_DWVW_24): "DWVW_24",
-        Int32(SF_FORMAT_DWVW_N): "DWVW_N",
-        Int32(SF_FORMAT_DPCM_8): "DPCM_8",
-        Int32(SF_FORMAT_DPCM_16): "DPCM_16",
-        Int32(SF_FORMAT_VORBIS): "VORBIS",
-        Int32(SF_FORMAT_OPUS): "OPUS",
-        Int32(SF_FORMAT_ALAC_16): "ALAC_16",
-        Int32(SF_FORMAT_ALAC_20): "ALAC_20",
-        Int32(SF_FORMAT_ALAC_24): "ALAC_24",
-        Int32(SF_FORMAT_ALAC_32): "ALAC_32",
-        Int32(SF_FORMAT_MPEG_LAYER_I): "MPEG_LAYER_I",
-        Int32(SF_FORMAT_MPEG_LAYER_II): "MPEG_LAYER_II",
-        Int32(SF_FORMAT_MPEG_LAYER_III): "MPEG_LAYER_III",
-    ]
+    /// A `switch`, not a dictionary: a `[Int32: String]` built at first use costs a scan of every
+    /// A `switch`, like ``majorName(_:)``.
+    static func subtypeName(_ code: Int32) -> String? {
+        switch code {
+        case Int32(SF_FORMAT_PCM_S8): "PCM_S8"
+        case Int32(SF_FORMAT_PCM_16): "PCM_16"
+        case Int32(SF_FORMAT_PCM_24): "PCM_24"
+        case Int32(SF_FORMAT_PCM_32): "PCM_32"
+        case Int32(SF_FORMAT_PCM_U8): "PCM_U8"
+        case Int32(SF_FORMAT_FLOAT): "FLOAT"
+        case Int32(SF_FORMAT_DOUBLE): "DOUBLE"
+        case Int32(SF_FORMAT_ULAW): "ULAW"
+        case Int32(SF_FORMAT_ALAW): "ALAW"
+        case Int32(SF_FORMAT_IMA_ADPCM): "IMA_ADPCM"
+        case Int32(SF_FORMAT_MS_ADPCM): "MS_ADPCM"
+        case Int32(SF_FORMAT_GSM610): "GSM610"
+        case Int32(SF_FORMAT_VOX_ADPCM): "VOX_ADPCM"
+        case Int32(SF_FORMAT_NMS_ADPCM_16): "NMS_ADPCM_16"
+        case Int32(SF_FORMAT_NMS_ADPCM_24): "NMS_ADPCM_24"
+        case Int32(SF_FORMAT_NMS_ADPCM_32): "NMS_ADPCM_32"
+        case Int32(SF_FORMAT_G721_32): "G721_32"
+        case Int32(SF_FORMAT_G723_24): "G723_24"
+        case Int32(SF_FORMAT_G723_40): "G723_40"
+        case Int32(SF_FORMAT_DWVW_12): "DWVW_12"
+        case Int32(SF_FORMAT_DWVW_16): "DWVW_16"
+        case Int32(SF_FORMAT_DWVW_24): "DWVW_24"
+        case Int32(SF_FORMAT_DWVW_N): "DWVW_N"
+        case Int32(SF_FORMAT_DPCM_8): "DPCM_8"
+        case Int32(SF_FORMAT_DPCM_16): "DPCM_16"
+        case Int32(SF_FORMAT_VORBIS): "VORBIS"
+        case Int32(SF_FORMAT_OPUS): "OPUS"
+        case Int32(SF_FORMAT_ALAC_16): "ALAC_16"
+        case Int32(SF_FORMAT_ALAC_20): "ALAC_20"
+        case Int32(SF_FORMAT_ALAC_24): "ALAC_24"
+        case Int32(SF_FORMAT_ALAC_32): "ALAC_32"
+        case Int32(SF_FORMAT_MPEG_LAYER_I): "MPEG_LAYER_I"
+        case Int32(SF_FORMAT_MPEG_LAYER_II): "MPEG_LAYER_II"
+        case Int32(SF_FORMAT_MPEG_LAYER_III): "MPEG_LAYER_III"
+        default: nil
+        }
+    }
 }
 
 /// Recognises, by their first bytes, formats that libsndfile cannot read but users often have,

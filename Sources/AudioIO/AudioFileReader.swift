@@ -28,6 +28,8 @@ public struct AudioFileReader: ~Copyable, @unchecked Sendable {
     private let handle: SndFileHandle
     /// Frames decoded (or skipped) so far.
     public private(set) var position: Int = 0
+    /// Whether a failed MPEG read has been decoded again (``recoverMPEGRead(into:got:maxFrames:_:)``).
+    private var recoveredMPEGRead = false
 
     /// The most bytes read from a stream (a FIFO, a pipe through /dev/stdin, a device, a
     /// /proc file of size 0): 128 MiB. A stream is copied into an anonymous temporary file first,
@@ -210,10 +212,13 @@ public struct AudioFileReader: ~Copyable, @unchecked Sendable {
         precondition(
             maxFrames >= 1 && buffer.count >= maxFrames * format.channels,
             "buffer too small for maxFrames")
-        let frames: Int
+        var frames: Int
         if format.container == .mpeg {
             frames = POSIX.withStandardErrorSilenced {
                 buffer.withUnsafeMutableBufferPointer { call(handle, $0.baseAddress!, maxFrames) }
+            }
+            if frames < maxFrames && !recoveredMPEGRead && handle.error().1 != 0 {
+                frames = recoverMPEGRead(into: &buffer, got: max(frames, 0), maxFrames: maxFrames, call)
             }
         } else {
             frames = buffer.withUnsafeMutableBufferPointer { call(handle, $0.baseAddress!, maxFrames) }
@@ -230,6 +235,43 @@ public struct AudioFileReader: ~Copyable, @unchecked Sendable {
         position += frames
         return frames
     }
+
+    /// Decodes again, after a seek back, the frames of an MPEG read that failed, one MPEG frame's
+    /// worth (1152) at a time, until the decoder fails again: only that last piece is lost.
+    ///
+    /// Why: when mpg123 fails mid-read, libsndfile returns nothing of that read (`sf_readf_*`
+    /// gives 0 and sets an error), though mpg123 decoded most of it. That happens at the end of
+    /// an MP3 cut mid-frame (a download cut short, `head -c`), because the file is presented
+    /// longer than it is (``SndFile/openForReadingToEnd(fd:realLength:)``) or its Xing header
+    /// counts more frames than are there; a `trim` reading 65536 frames at a time lost up to
+    /// 1.5 s (at 44.1 kHz) of audio there, and a file shorter than one read none at all. Done
+    /// once per reader (later reads of a failed decoder return 0, the end).
+    /// - Parameter got: the frames the failed read delivered (usually 0).
+    /// - Returns: the frames now at the start of `buffer` (at least `got`).
+    private mutating func recoverMPEGRead<Sample>(
+        into buffer: inout [Sample], got: Int, maxFrames: Int,
+        _ call: (borrowing SndFileHandle, UnsafeMutablePointer<Sample>, Int) -> Int
+    ) -> Int {
+        recoveredMPEGRead = true
+        let channels = format.channels
+        return POSIX.withStandardErrorSilenced {
+            guard handle.seek(toFrame: position + got) == position + got else { return got }
+            var total = got
+            while total < maxFrames {
+                let piece = min(AudioFileReader.mpegFrameSamples, maxFrames - total)
+                let n = buffer.withUnsafeMutableBufferPointer {
+                    call(handle, $0.baseAddress! + total * channels, piece)
+                }
+                if n <= 0 { break }
+                total += n
+            }
+            return total
+        }
+    }
+
+    /// The samples per channel of an MPEG-1 Layer II/III frame: the piece size of
+    /// ``recoverMPEGRead(into:got:maxFrames:_:)``.
+    static let mpegFrameSamples = 1152
 
     /// Decodes up to `maxFrames` frames and returns them (interleaved); empty at the end.
     /// - Throws: see ``read(into:maxFrames:)``.

@@ -79,7 +79,7 @@ public struct AudioFileWriter: ~Copyable, @unchecked Sendable {
                 path: path)
         }
         let (fd, temporary, _) = try POSIX.beginReplacement(of: path)
-        let opened: Result<SndFileHandle, SndFile.Failure>
+        let opened: SndFile.Opened
         do {
             opened = try SndFile.openForWriting(
                 fd: fd, format: container.sndfileFormat, sampleRate: sampleRate, channels: channels)

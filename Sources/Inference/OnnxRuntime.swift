@@ -1,4 +1,5 @@
 public import ProofkitCore
+internal import ProofkitSystem
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -49,7 +50,7 @@ public enum OnnxRuntime {
     /// thread-safely) and kept for the life of the process.
     static let shared: Result<OrtRuntime, ProofkitError> = {
         let candidates = libraryCandidates(
-            environment: ProcessInfo.processInfo.environment, executablePath: currentExecutablePath())
+            environment: POSIX.environment(), executablePath: currentExecutablePath())
         return OrtRuntime.load(from: candidates)
     }()
 

@@ -54,7 +54,7 @@ enum OptimizedModelCache {
             let name = fileName(for: engine, modelSHA256: modelSHA256, runtime: runtime)
         else { return nil }
         let path = folder + "/" + name
-        guard let data = FileManager.default.contents(atPath: path + ".json"), data.count < 4096,
+        guard let data = try? POSIX.readWhole(path + ".json", limit: 4095),
             let record = JSONNode(bytes: data), let digest = record["sha256"]?.string,
             record["source_sha256"]?.string == modelSHA256.lowercased(),
             record["cpu"]?.string == PhotoModelStore.cpuFingerprint, record["onnxruntime"]?.string == runtime,

@@ -1,5 +1,6 @@
 import Inference
 public import ProofkitCore
+internal import ProofkitSystem
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -252,7 +253,8 @@ public struct ModelsManifest: Sendable, Equatable {
         let manifest = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("manifest.json")
             .path
         guard FileKind(atPath: manifest) != nil else { return nil }
-        guard let data = FileManager.default.contents(atPath: manifest), let json = JSONNode(bytes: data),
+        // Read by its bytes (a models folder whose name is not UTF-8 included), at most 64 MiB.
+        guard let data = try? POSIX.readWhole(manifest, limit: 64 << 20), let json = JSONNode(bytes: data),
             json["format"]?.string == "proofkit-models-manifest", let files = json["files"]?.members
         else {
             throw ProofkitError(

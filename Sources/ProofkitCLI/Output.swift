@@ -63,17 +63,10 @@ func writeAll(fd: Int32, _ text: String) {
     _ = POSIX.writeAll(fd, Array(text.utf8))
 }
 
+/// The process environment, values as ``FilePath`` strings (``POSIX/environment()``): a value
+/// that is not UTF-8 (a Latin-1 folder in `PROOFKIT_MODELS`) still names its file.
 func processEnvironment() -> [String: String] {
-    var result: [String: String] = [:]
-    var pointer = environ
-    while let entry = pointer.pointee {
-        let text = String(cString: entry)
-        if let eq = text.firstIndex(of: "=") {
-            result[String(text[..<eq])] = String(text[text.index(after: eq)...])
-        }
-        pointer += 1
-    }
-    return result
+    POSIX.environment()
 }
 
 /// A one-line progress bar on stderr, drawn only when stderr is a terminal.

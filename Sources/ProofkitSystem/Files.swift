@@ -137,9 +137,9 @@ extension POSIX {
     /// ``staleTemporaryAge``: what a writer killed with SIGKILL leaves behind. Errors are ignored.
     package static func removeStaleTemporaries(beside path: String, now: Int = POSIX.now) {
         let (folder, base) = split(path)
-        let prefix = Array(".\(base).tmp-".utf8)
-        for name in folderEntries(folder.isEmpty ? "/" : folder) {
-            guard name.count == prefix.count + 6, name.starts(with: prefix) else { continue }
+        // The name's bytes as the folder holds them (a name that is not UTF-8 included).
+        let prefix = FilePath.cString(".\(base).tmp-").dropLast().map { UInt8(bitPattern: $0) }
+        for name in folderEntries(folder.isEmpty ? "/" : folder, prefix: prefix, length: prefix.count + 6) {
             let candidate = "\(folder)/" + FilePath.string(fromBytes: name)
             guard case .success(let info) = linkStatus(candidate), info.isRegular, info.owner == effectiveUser,
                 now - info.modified > staleTemporaryAge

@@ -66,6 +66,11 @@ package func nothingOrErrno<I: FixedWidthInteger>(retryOnInterrupt: Bool = true,
 /// Typed wrappers over the POSIX calls proofkit makes. Descriptors are opened close-on-exec.
 package enum POSIX {
     /// What `stat` says about a file.
+    ///
+    /// Only plain values (no `String`), so that `Result<FileStatus, Errno>` is a trivial type:
+    /// copying or dropping one needs no type metadata at run time (instantiating the metadata of
+    /// a generic type with an `Error` parameter costs a scan of every protocol conformance in the
+    /// binary, about 0.2 M instructions, a few per cent of a short `trim`).
     package struct FileStatus: Equatable, Sendable {
         package var isDirectory: Bool
         package var isRegular: Bool
@@ -80,26 +85,30 @@ package enum POSIX {
         package var group: UInt32
         /// Seconds since 1970 of the last change of contents.
         package var modified: Int
+        /// The file type bits (`st_mode & S_IFMT`).
+        package var type: UInt32
+
         /// "a folder", "a FIFO"...: what a file that is not regular is, for messages.
-        package var kind: String
+        package var kind: String {
+            switch mode_t(type) {
+            case S_IFREG: "a regular file"
+            case S_IFDIR: "a folder"
+            case S_IFCHR: "a character device"
+            case S_IFBLK: "a block device"
+            case S_IFIFO: "a FIFO"
+            case S_IFSOCK: "a socket"
+            default: "special"
+            }
+        }
     }
 
     private static func fileStatus(_ info: stat) -> FileStatus {
         let type = info.st_mode & S_IFMT
-        let kind =
-            type == S_IFREG
-            ? "a regular file"
-            : type == S_IFDIR
-                ? "a folder"
-                : type == S_IFCHR
-                    ? "a character device"
-                    : type == S_IFBLK
-                        ? "a block device" : type == S_IFIFO ? "a FIFO" : type == S_IFSOCK ? "a socket" : "special"
         return FileStatus(
             isDirectory: type == S_IFDIR, isRegular: type == S_IFREG, isStream: type == S_IFIFO || type == S_IFSOCK,
             size: Int64(info.st_size), device: UInt64(info.st_dev), inode: UInt64(info.st_ino),
             mode: UInt32(info.st_mode & 0o7777), owner: UInt32(info.st_uid), group: UInt32(info.st_gid),
-            modified: Int(info.st_mtim.tv_sec), kind: kind)
+            modified: Int(info.st_mtim.tv_sec), type: UInt32(type))
     }
 
     /// `stat(path)` (following symbolic links), or the errno. Calls `stat`.
@@ -407,15 +416,22 @@ package enum POSIX {
         return made.map { fd in (fd, FilePath.string(fromBytes: template.dropLast().map { UInt8(bitPattern: $0) })) }
     }
 
-    /// The names in the folder `path` (without `.` and `..`), as bytes; empty when it cannot be
-    /// read. Calls `opendir`, `readdir`, `closedir`.
-    package static func folderEntries(_ path: String) -> [[UInt8]] {
-        guard let directory = opendir(FilePath.cString(path)) else { return [] }
+    /// The names in the folder `path` that are `length` bytes long and start with `prefix`, as
+    /// bytes; empty when the folder cannot be read. Names are compared where `readdir` left them,
+    /// so the other entries of a large folder cost no allocation. Calls `opendir`, `readdir`,
+    /// `closedir`.
+    package static func folderEntries(_ path: String, prefix: [UInt8], length: Int) -> [[UInt8]] {
+        guard length >= prefix.count, let directory = opendir(FilePath.cString(path)) else { return [] }
         defer { closedir(directory) }
         var names: [[UInt8]] = []
         while let entry = readdir(directory) {
-            let name: [UInt8] = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
-            if name != [0x2E] && name != [0x2E, 0x2E] { names.append(name) }
+            withUnsafeBytes(of: &entry.pointee.d_name) { raw in
+                guard raw.count > length, raw[length] == 0,
+                    prefix.withUnsafeBytes({ memcmp(raw.baseAddress!, $0.baseAddress!, prefix.count) == 0 }),
+                    !raw[0..<length].contains(0)
+                else { return }
+                names.append(Array(raw[0..<length]))
+            }
         }
         return names
     }
@@ -445,6 +461,29 @@ package enum POSIX {
         valueOrErrno { proofkit_posix_open_path(FilePath.cString(path)) }
     }
 
+    /// The process environment (`environ`), names and values as ``FilePath`` strings: bytes
+    /// that are not UTF-8 (a folder named in Latin-1 in `PROOFKIT_MODELS`) are kept as escapes
+    /// that ``FilePath/cString(_:)`` turns back into the same bytes for `open`, where Foundation's
+    /// `ProcessInfo.environment` replaces them with U+FFFD. An entry without `=` is skipped; of a
+    /// name given twice, the first wins (as `getenv` finds it). Reads `environ`; call it while no
+    /// other thread calls `setenv`.
+    package static func environment() -> [String: String] {
+        var result: [String: String] = [:]
+        guard var pointer = Optional(environ) else { return result }
+        while let entry = pointer.pointee {
+            let length = strlen(entry)
+            let bytes = UnsafeRawBufferPointer(start: entry, count: length)
+            if let equals = bytes.firstIndex(of: 0x3D) {
+                let name = FilePath.string(fromBytes: Array(bytes[..<equals]))
+                if result[name] == nil {
+                    result[name] = FilePath.string(fromBytes: Array(bytes[(equals + 1)...]))
+                }
+            }
+            pointer += 1
+        }
+        return result
+    }
+
     /// A new anonymous file for reading and writing: `O_TMPFILE` in `$TMPDIR` (else /tmp), else
     /// `memfd_create`; nothing is left on the disk, even after SIGKILL.
     /// Calls `getenv`, `proofkit_posix_open_anonymous`.
@@ -470,7 +509,21 @@ package enum POSIX {
     /// Other threads' stderr is dropped too for the duration, so keep `body` short; overlapping
     /// calls are counted under a lock and stderr comes back when the last one ends.
     /// - Throws: what `body` throws (stderr is restored first). Calls `dup`, `open`, `dup2`, `close`.
+    ///
+    /// Inlinable, so that each caller gets a copy specialised to its result type: a generic call
+    /// across modules would instantiate the metadata of `T` at run time (for a `Result<_, E>`, a
+    /// scan of every protocol conformance in the binary to find `E: Error`).
+    @inlinable
     package static func withStandardErrorSilenced<T: ~Copyable, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        beginStandardErrorSilence()
+        defer { endStandardErrorSilence() }
+        return try body()
+    }
+
+    /// The first half of ``withStandardErrorSilenced(_:)``: points descriptor 2 at /dev/null
+    /// (unless an overlapping call already has). Calls `fcntl(F_DUPFD_CLOEXEC)`, `open`, `dup2`,
+    /// `close`.
+    package static func beginStandardErrorSilence() {
         silencing.withLock { state in
             if state.depth == 0 {
                 let saved = fcntl(2, F_DUPFD_CLOEXEC, 0)
@@ -481,17 +534,19 @@ package enum POSIX {
             }
             state.depth += 1
         }
-        defer {
-            silencing.withLock { state in
-                state.depth -= 1
-                if state.depth == 0 && state.saved >= 0 {
-                    _ = dup2(state.saved, 2)
-                    _ = Glibc.close(state.saved)
-                    state.saved = -1
-                }
+    }
+
+    /// The second half of ``withStandardErrorSilenced(_:)``: restores descriptor 2 when the last
+    /// overlapping call ends. Calls `dup2`, `close`.
+    package static func endStandardErrorSilence() {
+        silencing.withLock { state in
+            state.depth -= 1
+            if state.depth == 0 && state.saved >= 0 {
+                _ = dup2(state.saved, 2)
+                _ = Glibc.close(state.saved)
+                state.saved = -1
             }
         }
-        return try body()
     }
 
     private static let silencing = Mutex(SilencingState())
@@ -652,7 +707,9 @@ extension POSIX {
                 throw .noWriter
             }
         }
-        setNonBlocking(fd, false)
+        // O_NONBLOCK means nothing for a regular file (its reads never wait on a writer), so
+        // only other files pay for the two fcntl calls that clear it.
+        if !info.isRegular { setNonBlocking(fd, false) }
         return (fd, info)
     }
 

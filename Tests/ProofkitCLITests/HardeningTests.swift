@@ -525,6 +525,32 @@ struct ProcessAndNameTests {
         #expect(result.stderr.contains("missing\\xE9.wav"), "the name is shown with its byte escaped: \(result.stderr)")
     }
 
+    @Test("#11 PROOFKIT_MODELS naming a folder that is not UTF-8 is used (it once failed with 69: not installed)")
+    func latin1ModelsFolder() throws {
+        let models = TestEnvironment.packageRoot.appendingPathComponent("Models/generated").path
+        guard AudioTestTools.exists(models + "/manifest.json") else {
+            print("skipped: no Models/generated (run Models/build.sh)")
+            return
+        }
+        let folder = try AudioTestTools.makeScratchFolder()
+        defer { AudioTestTools.remove(folder) }
+        let photo = TestEnvironment.fixture("images/demo_mat.jpg")
+        // The same models through a plain name and through a Latin-1 one (mod\xE9).
+        let script = """
+            ln -s '\(models)' plain; latin=$(printf 'mod\\351'); ln -s '\(models)' "$latin"
+            PROOFKIT_MODELS="$PWD/plain" "$PK" mat '\(photo)' --threads 1; echo "plain=$?"
+            PROOFKIT_MODELS="$PWD/$latin" "$PK" mat '\(photo)' --threads 1; echo "latin=$?"
+            """
+        let result = try shell(script, in: folder)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        let plain = try #require(lines.firstIndex { $0.hasPrefix("plain=") }, "\(result.stdout) \(result.stderr)")
+        let latin = try #require(lines.firstIndex { $0.hasPrefix("latin=") }, "\(result.stdout) \(result.stderr)")
+        #expect(lines[plain] == "plain=0", "\(result.stdout) \(result.stderr)")
+        #expect(lines[latin] == "latin=0", "the Latin-1 models folder was not used: \(result.stderr)")
+        // The same verdict either way.
+        #expect(Array(lines[..<plain]) == Array(lines[(plain + 1)..<latin]))
+    }
+
     @Test("#11 squat reads a pose file whose name is not UTF-8 (it once failed with 66: no such file)")
     func latin1PoseFile() throws {
         let folder = try AudioTestTools.makeScratchFolder()

@@ -377,4 +377,20 @@ struct TrimCheckEndToEndTests {
             #expect(run.stdout.contains("Examples:") && run.stdout.contains("JSON"))
         }
     }
+
+    @Test(
+        "trim of an MP3 cut mid-frame keeps its audio to the cut, as ffmpeg decodes it (it once lost the last 65536-frame read)",
+        .enabled(if: hasBinary))
+    func truncatedMP3() throws {
+        let folder = try AudioTestTools.makeScratchFolder()
+        defer { AudioTestTools.remove(folder) }
+        // 64 kbit/s: 4 s and 333 bytes into the next frame, as `head -c` cuts a download.
+        let whole = try Data(contentsOf: URL(fileURLWithPath: TestEnvironment.fixture("rec_001.mp3")))
+        try whole.prefix(32333).write(to: URL(fileURLWithPath: folder + "/cut.mp3"))
+        let run = try proofkit(["trim", "cut.mp3", "-o", "out.caf"], in: folder)
+        #expect(run.status == 0, "\(run.stderr)")
+        let kept = try #require(Double(try AudioTestTools.ffprobe(folder + "/out.caf")["duration"] ?? ""))
+        let ffmpeg = Double(try AudioTestTools.ffmpegSamples(folder + "/cut.mp3").count / 2) / 44100
+        #expect(abs(kept - ffmpeg) < 0.1, "trim kept \(kept) s, ffmpeg decodes \(ffmpeg) s")
+    }
 }

@@ -119,6 +119,43 @@ struct CappedReadTests {
         #expect(!POSIX.sameFile(path, fifo))
     }
 
+    @Test(
+        "stale temporaries of the output's own naming are removed, also for a name that is not UTF-8; fresh, other and misnamed ones stay"
+    )
+    func staleTemporaries() throws {
+        let folder = try Self.scratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // The output "o\xE9.caf" (Latin-1 é), kept in a String as FilePath escapes it.
+        let nameBytes: [UInt8] = Array("o".utf8) + [0xE9] + Array(".caf".utf8)
+        let output = "\(folder)/" + FilePath.string(fromBytes: nameBytes)
+        func temporary(_ base: [UInt8], _ suffix: String) -> [CChar] {
+            FilePath.cString("\(folder)/").dropLast()
+                + ([0x2E] + base + Array(".tmp-\(suffix)".utf8) + [0]).map {
+                    CChar(bitPattern: $0)
+                }
+        }
+        let stale = temporary(nameBytes, "AbC123")
+        let fresh = temporary(nameBytes, "XyZ789")
+        let tooLong = temporary(nameBytes, "AbC1234")
+        let other = temporary(Array("x.caf".utf8), "AbC123")
+        let now = POSIX.now
+        for (path, age) in [(stale, 600), (fresh, 10), (tooLong, 600), (other, 600)] {
+            let fd = open(path, O_CREAT | O_WRONLY | O_EXCL, 0o600)
+            #expect(fd >= 0)
+            close(fd)
+            var times = [timespec(tv_sec: now - age, tv_nsec: 0), timespec(tv_sec: now - age, tv_nsec: 0)]
+            #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
+        }
+        // Many unrelated entries, as in a busy output folder.
+        for index in 0..<50 { FileManager.default.createFile(atPath: "\(folder)/f\(index).caf", contents: nil) }
+        POSIX.removeStaleTemporaries(beside: output)
+        #expect(access(stale, F_OK) != 0, "the stale temporary of the non-UTF-8 name is still there")
+        #expect(access(fresh, F_OK) == 0, "a fresh temporary (maybe a running writer's) was removed")
+        #expect(access(tooLong, F_OK) == 0, "a name that is not of our pattern was removed")
+        #expect(access(other, F_OK) == 0, "another output's temporary was removed")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).count == 53)
+    }
+
     @Test("a scratch file is 0600 and close-on-exec temporaries are not inherited")
     func scratch() throws {
         let folder = try Self.scratchFolder()
