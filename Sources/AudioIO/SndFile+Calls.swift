@@ -85,15 +85,9 @@ enum SndFile {
     /// - Returns: the handle (with its ``SndFileHandle/info``), or the library's error text and code.
     /// - Throws: `.runtimeUnavailable` when libsndfile cannot be loaded.
     static func openForReading(fd: Int32) throws(ProofkitError) -> Opened {
-        let sndfile = try load()
+        _ = try load()
         var info = SF_INFO()
-        let handle: OpaquePointer
-        switch openCopy(of: fd, mode: Int32(SFM_READ), info: &info) {
-        case .success(let value): handle = value
-        case .failure(let failure): return .failure(failure)
-        }
-        _ = sndfile.sf_command(handle, Int32(SFC_SET_NORM_FLOAT), nil, Int32(SF_TRUE))
-        return .success(SndFileHandle(handle, info: Info(info)))
+        return openCopy(of: fd, mode: Int32(SFM_READ), info: &info)
     }
 
     /// The file behind a virtual-I/O handle: a descriptor, its real length, and a longer length
@@ -199,7 +193,7 @@ enum SndFile {
         guard sndfile.sf_format_check(&info) == Int32(SF_TRUE) else {
             return .failure(Failure(text: "libsndfile cannot write this format, rate and channel count", code: 0))
         }
-        return openCopy(of: fd, mode: Int32(SFM_WRITE), info: &info).map { SndFileHandle($0, info: Info(info)) }
+        return openCopy(of: fd, mode: Int32(SFM_WRITE), info: &info)
     }
 
     /// `sf_open_fd` on a new close-on-exec copy of `fd` that libsndfile owns (`close_desc` true):
@@ -213,16 +207,22 @@ enum SndFile {
     /// pipe that failed with EBADF and a file that read short). With a copy given away, every
     /// version behaves the same and the caller's descriptor is untouched. Calls `fcntl`,
     /// `sf_open_fd`.
+    /// A handle opened for reading normalises integer data to -1...1 as floats (libsndfile's
+    /// default, made explicit with `SFC_SET_NORM_FLOAT`).
     /// - Returns: the handle, or the library's error text and code (for a failed copy: the
-    ///   errno's text, code 0).
-    private static func openCopy(of fd: Int32, mode: Int32, info: inout SF_INFO) -> Result<OpaquePointer, Failure> {
+    ///   errno's text, code 0). (`Opened`, not a `Result`: a generic `Result` of these types has
+    ///   its metadata built at run time, a scan of every conformance that costs trim about 2 %.)
+    private static func openCopy(of fd: Int32, mode: Int32, info: inout SF_INFO) -> Opened {
         guard let copy = POSIX.duplicate(fd) else {
             return .failure(Failure(text: "cannot copy the descriptor: \(Errno.current)", code: 0))
         }
         guard let handle = loaded.sf_open_fd(copy, mode, &info, Int32(SF_TRUE)) else {
             return .failure(Failure(text: lastOpenError(), code: loaded.sf_error(nil)))
         }
-        return .success(handle)
+        if mode == Int32(SFM_READ) {
+            _ = loaded.sf_command(handle, Int32(SFC_SET_NORM_FLOAT), nil, Int32(SF_TRUE))
+        }
+        return .success(SndFileHandle(handle, info: Info(info)))
     }
 
     /// The error text of the last failed open. Calls `sf_strerror(NULL)`.
