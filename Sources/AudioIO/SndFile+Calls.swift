@@ -17,7 +17,7 @@ enum SndFile {
 
     /// What an open gives: the handle, or libsndfile's error text and code.
     ///
-    /// Its own enum rather than `Opened`: that generic type (over a
+    /// Its own enum rather than `Result<SndFileHandle, Failure>`: that generic type (over a
     /// noncopyable payload) has its metadata made at run time on first use, and checking
     /// `Failure: Error` for it scans every protocol conformance in the binary (about 0.2 M
     /// instructions, 2 % of a short `trim`). A plain enum's metadata is built in.
@@ -205,10 +205,11 @@ enum SndFile {
     /// the caller would not know whether it still owns `fd`; closing it again then closes
     /// whatever another thread opened under that number in between (seen in the test suite as a
     /// pipe that failed with EBADF and a file that read short). With a copy given away, every
-    /// version behaves the same and the caller's descriptor is untouched. Calls `fcntl`,
-    /// `sf_open_fd`.
+    /// version behaves the same and the caller's descriptor is untouched.
+    ///
     /// A handle opened for reading normalises integer data to -1...1 as floats (libsndfile's
-    /// default, made explicit with `SFC_SET_NORM_FLOAT`).
+    /// default, made explicit with `SFC_SET_NORM_FLOAT`). Calls `fcntl`, `sf_open_fd`,
+    /// `sf_command`.
     /// - Returns: the handle, or the library's error text and code (for a failed copy: the
     ///   errno's text, code 0). (`Opened`, not a `Result`: a generic `Result` of these types has
     ///   its metadata built at run time, a scan of every conformance that costs trim about 2 %.)

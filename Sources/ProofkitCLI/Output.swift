@@ -20,7 +20,9 @@ public struct CommandIO: Sendable {
     /// The process environment (e.g. `PROOFKIT_ORT_LIBRARY`).
     ///
     /// For ``standard`` it is read from the process when a command first asks, not at start-up:
-    /// most verbs never need it, and building the dictionary costs start-up time.
+    /// most verbs never need it, and building the dictionary costs start-up time. Values are
+    /// ``FilePath`` strings (``POSIX/environment()``): one that is not UTF-8 (a Latin-1 folder in
+    /// `PROOFKIT_MODELS`) still names its file.
     public var environment: [String: String] {
         get { readEnvironment() }
         set { readEnvironment = { newValue } }
@@ -52,7 +54,7 @@ public struct CommandIO: Sendable {
         var io = CommandIO(
             writeOut: { writeAll(fd: 1, $0) }, writeErr: { writeAll(fd: 2, $0) },
             isStdoutTerminal: isatty(1) == 1, isStderrTerminal: isatty(2) == 1)
-        io.readEnvironment = { processEnvironment() }
+        io.readEnvironment = { POSIX.environment() }
         return io
     }
 }
@@ -61,12 +63,6 @@ public struct CommandIO: Sendable {
 /// a closed pipe must not crash the tool.
 func writeAll(fd: Int32, _ text: String) {
     _ = POSIX.writeAll(fd, Array(text.utf8))
-}
-
-/// The process environment, values as ``FilePath`` strings (``POSIX/environment()``): a value
-/// that is not UTF-8 (a Latin-1 folder in `PROOFKIT_MODELS`) still names its file.
-func processEnvironment() -> [String: String] {
-    POSIX.environment()
 }
 
 /// A one-line progress bar on stderr, drawn only when stderr is a terminal.
