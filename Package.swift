@@ -90,7 +90,7 @@ let package = Package(
             ]),
         .target(
             name: "ProofkitCLI", dependencies: ["Proofkit", "ProofkitDemo", "ProofkitBenchRunner", "ProofkitSystem"]),
-        .executableTarget(name: "ProofkitTool", dependencies: ["ProofkitCLI"]),
+        .executableTarget(name: "ProofkitTool", dependencies: ["ProofkitCLI", "ProofkitSystem"]),
         .executableTarget(
             name: "ProofkitBench", dependencies: ["Proofkit"], path: "Benchmarks/ProofkitBench"),
 
