@@ -723,7 +723,6 @@ package enum POSIX {
     }
 }
 
-
 // MARK: Threads
 
 /// Runs `body` on a new detached POSIX thread of its own, never on Swift's cooperative pool

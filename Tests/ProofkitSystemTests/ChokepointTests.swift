@@ -102,7 +102,8 @@ struct ChokepointTests {
             for line in file.text.split(separator: "\n") where !line.contains("func ") && !line.contains("//") {
                 for name in Self.systemFunctions {
                     guard let range = line.range(of: "\(name)(") else { continue }
-                    let previous = range.lowerBound == line.startIndex ? " " : line[line.index(before: range.lowerBound)]
+                    let previous =
+                        range.lowerBound == line.startIndex ? " " : line[line.index(before: range.lowerBound)]
                     #expect(
                         previous == "." || previous.isLetter || previous.isNumber || previous == "_",
                         "\(file.path) imports Glibc for libm but calls \(name): \(line)")

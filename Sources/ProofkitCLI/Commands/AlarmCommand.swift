@@ -506,7 +506,8 @@ enum AlarmCommand: Subcommand {
         }
         let system = arguments.has("system")
         let folder = AlarmStore.folder(explicit: arguments.value("store"), environment: io.environment)
-        let binary = POSIX.linkTarget("/proc/self/exe").map { String(decoding: $0, as: UTF8.self) } ?? "/usr/local/bin/proofkit"
+        let binary =
+            POSIX.linkTarget("/proc/self/exe").map { String(decoding: $0, as: UTF8.self) } ?? "/usr/local/bin/proofkit"
         let unit = """
             [Unit]
             Description=proofkit alarm: rings at prayer times until the proof passes

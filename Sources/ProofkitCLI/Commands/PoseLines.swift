@@ -416,7 +416,9 @@ struct PoseLineReader {
                     path: name)
             }
             if start > 0 {
-                if filled > start { UnsafeMutableRawPointer(buffer).copyMemory(from: buffer + start, byteCount: filled - start) }
+                if filled > start {
+                    UnsafeMutableRawPointer(buffer).copyMemory(from: buffer + start, byteCount: filled - start)
+                }
                 filled -= start
             }
         }
