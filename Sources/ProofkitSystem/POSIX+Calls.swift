@@ -430,6 +430,8 @@ package enum POSIX {
         UInt32(umask(mode_t(mask)))
     }
 
+    // MARK: The process
+
     /// The value of the environment variable `name`, or `nil`. Calls `getenv`.
     package static func environmentValue(_ name: String) -> String? {
         getenv(name).map { String(cString: $0) }

@@ -1,8 +1,6 @@
 // Reading input, built on POSIX+Calls.swift's wrappers (no libc here): files opened once, streams
 // waited for a bounded time, sizes capped while reading; prefixes, spooling into an anonymous
 // file, and whole files mapped or held open.
-internal import ProofkitCore
-
 extension POSIX {
     /// The first `count` bytes of the open file `fd` (fewer if it is shorter), read at offset 0
     /// without moving its position. Calls `pread`.
