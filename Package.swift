@@ -16,7 +16,7 @@
 //   Proofkit, ProofkitDemo, ProofkitBenchRunner, ProofkitSystem  <-  ProofkitCLI  <-  ProofkitTool (`proofkit`;
 //                            ProofkitSystem too, for SIGPIPE, the environment and _exit)
 // The CLI imports Proofkit and ProofkitCore (plus ProofkitDemo, ProofkitBenchRunner and the
-// chokepoint ProofkitSystem for its files), never an adapter.
+// chokepoint ProofkitSystem for its files and signals), never an adapter.
 // Engines import no C and do no I/O (never ProofkitSystem), so a phone app can link ProofkitCore + the engines alone.
 import PackageDescription
 

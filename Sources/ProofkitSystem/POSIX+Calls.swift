@@ -229,6 +229,13 @@ package enum POSIX {
         valueOrErrno { pwrite(fd, buffer.baseAddress, buffer.count, off_t(offset)) }
     }
 
+    /// The offset of the first `byte` in `buffer`, or `nil`. Calls `memchr` (vectorised by the C
+    /// library: a line reader's newline search over megabytes of input).
+    package static func firstOffset(of byte: UInt8, in buffer: UnsafeRawBufferPointer) -> Int? {
+        guard let base = buffer.baseAddress, let found = memchr(base, Int32(byte), buffer.count) else { return nil }
+        return base.distance(to: UnsafeRawPointer(found))
+    }
+
     /// Whether `fd` is a terminal. Calls `isatty`.
     package static func isTerminal(_ fd: Int32) -> Bool {
         isatty(fd) == 1

@@ -402,8 +402,10 @@ struct PoseLineReader {
             var start = 0
             var cursor = scanFrom
             while cursor < filled,
-                let newline = UnsafeBufferPointer(start: buffer, count: filled)[cursor...].firstIndex(of: 0x0A)
+                let offset = POSIX.firstOffset(
+                    of: 0x0A, in: UnsafeRawBufferPointer(start: buffer + cursor, count: filled - cursor))
             {
+                let newline = cursor + offset
                 lineNumber += 1
                 try body(UnsafeBufferPointer(start: buffer + start, count: newline - start))
                 start = newline + 1
