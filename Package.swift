@@ -6,15 +6,17 @@
 //   ProofkitCore  <-  engines (VoiceGate, DuaMatching, ImageProof, SquatCounting, PrayerPlanning,
 //                             SpeechRecognition, AudioDSP: resampling, fades, mixing, gain)
 //   ProofkitCore  <-  ProofkitSystem: the one libc chokepoint (`package` access, after swift-system):
-//                     Errno, valueOrErrno, capped reads, mapping, atomic writes, spawn, threads
+//                     Errno, valueOrErrno, capped reads, mapping, atomic writes, spawn, threads;
+//                     POSIX+Calls.swift is its only file that calls libc, the rest is built on it
 //   ProofkitCore + ProofkitSystem  <-  adapters (AudioIO, ImageIO, Inference, Storage), each over its own C modules
 //   engines + adapters + ProofkitSystem  <-  Proofkit (facade: one entry type per proof, the alarm
 //                            service; it re-exports the engines and wraps what callers need of the adapters)
 //   Proofkit  <-  ProofkitDemo (+ ProofkitDemoMedia: the demo's JPEG/MP3 files, `.embedInCode`)
 //   Proofkit  <-  ProofkitBenchRunner (`proofkit bench`: measures in children of its own binary)
-//   Proofkit, ProofkitDemo, ProofkitBenchRunner, ProofkitSystem  <-  ProofkitCLI  <-  ProofkitTool (`proofkit`)
+//   Proofkit, ProofkitDemo, ProofkitBenchRunner, ProofkitSystem  <-  ProofkitCLI  <-  ProofkitTool (`proofkit`;
+//                            ProofkitSystem too, for SIGPIPE, the environment and _exit)
 // The CLI imports Proofkit and ProofkitCore (plus ProofkitDemo, ProofkitBenchRunner and the
-// chokepoint ProofkitSystem for its files), never an adapter.
+// chokepoint ProofkitSystem for its files and signals), never an adapter.
 // Engines import no C and do no I/O (never ProofkitSystem), so a phone app can link ProofkitCore + the engines alone.
 import PackageDescription
 
@@ -90,7 +92,7 @@ let package = Package(
             ]),
         .target(
             name: "ProofkitCLI", dependencies: ["Proofkit", "ProofkitDemo", "ProofkitBenchRunner", "ProofkitSystem"]),
-        .executableTarget(name: "ProofkitTool", dependencies: ["ProofkitCLI"]),
+        .executableTarget(name: "ProofkitTool", dependencies: ["ProofkitCLI", "ProofkitSystem"]),
         .executableTarget(
             name: "ProofkitBench", dependencies: ["Proofkit"], path: "Benchmarks/ProofkitBench"),
 

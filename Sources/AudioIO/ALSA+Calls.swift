@@ -142,6 +142,29 @@ struct ALSAConfigTree: ~Copyable {
     }
 }
 
+/// What a `snd_pcm_readi`/`snd_pcm_writei` result asks of the caller.
+enum PCMTransfer: Equatable {
+    /// This many frames moved.
+    case frames(Int)
+    /// An overrun or underrun (`-EPIPE`) or a suspend (`-ESTRPIPE`), `isXrun`, or an interrupted
+    /// call (`-EINTR`): recover (``PCMHandle/recover(_:)``) and go on.
+    case recoverable(isXrun: Bool)
+    /// Nothing moved (`0`, `-EAGAIN`): try again.
+    case nothing
+    /// Any other (negative) error.
+    case failed
+
+    init(_ result: Int) {
+        switch result {
+        case 1...: self = .frames(result)
+        case 0, -Int(EAGAIN): self = .nothing
+        case -Int(EPIPE), -Int(ESTRPIPE): self = .recoverable(isXrun: true)
+        case -Int(EINTR): self = .recoverable(isXrun: false)
+        default: self = .failed
+        }
+    }
+}
+
 /// An open PCM (`snd_pcm_t *`): the unique owner. Closed by `close()` or, best effort, on deinit.
 ///
 /// `@unchecked Sendable`: it has a unique owner (it is `~Copyable`) and is used by one thread at a
@@ -239,18 +262,19 @@ struct PCMHandle: ~Copyable, @unchecked Sendable {
         var done = 0
         while done < frames {
             let result = write(samples, frameOffset: frameOffset + done, frames: frames - done, channels: channels)
-            if result > 0 {
-                done += result
+            switch PCMTransfer(result) {
+            case .frames(let count):
+                done += count
                 written(done)
-            } else if result == -Int(EPIPE) || result == -Int(ESTRPIPE) || result == -Int(EINTR) {
-                if result != -Int(EINTR) { underruns += 1 }
+            case .recoverable(let isXrun):
+                if isXrun { underruns += 1 }
                 let recovered = recover(result)
                 if recovered < 0 {
                     throw alsaError(Int32(recovered), "snd_pcm_recover", device: device, direction: .playback)
                 }
-            } else if result == 0 || result == -Int(EAGAIN) {
+            case .nothing:
                 continue
-            } else {
+            case .failed:
                 throw alsaError(Int32(result), "snd_pcm_writei", device: device, direction: .playback)
             }
         }
@@ -272,7 +296,11 @@ struct PCMHandle: ~Copyable, @unchecked Sendable {
     }
 
     /// Waits until all queued frames are played. Calls `snd_pcm_drain`.
-    func drain() -> Int { Int(alsa.snd_pcm_drain(raw)) }
+    /// - Returns: `nil`, or the (negative) error; an underrun at the end (`-EPIPE`) is not one.
+    func drain() -> Int? {
+        let status = Int(alsa.snd_pcm_drain(raw))
+        return status < 0 && status != -Int(EPIPE) ? status : nil
+    }
 
     /// Stops at once, dropping queued frames. Calls `snd_pcm_drop`.
     func drop() { _ = alsa.snd_pcm_drop(raw) }

@@ -1,10 +1,6 @@
 public import ProofkitCore
 internal import ProofkitSystem
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// ALSA configuration text that defines PCM devices of its own, used *instead of* the machine's
 /// configuration (`/usr/share/alsa/alsa.conf`, `~/.asoundrc` are never read nor changed).
 ///

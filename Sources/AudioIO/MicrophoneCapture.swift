@@ -2,10 +2,6 @@ public import ProofkitCore
 internal import ProofkitSystem
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// A block of captured mono audio, as the device delivered it.
 public struct AudioChunk: Sendable {
     /// Mono 16-bit samples (S16), `sampleRate` per second.
@@ -215,7 +211,8 @@ final class CaptureWorker: @unchecked Sendable {
             // frames without writing them, which must read as silence rather than stale audio.
             buffer.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
             let result = handle.read(into: &buffer, channels: 1)
-            if result > 0 {
+            switch PCMTransfer(result) {
+            case .frames:
                 let chunk = AudioChunk(
                     samples: Array(buffer[0..<result]), sampleRate: sampleRate, startFrame: frame,
                     arrival: clock.now)
@@ -231,21 +228,18 @@ final class CaptureWorker: @unchecked Sendable {
                     state.waiting.subtract(1, ordering: .releasing)
                     state.droppedChunks.add(1, ordering: .relaxed)
                 }
-            } else if result == -Int(EPIPE) || result == -Int(ESTRPIPE) || result == -Int(EINTR) {
-                if result != -Int(EINTR) { state.overruns.add(1, ordering: .relaxed) }
+            case .recoverable(let isXrun):
+                if isXrun { state.overruns.add(1, ordering: .relaxed) }
                 let recovered = handle.recover(result)
                 if recovered < 0 {
-                    failure = alsaError(
-                        Int32(recovered), "snd_pcm_recover", device: device,
-                        direction: .capture)
-                    break
+                    failure = alsaError(Int32(recovered), "snd_pcm_recover", device: device, direction: .capture)
                 }
-            } else if result == -Int(EAGAIN) || result == 0 {
+            case .nothing:
                 continue
-            } else {
+            case .failed:
                 failure = alsaError(Int32(result), "snd_pcm_readi", device: device, direction: .capture)
-                break
             }
+            if failure != nil { break }
         }
         handle.drop()
         _ = handle.close()

@@ -1,10 +1,6 @@
 public import ProofkitCore
 internal import ProofkitSystem
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// How a ring ended (``SoundPlayer/ring(_:seconds:rampSeconds:startGain:shouldStop:started:)``).
 public struct RingReport: Sendable, Hashable {
     /// Frames written to the device.
@@ -92,8 +88,7 @@ extension SoundPlayer {
         if stopped {
             pcm.drop()
         } else {
-            let drained = pcm.drain()
-            if drained < 0 && drained != -Int(EPIPE) {
+            if let drained = pcm.drain() {
                 throw alsaError(Int32(drained), "snd_pcm_drain", device: device, direction: .playback)
             }
         }

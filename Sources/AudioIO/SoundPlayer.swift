@@ -1,10 +1,6 @@
 public import ProofkitCore
 internal import ProofkitSystem
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Plays decoded audio through an ALSA playback device.
 ///
 /// ```swift
@@ -80,8 +76,7 @@ public struct SoundPlayer: ~Copyable, Sendable {
             ) { done in progress(max(0, written + done - pcm.delayFrames()), total) }
             written += count
         }
-        let drained = pcm.drain()
-        if drained < 0 && drained != -Int(EPIPE) {
+        if let drained = pcm.drain() {
             throw alsaError(Int32(drained), "snd_pcm_drain", device: device, direction: .playback)
         }
         progress(total, total)

@@ -13,11 +13,6 @@ internal import ProofkitSystem
 #else
     import Foundation
 #endif
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 // MARK: Files
 

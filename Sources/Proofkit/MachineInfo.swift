@@ -1,9 +1,5 @@
 internal import ProofkitSystem
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// What machine a measurement was taken on, so two benchmark runs can be compared honestly.
 public struct MachineInfo: Sendable, Equatable {
     /// CPU model name (`/proc/cpuinfo` "model name", or "Model"/"Hardware" on ARM boards).
@@ -11,8 +7,8 @@ public struct MachineInfo: Sendable, Equatable {
     /// Online logical cores.
     public var cores: Int
 
-    /// Online logical cores now, without reading the rest of the description. Calls `sysconf`.
-    public static var onlineCores: Int { Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
+    /// Online logical cores now, without reading the rest of the description (`sysconf`).
+    public static var onlineCores: Int { POSIX.onlineCores }
     /// Machine architecture, e.g. `x86_64` or `aarch64` (`uname -m`).
     public var architecture: String
     /// Kernel release (`uname -r`).
@@ -24,13 +20,7 @@ public struct MachineInfo: Sendable, Equatable {
 
     /// Reads the current machine's description. Never throws: unknown fields read "unknown".
     public static func current() -> MachineInfo {
-        var name = utsname()
-        uname(&name)
-        func field<T>(_ value: T) -> String {
-            withUnsafeBytes(of: value) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-        }
+        let name = POSIX.systemName()
         let cpuinfo = readTextFile("/proc/cpuinfo") ?? ""
         var model = "unknown"
         for key in ["model name", "Model", "Hardware", "cpu model"] {
@@ -54,7 +44,7 @@ public struct MachineInfo: Sendable, Equatable {
             .flatMap { Int($0.split(separator: " ").first ?? "") } ?? 0
         return MachineInfo(
             cpuModel: model, cores: onlineCores,
-            architecture: field(name.machine), kernel: field(name.release), operatingSystem: os,
+            architecture: name.machine, kernel: name.release, operatingSystem: os,
             memoryBytes: memKB * 1024)
     }
 
@@ -85,14 +75,12 @@ public enum ResourceUsage {
     }
 }
 
-/// Reads a small text file (procfs, os-release) whole; `nil` when it cannot be read.
 /// `uname -m`, e.g. `x86_64` or `aarch64`.
 func machineArchitecture() -> String {
-    var name = utsname()
-    uname(&name)
-    return withUnsafeBytes(of: name.machine) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
+    POSIX.systemName().machine
 }
 
+/// Reads a small text file (procfs, os-release) whole; `nil` when it cannot be read.
 package func readTextFile(_ path: String) -> String? {
     // 1 MiB: /proc/cpuinfo on a 256-core machine is about 300 KiB.
     guard let bytes = try? POSIX.readWhole(path, limit: 1 << 20) else { return nil }

@@ -7,9 +7,6 @@ internal import ProofkitSystem
 #else
     import Foundation
 #endif
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// ONNX Runtime-format copies of the photo models, made on first use by an installed proofkit.
 ///

@@ -6,10 +6,9 @@ import ProofkitCore
 #else
     import Foundation
 #endif
+// libm only (log, exp); system calls go through ProofkitSystem.
 #if canImport(Glibc)
     import Glibc
-#elseif canImport(Darwin)
-    import Darwin
 #endif
 
 /// Two bench reports side by side: the same figures for each (model, threads) found in either,

@@ -7,10 +7,9 @@ public import ProofkitCore
 #else
     import Foundation
 #endif
+// libm only (sin, cos); system calls go through ProofkitSystem.
 #if canImport(Glibc)
     import Glibc
-#elseif canImport(Darwin)
-    import Darwin
 #endif
 
 /// A model that `proofkit bench` can measure.

@@ -2,16 +2,12 @@ import ImageProof
 import Proofkit
 public import ProofkitCore
 import ProofkitDemoMedia
+internal import ProofkitSystem
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
-#endif
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
 #endif
 
 /// One photo end to end for `proofkit bench`: read + decode, preprocess, inference, score and
@@ -106,7 +102,7 @@ public enum BenchDemoPhoto {
             throw ProofkitError(.internal, "the embedded demo photo is missing")
         }
         let path = FileManager.default.temporaryDirectory
-            .appendingPathComponent("proofkit-bench-\(getpid())-\(photo.name)").path
+            .appendingPathComponent("proofkit-bench-\(POSIX.processID)-\(photo.name)").path
         guard FileManager.default.createFile(atPath: path, contents: Data(photo.bytes)) else {
             throw ProofkitError(.io, "cannot write the demo photo to the temporary folder", path: path)
         }

@@ -5,13 +5,14 @@ internal import ProofkitSystem
 import SpeechRecognition
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#endif
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
+#endif
+// libm only (sin); system calls go through ProofkitSystem.
+#if canImport(Glibc)
+    import Glibc
 #endif
 
 /// One configuration to measure: a model at a thread count.
@@ -265,8 +266,7 @@ public enum InferenceBench {
     /// A file's size in bytes (`stat`), 0 when it cannot be read. (`FileManager`'s `.size`
     /// attribute did not cast to `Int` here, so every report said 0.)
     static func fileBytes(_ path: String) -> Int {
-        var info = stat()
-        return stat(path, &info) == 0 ? Int(info.st_size) : 0
+        (try? POSIX.status(path).get()).map { Int($0.size) } ?? 0
     }
 
     /// A `Duration` in seconds.

@@ -1,10 +1,6 @@
 import Proofkit
 import ProofkitCore
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// One `proofkit` verb. Each lives in `Commands/<Verb>Command.swift`.
 public protocol Subcommand {
     /// The verb, e.g. `"trim"`.
@@ -102,9 +98,13 @@ public enum ProofkitCLI {
     /// replace the bytes).
     public static func processArguments() -> [String] {
         (0..<Int(CommandLine.argc)).map { index in
-            guard let pointer = CommandLine.unsafeArgv[index] else { return "" }
-            let length = strlen(pointer)
-            return FilePath.string(fromBytes: (0..<length).map { UInt8(bitPattern: pointer[$0]) })
+            guard var pointer = CommandLine.unsafeArgv[index] else { return "" }
+            var bytes: [UInt8] = []
+            while pointer.pointee != 0 {
+                bytes.append(UInt8(bitPattern: pointer.pointee))
+                pointer += 1
+            }
+            return FilePath.string(fromBytes: bytes)
         }
     }
 

@@ -1,11 +1,5 @@
 internal import ProofkitSystem
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// Where a command writes: stdout for results, stderr for diagnostics and progress.
 /// Injected so that tests can capture both in process.
 public struct CommandIO: Sendable {
@@ -53,7 +47,7 @@ public struct CommandIO: Sendable {
     public static var standard: CommandIO {
         var io = CommandIO(
             writeOut: { writeAll(fd: 1, $0) }, writeErr: { writeAll(fd: 2, $0) },
-            isStdoutTerminal: isatty(1) == 1, isStderrTerminal: isatty(2) == 1)
+            isStdoutTerminal: POSIX.isTerminal(1), isStderrTerminal: POSIX.isTerminal(2))
         io.readEnvironment = { POSIX.environment() }
         return io
     }

@@ -9,11 +9,6 @@ public import VoiceGate
 #else
     import Foundation
 #endif
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// The reading-proof part of `proofkit demo`: espeak-ng reads the waking du'a in Arabic twice,
 /// the speech is mixed into a real room-noise recording, the mix is written as a WAV file, and

@@ -1,7 +1,10 @@
 // ProofkitSystem, the one place in proofkit where the C library's system calls are made (after
-// swift-system's `Syscalls.swift`). This file: Errno, the valueOrErrno funnel, files and
-// descriptors; POSIX+Processes.swift: child processes and threads; POSIX+Sockets.swift: the alarm
-// service's Unix sockets, timers and events (split by topic to keep each file small).
+// swift-system's `Syscalls.swift`). This file is the only one that imports Glibc: Errno, the
+// valueOrErrno funnel and one thin typed wrapper per call (files and descriptors, memory,
+// processes and signals, Unix sockets, timers, threads), with no logic beyond the call. What is
+// built on them has a file by role and no libc: Reading.swift (capped reads, spooling, mapping),
+// Writing.swift, Files.swift (atomic replacement), StandardError.swift, Processes.swift,
+// Sockets.swift, WakeUp.swift.
 // Every call that sets errno goes through ``valueOrErrno(retryOnInterrupt:_:)``; every failure is
 // an ``Errno``. Paths are ``FilePath`` strings (bytes that are not UTF-8 survive).
 internal import CProofkitShims
@@ -41,6 +44,9 @@ package struct Errno: Error, Equatable, Hashable, Sendable, CustomStringConverti
     package static let streamPipe = Errno(code: ESTRPIPE)
     package static let canceled = Errno(code: ECANCELED)
     package static let exists = Errno(code: EEXIST)
+    package static let permissionDenied = Errno(code: EACCES)
+    package static let notPermitted = Errno(code: EPERM)
+    package static let readOnlyFileSystem = Errno(code: EROFS)
 }
 
 /// Runs `call` (a C call returning -1 and setting `errno` on failure) and gives its value or the
@@ -129,19 +135,6 @@ package enum POSIX {
         return nothingOrErrno { fstat(fd, &info) }.map { fileStatus(info) }
     }
 
-    /// Whether both paths exist and name the same file (same device and inode), also through
-    /// hard or symbolic links and different spellings of the path. Calls `stat`.
-    package static func sameFile(_ a: String, _ b: String) -> Bool {
-        guard case .success(let first) = status(a), case .success(let second) = status(b) else { return false }
-        return first.device == second.device && first.inode == second.inode
-    }
-
-    /// Whether this process may write `path` (`access(W_OK)`). Calls `access`.
-    package static func isWritable(_ path: String) -> Bool {
-        if case .success = checkWritable(path) { return true }
-        return false
-    }
-
     /// Nothing when this process may write `path`, else why not (`EACCES`, `EROFS`...).
     /// Calls `access`.
     package static func checkWritable(_ path: String) -> Result<Void, Errno> {
@@ -216,6 +209,38 @@ package enum POSIX {
         valueOrErrno { Glibc.read(fd, buffer.baseAddress, buffer.count) }
     }
 
+    /// Reads up to `buffer.count` bytes at `offset` without moving the position, retrying on
+    /// EINTR: 0 at the end. Calls `pread`.
+    package static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64)
+        -> Result<Int, Errno>
+    {
+        valueOrErrno { pread(fd, buffer.baseAddress, buffer.count, off_t(offset)) }
+    }
+
+    /// Writes up to `buffer.count` bytes (one `write`; see ``writeAll(_:_:)-(_,UnsafeRawBufferPointer)``
+    /// for all of them), retrying on EINTR. Calls `write`.
+    package static func write(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) -> Result<Int, Errno> {
+        valueOrErrno { Glibc.write(fd, buffer.baseAddress, buffer.count) }
+    }
+
+    /// Writes up to `buffer.count` bytes at `offset` without moving the position, retrying on
+    /// EINTR. Calls `pwrite`.
+    package static func write(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, at offset: Int64) -> Result<Int, Errno> {
+        valueOrErrno { pwrite(fd, buffer.baseAddress, buffer.count, off_t(offset)) }
+    }
+
+    /// The offset of the first `byte` in `buffer`, or `nil`. Calls `memchr` (vectorised by the C
+    /// library: a line reader's newline search over megabytes of input).
+    package static func firstOffset(of byte: UInt8, in buffer: UnsafeRawBufferPointer) -> Int? {
+        guard let base = buffer.baseAddress, let found = memchr(base, Int32(byte), buffer.count) else { return nil }
+        return base.distance(to: UnsafeRawPointer(found))
+    }
+
+    /// Whether `fd` is a terminal. Calls `isatty`.
+    package static func isTerminal(_ fd: Int32) -> Bool {
+        isatty(fd) == 1
+    }
+
     /// Reads up to `count` bytes at `offset`, retrying on EINTR. Calls `pread`.
     /// - Returns: bytes read, 0 at the end, -1 on error (`errno` set).
     package static func readBytes(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int, at offset: Int64)
@@ -227,111 +252,6 @@ package enum POSIX {
             errno = failure.code
             return -1
         }
-    }
-
-    /// The first `count` bytes of the open file `fd` (fewer if it is shorter), read at offset 0
-    /// without moving its position. Calls `pread`.
-    package static func readPrefix(_ fd: Int32, count: Int) -> Result<[UInt8], Errno> {
-        var bytes = [UInt8](repeating: 0, count: count)
-        var filled = 0
-        while filled < count {
-            let n = bytes.withUnsafeMutableBytes {
-                readBytes(fd, $0.baseAddress! + filled, count - filled, at: Int64(filled))
-            }
-            if n > 0 {
-                filled += Int(n)
-            } else if n < 0 {
-                return .failure(Errno(code: errno))
-            } else {
-                break
-            }
-        }
-        return .success(Array(bytes[0..<filled]))
-    }
-
-    /// Reads `fd` to its end, refusing more than `limit` bytes while reading: at most about
-    /// `limit` + 64 KiB are ever held, whatever `fstat` says (/proc files report size 0; FIFOs and
-    /// devices none). `sizeHint` (the size `fstat` gave, or 0) only sizes the first buffer, so a
-    /// regular file is read in place with no extra copy. Reads are whole 64 KiB chunks (some /proc
-    /// files refuse odd sizes).
-    /// - Returns: the bytes, or `nil` past the limit.
-    /// - Throws: the errno of a failed `read`. Calls `read`.
-    package static func readCapped(_ fd: Int32, limit: Int, sizeHint: Int = 0) throws(Errno) -> [UInt8]? {
-        let chunk = 1 << 16
-        let most = (limit / chunk + 2) * chunk  // room for `limit` + 1 bytes in whole chunks
-        var capacity = min(most, (max(0, min(sizeHint, limit)) / chunk + 2) * chunk)
-        var bytes: [UInt8] = []
-        while true {
-            var failure: Int32 = 0
-            var ended = false
-            let previous = bytes
-            bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
-                let base = UnsafeMutableRawPointer(buffer.baseAddress!)
-                previous.withUnsafeBytes { old in
-                    if let start = old.baseAddress, old.count > 0 { base.copyMemory(from: start, byteCount: old.count) }
-                }
-                var filled = previous.count
-                while filled + chunk <= capacity && filled <= limit {
-                    let n = Glibc.read(fd, base + filled, chunk)
-                    if n > 0 {
-                        filled += n
-                    } else if n == 0 {
-                        ended = true
-                        break
-                    } else if errno != EINTR {
-                        failure = errno
-                        break
-                    }
-                }
-                count = filled
-            }
-            if failure != 0 { throw Errno(code: failure) }
-            if bytes.count > limit { return nil }
-            if ended { return bytes }
-            capacity = min(most, capacity * 2)
-        }
-    }
-
-    /// Writes all of `bytes`, retrying on EINTR and short writes. Calls `write`.
-    /// - Returns: `nil`, or the errno (`EIO` when `write` took nothing).
-    package static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Errno? {
-        var written = 0
-        return writeAll(fd, bytes, written: &written)
-    }
-
-    /// Writes all of `bytes` like ``writeAll(_:_:)-(_,UnsafeRawBufferPointer)``, counting in
-    /// `written` what was taken: on a non-blocking descriptor `EAGAIN` (full) ends it early.
-    package static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, written: inout Int) -> Errno? {
-        written = 0
-        while written < bytes.count {
-            switch valueOrErrno({ Glibc.write(fd, bytes.baseAddress! + written, bytes.count - written) }) {
-            case .success(let n) where n > 0: written += n
-            case .success: return .ioError
-            case .failure(let failure): return failure
-            }
-        }
-        return nil
-    }
-
-    /// ``writeAll(_:_:)-(_,UnsafeRawBufferPointer)`` for an array.
-    package static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Errno? {
-        bytes.withUnsafeBytes { writeAll(fd, $0) }
-    }
-
-    /// Writes `bytes` at `offset` (not moving the position), all of them. Calls `pwrite`.
-    package static func writeAll(_ fd: Int32, _ bytes: [UInt8], at offset: Int64) -> Errno? {
-        var done = 0
-        while done < bytes.count {
-            let result = bytes.withUnsafeBytes { raw in
-                valueOrErrno { pwrite(fd, raw.baseAddress! + done, raw.count - done, off_t(offset) + off_t(done)) }
-            }
-            switch result {
-            case .success(let n) where n > 0: done += n
-            case .success: return .ioError
-            case .failure(let failure): return failure
-            }
-        }
-        return nil
     }
 
     /// Cuts the open file `fd` to `size` bytes. Calls `ftruncate`.
@@ -369,6 +289,14 @@ package enum POSIX {
         _ = proofkit_posix_start_writeback(fd)
     }
 
+    /// The target of the symbolic link `path`, as bytes (up to 4095 of them); `nil` when it is
+    /// not a link or cannot be read. Calls `readlink`.
+    package static func linkTarget(_ path: String) -> [UInt8]? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlink(FilePath.cString(path), &buffer, buffer.count - 1)
+        return count > 0 ? buffer.prefix(count).map { UInt8(bitPattern: $0) } : nil
+    }
+
     /// Sets `path`'s permission bits. Calls `chmod`.
     package static func setMode(_ path: String, _ mode: UInt32) -> Result<Void, Errno> {
         nothingOrErrno { chmod(FilePath.cString(path), mode_t(mode)) }
@@ -394,14 +322,6 @@ package enum POSIX {
     package static func describe(_ code: Int32) -> String {
         guard let text = strerror(code) else { return "error \(code)" }
         return String(cString: text)
-    }
-
-    /// The folder (`.` when there is none, empty for the root) and the last component of `path`.
-    package static func split(_ path: String) -> (folder: String, base: String) {
-        let slash = path.lastIndex(of: "/")
-        let folder = slash.map { String(path[..<$0]) } ?? "."
-        let base = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        return (folder, base)
     }
 
     /// Creates a new, empty temporary file next to `path` (same folder, so that a rename onto
@@ -504,57 +424,290 @@ package enum POSIX {
         return entries.map { $0.revents != 0 }
     }
 
-    /// Runs `body` with file descriptor 2 pointed at /dev/null, then restores it (libmpg123 inside
-    /// libsndfile prints warnings straight to stderr, which would break one-line diagnostics).
-    /// Other threads' stderr is dropped too for the duration, so keep `body` short; overlapping
-    /// calls are counted under a lock and stderr comes back when the last one ends.
-    /// - Throws: what `body` throws (stderr is restored first). Calls `dup`, `open`, `dup2`, `close`.
-    ///
-    /// Inlinable, so that each caller gets a copy specialised to its result type: a generic call
-    /// across modules would instantiate the metadata of `T` at run time (for a `Result<_, E>`, a
-    /// scan of every protocol conformance in the binary to find `E: Error`).
-    @inlinable
-    package static func withStandardErrorSilenced<T: ~Copyable, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
-        beginStandardErrorSilence()
-        defer { endStandardErrorSilence() }
-        return try body()
+    /// Points `target` at the open file of `fd` (closing what `target` was), retrying on EINTR.
+    /// Calls `dup2`.
+    @discardableResult
+    package static func duplicate(_ fd: Int32, onto target: Int32) -> Result<Void, Errno> {
+        nothingOrErrno { dup2(fd, target) }
     }
 
-    /// The first half of ``withStandardErrorSilenced(_:)``: points descriptor 2 at /dev/null
-    /// (unless an overlapping call already has). Calls `fcntl(F_DUPFD_CLOEXEC)`, `open`, `dup2`,
-    /// `close`.
-    package static func beginStandardErrorSilence() {
-        silencing.withLock { state in
-            if state.depth == 0 {
-                let saved = fcntl(2, F_DUPFD_CLOEXEC, 0)
-                let null = Glibc.open("/dev/null", O_WRONLY | O_CLOEXEC)
-                if saved >= 0 && null >= 0 { _ = dup2(null, 2) }
-                if null >= 0 { _ = Glibc.close(null) }
-                state.saved = saved
+    /// Sets the process's file-creation mask to `mask` and gives the previous one. Calls `umask`.
+    @discardableResult
+    package static func setCreationMask(_ mask: UInt32) -> UInt32 {
+        UInt32(umask(mode_t(mask)))
+    }
+
+    // MARK: The process
+
+    /// The value of the environment variable `name`, or `nil`. Calls `getenv`.
+    package static func environmentValue(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+
+    /// Sets the environment variable `name` to `value` (replacing it). Call it while the process
+    /// has one thread: other threads' `getenv` would race it. Calls `setenv`.
+    package static func setEnvironmentValue(_ name: String, _ value: String) {
+        _ = setenv(name, value, 1)
+    }
+
+    /// Flushes the C library's output streams, then ends the process with `status` at once
+    /// (`_exit`): no `atexit` handlers or static destructors run. Calls `fflush`, `_exit`.
+    package static func exitImmediately(_ status: Int32) -> Never {
+        fflush(nil)
+        _exit(status)
+    }
+
+    /// Online logical cores now. Calls `sysconf(_SC_NPROCESSORS_ONLN)`.
+    package static var onlineCores: Int { Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
+
+    /// The kernel's `uname`: machine architecture (`x86_64`) and kernel release. Calls `uname`.
+    package static func systemName() -> (machine: String, release: String) {
+        var name = utsname()
+        uname(&name)
+        func field<T>(_ value: T) -> String {
+            withUnsafeBytes(of: value) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
+        }
+        return (field(name.machine), field(name.release))
+    }
+
+    // MARK: Memory
+
+    /// Maps `size` bytes of the open file `fd` read-only and private (the descriptor may be closed
+    /// afterwards). Calls `mmap`.
+    package static func mapReadOnly(_ fd: Int32, size: Int) -> Result<UnsafeRawBufferPointer, Errno> {
+        guard let base = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED else {
+            return .failure(.current)
+        }
+        return .success(UnsafeRawBufferPointer(start: base, count: size))
+    }
+
+    /// Unmaps what ``mapReadOnly(_:size:)`` mapped. Calls `munmap`.
+    package static func unmap(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+        munmap(UnsafeMutableRawPointer(mutating: base), bytes.count)
+    }
+
+    /// Drops this process's view of the mapped pages `bytes` (`madvise(MADV_DONTNEED)`).
+    /// Calls `madvise`.
+    package static func dropResidentPages(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+        _ = madvise(UnsafeMutableRawPointer(mutating: base), bytes.count, MADV_DONTNEED)
+    }
+
+    /// Gives the C heap's free memory back to the system. Calls `malloc_trim(0)` (through
+    /// `proofkit_heap_trim`).
+    package static func trimHeap() {
+        proofkit_heap_trim()
+    }
+
+    // MARK: Processes and signals
+
+    /// A signal number.
+    package struct Signal: Equatable, Sendable {
+        package var rawValue: Int32
+        package init(rawValue: Int32) { self.rawValue = rawValue }
+        package static let interrupt = Signal(rawValue: SIGINT)
+        package static let terminate = Signal(rawValue: SIGTERM)
+        package static let hangUp = Signal(rawValue: SIGHUP)
+        package static let brokenPipe = Signal(rawValue: SIGPIPE)
+        package static let kill = Signal(rawValue: SIGKILL)
+    }
+
+    /// Gives `signal` its default action, or ignores it. Calls `signal`.
+    package static func setIgnored(_ signal: Signal, _ ignored: Bool) {
+        _ = Glibc.signal(signal.rawValue, ignored ? SIG_IGN : SIG_DFL)
+    }
+
+    /// Sends `signal` to the process `pid`. Calls `kill`.
+    package static func send(_ signal: Signal, to pid: Int32) {
+        _ = Glibc.kill(pid, signal.rawValue)
+    }
+
+    /// Gives SIGTERM, SIGINT and SIGHUP their default action and unblocks them on this thread.
+    /// Calls `signal`, `pthread_sigmask`.
+    package static func restoreTerminationSignals() {
+        var stopping = sigset_t()
+        sigemptyset(&stopping)
+        for number in [SIGTERM, SIGINT, SIGHUP] {
+            Glibc.signal(number, SIG_DFL)
+            sigaddset(&stopping, number)
+        }
+        pthread_sigmask(SIG_UNBLOCK, &stopping, nil)
+    }
+
+    /// While `child` is not 0, SIGTERM, SIGINT and SIGHUP sent to this process are passed on to
+    /// `child` first, then end this process; 0 stops that. Calls `proofkit_forward_termination_signals`.
+    package static func forwardTerminationSignals(to child: Int32) {
+        proofkit_forward_termination_signals(child)
+    }
+
+    /// Asks the kernel to send `signal` to this process when its parent ends (`PR_SET_PDEATHSIG`).
+    /// - Returns: `false` when the parent is already gone. Calls `proofkit_set_parent_death_signal`.
+    package static func setParentDeathSignal(_ signal: Signal) -> Bool {
+        proofkit_set_parent_death_signal(signal.rawValue) != -1
+    }
+
+    /// Starts `executable` with `arguments` (`argv[0]` included), this process's environment and
+    /// folder, and the child's standard streams as given (see ``ChildProcess/spawn(_:arguments:stdin:stdout:stderr:resetsSignals:)``).
+    /// - Returns: the process id, or `posix_spawn`'s error. Calls `posix_spawn`.
+    package static func spawn(
+        _ executable: String, arguments: [String], streams: [ChildProcess.Stream], resetsSignals: Bool
+    ) -> Result<Int32, Errno> {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for (target, stream) in zip(Int32(0)..., streams) {
+            switch stream {
+            case .inherit: break
+            case .null:
+                posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
+            case .descriptor(let fd): posix_spawn_file_actions_adddup2(&actions, fd, target)
             }
-            state.depth += 1
+        }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        if resetsSignals {
+            var all = sigset_t()
+            var none = sigset_t()
+            sigfillset(&all)
+            sigemptyset(&none)
+            posix_spawnattr_setsigdefault(&attributes, &all)
+            posix_spawnattr_setsigmask(&attributes, &none)
+            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        }
+        let executableBytes = FilePath.cString(executable)
+        var cArguments =
+            arguments.map { FilePath.cString($0) }.map { bytes in
+                bytes.withUnsafeBufferPointer { strdup($0.baseAddress!) }
+            } + [nil]
+        defer { for pointer in cArguments { free(pointer) } }
+        var pid: pid_t = 0
+        let status = posix_spawn(&pid, executableBytes, &actions, &attributes, &cArguments, environ)
+        return status == 0 ? .success(pid) : .failure(Errno(code: status))
+    }
+
+    /// Waits for the child `pid` to end, retrying on EINTR.
+    /// - Returns: its raw wait status. Calls `waitpid`.
+    package static func waitForChild(_ pid: Int32) -> Result<Int32, Errno> {
+        var status: Int32 = 0
+        return valueOrErrno { waitpid(pid, &status, 0) }.map { _ in status }
+    }
+
+    /// A pipe whose two ends are close-on-exec: (read end, write end). Calls `pipe`, `fcntl`.
+    package static func makePipe() -> Result<(read: Int32, write: Int32), Errno> {
+        var ends: [Int32] = [-1, -1]
+        if case .failure(let failure) = nothingOrErrno({ pipe(&ends) }) { return .failure(failure) }
+        for fd in ends { setCloseOnExec(fd) }
+        return .success((ends[0], ends[1]))
+    }
+
+    /// Sets `FD_CLOEXEC` on `fd`. Calls `fcntl`.
+    package static func setCloseOnExec(_ fd: Int32) {
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+    }
+
+    // MARK: Unix sockets
+
+    /// A new Unix stream socket, close-on-exec. Calls `socket`.
+    package static func makeUnixSocket() -> Result<Int32, Errno> {
+        valueOrErrno { socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
+    }
+
+    private static func withUnixAddress<R>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = FilePath.cString(path).dropLast().map { UInt8(bitPattern: $0) }
+        precondition(bytes.count < MemoryLayout.size(ofValue: address.sun_path), "socket path too long")
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in bytes.enumerated() { raw[index] = byte }
+            raw[bytes.count] = 0
+        }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
     }
 
-    /// The second half of ``withStandardErrorSilenced(_:)``: restores descriptor 2 when the last
-    /// overlapping call ends. Calls `dup2`, `close`.
-    package static func endStandardErrorSilence() {
-        silencing.withLock { state in
-            state.depth -= 1
-            if state.depth == 0 && state.saved >= 0 {
-                _ = dup2(state.saved, 2)
-                _ = Glibc.close(state.saved)
-                state.saved = -1
-            }
-        }
+    /// Binds the socket `fd` to the Unix path `path` (traps on a path too long for
+    /// `sockaddr_un`). Calls `bind`.
+    package static func bind(_ fd: Int32, toUnixPath path: String) -> Result<Void, Errno> {
+        withUnixAddress(path) { address, length in nothingOrErrno { Glibc.bind(fd, address, length) } }
     }
 
-    private static let silencing = Mutex(SilencingState())
-
-    private struct SilencingState {
-        var depth = 0
-        var saved: Int32 = -1
+    /// Connects the socket `fd` to the listener at the Unix path `path`. Calls `connect`.
+    package static func connect(_ fd: Int32, toUnixPath path: String) -> Result<Void, Errno> {
+        withUnixAddress(path) { address, length in nothingOrErrno { Glibc.connect(fd, address, length) } }
     }
+
+    /// Marks the socket `fd` as listening. Calls `listen`.
+    package static func listen(_ fd: Int32, backlog: Int32) -> Result<Void, Errno> {
+        nothingOrErrno { Glibc.listen(fd, backlog) }
+    }
+
+    /// The next connection on `listener`, retrying on EINTR. Calls `accept`.
+    package static func accept(_ listener: Int32) -> Result<Int32, Errno> {
+        valueOrErrno { Glibc.accept(listener, nil, nil) }
+    }
+
+    /// Makes reads on the socket `fd` give up after `seconds`. Calls `setsockopt(SO_RCVTIMEO)`.
+    package static func setReceiveTimeout(_ fd: Int32, seconds: Int) {
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Sends up to `buffer.count` bytes on the socket `fd` (`MSG_NOSIGNAL`: a closed peer is
+    /// `EPIPE`, not SIGPIPE), retrying on EINTR. Calls `send`.
+    package static func send(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) -> Result<Int, Errno> {
+        valueOrErrno { Glibc.send(fd, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// The user id of the process at the other end of the connected socket `fd` (`SO_PEERCRED`).
+    /// Calls `proofkit_peer_uid`.
+    package static func peerUser(_ fd: Int32) -> UInt32? {
+        var uid: UInt32 = 0
+        var pid: Int32 = 0
+        return proofkit_peer_uid(fd, &uid, &pid) == 0 ? uid : nil
+    }
+
+    // MARK: Timers, events, inotify
+
+    /// A timerfd on CLOCK_REALTIME (close-on-exec, non-blocking). Calls `proofkit_alarm_timer_create`.
+    package static func makeWallClockTimer() -> Result<Int32, Errno> {
+        let fd = proofkit_alarm_timer_create()
+        return fd >= 0 ? .success(fd) : .failure(Errno(code: -fd))
+    }
+
+    /// Arms `timer` to fire once at `seconds` + `nanoseconds` since 1970, cancelled by a clock
+    /// change. Calls `proofkit_alarm_timer_set`.
+    package static func armWallClockTimer(_ timer: Int32, seconds: Int64, nanoseconds: Int64) {
+        _ = proofkit_alarm_timer_set(timer, seconds, nanoseconds)
+    }
+
+    /// Reads `timer`: `nil`, or the errno (`ECANCELED`: someone set the clock since it was armed).
+    /// Calls `proofkit_alarm_timer_read`.
+    package static func readWallClockTimer(_ timer: Int32) -> Errno? {
+        let result = proofkit_alarm_timer_read(timer)
+        return result < 0 ? Errno(code: -result) : nil
+    }
+
+    /// An eventfd (close-on-exec, non-blocking). Calls `proofkit_event_create`.
+    package static func makeEvent() -> Result<Int32, Errno> {
+        let fd = proofkit_event_create()
+        return fd >= 0 ? .success(fd) : .failure(Errno(code: -fd))
+    }
+
+    /// An inotify descriptor (close-on-exec, non-blocking) watching `folder` for files created,
+    /// moved in, written or deleted; `nil` when inotify is unavailable.
+    /// Calls `inotify_init1`, `inotify_add_watch`.
+    package static func watchFolder(_ folder: String) -> Int32? {
+        let fd = inotify_init1(Int32(IN_CLOEXEC) | Int32(IN_NONBLOCK))
+        guard fd >= 0 else { return nil }
+        _ = inotify_add_watch(
+            fd, FilePath.cString(folder), UInt32(IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE))
+        return fd
+    }
+
+    // MARK: Time
 
     /// Sleeps for `microseconds`. Calls `usleep`.
     package static func sleep(microseconds: UInt32) {
@@ -579,207 +732,30 @@ package enum POSIX {
     }
 }
 
-// MARK: Mapping a file
+// MARK: Threads
 
-/// A whole file mapped read-only into memory (`mmap`, `MAP_PRIVATE`), unmapped when the last
-/// reference goes. Its pages are the page cache's: nothing is copied, and pages nobody reads are
-/// never loaded. Immutable, so `Sendable`; the mapping must not be written.
-package final class MappedFile: @unchecked Sendable {
-    /// The mapped bytes (empty for an empty file).
-    package let bytes: UnsafeRawBufferPointer
-
-    private init(bytes: UnsafeRawBufferPointer) {
-        self.bytes = bytes
+/// Runs `body` on a new detached POSIX thread of its own, never on Swift's cooperative pool
+/// (after swift-subprocess's `runOnBackgroundThread`): blocking reads and writes (ALSA, a child's
+/// pipes) must not hold a pool thread, of which there is one per core. The closure is released
+/// exactly once, by the thread. Traps when the system cannot create a thread.
+/// Calls `pthread_create`, `pthread_detach`.
+package func runOnDedicatedThread(_ body: @escaping @Sendable () -> Void) {
+    final class Box: Sendable {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
     }
-
-    deinit {
-        if let base = bytes.baseAddress, bytes.count > 0 {
-            munmap(UnsafeMutableRawPointer(mutating: base), bytes.count)
-        }
+    let context = Unmanaged.passRetained(Box(body)).toOpaque()
+    var thread = pthread_t()
+    let status = pthread_create(
+        &thread, nil,
+        { raw in
+            let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
+            box.body()
+            return nil
+        }, context)
+    guard status == 0 else {
+        Unmanaged<Box>.fromOpaque(context).release()
+        fatalError("pthread_create failed with error \(status)")
     }
-
-    /// Drops this process's view of the pages read so far (`madvise(MADV_DONTNEED)`): they leave
-    /// its resident set but stay in the page cache; a later read maps them again from there.
-    package func releaseResidentPages() {
-        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
-        _ = madvise(UnsafeMutableRawPointer(mutating: base), bytes.count, MADV_DONTNEED)
-    }
-
-    /// Maps the open file `fd` of `size` bytes (the descriptor may be closed afterwards).
-    /// Calls `mmap`.
-    package static func map(_ fd: Int32, size: Int) -> Result<MappedFile, Errno> {
-        guard size > 0 else { return .success(MappedFile(bytes: UnsafeRawBufferPointer(start: nil, count: 0))) }
-        guard let base = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED else {
-            return .failure(.current)
-        }
-        return .success(MappedFile(bytes: UnsafeRawBufferPointer(start: base, count: size)))
-    }
-}
-
-/// A file held open read-only (closed when the last reference goes), so that a later reader can
-/// open the very file that was checked, through ``procPath``, even if its path is replaced meanwhile.
-package final class OpenFile: @unchecked Sendable {
-    /// The descriptor.
-    package let fd: Int32
-    /// The size `fstat` gave at open time, in bytes.
-    package let size: Int
-
-    private init(fd: Int32, size: Int) {
-        self.fd = fd
-        self.size = size
-    }
-
-    deinit { POSIX.closeDescriptor(fd) }
-
-    /// `/proc/self/fd/N`: the path under which this process opens the same file again (Linux).
-    package var procPath: String { "/proc/self/fd/\(fd)" }
-
-    /// Opens `path` read-only, once (``POSIX/openForReading(_:)``: a folder or a stream without a
-    /// writer is refused).
-    /// - Throws: ``ReadFailure``. Calls `open`, `fstat`.
-    package static func openReadOnly(_ path: String) throws(ReadFailure) -> OpenFile {
-        let (fd, info) = try POSIX.openForReading(path)
-        return OpenFile(fd: fd, size: Int(info.size))
-    }
-}
-
-/// The C heap of this process.
-package enum ProcessHeap {
-    /// Gives the C heap's free memory back to the system (`malloc_trim(0)`, glibc). ONNX Runtime
-    /// without its arena frees a run's working memory with `free`, but glibc keeps freed blocks of
-    /// up to 32 MB in its heaps for reuse (its mmap threshold grows with the blocks it has freed),
-    /// so the process would keep the largest run's working memory for good. About a millisecond.
-    package static func returnFreedMemory() {
-        proofkit_heap_trim()
-    }
-}
-
-// MARK: Reading input: opened once, streams waited for a bounded time, sizes capped while reading
-
-/// Why a file could not be read whole (``POSIX/readWhole(_:limit:)``).
-package enum ReadFailure: Error, Sendable {
-    /// `open` failed: ``Errno/isNotFound`` for a missing path; `EACCES`, `ELOOP`... otherwise.
-    case open(Errno)
-    /// The path is a folder.
-    case folder
-    /// A FIFO or socket sent nothing within ``POSIX/streamWaitMilliseconds``.
-    case noWriter
-    /// Over the limit: `size` is what `fstat` said for a regular file (known before reading), else
-    /// `nil` (noticed while reading).
-    case overLimit(size: Int64?)
-    /// A call after `open` failed.
-    case failed(operation: String, Errno)
-}
-
-extension POSIX {
-    /// How long opening a FIFO waits for a writer to send data before giving up, in
-    /// milliseconds: 10 s.
-    package static let streamWaitMilliseconds: Int32 = 10_000
-
-    /// Opens `path` for reading, once. The open itself never blocks (`O_NONBLOCK`, so a FIFO
-    /// without a writer cannot hang it); for a FIFO or socket it then waits up to
-    /// ``streamWaitMilliseconds`` for the first data, and clears `O_NONBLOCK`.
-    /// - Returns: the descriptor (the caller closes it) and its `fstat`.
-    /// - Throws: ``ReadFailure`` (`.open`, `.folder`, `.noWriter`, `.failed("fstat")`).
-    ///   Calls `open`, `fstat`, `poll`, `fcntl`.
-    package static func openForReading(_ path: String) throws(ReadFailure) -> (fd: Int32, status: FileStatus) {
-        let fd: Int32
-        switch open(path, .nonBlocking) {
-        case .success(let value): fd = value
-        case .failure(let failure) where failure == .isADirectory: throw .folder
-        case .failure(let failure): throw .open(failure)
-        }
-        let info: FileStatus
-        switch status(descriptor: fd) {
-        case .success(let value): info = value
-        case .failure(let failure):
-            closeDescriptor(fd)
-            throw .failed(operation: "fstat", failure)
-        }
-        if info.isDirectory {
-            closeDescriptor(fd)
-            throw .folder
-        }
-        if info.isStream {
-            let ready = try? waitReadable([fd], milliseconds: streamWaitMilliseconds)
-            if ready?.first != true {
-                closeDescriptor(fd)
-                throw .noWriter
-            }
-        }
-        // O_NONBLOCK means nothing for a regular file (its reads never wait on a writer), so
-        // only other files pay for the two fcntl calls that clear it.
-        if !info.isRegular { setNonBlocking(fd, false) }
-        return (fd, info)
-    }
-
-    /// The whole file at `path`, opened once (``openForReading(_:)``), refusing more than `limit`
-    /// bytes while reading (an endless or size-0 file, /dev/zero or /proc/self/pagemap, cannot
-    /// grow memory); a regular file whose `fstat` size is already over is refused unread.
-    /// - Throws: ``ReadFailure``. Calls `open`, `fstat`, `read`, `close`.
-    package static func readWhole(_ path: String, limit: Int) throws(ReadFailure) -> [UInt8] {
-        let (fd, info) = try openForReading(path)
-        defer { closeDescriptor(fd) }
-        if info.isRegular && info.size > Int64(limit) { throw .overLimit(size: info.size) }
-        return try readWhole(descriptor: fd, limit: limit, sizeHint: info.isRegular ? Int(info.size) : 0)
-    }
-
-    /// The open descriptor `fd` (for example 0, standard input) read to its end, refusing more
-    /// than `limit` bytes while reading.
-    /// - Throws: ``ReadFailure`` `.overLimit(nil)`, `.failed("read")`. Calls `read`.
-    package static func readWhole(descriptor fd: Int32, limit: Int, sizeHint: Int = 0) throws(ReadFailure) -> [UInt8] {
-        let result: [UInt8]?
-        do throws(Errno) {
-            result = try readCapped(fd, limit: limit, sizeHint: sizeHint)
-        } catch {
-            throw .failed(operation: "read", error)
-        }
-        guard let result else { throw .overLimit(size: nil) }
-        return result
-    }
-
-    /// The file at `path` mapped read-only (see ``MappedFile``); the descriptor is closed at once.
-    /// - Throws: ``ReadFailure`` (`.open`, `.folder`, `.failed("mmap")`). Calls `open`, `fstat`,
-    ///   `mmap`, `close`.
-    package static func map(_ path: String) throws(ReadFailure) -> MappedFile {
-        let (fd, info) = try openForReading(path)
-        defer { closeDescriptor(fd) }
-        switch MappedFile.map(fd, size: Int(info.size)) {
-        case .success(let mapped): return mapped
-        case .failure(let failure): throw .failed(operation: "mmap", failure)
-        }
-    }
-
-    /// Copies the stream `fd` into a new anonymous file (``openAnonymous()``), refusing more than
-    /// `limit` bytes, so that decoders that seek can read it. Calls `read`, `write`, `lseek`.
-    /// - Returns: the new descriptor at offset 0 and its size, or `nil` past the limit.
-    package static func spool(_ fd: Int32, limit: Int) throws(Errno) -> (fd: Int32, size: Int64)? {
-        let copy = try openAnonymous().get()
-        var total = 0
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n: Int
-            switch chunk.withUnsafeMutableBytes({ read(fd, into: $0) }) {
-            case .success(let value): n = value
-            case .failure(let failure):
-                closeDescriptor(copy)
-                throw failure
-            }
-            if n == 0 { break }
-            total += n
-            if total > limit {
-                closeDescriptor(copy)
-                return nil
-            }
-            if let failure = chunk.withUnsafeBytes({ writeAll(copy, UnsafeRawBufferPointer(rebasing: $0[0..<n])) }) {
-                closeDescriptor(copy)
-                throw failure
-            }
-        }
-        if case .failure(let failure) = seek(copy, to: 0) {
-            closeDescriptor(copy)
-            throw failure
-        }
-        return (copy, Int64(total))
-    }
+    pthread_detach(thread)
 }

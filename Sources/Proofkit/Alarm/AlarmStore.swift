@@ -9,9 +9,6 @@ import Storage
 #else
     public import Foundation
 #endif
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// Why an alarm store or service cannot do what was asked. Each kind has its own exit status in
 /// the CLI (`proofkit help exit-codes`).
@@ -121,7 +118,7 @@ public final class AlarmStore: @unchecked Sendable {
         for part in path.split(separator: "/") {
             built += "/" + part
             if case .failure(let errno) = POSIX.makeFolder(built, mode: 0o700), errno != .exists {
-                if [EROFS, EACCES, EPERM].contains(errno.code) {
+                if [.readOnlyFileSystem, .permissionDenied, .notPermitted].contains(errno) {
                     throw AlarmFailure(.readOnlyStore, "\(path): the alarm store cannot be written (\(errno))")
                 }
                 throw ProofkitError(
@@ -525,10 +522,8 @@ public func currentDeviceZone(environment: [String: String]) -> TimeZone {
     {
         return zone
     }
-    var buffer = [CChar](repeating: 0, count: 4096)
-    let count = readlink("/etc/localtime", &buffer, buffer.count - 1)
-    if count > 0 {
-        let target = String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    if let link = POSIX.linkTarget("/etc/localtime") {
+        let target = String(decoding: link, as: UTF8.self)
         if let range = target.firstRange(of: "zoneinfo/"),
             let zone = TimeZone(identifier: String(target[range.upperBound...]))
         {

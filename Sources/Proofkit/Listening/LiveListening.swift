@@ -3,10 +3,6 @@ public import ProofkitCore
 internal import ProofkitSystem
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// One thing that happened while listening, in the order it happened.
 public enum ListeningEvent: Sendable {
     /// A block of captured audio (mono S16 at the capture rate).

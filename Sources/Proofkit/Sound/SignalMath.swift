@@ -6,11 +6,6 @@ import ProofkitCore
 // conversion: the hot loops of check and trim, with unaligned SIMD loads and AudioIO's 16-bit
 // statistics in C, so they stay here rather than in the strict-memory-safety AudioDSP engine
 // (which has the pure operations: resampling, fades, mixing, gain). No I/O.
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// Running level statistics over interleaved samples, fed chunk by chunk.
 ///

@@ -7,9 +7,6 @@ internal import ProofkitSystem
 #else
     import Foundation
 #endif
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// `proofkit alarm`: the alarm that rings on Linux until the proof passes.
 enum AlarmCommand: Subcommand {
@@ -509,12 +506,8 @@ enum AlarmCommand: Subcommand {
         }
         let system = arguments.has("system")
         let folder = AlarmStore.folder(explicit: arguments.value("store"), environment: io.environment)
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         let binary =
-            count > 0
-            ? String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            : "/usr/local/bin/proofkit"
+            POSIX.linkTarget("/proc/self/exe").map { String(decoding: $0, as: UTF8.self) } ?? "/usr/local/bin/proofkit"
         let unit = """
             [Unit]
             Description=proofkit alarm: rings at prayer times until the proof passes

@@ -2,12 +2,6 @@ import Proofkit
 import ProofkitCore
 internal import ProofkitSystem
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// `proofkit dua`: list, show and check the texts of the reading proof.
 enum DuaCommand: Subcommand {
     static let name = "dua"

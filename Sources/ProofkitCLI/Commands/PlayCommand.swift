@@ -2,10 +2,6 @@ import Proofkit
 import ProofkitCore
 internal import ProofkitSystem
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// `proofkit play`: hear an alarm sound through ALSA, as Fajr will sound.
 enum PlayCommand: Subcommand {
     static let name = "play"

@@ -1,12 +1,6 @@
 import ProofkitCore
 internal import ProofkitSystem
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 // Reading the pose JSON Lines format of `proofkit squat`:
 //     {"t": seconds, "keypoints": {"left_hip": [x, y, conf], ...}}
 //
@@ -407,8 +401,11 @@ struct PoseLineReader {
             filled += n
             var start = 0
             var cursor = scanFrom
-            while cursor < filled, let found = memchr(buffer + cursor, 0x0A, filled - cursor) {
-                let newline = buffer.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            while cursor < filled,
+                let offset = POSIX.firstOffset(
+                    of: 0x0A, in: UnsafeRawBufferPointer(start: buffer + cursor, count: filled - cursor))
+            {
+                let newline = cursor + offset
                 lineNumber += 1
                 try body(UnsafeBufferPointer(start: buffer + start, count: newline - start))
                 start = newline + 1
@@ -421,7 +418,9 @@ struct PoseLineReader {
                     path: name)
             }
             if start > 0 {
-                if filled > start { memmove(buffer, buffer + start, filled - start) }
+                if filled > start {
+                    UnsafeMutableRawPointer(buffer).copyMemory(from: buffer + start, byteCount: filled - start)
+                }
                 filled -= start
             }
         }

@@ -2,12 +2,6 @@ import Proofkit
 import ProofkitCore
 internal import ProofkitSystem
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// `proofkit squat`: counts squats in body-pose keypoints (JSON Lines), from a file or live on stdin.
 enum SquatCommand: Subcommand {
     static let name = "squat"

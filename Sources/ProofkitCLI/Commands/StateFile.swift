@@ -7,9 +7,6 @@ internal import ProofkitSystem
 #else
     import Foundation
 #endif
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// The `--state` JSON file of `proofkit plan` (format in `proofkit plan --help`).
 ///

@@ -1,10 +1,7 @@
 import Dispatch
 import Proofkit
 import ProofkitCore
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+internal import ProofkitSystem
 
 /// `proofkit voice`: the reading proof, live from a microphone or from a recording.
 enum VoiceCommand: Subcommand {
@@ -427,14 +424,14 @@ enum VoiceCommand: Subcommand {
             io: io, json: json, text: proof.configuration.text, usesRecognizer: usesRecognizer,
             neededSeconds: needed, frameSeconds: proof.configuration.gate.frameDuration.secondsValue)
         // Ctrl-C ends listening normally: the verdict is given and --record is kept.
-        signal(SIGINT, SIG_IGN)
-        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        POSIX.setIgnored(.interrupt, true)
+        let interrupt = DispatchSource.makeSignalSource(signal: POSIX.Signal.interrupt.rawValue, queue: .global())
         interrupt.setEventHandler { live.stop() }
         interrupt.resume()
         let summary = live.run { update in view.show(update) }
         view.finish()
         interrupt.cancel()
-        signal(SIGINT, SIG_DFL)
+        POSIX.setIgnored(.interrupt, false)
         if let failure = live.captureFailure { throw failure }
         if let failure = summary.failure { throw failure }
         // The built-in recogniser's last words (see LiveReadingProof.finishTranscriber).

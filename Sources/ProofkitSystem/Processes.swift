@@ -1,14 +1,5 @@
-// Child processes (posix_spawn, PR_SET_PDEATHSIG) and dedicated threads.
-// Part of ProofkitSystem's chokepoint (see POSIX+Calls.swift): every call goes through
-// ``valueOrErrno(retryOnInterrupt:_:)`` and fails with an ``Errno``.
-internal import CProofkitShims
-internal import ProofkitCore
-
-#if canImport(Glibc)
-    internal import Glibc
-#elseif canImport(Darwin)
-    internal import Darwin
-#endif
+// Child processes (posix_spawn, PR_SET_PDEATHSIG) and the C heap, built on POSIX+Calls.swift's
+// wrappers (no libc here).
 
 // MARK: Child processes
 
@@ -67,45 +58,18 @@ package enum ChildProcess {
         _ executable: String, arguments: [String], stdin: Stream, stdout: Stream, stderr: Stream,
         resetsSignals: Bool = true
     ) throws(Failure) -> Int32 {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for (target, stream) in [(Int32(0), stdin), (1, stdout), (2, stderr)] {
-            switch stream {
-            case .inherit: break
-            case .null:
-                posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
-            case .descriptor(let fd): posix_spawn_file_actions_adddup2(&actions, fd, target)
-            }
+        let started = POSIX.spawn(
+            executable, arguments: [executable] + arguments, streams: [stdin, stdout, stderr],
+            resetsSignals: resetsSignals)
+        switch started {
+        case .success(let pid): return pid
+        case .failure(let errno): throw Failure(operation: "posix_spawn", errno: errno)
         }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        if resetsSignals {
-            var all = sigset_t()
-            var none = sigset_t()
-            sigfillset(&all)
-            sigemptyset(&none)
-            posix_spawnattr_setsigdefault(&attributes, &all)
-            posix_spawnattr_setsigmask(&attributes, &none)
-            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-        }
-        let executableBytes = FilePath.cString(executable)
-        var cArguments =
-            ([executableBytes] + arguments.map { FilePath.cString($0) }).map { bytes in
-                bytes.withUnsafeBufferPointer { strdup($0.baseAddress!) }
-            } + [nil]
-        defer { for pointer in cArguments { free(pointer) } }
-        var pid: pid_t = 0
-        let status = posix_spawn(&pid, executableBytes, &actions, &attributes, &cArguments, environ)
-        guard status == 0 else { throw Failure(operation: "posix_spawn", errno: Errno(code: status)) }
-        return pid
     }
 
     /// Waits for the child `pid` to end (retrying on `EINTR`). Calls `waitpid`.
     package static func wait(_ pid: Int32) -> Termination {
-        var status: Int32 = 0
-        guard case .success = valueOrErrno({ waitpid(pid, &status, 0) }) else {
+        guard case .success(let status) = POSIX.waitForChild(pid) else {
             return .exited(-1)  // not our child (already reaped): nothing to report
         }
         // WIFEXITED/WEXITSTATUS/WTERMSIG are macros Swift does not import.
@@ -115,25 +79,23 @@ package enum ChildProcess {
 
     /// Sends SIGKILL to `pid`. Calls `kill`.
     package static func kill(_ pid: Int32) {
-        _ = Glibc.kill(pid, SIGKILL)
+        POSIX.send(.kill, to: pid)
     }
 
     /// A pipe whose two ends are close-on-exec (so that no child inherits them by accident; `dup2`
     /// in ``spawn(_:arguments:stdin:stdout:stderr:resetsSignals:)`` clears the flag on the copy).
     /// - Returns: (read end, write end). Calls `pipe`, `fcntl`.
     package static func makePipe() throws(Failure) -> (read: Int32, write: Int32) {
-        var ends: [Int32] = [-1, -1]
-        guard case .success = nothingOrErrno({ pipe(&ends) }) else {
-            throw Failure(operation: "pipe", errno: .current)
+        switch POSIX.makePipe() {
+        case .success(let ends): return ends
+        case .failure(let errno): throw Failure(operation: "pipe", errno: errno)
         }
-        for fd in ends { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        return (ends[0], ends[1])
     }
 
     /// Ignores SIGPIPE in this process, so that a write to a pipe whose reader is gone fails with
     /// `EPIPE` instead of ending the process. Calls `signal`.
     package static func ignoreBrokenPipes() {
-        _ = signal(SIGPIPE, SIG_IGN)
+        POSIX.setIgnored(.brokenPipe, true)
     }
 
     /// Runs `executable arguments...` to its end with stdin from `/dev/null`, capturing stdout
@@ -169,8 +131,8 @@ package enum ChildProcess {
             closeAll()
             throw error
         }
-        if forwardsTerminationSignals { proofkit_forward_termination_signals(pid) }
-        defer { if forwardsTerminationSignals { proofkit_forward_termination_signals(0) } }
+        if forwardsTerminationSignals { POSIX.forwardTerminationSignals(to: pid) }
+        defer { if forwardsTerminationSignals { POSIX.forwardTerminationSignals(to: 0) } }
         for fd in [outPipe?.write, errPipe?.write] { if let fd { POSIX.closeDescriptor(fd) } }
         let outputs = drain([outPipe?.read, errPipe?.read].compactMap { $0 })
         var index = 0
@@ -188,7 +150,7 @@ package enum ChildProcess {
     /// must not outlive the process that waits for its result (Linux `PR_SET_PDEATHSIG`).
     /// - Returns: `false` when the parent is already gone. Calls `proofkit_set_parent_death_signal`.
     package static func dieWithParent() -> Bool {
-        proofkit_set_parent_death_signal(SIGKILL) != -1
+        POSIX.setParentDeathSignal(.kill)
     }
 
     /// Reads every descriptor to its end at once (with `poll`), then closes them.
@@ -218,30 +180,13 @@ package enum ChildProcess {
     }
 }
 
-// MARK: Threads
-
-/// Runs `body` on a new detached POSIX thread of its own, never on Swift's cooperative pool
-/// (after swift-subprocess's `runOnBackgroundThread`): blocking reads and writes (ALSA, a child's
-/// pipes) must not hold a pool thread, of which there is one per core. The closure is released
-/// exactly once, by the thread. Traps when the system cannot create a thread.
-/// Calls `pthread_create`, `pthread_detach`.
-package func runOnDedicatedThread(_ body: @escaping @Sendable () -> Void) {
-    final class Box: Sendable {
-        let body: @Sendable () -> Void
-        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+/// The C heap of this process.
+package enum ProcessHeap {
+    /// Gives the C heap's free memory back to the system (`malloc_trim(0)`, glibc). ONNX Runtime
+    /// without its arena frees a run's working memory with `free`, but glibc keeps freed blocks of
+    /// up to 32 MB in its heaps for reuse (its mmap threshold grows with the blocks it has freed),
+    /// so the process would keep the largest run's working memory for good. About a millisecond.
+    package static func returnFreedMemory() {
+        POSIX.trimHeap()
     }
-    let context = Unmanaged.passRetained(Box(body)).toOpaque()
-    var thread = pthread_t()
-    let status = pthread_create(
-        &thread, nil,
-        { raw in
-            let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
-            box.body()
-            return nil
-        }, context)
-    guard status == 0 else {
-        Unmanaged<Box>.fromOpaque(context).release()
-        fatalError("pthread_create failed with error \(status)")
-    }
-    pthread_detach(thread)
 }

@@ -1,0 +1,126 @@
+import Foundation
+import TestSupport
+import Testing
+
+// The house rules of issue 19 that `ls Sources` cannot show, read from the source tree itself:
+// one file of libc system calls (ProofkitSystem's POSIX+Calls.swift, after swift-system's
+// Syscalls.swift), libm only elsewhere, and no Swift source file over 40 KB.
+
+@Suite("The libc chokepoint and source sizes")
+struct ChokepointTests {
+    static let root = TestEnvironment.packageRoot
+
+    /// The one file that imports Glibc/Darwin (and CProofkitShims) for system calls.
+    static let chokepoint = "Sources/ProofkitSystem/POSIX+Calls.swift"
+
+    /// Targets that may import Glibc for libm (sin, log10, ...): the pure engines and
+    /// ProofkitCore, which do no I/O (they do not depend on ProofkitSystem; issue 19 allows them
+    /// libm instead of hand-written maths).
+    static let libmTargets: Set<String> = [
+        "ProofkitCore", "VoiceGate", "DuaMatching", "ImageProof", "SquatCounting", "PrayerPlanning",
+        "SpeechRecognition", "AudioDSP",
+    ]
+
+    /// Other files that import Glibc for libm only, each with its reason.
+    static let libmFiles: [String: String] = [
+        "Sources/ProofkitBenchRunner/BenchComparison.swift": "log and exp for the geometric mean of ratios",
+        "Sources/ProofkitBenchRunner/BenchModel.swift": "sin and cos for the fixed benchmark inputs",
+        "Sources/ProofkitBenchRunner/InferenceBench.swift": "sin for the fixed Whisper decoder input",
+    ]
+
+    /// Adapter targets whose `NAME+Calls.swift` is the chokepoint of their own C library and may
+    /// import Glibc for the errno values that library returns (ALSA's `-EPIPE`).
+    static let adapterTargets: Set<String> = ["AudioIO", "ImageIO", "Inference", "Storage"]
+
+    /// libc functions that are system work (files, processes, time, memory, the environment),
+    /// which a libm-only file must not call.
+    static let systemFunctions = [
+        "getenv", "setenv", "isatty", "usleep", "nanosleep", "clock_gettime", "sysconf", "getrusage",
+        "malloc_trim", "kill", "signal", "stat", "lstat", "fstat", "mmap", "munmap", "fopen", "fwrite",
+        "fputs", "fflush", "_exit", "exit", "pthread_create", "posix_spawn", "socket", "unlink", "rename",
+        "mkdir", "readlink", "getpid", "uname", "dup2", "fcntl", "poll", "pread", "pwrite", "lseek",
+    ]
+
+    /// Every Swift file under `folder` (relative to the package root), with its text and size.
+    static func swiftFiles(under folder: String) throws -> [(path: String, text: String, bytes: Int)] {
+        let base = root.appendingPathComponent(folder)
+        guard let names = FileManager.default.enumerator(atPath: base.path) else { return [] }
+        var files: [(path: String, text: String, bytes: Int)] = []
+        for case let name as String in names where name.hasSuffix(".swift") {
+            let data = try Data(contentsOf: base.appendingPathComponent(name))
+            files.append(("\(folder)/\(name)", String(decoding: data, as: UTF8.self), data.count))
+        }
+        return files.sorted { $0.path < $1.path }
+    }
+
+    /// Whether `text` has an `import` of one of `modules` (any access level or attribute).
+    static func imports(_ text: String, _ modules: [String]) -> Bool {
+        text.split(separator: "\n").contains { line in
+            let words = line.split(separator: " ")
+            guard let index = words.firstIndex(of: "import"), index + 1 < words.count else { return false }
+            let before = words[..<index].allSatisfy {
+                $0.hasPrefix("@") || ["public", "package", "internal", "private", "fileprivate"].contains($0)
+            }
+            return before && modules.contains(String(words[index + 1]))
+        }
+    }
+
+    /// The target of a path `Sources/TARGET/...`.
+    static func target(of path: String) -> String {
+        String(path.split(separator: "/")[1])
+    }
+
+    @Test("in ProofkitSystem only POSIX+Calls.swift imports Glibc, Darwin or CProofkitShims")
+    func oneFileInTheChokepoint() throws {
+        let files = try Self.swiftFiles(under: "Sources/ProofkitSystem")
+        #expect(files.count > 1)
+        let importing = files.filter { Self.imports($0.text, ["Glibc", "Darwin", "CProofkitShims"]) }.map(\.path)
+        #expect(importing == [Self.chokepoint])
+        for file in files where file.path != Self.chokepoint {
+            #expect(!Self.imports(file.text, ["Foundation", "FoundationEssentials"]), "\(file.path)")
+        }
+    }
+
+    @Test("there is one POSIX+Calls file, and outside it Glibc is imported only for libm or by a C adapter")
+    func libcOnlyThroughTheChokepoint() throws {
+        let files = try Self.swiftFiles(under: "Sources")
+        #expect(files.filter { $0.path.hasSuffix("/POSIX+Calls.swift") }.map(\.path) == [Self.chokepoint])
+        var libmOnly: [(path: String, text: String, bytes: Int)] = []
+        for file in files where file.path != Self.chokepoint && Self.imports(file.text, ["Glibc", "Darwin"]) {
+            let target = Self.target(of: file.path)
+            if Self.adapterTargets.contains(target) && file.path.hasSuffix("+Calls.swift") { continue }
+            #expect(
+                Self.libmTargets.contains(target) || Self.libmFiles[file.path] != nil,
+                "\(file.path) imports Glibc: call libc through ProofkitSystem's POSIX+Calls.swift instead")
+            libmOnly.append(file)
+        }
+        #expect(!libmOnly.isEmpty)
+        for path in Self.libmFiles.keys {
+            #expect(libmOnly.contains { $0.path == path }, "\(path) is allowed libm but no longer imports Glibc")
+        }
+        for file in libmOnly {
+            for line in file.text.split(separator: "\n") where !line.contains("func ") && !line.contains("//") {
+                for name in Self.systemFunctions {
+                    guard let range = line.range(of: "\(name)(") else { continue }
+                    let previous =
+                        range.lowerBound == line.startIndex ? " " : line[line.index(before: range.lowerBound)]
+                    #expect(
+                        previous == "." || previous.isLetter || previous.isNumber || previous == "_",
+                        "\(file.path) imports Glibc for libm but calls \(name): \(line)")
+                }
+            }
+        }
+    }
+
+    @Test("no Swift source file is over 40 KB")
+    func sourceSizes() throws {
+        var count = 0
+        for folder in ["Sources", "Tests", "Benchmarks"] {
+            for file in try Self.swiftFiles(under: folder) {
+                count += 1
+                #expect(file.bytes <= 40_000, "\(file.path) is \(file.bytes) bytes")
+            }
+        }
+        #expect(count > 100)
+    }
+}
