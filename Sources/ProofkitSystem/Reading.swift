@@ -243,3 +243,87 @@ package final class OpenFile: @unchecked Sendable {
         return OpenFile(fd: fd, size: Int(info.size))
     }
 }
+
+// MARK: Reading lines
+
+/// Why ``POSIX/forEachLine(_:maximumLineLength:chunk:_:)`` stopped early.
+package enum LineReadFailure<Failure: Error>: Error {
+    /// `read` failed.
+    case read(Errno)
+    /// A line (counted from 1) grew past the cap before its newline came.
+    case lineTooLong(lineNumber: Int)
+    /// The body threw.
+    case body(Failure)
+}
+
+extension POSIX {
+    /// Reads `fd` to its end and calls `body` with each line, without its `\n` (a last line without
+    /// one counts; empty lines are passed too). Memory stays bounded: one buffer of
+    /// `maximumLineLength + chunk` bytes, allocated once. Blocks (call it off the cooperative
+    /// pool); does not close `fd`; retries `EINTR`.
+    /// - Parameters:
+    ///   - maximumLineLength: the longest line accepted, in bytes.
+    ///   - skipsLongLines: what a longer line does: `false` (the default) stops the reading with
+    ///     `.lineTooLong`; `true` drops that line and reads on (the writer is still drained, so a
+    ///     child process that prints it does not block on a full pipe).
+    ///   - chunk: bytes asked of each `read`. Default 64 KiB.
+    ///   - body: called with each line's bytes, valid only during the call.
+    /// - Throws: ``LineReadFailure`` `.read` when `read` fails, `.lineTooLong` when a line passes
+    ///   the cap (unless `skipsLongLines`), `.body` when `body` throws.
+    package static func forEachLine<Failure: Error>(
+        _ fd: Int32, maximumLineLength: Int, skipsLongLines: Bool = false, chunk: Int = 1 << 16,
+        _ body: (UnsafeBufferPointer<UInt8>) throws(Failure) -> Void
+    ) throws(LineReadFailure<Failure>) {
+        let capacity = maximumLineLength + chunk
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+        defer { buffer.deallocate() }
+        var filled = 0
+        var lineNumber = 0
+        var skipping = false  // inside a line over the cap, dropped up to its newline
+        func emit(_ start: Int, _ count: Int) throws(LineReadFailure<Failure>) {
+            do throws(Failure) {
+                try body(UnsafeBufferPointer(start: buffer + start, count: count))
+            } catch {
+                throw .body(error)
+            }
+        }
+        while true {
+            let n: Int
+            switch read(fd, into: UnsafeMutableRawBufferPointer(start: buffer + filled, count: capacity - filled)) {
+            case .success(let count): n = count
+            case .failure(let errno): throw .read(errno)
+            }
+            if n == 0 { break }
+            let scanFrom = filled
+            filled += n
+            var start = 0
+            var cursor = scanFrom
+            while cursor < filled,
+                let offset = firstOffset(
+                    of: 0x0A, in: UnsafeRawBufferPointer(start: buffer + cursor, count: filled - cursor))
+            {
+                let newline = cursor + offset
+                lineNumber += 1
+                if skipping {
+                    skipping = false
+                } else {
+                    try emit(start, newline - start)
+                }
+                start = newline + 1
+                cursor = start
+            }
+            if filled - start > maximumLineLength {
+                guard skipsLongLines else { throw .lineTooLong(lineNumber: lineNumber + 1) }
+                skipping = true
+                start = filled
+            }
+            if start > 0 {
+                if filled > start {
+                    UnsafeMutableRawPointer(buffer).copyMemory(from: buffer + start, byteCount: filled - start)
+                }
+                filled -= start
+            }
+        }
+        if filled > 0 && !skipping { try emit(0, filled) }
+    }
+}

@@ -175,3 +175,81 @@ struct CappedReadTests {
         #expect(!String(decoding: listing.stdout, as: UTF8.self).contains(temporary))
     }
 }
+
+@Suite("ProofkitSystem: reading lines through one bounded buffer")
+struct LineReaderTests {
+    /// The lines `forEachLine` gives for `bytes` written into a file (each as text), or its failure.
+    static func lines(
+        of bytes: [UInt8], maximumLineLength: Int, skipsLongLines: Bool = false, chunk: Int
+    ) throws -> (lines: [String], failure: LineReadFailure<Never>?) {
+        let folder = try CappedReadTests.scratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/lines.txt"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let fd = try POSIX.open(path, .readOnly).get()
+        defer { POSIX.closeDescriptor(fd) }
+        var lines: [String] = []
+        do {
+            try POSIX.forEachLine(
+                fd, maximumLineLength: maximumLineLength, skipsLongLines: skipsLongLines, chunk: chunk
+            ) {
+                (line) throws(Never) in lines.append(String(decoding: line, as: UTF8.self))
+            }
+            return (lines, nil)
+        } catch {
+            return (lines, error)
+        }
+    }
+
+    @Test("any chunk size gives Foundation's split, empty lines and a last line without a newline included")
+    func splitsLikeFoundation() throws {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<50 {
+            let lineCount = Int.random(in: 0...40, using: &generator)
+            var text = (0..<lineCount).map { _ in
+                String((0..<Int.random(in: 0...90, using: &generator)).map { _ in "abcé ,:{}0".randomElement()! })
+            }.joined(separator: "\n")
+            if Bool.random(using: &generator) { text += "\n" }
+            var expected = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            if text.hasSuffix("\n") || text.isEmpty { expected.removeLast() }
+            for chunk in [1, 3, 7, 64, 1 << 16] {
+                let result = try Self.lines(of: Array(text.utf8), maximumLineLength: 200, chunk: chunk)
+                #expect(result.failure == nil)
+                #expect(result.lines == expected, "chunk \(chunk)")
+            }
+        }
+    }
+
+    @Test("a line over the cap stops the reading and is named by its number; skipping drops it and reads on")
+    func longLine() throws {
+        let text = Array("first\nsecond\n".utf8) + [UInt8](repeating: 0x41, count: 5000) + Array("\nlast\n".utf8)
+        let failed = try Self.lines(of: text, maximumLineLength: 1000, chunk: 256)
+        #expect(failed.lines == ["first", "second"])
+        guard case .lineTooLong(let number)? = failed.failure else {
+            Issue.record("expected lineTooLong, got \(String(describing: failed.failure))")
+            return
+        }
+        #expect(number == 3)
+        let skipped = try Self.lines(of: text, maximumLineLength: 1000, skipsLongLines: true, chunk: 256)
+        #expect(skipped.failure == nil)
+        #expect(skipped.lines == ["first", "second", "last"])
+        // An endless last line without a newline is dropped too, never handed over in pieces.
+        let endless = Array("a\n".utf8) + [UInt8](repeating: 0x42, count: 5000)
+        #expect(try Self.lines(of: endless, maximumLineLength: 1000, skipsLongLines: true, chunk: 256).lines == ["a"])
+    }
+
+    @Test("a read error is reported with its errno")
+    func readError() throws {
+        var thrown: LineReadFailure<Never>?
+        do {
+            try POSIX.forEachLine(-1, maximumLineLength: 16) { (_) throws(Never) in }
+        } catch {
+            thrown = error
+        }
+        guard case .read(let errno)? = thrown else {
+            Issue.record("expected a read failure, got \(String(describing: thrown))")
+            return
+        }
+        #expect(errno.code == EBADF)
+    }
+}

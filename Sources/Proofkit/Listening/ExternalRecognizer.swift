@@ -185,20 +185,16 @@ public final class ExternalRecognizer: Sendable {
 
 /// Reads `fd` to its end and calls `body` with each non-empty line, whitespace-trimmed (a last
 /// line without a newline counts). Blocks: call it on a dedicated thread. Does not close `fd`.
+/// A recogniser's line is a sentence or two: a line over ``maximumTranscriptLineLength`` bytes
+/// is dropped (memory stays bounded whatever the child prints; the pipe is still drained). A read
+/// error ends the reading.
 func forEachLine(of fd: Int32, _ body: (String) -> Void) {
-    var pending: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    func emit(_ bytes: ArraySlice<UInt8>) {
+    try? POSIX.forEachLine(fd, maximumLineLength: maximumTranscriptLineLength, skipsLongLines: true, chunk: 4096) {
+        (bytes) throws(Never) in
         let line = String(decoding: bytes, as: UTF8.self).trimmingSpacesAndNewlines()
         if !line.isEmpty { body(line) }
     }
-    while true {
-        guard case .success(let n) = buffer.withUnsafeMutableBytes({ POSIX.read(fd, into: $0) }), n > 0 else { break }
-        pending += buffer[0..<n]
-        while let newline = pending.firstIndex(of: 10) {
-            emit(pending[..<newline])
-            pending.removeSubrange(...newline)
-        }
-    }
-    if !pending.isEmpty { emit(pending[...]) }
 }
+
+/// The longest transcript line a recogniser may print, in bytes: 1 MiB.
+let maximumTranscriptLineLength = 1 << 20

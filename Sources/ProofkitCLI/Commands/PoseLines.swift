@@ -383,48 +383,28 @@ struct PoseLineReader {
     static func forEachLine(
         fd: Int32, name: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> Void
     ) throws {
-        let capacity = maximumLineLength + chunk
-        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
-        defer { buffer.deallocate() }
-        var filled = 0
-        var lineNumber = 0
-        while true {
-            let n: Int
-            switch POSIX.read(fd, into: UnsafeMutableRawBufferPointer(start: buffer + filled, count: capacity - filled))
-            {
-            case .success(let count): n = count
-            case .failure(let errno):
+        do {
+            try POSIX.forEachLine(fd, maximumLineLength: maximumLineLength, chunk: chunk) { (line) throws(AnyError) in
+                do { try body(line) } catch { throw AnyError(error) }
+            }
+        } catch {
+            switch error {
+            case .read(let errno):
                 throw ProofkitError(.io, "cannot read: \(errno)", operation: "read", underlying: errno.code, path: name)
-            }
-            if n == 0 { break }
-            let scanFrom = filled
-            filled += n
-            var start = 0
-            var cursor = scanFrom
-            while cursor < filled,
-                let offset = POSIX.firstOffset(
-                    of: 0x0A, in: UnsafeRawBufferPointer(start: buffer + cursor, count: filled - cursor))
-            {
-                let newline = cursor + offset
-                lineNumber += 1
-                try body(UnsafeBufferPointer(start: buffer + start, count: newline - start))
-                start = newline + 1
-                cursor = start
-            }
-            if filled - start > maximumLineLength {
+            case .lineTooLong(let lineNumber):
                 throw ProofkitError(
                     .decodeFailed,
-                    "line \(lineNumber + 1) is longer than \(maximumLineLength / 1024 / 1024) MiB (a pose line is a few hundred bytes)",
+                    "line \(lineNumber) is longer than \(maximumLineLength / 1024 / 1024) MiB (a pose line is a few hundred bytes)",
                     path: name)
-            }
-            if start > 0 {
-                if filled > start {
-                    UnsafeMutableRawPointer(buffer).copyMemory(from: buffer + start, byteCount: filled - start)
-                }
-                filled -= start
+            case .body(let failure): throw failure.error
             }
         }
-        if filled > 0 { try body(UnsafeBufferPointer(start: buffer, count: filled)) }
+    }
+
+    /// Any error, carried through a typed throw.
+    private struct AnyError: Error {
+        let error: any Error
+        init(_ error: any Error) { self.error = error }
     }
 
     /// Opens `path` for reading (a regular file, a FIFO, `/dev/stdin`, ...).
