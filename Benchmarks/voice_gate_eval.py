@@ -447,6 +447,9 @@ def main():
     if not os.path.exists(default_binary):
         default_binary = os.path.join(ROOT, ".build/debug/proofkit")
     parser.add_argument("--binary", default=default_binary)
+    parser.add_argument("--reference-binary", help="the build whose `--vad silero` on the clean speech is the "
+                        "reference (default --binary); give a fixed build when comparing gates that change "
+                        "Silero's own segments, so that every build is judged against the same reference")
     parser.add_argument("--modes", default="energy,silero,both")
     parser.add_argument("--split", default="all", choices=SPLITS + ["all"])
     parser.add_argument("--noise", help="only noises whose name contains this")
@@ -458,7 +461,7 @@ def main():
     if not os.path.isdir(SHARED):
         sys.exit(f"voice_gate_eval: {SHARED} is missing (the shared data folder beside the package)")
     modes = args.modes.split(",")
-    items, speeches = build(args.work, args.split, args.binary, args.noise)
+    items, speeches = build(args.work, args.split, args.reference_binary or args.binary, args.noise)
     print(f"{len(items)} files ({sum(1 for i in items if i['speech'] is None)} noise alone), "
           f"{len(speeches)} speech clips; binary {args.binary}", file=sys.stderr)
 
