@@ -181,7 +181,7 @@ struct LineReaderTests {
     /// The lines `forEachLine` gives for `bytes` written into a file (each as text), or its failure.
     static func lines(
         of bytes: [UInt8], maximumLineLength: Int, skipsLongLines: Bool = false, chunk: Int
-    ) throws -> (lines: [String], failure: LineReadFailure<Never>?) {
+    ) throws -> (lines: [String], failure: LineReadFailure?) {
         let folder = try CappedReadTests.scratchFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/lines.txt"
@@ -193,11 +193,11 @@ struct LineReaderTests {
             try POSIX.forEachLine(
                 fd, maximumLineLength: maximumLineLength, skipsLongLines: skipsLongLines, chunk: chunk
             ) {
-                (line) throws(Never) in lines.append(String(decoding: line, as: UTF8.self))
+                line in lines.append(String(decoding: line, as: UTF8.self))
             }
             return (lines, nil)
-        } catch {
-            return (lines, error)
+        } catch let failure as LineReadFailure {
+            return (lines, failure)
         }
     }
 
@@ -240,11 +240,11 @@ struct LineReaderTests {
 
     @Test("a read error is reported with its errno")
     func readError() throws {
-        var thrown: LineReadFailure<Never>?
+        var thrown: LineReadFailure?
         do {
-            try POSIX.forEachLine(-1, maximumLineLength: 16) { (_) throws(Never) in }
-        } catch {
-            thrown = error
+            try POSIX.forEachLine(-1, maximumLineLength: 16) { _ in }
+        } catch let failure as LineReadFailure {
+            thrown = failure
         }
         guard case .read(let errno)? = thrown else {
             Issue.record("expected a read failure, got \(String(describing: thrown))")

@@ -190,7 +190,7 @@ public final class ExternalRecognizer: Sendable {
 /// error ends the reading.
 func forEachLine(of fd: Int32, _ body: (String) -> Void) {
     try? POSIX.forEachLine(fd, maximumLineLength: maximumTranscriptLineLength, skipsLongLines: true, chunk: 4096) {
-        (bytes) throws(Never) in
+        bytes in
         let line = String(decoding: bytes, as: UTF8.self).trimmingSpacesAndNewlines()
         if !line.isEmpty { body(line) }
     }

@@ -384,27 +384,15 @@ struct PoseLineReader {
         fd: Int32, name: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> Void
     ) throws {
         do {
-            try POSIX.forEachLine(fd, maximumLineLength: maximumLineLength, chunk: chunk) { (line) throws(AnyError) in
-                do { try body(line) } catch { throw AnyError(error) }
-            }
-        } catch {
-            switch error {
-            case .read(let errno):
-                throw ProofkitError(.io, "cannot read: \(errno)", operation: "read", underlying: errno.code, path: name)
-            case .lineTooLong(let lineNumber):
-                throw ProofkitError(
-                    .decodeFailed,
-                    "line \(lineNumber) is longer than \(maximumLineLength / 1024 / 1024) MiB (a pose line is a few hundred bytes)",
-                    path: name)
-            case .body(let failure): throw failure.error
-            }
+            try POSIX.forEachLine(fd, maximumLineLength: maximumLineLength, chunk: chunk, body)
+        } catch LineReadFailure.read(let errno) {
+            throw ProofkitError(.io, "cannot read: \(errno)", operation: "read", underlying: errno.code, path: name)
+        } catch LineReadFailure.lineTooLong(let lineNumber) {
+            throw ProofkitError(
+                .decodeFailed,
+                "line \(lineNumber) is longer than \(maximumLineLength / 1024 / 1024) MiB (a pose line is a few hundred bytes)",
+                path: name)
         }
-    }
-
-    /// Any error, carried through a typed throw.
-    private struct AnyError: Error {
-        let error: any Error
-        init(_ error: any Error) { self.error = error }
     }
 
     /// Opens `path` for reading (a regular file, a FIFO, `/dev/stdin`, ...).
