@@ -158,7 +158,7 @@ private func rings(of chain: String, in status: [String: Any]) -> [[String: Any]
 
 @Suite(
     "proofkit alarm end to end (the service as a child, a file-plugin speaker, real fire times)",
-    .serialized, .enabled(if: TestEnvironment.hasProofkitBinary, "build proofkit first"))
+    .serialized, .enabled(if: TestEnvironment.hasProofkitBinary, "build proofkit first"), .offThePool)
 struct AlarmEndToEndTests {
     @Test("an alarm added at +3s puts non-silent samples in OUT.raw within 1 s of its time")
     func ringsOnTime() throws {

@@ -10,7 +10,7 @@ import Testing
 // The stand-ins that let the `proofkit` binary link FoundationEssentials only, checked against the
 // full Foundation's own implementations (which the tests may link).
 
-@Suite("Text helpers equal Foundation's")
+@Suite("Text helpers equal Foundation's", .offThePool)
 struct TextHelperTests {
     static let samples = [
         "", " ", "\t\n", "fajr", "  fajr  ", "\tasr\t", "\n isha \r\n", "\u{00A0}maghrib\u{2003}", "a b\tc",
@@ -49,7 +49,7 @@ struct TextHelperTests {
     }
 }
 
-@Suite("FileKind and JSONNode")
+@Suite("FileKind and JSONNode", .offThePool)
 struct FileAndJSONTests {
     @Test("FileKind agrees with FileManager.fileExists(atPath:isDirectory:), following links")
     func fileKind() throws {
@@ -114,7 +114,7 @@ struct FileAndJSONTests {
     }
 }
 
-@Suite("ChildProcess and BackgroundWork")
+@Suite("ChildProcess and BackgroundWork", .offThePool)
 struct ChildProcessTests {
     @Test("a child's exit status, stdout and stderr are captured as Foundation's Process gives them")
     func capture() throws {
