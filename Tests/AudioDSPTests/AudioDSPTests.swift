@@ -5,7 +5,7 @@ import Testing
 
 // Moved from Tests/ProofkitTests/SignalMathTests.swift with the code (AudioDSP engine).
 
-@Suite("SignalMath: fades, mixing, silence")
+@Suite("SignalMath: fades, mixing, silence", .offThePool)
 struct SignalMathTests {
     @Test("the fade-out falls monotonically to exactly 0 at the last frame")
     func fade() {
@@ -29,7 +29,7 @@ struct SignalMathTests {
     }
 }
 
-@Suite("SincResampler against the ideal signal and against sox")
+@Suite("SincResampler against the ideal signal and against sox", .offThePool)
 struct SincResamplerTests {
     /// Resamples in uneven chunks, to exercise streaming.
     func resample(_ input: [Float], channels: Int, from: Int, to: Int) -> [Float] {

@@ -66,7 +66,7 @@ func dominantFrequency(_ samples: ArraySlice<Int16>, rate: Int, candidates: [Dou
     return candidates.max { power($0) < power($1) }!
 }
 
-@Suite("MicrophoneCapture through libasound")
+@Suite("MicrophoneCapture through libasound", .offThePool)
 struct ALSACaptureTests {
     @Test("capture from the null device returns silence at 16 kHz")
     func nullIsSilence() async throws {
@@ -210,7 +210,7 @@ struct ALSACaptureTests {
     }
 }
 
-@Suite("Audio devices")
+@Suite("Audio devices", .offThePool)
 struct AudioDeviceTests {
     @Test("listing the machine's devices includes null (libasound is installed)")
     func machineDevices() throws {

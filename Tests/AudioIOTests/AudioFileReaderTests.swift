@@ -41,7 +41,7 @@ func relativeErrorDB(_ a: [Float], _ b: [Float]) -> Double {
     return 10 * log10(max(err, 1e-30) / max(ref, 1e-30))
 }
 
-@Suite("AudioFileReader decodes every format libsndfile reads, by content")
+@Suite("AudioFileReader decodes every format libsndfile reads, by content", .offThePool)
 struct AudioFileReaderTests {
     struct Case: Sendable, CustomStringConvertible {
         var name: String
@@ -226,7 +226,7 @@ struct AudioFileReaderTests {
     }
 }
 
-@Suite("AudioFileReader refuses bad input with one clear error")
+@Suite("AudioFileReader refuses bad input with one clear error", .offThePool)
 struct AudioFileReaderErrorTests {
     @Test("AAC in MP4/M4A and raw ADTS are recognised by their bytes and refused with how to convert")
     func refusesAAC() throws {
@@ -271,7 +271,7 @@ struct AudioFileReaderErrorTests {
     }
 }
 
-@Suite("AudioFileReader: 16-bit reads")
+@Suite("AudioFileReader: 16-bit reads", .offThePool)
 struct AudioFileReaderInt16Tests {
     @Test(
         "16-bit PCM read as Int16 gives the stored samples, and s / 32768 is what the float read gives",

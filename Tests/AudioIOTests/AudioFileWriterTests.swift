@@ -4,7 +4,7 @@ import ProofkitCore
 import TestSupport
 import Testing
 
-@Suite("AudioFileWriter writes 16-bit PCM atomically")
+@Suite("AudioFileWriter writes 16-bit PCM atomically", .offThePool)
 struct AudioFileWriterTests {
     @Test(
         "round trip: 16-bit samples written as CAF and WAV read back identically, by us and by sox",
@@ -118,7 +118,7 @@ struct AudioFileWriterTests {
     }
 }
 
-@Suite("AudioFileWriter: syncing and early writeback")
+@Suite("AudioFileWriter: syncing and early writeback", .offThePool)
 struct AudioFileWriterSyncTests {
     @Test(
         "with early writeback and a sync, a multi-MiB file commits complete; verify sees the final header",

@@ -8,7 +8,7 @@ import Testing
 /// The owning libsndfile handle: every path that opens a file (plain, the MP3 reopened through
 /// virtual I/O, a write that is committed, a write that is abandoned, a file libsndfile refuses)
 /// closes what it opened, exactly once.
-@Suite("The libsndfile handle closes what it opened")
+@Suite("The libsndfile handle closes what it opened", .offThePool)
 struct SndFileHandleTests {
     /// The descriptors of this process open on files in `folder` (Linux: /proc/self/fd; other
     /// tests run in parallel, so only this test's own folder is looked at).

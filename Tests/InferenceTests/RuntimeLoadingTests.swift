@@ -5,7 +5,7 @@ import Testing
 
 @testable import Inference
 
-@Suite("Finding and loading ONNX Runtime")
+@Suite("Finding and loading ONNX Runtime", .offThePool)
 struct RuntimeLoadingTests {
     @Test("PROOFKIT_ORT_LIBRARY, when set, is the only candidate")
     func environmentFirst() {

@@ -5,7 +5,7 @@ import Testing
 
 @testable import Inference
 
-@Suite("SHA-256 and model digests")
+@Suite("SHA-256 and model digests", .offThePool)
 struct SHA256Tests {
     @Test(
         "FIPS 180-4 example messages",

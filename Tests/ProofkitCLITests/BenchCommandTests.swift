@@ -10,7 +10,7 @@ import Testing
 
 /// `proofkit bench`: argument parsing in process, `--compare` on real reports, and a real run of
 /// the built binary (child processes, JSON, plot).
-@Suite("proofkit bench")
+@Suite("proofkit bench", .offThePool)
 struct BenchCommandTests {
     static let modelsFolder = TestEnvironment.packageRoot.appendingPathComponent("Models/generated").path
     static let hasModels =
@@ -169,7 +169,7 @@ struct BenchCommandTests {
 
     @Test(
         "no model file to measure exits 66 naming the reason; no ONNX Runtime exits 69",
-        .enabled(if: TestEnvironment.hasProofkitBinary, "needs .build/debug/proofkit"))
+        .enabled(if: TestEnvironment.hasProofkitBinary, "needs the built proofkit (swift build --build-tests)"))
     func unavailable() throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -228,7 +228,7 @@ struct BenchCommandTests {
 
     @Test(
         "the built binary measures each configuration in a child process and prints one JSON report",
-        .enabled(if: hasModels && TestEnvironment.hasProofkitBinary, "needs the models and .build/debug/proofkit"))
+        .enabled(if: hasModels && TestEnvironment.hasProofkitBinary, "needs the models and the built proofkit"))
     func childProcesses() throws {
         let result = try runProcess(
             TestEnvironment.proofkitBinary,
@@ -276,7 +276,7 @@ struct BenchCommandTests {
         "--model whisper (real model, child process): the encoder's time per 30 s window and the decoder's time per token",
         .enabled(
             if: hasWhisper && TestEnvironment.hasProofkitBinary,
-            "needs the Whisper models (bash .ci/setup) and .build/debug/proofkit"))
+            "needs the Whisper models (bash .ci/setup) and the built proofkit"))
     func whisperRun() throws {
         let result = try runProcess(
             TestEnvironment.proofkitBinary,

@@ -17,7 +17,7 @@ final class CapturedIO: Sendable {
     var stderr: String { err.withLock { $0 } }
 }
 
-@Suite("proofkit in process")
+@Suite("proofkit in process", .offThePool)
 struct CLIInProcessTests {
     @Test("help lists every verb on stdout and exits 0")
     func help() {
@@ -74,7 +74,7 @@ struct CLIInProcessTests {
     }
 }
 
-@Suite("proofkit binary", .enabled(if: TestEnvironment.hasProofkitBinary, "run swift build first"))
+@Suite("proofkit binary", .enabled(if: TestEnvironment.hasProofkitBinary, "run swift build first"), .offThePool)
 struct CLIBinaryTests {
     @Test("--version prints the version and exits 0")
     func version() throws {

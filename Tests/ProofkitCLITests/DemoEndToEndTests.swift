@@ -7,7 +7,7 @@ private let hasModels = FileManager.default.fileExists(
     atPath: TestEnvironment.packageRoot.appendingPathComponent("Models/generated/efficientnet_lite0_int8.onnx").path)
 
 /// `proofkit demo` end to end: the alarm sound, the photo proof and the reading proof.
-@Suite("proofkit demo, end to end", .enabled(if: hasBinary))
+@Suite("proofkit demo, end to end", .enabled(if: hasBinary), .offThePool)
 struct DemoEndToEndTests {
     func run(_ arguments: [String], in folder: String? = nil) throws -> AudioTestTools.Outcome {
         try AudioTestTools.run(TestEnvironment.proofkitBinary, arguments, currentDirectory: folder)

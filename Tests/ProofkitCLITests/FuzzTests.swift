@@ -137,7 +137,7 @@ enum Fuzz {
     static func scratchFolder() throws -> String { try AudioTestTools.makeScratchFolder("proofkit-fuzz") }
 }
 
-@Suite("Fuzzing the parsers of untrusted bytes (seeded; PROOFKIT_FUZZ_RUNS scales it)")
+@Suite("Fuzzing the parsers of untrusted bytes (seeded; PROOFKIT_FUZZ_RUNS scales it)", .offThePool)
 struct FuzzTests {
     static let jsonSeeds: [[UInt8]] = [
         #"{"a": [1, 2.5, -3e-2, true, false, null], "b": {"c": "d\u00e9\n"}}"#, "[]", "{}", "\"x\"", "0",
@@ -263,7 +263,7 @@ struct FuzzTests {
 
 @Suite(
     "Fuzz regressions through the built proofkit",
-    .enabled(if: TestEnvironment.hasProofkitBinary, "run swift build first"))
+    .enabled(if: TestEnvironment.hasProofkitBinary, "run swift build first"), .offThePool)
 struct FuzzRegressionTests {
     @Test(
         "a \\uD800 escape followed by a non-surrogate \\u escape is read (U+FFFD): exit 0 or a one-line 65 (it trapped: exit 132)"

@@ -14,7 +14,7 @@ private let hasSetUp =
     }
 
 /// The manual page and the completions are generated from the same declarations as `--help`.
-@Suite("man page and completions", .enabled(if: hasBinary))
+@Suite("man page and completions", .enabled(if: hasBinary), .offThePool)
 struct GeneratedDocsTests {
     /// Every verb of `proofkit help` and every option of its `--help`.
     func commandsAndOptions() throws -> [(verb: String, options: [String])] {
@@ -142,7 +142,7 @@ struct GeneratedDocsTests {
 
 /// `.ci/install` and `.ci/package`: an installed tree works from any folder with an empty
 /// environment, and the .deb unpacks into one.
-@Suite("install and package", .enabled(if: hasSetUp), .serialized)
+@Suite("install and package", .enabled(if: hasSetUp), .serialized, .offThePool)
 struct InstallEndToEndTests {
     /// Runs an installed binary with nothing in the environment but PATH, from `folder`.
     func runInstalled(_ binary: String, _ arguments: [String], in folder: String) throws -> ProcessResult {
@@ -280,7 +280,7 @@ struct InstallEndToEndTests {
 private let hasModels = FileManager.default.fileExists(atPath: root + "/Models/generated/manifest.json")
 
 /// `proofkit doctor`: what was found, verified by reading the models again.
-@Suite("proofkit doctor", .enabled(if: hasBinary && hasModels))
+@Suite("proofkit doctor", .enabled(if: hasBinary && hasModels), .offThePool)
 struct DoctorTests {
     @Test("in the build tree everything is found and verified; a damaged model is exit 78, no ONNX Runtime exit 69")
     func doctor() throws {

@@ -6,7 +6,7 @@ import Testing
 /// binary has no DT_NEEDED entry for them, and a command maps only the ones it uses.
 @Suite(
     "proofkit loads its C libraries on first use, end to end",
-    .enabled(if: TestEnvironment.hasProofkitBinary, "run swift build first"))
+    .enabled(if: TestEnvironment.hasProofkitBinary, "run swift build first"), .offThePool)
 struct LazyLibrariesEndToEndTests {
     static let libraries = [
         "libasound.so.2", "libsndfile.so.1", "libturbojpeg.so.0", "libpng16.so.16", "libsqlite3.so.0",
@@ -16,8 +16,8 @@ struct LazyLibrariesEndToEndTests {
         "the binary needs none of libasound, libsndfile, libturbojpeg, libpng, libsqlite3 (readelf -d)",
         .enabled(if: TestEnvironment.hasTool("readelf"), "readelf (binutils) is not installed"))
     func noDynamicDependency() throws {
-        // The debug binary that this build made (a release binary in .build may be older than
-        // the sources; `.ci/build-release` links the same objects with the same libraries).
+        // The binary that this test build made (the set-up's release binary in .build may be older
+        // than the sources; `.ci/build-release` links the same sources with the same libraries).
         for binary in [TestEnvironment.proofkitBinary] {
             let result = try runProcess("/usr/bin/env", ["readelf", "-d", binary])
             #expect(result.status == 0, "\(result.stderr)")

@@ -55,7 +55,9 @@ private func modelsFolder(_ files: [String: String]) throws -> String {
     return folder
 }
 
-@Suite("proofkit mat, end to end", .enabled(if: canRun, "needs the built binary and the models (bash .ci/setup)"))
+@Suite(
+    "proofkit mat, end to end", .enabled(if: canRun, "needs the built binary and the models (bash .ci/setup)"),
+    .offThePool)
 struct MatEndToEndTests {
     @Test(
         "a rendered prayer mat is accepted and a photo of coffee is rejected, with every engine",

@@ -37,7 +37,9 @@ private func subjects() throws -> [String: String] {
     return subjects
 }
 
-@Suite("proofkit mat: the retake hint", .enabled(if: canRun, "needs the built binary and the models (bash .ci/setup)"))
+@Suite(
+    "proofkit mat: the retake hint", .enabled(if: canRun, "needs the built binary and the models (bash .ci/setup)"),
+    .offThePool)
 struct MatRetakeHintTests {
     @Test(
         "a close-up of a mat is told it is close and what to change; accepted, dark and coffee photos are not",

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// `proofkit squat` in process (files) and end to end (stdin streaming, exit codes).
-@Suite("proofkit squat")
+@Suite("proofkit squat", .offThePool)
 struct SquatCommandTests {
     static let fixture = TestEnvironment.fixture("squat/pna_1666_squat.jsonl")
     static let setFixture = TestEnvironment.fixture("squat/sqf_video16_squat.jsonl")

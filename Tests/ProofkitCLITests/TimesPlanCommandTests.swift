@@ -58,7 +58,7 @@ struct TimesCase: Sendable, CustomTestStringConvertible {
     }()
 }
 
-@Suite("proofkit times and plan")
+@Suite("proofkit times and plan", .offThePool)
 struct TimesPlanCommandTests {
     @Test("times --json reproduces every adhan reference case to the minute", arguments: TimesCase.all)
     func timesMatchReference(_ reference: TimesCase) throws {

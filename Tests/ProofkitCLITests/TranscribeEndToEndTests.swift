@@ -61,7 +61,7 @@ func writeTextsFile(_ entries: [[String: Any]], in folder: String) throws -> Str
 
 @Suite(
     "proofkit transcribe and voice --recognizer",
-    .enabled(if: TestEnvironment.hasProofkitBinary, "build proofkit first"))
+    .enabled(if: TestEnvironment.hasProofkitBinary, "build proofkit first"), .offThePool)
 struct TranscribeEndToEndTests {
     static let quran = TestEnvironment.fixture("speech_ar_quran_16k.wav")
 
@@ -304,7 +304,7 @@ struct TranscribeEndToEndTests {
 /// The default rule on real recordings: the key words, or the span forced score (Benchmarks/whisper_dua_eval.md).
 @Suite(
     "proofkit voice: the span forced score by default",
-    .enabled(if: TestEnvironment.hasProofkitBinary, "build proofkit first"))
+    .enabled(if: TestEnvironment.hasProofkitBinary, "build proofkit first"), .offThePool)
 struct SpanForcedScoreEndToEndTests {
     /// The dua_audio folder and its MANIFEST texts by file, or `nil` (skipped) without ../shared or the models.
     static func duaData() throws -> (folder: String, texts: [String: String])? {

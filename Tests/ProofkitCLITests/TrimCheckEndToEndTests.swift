@@ -6,7 +6,7 @@ private let proofkitPath = AudioTestTools.proofkitBinary
 private let hasBinary = FileManager.default.isExecutableFile(atPath: proofkitPath)
 
 /// End-to-end runs of the built `proofkit` binary (`swift build --build-tests` builds it).
-@Suite("proofkit trim and check, end to end")
+@Suite("proofkit trim and check, end to end", .offThePool)
 struct TrimCheckEndToEndTests {
     static let binary = proofkitPath
 

@@ -5,7 +5,9 @@ import Testing
 /// What `proofkit trim` asks of the kernel, seen by strace: the complete output (its final
 /// header included) has its writes started (default) or is synced (--sync) before it is renamed
 /// into place, and nothing is written to it after that.
-@Suite("proofkit trim: the output is on its way to the disk, or with --sync on it, before the rename (strace)")
+@Suite(
+    "proofkit trim: the output is on its way to the disk, or with --sync on it, before the rename (strace)", .offThePool
+)
 struct TrimDurabilityTests {
     static var canRun: Bool {
         FileManager.default.isExecutableFile(atPath: AudioTestTools.proofkitBinary) && TestEnvironment.hasTool("strace")

@@ -30,7 +30,8 @@ private func jsonLines(_ text: String) throws -> [[String: Any]] {
     }
 }
 
-@Suite("proofkit voice end to end", .enabled(if: TestEnvironment.hasProofkitBinary, "build proofkit first"))
+@Suite(
+    "proofkit voice end to end", .enabled(if: TestEnvironment.hasProofkitBinary, "build proofkit first"), .offThePool)
 struct VoiceEndToEndTests {
     @Test("a missing capture device exits 69 with one line on stderr and nothing on stdout")
     func missingDevice() throws {

@@ -10,7 +10,7 @@ import Testing
     "voice: Silero integrity and the default gate",
     .enabled(
         if: TestEnvironment.hasProofkitBinary && VoiceProofE2E.hasSilero,
-        "needs the proofkit binary, ONNX Runtime and Models/generated/silero_vad.onnx"))
+        "needs the proofkit binary, ONNX Runtime and Models/generated/silero_vad.onnx"), .offThePool)
 struct VoiceGateDefaultTests {
     static let generated = TestEnvironment.packageRoot.appendingPathComponent("Models/generated").path
     let speech = TestEnvironment.fixture("speech_en_ljspeech_16k.wav")

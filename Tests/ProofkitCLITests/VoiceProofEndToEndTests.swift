@@ -108,7 +108,9 @@ enum VoiceProofE2E {
     }
 }
 
-@Suite("proofkit voice --live: the reading proof over a virtual microphone", .enabled(if: VoiceProofE2E.hasTools))
+@Suite(
+    "proofkit voice --live: the reading proof over a virtual microphone", .enabled(if: VoiceProofE2E.hasTools),
+    .offThePool)
 struct VoiceLiveProofTests {
     /// (speech, noise, noise level, SNR): real speech fixtures and espeak-ng Arabic, mixed by sox
     /// with real room noise at several levels and signal-to-noise ratios.
@@ -421,7 +423,7 @@ struct VoiceLiveProofTests {
     }
 }
 
-@Suite("proofkit voice RECORDING", .enabled(if: VoiceProofE2E.hasTools))
+@Suite("proofkit voice RECORDING", .enabled(if: VoiceProofE2E.hasTools), .offThePool)
 struct VoiceRecordingTests {
     @Test("--json on a 44.1 kHz stereo FLAC: voiced seconds, segments, floor and verdict")
     func jsonFields() throws {
@@ -543,7 +545,7 @@ struct VoiceRecordingTests {
     }
 }
 
-@Suite("proofkit play", .enabled(if: TestEnvironment.hasProofkitBinary))
+@Suite("proofkit play", .enabled(if: TestEnvironment.hasProofkitBinary), .offThePool)
 struct PlayCommandTests {
     @Test("plays a sound on the null device and reports it in JSON")
     func nullDevice() throws {

@@ -7,7 +7,7 @@ import Testing
 
 // The libc chokepoint checked against the kernel's own files and Foundation's readers.
 
-@Suite("ProofkitSystem: capped reads, mapping, errno kept")
+@Suite("ProofkitSystem: capped reads, mapping, errno kept", .offThePool)
 struct CappedReadTests {
     /// A fresh folder under the system's temporary folder.
     static func scratchFolder() throws -> String {

@@ -62,7 +62,7 @@ extension AlarmSound.TrimOptions {
     }
 }
 
-@Suite("AlarmSound.trim: the cut, the fade, the options")
+@Suite("AlarmSound.trim: the cut, the fade, the options", .offThePool)
 struct AlarmSoundTrimTests {
     @Test("a 3 s input is cut at 2.000 s (limit 3 s) sample-exact; everything before the fade is bit-identical")
     func cutIsSampleExact() throws {
@@ -269,7 +269,7 @@ struct AlarmSoundTrimTests {
     }
 }
 
-@Suite("AlarmSound.check: what an alarm can play")
+@Suite("AlarmSound.check: what an alarm can play", .offThePool)
 struct AlarmSoundCheckTests {
     @Test("too long by decoded length: 30.5 s is rejected, 29.95 s accepted")
     func length() throws {
@@ -392,7 +392,7 @@ struct AlarmSoundCheckTests {
     }
 }
 
-@Suite("AlarmSound.demo: the sound part of proofkit demo")
+@Suite("AlarmSound.demo: the sound part of proofkit demo", .offThePool)
 struct AlarmSoundDemoTests {
     @Test("makes an accepted, normalised CAF from the embedded recitation and leaves no temporary")
     func demo() throws {

@@ -3,7 +3,7 @@ import Proofkit
 import TestSupport
 import Testing
 
-@Suite("LatencyStatistics")
+@Suite("LatencyStatistics", .offThePool)
 struct LatencyStatisticsTests {
     @Test("nearest-rank percentiles match numpy's 'inverted_cdf' on 1...100")
     func percentiles() {
@@ -21,7 +21,7 @@ struct LatencyStatisticsTests {
     }
 }
 
-@Suite("MachineInfo")
+@Suite("MachineInfo", .offThePool)
 struct MachineInfoTests {
     @Test("describes this machine as uname and nproc do")
     func matchesTools() throws {

@@ -13,7 +13,7 @@ private let lite0Int8Path = TestEnvironment.packageRoot.appendingPathComponent(O
 /// Set-up installs ONNX Runtime and builds the models, so CI runs these.
 private let canRunModel = hasPhotos && OnnxRuntime.isAvailable && FileManager.default.fileExists(atPath: lite0Path)
 
-@Suite("PhotoProof on fixtures")
+@Suite("PhotoProof on fixtures", .offThePool)
 struct PhotoProofFixtureTests {
     @Test("prepare decodes, resizes and cuts the configured crops; errors name the file")
     func prepare() throws {
@@ -80,7 +80,9 @@ struct PhotoProofFixtureTests {
     }
 }
 
-@Suite("PhotoProof on the shared photo set (16 mats, 36 others)", .enabled(if: hasPhotos, "needs ../shared/data"))
+@Suite(
+    "PhotoProof on the shared photo set (16 mats, 36 others)", .enabled(if: hasPhotos, "needs ../shared/data"),
+    .offThePool)
 struct PhotoProofRealPhotoTests {
     @Test(
         "full-size preprocessing equals Pillow's resize; brightness equals the reference's",
@@ -269,7 +271,7 @@ private let canRunClipStandIn = OnnxRuntime.isAvailable && FileManager.default.f
 
 @Suite(
     "PhotoProof with the CLIP-shaped stand-in model",
-    .enabled(if: canRunClipStandIn, "needs ONNX Runtime and Models/generated (run bash .ci/setup)"))
+    .enabled(if: canRunClipStandIn, "needs ONNX Runtime and Models/generated (run bash .ci/setup)"), .offThePool)
 struct PhotoProofClipStandInTests {
     @Test("the mat share of the stand-in's test photos equals the models build's numpy reference")
     func standIn() throws {

@@ -6,7 +6,7 @@ import Testing
 
 /// The 16-bit fast paths (trim's pass-through, check's own conversion) must give exactly what
 /// the float paths give: they exist for speed only.
-@Suite("16-bit fast paths: the same results as the float paths")
+@Suite("16-bit fast paths: the same results as the float paths", .offThePool)
 struct TrimPassThroughTests {
     @Test(
         "16-bit input passes through to the same samples as the float path (cut, fade, --start)",

@@ -164,10 +164,8 @@ public enum AudioTestTools {
             ] + soxOutputOptions + [path])
     }
 
-    /// The built `proofkit` binary (`.build/debug/proofkit` under the package root).
-    public static var proofkitBinary: String {
-        TestEnvironment.packageRoot.appendingPathComponent(".build/debug/proofkit").path
-    }
+    /// The built `proofkit` binary: ``TestEnvironment/proofkitBinary``.
+    public static var proofkitBinary: String { TestEnvironment.proofkitBinary }
 
     /// Mounts a tmpfs of `kilobytes` at `folder` (needs root and CAP_SYS_ADMIN).
     /// - Returns: whether it is mounted.

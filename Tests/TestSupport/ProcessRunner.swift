@@ -55,10 +55,18 @@ public func runProcess(
 }
 
 extension TestEnvironment {
-    /// The debug `proofkit` binary that `swift build --build-tests` produced.
-    public static var proofkitBinary: String {
-        packageRoot.appendingPathComponent(".build/debug/proofkit").path
-    }
+    /// The `proofkit` binary that the same build as these tests produced: `PROOFKIT_TEST_BINARY`
+    /// when set, else `proofkit` beside the running test bundle (`.build/debug/` after `swift build
+    /// --build-tests`, `.build/release/` after `swift build -c release --build-tests`), so a test
+    /// never runs a binary of another configuration or an older build.
+    public static let proofkitBinary: String = {
+        if let path = ProcessInfo.processInfo.environment["PROOFKIT_TEST_BINARY"], !path.isEmpty { return path }
+        // The test bundle is an executable on Linux (`.build/<triple>/<configuration>/*.xctest`).
+        let bundle = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        let beside = bundle.deletingLastPathComponent().appendingPathComponent("proofkit").path
+        if FileManager.default.isExecutableFile(atPath: beside) { return beside }
+        return packageRoot.appendingPathComponent(".build/debug/proofkit").path
+    }()
 
     /// Whether the `proofkit` binary has been built.
     public static var hasProofkitBinary: Bool {
