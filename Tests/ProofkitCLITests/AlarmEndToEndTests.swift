@@ -176,7 +176,8 @@ struct AlarmEndToEndTests {
         let rig = try AlarmRig()
         try rig.startService(ringSeconds: 10)
         let (id, first) = try rig.add(in: 2, window: 5, gap: 5)
-        _ = try #require(rig.firstSound(by: first.addingTimeInterval(2)), "the first ring was not heard: \(rig.log)")
+        // Punctuality is ringsOnTime's to check; here the first ring only has to be playing.
+        _ = try #require(rig.firstSound(by: first.addingTimeInterval(3)), "the first ring was not heard: \(rig.log)")
         let stop = try rig.alarm(["stop"])
         #expect(stop.status == 0, "\(stop.stderr)")
         #expect(stop.stdout.contains("stopped \(id)"))

@@ -410,14 +410,23 @@ struct StateFileHardeningTests {
         let state = folder + "/state.json"
         try "{}".write(toFile: state, atomically: false, encoding: .utf8)
         let args = (base + ["--state", state, "--lock-wait", "1"]).map { "'\($0)'" }.joined(separator: " ")
-        let started = Date()
-        // The other writer holds the lock once it has touched `held` (a readiness signal, not a sleep).
+        // The other writer holds the lock once it has touched `held` (a readiness signal, not a
+        // sleep) and touches `released` as it lets go 4 s later. proofkit must give up on its own
+        // (75) while the lock is still held, after its 1 s wait: timed inside the shell, from just
+        // before it starts to just after it ends, so the machine's load does not count.
         let result = try shell(
-            "flock .state.json.lock sh -c 'touch held; sleep 4' & while [ ! -e held ]; do sleep 0.01; done; \"$PK\" \(args); echo \"status=$?\"; wait",
+            "flock .state.json.lock sh -c 'touch held; sleep 4; touch released' & while [ ! -e held ]; do sleep 0.01; done; "
+                + "s=$(date +%s%N); \"$PK\" \(args); st=$?; e=$(date +%s%N); echo \"status=$st\"; "
+                + "echo \"elapsed_ms=$(( (e - s) / 1000000 ))\"; if [ -e released ]; then echo released-first; fi; wait",
             in: folder)
         #expect(result.stdout.contains("status=75"), "\(result.stdout) \(result.stderr)")
         #expect(result.stderr.contains("lock"), "\(result.stderr)")
-        #expect(Date().timeIntervalSince(started) < 4.5)
+        #expect(
+            !result.stdout.contains("released-first"), "proofkit waited until the lock was let go: \(result.stdout)")
+        let elapsed = result.stdout.split(separator: "\n").first { $0.hasPrefix("elapsed_ms=") }
+            .flatMap { Int($0.dropFirst("elapsed_ms=".count)) }
+        let milliseconds = try #require(elapsed, "\(result.stdout)")
+        #expect(milliseconds >= 900 && milliseconds < 4000, "waited \(milliseconds) ms for a 1 s --lock-wait")
         #expect(try String(contentsOfFile: state, encoding: .utf8) == "{}")
     }
 
