@@ -75,11 +75,6 @@ public enum ResourceUsage {
     }
 }
 
-/// `uname -m`, e.g. `x86_64` or `aarch64`.
-func machineArchitecture() -> String {
-    POSIX.systemName().machine
-}
-
 /// Reads a small text file (procfs, os-release) whole; `nil` when it cannot be read.
 package func readTextFile(_ path: String) -> String? {
     // 1 MiB: /proc/cpuinfo on a 256-core machine is about 300 KiB.

@@ -199,7 +199,7 @@ public struct PhotoModelStore: Sendable, Equatable {
     /// (ARM) line of /proc/cpuinfo, its words joined by single spaces>`, e.g.
     /// `x86_64-597739b0b7aedd11`.
     public static let cpuFingerprint: String = {
-        let machine = machineArchitecture()
+        let machine = POSIX.systemName().machine  // `uname -m`, e.g. x86_64 or aarch64
         let cpuinfo = readTextFile("/proc/cpuinfo") ?? ""
         let line = MachineInfo.value(of: "flags", in: cpuinfo) ?? MachineInfo.value(of: "Features", in: cpuinfo) ?? ""
         let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ")

@@ -1,5 +1,6 @@
 import Proofkit
 import ProofkitCore
+internal import ProofkitSystem
 
 /// One `proofkit` verb. Each lives in `Commands/<Verb>Command.swift`.
 public protocol Subcommand {
@@ -96,17 +97,7 @@ public enum ProofkitCLI {
     /// that is not UTF-8 (a Latin-1 file name) is held with ProofkitCore's `FilePath` escapes
     /// instead of U+FFFD, so that it opens the file it names (`CommandLine.arguments` would
     /// replace the bytes).
-    public static func processArguments() -> [String] {
-        (0..<Int(CommandLine.argc)).map { index in
-            guard var pointer = CommandLine.unsafeArgv[index] else { return "" }
-            var bytes: [UInt8] = []
-            while pointer.pointee != 0 {
-                bytes.append(UInt8(bitPattern: pointer.pointee))
-                pointer += 1
-            }
-            return FilePath.string(fromBytes: bytes)
-        }
-    }
+    public static func processArguments() -> [String] { POSIX.arguments() }
 
     static func command(named name: String) -> (any Subcommand.Type)? {
         allCommands.first { $0.name == name }

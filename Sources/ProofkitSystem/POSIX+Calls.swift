@@ -387,6 +387,16 @@ package enum POSIX {
     /// `ProcessInfo.environment` replaces them with U+FFFD. An entry without `=` is skipped; of a
     /// name given twice, the first wins (as `getenv` finds it). Reads `environ`; call it while no
     /// other thread calls `setenv`.
+    /// This process's arguments (program name first) as ``FilePath`` strings: an argument that is
+    /// not UTF-8 (a Latin-1 file name) keeps its bytes as escapes, where `CommandLine.arguments`
+    /// replaces them with U+FFFD. Reads `argv` with `strlen`.
+    package static func arguments() -> [String] {
+        (0..<Int(CommandLine.argc)).map { index in
+            guard let pointer = CommandLine.unsafeArgv[index] else { return "" }
+            return FilePath.string(fromBytes: Array(UnsafeRawBufferPointer(start: pointer, count: strlen(pointer))))
+        }
+    }
+
     package static func environment() -> [String: String] {
         var result: [String: String] = [:]
         guard var pointer = Optional(environ) else { return result }
