@@ -9,7 +9,8 @@ the clean speech, and the voiced seconds it finds in noise alone. Issue 14's tar
   --vad energy: noise alone <= 1.0 s per file (ticking clocks included); median <= 15 % at >= 10 dB.
 
 Sources (nothing here is committed to the repository; the clips are made in --work):
-- speech: ../shared/data/audio/speech (the TUNING speech: six clips, several speakers), and the
+- speech: ../shared/data/audio/speech (the TUNING speech: six clips, several speakers; since the
+  end-of-reading work also ten other du'as of the dua_audio reader, not the held-out ten), and the
   HELD-OUT speech: the read basmala of ../shared/data/audio/recitation (the other files there are
   sung adhans, not reading) and ten of ../shared/data/dua_audio (one reader; no licence:
   evaluation only, never copied).
@@ -23,11 +24,17 @@ Sources (nothing here is committed to the repository; the clips are made in --wo
   blacksmith's hammer, a coal mine, a dirt track, heavy industry).
   Since the steady-pitch work (2026-12-01, second pass) hedgewars' bee over water and lincity's
   Water1 are TUNING sources (tuned against).
-- noise, HELD-OUT 2 (split "heldout2", chosen by name and never heard before their figures were
-  taken): Debian ufoai-sound (ambience: water, a fountain, hum, a machine, a pump, crickets,
-  steam), simutrans-pak64 (water, a diesel engine, tropical insects and birds, steam) and
-  openttd-opensfx (a lift's machinery, electric sparking, a helicopter, bubbles, a chainsaw,
-  wind). Mixed with the held-out speech.
+- noise, former HELD-OUT 2 (chosen by name and never heard before their first figures were taken,
+  then studied file by file; TUNING sources since the end-of-reading work, 2026-12-02): Debian
+  ufoai-sound (ambience: water, a fountain, hum, a machine, a pump, crickets, steam),
+  simutrans-pak64 (water, a diesel engine, tropical insects and birds, steam) and openttd-opensfx
+  (a lift's machinery, electric sparking, a helicopter, bubbles, a chainsaw, wind).
+- noise, HELD-OUT 3 (split "heldout3", chosen by name only, 2026-12-02, and not run through any
+  gate until the end-of-reading work's final figures): Debian openclonk-data (birds, a mosquito,
+  rain, a waterfall, a drip at 1 per second, boiling water, a fan, a furnace, wind),
+  megaglest-data (an autumn day and night outdoors), gcompris-qt-data (rain in a garden, water
+  filling a lock), openarena-data (dripping water), trigger-rally-data (a car engine) and
+  supertux-data (a ticking clock at 1 per second). Mixed with the held-out speech.
   The packages are fetched with `apt-get download` and unpacked with `dpkg -x` into --work.
   Clocks, typing and drips are real recordings of single events placed at the stated rates (with a
   few per cent jitter) over -70 dBFS white noise (a microphone's self-noise).
@@ -46,13 +53,14 @@ Error = (voiced - reference) / reference, per file. Results are printed as a tab
 JSON (--out).
 
 Usage: python3 Benchmarks/voice_gate_eval.py [--binary .build/release/proofkit]
-         [--modes energy,silero,both] [--split tune|heldout|heldout2|all] [--noise SUBSTRING]
+         [--modes energy,silero,both] [--split tune|heldout|heldout3|all] [--noise SUBSTRING]
          [--work /tmp/proofkit-voice-eval] [--jobs 2] [--out report.json] [--per-file]
 Needs numpy, ffmpeg, apt-get/dpkg (for the Debian noises) and a built proofkit.
 """
 import argparse
 import concurrent.futures
 import glob
+import gzip
 import hashlib
 import json
 import os
@@ -63,6 +71,7 @@ import sys
 import struct
 import wave
 import zipfile
+import zlib
 
 import numpy as np
 
@@ -77,10 +86,13 @@ ROOT = os.path.dirname(HERE)
 SHARED = os.path.normpath(os.path.join(ROOT, "..", "shared", "data"))
 PACKAGES = ["tuxpaint-data", "tuxpaint-plugins-default", "pingus-data", "lmms-common", "lincity-ng-data",
             "minetest-data", "lugaru-data", "scorched3d-data", "wesnoth-1.16-data", "hedgewars-data",
-            "ufoai-sound", "simutrans-pak64", "openttd-opensfx"]
-# Held-out noise splits: "heldout" (the first two passes) and "heldout2" (added with the steady-pitch
-# veto, never run through a gate before its figures were taken). Both use the held-out speech.
-SPLITS = ["tune", "heldout", "heldout2"]
+            "ufoai-sound", "simutrans-pak64", "openttd-opensfx",
+            "openclonk-data", "gcompris-qt-data", "openarena-data", "trigger-rally-data", "supertux-data", "megaglest-data"]
+# Held-out noise splits: "heldout" (the first two passes) and "heldout3" (added with the end-of-reading
+# work, 2026-12-02, never run through a gate before its figures were taken). Both use the held-out
+# speech. The former "heldout2" sources were studied file by file in the 2026-12-02 end-of-reading
+# work, so they are tuning sources since then (mixed with the tuning speech).
+SPLITS = ["tune", "heldout", "heldout3"]
 
 
 def speech_split(noise_split):
@@ -197,7 +209,9 @@ def fetch_packages(work):
     if not missing:
         return os.path.join(root, "x")
     os.makedirs(root, exist_ok=True)
-    subprocess.run(["apt-get", "download"] + missing, cwd=root, check=True, capture_output=True)
+    fetch = [p for p in missing if not glob.glob(os.path.join(root, p + "_*.deb"))]
+    if fetch:
+        subprocess.run(["apt-get", "download"] + fetch, cwd=root, check=True, capture_output=True)
     for package in missing:
         for deb in glob.glob(os.path.join(root, package + "_*.deb")):
             subprocess.run(["dpkg", "-x", deb, os.path.join(root, "x")], check=True)
@@ -267,7 +281,7 @@ def noise_sources(work):
         # Moved to tuning with the steady-pitch veto (2026-12-01, second pass): tuned against.
         ("hedgewars:beewater", "tune", looped(os.path.join(deb, "usr/share/games/hedgewars/Data/Sounds/beewater.ogg"))),
     ]
-    # heldout2: real recordings chosen by name (water, insects, hum, buzz, motors) before any
+    # The former heldout2: real recordings chosen by name (water, insects, hum, buzz, motors) before any
     # gate heard them; not looked at until the figures in VOICE_GATE_EVAL.md were taken.
     # ufoai-sound (GPL-2+): ambience loops inside a zip (0snd.pk3).
     pk3 = os.path.join(deb, "usr/share/games/ufoai/base/0snd.pk3")
@@ -303,16 +317,110 @@ def noise_sources(work):
         return make
 
     simutrans = os.path.join(deb, "usr/share/games/simutrans/pak/sound")
+    # (The former "heldout2": tuning sources since the end-of-reading work, see SPLITS.)
     for member in ["water", "waterfontain", "hum", "machine1", "minepump03", "cricket_loop", "steam"]:
-        sources.append(("ufoai:" + member, "heldout2", ufoai(f"sound/ambience/{member}.ogg")))
+        sources.append(("ufoai:" + member, "tune", ufoai(f"sound/ambience/{member}.ogg")))
     for name in ["Water", "diesel", "tropic", "steam"]:
-        sources.append(("simutrans:" + name, "heldout2", looped(os.path.join(simutrans, name + ".wav"))))
+        sources.append(("simutrans:" + name, "tune", looped(os.path.join(simutrans, name + ".wav"))))
     for index, name in [(11, "mining-machinery"), (12, "electric-sparking"), (24, "helicopter"),
                         (46, "bubble-generated"), (51, "plastic-mine-bubbles"), (56, "chainsaw"), (52, "wind")]:
-        sources.append((f"opensfx:{name}", "heldout2", opensfx(index)))
+        sources.append((f"opensfx:{name}", "tune", opensfx(index)))
     for name in ["Water1", "Fire1", "RailTrain1", "WindMill1", "Blacksmith3", "CoalMine2", "DirtTrack1", "IndustryHigh1"]:
         # Water1 moved to tuning with the steady-pitch veto (2026-12-01, second pass).
         sources.append(("lincity:" + name, "tune" if name == "Water1" else "heldout", looped(os.path.join(lin, name + ".wav"))))
+    # heldout3: real recordings chosen by name (birds, night, insect, rain, running/dripping water, a kettle,
+    # a fan, a burner, an engine, a clock, wind) before any gate heard them (2026-12-02). Licences and credits:
+    # CC0: mosquito (Zywx, freesound 188708), boiling (fryzu82, 142333), furnace (tc630, 47835); CC-BY 3.0:
+    # birds (dobroide, 54746), rain, water-fill (inchadney, 34681), waterfall (volivieri, 38390), waterdrop,
+    # fan (Cambra, 102710), wind (ERH, 34338); CC-BY-SA 3.0: megaglest (Elimnator, soundbible.com); Free Art
+    # License: gcompris rain (Lionel Allorge, Yves Combe); GPL-2+: openarena drops, trigger-rally engine;
+    # GPL-3+: supertux ticking. Nothing is redistributed: they are read from the packages at run time.
+    def member(kind, archive, name):
+        """Extracts `name` from an archive once (into work/debian/heldout3/) and returns its path.
+        kind: "zip" (zip/pk3); "c4group" (OpenClonk .ocg: gzip with magic 1e 8c, then a 204-byte header
+        scrambled by swapping bytes 0/2 of each triple and xor 237, then 316-byte entry records (name[260],
+        packed, child, size, reserved, offset); child groups nest the same way, uncompressed);
+        "qrc" (Qt .rcc v2/3: 22-byte tree nodes, entries zlib-compressed (flag 1) or stored)."""
+        path = os.path.join(work, "debian", "heldout3", os.path.basename(archive) + "." + name.replace("/", "_"))
+        if os.path.exists(path):
+            return path
+        raw = open(archive, "rb").read()
+        if kind == "zip":
+            with zipfile.ZipFile(archive) as z:
+                data = z.read(name)
+        elif kind == "c4group":
+            raw = gzip.decompress(b"\x1f\x8b" + raw[2:])
+
+            def find(base, parts):
+                h = bytearray(raw[base: base + 204])
+                for i in range(0, len(h) - 2, 3):
+                    h[i], h[i + 2] = h[i + 2], h[i]
+                h = bytes(b ^ 237 for b in h)
+                assert h.startswith(b"RedWolf Design GrpFolder"), archive
+                count = struct.unpack("<i", h[36:40])[0]
+                table, start = base + 204, base + 204 + count * 316
+                for k in range(count):
+                    e = raw[table + k * 316: table + (k + 1) * 316]
+                    _, child, size, _, offset = struct.unpack("<5i", e[260:280])
+                    if e[:260].split(b"\0")[0].decode("latin-1") == parts[0]:
+                        return find(start + offset, parts[1:]) if child else raw[start + offset: start + offset + size]
+                raise KeyError(name)
+            data = find(0, name.split("/"))
+        else:  # qrc
+            version, tree, blobs, names = struct.unpack(">4I", raw[4:20])
+            node = 22 if version >= 2 else 14
+
+            def label(offset):
+                n = struct.unpack(">H", raw[names + offset: names + offset + 2])[0]
+                return raw[names + offset + 6: names + offset + 6 + 2 * n].decode("utf-16-be")
+
+            i = 0
+            for part in name.strip("/").split("/"):
+                count, first = struct.unpack(">II", raw[tree + i * node + 6: tree + i * node + 14])
+                i = next(c for c in range(first, first + count)
+                         if label(struct.unpack(">I", raw[tree + c * node: tree + c * node + 4])[0]) == part)
+            flags = struct.unpack(">H", raw[tree + i * node + 4: tree + i * node + 6])[0]
+            offset = blobs + struct.unpack(">I", raw[tree + i * node + 10: tree + i * node + 14])[0]
+            data = raw[offset + 4: offset + 4 + struct.unpack(">I", raw[offset: offset + 4])[0]]
+            if flags & 1:
+                data = zlib.decompress(data[4:])
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path + ".tmp", "wb") as f:
+            f.write(data)
+        os.replace(path + ".tmp", path)
+        return path
+
+    def looped_in(kind, archive, name):
+        return lambda n, seed: loop_to(load(member(kind, archive, name)), n)
+
+    def seq_in(kind, archive, name, rate):
+        return lambda n, seed: sequence(load(member(kind, archive, name)), n, rate, seed)
+
+    oc = os.path.join(deb, "usr/share/games/openclonk/Sound.ocg")
+    gc = os.path.join(deb, "usr/share/gcompris-qt/rcc")
+    mg = os.path.join(deb, "usr/share/games/megaglest/tilesets")
+    sources += [
+        ("openclonk:birds", "heldout3", looped_in("c4group", oc, "Environment.ocg/BirdsLoop.ogg")),
+        ("megaglest:autumn-day", "heldout3", looped(os.path.join(mg, "autumn/sounds/sunny_day.ogg"))),
+        ("megaglest:autumn-night", "heldout3", looped(os.path.join(mg, "autumn/sounds/nightime.ogg"))),
+        ("openclonk:mosquito", "heldout3", looped_in("c4group", oc, "Animals.ocg/MosquitoBuzz.ogg")),
+        ("openclonk:rain", "heldout3", looped_in("c4group", oc, "Liquids.ocg/StereoRain.ogg")),
+        ("gcompris:rain-in-garden", "heldout3", looped_in("qrc", os.path.join(gc, "memory-sound.rcc"),
+                                                          "gcompris/src/activities/memory-sound/resource/LRRain_in_garden_01_LA_cut.ogg")),
+        ("gcompris:water-fill", "heldout3", looped_in("qrc", os.path.join(gc, "canal_lock.rcc"),
+                                                      "gcompris/src/activities/canal_lock/resource/water_fill.wav")),
+        ("openclonk:waterfall", "heldout3", looped_in("c4group", oc, "Environment.ocg/Waterfall.ogg")),
+        ("openarena:drops", "heldout3", looped_in("zip", os.path.join(deb, "usr/share/games/openarena/baseoa/pak0.pk3"),
+                                                  "sound/world/drops.wav")),
+        ("openclonk:waterdrop-1/s", "heldout3", seq_in("c4group", oc, "Liquids.ocg/Waterdrop1.wav", 1)),
+        ("openclonk:boiling", "heldout3", looped_in("c4group", oc, "Liquids.ocg/Boiling.ogg")),
+        ("openclonk:fan", "heldout3", looped_in("c4group", oc, "Structures.ocg/FanLoop.ogg")),
+        ("openclonk:furnace", "heldout3", looped_in("c4group", oc, "Structures.ocg/Furnace.ocg/Loop.ogg")),
+        ("trigger-rally:engine", "heldout3", looped_in("zip", os.path.join(deb, "usr/share/games/trigger-rally/data.zip"),
+                                                       "sounds/engine.wav")),
+        ("supertux:ticking-clock-1/s", "heldout3", seq(os.path.join(deb, "usr/share/games/supertux2/sounds/ticking.wav"), 1)),
+        ("openclonk:wind", "heldout3", looped_in("c4group", oc, "Environment.ocg/WindLoop.ogg")),
+    ]
     return sources
 
 
@@ -324,8 +432,15 @@ def speech_sources():
     # singing as not speech, so there is no reference): only the read basmala is used.
     held.append(("recitation:rec_001.mp3", "heldout", os.path.join(SHARED, "audio/recitation/rec_001.mp3")))
     duas = sorted(glob.glob(os.path.join(SHARED, "dua_audio/*.mp3")))
-    for p in duas[:: max(1, len(duas) // 10)][:10]:
+    stride = max(1, len(duas) // 10)
+    for p in duas[::stride][:10]:
         held.append(("dua:" + os.path.basename(p), "heldout", p))
+    # Ten other recordings of the same reader, for tuning since the end-of-reading work (2026-12-02):
+    # the tuning speech above ends its words unlike this reader (Silero's over-counted ends were
+    # his), so tuning needs his readings too. Disjoint from the held-out ten by recording, not by
+    # person.
+    for p in duas[stride // 2::stride][:10]:
+        tune.append(("dua-tune:" + os.path.basename(p), "tune", p))
     return tune + held
 
 
