@@ -1,4 +1,4 @@
-public import Proofkit
+import Proofkit
 import ProofkitCore
 
 #if canImport(FoundationEssentials)

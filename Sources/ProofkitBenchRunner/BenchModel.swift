@@ -1,5 +1,5 @@
 import Inference
-public import Proofkit
+import Proofkit
 public import ProofkitCore
 
 #if canImport(FoundationEssentials)

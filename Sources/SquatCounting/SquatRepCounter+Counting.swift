@@ -1,4 +1,4 @@
-public import ProofkitCore
+import ProofkitCore
 
 // SquatRepCounter, continued: counting (the per-frame step and the rep state machine).
 extension SquatRepCounter {

@@ -169,7 +169,7 @@ struct OutputReplacementTests {
         defer { AudioTestTools.remove(folder) }
         _ = try makeTone(in: folder)
         let output = folder + "/out.caf"
-        FileManager.default.createFile(atPath: output, contents: Data("old".utf8))
+        #expect(FileManager.default.createFile(atPath: output, contents: Data("old".utf8)))
         #expect(chmod(output, 0o600) == 0)
         let root = geteuid() == 0
         if root { #expect(chown(output, 1234, 4321) == 0) }
@@ -194,7 +194,7 @@ struct OutputReplacementTests {
         let folder = try AudioTestTools.makeScratchFolder()
         defer { AudioTestTools.remove(folder) }
         let state = folder + "/alarms.json"
-        FileManager.default.createFile(atPath: state, contents: Data("{}".utf8))
+        #expect(FileManager.default.createFile(atPath: state, contents: Data("{}".utf8)))
         #expect(chmod(state, 0o600) == 0)
         let base = [
             "plan", "--lat", "24.8607", "--lon", "67.0011", "--tz", "Asia/Karachi", "--days", "1",
@@ -219,7 +219,7 @@ struct OutputReplacementTests {
         let fresh = folder + "/.out.caf.tmp-XyZ789"
         let unrelated = folder + "/.other.caf.tmp-AbC123"
         for path in [stale, fresh, unrelated] {
-            FileManager.default.createFile(atPath: path, contents: Data(count: 4096))
+            #expect(FileManager.default.createFile(atPath: path, contents: Data(count: 4096)))
         }
         let old = Date().addingTimeInterval(-600)
         for path in [stale, unrelated] {

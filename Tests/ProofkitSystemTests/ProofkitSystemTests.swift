@@ -147,7 +147,9 @@ struct CappedReadTests {
             #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
         }
         // Many unrelated entries, as in a busy output folder.
-        for index in 0..<50 { FileManager.default.createFile(atPath: "\(folder)/f\(index).caf", contents: nil) }
+        for index in 0..<50 {
+            #expect(FileManager.default.createFile(atPath: "\(folder)/f\(index).caf", contents: nil))
+        }
         POSIX.removeStaleTemporaries(beside: output)
         #expect(access(stale, F_OK) != 0, "the stale temporary of the non-UTF-8 name is still there")
         #expect(access(fresh, F_OK) == 0, "a fresh temporary (maybe a running writer's) was removed")

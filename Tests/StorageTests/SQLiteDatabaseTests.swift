@@ -36,7 +36,7 @@ struct SQLiteDatabaseTests {
         #expect(try db.query("PRAGMA journal_mode").first?.first?.text == "wal")
         #expect(try db.query("PRAGMA synchronous").first?.first?.integer == 2)
         try db.execute("CREATE TABLE t(a, b, c, d)")
-        try db.transaction { () throws(ProofkitError) in
+        _ = try db.transaction { () throws(ProofkitError) in
             try db.run("INSERT INTO t VALUES(?, ?, ?, ?)", [.integer(-7), .real(1.5), .text("فجر 'x'"), .null])
         }
         #expect(try db.query("SELECT a, b, c, d FROM t") == [[.integer(-7), .real(1.5), .text("فجر 'x'"), .null]])
