@@ -151,39 +151,55 @@ struct HarmonicityTracker: Sendable {
             scratch[i] = ring[read & mask]
             read &+= 1
         }
-        return scratch.withUnsafeBufferPointer { x -> Float in
-            let n = windowLength
-            let base = longestLag
-            var energy: Float = 0
-            for i in base..<(base + n) { energy += x[i] * x[i] }
-            guard energy > 1e-12 else { return 0 }
-            // The lagged window's energy, slid one sample older per lag.
-            var lagged: Float = 0
-            for i in (base - shortestLag)..<(base - shortestLag + n) { lagged += x[i] * x[i] }
-            var best: Float = 0
-            var bestTau = 0
-            var tau = shortestLag
-            while tau <= longestLag {
-                let start = base - tau
-                var cross: Float = 0
-                for i in 0..<n { cross += x[base + i] * x[start + i] }
-                if cross > 0, lagged > 1e-12 {
-                    // c² = cross² / (energy · lagged), compared without a square root.
-                    let squared = cross * cross / (energy * lagged)
-                    if squared > best {
-                        best = squared
-                        bestTau = tau
-                    }
+        let (strength, lag) = Self.correlationPeak(
+            of: scratch.span, windowLength: windowLength, shortestLag: shortestLag, longestLag: longestLag)
+        bestLag = lag
+        return strength
+    }
+
+    /// The largest normalised cross-correlation of the last `windowLength` samples of `x` with
+    /// the same length `τ` samples older, over `shortestLag...longestLag` (see the type's
+    /// documentation), and its lag; (0, 0) for a silent window. `x` holds
+    /// `windowLength + longestLag` samples, oldest first.
+    ///
+    /// Spans, not unsafe pointers: the engine is held to strict memory safety. The inner loops run
+    /// over spans cut to the window's length, so the compiler can drop the bounds checks.
+    private static func correlationPeak(
+        of x: Span<Float>, windowLength: Int, shortestLag: Int, longestLag: Int
+    ) -> (strength: Float, lag: Int) {
+        let n = windowLength
+        let base = longestLag
+        let current = x.extracting(base..<(base + n))
+        var energy: Float = 0
+        for i in current.indices { energy += current[i] * current[i] }
+        guard energy > 1e-12 else { return (0, 0) }
+        // The lagged window's energy, slid one sample older per lag.
+        var lagged: Float = 0
+        let firstLagged = x.extracting((base - shortestLag)..<(base - shortestLag + n))
+        for i in firstLagged.indices { lagged += firstLagged[i] * firstLagged[i] }
+        var best: Float = 0
+        var bestTau = 0
+        var tau = shortestLag
+        while tau <= longestLag {
+            let start = base - tau
+            let past = x.extracting(start..<(start + n))
+            var cross: Float = 0
+            for i in current.indices { cross += current[i] * past[i] }
+            if cross > 0, lagged > 1e-12 {
+                // c² = cross² / (energy · lagged), compared without a square root.
+                let squared = cross * cross / (energy * lagged)
+                if squared > best {
+                    best = squared
+                    bestTau = tau
                 }
-                if tau < longestLag {
-                    lagged += x[start - 1] * x[start - 1] - x[start + n - 1] * x[start + n - 1]
-                    if lagged < 0 { lagged = 0 }
-                }
-                tau += 1
             }
-            bestLag = bestTau
-            return best.squareRoot()
+            if tau < longestLag {
+                lagged += x[start - 1] * x[start - 1] - x[start + n - 1] * x[start + n - 1]
+                if lagged < 0 { lagged = 0 }
+            }
+            tau += 1
         }
+        return (best.squareRoot(), bestTau)
     }
 
     /// The share (0...1) of the strongest harmonic of rate / ``bestLag`` in the energy at all its
@@ -200,37 +216,35 @@ struct HarmonicityTracker: Sendable {
         for i in 0..<length { scratch[offset + i] *= spreadWindow[i] }
         var total: Float = 0
         var strongest: Float = 0
-        scratch.withUnsafeBufferPointer { x in
-            goertzelCoefficients.withUnsafeBufferPointer { coefficients in
-                // Two harmonics per pass: two independent recurrences hide each other's latency.
-                var index = first
-                while index < end {
-                    let c1 = coefficients[index]
-                    let c2 = index + 1 < end ? coefficients[index + 1] : c1
-                    var a1: Float = 0
-                    var a2: Float = 0
-                    var b1: Float = 0
-                    var b2: Float = 0
-                    for i in offset..<(offset + length) {
-                        let sample = x[i]
-                        let a0 = sample + c1 * a1 - a2
-                        let b0 = sample + c2 * b1 - b2
-                        a2 = a1
-                        a1 = a0
-                        b2 = b1
-                        b1 = b0
-                    }
-                    let powerA = max(0, a1 * a1 + a2 * a2 - c1 * a1 * a2)
-                    total += powerA
-                    strongest = max(strongest, powerA)
-                    if index + 1 < end {
-                        let powerB = max(0, b1 * b1 + b2 * b2 - c2 * b1 * b2)
-                        total += powerB
-                        strongest = max(strongest, powerB)
-                    }
-                    index += 2
-                }
+        let segment = scratch.span.extracting(offset..<(offset + length))
+        let coefficients = goertzelCoefficients.span
+        // Two harmonics per pass: two independent recurrences hide each other's latency.
+        var index = first
+        while index < end {
+            let c1 = coefficients[index]
+            let c2 = index + 1 < end ? coefficients[index + 1] : c1
+            var a1: Float = 0
+            var a2: Float = 0
+            var b1: Float = 0
+            var b2: Float = 0
+            for i in segment.indices {
+                let sample = segment[i]
+                let a0 = sample + c1 * a1 - a2
+                let b0 = sample + c2 * b1 - b2
+                a2 = a1
+                a1 = a0
+                b2 = b1
+                b1 = b0
             }
+            let powerA = max(0, a1 * a1 + a2 * a2 - c1 * a1 * a2)
+            total += powerA
+            strongest = max(strongest, powerA)
+            if index + 1 < end {
+                let powerB = max(0, b1 * b1 + b2 * b2 - c2 * b1 * b2)
+                total += powerB
+                strongest = max(strongest, powerB)
+            }
+            index += 2
         }
         return total > 0 ? strongest / total : 1
     }
