@@ -281,73 +281,27 @@ def noise_sources(work):
         # Moved to tuning with the steady-pitch veto (2026-12-01, second pass): tuned against.
         ("hedgewars:beewater", "tune", looped(os.path.join(deb, "usr/share/games/hedgewars/Data/Sounds/beewater.ogg"))),
     ]
-    # The former heldout2: real recordings chosen by name (water, insects, hum, buzz, motors) before any
-    # gate heard them; not looked at until the figures in VOICE_GATE_EVAL.md were taken.
-    # ufoai-sound (GPL-2+): ambience loops inside a zip (0snd.pk3).
-    pk3 = os.path.join(deb, "usr/share/games/ufoai/base/0snd.pk3")
 
-    def ufoai(member):
-        def make(n, seed):
-            path = os.path.join(work, "debian", "ufoai", os.path.basename(member))
-            if not os.path.exists(path):
-                os.makedirs(os.path.dirname(path), exist_ok=True)
-                with zipfile.ZipFile(pk3) as z, open(path + ".tmp", "wb") as f:
-                    f.write(z.read(member))
-                os.replace(path + ".tmp", path)
-            return loop_to(load(path), n)
-        return make
-
-    # openttd-opensfx (each sound CC-BY 3.0, CC-BY-SA 3.0 or CC0, credited in the file): one
-    # catalogue of named WAV files; entry k is a name (length byte + text) followed by the WAV.
-    cat = os.path.join(deb, "usr/share/games/openttd/baseset/opensfx/opensfx.cat")
-
-    def opensfx(index):
-        def make(n, seed):
-            path = os.path.join(work, "debian", "opensfx", f"{index:02d}.wav")
-            if not os.path.exists(path):
-                os.makedirs(os.path.dirname(path), exist_ok=True)
-                data = open(cat, "rb").read()
-                offset, size = struct.unpack("<II", data[index * 8: index * 8 + 8])
-                offset &= 0x7FFFFFFF
-                name_length = data[offset]
-                with open(path + ".tmp", "wb") as f:
-                    f.write(data[offset + 1 + name_length: offset + size])
-                os.replace(path + ".tmp", path)
-            return loop_to(load(path), n)
-        return make
-
-    simutrans = os.path.join(deb, "usr/share/games/simutrans/pak/sound")
-    # (The former "heldout2": tuning sources since the end-of-reading work, see SPLITS.)
-    for member in ["water", "waterfontain", "hum", "machine1", "minepump03", "cricket_loop", "steam"]:
-        sources.append(("ufoai:" + member, "tune", ufoai(f"sound/ambience/{member}.ogg")))
-    for name in ["Water", "diesel", "tropic", "steam"]:
-        sources.append(("simutrans:" + name, "tune", looped(os.path.join(simutrans, name + ".wav"))))
-    for index, name in [(11, "mining-machinery"), (12, "electric-sparking"), (24, "helicopter"),
-                        (46, "bubble-generated"), (51, "plastic-mine-bubbles"), (56, "chainsaw"), (52, "wind")]:
-        sources.append((f"opensfx:{name}", "tune", opensfx(index)))
-    for name in ["Water1", "Fire1", "RailTrain1", "WindMill1", "Blacksmith3", "CoalMine2", "DirtTrack1", "IndustryHigh1"]:
-        # Water1 moved to tuning with the steady-pitch veto (2026-12-01, second pass).
-        sources.append(("lincity:" + name, "tune" if name == "Water1" else "heldout", looped(os.path.join(lin, name + ".wav"))))
-    # heldout3: real recordings chosen by name (birds, night, insect, rain, running/dripping water, a kettle,
-    # a fan, a burner, an engine, a clock, wind) before any gate heard them (2026-12-02). Licences and credits:
-    # CC0: mosquito (Zywx, freesound 188708), boiling (fryzu82, 142333), furnace (tc630, 47835); CC-BY 3.0:
-    # birds (dobroide, 54746), rain, water-fill (inchadney, 34681), waterfall (volivieri, 38390), waterdrop,
-    # fan (Cambra, 102710), wind (ERH, 34338); CC-BY-SA 3.0: megaglest (Elimnator, soundbible.com); Free Art
-    # License: gcompris rain (Lionel Allorge, Yves Combe); GPL-2+: openarena drops, trigger-rally engine;
-    # GPL-3+: supertux ticking. Nothing is redistributed: they are read from the packages at run time.
     def member(kind, archive, name):
-        """Extracts `name` from an archive once (into work/debian/heldout3/) and returns its path.
-        kind: "zip" (zip/pk3); "c4group" (OpenClonk .ocg: gzip with magic 1e 8c, then a 204-byte header
-        scrambled by swapping bytes 0/2 of each triple and xor 237, then 316-byte entry records (name[260],
-        packed, child, size, reserved, offset); child groups nest the same way, uncompressed);
-        "qrc" (Qt .rcc v2/3: 22-byte tree nodes, entries zlib-compressed (flag 1) or stored)."""
-        path = os.path.join(work, "debian", "heldout3", os.path.basename(archive) + "." + name.replace("/", "_"))
+        """Extracts `name` from an archive once (into work/debian/extracted/) and returns its path.
+        kind: "zip" (zip/pk3); "cat" (openttd-opensfx's catalogue of named WAV files: `name` is the
+        entry's index; entry k is a name (length byte + text) followed by the WAV); "c4group"
+        (OpenClonk .ocg: gzip with magic 1e 8c, then a 204-byte header scrambled by swapping bytes 0/2
+        of each triple and xor 237, then 316-byte entry records (name[260], packed, child, size,
+        reserved, offset); child groups nest the same way, uncompressed); "qrc" (Qt .rcc v2/3:
+        22-byte tree nodes, entries zlib-compressed (flag 1) or stored)."""
+        path = os.path.join(work, "debian", "extracted", os.path.basename(archive) + "." + name.replace("/", "_"))
         if os.path.exists(path):
             return path
         raw = open(archive, "rb").read()
         if kind == "zip":
             with zipfile.ZipFile(archive) as z:
                 data = z.read(name)
+        elif kind == "cat":
+            index = int(name)
+            offset, size = struct.unpack("<II", raw[index * 8: index * 8 + 8])
+            offset &= 0x7FFFFFFF
+            data = raw[offset + 1 + raw[offset]: offset + size]
         elif kind == "c4group":
             raw = gzip.decompress(b"\x1f\x8b" + raw[2:])
 
@@ -396,6 +350,30 @@ def noise_sources(work):
     def seq_in(kind, archive, name, rate):
         return lambda n, seed: sequence(load(member(kind, archive, name)), n, rate, seed)
 
+    # The former heldout2: real recordings chosen by name (water, insects, hum, buzz, motors) before any
+    # gate heard them; tuning sources since the end-of-reading work (see SPLITS).
+    # ufoai-sound (GPL-2+): ambience loops inside a zip (0snd.pk3). openttd-opensfx (each sound
+    # CC-BY 3.0, CC-BY-SA 3.0 or CC0, credited in the file): one catalogue of named WAV files.
+    pk3 = os.path.join(deb, "usr/share/games/ufoai/base/0snd.pk3")
+    cat = os.path.join(deb, "usr/share/games/openttd/baseset/opensfx/opensfx.cat")
+    simutrans = os.path.join(deb, "usr/share/games/simutrans/pak/sound")
+    for sound in ["water", "waterfontain", "hum", "machine1", "minepump03", "cricket_loop", "steam"]:
+        sources.append(("ufoai:" + sound, "tune", looped_in("zip", pk3, f"sound/ambience/{sound}.ogg")))
+    for name in ["Water", "diesel", "tropic", "steam"]:
+        sources.append(("simutrans:" + name, "tune", looped(os.path.join(simutrans, name + ".wav"))))
+    for index, name in [(11, "mining-machinery"), (12, "electric-sparking"), (24, "helicopter"),
+                        (46, "bubble-generated"), (51, "plastic-mine-bubbles"), (56, "chainsaw"), (52, "wind")]:
+        sources.append((f"opensfx:{name}", "tune", looped_in("cat", cat, str(index))))
+    for name in ["Water1", "Fire1", "RailTrain1", "WindMill1", "Blacksmith3", "CoalMine2", "DirtTrack1", "IndustryHigh1"]:
+        # Water1 moved to tuning with the steady-pitch veto (2026-12-01, second pass).
+        sources.append(("lincity:" + name, "tune" if name == "Water1" else "heldout", looped(os.path.join(lin, name + ".wav"))))
+    # heldout3: real recordings chosen by name (birds, night, insect, rain, running/dripping water, a kettle,
+    # a fan, a burner, an engine, a clock, wind) before any gate heard them (2026-12-02). Licences and credits:
+    # CC0: mosquito (Zywx, freesound 188708), boiling (fryzu82, 142333), furnace (tc630, 47835); CC-BY 3.0:
+    # birds (dobroide, 54746), rain, water-fill (inchadney, 34681), waterfall (volivieri, 38390), waterdrop,
+    # fan (Cambra, 102710), wind (ERH, 34338); CC-BY-SA 3.0: megaglest (Elimnator, soundbible.com); Free Art
+    # License: gcompris rain (Lionel Allorge, Yves Combe); GPL-2+: openarena drops, trigger-rally engine;
+    # GPL-3+: supertux ticking. Nothing is redistributed: they are read from the packages at run time.
     oc = os.path.join(deb, "usr/share/games/openclonk/Sound.ocg")
     gc = os.path.join(deb, "usr/share/gcompris-qt/rcc")
     mg = os.path.join(deb, "usr/share/games/megaglest/tilesets")

@@ -232,10 +232,10 @@ public struct AudioFileWriter: ~Copyable, @unchecked Sendable {
         // slower when replacing one.
         POSIX.startWriteback(descriptor)
         try verify(temporary)
-        if syncsToDisk, let code = POSIX.syncData(descriptor) {
+        if syncsToDisk, case .failure(let failure) = POSIX.syncData(descriptor) {
             throw ProofkitError(
-                .io, "cannot write the output to the disk: \(POSIX.describe(code))",
-                operation: "fdatasync", underlying: code, path: path)
+                .io, "cannot write the output to the disk: \(POSIX.describe(failure.code))",
+                operation: "fdatasync", underlying: failure.code, path: path)
         }
         POSIX.closeDescriptor(descriptor)
         descriptor = -1

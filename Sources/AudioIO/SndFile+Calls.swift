@@ -121,8 +121,11 @@ enum SndFile {
             let wanted = min(count, end - position)
             var got: Int64 = 0
             if position < realLength {
-                got = POSIX.readBytes(fd, buffer, Int(min(wanted, realLength - position)), at: position)
-                if got < 0 { return -1 }
+                let count = Int(min(wanted, realLength - position))
+                switch POSIX.read(fd, into: UnsafeMutableRawBufferPointer(start: buffer, count: count), at: position) {
+                case .success(let n): got = Int64(n)
+                case .failure: return -1
+                }
             }
             if got < wanted {
                 (buffer + Int(got)).initializeMemory(as: UInt8.self, repeating: 0, count: Int(wanted - got))

@@ -241,19 +241,6 @@ package enum POSIX {
         isatty(fd) == 1
     }
 
-    /// Reads up to `count` bytes at `offset`, retrying on EINTR. Calls `pread`.
-    /// - Returns: bytes read, 0 at the end, -1 on error (`errno` set).
-    package static func readBytes(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int, at offset: Int64)
-        -> Int64
-    {
-        switch valueOrErrno({ pread(fd, buffer, count, off_t(offset)) }) {
-        case .success(let n): return Int64(n)
-        case .failure(let failure):
-            errno = failure.code
-            return -1
-        }
-    }
-
     /// Cuts the open file `fd` to `size` bytes. Calls `ftruncate`.
     package static func truncate(_ fd: Int32, to size: Int64) -> Result<Void, Errno> {
         nothingOrErrno { ftruncate(fd, off_t(size)) }
@@ -272,9 +259,8 @@ package enum POSIX {
 
     /// Flushes the data of `fd` (and the metadata needed to read it back) to the disk, retrying
     /// on EINTR. Calls `fdatasync`.
-    package static func syncData(_ fd: Int32) -> Int32? {
-        if case .failure(let failure) = nothingOrErrno({ fdatasync(fd) }) { return failure.code }
-        return nil
+    package static func syncData(_ fd: Int32) -> Result<Void, Errno> {
+        nothingOrErrno { fdatasync(fd) }
     }
 
     /// Flushes `fd`'s data and metadata to the disk. Calls `fsync`.

@@ -66,18 +66,8 @@ package enum UnixSocket {
 
     /// Sends all of `bytes` (`MSG_NOSIGNAL`: a closed peer is `EPIPE`, not SIGPIPE). Calls `send`.
     package static func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Errno? {
-        var offset = 0
-        while offset < bytes.count {
-            let sent = bytes.withUnsafeBytes { raw in
-                POSIX.send(fd, UnsafeRawBufferPointer(rebasing: raw[offset...]))
-            }
-            switch sent {
-            case .success(let n) where n > 0: offset += n
-            case .success: return .ioError
-            case .failure(let errno): return errno
-            }
-        }
-        return nil
+        var sent = 0
+        return bytes.withUnsafeBytes { raw in POSIX.transferAll(raw, done: &sent) { POSIX.send(fd, $0) } }
     }
 
     /// One line from `fd` (without its newline; at most `limit` bytes), `nil` at the end or on an

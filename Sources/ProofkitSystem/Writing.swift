@@ -12,10 +12,20 @@ extension POSIX {
     /// Writes all of `bytes` like ``writeAll(_:_:)-(_,UnsafeRawBufferPointer)``, counting in
     /// `written` what was taken: on a non-blocking descriptor `EAGAIN` (full) ends it early.
     package static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, written: inout Int) -> Errno? {
-        written = 0
-        while written < bytes.count {
-            switch write(fd, UnsafeRawBufferPointer(rebasing: bytes[written...])) {
-            case .success(let n) where n > 0: written += n
+        transferAll(bytes, done: &written) { write(fd, $0) }
+    }
+
+    /// Hands `transfer` what is left of `bytes` until it has taken all of them (`done` counts what
+    /// it took): the loop of every "write all" here (`write`, `pwrite`, `send`).
+    /// - Returns: `nil`, or the errno of a failed `transfer` (`EIO` when it took nothing).
+    package static func transferAll(
+        _ bytes: UnsafeRawBufferPointer, done: inout Int,
+        _ transfer: (_ rest: UnsafeRawBufferPointer) -> Result<Int, Errno>
+    ) -> Errno? {
+        done = 0
+        while done < bytes.count {
+            switch transfer(UnsafeRawBufferPointer(rebasing: bytes[done...])) {
+            case .success(let n) where n > 0: done += n
             case .success: return .ioError
             case .failure(let failure): return failure
             }
@@ -31,17 +41,9 @@ extension POSIX {
     /// Writes `bytes` at `offset` (not moving the position), all of them. Calls `pwrite`.
     package static func writeAll(_ fd: Int32, _ bytes: [UInt8], at offset: Int64) -> Errno? {
         var done = 0
-        while done < bytes.count {
-            let result = bytes.withUnsafeBytes { raw in
-                write(fd, UnsafeRawBufferPointer(rebasing: raw[done...]), at: offset + Int64(done))
-            }
-            switch result {
-            case .success(let n) where n > 0: done += n
-            case .success: return .ioError
-            case .failure(let failure): return failure
-            }
+        return bytes.withUnsafeBytes { raw in
+            transferAll(raw, done: &done) { write(fd, $0, at: offset + Int64(raw.count - $0.count)) }
         }
-        return nil
     }
 
     /// Whether both paths exist and name the same file (same device and inode), also through
