@@ -35,6 +35,10 @@ Sources (nothing here is committed to the repository; the clips are made in --wo
   megaglest-data (an autumn day and night outdoors), gcompris-qt-data (rain in a garden, water
   filling a lock), openarena-data (dripping water), trigger-rally-data (a car engine) and
   supertux-data (a ticking clock at 1 per second). Mixed with the held-out speech.
+- noise, HELD-OUT 4 (split "heldout4", the spares named with heldout3 by name only, run through no
+  gate before the learned-veto study's final figures, 2026-12-02): openclonk-data (a pumpjack, a
+  steam engine, an electrical hum), megaglest-data (a birch forest's night and rain, winter wind),
+  supertux-data (rain, a waterfall), trigger-rally-data (wind), openarena-data (wind, a fan).
   The packages are fetched with `apt-get download` and unpacked with `dpkg -x` into --work.
   Clocks, typing and drips are real recordings of single events placed at the stated rates (with a
   few per cent jitter) over -70 dBFS white noise (a microphone's self-noise).
@@ -53,7 +57,7 @@ Error = (voiced - reference) / reference, per file. Results are printed as a tab
 JSON (--out).
 
 Usage: python3 Benchmarks/voice_gate_eval.py [--binary .build/release/proofkit]
-         [--modes energy,silero,both] [--split tune|heldout|heldout3|all] [--noise SUBSTRING]
+         [--modes energy,silero,both] [--split tune|heldout|heldout3|heldout4|all] [--noise SUBSTRING]
          [--work /tmp/proofkit-voice-eval] [--jobs 2] [--out report.json] [--per-file]
 Needs numpy, ffmpeg, apt-get/dpkg (for the Debian noises) and a built proofkit.
 """
@@ -91,8 +95,10 @@ PACKAGES = ["tuxpaint-data", "tuxpaint-plugins-default", "pingus-data", "lmms-co
 # Held-out noise splits: "heldout" (the first two passes) and "heldout3" (added with the end-of-reading
 # work, 2026-12-02, never run through a gate before its figures were taken). Both use the held-out
 # speech. The former "heldout2" sources were studied file by file in the 2026-12-02 end-of-reading
-# work, so they are tuning sources since then (mixed with the tuning speech).
-SPLITS = ["tune", "heldout", "heldout3"]
+# work, so they are tuning sources since then (mixed with the tuning speech). "heldout4" (2026-12-02,
+# session 9): the spares named when heldout3 was chosen, run once for the learned-veto study's final
+# figures (VOICE_GATE_EVAL.md).
+SPLITS = ["tune", "heldout", "heldout3", "heldout4"]
 
 
 def speech_split(noise_split):
@@ -398,6 +404,27 @@ def noise_sources(work):
                                                        "sounds/engine.wav")),
         ("supertux:ticking-clock-1/s", "heldout3", seq(os.path.join(deb, "usr/share/games/supertux2/sounds/ticking.wav"), 1)),
         ("openclonk:wind", "heldout3", looped_in("c4group", oc, "Environment.ocg/WindLoop.ogg")),
+    ]
+    # heldout4: the spares named (by name and credits only) when heldout3 was chosen, run through no gate
+    # before the learned-veto study's final figures (2026-12-02, session 9): pumps, a steam engine, an
+    # electrical hum, night, rain, wind, a waterfall, a fan. Licences: CC0: pumpjack (felix.blume), steam
+    # engine (BenNevis), trigger-rally wind; CC-BY: electrical (Halleck); CC-BY-SA 3.0: megaglest-data
+    # tilesets; supertux-data (GPL-2+ or CC-BY-SA 3.0), openarena-data (GPL-2+). Read from the packages.
+    tux = os.path.join(deb, "usr/share/games/supertux2/sounds")
+    pak0 = os.path.join(deb, "usr/share/games/openarena/baseoa/pak0.pk3")
+    sources += [
+        ("openclonk:pumpjack", "heldout4", looped_in("c4group", oc, "Structures.ocg/Pumpjack.ogg")),
+        ("openclonk:steam-engine", "heldout4", looped_in("c4group", oc, "Structures.ocg/SteamEngine.ogg")),
+        ("openclonk:electrical", "heldout4", looped_in("c4group", oc, "Objects.ocg/Electrical.ogg")),
+        ("megaglest:birch-night", "heldout4", looped(os.path.join(mg, "birch_forest/sounds/night.ogg"))),
+        ("megaglest:birch-rain", "heldout4", looped(os.path.join(mg, "birch_forest/sounds/rain.ogg"))),
+        ("megaglest:winter-wind", "heldout4", looped(os.path.join(mg, "winter/sounds/wind.ogg"))),
+        ("supertux:rain", "heldout4", looped(os.path.join(tux, "rain.wav"))),
+        ("supertux:waterfall", "heldout4", looped(os.path.join(tux, "waterfall.wav"))),
+        ("trigger-rally:wind", "heldout4", looped_in("zip", os.path.join(deb, "usr/share/games/trigger-rally/data.zip"),
+                                                     "sounds/wind.wav")),
+        ("openarena:wind1", "heldout4", looped_in("zip", pak0, "sound/world/wind1.wav")),
+        ("openarena:fan4", "heldout4", looped_in("zip", pak0, "sound/world/fan4.wav")),
     ]
     return sources
 
