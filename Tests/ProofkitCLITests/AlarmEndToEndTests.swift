@@ -27,7 +27,7 @@ private final class AlarmRig: @unchecked Sendable {  // used by one test at a ti
         """.write(toFile: config, atomically: true, encoding: .utf8)
         // 1 s of 440 Hz at half scale, 16 kHz mono 16-bit WAV.
         let samples = (0..<16000).map { Int16((0.5 * 32767 * sin(2 * Double.pi * 440 * Double($0) / 16000)).rounded()) }
-        try writeWAV(samples, rate: 16000, to: sound)
+        try TestAudio.writeWAV(samples, rate: 16000, to: sound)
     }
 
     deinit {
@@ -128,27 +128,6 @@ private final class AlarmRig: @unchecked Sendable {  // used by one test at a ti
         #expect(result.status == 0, "\(result.stderr)")
         return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
     }
-}
-
-private func writeWAV(_ samples: [Int16], rate: Int, to path: String) throws {
-    var data = Data()
-    func u32(_ v: Int) { withUnsafeBytes(of: UInt32(v).littleEndian) { data.append(contentsOf: $0) } }
-    func u16(_ v: Int) { withUnsafeBytes(of: UInt16(v).littleEndian) { data.append(contentsOf: $0) } }
-    data.append(contentsOf: Array("RIFF".utf8))
-    u32(36 + samples.count * 2)
-    data.append(contentsOf: Array("WAVE".utf8))
-    data.append(contentsOf: Array("fmt ".utf8))
-    u32(16)
-    u16(1)
-    u16(1)
-    u32(rate)
-    u32(rate * 2)
-    u16(2)
-    u16(16)
-    data.append(contentsOf: Array("data".utf8))
-    u32(samples.count * 2)
-    for sample in samples { withUnsafeBytes(of: sample.littleEndian) { data.append(contentsOf: $0) } }
-    try data.write(to: URL(fileURLWithPath: path))
 }
 
 private func rings(of chain: String, in status: [String: Any]) -> [[String: Any]] {
@@ -460,7 +439,7 @@ struct AlarmEndToEndTests {
         let long = (0..<(16000 * 31)).map {
             Int16((0.3 * 32767 * sin(2 * Double.pi * 440 * Double($0) / 16000)).rounded())
         }
-        try writeWAV(long, rate: 16000, to: rig.folder + "/long.wav")
+        try TestAudio.writeWAV(long, rate: 16000, to: rig.folder + "/long.wav")
         let tooLong = try rig.alarm(["add", "--at", "+60s", "--sound", rig.folder + "/long.wav"])
         #expect(tooLong.status == 65 && tooLong.stderr.contains("shorter than 30 s"), "\(tooLong.stderr)")
         #expect(tooLong.stderr.split(separator: "\n").count == 1)

@@ -19,28 +19,6 @@ private func jsonObject(_ text: String) throws -> [String: Any] {
     return try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
 }
 
-/// Writes 16 kHz mono 16-bit WAV.
-private func writeWAV(_ samples: [Int16], to path: String) throws {
-    var data = Data()
-    func append<T: FixedWidthInteger>(_ value: T) {
-        withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) }
-    }
-    data.append(contentsOf: Array("RIFF".utf8))
-    append(UInt32(36 + samples.count * 2))
-    data.append(contentsOf: Array("WAVEfmt ".utf8))
-    append(UInt32(16))
-    append(UInt16(1))
-    append(UInt16(1))
-    append(UInt32(16_000))
-    append(UInt32(32_000))
-    append(UInt16(2))
-    append(UInt16(16))
-    data.append(contentsOf: Array("data".utf8))
-    append(UInt32(samples.count * 2))
-    for sample in samples { append(sample) }
-    try data.write(to: URL(fileURLWithPath: path))
-}
-
 /// The MANIFEST.tsv texts of a dua_audio folder, by file name.
 func duaManifestTexts(_ folder: String) throws -> [String: String] {
     let manifest = try String(contentsOfFile: folder + "/MANIFEST.tsv", encoding: .utf8)
@@ -110,7 +88,7 @@ struct TranscribeEndToEndTests {
         let folder = try TestEnvironment.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let long = folder + "/long.wav"
-        try writeWAV([Int16](repeating: 0, count: 16_000 * 40), to: long)
+        try TestAudio.writeWAV([Int16](repeating: 0, count: 16_000 * 40), rate: 16_000, to: long)
         let result = try TestEnvironment.runProofkit(
             ["transcribe", long, "--max-seconds", "30"], environment: ["PROOFKIT_MODELS": folder])
         #expect(result.status == 65, "\(result.stderr)")

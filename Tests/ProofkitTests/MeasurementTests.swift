@@ -38,12 +38,19 @@ struct MachineInfoTests {
 
     @Test("resident memory grows when memory is touched")
     func residentMemory() {
-        let before = ResourceUsage.residentBytes()
-        var block = [UInt8](repeating: 1, count: 64 << 20)
-        block[12345] = 2
-        let after = ResourceUsage.residentBytes()
-        #expect(after - before > 50 << 20)
-        #expect(ResourceUsage.peakResidentBytes() >= after)
-        #expect(block[12345] == 2)
+        // The process's resident size is shared with the tests running beside this one: one that
+        // frees a large buffer between the two readings hides the growth. Three tries; one must see it.
+        var growths: [Int] = []
+        for _ in 0..<3 {
+            let before = ResourceUsage.residentBytes()
+            var block = [UInt8](repeating: 1, count: 64 << 20)
+            block[12345] = 2
+            let after = ResourceUsage.residentBytes()
+            growths.append(after - before)
+            #expect(ResourceUsage.peakResidentBytes() >= after)
+            #expect(block[12345] == 2)
+            if after - before > 50 << 20 { break }
+        }
+        #expect(growths.contains { $0 > 50 << 20 }, "growths \(growths)")
     }
 }

@@ -69,6 +69,41 @@ public struct TestAudio: Sendable {
         throw TestAudioError("\(path): no data chunk")
     }
 
+    /// Writes 16-bit PCM mono samples as a RIFF/WAVE file (44-byte header).
+    /// - Parameters:
+    ///   - samples: the PCM samples.
+    ///   - rate: the sample rate, in Hz.
+    ///   - path: where to write (replaced if it exists).
+    /// - Throws: what `Data.write(to:)` throws.
+    public static func writeWAV(_ samples: [Int16], rate: Int, to path: String) throws {
+        var data = Data()
+        func append<T: FixedWidthInteger>(_ value: T) {
+            withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) }
+        }
+        data.append(contentsOf: Array("RIFF".utf8))
+        append(UInt32(36 + samples.count * 2))
+        data.append(contentsOf: Array("WAVEfmt ".utf8))
+        append(UInt32(16))
+        append(UInt16(1))
+        append(UInt16(1))
+        append(UInt32(rate))
+        append(UInt32(rate * 2))
+        append(UInt16(2))
+        append(UInt16(16))
+        data.append(contentsOf: Array("data".utf8))
+        append(UInt32(samples.count * 2))
+        for sample in samples { append(sample) }
+        try data.write(to: URL(fileURLWithPath: path))
+    }
+
+    /// Writes this audio as a 16-bit PCM mono WAV file (samples clipped to -1...1).
+    /// - Parameter path: where to write (replaced if it exists).
+    /// - Throws: what `Data.write(to:)` throws.
+    public func writeWAV(to path: String) throws {
+        let pcm = samples.map { Int16((max(-1, min(1, $0)) * 32767).rounded()) }
+        try Self.writeWAV(pcm, rate: sampleRate, to: path)
+    }
+
     /// Reads a fixture WAV from `Tests/TestSupport/Fixtures`.
     public static func fixture(_ name: String) throws -> TestAudio {
         try readWAV(TestEnvironment.fixture(name))
