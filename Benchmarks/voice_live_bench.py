@@ -15,7 +15,7 @@ writes audio into the FIFO at real time, 40 ms at a time, and:
 Usage: Benchmarks/voice_live_bench.py [--binary .build/release/proofkit] [--seconds 20]
        [--audio FILE.raw (16 kHz mono S16_LE; default: a generated tone burst pattern)]
        [--vad default|energy|silero|both (default energy; 'default' passes no --vad: the gate
-        proofkit picks, reported as "vad_used")]
+        proofkit picks, reported as "vad_used")] [--no-veto (the energy gate without its veto)]
 
 The listening runs the whole reading proof (voice gate, du'a matcher, JSON level and progress
 events), so the figures include everything `proofkit voice --live --json` does.
@@ -61,6 +61,7 @@ def main():
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--audio")
     parser.add_argument("--vad", default="energy", choices=["default", "energy", "silero", "both"])
+    parser.add_argument("--no-veto", action="store_true", help="pass --no-veto (the energy gate without its speech-likeness veto)")
     args = parser.parse_args()
 
     audio = open(args.audio, "rb").read() if args.audio else generated_audio(args.seconds)
@@ -84,7 +85,8 @@ def measure(args, audio, folder, root):
     env = dict(os.environ, PROOFKIT_ALSA_CONFIG=config)
     child = subprocess.Popen(
         [args.binary, "voice", "--live", "--device", "vmic", "--json",
-         "--max-seconds", str(args.seconds)] + ([] if args.vad == "default" else ["--vad", args.vad]),
+         "--max-seconds", str(args.seconds)] + ([] if args.vad == "default" else ["--vad", args.vad])
+        + (["--no-veto"] if args.no_veto else []),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
 
     written_at = {}  # frame index after a write -> monotonic time of the write
@@ -138,7 +140,7 @@ def measure(args, audio, folder, root):
         return round(latencies[min(len(latencies) - 1, int(p / 100 * len(latencies)))], 1) if latencies else None
 
     print(json.dumps({
-        "benchmark": "voice-live-" + args.vad,
+        "benchmark": "voice-live-" + args.vad + ("-no-veto" if args.no_veto else ""),
         "binary": os.path.relpath(args.binary, root),
         "audio_seconds": args.seconds,
         "exit_status": os.waitstatus_to_exitcode(status),

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""A study, not product code: can a small learned check tell the energy gate's voiced stretches of
+"""The study behind the energy gate's speech-likeness veto (VoiceGate's SpeechLikenessVeto), and the
+generator of its weights: can a small learned check tell the energy gate's voiced stretches of
 pitched drones (a bee, a mosquito, a steam engine, bubbling water) from reading over them?
 
 Issue 14 asks `--vad energy` (the fallback without ONNX Runtime) for at most 1.0 s of "voice" in
@@ -17,7 +18,8 @@ The veto:
   the frame's level;
 - context: those 34 values at -200, -100, -50, 0, +50, +100, +200 ms, and the spread of the
   mean band level over +-150 ms (239 inputs: a fixed 200 ms look-ahead);
-- a 239-32-16-1 multilayer perceptron (ReLU, sigmoid), trained here with Adam (seed 0, 6 epochs,
+- a 239-32-16-1 multilayer perceptron (ReLU, sigmoid; weight matrices rounded to float16 after
+  training, as they ship), trained here with Adam (seed 0, 6 epochs,
   positives weighted by sqrt(negatives/positives)) on the TUNING split only: every frame of the
   noise-alone files and every third frame of the mixtures, labelled by Silero on the clean
   speech (the evaluation's own reference);
@@ -26,18 +28,25 @@ The veto:
   0.1, 0.2, 0.3, 0.4 that leaves every tuning noise alone at <= 0.5 s.
 
 Reported per split (VOICE_GATE_EVAL.md has the figures): the energy gate alone (`proofkit voice
---vad energy`), the energy gate with the veto, and the network alone (its probability through
+--vad energy --no-veto`), the energy gate with this veto, and the network alone (its probability through
 Silero's own hysteresis: 0.5 / 0.35, 100 ms silence, 250 ms speech) as a check on what the
 energy gate brings. Error = |voiced - reference| / reference; noise alone in seconds.
 
 Usage: python3 Benchmarks/voice_veto_study.py [--binary .build/release/proofkit]
          [--splits tune,heldout,heldout3,heldout4] [--work /tmp/proofkit-voice-eval] [--out study.json]
-Needs what voice_gate_eval.py needs (numpy, ffmpeg, the Debian noises, ../shared) and a built
-proofkit with ONNX Runtime and the Silero model (for the reference). About 15 minutes on 2 cores.
+         [--swift Sources/VoiceGate/SpeechLikenessVetoWeights.swift]
+         [--parity Tests/TestSupport/Fixtures/audio/vad_speech_ar.wav Tests/.../speech_likeness_parity.json]
+--swift writes the trained network as Swift source (the one proofkit ships is
+Sources/VoiceGate/SpeechLikenessVetoWeights.swift, seed 0), --parity the network's output on a
+fixture for the Swift port's parity test. Needs what voice_gate_eval.py needs (numpy, ffmpeg, the
+Debian noises, ../shared) and a built proofkit with ONNX Runtime and the Silero model (for the
+reference). About 15 minutes on 2 cores.
 """
 import argparse
+import base64
 import json
 import os
+import subprocess
 import sys
 import wave
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
@@ -124,6 +133,11 @@ class Network:
         z = (h @ self.params[-2] + self.params[-1])[:, 0]
         return 1 / (1 + np.exp(-z)), layers
 
+    def quantize(self):
+        """Rounds the weight matrices to float16, as they ship (biases and scaling stay float32)."""
+        for i in range(0, len(self.params), 2):
+            self.params[i] = self.params[i].astype(np.float16).astype(np.float32)
+
     def train(self, x, y, epochs=6, batch=2048, rate=1e-3, decay=1e-4, seed=0):
         rng = np.random.default_rng(seed)
         self.mean = x.mean(0)
@@ -155,6 +169,16 @@ class Network:
                     v[k] = 0.999 * v[k] + 0.001 * grad ** 2
                     self.params[k] -= rate * (m[k] / (1 - 0.9 ** step)) / (np.sqrt(v[k] / (1 - 0.999 ** step)) + 1e-8)
             print(f"epoch {epoch + 1}/{epochs}: loss {loss / len(x):.4f}", file=sys.stderr, flush=True)
+
+
+def energy_alone(binary, path):
+    """The energy gate's own voiced seconds and segments (`--no-veto`: without the veto this study built)."""
+    out = subprocess.run([binary, "voice", path, "--json", "--vad", "energy", "--no-veto", "--recognizer", "none"],
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"{path}: exit {out.returncode}: {out.stderr.strip()}")
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    return result["voiced_seconds"], result["voiced_segments"]
 
 
 def hysteresis_seconds(p, on=0.5, off=0.35, silence=10, speech=25):
@@ -190,12 +214,70 @@ def summary(rows, key):
     return out
 
 
+def band_bins():
+    """The 512-point bins of each band, as half-open index ranges."""
+    ranges = []
+    for row in BAND_MATRIX:
+        k = np.flatnonzero(row)
+        ranges.append((int(k[0]), int(k[-1]) + 1))
+        assert np.all(np.diff(k) == 1)
+    return ranges
+
+
+def write_swift(network, threshold, path):
+    """The trained veto as Swift source: the weight matrices as little-endian float16 and the rest
+    as float32, base64 in string literals (a string literal compiles at once, where a literal array
+    of 8,000 floats would not; float16 keeps the file under the house's 40 KB)."""
+    def encoded(a, dtype):
+        text = base64.b64encode(np.ascontiguousarray(a, dtype=dtype).tobytes()).decode()
+        lines = [text[i: i + 96] for i in range(0, len(text), 96)]
+        return '"""\n' + "\n".join("        " + line for line in lines) + '\n        """'
+    sizes = [int(network.params[i].shape[1]) for i in range(0, len(network.params), 2)]
+    parts = [("mean", network.mean, "<f4"), ("deviation", network.std, "<f4")]
+    for i in range(0, len(network.params), 2):
+        parts += [(f"weights{i // 2 + 1}", network.params[i], "<f2"), (f"biases{i // 2 + 1}", network.params[i + 1], "<f4")]
+    out = ["// Generated by Benchmarks/voice_veto_study.py --swift (trained on the tuning split, seed 0).",
+           "// Do not edit: rerun the study to change it.", "",
+           "extension SpeechLikenessVeto {",
+           "    /// The study's threshold on the smoothed speech likeness (0...1), chosen on the tuning split.",
+           f"    public static let trainedThreshold: Float = {threshold}",
+           f"    /// Layer sizes after the {network.mean.size} inputs.",
+           f"    static let layerSizes = {sizes}",
+           "    /// Each band's 512-point FFT bins, as half-open ranges (100 Hz to 4 kHz, geometric edges).",
+           "    static let bandBins: [Range<Int>] = ["]
+    ranges = [f"{a}..<{b}" for a, b in band_bins()]
+    out += ["        " + ", ".join(ranges[i: i + 8]) + "," for i in range(0, len(ranges), 8)]
+    out.append("    ]")
+    for name, array, dtype in parts:
+        kind = "float16" if dtype == "<f2" else "float32"
+        out.append(f"    /// `{name}`: {' x '.join(map(str, array.shape))} little-endian {kind}, row-major, base64.")
+        out.append(f"    static let {name}{kind.capitalize()} = {encoded(array, dtype)}")
+    out.append("}")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+def write_parity(network, threshold, wav, path):
+    """The study's features' probabilities for one fixture, for the Swift port's parity test."""
+    with wave.open(wav) as w:
+        x = np.frombuffer(w.readframes(w.getnframes()), dtype="<i2").astype(np.float64) / 32768
+    p, _ = network.forward(stacked(x))
+    smoothed = np.convolve(p, np.ones(SMOOTH) / SMOOTH, "same")
+    with open(path, "w") as f:
+        json.dump({"file": os.path.basename(wav), "threshold": threshold,
+                   "probabilities": [round(float(v), 5) for v in p],
+                   "smoothed": [round(float(v), 5) for v in smoothed]}, f)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--binary", default=".build/release/proofkit")
     parser.add_argument("--splits", default="tune,heldout,heldout3,heldout4")
     parser.add_argument("--work", default="/tmp/proofkit-voice-eval")
     parser.add_argument("--out")
+    parser.add_argument("--swift", help="write the trained veto as Swift source here")
+    parser.add_argument("--parity", nargs=2, metavar=("WAV", "JSON"),
+                        help="write the network's probabilities on WAV (16 kHz mono) to JSON")
     args = parser.parse_args()
     splits = args.splits.split(",")
     if splits[0] != "tune":
@@ -208,7 +290,7 @@ def main():
         reference = {name: segments for name, _, _, segments, _ in speeches}
         print(f"{split}: {len(items)} files: energy gate", file=sys.stderr, flush=True)
         with ThreadPoolExecutor(2) as pool:
-            energy = list(pool.map(lambda it: evaluation.run_one(args.binary, it["file"], "energy"), items))
+            energy = list(pool.map(lambda it: energy_alone(args.binary, it["file"]), items))
         print(f"{split}: features", file=sys.stderr, flush=True)
         with ProcessPoolExecutor(2) as pool:
             features = list(pool.map(features_of, items, chunksize=4))
@@ -219,6 +301,7 @@ def main():
             print(f"training on {len(x)} frames ({100 * y.mean():.0f} % speech)", file=sys.stderr, flush=True)
             network = Network(x.shape[1])
             network.train(x, y)
+            network.quantize()
             del x, y
         rows = []
         for it, f, (seconds, segments) in zip(items, features, energy):
@@ -231,6 +314,10 @@ def main():
             threshold = next((t for t in THRESHOLDS
                               if all(r["vetoed"][t] <= 0.5 for r in rows if r["speech"] is None)), THRESHOLDS[-1])
             print(f"threshold chosen on tuning: {threshold}", file=sys.stderr, flush=True)
+            if args.swift:
+                write_swift(network, threshold, args.swift)
+            if args.parity:
+                write_parity(network, threshold, *args.parity)
         for r in rows:
             r["energy+veto"] = r["vetoed"][threshold]
         report[split] = {key: summary(rows, key) for key in ("energy", "energy+veto", "network")}

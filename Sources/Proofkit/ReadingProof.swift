@@ -25,13 +25,19 @@ public struct ReadingProofConfiguration: Sendable {
     /// hears the whole reading, so `proofkit voice` turns it off there and the key words alone
     /// decide.
     public var allowsReadTwice: Bool
+    /// Whether ``VoiceDetectionMode/energy`` keeps only the voiced frames that also look like
+    /// speech to ``VoiceGate/SpeechLikenessVeto`` (a pitched drone such as a buzzing insect stops
+    /// counting). Only at 16 kHz; voiced seconds then lag the audio by 350 ms until ``ReadingProof/finish()``.
+    /// Default `true`.
+    public var vetoesUnlikeSpeech: Bool
 
     /// Creates a configuration; every parameter has the documented default.
     public init(
         text: DuaText = DuaCatalog.builtIn.text(named: DuaCatalog.defaultName)!,
         gate: VoiceGateConfiguration = VoiceGateConfiguration(),
         usesRecognizer: Bool = true, meterInterval: Duration = .milliseconds(100),
-        voiceDetection: VoiceDetectionMode = .energy, allowsReadTwice: Bool = true
+        voiceDetection: VoiceDetectionMode = .energy, allowsReadTwice: Bool = true,
+        vetoesUnlikeSpeech: Bool = true
     ) {
         self.text = text
         self.gate = gate
@@ -39,6 +45,12 @@ public struct ReadingProofConfiguration: Sendable {
         self.meterInterval = meterInterval
         self.voiceDetection = voiceDetection
         self.allowsReadTwice = allowsReadTwice
+        self.vetoesUnlikeSpeech = vetoesUnlikeSpeech
+    }
+
+    /// Whether the speech-likeness veto runs: energy mode, asked for, at its 16 kHz.
+    var usesVeto: Bool {
+        voiceDetection == .energy && vetoesUnlikeSpeech && gate.sampleRate == SpeechLikenessVeto.sampleRate
     }
 }
 
@@ -114,6 +126,10 @@ public struct ReadingProofResult: Sendable, Equatable {
     /// Silero's own voiced segments (``SpeechProbabilityGate`` over ``speechProbabilities``), in
     /// seconds; empty in ``VoiceDetectionMode/energy``.
     public var sileroSegments: [VoicedSegment]
+    /// The segments ``VoiceGate/SpeechLikenessVeto`` kept as speech-like, in seconds, when the
+    /// veto ran (``ReadingProofConfiguration/vetoesUnlikeSpeech`` in energy mode at 16 kHz); `nil`
+    /// otherwise. The decided segments are the energy gate's intersected with these.
+    public var likeSpeechSegments: [VoicedSegment]?
     /// The key words in the order they were first heard.
     public var heardKeyWords: [HeardKeyWord]
     /// All transcript lines received, in order.
@@ -151,6 +167,7 @@ public struct ReadingProof: Sendable {
 
     private var gate: VoiceActivityGate
     private var neural: SpeechProbabilityGate
+    private var veto: SpeechLikenessVeto?
     private var probabilities: [Float] = []
     private var heard: [HeardKeyWord] = []
     private var transcript: [String] = []
@@ -176,6 +193,7 @@ public struct ReadingProof: Sendable {
         neural = SpeechProbabilityGate(
             chunkSeconds: Double(Self.sileroChunkSize(sampleRate: configuration.gate.sampleRate))
                 / Double(configuration.gate.sampleRate))
+        veto = configuration.usesVeto ? SpeechLikenessVeto() : nil
     }
 
     /// Samples per Silero chunk at `sampleRate`: 512 at 16 kHz, 256 at 8 kHz (32 ms).
@@ -187,7 +205,12 @@ public struct ReadingProof: Sendable {
     /// Voiced seconds so far, as the configured ``VoiceDetectionMode`` decides.
     public var voicedSeconds: Double {
         switch configuration.voiceDetection {
-        case .energy: gate.voicedSeconds
+        case .energy:
+            if let veto {
+                VoicedSegments.totalSeconds(VoicedSegments.intersection(gate.finish().segments, veto.keptSegments))
+            } else {
+                gate.voicedSeconds
+            }
         case .silero: neural.voicedSeconds
         case .both: VoicedSegments.totalSeconds(VoicedSegments.intersection(gate.finish().segments, neural.segments))
         }
@@ -220,6 +243,7 @@ public struct ReadingProof: Sendable {
     /// - Returns: level, progress and voice on/off events, then `accepted` if it now holds.
     public mutating func process(audio: [Float], speechProbabilities: [Float]) -> [ReadingProofEvent] {
         let mode = configuration.voiceDetection
+        veto?.process(audio)
         let firstNewChunk = neural.chunkCount
         var neuralOn: [Bool] = []
         if mode.usesSilero {
@@ -295,18 +319,32 @@ public struct ReadingProof: Sendable {
     public func finish() -> ReadingProofResult {
         var findings = gate.finish()
         let energySegments = findings.segments
+        var kept: [VoicedSegment]?
         switch configuration.voiceDetection {
-        case .energy: break
+        case .energy:
+            if var veto {
+                kept = veto.finish()
+                findings.segments = VoicedSegments.intersection(findings.segments, kept!)
+            }
         case .silero: findings.segments = neural.segments
         case .both: findings.segments = VoicedSegments.intersection(findings.segments, neural.segments)
         }
         findings.voicedSeconds =
-            configuration.voiceDetection == .energy
+            configuration.voiceDetection == .energy && kept == nil
             ? findings.voicedSeconds : VoicedSegments.totalSeconds(findings.segments)
+        // With the veto, the last 350 ms are decided only now.
+        let voiced = findings.voicedSeconds
+        let match =
+            kept == nil
+            ? current
+            : configuration.usesRecognizer
+                ? matcher.evaluate(heard: heard.map(\.index), voicedSeconds: voiced)
+                : matcher.evaluateVoiceOnly(voicedSeconds: voiced)
         return ReadingProofResult(
-            match: current, gate: findings, speechProbabilities: probabilities,
+            match: match, gate: findings, speechProbabilities: probabilities,
             decidedBy: configuration.voiceDetection, energySegments: energySegments,
-            sileroSegments: configuration.voiceDetection.usesSilero ? neural.segments : [], heardKeyWords: heard,
+            sileroSegments: configuration.voiceDetection.usesSilero ? neural.segments : [],
+            likeSpeechSegments: kept, heardKeyWords: heard,
             transcript: transcript, text: configuration.text)
     }
 

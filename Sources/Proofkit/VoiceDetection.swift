@@ -1,7 +1,9 @@
 /// Which detector decides that someone is reading aloud.
 public enum VoiceDetectionMode: String, Sendable, Equatable, CaseIterable {
-    /// The room-level energy gate (``VoiceGate/VoiceActivityGate``) alone. Cheap (well under 1 % of
-    /// a core live); counts any voice-like sound, a radio included.
+    /// The room-level energy gate (``VoiceGate/VoiceActivityGate``), whose voiced frames must also
+    /// look like speech to ``VoiceGate/SpeechLikenessVeto`` at 16 kHz (see
+    /// ``ReadingProofConfiguration/vetoesUnlikeSpeech``). Needs no model file or ONNX Runtime;
+    /// counts any voice-like sound, a radio included.
     case energy
     /// The Silero VAD neural detector alone (needs ONNX Runtime and the model): robust to loud
     /// steady noise, but it judges speech, not loudness, so a whisper counts too.

@@ -123,8 +123,9 @@ public struct VoiceGateResult: Sendable, Equatable {
 ///
 /// Known limits: a voice-like sound (a radio, a television, someone else talking, a musical
 /// instrument, a buzzing insect, a machine with a pitched drone such as a steam engine or a
-/// rhythmic pump motor) counts as voice; running water is mostly rejected, but a dense boil or
-/// gurgle can still pass for several seconds (Benchmarks/VOICE_GATE_EVAL.md);
+/// rhythmic pump motor) counts as voice (``SpeechLikenessVeto`` removes most drones afterwards, in
+/// `ReadingProof`); running water is mostly rejected, but a dense boil or gurgle can still pass for
+/// several seconds (Benchmarks/VOICE_GATE_EVAL.md);
 /// a long monotone sustained vowel (over a few seconds) is slowly absorbed into the floor; and the
 /// first frames set the floor, so audio that starts in the middle of loud speech is detected only
 /// after the first pause.

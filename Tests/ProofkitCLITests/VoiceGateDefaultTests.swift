@@ -109,5 +109,28 @@ struct VoiceGateDefaultTests {
         let energySVG = try String(contentsOfFile: folder + "/energy.svg", encoding: .utf8)
         #expect(energySVG.contains("voiced (energy gate decided)"))
         #expect(!energySVG.contains("Silero: voice"))
+        #expect(energySVG.contains("looks like speech (veto)"))
+    }
+
+    @Test("--vad energy leaves out a real mosquito's buzz (the veto); --no-veto counts it; the output says which")
+    func energyVeto() throws {
+        let folder = try TestEnvironment.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // The mosquito (openclonk-data, CC0), looped to 15 s at the evaluation's noise-alone level.
+        let mosquito = try TestAudio.fixture("audio/veto_mosquito.wav").looped(toSeconds: 15).scaled(toRMS: -36)
+        let path = folder + "/mosquito.wav"
+        try mosquito.writeWAV(to: path)
+        let vetoed = try Self.json(
+            TestEnvironment.runProofkit(["voice", path, "--vad", "energy", "--recognizer", "none", "--json"]).stdout)
+        let alone = try Self.json(
+            TestEnvironment.runProofkit(
+                ["voice", path, "--vad", "energy", "--no-veto", "--recognizer", "none", "--json"]
+            ).stdout)
+        #expect(vetoed["vad_veto"] as? Bool == true && alone["vad_veto"] as? Bool == false)
+        let kept = try #require(vetoed["voiced_seconds"] as? Double)
+        let counted = try #require(alone["voiced_seconds"] as? Double)
+        #expect(kept <= 1.0 && counted > 2, "with the veto \(kept) s, without \(counted) s")
+        let text = try TestEnvironment.runProofkit(["voice", path, "--vad", "energy", "--recognizer", "none"])
+        #expect(text.stdout.contains("gate: energy (frames that do not look like speech left out)"), "\(text.stdout)")
     }
 }

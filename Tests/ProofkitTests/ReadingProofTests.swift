@@ -78,6 +78,42 @@ struct ReadingProofTests {
         #expect(quiet.voicedSeconds == 0)
     }
 
+    @Test("energy mode leaves out a real mosquito's buzz (the veto), keeps the reading, and runs only at 16 kHz")
+    func speechLikenessVeto() throws {
+        func finished(_ audio: TestAudio, _ configuration: ReadingProofConfiguration) throws -> (
+            result: ReadingProofResult, streamed: Double
+        ) {
+            var proof = try ReadingProof(configuration: configuration)
+            var streamed = 0.0
+            for chunk in audio.chunks(of: 1600) {
+                _ = proof.process(audio: chunk)
+                #expect(proof.voicedSeconds >= streamed - 1e-9, "voiced seconds never shrink")
+                streamed = proof.voicedSeconds
+            }
+            return (proof.finish(), streamed)
+        }
+        // The mosquito (openclonk-data, CC0), looped to 15 s at the evaluation's noise-alone level.
+        let mosquito = try TestAudio.fixture("audio/veto_mosquito.wav").looped(toSeconds: 15).scaled(toRMS: -36)
+        let vetoed = try finished(mosquito, ReadingProofConfiguration(usesRecognizer: false))
+        let alone = try finished(mosquito, ReadingProofConfiguration(usesRecognizer: false, vetoesUnlikeSpeech: false))
+        #expect(alone.result.gate.voicedSeconds > 2 && vetoed.result.gate.voicedSeconds <= 1.0)
+        #expect(vetoed.result.likeSpeechSegments != nil && alone.result.likeSpeechSegments == nil)
+        #expect(vetoed.result.energySegments == alone.result.energySegments, "the gate's own lane is unchanged")
+        #expect(vetoed.result.match.voicedSeconds == vetoed.result.gate.voicedSeconds)
+        // The reading in the air-conditioned room keeps its voice (decided 350 ms late while streaming).
+        let reading = try finished(try room(withSpeech: true), ReadingProofConfiguration(usesRecognizer: false))
+        let unvetoed = try finished(
+            try room(withSpeech: true), ReadingProofConfiguration(usesRecognizer: false, vetoesUnlikeSpeech: false))
+        #expect(reading.result.gate.voicedSeconds >= 0.85 * unvetoed.result.gate.voicedSeconds)
+        #expect(reading.streamed <= reading.result.gate.voicedSeconds)
+        // The veto reads 16 kHz only: at 8 kHz the energy gate decides alone.
+        let low = TestAudio(
+            samples: stride(from: 0, to: mosquito.samples.count, by: 2).map { mosquito.samples[$0] }, sampleRate: 8000)
+        let eight = try finished(
+            low, ReadingProofConfiguration(gate: VoiceGateConfiguration(sampleRate: 8000), usesRecognizer: false))
+        #expect(eight.result.likeSpeechSegments == nil)
+    }
+
     @Test("two key words and twice the reading time of voice: accepted by the read-twice rule")
     func readTwice() throws {
         var proof = try ReadingProof()

@@ -65,7 +65,10 @@ enum VoiceCommand: Subcommand {
         --vad energy|silero|both chooses what counts as voice: the room-level energy gate
         (cheapest; it rejects clock ticks, drips and typing by their lack of voiced, harmonic
         stretches, and most running water by its bubbles' pure tones, jumping pitch and decay),
-        the Silero VAD neural model, or both (voiced only where both agree). Without
+        the Silero VAD neural model, or both (voiced only where both agree). The energy gate
+        also leaves out voiced frames that a small learned check (trained on other rooms' noise)
+        finds unlike speech, so a buzzing insect or a pitched motor stops counting; --no-veto
+        counts them (JSON "vad_veto"). Without
         --vad the gate is silero when ONNX Runtime and the Silero model are installed, else energy;
         the energy gate's noise floor is tracked and shown either way, and the output says which
         gate decided ("gate: ..." line; "vad" and "vad_fallback" in JSON). Silero is
@@ -106,7 +109,7 @@ enum VoiceCommand: Subcommand {
           "input_channels":N,"recognizer":"whisper"|"transcript-file"|"none","transcript":TEXT|null,
           "forced_score":FORCED|null,"recognizer_seconds":S|null,
           "recognizer_skipped":STRING|null, ...RESULT}
-        RESULT fields: "text":NAME,"vad":MODE,"vad_fallback":STRING|null,"voiced_seconds":S,
+        RESULT fields: "text":NAME,"vad":MODE,"vad_fallback":STRING|null,"vad_veto":BOOL,"voiced_seconds":S,
           "voiced_segments":[[START,END],...] (seconds),"noise_floor_dbfs":DB (final floor),
           "needed_seconds":S,"key_words":[{"word":W,"heard":BOOL}],"heard_key_words":[W...],
           "heard":[W...] (the same),
@@ -146,6 +149,7 @@ enum VoiceCommand: Subcommand {
         .option("text", value: "NAME", help: "the text to read (default: waking)"),
         .option("texts", value: "FILE", help: "a JSON file of extra texts"),
         .option("vad", value: "MODE", help: "energy, silero or both (default: silero if installed, else energy)"),
+        .flag("no-veto", help: "energy gate: count voiced frames that do not look like speech too"),
         .option("record", value: "OUT.wav", help: "keep what was heard (live only)"),
         .option("plot", value: "OUT.svg", help: "draw level, floor, threshold and voiced regions"),
         .flag("forced-score", help: "accept by the forced score too (whisper; the default, kept for scripts)"),
@@ -295,7 +299,8 @@ enum VoiceCommand: Subcommand {
         var isWhisper = false
         if case .whisper = choice { isWhisper = true }
         return ReadingProofConfiguration(
-            text: text, usesRecognizer: choice != .none, voiceDetection: mode, allowsReadTwice: !isWhisper)
+            text: text, usesRecognizer: choice != .none, voiceDetection: mode, allowsReadTwice: !isWhisper,
+            vetoesUnlikeSpeech: !arguments.has("no-veto"))
     }
 
     // MARK: - A recording
@@ -360,7 +365,9 @@ enum VoiceCommand: Subcommand {
             io.print(
                 "voiced \(formatSeconds(result.gate.voicedSeconds)) in \(result.gate.segments.count) segment(s), \(choice == .none || configuration.allowsReadTwice ? "needs" : "reading time") \(formatSeconds(outcome.neededSeconds)); noise floor \(Int(result.gate.finalFloorDecibels.rounded())) dBFS"
             )
-            io.print(gateLine(outcome.voiceDetection, fallback: outcome.fallbackReason))
+            io.print(
+                gateLine(
+                    outcome.voiceDetection, fallback: outcome.fallbackReason, vetoed: result.likeSpeechSegments != nil))
             if let recognition = outcome.recognition {
                 if let skipped = recognition.skippedReason {
                     io.print("recogniser: \(skipped)")
@@ -489,7 +496,8 @@ enum VoiceCommand: Subcommand {
             io.print(
                 "heard \(formatSeconds(summary.heardSeconds)) of audio on \(device); voiced \(formatSeconds(result.gate.voicedSeconds)) of \(formatSeconds(needed)) needed"
             )
-            io.print(gateLine(result.decidedBy, fallback: live.fallbackReason))
+            io.print(
+                gateLine(result.decidedBy, fallback: live.fallbackReason, vetoed: result.likeSpeechSegments != nil))
             if !result.transcript.isEmpty { io.print("transcript: " + result.transcript.joined(separator: " ")) }
             if let recognition, let line = forcedScoreLine(recognition) { io.print(line) }
             if let recorded { io.print("recorded to \(recorded)") }
@@ -499,11 +507,12 @@ enum VoiceCommand: Subcommand {
     }
 
     /// Which gate decided, for the text output: "gate: silero (energy floor tracked)" or
-    /// "gate: energy (Silero unavailable: ...)".
-    static func gateLine(_ mode: VoiceDetectionMode, fallback: String?) -> String {
-        if let fallback { return "gate: energy (Silero unavailable: \(fallback))" }
+    /// "gate: energy (Silero unavailable: ...)"; `vetoed` when the speech-likeness veto ran.
+    static func gateLine(_ mode: VoiceDetectionMode, fallback: String?, vetoed: Bool) -> String {
+        let veto = vetoed ? ", frames that do not look like speech left out" : ""
+        if let fallback { return "gate: energy (Silero unavailable: \(fallback)\(veto))" }
         switch mode {
-        case .energy: return "gate: energy"
+        case .energy: return vetoed ? "gate: energy (frames that do not look like speech left out)" : "gate: energy"
         case .silero: return "gate: silero (the energy gate tracks the noise floor)"
         case .both: return "gate: both (voiced where the energy gate and Silero agree)"
         }
@@ -535,6 +544,7 @@ enum VoiceCommand: Subcommand {
         let keyWords = result.heardKeyWords
         return [
             "vad": .string(mode.rawValue), "vad_fallback": JSONValue(fallback),
+            "vad_veto": .bool(result.likeSpeechSegments != nil),
             "voiced_seconds": .rounded(result.gate.voicedSeconds, places: 3),
             "voiced_segments": .array(
                 result.gate.segments.map {
@@ -609,6 +619,9 @@ enum VoiceCommand: Subcommand {
             segments.flatMap { [(x: $0.start, y: y), (x: $0.end, y: y), (x: .nan, y: .nan)] }
         }
         plot.addLine(lane(result.energySegments, at: -2), label: "energy gate: voice", color: "#2ca02c")
+        if let kept = result.likeSpeechSegments {
+            plot.addLine(lane(kept, at: -5), label: "looks like speech (veto)", color: "#ff7f0e")
+        }
         if result.decidedBy.usesSilero {
             plot.addLine(lane(result.sileroSegments, at: -5), label: "Silero: voice", color: "#9467bd")
         }
