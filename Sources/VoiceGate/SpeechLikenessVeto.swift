@@ -23,7 +23,7 @@ import ProofkitCore
 /// Decisions lag the audio by ``delayFrames`` (350 ms: the 200 ms look-ahead and half the
 /// averaging window); ``finish()`` decides the rest, treating the audio as ended.
 ///
-/// Memory is bounded: it keeps about a second of features whatever the stream's length.
+/// Memory is bounded: it keeps at most about 3 s of features and outputs, whatever the stream's length.
 ///
 /// ## Use
 /// ```swift
