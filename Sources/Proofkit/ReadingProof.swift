@@ -27,8 +27,8 @@ public struct ReadingProofConfiguration: Sendable {
     public var allowsReadTwice: Bool
     /// Whether ``VoiceDetectionMode/energy`` keeps only the voiced frames that also look like
     /// speech to ``VoiceGate/SpeechLikenessVeto`` (a pitched drone such as a buzzing insect stops
-    /// counting). Only at 16 kHz; voiced seconds then lag the audio by 350 ms until ``ReadingProof/finish()``.
-    /// Default `true`.
+    /// counting). Only at 16 kHz; voiced seconds then lag the audio by 350 ms until
+    /// ``ReadingProof/finish()``. Default `true`.
     public var vetoesUnlikeSpeech: Bool
 
     /// Creates a configuration; every parameter has the documented default.
@@ -217,7 +217,10 @@ public struct ReadingProof: Sendable {
     }
 
     /// The verdict if the session ended now.
-    public var current: DuaMatchResult {
+    public var current: DuaMatchResult { verdict(voicedSeconds: voicedSeconds) }
+
+    /// The matcher's verdict on the key words heard so far and `voicedSeconds` of voice.
+    private func verdict(voicedSeconds: Double) -> DuaMatchResult {
         if configuration.usesRecognizer {
             return matcher.evaluate(heard: heard.map(\.index), voicedSeconds: voicedSeconds)
         }
@@ -323,8 +326,9 @@ public struct ReadingProof: Sendable {
         switch configuration.voiceDetection {
         case .energy:
             if var veto {
-                kept = veto.finish()
-                findings.segments = VoicedSegments.intersection(findings.segments, kept!)
+                let speechLike = veto.finish()
+                kept = speechLike
+                findings.segments = VoicedSegments.intersection(findings.segments, speechLike)
             }
         case .silero: findings.segments = neural.segments
         case .both: findings.segments = VoicedSegments.intersection(findings.segments, neural.segments)
@@ -333,13 +337,7 @@ public struct ReadingProof: Sendable {
             configuration.voiceDetection == .energy && kept == nil
             ? findings.voicedSeconds : VoicedSegments.totalSeconds(findings.segments)
         // With the veto, the last 350 ms are decided only now.
-        let voiced = findings.voicedSeconds
-        let match =
-            kept == nil
-            ? current
-            : configuration.usesRecognizer
-                ? matcher.evaluate(heard: heard.map(\.index), voicedSeconds: voiced)
-                : matcher.evaluateVoiceOnly(voicedSeconds: voiced)
+        let match = kept == nil ? current : verdict(voicedSeconds: findings.voicedSeconds)
         return ReadingProofResult(
             match: match, gate: findings, speechProbabilities: probabilities,
             decidedBy: configuration.voiceDetection, energySegments: energySegments,
