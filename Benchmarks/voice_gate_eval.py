@@ -39,6 +39,10 @@ Sources (nothing here is committed to the repository; the clips are made in --wo
   gate before the learned-veto study's final figures, 2026-12-02): openclonk-data (a pumpjack, a
   steam engine, an electrical hum), megaglest-data (a birch forest's night and rain, winter wind),
   supertux-data (rain, a waterfall), trigger-rally-data (wind), openarena-data (wind, a fan).
+- noise, HELD-OUT 5 (split "heldout5", chosen by name, credits and duration only after the veto was
+  merged, run once, 2026-12-02): endless-sky-data (ambient machinery), tuxpaint-stamps-default (a bee,
+  a mosquito, a hornet, a grasshopper, a blackbird), widelands-data (crickets, bubbling in a
+  fermenter), flare-game (birds, an owl, a river, cave droplets, rain), cube2-data (a water drip).
   The packages are fetched with `apt-get download` and unpacked with `dpkg -x` into --work.
   Clocks, typing and drips are real recordings of single events placed at the stated rates (with a
   few per cent jitter) over -70 dBFS white noise (a microphone's self-noise).
@@ -57,7 +61,7 @@ Error = (voiced - reference) / reference, per file. Results are printed as a tab
 JSON (--out).
 
 Usage: python3 Benchmarks/voice_gate_eval.py [--binary .build/release/proofkit]
-         [--modes energy,silero,both] [--split tune|heldout|heldout3|heldout4|all] [--noise SUBSTRING]
+         [--modes energy,silero,both] [--split tune|heldout|heldout3|heldout4|heldout5|all] [--noise SUBSTRING]
          [--work /tmp/proofkit-voice-eval] [--jobs 2] [--out report.json] [--per-file]
 Needs numpy, ffmpeg, apt-get/dpkg (for the Debian noises) and a built proofkit.
 """
@@ -91,14 +95,16 @@ SHARED = os.path.normpath(os.path.join(ROOT, "..", "shared", "data"))
 PACKAGES = ["tuxpaint-data", "tuxpaint-plugins-default", "pingus-data", "lmms-common", "lincity-ng-data",
             "minetest-data", "lugaru-data", "scorched3d-data", "wesnoth-1.16-data", "hedgewars-data",
             "ufoai-sound", "simutrans-pak64", "openttd-opensfx",
-            "openclonk-data", "gcompris-qt-data", "openarena-data", "trigger-rally-data", "supertux-data", "megaglest-data"]
+            "openclonk-data", "gcompris-qt-data", "openarena-data", "trigger-rally-data", "supertux-data", "megaglest-data",
+            "tuxpaint-stamps-default", "flare-game", "endless-sky-data", "cube2-data", "widelands-data"]
 # Held-out noise splits: "heldout" (the first two passes) and "heldout3" (added with the end-of-reading
 # work, 2026-12-02, never run through a gate before its figures were taken). Both use the held-out
 # speech. The former "heldout2" sources were studied file by file in the 2026-12-02 end-of-reading
 # work, so they are tuning sources since then (mixed with the tuning speech). "heldout4" (2026-12-02,
 # session 9): the spares named when heldout3 was chosen, run once for the learned-veto study's final
-# figures (VOICE_GATE_EVAL.md).
-SPLITS = ["tune", "heldout", "heldout3", "heldout4"]
+# figures (VOICE_GATE_EVAL.md). "heldout5" (2026-12-02, session 9): chosen by name only after the veto was
+# merged, run once.
+SPLITS = ["tune", "heldout", "heldout3", "heldout4", "heldout5"]
 
 
 def speech_split(noise_split):
@@ -425,6 +431,33 @@ def noise_sources(work):
                                                      "sounds/wind.wav")),
         ("openarena:wind1", "heldout4", looped_in("zip", pak0, "sound/world/wind1.wav")),
         ("openarena:fan4", "heldout4", looped_in("zip", pak0, "sound/world/fan4.wav")),
+    ]
+    # heldout5: real recordings chosen by name, credits and duration only (pitched machinery, insects,
+    # crickets, dawn birds, an owl, running and dripping water, bubbling, rain) before any gate heard them
+    # (2026-12-02). Licences and credits: public domain: endless-sky machinery (freesound, per the package's
+    # copyright/credits.txt); CC0: widelands fermenter bubbles (MentalSanityOff, freesound 338107, per
+    # data/sound/wl-sound-docu.csv); CC-BY 3.0: cube2 waterdrip (Yo Frankie!/Apricot project); CC-BY-SA 3.0+:
+    # flare-game (Clint Bellanger and others; foley Brandon Morris, Justin Jacobs, rubberduck); GPL-2:
+    # tuxpaint-stamps-default (Bill Kendrick and contributors); GPL-2+: widelands crickets (Widelands team).
+    # Nothing is redistributed: they are read from the packages at run time. 
+    wl = os.path.join(deb, "usr/share/games/widelands/data/sound")
+    fl = os.path.join(deb, "usr/share/games/flare/mods")
+    stamps = os.path.join(deb, "usr/share/tuxpaint/stamps")
+    sources += [
+        ("endless-sky:machinery", "heldout5", looped(os.path.join(deb, "usr/share/games/endless-sky/sounds/ambient/machinery.mp3"))),
+        ("tuxpaint-stamps:bee", "heldout5", looped(os.path.join(stamps, "animals/insects/bee.ogg"))),
+        ("tuxpaint-stamps:mosquito", "heldout5", looped(os.path.join(stamps, "animals/insects/mosquito.ogg"))),
+        ("tuxpaint-stamps:hornet", "heldout5", looped(os.path.join(stamps, "animals/insects/hornet.ogg"))),
+        ("tuxpaint-stamps:grasshopper", "heldout5", looped(os.path.join(stamps, "animals/insects/grasshopper.ogg"))),
+        ("widelands:crickets", "heldout5", looped(os.path.join(wl, "animals/crickets1_00.ogg"))),
+        ("tuxpaint-stamps:blackbird", "heldout5", looped(os.path.join(stamps, "animals/birds/blackbird.ogg"))),
+        ("flare:bird-twitter", "heldout5", looped(os.path.join(fl, "fantasycore/soundfx/environment/bird_twitter_loop.ogg"))),
+        ("flare:forest-owl", "heldout5", looped(os.path.join(fl, "fantasycore/soundfx/environment/forest_owl_loop.ogg"))),
+        ("flare:river", "heldout5", looped(os.path.join(fl, "fantasycore/soundfx/environment/river_loop.ogg"))),
+        ("flare:cave-droplets", "heldout5", looped(os.path.join(fl, "fantasycore/soundfx/environment/cave_droplets_loop.ogg"))),
+        ("cube2:waterdrip", "heldout5", looped(os.path.join(deb, "usr/share/games/cube2/packages/sounds/yo_frankie/amb_waterdrip_2.ogg"))),
+        ("widelands:fermenter-bubbles", "heldout5", looped(os.path.join(wl, "empire/beerbubble_01.ogg"))),
+        ("flare:rain", "heldout5", looped(os.path.join(fl, "empyrean_campaign/soundfx/environment/rain.ogg"))),
     ]
     return sources
 
