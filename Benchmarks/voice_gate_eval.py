@@ -439,7 +439,7 @@ def noise_sources(work):
     # data/sound/wl-sound-docu.csv); CC-BY 3.0: cube2 waterdrip (Yo Frankie!/Apricot project); CC-BY-SA 3.0+:
     # flare-game (Clint Bellanger and others; foley Brandon Morris, Justin Jacobs, rubberduck); GPL-2:
     # tuxpaint-stamps-default (Bill Kendrick and contributors); GPL-2+: widelands crickets (Widelands team).
-    # Nothing is redistributed: they are read from the packages at run time. 
+    # Nothing is redistributed: they are read from the packages at run time.
     wl = os.path.join(deb, "usr/share/games/widelands/data/sound")
     fl = os.path.join(deb, "usr/share/games/flare/mods")
     stamps = os.path.join(deb, "usr/share/tuxpaint/stamps")
