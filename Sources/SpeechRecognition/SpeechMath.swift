@@ -1,6 +1,6 @@
 // Elementary functions without libm: the engine imports only the standard library (no C), like
 // the other engines. Each is accurate to a few units in the last place of a Float, and far better
-// than that in Double for the arguments used here (window and twiddle angles, mel scale,
+// than that in Double for the arguments used here (window angles, mel scale,
 // log-probabilities).
 
 private let ln2 = 0.693_147_180_559_945_309_417_232_121_458
@@ -75,18 +75,6 @@ func cosine(_ x: Double) -> Double {
     var result = 1.0
     for n in 1...22 {
         term *= -y * y / Double((2 * n - 1) * (2 * n))
-        result += term
-    }
-    return result
-}
-
-/// sin(x).
-func sine(_ x: Double) -> Double {
-    let y = reduced(x)
-    var term = y
-    var result = y
-    for n in 1...22 {
-        term *= -y * y / Double((2 * n) * (2 * n + 1))
         result += term
     }
     return result

@@ -58,6 +58,10 @@ public struct SpeechLikenessVeto: Sendable {
 
     private static let model = Model()
 
+    private var transform = MixedRadixFFT(length: 2 * window)
+    /// The transform's input and output, reused for every frame.
+    private var real = [Double](repeating: 0, count: 2 * window)
+    private var imaginary = [Double](repeating: 0, count: 2 * window)
     private var samples: [Float] = []
     private var framesDone = 0
     /// Features of frames `featureBase...` (34 each, flattened) and their mean band level above the floor.
@@ -137,10 +141,11 @@ public struct SpeechLikenessVeto: Sendable {
 
     private mutating func addFrame(_ frame: ArraySlice<Float>) {
         let model = Self.model
-        var real = [Double](repeating: 0, count: 2 * Self.window)
-        var imaginary = [Double](repeating: 0, count: 2 * Self.window)
-        for (n, sample) in frame.enumerated() { real[n] = Double(sample) * model.hann[n] }
-        model.transform.forward(real: &real, imaginary: &imaginary)
+        for n in real.indices {
+            real[n] = n < Self.window ? Double(frame[frame.startIndex + n]) * model.hann[n] : 0
+            imaginary[n] = 0
+        }
+        transform.transform(real: &real, imaginary: &imaginary)
         // Power at the 1024-point bins 0...512; the 512-point bins are the even ones.
         var levels = [Double](repeating: 0, count: Self.bands)
         var total = 0.0
@@ -273,7 +278,6 @@ extension SpeechLikenessVeto {
         let windowCorrelation: [Double]
         /// cos(2 pi k lag / 1024) for each lag in 40...232 and k in 0...64.
         let cosines: [[Double]]
-        let transform = FourierTransform(size: 2 * SpeechLikenessVeto.window)
         let mean: [Float]
         let deviation: [Float]
         let layers: [(weights: [Float], biases: [Float], inputs: Int, outputs: Int)]

@@ -20,7 +20,7 @@ func whisperModelFile(_ name: String) -> String? {
 
 @Suite("Whisper log-mel front end")
 struct LogMelTests {
-    @Test("the mixed-radix FFT equals a direct DFT", arguments: [400, 60, 8, 25])
+    @Test("the mixed-radix FFT equals a direct DFT", arguments: [400, 60, 8, 25, 1024])
     func fftMatchesDFT(length: Int) {
         var generator = SyntheticAudio.Generator(seed: UInt64(length))
         let inputReal = (0..<length).map { _ in Double(generator.uniform()) }
@@ -41,11 +41,10 @@ struct LogMelTests {
         }
     }
 
-    @Test("the engine's own sine, cosine, log and exp agree with libm")
+    @Test("the engine's own cosine, log and exp agree with libm")
     func elementaryFunctions() {
         for x in stride(from: -20.0, through: 20.0, by: 0.37) {
             #expect(abs(SpeechRecognition.cosine(x) - Foundation.cos(x)) < 1e-12)
-            #expect(abs(SpeechRecognition.sine(x) - Foundation.sin(x)) < 1e-12)
             #expect(abs(exponential(x) - Foundation.exp(x)) <= 1e-13 * Foundation.exp(x))
         }
         for x in [1e-10, 1e-3, 0.5, 1, 2, 3.7, 1000, 1e12] {

@@ -1,0 +1,127 @@
+// The one FFT of the package: a mixed-radix complex transform shared by the engines that need a
+// spectrum (SpeechRecognition's log-mel, VoiceGate's speech-likeness veto). Pure; libm's cos and sin.
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A complex FFT for one fixed length whose prime factors are 2, 3 and 5 (Stockham autosort,
+/// decimation in frequency, mixed radix), in `Double`: Whisper's 400-point transform without
+/// padding, and the voice gate's 1024-point one. Pure; the twiddles come from libm once, at `init`.
+/// A value holds its own scratch buffers: use one per thread.
+public struct MixedRadixFFT: Sendable {
+    /// One stage's radix, sizes and twiddle factors.
+    private struct Stage: Sendable {
+        var radix: Int
+        var m: Int
+        var stride: Int
+        /// `e^(-2πi p r'/n)` at `[p * radix + r']`.
+        var twiddleReal: [Double]
+        var twiddleImaginary: [Double]
+        /// `e^(-2πi j/radix)`.
+        var rootReal: [Double]
+        var rootImaginary: [Double]
+    }
+
+    /// Points per transform.
+    public let length: Int
+    private let stages: [Stage]
+    private var scratchReal: [Double]
+    private var scratchImaginary: [Double]
+
+    /// Prepares the transform.
+    /// - Parameter length: points per transform, at least 1.
+    /// - Precondition: `length` is a product of 2s, 3s and 5s.
+    public init(length: Int) {
+        var remaining = length
+        var factors: [Int] = []
+        for radix in [4, 2, 3, 5] {
+            while remaining % radix == 0 {
+                factors.append(radix)
+                remaining /= radix
+            }
+        }
+        precondition(remaining == 1, "the FFT length \(length) has a prime factor other than 2, 3 and 5")
+        var stages: [Stage] = []
+        var n = length
+        var stride = 1
+        for radix in factors {
+            let m = n / radix
+            var twiddleReal = [Double](repeating: 0, count: m * radix)
+            var twiddleImaginary = twiddleReal
+            for p in 0..<m {
+                for out in 0..<radix {
+                    let angle = -2 * Double.pi * Double(p * out) / Double(n)
+                    twiddleReal[p * radix + out] = cos(angle)
+                    twiddleImaginary[p * radix + out] = sin(angle)
+                }
+            }
+            let roots = (0..<radix).map { -2 * Double.pi * Double($0) / Double(radix) }
+            stages.append(
+                Stage(
+                    radix: radix, m: m, stride: stride, twiddleReal: twiddleReal, twiddleImaginary: twiddleImaginary,
+                    rootReal: roots.map { cos($0) }, rootImaginary: roots.map { sin($0) }))
+            n = m
+            stride *= radix
+        }
+        self.length = length
+        self.stages = stages
+        scratchReal = [Double](repeating: 0, count: length)
+        scratchImaginary = [Double](repeating: 0, count: length)
+    }
+
+    /// Replaces `real` + i `imaginary` by its DFT, `X[k] = Σ x[n] e^(-2πi kn/N)`.
+    /// - Parameters:
+    ///   - real: the real parts, ``length`` values; replaced by the transform's.
+    ///   - imaginary: the imaginary parts, ``length`` values; replaced by the transform's.
+    public mutating func transform(real: inout [Double], imaginary: inout [Double]) {
+        var inX = true  // whether the data is in (real, imaginary) or in the scratch arrays
+        for stage in stages {
+            if inX {
+                Self.run(stage, xr: real, xi: imaginary, yr: &scratchReal, yi: &scratchImaginary)
+            } else {
+                Self.run(stage, xr: scratchReal, xi: scratchImaginary, yr: &real, yi: &imaginary)
+            }
+            inX.toggle()
+        }
+        if !inX {
+            swap(&real, &scratchReal)
+            swap(&imaginary, &scratchImaginary)
+        }
+    }
+
+    /// One Stockham stage: `y[q + s(Pp + r')] = w^(p r') Σ_r x[q + s(p + m r)] e^(-2πi r r'/P)`.
+    private static func run(_ stage: Stage, xr: [Double], xi: [Double], yr: inout [Double], yi: inout [Double]) {
+        let radix = stage.radix
+        let m = stage.m
+        let s = stage.stride
+        var ar = [Double](repeating: 0, count: radix)
+        var ai = [Double](repeating: 0, count: radix)
+        for p in 0..<m {
+            for q in 0..<s {
+                for r in 0..<radix {
+                    let index = q + s * (p + m * r)
+                    ar[r] = xr[index]
+                    ai[r] = xi[index]
+                }
+                for out in 0..<radix {
+                    var sumReal = 0.0
+                    var sumImaginary = 0.0
+                    var root = 0
+                    for r in 0..<radix {
+                        sumReal += ar[r] * stage.rootReal[root] - ai[r] * stage.rootImaginary[root]
+                        sumImaginary += ar[r] * stage.rootImaginary[root] + ai[r] * stage.rootReal[root]
+                        root += out
+                        if root >= radix { root -= radix }
+                    }
+                    let c = stage.twiddleReal[p * radix + out]
+                    let sn = stage.twiddleImaginary[p * radix + out]
+                    let target = q + s * (radix * p + out)
+                    yr[target] = sumReal * c - sumImaginary * sn
+                    yi[target] = sumReal * sn + sumImaginary * c
+                }
+            }
+        }
+    }
+}
