@@ -92,7 +92,86 @@ public struct MixedRadixFFT: Sendable {
     }
 
     /// One Stockham stage: `y[q + s(Pp + r')] = w^(p r') Σ_r x[q + s(p + m r)] e^(-2πi r r'/P)`.
+    /// Radix 4 and 2 (every stage of a power-of-two length) have their butterflies written out;
+    /// 3 and 5 sum over the roots.
     private static func run(_ stage: Stage, xr: [Double], xi: [Double], yr: inout [Double], yi: inout [Double]) {
+        let radix = stage.radix
+        let m = stage.m
+        let s = stage.stride
+        xr.withUnsafeBufferPointer { xr in
+            xi.withUnsafeBufferPointer { xi in
+                yr.withUnsafeMutableBufferPointer { yr in
+                    yi.withUnsafeMutableBufferPointer { yi in
+                        stage.twiddleReal.withUnsafeBufferPointer { wr in
+                            stage.twiddleImaginary.withUnsafeBufferPointer { wi in
+                                switch radix {
+                                case 4: radix4(m: m, s: s, xr: xr, xi: xi, yr: yr, yi: yi, wr: wr, wi: wi)
+                                case 2: radix2(m: m, s: s, xr: xr, xi: xi, yr: yr, yi: yi, wr: wr, wi: wi)
+                                default: general(stage, xr: xr, xi: xi, yr: yr, yi: yi, wr: wr, wi: wi)
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    private typealias Input = UnsafeBufferPointer<Double>
+    private typealias Output = UnsafeMutableBufferPointer<Double>
+
+    /// Stores `(re + i im) * w[t]` at `target`.
+    @inline(__always)
+    private static func store(
+        _ re: Double, _ im: Double, twiddle t: Int, at target: Int, yr: Output, yi: Output, wr: Input, wi: Input
+    ) {
+        yr[target] = re * wr[t] - im * wi[t]
+        yi[target] = re * wi[t] + im * wr[t]
+    }
+
+    private static func radix4(
+        m: Int, s: Int, xr: Input, xi: Input, yr: Output, yi: Output, wr: Input, wi: Input
+    ) {
+        for p in 0..<m {
+            for q in 0..<s {
+                let i0 = q + s * p
+                let step = s * m
+                let (a0r, a0i) = (xr[i0], xi[i0])
+                let (a1r, a1i) = (xr[i0 + step], xi[i0 + step])
+                let (a2r, a2i) = (xr[i0 + 2 * step], xi[i0 + 2 * step])
+                let (a3r, a3i) = (xr[i0 + 3 * step], xi[i0 + 3 * step])
+                let (t0r, t0i) = (a0r + a2r, a0i + a2i)
+                let (t1r, t1i) = (a0r - a2r, a0i - a2i)
+                let (t2r, t2i) = (a1r + a3r, a1i + a3i)
+                let (t3r, t3i) = (a1r - a3r, a1i - a3i)
+                let target = q + s * 4 * p
+                store(t0r + t2r, t0i + t2i, twiddle: 4 * p, at: target, yr: yr, yi: yi, wr: wr, wi: wi)
+                store(t1r + t3i, t1i - t3r, twiddle: 4 * p + 1, at: target + s, yr: yr, yi: yi, wr: wr, wi: wi)
+                store(t0r - t2r, t0i - t2i, twiddle: 4 * p + 2, at: target + 2 * s, yr: yr, yi: yi, wr: wr, wi: wi)
+                store(t1r - t3i, t1i + t3r, twiddle: 4 * p + 3, at: target + 3 * s, yr: yr, yi: yi, wr: wr, wi: wi)
+            }
+        }
+    }
+
+    private static func radix2(
+        m: Int, s: Int, xr: Input, xi: Input, yr: Output, yi: Output, wr: Input, wi: Input
+    ) {
+        for p in 0..<m {
+            for q in 0..<s {
+                let i0 = q + s * p
+                let i1 = i0 + s * m
+                let target = q + s * 2 * p
+                store(xr[i0] + xr[i1], xi[i0] + xi[i1], twiddle: 2 * p, at: target, yr: yr, yi: yi, wr: wr, wi: wi)
+                store(
+                    xr[i0] - xr[i1], xi[i0] - xi[i1], twiddle: 2 * p + 1, at: target + s, yr: yr, yi: yi, wr: wr, wi: wi
+                )
+            }
+        }
+    }
+
+    private static func general(
+        _ stage: Stage, xr: Input, xi: Input, yr: Output, yi: Output, wr: Input, wi: Input
+    ) {
         let radix = stage.radix
         let m = stage.m
         let s = stage.stride
@@ -115,11 +194,9 @@ public struct MixedRadixFFT: Sendable {
                         root += out
                         if root >= radix { root -= radix }
                     }
-                    let c = stage.twiddleReal[p * radix + out]
-                    let sn = stage.twiddleImaginary[p * radix + out]
-                    let target = q + s * (radix * p + out)
-                    yr[target] = sumReal * c - sumImaginary * sn
-                    yi[target] = sumReal * sn + sumImaginary * c
+                    store(
+                        sumReal, sumImaginary, twiddle: p * radix + out, at: q + s * (radix * p + out), yr: yr, yi: yi,
+                        wr: wr, wi: wi)
                 }
             }
         }
