@@ -25,9 +25,11 @@ public struct ReadingProofConfiguration: Sendable {
     /// hears the whole reading, so `proofkit voice` turns it off there and the key words alone
     /// decide.
     public var allowsReadTwice: Bool
-    /// Whether ``VoiceDetectionMode/energy`` keeps only the voiced frames that also look like
-    /// speech to ``VoiceGate/SpeechLikenessVeto`` (a pitched drone such as a buzzing insect stops
-    /// counting). Only at 16 kHz; voiced seconds then lag the audio by 350 ms until
+    /// Whether ``VoiceGate/SpeechLikenessVeto`` narrows the gate: ``VoiceDetectionMode/energy``
+    /// keeps only the voiced frames that also look like speech (a pitched drone such as a buzzing
+    /// insect stops counting), and ``VoiceDetectionMode/silero`` drops each whole Silero segment
+    /// whose mean likeness is under ``VoiceGate/SpeechLikenessVeto/segmentThreshold`` (bubbling
+    /// heard alone). Only at 16 kHz; voiced seconds then lag the audio by 350 ms until
     /// ``ReadingProof/finish()``. Default `true`.
     public var vetoesUnlikeSpeech: Bool
 
@@ -48,9 +50,9 @@ public struct ReadingProofConfiguration: Sendable {
         self.vetoesUnlikeSpeech = vetoesUnlikeSpeech
     }
 
-    /// Whether the speech-likeness veto runs: energy mode, asked for, at its 16 kHz.
+    /// Whether the speech-likeness veto runs: energy or silero mode, asked for, at its 16 kHz.
     var usesVeto: Bool {
-        voiceDetection == .energy && vetoesUnlikeSpeech && gate.sampleRate == SpeechLikenessVeto.sampleRate
+        voiceDetection != .both && vetoesUnlikeSpeech && gate.sampleRate == SpeechLikenessVeto.sampleRate
     }
 }
 
@@ -126,9 +128,11 @@ public struct ReadingProofResult: Sendable, Equatable {
     /// Silero's own voiced segments (``SpeechProbabilityGate`` over ``speechProbabilities``), in
     /// seconds; empty in ``VoiceDetectionMode/energy``.
     public var sileroSegments: [VoicedSegment]
-    /// The segments ``VoiceGate/SpeechLikenessVeto`` kept as speech-like, in seconds, when the
-    /// veto ran (``ReadingProofConfiguration/vetoesUnlikeSpeech`` in energy mode at 16 kHz); `nil`
-    /// otherwise. The decided segments are the energy gate's intersected with these.
+    /// The frames ``VoiceGate/SpeechLikenessVeto`` kept as speech-like (joined into segments, in
+    /// seconds), when the veto ran (``ReadingProofConfiguration/vetoesUnlikeSpeech`` in energy or
+    /// silero mode at 16 kHz); `nil` otherwise. In energy mode the decided segments are the energy
+    /// gate's intersected with these; in silero mode they are Silero's whole segments whose mean
+    /// likeness reached ``VoiceGate/SpeechLikenessVeto/segmentThreshold``.
     public var likeSpeechSegments: [VoicedSegment]?
     /// The key words in the order they were first heard.
     public var heardKeyWords: [HeardKeyWord]
@@ -193,7 +197,8 @@ public struct ReadingProof: Sendable {
         neural = SpeechProbabilityGate(
             chunkSeconds: Double(Self.sileroChunkSize(sampleRate: configuration.gate.sampleRate))
                 / Double(configuration.gate.sampleRate))
-        veto = configuration.usesVeto ? SpeechLikenessVeto() : nil
+        veto =
+            configuration.usesVeto ? SpeechLikenessVeto(measuresSegments: configuration.voiceDetection == .silero) : nil
     }
 
     /// Samples per Silero chunk at `sampleRate`: 512 at 16 kHz, 256 at 8 kHz (32 ms).
@@ -211,9 +216,20 @@ public struct ReadingProof: Sendable {
             } else {
                 gate.voicedSeconds
             }
-        case .silero: neural.voicedSeconds
+        case .silero:
+            if let veto {
+                VoicedSegments.totalSeconds(Self.speechLike(neural.segments, by: veto))
+            } else {
+                neural.voicedSeconds
+            }
         case .both: VoicedSegments.totalSeconds(VoicedSegments.intersection(gate.finish().segments, neural.segments))
         }
+    }
+
+    /// The segments whose decided frames look like speech on average; a segment none of whose
+    /// frames is decided yet does not count until they are.
+    private static func speechLike(_ segments: [VoicedSegment], by veto: SpeechLikenessVeto) -> [VoicedSegment] {
+        segments.filter { (veto.meanLikeness(over: $0) ?? 0) >= SpeechLikenessVeto.segmentThreshold }
     }
 
     /// The verdict if the session ended now.
@@ -330,7 +346,12 @@ public struct ReadingProof: Sendable {
                 kept = speechLike
                 findings.segments = VoicedSegments.intersection(findings.segments, speechLike)
             }
-        case .silero: findings.segments = neural.segments
+        case .silero:
+            findings.segments = neural.segments
+            if var veto {
+                kept = veto.finish()
+                findings.segments = Self.speechLike(findings.segments, by: veto)
+            }
         case .both: findings.segments = VoicedSegments.intersection(findings.segments, neural.segments)
         }
         findings.voicedSeconds =

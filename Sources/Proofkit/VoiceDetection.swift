@@ -5,8 +5,10 @@ public enum VoiceDetectionMode: String, Sendable, Equatable, CaseIterable {
     /// ``ReadingProofConfiguration/vetoesUnlikeSpeech``). Needs no model file or ONNX Runtime;
     /// counts any voice-like sound, a radio included.
     case energy
-    /// The Silero VAD neural detector alone (needs ONNX Runtime and the model): robust to loud
-    /// steady noise, but it judges speech, not loudness, so a whisper counts too.
+    /// The Silero VAD neural detector (needs ONNX Runtime and the model): robust to loud steady
+    /// noise, but it judges speech, not loudness, so a whisper counts too. At 16 kHz a whole
+    /// segment that does not look like speech to ``VoiceGate/SpeechLikenessVeto`` (bubbling on
+    /// its own) is left out (see ``ReadingProofConfiguration/vetoesUnlikeSpeech``).
     case silero
     /// Voiced only where both agree: the intersection of the energy gate's segments and Silero's.
     /// Speech must be both loud enough for the room and speech-like.

@@ -74,6 +74,14 @@ struct VoiceGateDefaultTests {
             ).stdout)
         #expect(used["vad"] as? String == "silero")
         #expect(used["vad_fallback"] is NSNull)
+        #expect(used["vad_veto"] as? Bool == true, "Silero's segments are checked by the veto at 16 kHz")
+        let unchecked = try Self.json(
+            TestEnvironment.runProofkit(
+                ["voice", speech, "--json", "--no-veto"], environment: ["PROOFKIT_MODELS": good]
+            ).stdout)
+        #expect(unchecked["vad_veto"] as? Bool == false)
+        #expect(
+            unchecked["voiced_seconds"] as? Double == used["voiced_seconds"] as? Double, "a reading keeps its segments")
         let fallback = try TestEnvironment.runProofkit(
             ["voice", speech, "--json"], environment: ["PROOFKIT_MODELS": empty])
         #expect(fallback.status == 0)
@@ -86,7 +94,8 @@ struct VoiceGateDefaultTests {
         let text = try TestEnvironment.runProofkit(["voice", speech], environment: ["PROOFKIT_MODELS": empty])
         #expect(text.stdout.contains("gate: energy (Silero unavailable"), "\(text.stdout)")
         let silero = try TestEnvironment.runProofkit(["voice", speech], environment: ["PROOFKIT_MODELS": good])
-        #expect(silero.stdout.contains("gate: silero"), "\(silero.stdout)")
+        #expect(
+            silero.stdout.contains("gate: silero (segments that do not look like speech left out"), "\(silero.stdout)")
         // An explicit --vad silero without the model still exits 69.
         let explicit = try TestEnvironment.runProofkit(
             ["voice", speech, "--vad", "silero"], environment: ["PROOFKIT_MODELS": empty])
@@ -132,5 +141,24 @@ struct VoiceGateDefaultTests {
         #expect(kept <= 1.0 && counted > 2, "with the veto \(kept) s, without \(counted) s")
         let text = try TestEnvironment.runProofkit(["voice", path, "--vad", "energy", "--recognizer", "none"])
         #expect(text.stdout.contains("gate: energy (frames that do not look like speech left out)"), "\(text.stdout)")
+    }
+
+    @Test("the default gate (Silero) drops a segment of real bubbling heard alone; --no-veto counts it")
+    func sileroSegmentVeto() throws {
+        let folder = try TestEnvironment.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // A fermenter's bubbles (widelands-data, CC0), looped to 15 s at the evaluation's noise-alone
+        // level: Silero takes half a second of it for speech.
+        let bubbles = try TestAudio.fixture("audio/veto_bubbles.wav").looped(toSeconds: 15).scaled(toRMS: -36)
+        let path = folder + "/bubbles.wav"
+        try bubbles.writeWAV(to: path)
+        let checked = try Self.json(
+            TestEnvironment.runProofkit(["voice", path, "--recognizer", "none", "--json"]).stdout)
+        let unchecked = try Self.json(
+            TestEnvironment.runProofkit(["voice", path, "--recognizer", "none", "--json", "--no-veto"]).stdout)
+        #expect(checked["vad"] as? String == "silero" && unchecked["vad"] as? String == "silero")
+        let kept = try #require(checked["voiced_seconds"] as? Double)
+        let counted = try #require(unchecked["voiced_seconds"] as? Double)
+        #expect(kept == 0 && counted >= 0.25, "with the veto \(kept) s, without \(counted) s")
     }
 }

@@ -114,6 +114,45 @@ struct ReadingProofTests {
         #expect(eight.result.likeSpeechSegments == nil)
     }
 
+    @Test("silero mode drops a whole Silero segment that does not look like speech, and keeps a reading's")
+    func sileroSegmentVeto() throws {
+        // Silero's probabilities are given (no model here): `speaking(t)` says where it would hear
+        // speech. The veto judges the audio itself.
+        func finished(_ audio: TestAudio, vetoes: Bool = true, speaking: (Double) -> Bool) throws -> ReadingProofResult
+        {
+            var proof = try ReadingProof(
+                configuration: ReadingProofConfiguration(
+                    usesRecognizer: false, voiceDetection: .silero, vetoesUnlikeSpeech: vetoes))
+            let size = ReadingProof.sileroChunkSize(sampleRate: 16_000)
+            var streamed = 0.0
+            for (index, chunk) in audio.chunks(of: size).enumerated() {
+                let seconds = Double(index * size) / 16_000
+                _ = proof.process(audio: chunk, speechProbabilities: [speaking(seconds) ? 0.9 : 0.05])
+                #expect(proof.voicedSeconds >= streamed - 1e-9, "voiced seconds never shrink")
+                streamed = proof.voicedSeconds
+            }
+            let result = proof.finish()
+            #expect(streamed <= result.gate.voicedSeconds + 1e-9)
+            return result
+        }
+        // A Silero that takes the whole of a real mosquito's buzz (openclonk-data, CC0) for speech.
+        let mosquito = try TestAudio.fixture("audio/veto_mosquito.wav").looped(toSeconds: 15).scaled(toRMS: -36)
+        let dropped = try finished(mosquito) { _ in true }
+        let counted = try finished(mosquito, vetoes: false) { _ in true }
+        #expect(counted.gate.voicedSeconds > 14 && dropped.gate.voicedSeconds == 0)
+        #expect(dropped.sileroSegments == counted.sileroSegments, "Silero's own lane is unchanged")
+        #expect(dropped.likeSpeechSegments != nil && counted.likeSpeechSegments == nil)
+        #expect(!dropped.match.verdict.isAccepted)
+        // Two readings in an air-conditioned room, where Silero hears them: both segments stay whole.
+        let speech = try TestAudio.fixture("speech_en_ljspeech_16k.wav")
+        let length = Double(speech.samples.count) / 16_000
+        let reading = try finished(try room(withSpeech: true)) {
+            ($0 >= 3 && $0 < 3 + length) || ($0 >= 12 && $0 < 12 + length)
+        }
+        #expect(reading.sileroSegments.count == 2)
+        #expect(reading.gate.segments == reading.sileroSegments)
+    }
+
     @Test("two key words and twice the reading time of voice: accepted by the read-twice rule")
     func readTwice() throws {
         var proof = try ReadingProof()

@@ -67,8 +67,9 @@ enum VoiceCommand: Subcommand {
         stretches, and most running water by its bubbles' pure tones, jumping pitch and decay),
         the Silero VAD neural model, or both (voiced only where both agree). The energy gate
         also leaves out voiced frames that a small learned check (trained on other rooms' noise)
-        finds unlike speech, so a buzzing insect stops counting (a rhythmic pump motor still can);
-        --no-veto counts them (JSON "vad_veto"). Without
+        finds unlike speech, so a buzzing insect stops counting (a rhythmic pump motor still can),
+        and Silero's segments are dropped whole when that check finds them unlike speech on
+        average (bubbling on its own); --no-veto counts them (JSON "vad_veto"). Without
         --vad the gate is silero when ONNX Runtime and the Silero model are installed, else energy;
         the energy gate's noise floor is tracked and shown either way, and the output says which
         gate decided ("gate: ..." line; "vad" and "vad_fallback" in JSON). Silero is
@@ -149,7 +150,7 @@ enum VoiceCommand: Subcommand {
         .option("text", value: "NAME", help: "the text to read (default: waking)"),
         .option("texts", value: "FILE", help: "a JSON file of extra texts"),
         .option("vad", value: "MODE", help: "energy, silero or both (default: silero if installed, else energy)"),
-        .flag("no-veto", help: "energy gate: count voiced frames that do not look like speech too"),
+        .flag("no-veto", help: "count voiced frames (energy) or segments (silero) that do not look like speech too"),
         .option("record", value: "OUT.wav", help: "keep what was heard (live only)"),
         .option("plot", value: "OUT.svg", help: "draw level, floor, threshold and voiced regions"),
         .flag("forced-score", help: "accept by the forced score too (whisper; the default, kept for scripts)"),
@@ -513,7 +514,10 @@ enum VoiceCommand: Subcommand {
         if let fallback { return "gate: energy (Silero unavailable: \(fallback)\(veto))" }
         switch mode {
         case .energy: return vetoed ? "gate: energy (frames that do not look like speech left out)" : "gate: energy"
-        case .silero: return "gate: silero (the energy gate tracks the noise floor)"
+        case .silero:
+            return vetoed
+                ? "gate: silero (segments that do not look like speech left out; the energy gate tracks the noise floor)"
+                : "gate: silero (the energy gate tracks the noise floor)"
         case .both: return "gate: both (voiced where the energy gate and Silero agree)"
         }
     }
