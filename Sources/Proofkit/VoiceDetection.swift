@@ -20,14 +20,14 @@ public enum VoiceDetectionMode: String, Sendable, Equatable, CaseIterable {
 
 extension VoiceDetectionMode {
     /// The detector used when none is asked for, if it can run (ONNX Runtime and the Silero model
-    /// installed): ``silero``. Measured with `Benchmarks/voice_gate_eval.py` on real speech mixed
-    /// into 75 real noise sources never used for tuning (Benchmarks/VOICE_GATE_EVAL.md): 0.0 s
-    /// voiced in 74 noises alone (0.54 s of bubbling), a median voiced-seconds error of 0.4-1.6 % at
-    /// 20, 10 and 5 dB SNR, and at most 34 % on any file at 10 dB or more (short readings over steam
-    /// and bubbles; within 21 % on three of the five held-out splits). ``both`` can only shorten
-    /// what the energy gate finds and lost whole readings under loud noise (up to 100 % at 10 dB).
-    /// Without Silero the
-    /// session falls back to ``energy`` and says so (``ReadingProofSession/fallbackReason``).
+    /// installed): ``silero``, with the veto's segment check at 16 kHz. Measured with
+    /// `Benchmarks/voice_gate_eval.py` on real speech mixed into the 25 newest real noise sources,
+    /// unheard until this version was fixed (Benchmarks/VOICE_GATE_EVAL.md): 0.0 s voiced in every
+    /// noise alone, a median voiced-seconds error of 0.6-1.6 % at 20, 10 and 5 dB SNR, and within
+    /// 25 % on every file at 10 dB or more but one (+28 %, a reading over woodland birds).
+    /// ``both`` can only shorten what the energy gate finds and lost whole readings under loud
+    /// noise (up to 100 % at 10 dB). Without Silero the session falls back to ``energy`` and says
+    /// so (``ReadingProofSession/fallbackReason``).
     public static let preferred: VoiceDetectionMode = .silero
 }
 
