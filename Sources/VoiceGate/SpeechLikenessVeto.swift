@@ -15,9 +15,9 @@ import ProofkitCore
 /// average is at least ``threshold``.
 ///
 /// The network was trained by `Benchmarks/voice_veto_study.py`, which writes
-/// `SpeechLikenessVetoWeights.swift`, on the 89 noise sources of the five splits of
+/// `SpeechLikenessVetoWeights.swift`, on the 114 noise sources of the seven splits of
 /// `Benchmarks/voice_gate_eval.py` heard so far, mixed with the tuning speech only (speech
-/// labelled by Silero on the clean recording); two later splits were kept back to measure it. On
+/// labelled by Silero on the clean recording); a later split was kept back to measure it. On
 /// its own it is no detector (trained on the first 32 sources, it counted a campfire as 12 s of
 /// speech); it is meant only to narrow what a gate already found: the energy gate's frames, or
 /// Silero's whole segments (``meanLikeness(over:)``). Figures: Benchmarks/VOICE_GATE_EVAL.md.
@@ -42,7 +42,7 @@ public struct SpeechLikenessVeto: Sendable {
     /// How many frames the decisions lag the audio: 35 (350 ms).
     public static let delayFrames = offsets.last! + smoothingRadius
 
-    /// The smoothed likeness a frame needs to be kept (0...1). Default ``trainedThreshold`` (0.3),
+    /// The smoothed likeness a frame needs to be kept (0...1). Default ``trainedThreshold`` (0.4),
     /// the smallest of 0.1-0.4 that leaves every training noise alone at <= 0.5 s.
     public var threshold: Float
 
@@ -90,7 +90,7 @@ public struct SpeechLikenessVeto: Sendable {
     private let measuresSegments: Bool
 
     /// The mean smoothed likeness a whole voiced segment of another detector (Silero) needs to be
-    /// kept by ``meanLikeness(over:)``'s users: 0.2. Chosen on the five heard noise splits of
+    /// kept by ``meanLikeness(over:)``'s users: 0.2. Chosen on the heard noise splits of
     /// `Benchmarks/voice_gate_eval.py` (VOICE_GATE_EVAL.md): it drops segments of bubbling heard
     /// alone and leaves every held-out reading's segments as they were.
     public static let segmentThreshold: Float = 0.2

@@ -149,7 +149,8 @@ struct AlarmEndToEndTests {
         // every 10 ms from another process) is the independent check that sound came out, and it
         // gets 2 s because a loaded CI machine can starve the poller for over a second.
         let logged = rig.log.components(separatedBy: " ring \(id) \(id).r0 late_ms=").dropFirst().first
-        let lateMilliseconds = try #require(logged.flatMap { Int($0.prefix { $0 == "-" || $0.isNumber }) }, "\(rig.log)")
+        let lateMilliseconds = try #require(
+            logged.flatMap { Int($0.prefix { $0 == "-" || $0.isNumber }) }, "\(rig.log)")
         #expect(lateMilliseconds >= -50 && lateMilliseconds <= 1000, "\(rig.log)")
         let late = heard.timeIntervalSince(first)
         #expect(late >= -0.05 && late <= 2.0, "heard \(late) s after the fire time; \(rig.log)")

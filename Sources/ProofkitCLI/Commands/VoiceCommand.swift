@@ -67,9 +67,9 @@ enum VoiceCommand: Subcommand {
         stretches, and most running water by its bubbles' pure tones, jumping pitch and decay),
         the Silero VAD neural model, or both (voiced only where both agree). The energy gate
         also leaves out voiced frames that a small learned check (trained on other rooms' noise)
-        finds unlike speech, so a buzzing insect stops counting (a rhythmic pump motor still can),
-        and Silero's segments are dropped whole when that check finds them unlike speech on
-        average (bubbling on its own); --no-veto counts them (JSON "vad_veto"). Without
+        finds unlike speech, so a buzzing insect or a busy clock stops counting, and Silero's
+        segments are dropped whole when that check finds them unlike speech on average
+        (bubbling on its own); --no-veto counts them (JSON "vad_veto"). Without
         --vad the gate is silero when ONNX Runtime and the Silero model are installed, else energy;
         the energy gate's noise floor is tracked and shown either way, and the output says which
         gate decided ("gate: ..." line; "vad" and "vad_fallback" in JSON). Silero is
