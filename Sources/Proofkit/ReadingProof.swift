@@ -29,8 +29,9 @@ public struct ReadingProofConfiguration: Sendable {
     /// keeps only the voiced frames that also look like speech (a pitched drone such as a buzzing
     /// insect stops counting), and ``VoiceDetectionMode/silero`` drops each whole Silero segment
     /// whose mean likeness is under ``VoiceGate/SpeechLikenessVeto/segmentThreshold`` (bubbling
-    /// heard alone). Only at 16 kHz; voiced seconds then lag the audio by 350 ms until
-    /// ``ReadingProof/finish()``. Default `true`.
+    /// heard alone; while streaming, a segment is judged on what is decided so far, so its count
+    /// can still be withdrawn until it ends). Only at 16 kHz; voiced seconds then lag the audio by
+    /// 350 ms until ``ReadingProof/finish()``. Default `true`.
     public var vetoesUnlikeSpeech: Bool
 
     /// Creates a configuration; every parameter has the documented default.
@@ -227,7 +228,8 @@ public struct ReadingProof: Sendable {
     }
 
     /// The segments whose decided frames look like speech on average; a segment none of whose
-    /// frames is decided yet does not count until they are.
+    /// frames is decided yet does not count until they are. While streaming, a segment is judged
+    /// on the frames decided so far, so until it ends its count can still come or go.
     private static func speechLike(_ segments: [VoicedSegment], by veto: SpeechLikenessVeto) -> [VoicedSegment] {
         segments.filter { (veto.meanLikeness(over: $0) ?? 0) >= SpeechLikenessVeto.segmentThreshold }
     }
