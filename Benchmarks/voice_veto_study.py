@@ -20,20 +20,25 @@ The veto:
   mean band level over +-150 ms (239 inputs: a fixed 200 ms look-ahead);
 - a 239-32-16-1 multilayer perceptron (ReLU, sigmoid; weight matrices rounded to float16 after
   training, as they ship), trained here with Adam (seed 0, 6 epochs,
-  positives weighted by sqrt(negatives/positives)) on the TUNING split only: every frame of the
-  noise-alone files and every third frame of the mixtures, labelled by Silero on the clean
-  speech (the evaluation's own reference);
+  positives weighted by sqrt(negatives/positives)) on the noises of the --train splits (default
+  the tuning split), each mixed with the TUNING speech only: every frame of the noise-alone files
+  and every third frame of the mixtures, labelled by Silero on the clean speech (the evaluation's
+  own reference). The shipped weights: --train tune,heldout,heldout3,heldout4,heldout5,heldout6,heldout7
+  (114 sources; heldout8 was kept back to measure them);
 - its probability is averaged over +-150 ms, and an energy-gate frame is kept when the average
-  is at least the threshold. The threshold is chosen on the tuning split only: the smallest of
-  0.1, 0.2, 0.3, 0.4 that leaves every tuning noise alone at <= 0.5 s.
+  is at least the threshold. The threshold is chosen on the training files only: the smallest of
+  0.1, 0.2, 0.3, 0.4 that leaves every training noise alone at <= 0.5 s (0.4 for the shipped
+  weights).
 
-Reported per split (VOICE_GATE_EVAL.md has the figures): the energy gate alone (`proofkit voice
+Reported per --splits split, with its own speech (VOICE_GATE_EVAL.md has the figures; a split also
+in --train was trained on): the energy gate alone (`proofkit voice
 --vad energy --no-veto`), the energy gate with this veto, and the network alone (its probability through
 Silero's own hysteresis: 0.5 / 0.35, 100 ms silence, 250 ms speech) as a check on what the
 energy gate brings. Error = |voiced - reference| / reference; noise alone in seconds.
 
 Usage: python3 Benchmarks/voice_veto_study.py [--binary .build/release/proofkit]
-         [--splits tune,heldout,heldout3,heldout4] [--work /tmp/proofkit-voice-eval] [--out study.json]
+         [--train tune,...] [--splits tune,heldout,heldout3,heldout4] [--work /tmp/proofkit-voice-eval]
+         [--out study.json]
          [--swift Sources/VoiceGate/SpeechLikenessVetoWeights.swift]
          [--parity Tests/TestSupport/Fixtures/audio/vad_speech_ar.wav Tests/.../speech_likeness_parity.json]
 --swift writes the trained network as Swift source (the one proofkit ships is
