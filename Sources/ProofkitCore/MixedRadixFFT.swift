@@ -93,84 +93,74 @@ public struct MixedRadixFFT: Sendable {
 
     /// One Stockham stage: `y[q + s(Pp + r')] = w^(p r') Σ_r x[q + s(p + m r)] e^(-2πi r r'/P)`.
     /// Radix 4 and 2 (every stage of a power-of-two length) have their butterflies written out;
-    /// 3 and 5 sum over the roots.
+    /// 3 and 5 sum over the roots. Spans, not unsafe pointers: the core is held to strict memory
+    /// safety, and spans drop the arrays' uniqueness checks on every store.
     private static func run(_ stage: Stage, xr: [Double], xi: [Double], yr: inout [Double], yi: inout [Double]) {
-        let radix = stage.radix
-        let m = stage.m
-        let s = stage.stride
-        xr.withUnsafeBufferPointer { xr in
-            xi.withUnsafeBufferPointer { xi in
-                yr.withUnsafeMutableBufferPointer { yr in
-                    yi.withUnsafeMutableBufferPointer { yi in
-                        stage.twiddleReal.withUnsafeBufferPointer { wr in
-                            stage.twiddleImaginary.withUnsafeBufferPointer { wi in
-                                switch radix {
-                                case 4: radix4(m: m, s: s, xr: xr, xi: xi, yr: yr, yi: yi, wr: wr, wi: wi)
-                                case 2: radix2(m: m, s: s, xr: xr, xi: xi, yr: yr, yi: yi, wr: wr, wi: wi)
-                                default: general(stage, xr: xr, xi: xi, yr: yr, yi: yi, wr: wr, wi: wi)
-                                }
-                            }
-                        }
-                    }
-                }
-            }
+        let x = (real: xr.span, imaginary: xi.span)
+        let w = (real: stage.twiddleReal.span, imaginary: stage.twiddleImaginary.span)
+        var outReal = yr.mutableSpan
+        var outImaginary = yi.mutableSpan
+        switch stage.radix {
+        case 4: radix4(m: stage.m, s: stage.stride, x: x, w: w, yr: &outReal, yi: &outImaginary)
+        case 2: radix2(m: stage.m, s: stage.stride, x: x, w: w, yr: &outReal, yi: &outImaginary)
+        default: general(stage, x: x, w: w, yr: &outReal, yi: &outImaginary)
         }
     }
 
-    private typealias Input = UnsafeBufferPointer<Double>
-    private typealias Output = UnsafeMutableBufferPointer<Double>
+    private typealias Input = (real: Span<Double>, imaginary: Span<Double>)
 
     /// Stores `(re + i im) * w[t]` at `target`.
     @inline(__always)
     private static func store(
-        _ re: Double, _ im: Double, twiddle t: Int, at target: Int, yr: Output, yi: Output, wr: Input, wi: Input
+        _ re: Double, _ im: Double, twiddle t: Int, at target: Int, w: Input,
+        yr: inout MutableSpan<Double>, yi: inout MutableSpan<Double>
     ) {
-        yr[target] = re * wr[t] - im * wi[t]
-        yi[target] = re * wi[t] + im * wr[t]
+        let (c, sn) = (w.real[t], w.imaginary[t])
+        yr[target] = re * c - im * sn
+        yi[target] = re * sn + im * c
     }
 
     private static func radix4(
-        m: Int, s: Int, xr: Input, xi: Input, yr: Output, yi: Output, wr: Input, wi: Input
+        m: Int, s: Int, x: Input, w: Input, yr: inout MutableSpan<Double>, yi: inout MutableSpan<Double>
     ) {
+        let step = s * m
         for p in 0..<m {
             for q in 0..<s {
                 let i0 = q + s * p
-                let step = s * m
-                let (a0r, a0i) = (xr[i0], xi[i0])
-                let (a1r, a1i) = (xr[i0 + step], xi[i0 + step])
-                let (a2r, a2i) = (xr[i0 + 2 * step], xi[i0 + 2 * step])
-                let (a3r, a3i) = (xr[i0 + 3 * step], xi[i0 + 3 * step])
+                let (a0r, a0i) = (x.real[i0], x.imaginary[i0])
+                let (a1r, a1i) = (x.real[i0 + step], x.imaginary[i0 + step])
+                let (a2r, a2i) = (x.real[i0 + 2 * step], x.imaginary[i0 + 2 * step])
+                let (a3r, a3i) = (x.real[i0 + 3 * step], x.imaginary[i0 + 3 * step])
                 let (t0r, t0i) = (a0r + a2r, a0i + a2i)
                 let (t1r, t1i) = (a0r - a2r, a0i - a2i)
                 let (t2r, t2i) = (a1r + a3r, a1i + a3i)
                 let (t3r, t3i) = (a1r - a3r, a1i - a3i)
                 let target = q + s * 4 * p
-                store(t0r + t2r, t0i + t2i, twiddle: 4 * p, at: target, yr: yr, yi: yi, wr: wr, wi: wi)
-                store(t1r + t3i, t1i - t3r, twiddle: 4 * p + 1, at: target + s, yr: yr, yi: yi, wr: wr, wi: wi)
-                store(t0r - t2r, t0i - t2i, twiddle: 4 * p + 2, at: target + 2 * s, yr: yr, yi: yi, wr: wr, wi: wi)
-                store(t1r - t3i, t1i + t3r, twiddle: 4 * p + 3, at: target + 3 * s, yr: yr, yi: yi, wr: wr, wi: wi)
+                store(t0r + t2r, t0i + t2i, twiddle: 4 * p, at: target, w: w, yr: &yr, yi: &yi)
+                store(t1r + t3i, t1i - t3r, twiddle: 4 * p + 1, at: target + s, w: w, yr: &yr, yi: &yi)
+                store(t0r - t2r, t0i - t2i, twiddle: 4 * p + 2, at: target + 2 * s, w: w, yr: &yr, yi: &yi)
+                store(t1r - t3i, t1i + t3r, twiddle: 4 * p + 3, at: target + 3 * s, w: w, yr: &yr, yi: &yi)
             }
         }
     }
 
     private static func radix2(
-        m: Int, s: Int, xr: Input, xi: Input, yr: Output, yi: Output, wr: Input, wi: Input
+        m: Int, s: Int, x: Input, w: Input, yr: inout MutableSpan<Double>, yi: inout MutableSpan<Double>
     ) {
         for p in 0..<m {
             for q in 0..<s {
                 let i0 = q + s * p
                 let i1 = i0 + s * m
                 let target = q + s * 2 * p
-                store(xr[i0] + xr[i1], xi[i0] + xi[i1], twiddle: 2 * p, at: target, yr: yr, yi: yi, wr: wr, wi: wi)
-                store(
-                    xr[i0] - xr[i1], xi[i0] - xi[i1], twiddle: 2 * p + 1, at: target + s, yr: yr, yi: yi, wr: wr, wi: wi
-                )
+                let (ar, ai, br, bi) = (x.real[i0], x.imaginary[i0], x.real[i1], x.imaginary[i1])
+                store(ar + br, ai + bi, twiddle: 2 * p, at: target, w: w, yr: &yr, yi: &yi)
+                store(ar - br, ai - bi, twiddle: 2 * p + 1, at: target + s, w: w, yr: &yr, yi: &yi)
             }
         }
     }
 
     private static func general(
-        _ stage: Stage, xr: Input, xi: Input, yr: Output, yi: Output, wr: Input, wi: Input
+        _ stage: Stage, x: Input, w: Input, yr: inout MutableSpan<Double>, yi: inout MutableSpan<Double>
     ) {
         let radix = stage.radix
         let m = stage.m
@@ -181,8 +171,8 @@ public struct MixedRadixFFT: Sendable {
             for q in 0..<s {
                 for r in 0..<radix {
                     let index = q + s * (p + m * r)
-                    ar[r] = xr[index]
-                    ai[r] = xi[index]
+                    ar[r] = x.real[index]
+                    ai[r] = x.imaginary[index]
                 }
                 for out in 0..<radix {
                     var sumReal = 0.0
@@ -195,8 +185,8 @@ public struct MixedRadixFFT: Sendable {
                         if root >= radix { root -= radix }
                     }
                     store(
-                        sumReal, sumImaginary, twiddle: p * radix + out, at: q + s * (radix * p + out), yr: yr, yi: yi,
-                        wr: wr, wi: wi)
+                        sumReal, sumImaginary, twiddle: p * radix + out, at: q + s * (radix * p + out), w: w,
+                        yr: &yr, yi: &yi)
                 }
             }
         }

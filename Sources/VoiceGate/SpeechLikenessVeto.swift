@@ -357,14 +357,15 @@ extension SpeechLikenessVeto {
             var values = zip(zip(input, mean), deviation).map { pair, deviation in (pair.0 - pair.1) / deviation }
             for (index, layer) in layers.enumerated() {
                 var next = layer.biases
-                next.withUnsafeMutableBufferPointer { next in
-                    layer.weights.withUnsafeBufferPointer { weights in
-                        for i in 0..<layer.inputs {
-                            let value = values[i]
-                            if value == 0 { continue }
-                            let row = i * layer.outputs
-                            for o in 0..<layer.outputs { next[o] += value * weights[row + o] }
-                        }
+                do {
+                    // Spans, not unsafe pointers (strict memory safety): no uniqueness check per store.
+                    var sums = next.mutableSpan
+                    let weights = layer.weights.span
+                    for i in 0..<layer.inputs {
+                        let value = values[i]
+                        if value == 0 { continue }
+                        let row = i * layer.outputs
+                        for o in 0..<layer.outputs { sums[o] += value * weights[row + o] }
                     }
                 }
                 if index < layers.count - 1 {
