@@ -121,20 +121,27 @@ struct VoiceGateDefaultTests {
         #expect(energySVG.contains("looks like speech (veto)"))
     }
 
+    /// A real noise fixture looped to 15 s at the evaluation's noise-alone level (-36 dBFS RMS),
+    /// written into `folder`.
+    static func noiseAlone(_ fixture: String, in folder: String) throws -> String {
+        let path = folder + "/" + (fixture as NSString).lastPathComponent
+        try TestAudio.fixture(fixture).looped(toSeconds: 15).scaled(toRMS: -36).writeWAV(to: path)
+        return path
+    }
+
+    /// `proofkit voice PATH --recognizer none --json` with `extra`, as parsed JSON.
+    static func voiceJSON(_ path: String, _ extra: [String] = []) throws -> [String: Any] {
+        try json(TestEnvironment.runProofkit(["voice", path, "--recognizer", "none", "--json"] + extra).stdout)
+    }
+
     @Test("--vad energy leaves out a real mosquito's buzz (the veto); --no-veto counts it; the output says which")
     func energyVeto() throws {
         let folder = try TestEnvironment.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        // The mosquito (openclonk-data, CC0), looped to 15 s at the evaluation's noise-alone level.
-        let mosquito = try TestAudio.fixture("audio/veto_mosquito.wav").looped(toSeconds: 15).scaled(toRMS: -36)
-        let path = folder + "/mosquito.wav"
-        try mosquito.writeWAV(to: path)
-        let vetoed = try Self.json(
-            TestEnvironment.runProofkit(["voice", path, "--vad", "energy", "--recognizer", "none", "--json"]).stdout)
-        let alone = try Self.json(
-            TestEnvironment.runProofkit(
-                ["voice", path, "--vad", "energy", "--no-veto", "--recognizer", "none", "--json"]
-            ).stdout)
+        // The mosquito (openclonk-data, CC0).
+        let path = try Self.noiseAlone("audio/veto_mosquito.wav", in: folder)
+        let vetoed = try Self.voiceJSON(path, ["--vad", "energy"])
+        let alone = try Self.voiceJSON(path, ["--vad", "energy", "--no-veto"])
         #expect(vetoed["vad_veto"] as? Bool == true && alone["vad_veto"] as? Bool == false)
         let kept = try #require(vetoed["voiced_seconds"] as? Double)
         let counted = try #require(alone["voiced_seconds"] as? Double)
@@ -147,15 +154,10 @@ struct VoiceGateDefaultTests {
     func sileroSegmentVeto() throws {
         let folder = try TestEnvironment.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        // A fermenter's bubbles (widelands-data, CC0), looped to 15 s at the evaluation's noise-alone
-        // level: Silero takes half a second of it for speech.
-        let bubbles = try TestAudio.fixture("audio/veto_bubbles.wav").looped(toSeconds: 15).scaled(toRMS: -36)
-        let path = folder + "/bubbles.wav"
-        try bubbles.writeWAV(to: path)
-        let checked = try Self.json(
-            TestEnvironment.runProofkit(["voice", path, "--recognizer", "none", "--json"]).stdout)
-        let unchecked = try Self.json(
-            TestEnvironment.runProofkit(["voice", path, "--recognizer", "none", "--json", "--no-veto"]).stdout)
+        // A fermenter's bubbles (widelands-data, CC0): Silero takes half a second of it for speech.
+        let path = try Self.noiseAlone("audio/veto_bubbles.wav", in: folder)
+        let checked = try Self.voiceJSON(path)
+        let unchecked = try Self.voiceJSON(path, ["--no-veto"])
         #expect(checked["vad"] as? String == "silero" && unchecked["vad"] as? String == "silero")
         let kept = try #require(checked["voiced_seconds"] as? Double)
         let counted = try #require(unchecked["voiced_seconds"] as? Double)
