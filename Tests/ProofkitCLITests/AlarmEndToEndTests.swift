@@ -144,16 +144,18 @@ struct AlarmEndToEndTests {
         let rig = try AlarmRig()
         try rig.startService(ringSeconds: 2)
         let (id, first) = try rig.add(in: 3, window: 0, gap: 1)
-        let heard = try #require(rig.firstSound(by: first.addingTimeInterval(4)), "nothing was played: \(rig.log)")
-        // The service's own clock says when playback started; this test's view of OUT.raw (polled
-        // every 10 ms from another process) is the independent check that sound came out, and it
-        // gets 2 s because a loaded CI machine can starve the poller for over a second.
+        // The service's own clock says when playback started (within 1 s). OUT.raw is the
+        // independent check that sound came out: a loaded CI machine delayed this test's view of
+        // it (a 10 ms poller in another process, behind the file plugin's writes) by up to 2.5 s
+        // while the service logged under 60 ms late, so it only has to arrive before the 2 s ring
+        // is over plus 2 s.
+        let heard = try #require(rig.firstSound(by: first.addingTimeInterval(6)), "nothing was played: \(rig.log)")
         let logged = rig.log.components(separatedBy: " ring \(id) \(id).r0 late_ms=").dropFirst().first
         let lateMilliseconds = try #require(
             logged.flatMap { Int($0.prefix { $0 == "-" || $0.isNumber }) }, "\(rig.log)")
         #expect(lateMilliseconds >= -50 && lateMilliseconds <= 1000, "\(rig.log)")
         let late = heard.timeIntervalSince(first)
-        #expect(late >= -0.05 && late <= 2.0, "heard \(late) s after the fire time; \(rig.log)")
+        #expect(late >= -0.05 && late <= 4.0, "heard \(late) s after the fire time; \(rig.log)")
     }
 
     @Test("stop silences the ring at once, and the backup rings later")
