@@ -601,7 +601,7 @@ def build(work, split, binary, noise_filter=None, speech=None):
         clean = os.path.join(clips, f"clean__{name.replace(':', '_')}.wav")
         padded = np.concatenate([np.zeros(int(1.5 * RATE)), x, np.zeros(2 * RATE)])
         write_wav(clean, padded + np.random.default_rng(1).normal(0, 10 ** (-80 / 20), len(padded)))
-        _, found = run_one(binary, clean, "silero")
+        _, found, *_ = run_one(binary, clean, "silero")
         segments = [(a - 1.5, b - 1.5) for a, b in found]
         if sum(b - a for a, b in segments) < 1.0:
             print(f"skipping {name}: under 1 s of speech", file=sys.stderr)
@@ -654,7 +654,8 @@ def run_one(binary, path, mode):
     if out.returncode != 0:
         raise RuntimeError(f"{path} --vad {mode}: exit {out.returncode}: {out.stderr.strip()}")
     result = json.loads(out.stdout.strip().splitlines()[-1])
-    return result["voiced_seconds"], result["voiced_segments"]
+    return (result["voiced_seconds"], result["voiced_segments"], result.get("silero_segments"),
+            result.get("veto_segments"), result.get("silero_likeness"))
 
 
 def summarise(rows, modes):
@@ -713,13 +714,14 @@ def main():
     print(f"{len(items)} files ({sum(1 for i in items if i['speech'] is None)} noise alone), "
           f"{len(speeches)} speech clips; binary {args.binary}", file=sys.stderr)
 
-    rows = [dict(item, voiced={}, segments={}) for item in items]
+    rows = [dict(item, voiced={}, segments={}, silero={}, veto={}, likeness={}) for item in items]
     jobs = [(row, mode) for row in rows for mode in modes]
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         futures = {pool.submit(run_one, args.binary, row["file"], mode): (row, mode) for row, mode in jobs}
         for done, future in enumerate(concurrent.futures.as_completed(futures), 1):
             row, mode = futures[future]
-            row["voiced"][mode], row["segments"][mode] = future.result()
+            (row["voiced"][mode], row["segments"][mode], row["silero"][mode], row["veto"][mode],
+             row["likeness"][mode]) = future.result()
             if done % 50 == 0:
                 print(f"  {done}/{len(jobs)}", file=sys.stderr)
 

@@ -135,6 +135,10 @@ public struct ReadingProofResult: Sendable, Equatable {
     /// gate's intersected with these; in silero mode they are Silero's whole segments whose mean
     /// likeness reached ``VoiceGate/SpeechLikenessVeto/segmentThreshold``.
     public var likeSpeechSegments: [VoicedSegment]?
+    /// The veto's mean smoothed likeness (0...1) over each of ``sileroSegments``, in order: a segment
+    /// counts when it is at least ``VoiceGate/SpeechLikenessVeto/segmentThreshold``. `nil` unless
+    /// the veto ran in ``VoiceDetectionMode/silero``.
+    public var sileroSegmentLikeness: [Float]?
     /// The key words in the order they were first heard.
     public var heardKeyWords: [HeardKeyWord]
     /// All transcript lines received, in order.
@@ -341,6 +345,7 @@ public struct ReadingProof: Sendable {
         var findings = gate.finish()
         let energySegments = findings.segments
         var kept: [VoicedSegment]?
+        var segmentLikeness: [Float]?
         switch configuration.voiceDetection {
         case .energy:
             if var veto {
@@ -352,6 +357,7 @@ public struct ReadingProof: Sendable {
             findings.segments = neural.segments
             if var veto {
                 kept = veto.finish()
+                segmentLikeness = findings.segments.map { veto.meanLikeness(over: $0) ?? 0 }
                 findings.segments = Self.speechLike(findings.segments, by: veto)
             }
         case .both: findings.segments = VoicedSegments.intersection(findings.segments, neural.segments)
@@ -365,7 +371,7 @@ public struct ReadingProof: Sendable {
             match: match, gate: findings, speechProbabilities: probabilities,
             decidedBy: configuration.voiceDetection, energySegments: energySegments,
             sileroSegments: configuration.voiceDetection.usesSilero ? neural.segments : [],
-            likeSpeechSegments: kept, heardKeyWords: heard,
+            likeSpeechSegments: kept, sileroSegmentLikeness: segmentLikeness, heardKeyWords: heard,
             transcript: transcript, text: configuration.text)
     }
 

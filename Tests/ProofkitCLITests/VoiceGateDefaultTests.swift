@@ -146,6 +146,11 @@ struct VoiceGateDefaultTests {
         let kept = try #require(vetoed["voiced_seconds"] as? Double)
         let counted = try #require(alone["voiced_seconds"] as? Double)
         #expect(kept <= 1.0 && counted > 2, "with the veto \(kept) s, without \(counted) s")
+        // The veto's own stretches are reported (their overlap with the energy gate's is what counts);
+        // Silero did not run.
+        let stretches = try #require(vetoed["veto_segments"] as? [[Double]])
+        #expect(stretches.reduce(0) { $0 + $1[1] - $1[0] } <= 1.0, "\(stretches)")
+        #expect(vetoed["silero_segments"] is NSNull && vetoed["silero_likeness"] is NSNull)
         let text = try TestEnvironment.runProofkit(["voice", path, "--vad", "energy", "--recognizer", "none"])
         #expect(text.stdout.contains("gate: energy (frames that do not look like speech left out)"), "\(text.stdout)")
     }
@@ -162,5 +167,14 @@ struct VoiceGateDefaultTests {
         let kept = try #require(checked["voiced_seconds"] as? Double)
         let counted = try #require(unchecked["voiced_seconds"] as? Double)
         #expect(kept == 0 && counted >= 0.25, "with the veto \(kept) s, without \(counted) s")
+        // Silero's own segments are reported with the veto's likeness over each, which is under the
+        // segment threshold (0.2); without the veto there is no likeness.
+        let found = try #require(checked["silero_segments"] as? [[Double]])
+        let likeness = try #require(checked["silero_likeness"] as? [Double])
+        #expect(abs(found.reduce(0) { $0 + $1[1] - $1[0] } - counted) < 0.01, "\(found)")
+        #expect(likeness.count == found.count && likeness.allSatisfy { $0 < 0.2 }, "\(likeness)")
+        #expect(checked["veto_segments"] is [[Double]] && checked["voiced_segments"] as? [[Double]] == [])
+        #expect(unchecked["silero_likeness"] is NSNull && unchecked["veto_segments"] is NSNull)
+        #expect(unchecked["silero_segments"] as? [[Double]] == unchecked["voiced_segments"] as? [[Double]])
     }
 }

@@ -111,7 +111,12 @@ enum VoiceCommand: Subcommand {
           "forced_score":FORCED|null,"recognizer_seconds":S|null,
           "recognizer_skipped":STRING|null, ...RESULT}
         RESULT fields: "text":NAME,"vad":MODE,"vad_fallback":STRING|null,"vad_veto":BOOL,"voiced_seconds":S,
-          "voiced_segments":[[START,END],...] (seconds),"noise_floor_dbfs":DB (final floor),
+          "voiced_segments":[[START,END],...] (seconds),"silero_segments":[[START,END],...]|null
+          (Silero's own, before the veto; null with --vad energy),"silero_likeness":[L,...]|null (the
+          veto's mean likeness 0-1 over each of them; one under 0.2 is left out; null without the
+          veto),"veto_segments":[[START,END],...]|null
+          (the stretches the veto found speech-like; null when it did not run),
+          "noise_floor_dbfs":DB (final floor),
           "needed_seconds":S,"key_words":[{"word":W,"heard":BOOL}],"heard_key_words":[W...],
           "heard":[W...] (the same),
           "required_key_words":N,"verdict":"accepted"|"rejected",
@@ -550,10 +555,11 @@ enum VoiceCommand: Subcommand {
             "vad": .string(mode.rawValue), "vad_fallback": JSONValue(fallback),
             "vad_veto": .bool(result.likeSpeechSegments != nil),
             "voiced_seconds": .rounded(result.gate.voicedSeconds, places: 3),
-            "voiced_segments": .array(
-                result.gate.segments.map {
-                    .array([.rounded($0.start, places: 3), .rounded($0.end, places: 3)])
-                }),
+            "voiced_segments": segmentsJSON(result.gate.segments),
+            "silero_segments": result.decidedBy.usesSilero ? segmentsJSON(result.sileroSegments) : .null,
+            "silero_likeness": result.sileroSegmentLikeness.map { .array($0.map { .rounded(Double($0), places: 3) }) }
+                ?? .null,
+            "veto_segments": result.likeSpeechSegments.map(segmentsJSON) ?? .null,
             "noise_floor_dbfs": .rounded(Double(result.gate.finalFloorDecibels), places: 1),
             "needed_seconds": .rounded(needed, places: 3),
             "key_words": .array(
@@ -566,6 +572,11 @@ enum VoiceCommand: Subcommand {
             "verdict": .string(text.verdict.name), "rule": .string(text.rule.rawValue), "reason": JSONValue(reason),
             "text": .string(result.text.name),
         ]
+    }
+
+    /// `[[START, END], ...]` in seconds, to the millisecond.
+    static func segmentsJSON(_ segments: [VoicedSegment]) -> JSONValue {
+        .array(segments.map { .array([.rounded($0.start, places: 3), .rounded($0.end, places: 3)]) })
     }
 
     /// `{"mean_log_prob": X, "tokens": N, "transcript_mean_log_prob": Y|null, "ratio": X-Y|null,
