@@ -29,8 +29,10 @@ public struct ReadingProofConfiguration: Sendable {
     /// keeps only the voiced frames that also look like speech (a pitched drone such as a buzzing
     /// insect stops counting), and ``VoiceDetectionMode/silero`` drops each whole Silero segment
     /// whose mean likeness is under ``VoiceGate/SpeechLikenessVeto/segmentThreshold`` (bubbling
-    /// heard alone; while streaming, a segment is judged on what is decided so far, so its count
-    /// can still be withdrawn until it ends). Only at 16 kHz; voiced seconds then lag the audio by
+    /// heard alone) and cuts each kept one to the veto's frames inside it, plus
+    /// ``VoiceGate/SpeechLikenessVeto/edgePaddingSeconds`` (Silero's tail after the voice). While
+    /// streaming, a segment is judged on what is decided so far, so its count can still be
+    /// withdrawn until it ends. Only at 16 kHz; voiced seconds then lag the audio by
     /// 350 ms until ``ReadingProof/finish()``. Default `true`.
     public var vetoesUnlikeSpeech: Bool
 
@@ -132,8 +134,9 @@ public struct ReadingProofResult: Sendable, Equatable {
     /// The frames ``VoiceGate/SpeechLikenessVeto`` kept as speech-like (joined into segments, in
     /// seconds), when the veto ran (``ReadingProofConfiguration/vetoesUnlikeSpeech`` in energy or
     /// silero mode at 16 kHz); `nil` otherwise. In energy mode the decided segments are the energy
-    /// gate's intersected with these; in silero mode they are Silero's whole segments whose mean
-    /// likeness reached ``VoiceGate/SpeechLikenessVeto/segmentThreshold``.
+    /// gate's intersected with these; in silero mode they are Silero's segments whose mean
+    /// likeness reached ``VoiceGate/SpeechLikenessVeto/segmentThreshold``, each cut to these
+    /// stretches plus ``VoiceGate/SpeechLikenessVeto/edgePaddingSeconds`` either side.
     public var likeSpeechSegments: [VoicedSegment]?
     /// The veto's mean smoothed likeness (0...1) over each of ``sileroSegments``, in order: a segment
     /// counts when it is at least ``VoiceGate/SpeechLikenessVeto/segmentThreshold``. `nil` unless
@@ -231,11 +234,15 @@ public struct ReadingProof: Sendable {
         }
     }
 
-    /// The segments whose decided frames look like speech on average; a segment none of whose
-    /// frames is decided yet does not count until they are. While streaming, a segment is judged
-    /// on the frames decided so far, so until it ends its count can still come or go.
+    /// The segments whose decided frames look like speech on average, each cut to the frames the
+    /// veto kept inside it plus ``VoiceGate/SpeechLikenessVeto/edgePaddingSeconds`` either side; a
+    /// segment none of whose frames is decided yet does not count until they are. While
+    /// streaming, a segment is judged on the frames decided so far, so until it ends its count can
+    /// still come or go.
     private static func speechLike(_ segments: [VoicedSegment], by veto: SpeechLikenessVeto) -> [VoicedSegment] {
-        segments.filter { (veto.meanLikeness(over: $0) ?? 0) >= SpeechLikenessVeto.segmentThreshold }
+        VoicedSegments.trimmedEdges(
+            segments.filter { (veto.meanLikeness(over: $0) ?? 0) >= SpeechLikenessVeto.segmentThreshold },
+            to: veto.keptSegments, padding: SpeechLikenessVeto.edgePaddingSeconds)
     }
 
     /// The verdict if the session ended now.

@@ -20,7 +20,8 @@ import ProofkitCore
 /// labelled by Silero on the clean recording); a later split was kept back to measure it. On
 /// its own it is no detector (trained on the first 32 sources, it counted a campfire as 12 s of
 /// speech); it is meant only to narrow what a gate already found: the energy gate's frames, or
-/// Silero's whole segments (``meanLikeness(over:)``). Figures: Benchmarks/VOICE_GATE_EVAL.md.
+/// Silero's segments, whole (``meanLikeness(over:)``) and at their ends (``edgePaddingSeconds``).
+/// Figures: Benchmarks/VOICE_GATE_EVAL.md.
 ///
 /// Decisions lag the audio by ``delayFrames`` (350 ms: the 200 ms look-ahead and half the
 /// averaging window); ``finish()`` decides the rest, treating the audio as ended.
@@ -91,10 +92,20 @@ public struct SpeechLikenessVeto: Sendable {
 
     /// The mean smoothed likeness a whole voiced segment of another detector (Silero) needs to be
     /// kept by ``meanLikeness(over:)``'s users: 0.2. Chosen on the heard noise splits of
-    /// `Benchmarks/voice_gate_eval.py` (VOICE_GATE_EVAL.md): it drops segments of bubbling heard
-    /// alone, and on the 1,122 readings of the three newest held-out splits it changed three
+    /// `Benchmarks/voice_gate_eval.py` (VOICE_GATE_EVAL.md; `Benchmarks/voice_segment_rules.py
+    /// --thresholds` replays it from saved reports): it drops segments of bubbling heard alone, and on the 1,122 readings of the three newest held-out splits it changed three
     /// counts (two came closer to the reference; one lost a real speech segment at 5 dB SNR).
     public static let segmentThreshold: Float = 0.2
+
+    /// How far a kept Silero segment may reach beyond the first and last frames this veto kept
+    /// inside it, in seconds: 0.3 (``VoicedSegments/trimmedEdges(_:to:padding:)``). In noise,
+    /// Silero's probability stays up for up to a second after the voice; trimming to the veto's
+    /// frames cuts that tail. Chosen on the eight heard noise splits of
+    /// `Benchmarks/voice_gate_eval.py` with `Benchmarks/voice_segment_rules.py` (the fewest files
+    /// over 25 % error at >= 10 dB SNR among 0.3-0.6 s: 7 against 16 untrimmed, all on the tuning
+    /// split), then measured once on an unheard split (VOICE_GATE_EVAL.md). A smaller pad cuts
+    /// the held-out reader's recitation. The segment threshold's users apply it.
+    public static let edgePaddingSeconds = 0.3
 
     /// Creates a veto.
     /// - Parameters:

@@ -98,6 +98,41 @@ public enum VoicedSegments {
         return result
     }
 
+    /// Each segment of `segments` cut to the part of it that `kept` covers, from the start of the
+    /// first stretch of `kept` that overlaps it to the end of the last, widened by `padding` on
+    /// either side (never past the segment's own ends). Gaps between those stretches stay in; a
+    /// segment that no stretch overlaps is returned whole. It never adds time.
+    /// - Parameters:
+    ///   - segments: sorted, non-overlapping segments (seconds).
+    ///   - kept: sorted, non-overlapping stretches (seconds).
+    ///   - padding: seconds kept beyond the first and last covered instant, >= 0.
+    /// - Returns: one segment per input segment, in order.
+    public static func trimmedEdges(
+        _ segments: [VoicedSegment], to kept: [VoicedSegment], padding: Double
+    ) -> [VoicedSegment] {
+        var result: [VoicedSegment] = []
+        result.reserveCapacity(segments.count)
+        var next = 0
+        for segment in segments {
+            while next < kept.count && kept[next].end <= segment.start { next += 1 }
+            var index = next
+            var first: Double?
+            var last = segment.start
+            while index < kept.count && kept[index].start < segment.end {
+                if first == nil { first = kept[index].start }
+                last = kept[index].end
+                index += 1
+            }
+            guard let first else {
+                result.append(segment)
+                continue
+            }
+            result.append(
+                VoicedSegment(start: max(segment.start, first - padding), end: min(segment.end, last + padding)))
+        }
+        return result
+    }
+
     /// The total duration of a list of segments, in seconds.
     public static func totalSeconds(_ segments: [VoicedSegment]) -> Double {
         segments.reduce(0) { $0 + $1.duration }

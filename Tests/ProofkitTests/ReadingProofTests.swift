@@ -114,7 +114,9 @@ struct ReadingProofTests {
         #expect(eight.result.likeSpeechSegments == nil)
     }
 
-    @Test("silero mode drops a whole Silero segment that does not look like speech, and keeps a reading's")
+    @Test(
+        "silero mode drops a whole Silero segment that does not look like speech, keeps a reading's, and cuts Silero's tail after it"
+    )
     func sileroSegmentVeto() throws {
         // Silero's probabilities are given (no model here): `speaking(t)` says where it would hear
         // speech. The veto judges the audio itself.
@@ -151,6 +153,21 @@ struct ReadingProofTests {
         }
         #expect(reading.sileroSegments.count == 2)
         #expect(reading.gate.segments == reading.sileroSegments)
+        // A Silero that stays on for 1.2 s of the room after the second reading (as it does in
+        // noise): the tail is cut to within the edge padding of the veto's last kept frame.
+        let end = 12 + length
+        let tail = try finished(try room(withSpeech: true)) {
+            ($0 >= 3 && $0 < 3 + length) || ($0 >= 12 && $0 < end + 1.2)
+        }
+        let counted2 = try finished(try room(withSpeech: true), vetoes: false) {
+            ($0 >= 3 && $0 < 3 + length) || ($0 >= 12 && $0 < end + 1.2)
+        }
+        let last = try #require(tail.gate.segments.last)
+        let uncut = try #require(counted2.gate.segments.last)
+        #expect(uncut.end > end + 1.1, "\(uncut)")
+        #expect(last.end <= end + SpeechLikenessVeto.edgePaddingSeconds + 0.2, "\(last)")
+        #expect(last.start == uncut.start && last.end > end - 0.5, "the reading itself is kept: \(last)")
+        #expect(tail.gate.segments.first == reading.gate.segments.first)
     }
 
     @Test("two key words and twice the reading time of voice: accepted by the read-twice rule")

@@ -36,4 +36,27 @@ struct SpeechProbabilityGateTests {
         #expect(VoicedSegments.totalSeconds(both) == 2.5)
         #expect(VoicedSegments.intersection(a, []).isEmpty)
     }
+
+    @Test("trimmedEdges cuts each segment to the kept stretches inside it, padded, and never adds time")
+    func trimmedEdges() {
+        let segments = [
+            VoicedSegment(start: 1, end: 4), VoicedSegment(start: 5, end: 6), VoicedSegment(start: 7, end: 9),
+        ]
+        // Kept: two stretches inside the first segment (the gap between them stays), one that
+        // reaches past the third's start, none in the second.
+        let kept = [
+            VoicedSegment(start: 1.5, end: 2), VoicedSegment(start: 2.5, end: 3),
+            VoicedSegment(start: 6.8, end: 7.5),
+        ]
+        let trimmed = VoicedSegments.trimmedEdges(segments, to: kept, padding: 0.25)
+        #expect(
+            trimmed == [
+                VoicedSegment(start: 1.25, end: 3.25), VoicedSegment(start: 5, end: 6),
+                VoicedSegment(start: 7, end: 7.75),
+            ], "\(trimmed)")
+        // A wide pad stops at the segment's own ends.
+        #expect(VoicedSegments.trimmedEdges(segments, to: kept, padding: 10) == segments)
+        #expect(VoicedSegments.trimmedEdges(segments, to: [], padding: 0) == segments)
+        #expect(VoicedSegments.trimmedEdges([], to: kept, padding: 0).isEmpty)
+    }
 }
