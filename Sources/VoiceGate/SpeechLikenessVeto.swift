@@ -93,8 +93,9 @@ public struct SpeechLikenessVeto: Sendable {
     /// The mean smoothed likeness a whole voiced segment of another detector (Silero) needs to be
     /// kept by ``meanLikeness(over:)``'s users: 0.2. Chosen on the heard noise splits of
     /// `Benchmarks/voice_gate_eval.py` (VOICE_GATE_EVAL.md; `Benchmarks/voice_segment_rules.py
-    /// --thresholds` replays it from saved reports): it drops segments of bubbling heard alone, and on the 1,122 readings of the three newest held-out splits it changed three
-    /// counts (two came closer to the reference; one lost a real speech segment at 5 dB SNR).
+    /// --thresholds` replays it from saved reports): it drops segments of bubbling heard alone
+    /// (0.1 does not drop a bee's), and on the 1,122 readings of heldout6-8 it changed three counts
+    /// (two came closer to the reference; one lost a real speech segment at 5 dB SNR).
     public static let segmentThreshold: Float = 0.2
 
     /// How far a kept Silero segment may reach beyond the first and last frames this veto kept
@@ -103,8 +104,9 @@ public struct SpeechLikenessVeto: Sendable {
     /// frames cuts that tail. Chosen on the eight heard noise splits of
     /// `Benchmarks/voice_gate_eval.py` with `Benchmarks/voice_segment_rules.py` (the fewest files
     /// over 25 % error at >= 10 dB SNR among 0.3-0.6 s: 7 against 16 untrimmed, all on the tuning
-    /// split), then measured once on an unheard split (VOICE_GATE_EVAL.md). A smaller pad cuts
-    /// the held-out reader's recitation. The segment threshold's users apply it.
+    /// split), then measured once on each of two unheard splits (VOICE_GATE_EVAL.md). A smaller
+    /// pad cuts the held-out reader's recitation. `ReadingProof` applies it to the segments that
+    /// pass ``segmentThreshold``.
     public static let edgePaddingSeconds = 0.3
 
     /// Creates a veto.
