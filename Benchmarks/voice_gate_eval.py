@@ -584,9 +584,9 @@ def noise_sources(work):
     buckle = os.path.join(deb, "usr/share/buckle/wav")
     nb = os.path.join(deb, "usr/share/games/neverball/snd")
 
-    def pair(first, second, gap_seconds):
-        """Two recorded events as one: `second` starts gap_seconds after `first` does."""
-        def make(n, seed, rate, burst):
+    def seq_pair(first, second, gap_seconds, rate, burst=False):
+        """As seq, the event being two recordings: `second` starts gap_seconds after `first` does."""
+        def make(n, seed):
             a, b = load(first), load(second)
             gap = int(gap_seconds * RATE)
             event = np.zeros(max(len(a), gap + len(b)))
@@ -595,14 +595,13 @@ def noise_sources(work):
             return sequence(event, n, rate, seed, burst=burst)
         return make
 
-    key = pair(os.path.join(buckle, "1e-0.wav"), os.path.join(buckle, "1e-1.wav"), 0.1)
-    clock = pair(os.path.join(nb, "tick.ogg"), os.path.join(nb, "tock.ogg"), 1.0)
     sources += [
         # One key (a), down then up 100 ms later, sequenced as typing (as tuxpaint:typing).
-        ("bucklespring:typing", "heldout9", lambda n, seed: key(n, seed, 6, True)),
+        ("bucklespring:typing", "heldout9",
+         seq_pair(os.path.join(buckle, "1e-0.wav"), os.path.join(buckle, "1e-1.wav"), 0.1, 6, burst=True)),
         ("crossfire:drip-1.5/s", "heldout9", seq(os.path.join(deb, "usr/share/games/crossfire-client/sounds/drip.wav"), 1.5)),
         # A tick and a tock one second apart, the pair every two seconds: a clock at 1 per second.
-        ("neverball:tick-tock-1/s", "heldout9", lambda n, seed: clock(n, seed, 0.5, False)),
+        ("neverball:tick-tock-1/s", "heldout9", seq_pair(os.path.join(nb, "tick.ogg"), os.path.join(nb, "tock.ogg"), 1.0, 0.5)),
         ("plee:rain", "heldout9", looped(os.path.join(deb, "usr/share/games/plee-the-bear/sound/weather/rain.ogg"))),
         ("unified-inventory:birds", "heldout9", looped(os.path.join(mods, "unified_inventory/sounds/birds.ogg"))),
         ("pachi:storm", "heldout9", looped(os.path.join(deb, "usr/share/pachi/sounds/storm.wav"))),

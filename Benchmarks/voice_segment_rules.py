@@ -60,9 +60,9 @@ def rules(pads, thresholds, has_likeness):
         yield "no veto", lambda row: row["silero"]["silero"]
         for t in thresholds:
             yield f"whole {t:g}", lambda row, t=t: whole(row, t)
+    base = (lambda row: whole(row, 0.2)) if has_likeness else (lambda row: row["segments"]["silero"])
     for pad in pads:
-        base = (lambda row: whole(row, 0.2)) if has_likeness else (lambda row: row["segments"]["silero"])
-        yield f"edge {pad:g}", lambda row, pad=pad, base=base: edge_trim(base(row), row["veto"]["silero"] or [], pad)
+        yield f"edge {pad:g}", lambda row, pad=pad: edge_trim(base(row), row["veto"]["silero"] or [], pad)
 
 
 def figures(rows, rule):

@@ -156,14 +156,11 @@ struct ReadingProofTests {
         // A Silero that stays on for 1.2 s of the room after the second reading (as it does in
         // noise): the tail is cut to within the edge padding of the veto's last kept frame.
         let end = 12 + length
-        let tail = try finished(try room(withSpeech: true)) {
-            ($0 >= 3 && $0 < 3 + length) || ($0 >= 12 && $0 < end + 1.2)
-        }
-        let counted2 = try finished(try room(withSpeech: true), vetoes: false) {
-            ($0 >= 3 && $0 < 3 + length) || ($0 >= 12 && $0 < end + 1.2)
-        }
+        let lingering: (Double) -> Bool = { ($0 >= 3 && $0 < 3 + length) || ($0 >= 12 && $0 < end + 1.2) }
+        let tail = try finished(try room(withSpeech: true), speaking: lingering)
+        let unvetoed = try finished(try room(withSpeech: true), vetoes: false, speaking: lingering)
         let last = try #require(tail.gate.segments.last)
-        let uncut = try #require(counted2.gate.segments.last)
+        let uncut = try #require(unvetoed.gate.segments.last)
         #expect(uncut.end > end + 1.1, "\(uncut)")
         #expect(last.end <= end + SpeechLikenessVeto.edgePaddingSeconds + 0.2, "\(last)")
         #expect(last.start == uncut.start && last.end > end - 0.5, "the reading itself is kept: \(last)")
