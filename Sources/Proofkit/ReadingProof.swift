@@ -128,6 +128,10 @@ public struct ReadingProofResult: Sendable, Equatable {
     /// The energy gate's own voiced segments, whatever the mode (its floor is tracked in every
     /// mode), in seconds.
     public var energySegments: [VoicedSegment]
+    /// Those of ``energySegments`` that form clock-like trains (``VoiceGate/PeriodicTrains``), in
+    /// seconds: they never count as voice where the energy gate decides (energy and both modes);
+    /// empty in ``VoiceDetectionMode/silero``, where the energy gate does not decide.
+    public var periodicSegments: [VoicedSegment]
     /// Silero's own voiced segments (``SpeechProbabilityGate`` over ``speechProbabilities``), in
     /// seconds; empty in ``VoiceDetectionMode/energy``.
     public var sileroSegments: [VoicedSegment]
@@ -219,19 +223,22 @@ public struct ReadingProof: Sendable {
     public var voicedSeconds: Double {
         switch configuration.voiceDetection {
         case .energy:
+            let voice = energyVoice
             if let veto {
-                VoicedSegments.totalSeconds(VoicedSegments.intersection(gate.finish().segments, veto.keptSegments))
-            } else {
-                gate.voicedSeconds
+                return VoicedSegments.totalSeconds(VoicedSegments.intersection(voice.kept, veto.keptSegments))
             }
+            return voice.trains.isEmpty ? gate.voicedSeconds : VoicedSegments.totalSeconds(voice.kept)
         case .silero:
-            if let veto {
-                VoicedSegments.totalSeconds(Self.speechLike(neural.segments, by: veto))
-            } else {
-                neural.voicedSeconds
-            }
-        case .both: VoicedSegments.totalSeconds(VoicedSegments.intersection(gate.finish().segments, neural.segments))
+            guard let veto else { return neural.voicedSeconds }
+            return VoicedSegments.totalSeconds(Self.speechLike(neural.segments, by: veto))
+        case .both: return VoicedSegments.totalSeconds(VoicedSegments.intersection(energyVoice.kept, neural.segments))
         }
+    }
+
+    /// The energy gate's voiced segments so far, split into those it decides with and the members
+    /// of clock-like trains (``VoiceGate/PeriodicTrains``), which never count.
+    private var energyVoice: (kept: [VoicedSegment], trains: [VoicedSegment]) {
+        PeriodicTrains.separate(gate.voicedSegments)
     }
 
     /// The segments whose decided frames look like speech on average, each cut to the frames the
@@ -351,14 +358,17 @@ public struct ReadingProof: Sendable {
     public func finish() -> ReadingProofResult {
         var findings = gate.finish()
         let energySegments = findings.segments
+        let (energyVoice, trains) = PeriodicTrains.separate(energySegments)
         var kept: [VoicedSegment]?
         var segmentLikeness: [Float]?
         switch configuration.voiceDetection {
         case .energy:
+            findings.segments = energyVoice
+            if !trains.isEmpty { findings.voicedSeconds = VoicedSegments.totalSeconds(energyVoice) }
             if var veto {
                 let speechLike = veto.finish()
                 kept = speechLike
-                findings.segments = VoicedSegments.intersection(findings.segments, speechLike)
+                findings.segments = VoicedSegments.intersection(energyVoice, speechLike)
             }
         case .silero:
             findings.segments = neural.segments
@@ -367,7 +377,7 @@ public struct ReadingProof: Sendable {
                 segmentLikeness = findings.segments.map { veto.meanLikeness(over: $0) ?? 0 }
                 findings.segments = Self.speechLike(findings.segments, by: veto)
             }
-        case .both: findings.segments = VoicedSegments.intersection(findings.segments, neural.segments)
+        case .both: findings.segments = VoicedSegments.intersection(energyVoice, neural.segments)
         }
         findings.voicedSeconds =
             configuration.voiceDetection == .energy && kept == nil
@@ -377,6 +387,7 @@ public struct ReadingProof: Sendable {
         return ReadingProofResult(
             match: match, gate: findings, speechProbabilities: probabilities,
             decidedBy: configuration.voiceDetection, energySegments: energySegments,
+            periodicSegments: configuration.voiceDetection == .silero ? [] : trains,
             sileroSegments: configuration.voiceDetection.usesSilero ? neural.segments : [],
             likeSpeechSegments: kept, sileroSegmentLikeness: segmentLikeness, heardKeyWords: heard,
             transcript: transcript, text: configuration.text)

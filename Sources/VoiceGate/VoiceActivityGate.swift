@@ -316,6 +316,13 @@ public struct VoiceActivityGate: Sendable {
         return segments.last
     }
 
+    /// The voiced segments so far: the closed ones and the open one up to its last loud frame, as
+    /// ``finish()`` returns them, without copying the level track.
+    public var voicedSegments: [VoicedSegment] {
+        guard state == .voiced else { return segments }
+        return segments + [segment(from: runStartFrame, through: lastActiveFrame)]
+    }
+
     /// Whether voice is on now.
     public var isVoiced: Bool { state == .voiced }
 
@@ -395,12 +402,8 @@ public struct VoiceActivityGate: Sendable {
     /// The result so far: closes an open voiced segment at its last loud frame (a partial frame
     /// at the end is not analysed). Does not change the gate; processing may continue.
     public func finish() -> VoiceGateResult {
-        var all = segments
-        if state == .voiced {
-            all.append(segment(from: runStartFrame, through: lastActiveFrame))
-        }
-        return VoiceGateResult(
-            voicedSeconds: voicedSeconds, segments: all, finalFloorDecibels: floorDecibels,
+        VoiceGateResult(
+            voicedSeconds: voicedSeconds, segments: voicedSegments, finalFloorDecibels: floorDecibels,
             analysedSeconds: analysedSeconds, track: track)
     }
 

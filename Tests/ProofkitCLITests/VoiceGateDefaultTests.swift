@@ -155,6 +155,22 @@ struct VoiceGateDefaultTests {
         #expect(text.stdout.contains("gate: energy (frames that do not look like speech left out)"), "\(text.stdout)")
     }
 
+    @Test("--vad energy names runs on a clock's beat (a real word every 2 s) and never counts them; --plot draws them")
+    func periodicTrains() throws {
+        let folder = try TestEnvironment.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/beat.wav"
+        let room = try TestAudio.fixture("noise_ac_16k.wav").looped(toSeconds: 15).scaled(toRMS: -50)
+        try room.mixing(try TestAudio.spokenWord(), at: [1, 3, 5, 7, 9, 11, 13]).writeWAV(to: path)
+        let energy = try Self.voiceJSON(path, ["--vad", "energy", "--plot", folder + "/beat.svg"])
+        let trains = try #require(energy["periodic_segments"] as? [[Double]])
+        #expect(trains.count == 7 && zip(trains, [1, 3, 5, 7, 9, 11, 13]).allSatisfy { abs($0[0] - $1) < 0.15 })
+        #expect(energy["voiced_seconds"] as? Double == 0 && energy["voiced_segments"] as? [[Double]] == [])
+        let svg = try String(contentsOfFile: folder + "/beat.svg", encoding: .utf8)
+        #expect(svg.contains("clock-like train (not voice)"))
+        #expect(try Self.voiceJSON(path)["periodic_segments"] is NSNull, "Silero decides: no trains")
+    }
+
     @Test("the default gate (Silero) drops a segment of real bubbling heard alone; --no-veto counts it")
     func sileroSegmentVeto() throws {
         let folder = try TestEnvironment.makeTemporaryFolder()

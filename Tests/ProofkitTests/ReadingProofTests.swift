@@ -115,6 +115,44 @@ struct ReadingProofTests {
     }
 
     @Test(
+        "energy mode: a spoken syllable rung on a clock's beat never counts, the same syllable off the beat does, a reading keeps all its voice"
+    )
+    func periodicTrains() throws {
+        // A real 0.52 s word in the air-conditioned room, rung at `onsets`.
+        let word = try TestAudio.spokenWord()
+        func rung(at onsets: [Double]) throws -> TestAudio { try room(withSpeech: false).mixing(word, at: onsets) }
+        func finished(_ audio: TestAudio, vetoes: Bool = true) throws -> ReadingProofResult {
+            var proof = try ReadingProof(
+                configuration: ReadingProofConfiguration(
+                    usesRecognizer: false, voiceDetection: .energy, vetoesUnlikeSpeech: vetoes))
+            for chunk in audio.chunks(of: 1600) { _ = proof.process(audio: chunk) }
+            let result = proof.finish()
+            #expect(isApproximatelyEqual(proof.voicedSeconds, result.gate.voicedSeconds, absoluteTolerance: 0.4))
+            return result
+        }
+        // Every 2 s (a slow tick-tock whose tick alone passes the gate).
+        let beat = try rung(at: stride(from: 1.0, to: 23, by: 2).map { $0 })
+        for vetoes in [true, false] {
+            let result = try finished(beat, vetoes: vetoes)
+            #expect(result.energySegments.count == 11 && result.periodicSegments == result.energySegments)
+            #expect(result.gate.voicedSeconds == 0 && result.gate.segments.isEmpty)
+        }
+        // The same word at uneven gaps (1.3-3.1 s) is voice, every time.
+        let gaps = [1.3, 2.6, 1.7, 3.1, 1.5, 2.2, 2.9, 1.6, 2.4]
+        let offBeat = try finished(try rung(at: gaps.reduce(into: [1.0]) { $0.append($0.last! + $1) }))
+        #expect(offBeat.periodicSegments.isEmpty && offBeat.gate.segments.count == 10)
+        #expect(offBeat.gate.voicedSeconds > 4)
+        // A real reading, twice: nothing is taken as a train.
+        let reading = try finished(try room(withSpeech: true))
+        #expect(reading.periodicSegments.isEmpty && reading.gate.voicedSeconds > 12)
+        // Silero decides without the energy gate's runs: no trains are reported there.
+        var silero = try ReadingProof(
+            configuration: ReadingProofConfiguration(usesRecognizer: false, voiceDetection: .silero))
+        _ = silero.process(audio: beat.samples, speechProbabilities: [])
+        #expect(silero.finish().periodicSegments.isEmpty)
+    }
+
+    @Test(
         "silero mode drops a whole Silero segment that does not look like speech, keeps a reading's, and cuts Silero's tail after it"
     )
     func sileroSegmentVeto() throws {

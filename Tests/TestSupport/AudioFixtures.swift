@@ -109,6 +109,18 @@ public struct TestAudio: Sendable {
         try readWAV(TestEnvironment.fixture(name))
     }
 
+    /// A real spoken word, 0.52 s (the Quran fixture's first, 1.36-1.88 s), at -30 dBFS RMS: voiced,
+    /// harmonic and speech-like by every per-run cue, as a clock's pitched ring can be.
+    public static func spokenWord() throws -> TestAudio {
+        let quran = try fixture("speech_ar_quran_16k.wav")
+        return TestAudio(samples: Array(quran.samples[21_760..<30_080]), sampleRate: 16_000).scaled(toRMS: -30)
+    }
+
+    /// This audio with `other` mixed in at each of `onsets` (seconds).
+    public func mixing(_ other: TestAudio, at onsets: [Double]) -> TestAudio {
+        onsets.reduce(self) { $0.mixing(other, at: $1) }
+    }
+
     /// The RMS level of all samples, in dBFS (`20 log10 rms`, as `sox stats` "RMS lev dB").
     public var rmsDecibels: Double { Self.rmsDecibels(samples[...]) }
 

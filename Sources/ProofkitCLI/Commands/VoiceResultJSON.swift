@@ -21,6 +21,7 @@ extension VoiceCommand {
             "silero_likeness": result.sileroSegmentLikeness.map { .array($0.map { .rounded(Double($0), places: 3) }) }
                 ?? .null,
             "veto_segments": result.likeSpeechSegments.map(segmentsJSON) ?? .null,
+            "periodic_segments": result.decidedBy == .silero ? .null : segmentsJSON(result.periodicSegments),
             "noise_floor_dbfs": .rounded(Double(result.gate.finalFloorDecibels), places: 1),
             "needed_seconds": .rounded(needed, places: 3),
             "key_words": .array(
