@@ -128,9 +128,10 @@ public struct ReadingProofResult: Sendable, Equatable {
     /// The energy gate's own voiced segments, whatever the mode (its floor is tracked in every
     /// mode), in seconds.
     public var energySegments: [VoicedSegment]
-    /// Those of ``energySegments`` that form clock-like trains (``VoiceGate/PeriodicTrains``), in
-    /// seconds: they never count as voice where the energy gate decides (energy and both modes);
-    /// empty in ``VoiceDetectionMode/silero``, where the energy gate does not decide.
+    /// Those of ``energySegments`` that are a clock's, in seconds: members of trains
+    /// (``VoiceGate/PeriodicTrains``) or inside stretches whose level repeats on a beat
+    /// (``VoiceGate/EnvelopePeriodicity``). They never count as voice where the energy gate decides
+    /// (energy and both modes); empty in ``VoiceDetectionMode/silero``, where it does not decide.
     public var periodicSegments: [VoicedSegment]
     /// Silero's own voiced segments (``SpeechProbabilityGate`` over ``speechProbabilities``), in
     /// seconds; empty in ``VoiceDetectionMode/energy``.
@@ -184,6 +185,8 @@ public struct ReadingProof: Sendable {
     private var gate: VoiceActivityGate
     private var neural: SpeechProbabilityGate
     private var veto: SpeechLikenessVeto?
+    /// The clock finder over the gate's levels, where the energy gate decides (energy and both).
+    private var periodicity: EnvelopePeriodicity?
     private var probabilities: [Float] = []
     private var heard: [HeardKeyWord] = []
     private var transcript: [String] = []
@@ -209,6 +212,8 @@ public struct ReadingProof: Sendable {
         neural = SpeechProbabilityGate(
             chunkSeconds: Double(Self.sileroChunkSize(sampleRate: configuration.gate.sampleRate))
                 / Double(configuration.gate.sampleRate))
+        periodicity =
+            configuration.voiceDetection == .silero ? nil : EnvelopePeriodicity(frameSeconds: frameSeconds)
         veto =
             configuration.usesVeto ? SpeechLikenessVeto(measuresSegments: configuration.voiceDetection == .silero) : nil
     }
@@ -235,10 +240,14 @@ public struct ReadingProof: Sendable {
         }
     }
 
-    /// The energy gate's voiced segments so far, split into those it decides with and the members
-    /// of clock-like trains (``VoiceGate/PeriodicTrains``), which never count.
+    /// The energy gate's voiced segments so far, split into those it decides with and the clock's:
+    /// members of trains (``VoiceGate/PeriodicTrains``) and segments inside stretches whose level
+    /// repeats on a beat (``VoiceGate/EnvelopePeriodicity``). The clock's never count.
     private var energyVoice: (kept: [VoicedSegment], trains: [VoicedSegment]) {
-        PeriodicTrains.separate(gate.voicedSegments)
+        let (runs, trains) = PeriodicTrains.separate(gate.voicedSegments)
+        guard let periodicity else { return (runs, trains) }
+        let (kept, periodic) = periodicity.separate(runs)
+        return periodic.isEmpty ? (kept, trains) : (kept, (trains + periodic).sorted { $0.start < $1.start })
     }
 
     /// The segments whose decided frames look like speech on average, each cut to the frames the
@@ -293,6 +302,7 @@ public struct ReadingProof: Sendable {
         }
         var events: [ReadingProofEvent] = []
         for frame in gate.process(audio) {
+            periodicity?.add(frame.levelDecibels)
             loudestSinceMeter = max(loudestSinceMeter, frame.levelDecibels)
             var isVoiced = frame.isVoiced
             if mode.usesSilero {
@@ -358,7 +368,7 @@ public struct ReadingProof: Sendable {
     public func finish() -> ReadingProofResult {
         var findings = gate.finish()
         let energySegments = findings.segments
-        let (energyVoice, trains) = PeriodicTrains.separate(energySegments)
+        let (energyVoice, trains) = self.energyVoice
         var kept: [VoicedSegment]?
         var segmentLikeness: [Float]?
         switch configuration.voiceDetection {

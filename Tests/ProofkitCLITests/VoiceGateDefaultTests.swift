@@ -167,7 +167,7 @@ struct VoiceGateDefaultTests {
         #expect(trains.count == 7 && zip(trains, [1, 3, 5, 7, 9, 11, 13]).allSatisfy { abs($0[0] - $1) < 0.15 })
         #expect(energy["voiced_seconds"] as? Double == 0 && energy["voiced_segments"] as? [[Double]] == [])
         let svg = try String(contentsOfFile: folder + "/beat.svg", encoding: .utf8)
-        #expect(svg.contains("clock-like train (not voice)"))
+        #expect(svg.contains("clock-like (not voice)"))
         #expect(try Self.voiceJSON(path)["periodic_segments"] is NSNull, "Silero decides: no trains")
     }
 

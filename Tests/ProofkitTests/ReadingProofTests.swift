@@ -115,7 +115,7 @@ struct ReadingProofTests {
     }
 
     @Test(
-        "energy mode: a spoken syllable rung on a clock's beat never counts, the same syllable off the beat does, a reading keeps all its voice"
+        "energy mode: a spoken word rung on a clock's beat never counts (separate runs, or one long run), the same word off the beat does, a reading keeps all its voice"
     )
     func periodicTrains() throws {
         // A real 0.52 s word in the air-conditioned room, rung at `onsets`.
@@ -145,7 +145,33 @@ struct ReadingProofTests {
         // A real reading, twice: nothing is taken as a train.
         let reading = try finished(try room(withSpeech: true))
         #expect(reading.periodicSegments.isEmpty && reading.gate.voicedSeconds > 12)
-        // Silero decides without the energy gate's runs: no trains are reported there.
+        // Rung every 0.6 s the word never falls silent: one long run, no train, but its level repeats
+        // on the beat. It never counts, and while streaming it never comes near the reading time, so
+        // the voice-only fallback cannot accept it before it is named.
+        let ringing = try rung(at: stride(from: 1.0, to: 23, by: 0.6).map { $0 })
+        var live = try ReadingProof(
+            configuration: ReadingProofConfiguration(usesRecognizer: false, voiceDetection: .energy))
+        var most = 0.0
+        var accepted = false
+        for chunk in ringing.chunks(of: 1600) {
+            let events = live.process(audio: chunk)
+            accepted = accepted || events.contains { if case .accepted = $0 { true } else { false } }
+            most = max(most, live.voicedSeconds)
+        }
+        let rang = live.finish()
+        #expect(
+            rang.energySegments.count <= 3 && rang.periodicSegments == rang.energySegments,
+            "\(rang.energySegments) \(rang.periodicSegments)")
+        #expect(rang.gate.voicedSeconds == 0 && !accepted)
+        #expect(most < 0.5 * live.neededSeconds, "streamed at most \(most) s of \(live.neededSeconds) s")
+        // A reading that starts half a second after the ringing stops keeps all its voice.
+        let speech = try TestAudio.fixture("speech_en_ljspeech_16k.wav").scaled(toRMS: -30)
+        let quietRoom = try room(withSpeech: false)
+        let afterClock = try finished(
+            quietRoom.mixing(word, at: stride(from: 1.0, to: 10, by: 0.6).map { $0 }).mixing(speech, at: 10.5))
+        let alone = try finished(quietRoom.mixing(speech, at: 10.5))
+        #expect(alone.gate.voicedSeconds > 6 && afterClock.gate.voicedSeconds == alone.gate.voicedSeconds)
+        // Silero decides without the energy gate's runs: no clock's segments are reported there.
         var silero = try ReadingProof(
             configuration: ReadingProofConfiguration(usesRecognizer: false, voiceDetection: .silero))
         _ = silero.process(audio: beat.samples, speechProbabilities: [])

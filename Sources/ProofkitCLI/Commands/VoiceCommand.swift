@@ -118,8 +118,9 @@ enum VoiceCommand: Subcommand {
           veto's mean likeness 0-1 over each of them; one under 0.2 is left out; null without the
           veto),"veto_segments":[[START,END],...]|null
           (the stretches the veto found speech-like; null when it did not run),
-          "periodic_segments":[[START,END],...]|null (energy-gate runs whose onsets keep a clock's
-          beat, never counted; null with --vad silero),
+          "periodic_segments":[[START,END],...]|null (energy-gate runs that are a clock's: onsets
+          on a beat, or inside a stretch whose level repeats on a beat; never counted; null with
+          --vad silero),
           "noise_floor_dbfs":DB (final floor),
           "needed_seconds":S,"key_words":[{"word":W,"heard":BOOL}],"heard_key_words":[W...],
           "heard":[W...] (the same),
@@ -584,7 +585,7 @@ enum VoiceCommand: Subcommand {
         plot.addLine(lane(result.energySegments, at: -2), label: "energy gate: voice", color: "#2ca02c")
         if !result.periodicSegments.isEmpty {
             plot.addLine(
-                lane(result.periodicSegments, at: -3.5), label: "clock-like train (not voice)", color: "#8c564b")
+                lane(result.periodicSegments, at: -3.5), label: "clock-like (not voice)", color: "#8c564b")
         }
         if let kept = result.likeSpeechSegments {
             plot.addLine(lane(kept, at: -5), label: "looks like speech (veto)", color: "#ff7f0e")
