@@ -138,7 +138,7 @@ public struct EnvelopePeriodicity: Sendable {
     /// Whether the window's levels repeat on a beat (see the type's algorithm).
     private func isPeriodic(_ window: ArraySlice<Double>) -> Bool {
         let count = window.count
-        let floor = Self.quantile(Array(window), Self.floorQuantile)
+        let floor = linearQuantile(sorted: window.sorted(), Self.floorQuantile)
         var excess = window.map { min(max($0 - floor, 0), Self.ceilingDecibels) }
         let mean = excess.reduce(0, +) / Double(count)
         var energy = 0.0
@@ -183,14 +183,13 @@ public struct EnvelopePeriodicity: Sendable {
         }
         stretches.append(segment)
     }
+}
 
-    /// The `q` quantile of `values`, interpolated linearly between order statistics (as numpy's
-    /// default).
-    static func quantile(_ values: [Double], _ q: Double) -> Double {
-        let sorted = values.sorted()
-        let position = q * Double(sorted.count - 1)
-        let lower = Int(position)
-        let upper = min(lower + 1, sorted.count - 1)
-        return sorted[lower] + (position - Double(lower)) * (sorted[upper] - sorted[lower])
-    }
+/// The `q` quantile (0...1) of ascending `sorted` values, interpolated linearly between order
+/// statistics (numpy's default). `sorted` must not be empty.
+func linearQuantile(sorted: [Double], _ q: Double) -> Double {
+    let position = q * Double(sorted.count - 1)
+    let lower = Int(position)
+    let upper = min(lower + 1, sorted.count - 1)
+    return sorted[lower] + (sorted[upper] - sorted[lower]) * (position - Double(lower))
 }

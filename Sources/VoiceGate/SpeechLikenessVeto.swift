@@ -225,12 +225,8 @@ public struct SpeechLikenessVeto: Sendable {
         }
         floorRingNext = (floorRingNext + 1) % Self.floorSamples
         // The 10th percentile with linear interpolation (numpy's default) of each band's samples.
-        let position = 0.1 * Double(Self.floorSamples - 1)
-        let lower = Int(position)
-        let fraction = position - Double(lower)
         for b in 0..<Self.bands {
-            let sorted = floorRing.map { $0[b] }.sorted()
-            floors[b] = sorted[lower] + (sorted[lower + 1] - sorted[lower]) * fraction
+            floors[b] = linearQuantile(sorted: floorRing.map { $0[b] }.sorted(), 0.1)
         }
     }
 
