@@ -232,7 +232,7 @@ public struct ReadingProof: Sendable {
             if let veto {
                 return VoicedSegments.totalSeconds(VoicedSegments.intersection(voice.kept, veto.keptSegments))
             }
-            return voice.trains.isEmpty ? gate.voicedSeconds : VoicedSegments.totalSeconds(voice.kept)
+            return voice.clock.isEmpty ? gate.voicedSeconds : VoicedSegments.totalSeconds(voice.kept)
         case .silero:
             guard let veto else { return neural.voicedSeconds }
             return VoicedSegments.totalSeconds(Self.speechLike(neural.segments, by: veto))
@@ -243,7 +243,7 @@ public struct ReadingProof: Sendable {
     /// The energy gate's voiced segments so far, split into those it decides with and the clock's:
     /// members of trains (``VoiceGate/PeriodicTrains``) and segments inside stretches whose level
     /// repeats on a beat (``VoiceGate/EnvelopePeriodicity``). The clock's never count.
-    private var energyVoice: (kept: [VoicedSegment], trains: [VoicedSegment]) {
+    private var energyVoice: (kept: [VoicedSegment], clock: [VoicedSegment]) {
         let (runs, trains) = PeriodicTrains.separate(gate.voicedSegments)
         guard let periodicity else { return (runs, trains) }
         let (kept, periodic) = periodicity.separate(runs)
@@ -368,13 +368,13 @@ public struct ReadingProof: Sendable {
     public func finish() -> ReadingProofResult {
         var findings = gate.finish()
         let energySegments = findings.segments
-        let (energyVoice, trains) = self.energyVoice
+        let (energyVoice, clock) = self.energyVoice
         var kept: [VoicedSegment]?
         var segmentLikeness: [Float]?
         switch configuration.voiceDetection {
         case .energy:
             findings.segments = energyVoice
-            if !trains.isEmpty { findings.voicedSeconds = VoicedSegments.totalSeconds(energyVoice) }
+            if !clock.isEmpty { findings.voicedSeconds = VoicedSegments.totalSeconds(energyVoice) }
             if var veto {
                 let speechLike = veto.finish()
                 kept = speechLike
@@ -397,7 +397,7 @@ public struct ReadingProof: Sendable {
         return ReadingProofResult(
             match: match, gate: findings, speechProbabilities: probabilities,
             decidedBy: configuration.voiceDetection, energySegments: energySegments,
-            periodicSegments: configuration.voiceDetection == .silero ? [] : trains,
+            periodicSegments: configuration.voiceDetection == .silero ? [] : clock,
             sileroSegments: configuration.voiceDetection.usesSilero ? neural.segments : [],
             likeSpeechSegments: kept, sileroSegmentLikeness: segmentLikeness, heardKeyWords: heard,
             transcript: transcript, text: configuration.text)
