@@ -127,11 +127,8 @@ public struct EnvelopePeriodicity: Sendable {
     /// - Returns: both lists, sorted; together they are `segments`.
     public func separate(_ segments: [VoicedSegment]) -> (kept: [VoicedSegment], periodic: [VoicedSegment]) {
         guard !stretches.isEmpty else { return (segments, []) }
-        var kept: [VoicedSegment] = []
-        var periodic: [VoicedSegment] = []
-        for segment in segments {
-            if share(of: segment) >= Self.segmentShare { periodic.append(segment) } else { kept.append(segment) }
-        }
+        let (kept, periodic) = VoicedSegments.partitioned(
+            segments, by: segments.map { share(of: $0) >= Self.segmentShare })
         return (kept, periodic)
     }
 
@@ -147,7 +144,8 @@ public struct EnvelopePeriodicity: Sendable {
             energy += excess[index] * excess[index]
         }
         guard energy > 1e-6 else { return false }
-        let lags = min(3 * longestLag, count - overlapFrames)
+        // r(3L) is the farthest lag used, and five periods must fit: no lag past 3 * count / 5 is needed.
+        let lags = min(3 * longestLag, count - overlapFrames, 3 * (count / Self.periodsInWindow))
         guard lags >= 3 * shortestLag else { return false }
         var r = [Double](repeating: 0, count: lags + 1)
         for lag in 1...lags {

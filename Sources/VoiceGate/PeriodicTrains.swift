@@ -44,12 +44,7 @@ public enum PeriodicTrains {
     /// - Parameter segments: sorted, non-overlapping segments (seconds).
     /// - Returns: both lists, sorted; together they are `segments`.
     public static func separate(_ segments: [VoicedSegment]) -> (kept: [VoicedSegment], trains: [VoicedSegment]) {
-        let member = membership(segments)
-        var kept: [VoicedSegment] = []
-        var trains: [VoicedSegment] = []
-        for (index, segment) in segments.enumerated() {
-            if member[index] { trains.append(segment) } else { kept.append(segment) }
-        }
+        let (kept, trains) = VoicedSegments.partitioned(segments, by: membership(segments))
         return (kept, trains)
     }
 

@@ -133,6 +133,23 @@ public enum VoicedSegments {
         return result
     }
 
+    /// Splits `segments` by `flags`, one per segment: those flagged `false`, then those flagged
+    /// `true`, each in their original order.
+    /// - Parameters:
+    ///   - segments: any segments.
+    ///   - flags: one flag per segment (`flags.count == segments.count`).
+    /// - Returns: both lists; together they are `segments`.
+    public static func partitioned(_ segments: [VoicedSegment], by flags: [Bool]) -> (
+        unflagged: [VoicedSegment], flagged: [VoicedSegment]
+    ) {
+        var unflagged: [VoicedSegment] = []
+        var flagged: [VoicedSegment] = []
+        for (segment, flag) in zip(segments, flags) {
+            if flag { flagged.append(segment) } else { unflagged.append(segment) }
+        }
+        return (unflagged, flagged)
+    }
+
     /// The total duration of a list of segments, in seconds.
     public static func totalSeconds(_ segments: [VoicedSegment]) -> Double {
         segments.reduce(0) { $0 + $1.duration }
