@@ -37,11 +37,19 @@ def total(segments):
     return sum(b - a for a, b in segments)
 
 
-def edge_trim(decided, kept, pad):
-    """Each decided segment cut to the veto-kept frames inside it, widened by pad seconds."""
+def edge_trim(decided, kept, pad, island=None):
+    """Each decided segment cut to the veto-kept frames inside it, widened by pad seconds. With
+    island = (gap, shortest): a kept stretch at either end shorter than `shortest` seconds and more
+    than `gap` seconds from its neighbour is not an edge (repeatedly)."""
     out = []
     for a, b in decided:
         inside = [(max(a, c), min(b, d)) for c, d in kept if d > a and c < b]
+        if island:
+            gap, shortest = island
+            while len(inside) > 1 and inside[-1][1] - inside[-1][0] < shortest and inside[-1][0] - inside[-2][1] > gap:
+                inside.pop()
+            while len(inside) > 1 and inside[0][1] - inside[0][0] < shortest and inside[1][0] - inside[0][1] > gap:
+                inside.pop(0)
         if not inside:
             out.append((a, b))
             continue
@@ -54,7 +62,7 @@ def whole(row, threshold):
     return [tuple(seg) for seg, like in zip(row["silero"]["silero"], likeness) if like >= threshold]
 
 
-def rules(pads, thresholds, has_likeness):
+def rules(pads, thresholds, has_likeness, islands=()):
     yield "reported", lambda row: row["segments"]["silero"]
     if has_likeness:
         yield "no veto", lambda row: row["silero"]["silero"]
@@ -63,6 +71,9 @@ def rules(pads, thresholds, has_likeness):
     base = (lambda row: whole(row, 0.2)) if has_likeness else (lambda row: row["segments"]["silero"])
     for pad in pads:
         yield f"edge {pad:g}", lambda row, pad=pad: edge_trim(base(row), row["veto"]["silero"] or [], pad)
+    for gap, shortest in islands:
+        yield (f"isl {gap:g}/{shortest:g}",
+               lambda row, i=(gap, shortest): edge_trim(base(row), row["veto"]["silero"] or [], 0.3, i))
 
 
 def figures(rows, rule):
@@ -81,10 +92,13 @@ def main():
     parser.add_argument("reports", nargs="+")
     parser.add_argument("--pads", default="0,0.1,0.2,0.3", help="edge pads to try, in seconds")
     parser.add_argument("--thresholds", default="0.1,0.2,0.3", help="whole-segment likeness thresholds to try")
+    parser.add_argument("--islands", default="", help="island rules to try with pad 0.3 s, as GAP/SHORTEST "
+                        "seconds, comma-separated (e.g. 0.5/0.5)")
     parser.add_argument("--worst", type=int, default=0, help="also list each rule's N worst files at >= 10 dB")
     args = parser.parse_args()
     pads = [float(p) for p in args.pads.split(",")]
     thresholds = [float(t) for t in args.thresholds.split(",")]
+    islands = [tuple(float(x) for x in pair.split("/")) for pair in args.islands.split(",") if pair]
     rows = []
     for path in args.reports:
         with open(path) as f:
@@ -98,7 +112,7 @@ def main():
     print("split     rule       alone  | 20 dB med/p90/max >25%  | 10 dB ...                | 5 dB ...")
     for split in sorted({r["split"] for r in rows}, key=lambda s: (s != "tune", s)):
         mine = [r for r in rows if r["split"] == split]
-        for name, rule in rules(pads, thresholds, has_likeness):
+        for name, rule in rules(pads, thresholds, has_likeness, islands):
             line = figures(mine, rule)
             cells = [f"{line[s][0]:4.1f}/{line[s][1]:5.1f}/{line[s][2]:6.1f} {line[s][3]:3d}" if s in line else "-"
                      for s in SNRS]
