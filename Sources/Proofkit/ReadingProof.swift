@@ -251,14 +251,18 @@ public struct ReadingProof: Sendable {
     }
 
     /// The segments whose decided frames look like speech on average, each cut to the frames the
-    /// veto kept inside it plus ``VoiceGate/SpeechLikenessVeto/edgePaddingSeconds`` either side; a
+    /// veto kept inside it plus ``VoiceGate/SpeechLikenessVeto/edgePaddingSeconds`` either side
+    /// (a short, isolated kept stretch at an end is not an edge:
+    /// ``VoiceGate/SpeechLikenessVeto/edgeIsolatedShortestSeconds``); a
     /// segment none of whose frames is decided yet does not count until they are. While
     /// streaming, a segment is judged on the frames decided so far, so until it ends its count can
     /// still come or go.
     private static func speechLike(_ segments: [VoicedSegment], by veto: SpeechLikenessVeto) -> [VoicedSegment] {
         VoicedSegments.trimmedEdges(
             segments.filter { (veto.meanLikeness(over: $0) ?? 0) >= SpeechLikenessVeto.segmentThreshold },
-            to: veto.keptSegments, padding: SpeechLikenessVeto.edgePaddingSeconds)
+            to: veto.keptSegments, padding: SpeechLikenessVeto.edgePaddingSeconds,
+            isolatedGap: SpeechLikenessVeto.edgeIsolatedGapSeconds,
+            isolatedShortest: SpeechLikenessVeto.edgeIsolatedShortestSeconds)
     }
 
     /// The verdict if the session ended now.

@@ -109,6 +109,21 @@ public struct SpeechLikenessVeto: Sendable {
     /// pass ``segmentThreshold``.
     public static let edgePaddingSeconds = 0.3
 
+    /// A stretch this veto kept at either end of a Silero segment that is shorter than this, in
+    /// seconds, and more than ``edgeIsolatedGapSeconds`` from the kept stretch next to it, is not
+    /// one of the segment's edges: 0.5 (``VoicedSegments/trimmedEdges(_:to:padding:isolatedGap:isolatedShortest:)``).
+    /// In bubbling water, the veto keeps a short stretch of bubbles half a second or more after a
+    /// reading, and Silero's segment runs on to it. Chosen on the twelve heard noise splits of
+    /// `Benchmarks/voice_gate_eval.py` with `Benchmarks/voice_segment_rules.py --islands` (the
+    /// fewest files over 25 % error at >= 10 dB SNR among gaps 0.4-0.6 s and lengths 0.3-0.5 s),
+    /// then measured once on an unheard split (VOICE_GATE_EVAL.md). The price: a short last word
+    /// read after a pause of more than 0.6 s counts only up to the pad.
+    public static let edgeIsolatedShortestSeconds = 0.5
+
+    /// The gap, in seconds, beyond which a short kept stretch at a segment's end is isolated: 0.6
+    /// (``edgeIsolatedShortestSeconds``).
+    public static let edgeIsolatedGapSeconds = 0.6
+
     /// Creates a veto.
     /// - Parameters:
     ///   - threshold: the smoothed likeness a frame needs to be kept (0...1); default the study's

@@ -102,33 +102,53 @@ public enum VoicedSegments {
     /// first stretch of `kept` that overlaps it to the end of the last, widened by `padding` on
     /// either side (never past the segment's own ends). Gaps between those stretches stay in; a
     /// segment that no stretch overlaps is returned whole. It never adds time.
+    ///
+    /// An isolated stretch is not an edge: a stretch at either end of those inside a segment (each
+    /// clipped to the segment) that is shorter than `isolatedShortest` and more than `isolatedGap`
+    /// from its neighbour inside the segment is set aside, repeatedly, while another stretch is
+    /// left. The defaults (0 s shortest) set nothing aside.
     /// - Parameters:
     ///   - segments: sorted, non-overlapping segments (seconds).
     ///   - kept: sorted, non-overlapping stretches (seconds).
     ///   - padding: seconds kept beyond the first and last covered instant, >= 0.
+    ///   - isolatedGap: seconds; a shorter gap to the neighbour keeps an end stretch. Default 0.
+    ///   - isolatedShortest: seconds; an end stretch this long or longer is always an edge.
+    ///     Default 0 (every stretch is).
     /// - Returns: one segment per input segment, in order.
     public static func trimmedEdges(
-        _ segments: [VoicedSegment], to kept: [VoicedSegment], padding: Double
+        _ segments: [VoicedSegment], to kept: [VoicedSegment], padding: Double, isolatedGap: Double = 0,
+        isolatedShortest: Double = 0
     ) -> [VoicedSegment] {
         var result: [VoicedSegment] = []
         result.reserveCapacity(segments.count)
         var next = 0
+        var inside: [VoicedSegment] = []
+        func isolated(_ stretch: VoicedSegment, gap: Double) -> Bool {
+            stretch.duration < isolatedShortest && gap > isolatedGap
+        }
         for segment in segments {
             while next < kept.count && kept[next].end <= segment.start { next += 1 }
+            inside.removeAll(keepingCapacity: true)
             var index = next
-            var first: Double?
-            var last = segment.start
             while index < kept.count && kept[index].start < segment.end {
-                if first == nil { first = kept[index].start }
-                last = kept[index].end
+                inside.append(
+                    VoicedSegment(start: max(segment.start, kept[index].start), end: min(segment.end, kept[index].end)))
                 index += 1
             }
-            guard let first else {
+            var first = 0
+            var last = inside.count - 1
+            while last > first && isolated(inside[last], gap: inside[last].start - inside[last - 1].end) { last -= 1 }
+            while last > first && isolated(inside[first], gap: inside[first + 1].start - inside[first].end) {
+                first += 1
+            }
+            guard last >= 0 else {
                 result.append(segment)
                 continue
             }
             result.append(
-                VoicedSegment(start: max(segment.start, first - padding), end: min(segment.end, last + padding)))
+                VoicedSegment(
+                    start: max(segment.start, inside[first].start - padding),
+                    end: min(segment.end, inside[last].end + padding)))
         }
         return result
     }

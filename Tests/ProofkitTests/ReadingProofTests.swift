@@ -228,6 +228,20 @@ struct ReadingProofTests {
         #expect(last.end <= end + SpeechLikenessVeto.edgePaddingSeconds + 0.2, "\(last)")
         #expect(last.start == uncut.start && last.end > end - 0.5, "the reading itself is kept: \(last)")
         #expect(tail.gate.segments.first == reading.gate.segments.first)
+        // Silero runs on over something the veto takes for speech, 0.9 s after the reading: a short
+        // stretch of it (a 0.15 s piece of a real word) is isolated and is not an edge, so the tail is
+        // still cut; a whole word (0.52 s) is, and the segment reaches it.
+        let word = try TestAudio.spokenWord()
+        let piece = TestAudio(samples: Array(word.samples.prefix(2_400)), sampleRate: 16_000)
+        let runOn: (Double) -> Bool = { ($0 >= 3 && $0 < 3 + length) || ($0 >= 12 && $0 < end + 1.8) }
+        let isolated = try finished(try room(withSpeech: true).mixing(piece, at: end + 0.9), speaking: runOn)
+        let joined = try finished(try room(withSpeech: true).mixing(word, at: end + 0.9), speaking: runOn)
+        let keptPiece = try #require(isolated.likeSpeechSegments?.last)
+        #expect(keptPiece.start > end + 0.6 && keptPiece.duration < SpeechLikenessVeto.edgeIsolatedShortestSeconds)
+        let cut = try #require(isolated.gate.segments.last)
+        #expect(cut.end <= end + SpeechLikenessVeto.edgePaddingSeconds + 0.2 && cut.start == last.start, "\(cut)")
+        let reached = try #require(joined.gate.segments.last)
+        #expect(reached.end > end + 1.3, "\(reached)")
     }
 
     @Test("two key words and twice the reading time of voice: accepted by the read-twice rule")

@@ -59,4 +59,33 @@ struct SpeechProbabilityGateTests {
         #expect(VoicedSegments.trimmedEdges(segments, to: [], padding: 0) == segments)
         #expect(VoicedSegments.trimmedEdges([], to: kept, padding: 0).isEmpty)
     }
+
+    @Test("trimmedEdges sets aside short, isolated stretches at either end, repeatedly, never the last one left")
+    func trimmedEdgesIsolated() {
+        let segment = [VoicedSegment(start: 0, end: 10)]
+        // Short stretches 0.75 s from the reading's (twice before it, once after): not edges.
+        let kept = [
+            VoicedSegment(start: 0.5, end: 0.75), VoicedSegment(start: 1.5, end: 1.75),
+            VoicedSegment(start: 2.5, end: 6), VoicedSegment(start: 6.25, end: 6.5),
+            VoicedSegment(start: 7.25, end: 7.5),
+        ]
+        func trimmed(_ kept: [VoicedSegment]) -> [VoicedSegment] {
+            VoicedSegments.trimmedEdges(segment, to: kept, padding: 0.25, isolatedGap: 0.6, isolatedShortest: 0.5)
+        }
+        // 6.25-6.5 is short but only 0.25 s from the reading: it stays an edge.
+        #expect(trimmed(kept) == [VoicedSegment(start: 2.25, end: 6.75)], "\(trimmed(kept))")
+        // Without the rule, every stretch is an edge.
+        #expect(
+            VoicedSegments.trimmedEdges(segment, to: kept, padding: 0.25) == [VoicedSegment(start: 0.25, end: 7.75)])
+        // Long enough (0.5 s), or close enough (0.5 s away), an end stretch is an edge.
+        let long = [VoicedSegment(start: 2.5, end: 6), VoicedSegment(start: 7, end: 7.5)]
+        #expect(trimmed(long) == [VoicedSegment(start: 2.25, end: 7.75)])
+        let close = [VoicedSegment(start: 2.5, end: 6), VoicedSegment(start: 6.5, end: 6.75)]
+        #expect(trimmed(close) == [VoicedSegment(start: 2.25, end: 7)])
+        // A segment's only stretch, however short, is its edge both ways.
+        #expect(trimmed([VoicedSegment(start: 4, end: 4.25)]) == [VoicedSegment(start: 3.75, end: 4.5)])
+        // Two short stretches far apart: the first is left, and it is the edge.
+        let pair = [VoicedSegment(start: 2, end: 2.25), VoicedSegment(start: 5, end: 5.25)]
+        #expect(trimmed(pair) == [VoicedSegment(start: 1.75, end: 2.5)])
+    }
 }
