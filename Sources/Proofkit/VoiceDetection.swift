@@ -21,10 +21,10 @@ public enum VoiceDetectionMode: String, Sendable, Equatable, CaseIterable {
 extension VoiceDetectionMode {
     /// The detector used when none is asked for, if it can run (ONNX Runtime and the Silero model
     /// installed): ``silero``, with the veto's segment check at 16 kHz. Measured with
-    /// `Benchmarks/voice_gate_eval.py` on real speech mixed into the 9 newest real noise sources,
+    /// `Benchmarks/voice_gate_eval.py` on real speech mixed into the 14 newest real noise sources,
     /// unheard until this version was fixed (Benchmarks/VOICE_GATE_EVAL.md): 0.0 s voiced in every
-    /// noise alone, a median voiced-seconds error of 0.7-1.2 % at 20, 10 and 5 dB SNR, and within
-    /// 25 % on every file at 10 dB or more but one (+30 %, a short reading over a passing train).
+    /// noise alone, a median voiced-seconds error of 0.9-1.1 % at 20, 10 and 5 dB SNR, and within
+    /// 25 % on every file at 10 dB or more (worst 23.8 %).
     /// ``both`` can only shorten what the energy gate finds and lost whole readings under loud
     /// noise (up to 100 % at 10 dB). Without Silero the session falls back to ``energy`` and says
     /// so (``ReadingProofSession/fallbackReason``).

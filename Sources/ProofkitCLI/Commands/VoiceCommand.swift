@@ -69,8 +69,9 @@ enum VoiceCommand: Subcommand {
         also leaves out voiced frames that a small learned check (trained on other rooms' noise)
         finds unlike speech, so a buzzing insect or a busy clock stops counting, and Silero's
         segments are dropped whole when that check finds them unlike speech on average
-        (bubbling on its own) and end at most 0.3 s past the last stretch it finds speech-like
-        (in noise, Silero runs on after the voice); --no-veto counts all of these (JSON
+        (bubbling on its own) and end at most 0.3 s past the last stretch it finds speech-like,
+        leaving out a short one more than 0.6 s from the rest (in noise, Silero runs on after
+        the voice); --no-veto counts all of these (JSON
         "vad_veto"). Without
         --vad the gate is silero when ONNX Runtime and the Silero model are installed, else energy;
         the energy gate's noise floor is tracked and shown either way, and the output says which
