@@ -271,9 +271,13 @@ class Builder:
                     return None if x is None else {"input": x}
 
             out = os.path.join(tmp, INT8)
+            # reduce_range: 7-bit weights. On x86-64 with AVX2 but no VNNI, ONNX Runtime's u8s8
+            # kernels add pairs of products in 16 bits (vpmaddubsw), which saturate with full-range
+            # weights: on such a machine the full-range model's top-1 matched fp32's on 42 of the
+            # 52 shared photos (class 741 off by up to 0.37), the reduced-range one on 48 (0.08).
             quantize_static(self.path(FP32), out, Reader(), quant_format=QuantFormat.QDQ,
                             per_channel=True, weight_type=QuantType.QInt8,
-                            activation_type=QuantType.QUInt8, reduce_range=False,
+                            activation_type=QuantType.QUInt8, reduce_range=True,
                             calibrate_method=CalibrationMethod.MinMax)
             with open(out, "rb") as f:
                 data = f.read()
@@ -293,7 +297,7 @@ class Builder:
                              "fp32_p_top1": round(float(a[a.argmax()]), 6)}
             if sample == "coffee" and b.argmax() != 967:
                 raise SystemExit(f"int8 model: coffee top-1 is {b.argmax()}, expected espresso")
-        report = {"model": INT8, "format": "QDQ, per-channel int8 weights, uint8 activations, MinMax",
+        report = {"model": INT8, "format": "QDQ, per-channel int8 weights (reduce_range: 7 bits), uint8 activations, MinMax",
                           "calibration_images": len(xs), "bytes": len(data), "bicubic_checks": agree}
         write_atomic(self.path(INT8), data)
         write_atomic(self.path(INT8_REF), json.dumps(report, indent=1) + "\n")

@@ -85,7 +85,7 @@ public struct PhotoModelStore: Sendable, Equatable {
         "clip_standin.onnx": "f57b5c5a96bfcc816139990a90e31056c7846355ce98be2797f90eb4326a67d1",
         "clip_standin_prompts.json": "ad128a3c5aef3db52c0973626f271ad1c9d15441be6d08fbf00aa4c9aee66958",
         "efficientnet_lite0_fp32.onnx": "fd1def0b110b35a9894858ce29eec14d5c1d0c1b0747e4047c2d9c3fe7cf2db2",
-        "efficientnet_lite0_int8.onnx": "a605848b7e79516ff4d00c68d7bdf0c318adcc79ceaf32eac9af6c5f385c844f",
+        "efficientnet_lite0_int8.onnx": "3bf010746fe776457c58a6f91081c42e032c329a6c6c96ef3ed42dea242b4d86",
         "imagenet_classes.txt": "4eb3da435cf544e4a6f390f62c84cb9c9bb68cf8b14e97f8a063452382e5efd2",
         "mat_head.json": "a4bb3bae9abd70e5eb593ccf199e731f2303f1563bb5bf9e691a061752f1585d",
         "silero_vad.onnx": "1a153a22f4509e292a94e67d6f9b85e8deb25b4988682b7e174c65279d8788e3",

@@ -327,7 +327,7 @@ struct MatEndToEndTests {
         #expect(lines.first?.contains(path) == true)
         #expect(lines.first?.contains(actual) == true, "\(lines)")
         #expect(
-            lines.first?.contains("a605848b7e79516ff4d00c68d7bdf0c318adcc79ceaf32eac9af6c5f385c844f") == true
+            lines.first?.contains("3bf010746fe776457c58a6f91081c42e032c329a6c6c96ef3ed42dea242b4d86") == true
                 || withManifest)
         #expect(result.stdout.isEmpty)
     }

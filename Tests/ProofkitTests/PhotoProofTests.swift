@@ -212,21 +212,37 @@ struct PhotoProofRealPhotoTests {
     }
 
     @Test(
-        "the int8 model's fast-path verdicts match the fp32 reference's on every photo",
+        "the int8 model's fast-path verdicts match the fp32 reference's on every photo clear of the line, and accept no other photo",
         .enabled(if: canRunModel && FileManager.default.fileExists(atPath: lite0Int8Path), "needs the int8 model"))
     func int8() throws {
         // The reference's int8 column comes from another calibration of the int8 model, so the
-        // int8 scores are compared with fp32 here, not with that column.
+        // int8 scores are compared with fp32 here, not with that column. int8 moves a class-741
+        // score by up to 0.08 (Models/MODELS.md; up to 0.21 with the fast decode, on a mat far
+        // above the line), so a photo whose fp32 score is within 0.1 of the line may fall either
+        // side of it: one photo, mat_052 (a real mat, fp32 0.28). The next nearest are 0.13 away.
         let fast = try PhotoProof(configuration: .lite0(fastDecode: true))
         var model = try OnnxPhotoModel(contentsOf: lite0Int8Path)
         var worst = 0.0
+        var worstFile = ""
+        var nearLine: [String] = []
         for photo in ImageFixtures.referencePhotos {
             let result = try fast.judge(contentsOf: photo.path, model: &model)
-            worst = max(worst, abs(result.judgement.score - photo.p741))
+            if abs(result.judgement.score - photo.p741) > worst {
+                worst = abs(result.judgement.score - photo.p741)
+                worstFile = photo.file
+            }
+            if !photo.isMat { #expect(!result.judgement.verdict.isAccepted, "\(photo.file) accepted") }
+            guard abs(photo.p741 - MatProofPolicy.lite0Threshold) >= 0.1 else {
+                nearLine.append(photo.file)
+                continue
+            }
             #expect(
                 result.judgement.verdict.isAccepted == (photo.p741 >= MatProofPolicy.lite0Threshold), "\(photo.file)")
         }
-        print("lite0 int8 fast path vs fp32 reference: worst |p741 difference| \(worst)")
+        #expect(nearLine.count <= 1, "\(nearLine)")
+        print(
+            "lite0 int8 fast path vs fp32 reference: worst |p741 difference| \(worst) (\(worstFile)); near the line: \(nearLine)"
+        )
     }
 
     @Test(
