@@ -227,10 +227,8 @@ struct PhotoProofRealPhotoTests {
         var nearLine: [String] = []
         for photo in ImageFixtures.referencePhotos {
             let result = try fast.judge(contentsOf: photo.path, model: &model)
-            if abs(result.judgement.score - photo.p741) > worst {
-                worst = abs(result.judgement.score - photo.p741)
-                worstFile = photo.file
-            }
+            let difference = abs(result.judgement.score - photo.p741)
+            if difference > worst { (worst, worstFile) = (difference, photo.file) }
             if !photo.isMat { #expect(!result.judgement.verdict.isAccepted, "\(photo.file) accepted") }
             guard abs(photo.p741 - MatProofPolicy.lite0Threshold) >= 0.1 else {
                 nearLine.append(photo.file)
