@@ -35,26 +35,16 @@ public enum AudioTestTools {
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        let errorBox = DataBox()
-        let reader = Thread {
-            errorBox.data = err.fileHandleForReading.readDataToEndOfFile()
-            errorBox.done.signal()
-        }
-        reader.start()
+        let errors = PipeDrain(err.fileHandleForReading)
         let outData = out.fileHandleForReading.readDataToEndOfFile()
-        errorBox.done.wait()
+        let errData = errors.wait()
         process.waitUntilExit()
         let status =
             process.terminationReason == .uncaughtSignal
             ? 128 + process.terminationStatus : process.terminationStatus
         return Outcome(
             status: status, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errorBox.data, as: UTF8.self))
-    }
-
-    private final class DataBox: @unchecked Sendable {
-        var data = Data()
-        let done = DispatchSemaphore(value: 0)
+            stderr: String(decoding: errData, as: UTF8.self))
     }
 
     /// Runs a tool and throws when it fails (for generating test inputs).

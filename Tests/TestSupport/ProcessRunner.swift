@@ -37,14 +37,12 @@ public func runProcess(
     process.standardError = errPipe
     process.standardInput = inPipe
     try process.run()
-    let group = DispatchGroup()
-    nonisolated(unsafe) var outData = Data()  // written by one queue item, read after wait()
-    nonisolated(unsafe) var errData = Data()  // written by one queue item, read after wait()
-    DispatchQueue.global().async(group: group) { outData = outPipe.fileHandleForReading.readDataToEndOfFile() }
-    DispatchQueue.global().async(group: group) { errData = errPipe.fileHandleForReading.readDataToEndOfFile() }
+    let out = PipeDrain(outPipe.fileHandleForReading)
+    let err = PipeDrain(errPipe.fileHandleForReading)
     if let stdin { try? inPipe.fileHandleForWriting.write(contentsOf: stdin) }
     try? inPipe.fileHandleForWriting.close()
-    group.wait()
+    let outData = out.wait()
+    let errData = err.wait()
     process.waitUntilExit()
     let status =
         process.terminationReason == .uncaughtSignal
@@ -52,6 +50,33 @@ public func runProcess(
     return ProcessResult(
         status: status, stdout: String(decoding: outData, as: UTF8.self),
         stderr: String(decoding: errData, as: UTF8.self), stdoutData: outData)
+}
+
+/// Reads a pipe to its end on a thread of its own.
+///
+/// Not on `DispatchQueue.global()`: that pool has about one thread per core, and a blocking read
+/// holds one for the child's whole life. In the full suite (2 cores, many tests running children
+/// at once) a short child's output then waited seconds for a free thread: `proofkit alarm add`
+/// returned to its test 5.5-6.5 s after it was called, after the alarm it booked had already rung,
+/// and the alarm tests that watch the speaker on a schedule failed (AlarmEndToEndTests'
+/// stopThenBackup, in 3 of 7 full runs).
+final class PipeDrain: @unchecked Sendable {  // `data` is written once, before `done` is signalled
+    private let done = DispatchSemaphore(value: 0)
+    private var data = Data()
+
+    init(_ handle: FileHandle) {
+        let thread = Thread { [self] in
+            data = handle.readDataToEndOfFile()
+            done.signal()
+        }
+        thread.start()
+    }
+
+    /// Everything the pipe carried, once its writers have all closed it.
+    func wait() -> Data {
+        done.wait()
+        return data
+    }
 }
 
 extension TestEnvironment {
