@@ -20,31 +20,11 @@ public enum AudioTestTools {
     public static func run(
         _ executable: String, _ arguments: [String], currentDirectory: String? = nil
     ) throws -> Outcome {
-        let process = Process()
-        if executable.contains("/") {
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = [executable] + arguments
-        }
-        if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let errors = PipeDrain(err.fileHandleForReading)
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = errors.wait()
-        process.waitUntilExit()
-        let status =
-            process.terminationReason == .uncaughtSignal
-            ? 128 + process.terminationStatus : process.terminationStatus
-        return Outcome(
-            status: status, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self))
+        // A name goes through /usr/bin/env, which looks it up on PATH.
+        let (path, words) =
+            executable.contains("/") ? (executable, arguments) : ("/usr/bin/env", [executable] + arguments)
+        let result = try runProcess(path, words, currentDirectory: currentDirectory)
+        return Outcome(status: result.status, stdout: result.stdout, stderr: result.stderr)
     }
 
     /// Runs a tool and throws when it fails (for generating test inputs).

@@ -60,7 +60,7 @@ public func runProcess(
 /// returned to its test 5.5-6.5 s after it was called, after the alarm it booked had already rung,
 /// and the alarm tests that watch the speaker on a schedule failed (AlarmEndToEndTests'
 /// stopThenBackup, in 3 of 7 full runs).
-final class PipeDrain: @unchecked Sendable {  // `data` is written once, before `done` is signalled
+private final class PipeDrain: @unchecked Sendable {  // `data` is written once, before `done` is signalled
     private let done = DispatchSemaphore(value: 0)
     private var data = Data()
 
