@@ -39,10 +39,10 @@ energy gate brings. Error = |voiced - reference| / reference; noise alone in sec
 Usage: python3 Benchmarks/voice_veto_study.py [--binary .build/release/proofkit]
          [--train tune,...] [--splits tune,heldout,heldout3,heldout4] [--work /tmp/proofkit-voice-eval]
          [--out study.json]
-         [--swift Sources/VoiceGate/SpeechLikenessVetoWeights.swift]
+         [--swift Sources/Engines/VoiceGate/SpeechLikenessVetoWeights.swift]
          [--parity Tests/TestSupport/Fixtures/audio/vad_speech_ar.wav Tests/.../speech_likeness_parity.json]
 --swift writes the trained network as Swift source (the one proofkit ships is
-Sources/VoiceGate/SpeechLikenessVetoWeights.swift, seed 0), --parity the network's output on a
+Sources/Engines/VoiceGate/SpeechLikenessVetoWeights.swift, seed 0), --parity the network's output on a
 fixture for the Swift port's parity test. Needs what voice_gate_eval.py needs (numpy, ffmpeg, the
 Debian noises, ../shared) and a built proofkit with ONNX Runtime and the Silero model (for the
 reference). About 15 minutes on 2 cores.

@@ -15,7 +15,7 @@ struct AudioLibraryLoadingTests {
         #expect(table.unresolved.isEmpty, "not resolved: \(table.unresolved)")
         // snd_lib_error_set_handler is called from C, right after loading (it takes a variadic
         // handler, which Swift cannot write).
-        let notCalled = try table.notCalled(in: "Sources/AudioIO/ALSA+Calls.swift", receiver: "alsa")
+        let notCalled = try table.notCalled(in: "Sources/Adapters/AudioIO/ALSA+Calls.swift", receiver: "alsa")
         #expect(notCalled == ["snd_lib_error_set_handler"])
     }
 
@@ -24,7 +24,7 @@ struct AudioLibraryLoadingTests {
         let table = FunctionTable(try SndFile.load())
         #expect(table.names.count == 12)
         #expect(table.unresolved.isEmpty, "not resolved: \(table.unresolved)")
-        let source = "Sources/AudioIO/SndFile+Calls.swift"
+        let source = "Sources/Adapters/AudioIO/SndFile+Calls.swift"
         // Opening calls go through `sndfile` (just loaded), calls on a handle through `loaded`.
         let viaHandle = try table.notCalled(in: source, receiver: "loaded")
         let notCalled = try table.notCalled(in: source, receiver: "sndfile").filter(viaHandle.contains)

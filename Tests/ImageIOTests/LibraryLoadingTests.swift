@@ -13,7 +13,7 @@ struct ImageLibraryLoadingTests {
         let table = FunctionTable(try loadTurboJPEG())
         #expect(table.names.count == 7)
         #expect(table.unresolved.isEmpty, "not resolved: \(table.unresolved)")
-        let notCalled = try table.notCalled(in: "Sources/ImageIO/TurboJPEG+Calls.swift", receiver: "turbo")
+        let notCalled = try table.notCalled(in: "Sources/Adapters/ImageIO/TurboJPEG+Calls.swift", receiver: "turbo")
         #expect(notCalled.isEmpty, "declared but never called: \(notCalled)")
     }
 
@@ -22,7 +22,7 @@ struct ImageLibraryLoadingTests {
         let table = FunctionTable(try PNGReader.load())
         #expect(table.names.count == 3)
         #expect(table.unresolved.isEmpty, "not resolved: \(table.unresolved)")
-        let notCalled = try table.notCalled(in: "Sources/ImageIO/PNG+Calls.swift", receiver: "libpng")
+        let notCalled = try table.notCalled(in: "Sources/Adapters/ImageIO/PNG+Calls.swift", receiver: "libpng")
         #expect(notCalled.isEmpty, "declared but never called: \(notCalled)")
     }
 

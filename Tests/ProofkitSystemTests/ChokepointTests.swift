@@ -11,7 +11,7 @@ struct ChokepointTests {
     static let root = TestEnvironment.packageRoot
 
     /// The one file that imports Glibc/Darwin (and CProofkitShims) for system calls.
-    static let chokepoint = "Sources/ProofkitSystem/POSIX+Calls.swift"
+    static let chokepoint = "Sources/System/ProofkitSystem/POSIX+Calls.swift"
 
     /// Targets that may import Glibc for libm (sin, log10, ...): the pure engines and
     /// ProofkitCore, which do no I/O (they do not depend on ProofkitSystem; issue 19 allows them
@@ -23,9 +23,9 @@ struct ChokepointTests {
 
     /// Other files that import Glibc for libm only, each with its reason.
     static let libmFiles: [String: String] = [
-        "Sources/ProofkitBenchRunner/BenchComparison.swift": "log and exp for the geometric mean of ratios",
-        "Sources/ProofkitBenchRunner/BenchModel.swift": "sin and cos for the fixed benchmark inputs",
-        "Sources/ProofkitBenchRunner/InferenceBench.swift": "sin for the fixed Whisper decoder input",
+        "Sources/CLI/ProofkitBenchRunner/BenchComparison.swift": "log and exp for the geometric mean of ratios",
+        "Sources/CLI/ProofkitBenchRunner/BenchModel.swift": "sin and cos for the fixed benchmark inputs",
+        "Sources/CLI/ProofkitBenchRunner/InferenceBench.swift": "sin for the fixed Whisper decoder input",
     ]
 
     /// Adapter targets whose `NAME+Calls.swift` is the chokepoint of their own C library and may
@@ -65,14 +65,76 @@ struct ChokepointTests {
         }
     }
 
-    /// The target of a path `Sources/TARGET/...`.
+    /// The layer folders of `Sources/` that hold one folder per target (`Sources/Proofkit` is a target itself).
+    static let layers: Set<String> = ["Core", "Engines", "System", "Adapters", "CLI"]
+
+    /// The target of a path `Sources/LAYER/TARGET/...` (or `Sources/Proofkit/...`).
     static func target(of path: String) -> String {
-        String(path.split(separator: "/")[1])
+        let parts = path.split(separator: "/")
+        return String(layers.contains(String(parts[1])) ? parts[2] : parts[1])
+    }
+
+    /// The project's own modules: every target folder under `Sources/` and every C module under `CSupport/`.
+    static func ownModules() throws -> Set<String> {
+        var modules: Set<String> = ["Proofkit"]
+        for layer in layers {
+            modules.formUnion(
+                try FileManager.default.contentsOfDirectory(
+                    atPath: root.appendingPathComponent("Sources/\(layer)").path))
+        }
+        modules.formUnion(
+            try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("CSupport").path))
+        return modules
+    }
+
+    /// The project's modules that `text` imports.
+    static func ownImports(_ text: String, _ modules: Set<String>) -> Set<String> {
+        Set(modules.filter { imports(text, [$0]) })
+    }
+
+    @Test("`ls Sources` shows the layers, and each layer imports only the layers above it")
+    func layersImportUpwards() throws {
+        let folders = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Sources").path)
+        #expect(Set(folders) == layers.union(["Proofkit"]))
+        let modules = try ownModules()
+        let engines = Set(
+            try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Sources/Engines").path))
+        let adapters = Set(
+            try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Sources/Adapters").path))
+        let cModules = Set(
+            try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("CSupport").path))
+        #expect(engines.count >= 7 && adapters.count >= 4)
+        // What each layer may import of the project's own modules (beyond itself).
+        let allowed: [String: Set<String>] = [
+            "Sources/Core": [],
+            "Sources/Engines": ["ProofkitCore"],
+            "Sources/System": ["ProofkitCore", "CProofkitShims"],
+            "Sources/Adapters": ["ProofkitCore", "ProofkitSystem"].union(cModules),
+            "Sources/Proofkit": modules.subtracting(
+                try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Sources/CLI").path)),
+        ]
+        var checked = 0
+        for (folder, permitted) in allowed {
+            for file in try Self.swiftFiles(under: folder) {
+                checked += 1
+                let own = Self.target(of: file.path)
+                let extra = Self.ownImports(file.text, modules).subtracting(permitted).subtracting([own])
+                #expect(extra.isEmpty, "\(file.path) imports \(extra.sorted()), which its layer may not")
+            }
+        }
+        #expect(checked > 100)
+        // The command's own code reaches adapters and C only through the facade.
+        for folder in ["Sources/CLI/ProofkitCLI", "Sources/CLI/ProofkitTool"] {
+            for file in try Self.swiftFiles(under: folder) {
+                let reached = Self.ownImports(file.text, adapters.union(cModules))
+                #expect(reached.isEmpty, "\(file.path) imports \(reached.sorted()): go through Proofkit")
+            }
+        }
     }
 
     @Test("in ProofkitSystem only POSIX+Calls.swift imports Glibc, Darwin or CProofkitShims")
     func oneFileInTheChokepoint() throws {
-        let files = try Self.swiftFiles(under: "Sources/ProofkitSystem")
+        let files = try Self.swiftFiles(under: "Sources/System/ProofkitSystem")
         #expect(files.count > 1)
         let importing = files.filter { Self.imports($0.text, ["Glibc", "Darwin", "CProofkitShims"]) }.map(\.path)
         #expect(importing == [Self.chokepoint])

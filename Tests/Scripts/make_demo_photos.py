@@ -15,7 +15,7 @@ Writes, in Tests/TestSupport/Fixtures/images/:
 - closeup_mat.jpg (480x360): a close-up of demo_mat.jpg's pattern (a 110x82 crop of the decoded
   JPEG at (270, 210), brightened 1.5x, enlarged): a mat photographed too near. Lite0 rejects it
   with class 741 at about 0.09 (fp32 0.10), so `proofkit mat` gives the retake hint (MatRetakeHint).
-and the same demo_mat.jpg and demo_coffee.jpg, byte for byte, in Sources/ProofkitDemoMedia/Media/,
+and the same demo_mat.jpg and demo_coffee.jpg, byte for byte, in Sources/CLI/ProofkitDemoMedia/Media/,
 which SwiftPM embeds in the binary (`.embedInCode`) so that `proofkit demo` needs no data files.
 """
 from __future__ import annotations
@@ -31,7 +31,7 @@ from PIL import Image, ImageDraw, ImageEnhance, ImageFilter
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OUT = os.path.join(ROOT, "Tests", "TestSupport", "Fixtures", "images")
-MEDIA = os.path.join(ROOT, "Sources", "ProofkitDemoMedia", "Media")
+MEDIA = os.path.join(ROOT, "Sources", "CLI", "ProofkitDemoMedia", "Media")
 SEED = 30
 
 

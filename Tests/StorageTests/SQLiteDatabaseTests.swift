@@ -13,7 +13,7 @@ struct SQLiteDatabaseTests {
         #expect(table.names.count == 21)
         #expect(table.unresolved.isEmpty, "not resolved: \(table.unresolved)")
         // sqlite3_bind_text is called by the C helper that passes SQLITE_TRANSIENT.
-        let notCalled = try table.notCalled(in: "Sources/Storage/SQLite+Calls.swift", receiver: "api")
+        let notCalled = try table.notCalled(in: "Sources/Adapters/Storage/SQLite+Calls.swift", receiver: "api")
         #expect(notCalled == ["sqlite3_bind_text"], "declared but never called: \(notCalled)")
     }
 
