@@ -13,6 +13,9 @@
 #if defined(__linux__)
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/signalfd.h>
 #endif
 
 int proofkit_alarm_timer_create(void) {
@@ -39,6 +42,32 @@ int proofkit_alarm_timer_read(int fd) {
     ssize_t got = read(fd, &expirations, sizeof expirations);
     if (got == (ssize_t)sizeof expirations) return expirations > 0 ? 1 : 0;
     return -errno;  // ECANCELED: the clock was set; EAGAIN: nothing yet
+}
+
+int proofkit_termination_signals_create(void) {
+#if defined(__linux__)
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGHUP);
+    int failed = pthread_sigmask(SIG_BLOCK, &set, NULL);
+    if (failed != 0) return -failed;
+    int fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+    return fd < 0 ? -errno : fd;
+#else
+    return -ENOSYS;
+#endif
+}
+
+int proofkit_termination_signal_read(int fd) {
+#if defined(__linux__)
+    struct signalfd_siginfo info;
+    ssize_t got = read(fd, &info, sizeof info);
+    return got == (ssize_t)sizeof info ? (int)info.ssi_signo : 0;
+#else
+    return 0;
+#endif
 }
 
 int proofkit_event_create(void) {

@@ -157,6 +157,14 @@ int proofkit_alarm_timer_set(int fd, int64_t seconds, int64_t nanoseconds);
 /// Reads the timer: 1 when it fired, 0 when not, -ECANCELED when the clock was set, else -errno.
 int proofkit_alarm_timer_read(int fd);
 
+/// Blocks SIGTERM, SIGINT and SIGHUP in the calling thread (and the threads it starts later) and
+/// returns a signalfd (close-on-exec, non-blocking) that reads them, or -errno: a service then
+/// ends cleanly from its poll loop. Why C: `signalfd` and its struct are not in Swift's Glibc module.
+int proofkit_termination_signals_create(void);
+
+/// Reads one signal from a descriptor of proofkit_termination_signals_create: its number, or 0.
+int proofkit_termination_signal_read(int fd);
+
 /// An eventfd (close-on-exec, non-blocking), or -errno: a wake-up another thread can write.
 int proofkit_event_create(void);
 

@@ -21,7 +21,7 @@ public enum SQLiteValue: Sendable, Hashable {
     public var integer: Int64? {
         switch self {
         case .integer(let n): n
-        case .real(let d): Int64(d)
+        case .real(let d): d.isFinite && abs(d) < 9.2e18 ? Int64(d) : nil
         case .text(let t): Int64(t)
         case .null: nil
         }
@@ -78,17 +78,39 @@ public final class SQLiteDatabase: @unchecked Sendable {
         }
     }
 
-    /// Opens (creating when missing) the database at `path`, switches it to WAL with
-    /// `synchronous=FULL` and sets the busy timeout.
+    /// How a database is opened.
+    public enum Access: Sendable {
+        /// Read and write, creating the file when missing.
+        case create
+        /// Read and write an existing file (`.io`, SQLite's "cannot open", when it is missing).
+        case readWrite
+        /// Read only: nothing is written, not even the journal mode. On a folder nobody can
+        /// write (a read-only disk), the file is read as it stands (SQLite's `immutable`).
+        case readOnly
+    }
+
+    /// Opens the database at `path` (by default creating it when missing), switches it to WAL with
+    /// `synchronous=FULL` (not with `.readOnly`) and sets the busy timeout.
     /// - Parameters:
     ///   - path: the file.
+    ///   - access: how it is opened [`.create`].
     ///   - busyTimeoutMilliseconds: how long a writer waits for another's transaction [5000].
     /// - Throws: `.runtimeUnavailable` when libsqlite3.so.0 cannot be loaded; `.decodeFailed`
     ///   when the file is not a database (see ``failure(of:)``); `.io` otherwise.
-    public init(path: String, busyTimeoutMilliseconds: Int32 = 5000) throws(ProofkitError) {
+    public init(path: String, access: Access = .create, busyTimeoutMilliseconds: Int32 = 5000) throws(ProofkitError) {
+        if access == .readOnly {
+            do throws(ProofkitError) {
+                connection = try Self.openReadOnly(path)
+            } catch {
+                throw error.at(path: path)
+            }
+            self.path = path
+            return
+        }
         do throws(ProofkitError) {
             connection = try SQLiteConnection(
-                path: path, create: true, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+                path: path, mode: access == .create ? .create : .readWrite,
+                busyTimeoutMilliseconds: busyTimeoutMilliseconds)
             // A store already in WAL stays so (the mode is kept in the file): reading it takes no
             // lock. Switching a new store does, and SQLite reports a concurrent opener as busy at
             // once instead of waiting, so the switch is tried again for up to the busy timeout.
@@ -113,6 +135,18 @@ public final class SQLiteDatabase: @unchecked Sendable {
             throw error.at(path: path)
         }
         self.path = path
+    }
+
+    /// A read-only connection: plain, or (when WAL's -shm file cannot be made, on a folder nobody
+    /// can write) reading the file as it stands.
+    private static func openReadOnly(_ path: String) throws(ProofkitError) -> SQLiteConnection {
+        do throws(ProofkitError) {
+            let plain = try SQLiteConnection(path: path, mode: .readOnly, busyTimeoutMilliseconds: 0)
+            _ = try plain.run("SELECT count(*) FROM sqlite_schema", [])
+            return plain
+        } catch  where failure(of: error) == .readOnly {
+            return try SQLiteConnection(path: path, mode: .immutable, busyTimeoutMilliseconds: 0)
+        }
     }
 
     /// Runs statements without parameters (schema changes, pragmas). Rows are ignored.

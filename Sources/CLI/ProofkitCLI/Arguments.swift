@@ -28,6 +28,8 @@ public struct OptionSpec: Sendable {
 /// A usage error: shown as one line plus the usage, exit 64.
 public struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
+    /// The usage line to show with it, when not the command's first synopsis line (an action's own).
+    public var usage: String? = nil
     public init(_ message: String) { self.message = message }
     public var description: String { message }
 }

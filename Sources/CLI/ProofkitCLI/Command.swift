@@ -116,7 +116,7 @@ public enum ProofkitCLI {
             return try command.run(parsed, io: io)
         } catch let error as UsageError {
             io.printError("proofkit \(command.name): \(displayText(error.message))")
-            io.printError("usage: \(command.synopsis.split(separator: "\n").first ?? "")")
+            io.printError("usage: \(error.usage ?? String(command.synopsis.split(separator: "\n").first ?? ""))")
             io.printError("See 'proofkit \(command.name) --help'.")
             return .usage
         } catch let error as ProofkitError {

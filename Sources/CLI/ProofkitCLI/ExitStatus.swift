@@ -7,6 +7,7 @@ public import ProofkitCore
 /// | 0 | Success. A rejected verdict is still 0 and is reported in the output. |
 /// | 1 | Operational failure (an error not listed below, a bug). |
 /// | 2 | Verdict rejected, only with `--strict`. |
+/// | 3 | Nothing to prove: no alarm chain is due (`alarm prove`); nothing was changed. |
 /// | 64 | Usage error: unknown flag, missing or malformed argument (`EX_USAGE`). |
 /// | 65 | Input data invalid: undecodable, unsupported format, not an image (`EX_DATAERR`). |
 /// | 66 | Input not found: missing file, folder given for a file, unknown name (`EX_NOINPUT`). |
@@ -23,6 +24,8 @@ public struct ExitStatus: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let success = ExitStatus(rawValue: 0)
     public static let failure = ExitStatus(rawValue: 1)
     public static let rejected = ExitStatus(rawValue: 2)
+    /// `alarm prove` with no chain due (its first ring not come, or its window over).
+    public static let notDue = ExitStatus(rawValue: 3)
     public static let usage = ExitStatus(rawValue: 64)
     public static let dataError = ExitStatus(rawValue: 65)
     public static let noInput = ExitStatus(rawValue: 66)
@@ -57,6 +60,7 @@ public struct ExitStatus: RawRepresentable, Hashable, Sendable, CustomStringConv
           0   success (a rejected proof is still 0; see --strict)
           1   operational failure
           2   proof rejected, with --strict
+          3   nothing to prove: no alarm is due (alarm prove; nothing changed, the next ring named)
           64  usage error (unknown flag, bad argument)
           65  input data invalid (undecodable, unsupported format)
           66  input not found (missing file, folder, unknown name)

@@ -43,6 +43,13 @@ public struct CommandIO: Sendable {
     /// Prints one JSON object on its own line to stdout.
     public func printJSON(_ value: JSONValue) { writeOut(value.serialized + "\n") }
 
+    /// The same streams with stdout dropped (a step whose own report would break one JSON object).
+    public var discardingOutput: CommandIO {
+        var io = self
+        io.writeOut = { _ in }
+        return io
+    }
+
     /// The real process streams.
     public static var standard: CommandIO {
         var io = CommandIO(

@@ -78,7 +78,9 @@ public struct PlanStamp: Sendable, Hashable {
 ///   others are merged into it), so a machine that was down for three backups rings once.
 /// - A due ring rings only while its chain is inside its proof window (first ring + window);
 ///   after that it is logged as missed.
-/// - A chain under a hold-off (a live proof is running) does not ring until the hold ends.
+/// - A chain under a hold-off (a live proof is running) does not ring until the hold ends; then
+///   the latest backup that fell inside the hold rings at once, even past the window, and the
+///   later ones keep their times.
 public enum AlarmRingScheduler {
     /// The decision at `now`.
     /// - Parameters:
@@ -87,9 +89,12 @@ public enum AlarmRingScheduler {
     ///   - windowEnds: per chain, the end of its proof window; a chain missing here ends at its
     ///     last ring's fire time.
     ///   - heldUntil: per chain, the end of a hold-off in force.
+    ///   - releasedHolds: per chain, when a hold-off ended without a proof: the rings that came
+    ///     due before then were held, so the latest rings now even past the window (a held
+    ///     backup is never missed).
     public static func decide(
         now: Date, rings: [BookedRing], windowEnds: [String: Date] = [:],
-        heldUntil: [String: Date] = [:]
+        heldUntil: [String: Date] = [:], releasedHolds: [String: Date] = [:]
     ) -> RingDecision {
         var decision = RingDecision()
         var byChain: [String: [BookedRing]] = [:]
@@ -106,7 +111,8 @@ public enum AlarmRingScheduler {
                 continue
             }
             if let latest = due.last {
-                if now <= end.addingTimeInterval(lateGrace) {
+                let wasHeld = releasedHolds[chain].map { latest.fireDate <= $0 } ?? false
+                if wasHeld || now <= end.addingTimeInterval(lateGrace) {
                     decision.ring.append(latest)
                     decision.merged += due.dropLast()
                 } else {

@@ -137,15 +137,22 @@ public struct WallClockTime: Hashable, Comparable, Sendable, CustomStringConvert
     /// `Calendar`'s `.nextTime` policy); a reading that occurs twice in a fall-back hour maps to
     /// the first occurrence.
     public func instant(in zone: TimeZone) -> Date {
+        let valid = occurrences(in: zone)
+        if let first = valid.first { return first }
+        // A gap: the offset before the change moves the reading forward by the gap's length.
         let w = secondsAsUTC
         func offset(_ t: Int) -> Int { zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(t))) }
-        let early = offset(w - 36 * 3600)
-        let late = offset(w + 36 * 3600)
+        return Date(timeIntervalSince1970: Double(w - min(offset(w - 36 * 3600), offset(w + 36 * 3600))))
+    }
+
+    /// Every instant when a clock in `zone` shows this reading, earliest first: one as a rule, none
+    /// in a spring-forward gap, two in a fall-back hour.
+    public func occurrences(in zone: TimeZone) -> [Date] {
+        let w = secondsAsUTC
+        func offset(_ t: Int) -> Int { zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(t))) }
         var valid: [Int] = []
-        for o in Set([early, late]) where offset(w - o) == o { valid.append(w - o) }
-        if let first = valid.min() { return Date(timeIntervalSince1970: Double(first)) }
-        // A gap: the offset before the change moves the reading forward by the gap's length.
-        return Date(timeIntervalSince1970: Double(w - min(early, late)))
+        for o in Set([offset(w - 36 * 3600), offset(w + 36 * 3600)]) where offset(w - o) == o { valid.append(w - o) }
+        return valid.sorted().map { Date(timeIntervalSince1970: Double($0)) }
     }
 
     public static func < (lhs: WallClockTime, rhs: WallClockTime) -> Bool { lhs.secondsAsUTC < rhs.secondsAsUTC }

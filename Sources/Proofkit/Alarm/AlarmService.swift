@@ -34,6 +34,12 @@ public struct AlarmServiceOptions: Sendable {
 /// clock jump or resume wakes it too), rings through ALSA on a thread of its own, and re-plans
 /// the prayer chains after midnight, a zone change (inotify on /etc/localtime), a clock change or
 /// new settings. Timing decisions come from the pure ``AlarmRingScheduler``.
+///
+/// Control connections are read without blocking, each with a 2 s deadline, so clients that
+/// stall never delay a ring or another client. A live proof's hold lasts at most
+/// ``AlarmStore/holdLimit``; the backups that fell inside a hold ring at once when it ends
+/// without a proof. SIGTERM, SIGINT and SIGHUP end the service cleanly (exit 0), removing its
+/// socket and lock.
 public final class AlarmService {
     let store: AlarmStore
     let options: AlarmServiceOptions
@@ -42,11 +48,32 @@ public final class AlarmService {
     let timerFD: Int32
     let eventFD: Int32
     let inotifyFD: Int32
-    /// Live proofs holding a chain: connection → chain.
-    var holds: [Int32: String] = [:]
+    let signalFD: Int32
+
+    /// A live proof holding a chain's backups off.
+    struct Hold {
+        var chain: String
+        var since: Date
+        var until: Date { since.addingTimeInterval(AlarmStore.holdLimit) }
+    }
+    /// Live proofs holding a chain: connection → hold.
+    var holds: [Int32: Hold] = [:]
+    /// Chains whose hold ended without a proof, with when: the backups due meanwhile ring at once.
+    var released: [String: Date] = [:]
+
+    /// A control connection whose request line is still arriving.
+    struct PendingRequest {
+        var bytes: [UInt8] = []
+        var deadline: Date
+    }
+    var pending: [Int32: PendingRequest] = [:]
+    /// How long a client has to send its request line, in seconds: 2.
+    static let requestDeadline: TimeInterval = 2
+
     var current: Ringing?
-    /// A ring that should start once the current one has stopped.
     var clockWasSet = false
+    /// The last history line logged (outcomes written by other commands are logged as they appear).
+    var loggedOutcome: Int64 = 0
 
     final class Ringing: @unchecked Sendable {
         let ring: BookedRing
@@ -55,16 +82,22 @@ public final class AlarmService {
         init(ring: BookedRing) { self.ring = ring }
     }
 
-    /// Takes the store's lock and opens the socket, the timer and the watches.
-    /// - Throws: ``AlarmFailure`` `.serviceRunning` when another service holds the store.
+    /// Takes the store's lock and opens the socket, the timer, the signals and the watches.
+    /// - Throws: ``AlarmFailure`` `.serviceRunning` when another service holds the store,
+    ///   `.readOnlyStore` when the lock or the socket cannot be made (or the lock is not a
+    ///   regular file: a planted symlink is never followed).
     public init(store: AlarmStore, options: AlarmServiceOptions) throws {
         self.store = store
         self.options = options
         let lockFD: Int32
-        switch POSIX.open(store.lockPath, [.readWrite, .create], mode: 0o600) {
+        switch POSIX.open(store.lockPath, [.readWrite, .create, .noFollow, .nonBlocking], mode: 0o600) {
         case .success(let fd): lockFD = fd
         case .failure(let errno):
             throw AlarmFailure(.readOnlyStore, "\(store.lockPath): cannot open the service lock (\(errno))")
+        }
+        guard case .success(let info) = POSIX.status(descriptor: lockFD), info.isRegular else {
+            POSIX.closeDescriptor(lockFD)
+            throw AlarmFailure(.readOnlyStore, "\(store.lockPath): the service lock is not a regular file")
         }
         self.lockFD = lockFD
         if case .failure = POSIX.lockExclusive(lockFD, wait: false) {
@@ -79,14 +112,18 @@ public final class AlarmService {
 
         do throws(SystemCallFailure) {
             listenFD = try UnixSocket.listen(at: store.socketPath)  // mode 0600
+            POSIX.setNonBlocking(listenFD, true)  // every waiting connection is accepted, then none blocks
         } catch {
             throw AlarmFailure(.readOnlyStore, "\(store.socketPath): cannot create the control socket (\(error))")
         }
-        guard case .success(let timer) = WakeUp.makeTimer(), case .success(let event) = WakeUp.makeEvent() else {
-            throw ProofkitError(.internal, "cannot create the service's timer (timerfd/eventfd)")
+        guard case .success(let timer) = WakeUp.makeTimer(), case .success(let event) = WakeUp.makeEvent(),
+            case .success(let signals) = WakeUp.terminationSignals()
+        else {
+            throw ProofkitError(.internal, "cannot create the service's timer (timerfd/eventfd/signalfd)")
         }
         timerFD = timer
         eventFD = event
+        signalFD = signals
         inotifyFD = WakeUp.watchFolder("/etc") ?? -1
     }
 
@@ -102,30 +139,38 @@ public final class AlarmService {
         sink("\(stamp) \(event) \(chain)\(detail.isEmpty ? "" : " " + detail)")
     }
 
-    /// Runs until the process is killed (systemd stops it with SIGTERM; the store is always
-    /// consistent, so nothing needs saving).
+    /// Runs until SIGTERM, SIGINT or SIGHUP (then exits 0, removing the socket and the lock). The
+    /// store is always consistent, so a kill -9 loses nothing either.
     public func run() throws -> Never {
-        // systemd stops the service with SIGTERM: make sure it is neither blocked nor ignored
-        // (a parent may have passed either on), so that the default action ends the process.
-        WakeUp.restoreTerminationSignals()
         log(
             "start", "-",
             "store=\(store.folder) pid=\(POSIX.processID) device=\(options.device) ring_seconds=\(options.ringSeconds)")
+        try checkDevice()
         try store.write {
             for ring in try store.rings(where: "state = 'ringing'") {
                 try store.setRingState(ring.ring.id, "rang")
                 log("ring-interrupted", ring.ring.chain, ring.ring.id)
             }
         }
+        for row in try store.invalidRows() { log("row-skipped", "-", "\(row): a time out of range") }
+        for path in (try? store.removeOrphanedSounds(now: Date())) ?? [] { log("sound-orphan-removed", "-", path) }
+        loggedOutcome = try store.outcomes(limit: 1).first?.sequence ?? 0
         try tick()
         while true {
             let holdFDs = holds.keys.sorted()
+            let pendingFDs = pending.keys.sorted()
+            let fixed = [timerFD, listenFD, eventFD, inotifyFD, signalFD]
+            let now = Date()
+            let timeout =
+                pending.values.map(\.deadline).min().map { Int32(max(0, min(2000, $0.timeIntervalSince(now) * 1000))) }
+                ?? -1
             let ready: [Bool]
             do throws(Errno) {
-                ready = try POSIX.waitReadable([timerFD, listenFD, eventFD, inotifyFD] + holdFDs, milliseconds: -1)
+                ready = try POSIX.waitReadable(fixed + holdFDs + pendingFDs, milliseconds: timeout)
             } catch {
                 throw ProofkitError(.internal, "poll failed: \(error)", operation: "poll", underlying: error.code)
             }
+            if ready[4], let number = WakeUp.pendingSignal(signalFD) { shutDown(signal: number) }
             var due = false
             if ready[0] {
                 if WakeUp.clockWasSet(timerFD) {
@@ -146,31 +191,106 @@ public final class AlarmService {
                     due = true
                 }
             }
-            for (index, fd) in holdFDs.enumerated() where ready[4 + index] {
+            for (index, fd) in holdFDs.enumerated() where ready[fixed.count + index] {
                 if !UnixSocket.peerStillOpen(fd) {
-                    let chain = holds.removeValue(forKey: fd) ?? "-"
-                    POSIX.closeDescriptor(fd)
-                    log("hold-end", chain)
+                    endHold(fd, reason: "closed")
                     due = true
                 }
             }
-            if ready[1] { due = try accept() || due }
+            for (index, fd) in pendingFDs.enumerated() {
+                due = try readRequest(fd, readable: ready[fixed.count + holdFDs.count + index]) || due
+            }
+            if ready[1] { acceptConnections() }
             if due { try tick() }
         }
     }
 
-    /// Handles one control connection. Returns whether a tick is due.
-    func accept() throws -> Bool {
-        guard let fd = UnixSocket.accept(listenFD) else { return false }
-        guard AlarmControl.peerAllowed(fd) else {
-            log("control-refused", "-", "peer of another user")
-            POSIX.closeDescriptor(fd)
+    /// Opens the playback device once at start and records what it found (`alarm status` shows it).
+    func checkDevice() throws {
+        let found: String
+        do throws(ProofkitError) {
+            _ = try SoundPlayer(device: options.device, configuration: options.soundDevices.configuration)
+            found = "ok"
+        } catch {
+            found = "not found: \(error.message)"
+            log("device-missing", "-", "\(options.device): \(error.message)")
+        }
+        try store.write {
+            try store.put([
+                "service.device": options.device, "service.device_status": found,
+                "service.started": iso8601(Date(), in: TimeZone(identifier: "UTC")!),
+            ])
+        }
+    }
+
+    /// Ends the service on a termination signal: the ring stops, the socket and the lock go, exit 0.
+    func shutDown(signal number: Int32) -> Never {
+        log("exit", "-", "signal=\(number)")
+        if let current {
+            current.stopRequested.withLock { $0 = true }
+            for _ in 0..<100 where current.finished.withLock({ $0 }) == nil { POSIX.sleep(microseconds: 10_000) }
+            try? finishRing()
+        }
+        POSIX.remove(store.socketPath)
+        POSIX.remove(store.lockPath)
+        POSIX.closeDescriptor(lockFD)
+        POSIX.exitImmediately(0)
+    }
+
+    /// Accepts every waiting connection; each is read without blocking until its line or deadline.
+    func acceptConnections() {
+        while let fd = UnixSocket.accept(listenFD) {
+            guard AlarmControl.peerAllowed(fd) else {
+                log("control-refused", "-", "peer of another user")
+                POSIX.closeDescriptor(fd)
+                continue
+            }
+            POSIX.setNonBlocking(fd, true)
+            pending[fd] = PendingRequest(deadline: Date().addingTimeInterval(Self.requestDeadline))
+            if pending.count > 256, let oldest = pending.min(by: { $0.value.deadline < $1.value.deadline })?.key {
+                dropPending(oldest)
+            }
+        }
+    }
+
+    func dropPending(_ fd: Int32) {
+        pending.removeValue(forKey: fd)
+        POSIX.closeDescriptor(fd)
+    }
+
+    /// Reads what a pending connection sent; answers once its line is complete. Returns whether a
+    /// tick is due.
+    func readRequest(_ fd: Int32, readable: Bool) throws -> Bool {
+        guard var request = pending[fd] else { return false }
+        if readable {
+            var buffer = [UInt8](repeating: 0, count: 512)
+            switch buffer.withUnsafeMutableBytes({ POSIX.read(fd, into: $0) }) {
+            case .success(let count) where count > 0:
+                request.bytes += buffer[0..<count]
+            case .failure(let errno) where errno == .wouldBlock:
+                break
+            default:
+                dropPending(fd)
+                return false
+            }
+        }
+        if let end = request.bytes.firstIndex(of: 0x0A) {
+            pending.removeValue(forKey: fd)
+            POSIX.setNonBlocking(fd, false)
+            return try answer(fd, String(decoding: request.bytes[..<end], as: UTF8.self))
+        }
+        if request.bytes.count > 4096 || request.deadline <= Date() {
+            dropPending(fd)
             return false
         }
-        UnixSocket.setReceiveTimeout(fd, seconds: 2)
-        let request = UnixSocket.readLine(fd) ?? ""
+        pending[fd] = request
+        return false
+    }
+
+    /// Answers one request line. Returns whether a tick is due.
+    func answer(_ fd: Int32, _ request: String) throws -> Bool {
         let words = request.split(separator: " ").map(String.init)
-        var reply = "error unknown request '\(request)'"
+        var reply = "error unknown request '\(request.prefix(80))'"
         var keepOpen = false
         var due = false
         switch words.first ?? "" {
@@ -195,14 +315,18 @@ public final class AlarmService {
                 reply = "ok nothing ringing"
             }
         case "hold" where words.count == 2:
-            holds[fd] = words[1]
+            let now = Date()
+            holds[fd] = Hold(chain: words[1], since: now)
             keepOpen = true
-            log("hold", words[1])
+            due = true
+            log(
+                "hold", words[1],
+                "until=\(iso8601(now.addingTimeInterval(AlarmStore.holdLimit), in: TimeZone(identifier: "UTC")!))")
             if let current, current.ring.chain == words[1] {
                 current.stopRequested.withLock { $0 = true }
                 log("stop", current.ring.chain, "\(current.ring.id) (live proof)")
             }
-            reply = "ok held \(words[1])"
+            reply = "ok held \(words[1]) \(Int(AlarmStore.holdLimit))"
         default:
             break
         }
@@ -211,10 +335,20 @@ public final class AlarmService {
         return due
     }
 
+    /// Ends a hold (its connection closed, or its time ran out): the backups that fell inside it
+    /// ring at once.
+    func endHold(_ fd: Int32, reason: String) {
+        guard let hold = holds.removeValue(forKey: fd) else { return }
+        POSIX.closeDescriptor(fd)
+        released[hold.chain] = Date()
+        log("hold-end", hold.chain, "reason=\(reason)")
+    }
+
     /// Re-plans when due, marks missed rings, starts due rings, and arms the timer.
     func tick() throws {
         let now = Date()
         let zone = currentDeviceZone(environment: options.environment)
+        for (fd, hold) in holds where hold.until <= now { endHold(fd, reason: "limit") }
         if let planner = try store.prayerPlanner(deviceZone: zone),
             let reason = AlarmRingScheduler.replanReason(
                 last: try store.prayerStamp(), now: now, zone: zone,
@@ -228,6 +362,7 @@ public final class AlarmService {
             for failure in report?.failed ?? [] { log("booking-failed", failure.operation.id.rawValue, failure.reason) }
         }
         clockWasSet = false
+        logNewOutcomes()
 
         // A ringing chain that ended (proof, escape) stops at once.
         if let current, let chain = try store.chain(id: current.ring.chain), chain.state != "active" {
@@ -237,9 +372,10 @@ public final class AlarmService {
             try store.chains(where: "state = 'active'").map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         let scheduled = try store.rings(where: "state = 'scheduled'")
         var held: [String: Date] = [:]
-        for chain in holds.values { held[chain] = Date.distantFuture }
+        for hold in holds.values { held[hold.chain] = max(held[hold.chain] ?? hold.until, hold.until) }
         let decision = AlarmRingScheduler.decide(
-            now: now, rings: scheduled.map(\.ring), windowEnds: chains.mapValues(\.windowEnd), heldUntil: held)
+            now: now, rings: scheduled.map(\.ring), windowEnds: chains.mapValues(\.windowEnd), heldUntil: held,
+            releasedHolds: released)
         try store.write {
             for ring in decision.missed {
                 try store.setRingState(ring.id, "missed")
@@ -251,7 +387,8 @@ public final class AlarmService {
                 log("merged", ring.chain, ring.id)
             }
         }
-        var pending = false
+        var pendingRing = false
+        var waiting: Set<String> = []
         for ring in decision.ring {
             if let current {
                 if current.ring.chain == ring.chain && current.stopRequested.withLock({ !$0 }) {
@@ -259,18 +396,31 @@ public final class AlarmService {
                     log("merged", ring.chain, "\(ring.id) (chain already ringing)")
                 } else {
                     current.stopRequested.withLock { $0 = true }  // the newer chain rings next
-                    pending = true
+                    pendingRing = true
+                    waiting.insert(ring.chain)
                 }
                 continue
             }
             try start(ring, chain: chains[ring.chain], now: now)
         }
+        // A released hold is spent once its backup has rung (or nothing of it was due).
+        released = released.filter { waiting.contains($0.key) }
         // Arm the timer: the next ring or hold end, or midnight for the prayer re-plan, at least daily.
         var wake = decision.nextWake ?? now.addingTimeInterval(86_400)
         wake = min(wake, AlarmRingScheduler.nextMidnight(after: now, in: zone).addingTimeInterval(1))
-        if pending { wake = min(wake, now.addingTimeInterval(0.05)) }
+        for hold in holds.values { wake = min(wake, hold.until) }
+        if pendingRing { wake = min(wake, now.addingTimeInterval(0.05)) }
         wake = max(wake, now.addingTimeInterval(0.001))
         WakeUp.arm(timerFD, at: wake.timeIntervalSince1970)
+    }
+
+    /// Logs the history lines other commands wrote since the last look (proofs, rejections, escapes).
+    func logNewOutcomes() {
+        guard let fresh = try? store.outcomes(limit: 100, after: loggedOutcome) else { return }
+        for outcome in fresh.reversed() where !["missed", "stopped"].contains(outcome.kind) {
+            log(outcome.kind, outcome.chain, outcome.detail ?? "")
+        }
+        loggedOutcome = max(loggedOutcome, fresh.first?.sequence ?? 0)
     }
 
     /// Starts ringing `ring` on a thread of its own.
@@ -280,6 +430,7 @@ public final class AlarmService {
         // The chosen sound, or (when it broke since booking) the last good copy; never a beep.
         var clip: AudioClip? = nil
         var source = original
+        var problems: [String] = []
         for (index, path) in [original, chain.keptSound].compactMap({ $0 }).enumerated() {
             do {
                 let report = try AlarmSound.check(path: path)
@@ -292,11 +443,14 @@ public final class AlarmService {
                 source = path
                 break
             } catch {
+                problems.append("\(error)")
                 log(index == 0 ? "sound-broken" : "sound-unplayable", chain.id, "\(error)")
             }
         }
         guard let clip else {
-            try store.write { try store.setRingState(ring.id, "failed", at: now) }
+            let reason = "no playable sound: " + problems.joined(separator: "; ")
+            try store.write { try store.setRingState(ring.id, "failed", at: now, detail: reason) }
+            log("ring-failed", chain.id, "\(ring.id) \(reason)")
             return
         }
         let ringing = Ringing(ring: ring)
@@ -332,18 +486,20 @@ public final class AlarmService {
         try store.write { try store.setRingState(ring.id, "ringing", at: now) }
     }
 
-    /// Records the end of the ring that finished.
+    /// Records the end of the ring that finished: `rang`, or `failed` with the reason.
     func finishRing() throws {
         guard let ringing = current, let result = ringing.finished.withLock({ $0 }) else { return }
         current = nil
-        try store.write { try store.setRingState(ringing.ring.id, "rang") }
         if let report = result.0 {
+            try store.write { try store.setRingState(ringing.ring.id, "rang") }
             log(
                 "ring-end", ringing.ring.chain,
                 "\(ringing.ring.id) seconds=\(decimalText(report.seconds, places: 1))\(report.wasStopped ? " stopped" : "")"
             )
         } else {
-            log("ring-failed", ringing.ring.chain, "\(ringing.ring.id) \(result.1 ?? "")")
+            let reason = result.1 ?? "unknown"
+            try store.write { try store.setRingState(ringing.ring.id, "failed", detail: reason) }
+            log("ring-failed", ringing.ring.chain, "\(ringing.ring.id) \(reason)")
         }
     }
 }

@@ -22,8 +22,11 @@ public struct AlarmFailure: Error, Sendable, CustomStringConvertible {
         case serviceRunning
         /// The command needs the service and none is running on the store (exit 69).
         case noService
-        /// No chain or ring has this id (exit 66).
+        /// No chain or ring has this id, or there is no store where one was named (exit 66).
         case unknownID
+        /// A proof or an escape for a chain that is not due: its first ring has not come, or its
+        /// proof window has ended (exit 3). Nothing was changed.
+        case notDue
     }
     public var kind: Kind
     /// One line.
@@ -55,20 +58,25 @@ public struct StoredChain: Sendable, Hashable {
     public var state: String
 }
 
-/// A ring in the store, with its state (`scheduled`, `ringing`, `rang`, `merged`, `missed`).
+/// A ring in the store, with its state (`scheduled`, `ringing`, `rang`, `merged`, `missed`,
+/// `failed`).
 public struct StoredRing: Sendable, Hashable {
     public var ring: BookedRing
     public var sound: String
     public var state: String
     public var rangAt: Date?
+    /// Why a `failed` ring could not play (one line), else `nil`.
+    public var detail: String? = nil
 }
 
-/// One line of the history: `proof`, `escape`, `missed`, `stopped`.
+/// One line of the history: `proof`, `rejected`, `escape`, `missed`, `stopped`.
 public struct StoredOutcome: Sendable, Hashable {
     public var chain: String
     public var kind: String
     public var at: Date
     public var detail: String?
+    /// Its place in the history (increasing).
+    public var sequence: Int64 = 0
 }
 
 /// The alarm store: a SQLite database in a folder of its own (the system's alarm list and its
@@ -82,8 +90,29 @@ public final class AlarmStore: @unchecked Sendable {
     public let folder: String
     let db: SQLiteDatabase
 
-    /// The schema version this build writes and reads.
-    public static let schemaVersion = 1
+    /// The schema version this build writes and reads: 2 (1 had no `rings.detail`).
+    public static let schemaVersion = 2
+
+    /// SQLite's `application_id` of a proofkit alarm store: "PfKt". A database with another id,
+    /// or with none and tables that are not a store's, is refused before anything is written.
+    public static let applicationID: Int64 = 0x5066_4B74
+
+    /// The tables a store has.
+    static let tables: Set<String> = ["settings", "chains", "rings", "outcomes"]
+
+    /// Instants a store may hold, in seconds since 1970: 2000-01-01 to 2200-01-01. A row outside
+    /// (a damaged or edited store) is skipped, never read into a date.
+    static let validTimes = 946_684_800.0...7_258_118_400.0
+
+    /// How a command opens the store.
+    public enum Access: Sendable {
+        /// Create the folder and the database when missing (`run`, `add`, `prayers`).
+        case create
+        /// An existing store, read and written (`stop`, `prove`); a missing one is `.unknownID`.
+        case existing
+        /// An existing store, only read (`status`, `history`): works on a read-only disk.
+        case readOnly
+    }
 
     /// The store folder: `explicit`, else `$PROOFKIT_ALARM_DIR`, else `$XDG_STATE_HOME/proofkit`,
     /// else `~/.local/state/proofkit`.
@@ -99,17 +128,73 @@ public final class AlarmStore: @unchecked Sendable {
     public var socketPath: String { folder + "/control.sock" }
     public var soundsFolder: String { folder + "/sounds" }
 
-    /// Opens (creating when missing) the store in `folder`.
-    /// - Throws: ``AlarmFailure`` `.corruptStore` / `.readOnlyStore`; `ProofkitError`
-    ///   `.runtimeUnavailable` when libsqlite3 is missing.
-    public init(folder: String) throws {
+    /// Opens the store in `folder`.
+    /// - Parameters:
+    ///   - folder: the store's folder.
+    ///   - access: whether a missing store is created, and whether it is written [`.create`].
+    /// - Throws: ``AlarmFailure`` `.unknownID` (no store, with `.existing`/`.readOnly`),
+    ///   `.corruptStore` (damaged, not a proofkit store, or missing a table: nothing written),
+    ///   `.readOnlyStore` (cannot be written, or run as root on a folder another user owns);
+    ///   `ProofkitError` `.runtimeUnavailable` when libsqlite3 is missing.
+    public init(folder: String, access: Access = .create) throws {
         self.folder = folder
-        try AlarmStore.makeFolder(folder)
+        let path = folder + "/alarms.sqlite3"
+        if access == .create {
+            try AlarmStore.makeFolder(folder)
+        } else {
+            guard case .success(let info) = POSIX.status(path), info.isRegular else {
+                throw AlarmFailure(
+                    .unknownID,
+                    "no alarm store in \(folder); 'proofkit alarm add' or 'proofkit alarm prayers' creates one")
+            }
+        }
+        try AlarmStore.checkOwner(folder)
         do {
-            db = try SQLiteDatabase(path: folder + "/alarms.sqlite3")
-            try AlarmStore.migrate(db)
-        } catch {
-            throw AlarmStore.translate(error, path: folder + "/alarms.sqlite3")
+            if case .success(let info) = POSIX.status(path), info.size > 0 {
+                // Look before writing anything (even the journal mode): a file that is not a store is left as it is.
+                try AlarmStore.verify(SQLiteDatabase(path: path, access: .readOnly), path: path)
+            }
+            db = try SQLiteDatabase(path: path, access: access == .readOnly ? .readOnly : .create)
+            if access != .readOnly { try AlarmStore.migrate(db) }
+        } catch let failure as AlarmFailure {
+            throw failure
+        } catch let error as ProofkitError {
+            throw AlarmStore.translate(error, path: path)
+        }
+    }
+
+    /// Refuses a store that is a symlink, or that another user owns when run as root (a folder
+    /// someone else controls could redirect root's writes).
+    static func checkOwner(_ folder: String) throws {
+        guard case .success(let info) = POSIX.linkStatus(folder) else { return }
+        guard info.isDirectory else {
+            throw AlarmFailure(.readOnlyStore, "\(folder): the alarm store is not a folder (it is \(info.kind))")
+        }
+        if POSIX.effectiveUser == 0 && info.owner != 0 {
+            throw AlarmFailure(
+                .readOnlyStore,
+                "\(folder): the alarm store belongs to user \(info.owner); as root, use a store of root's own (or run as that user)"
+            )
+        }
+    }
+
+    /// Checks, reading only, that `db` is a proofkit store (or an empty database).
+    static func verify(_ db: SQLiteDatabase, path: String) throws {
+        let id = try db.query("PRAGMA application_id").first?.first?.integer ?? 0
+        let version = try db.query("PRAGMA user_version").first?.first?.integer ?? 0
+        let names = Set(
+            try db.query("SELECT name FROM sqlite_schema WHERE type = 'table'").compactMap { $0.first?.text })
+        if id == 0 && names.isEmpty { return }
+        let isStore = id == applicationID || (id == 0 && version == 1 && tables.isSubset(of: names))
+        guard isStore else {
+            throw AlarmFailure(
+                .corruptStore,
+                "\(path): not a proofkit alarm store (application_id \(id), tables \(names.sorted().joined(separator: ", "))); it was left as it is"
+            )
+        }
+        if let missing = tables.subtracting(names).sorted().first {
+            throw AlarmFailure(
+                .corruptStore, "\(path): the alarm store has no '\(missing)' table; it was left as it is")
         }
     }
 
@@ -155,22 +240,30 @@ public final class AlarmStore: @unchecked Sendable {
                 underlying: 11)
         }
         try db.transaction { () throws(ProofkitError) in
-            try db.execute(
-                """
-                CREATE TABLE IF NOT EXISTS settings(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-                CREATE TABLE IF NOT EXISTS chains(
-                  id TEXT PRIMARY KEY, kind TEXT NOT NULL, label TEXT, sound TEXT NOT NULL, kept_sound TEXT,
-                  proof TEXT NOT NULL, first_fire REAL NOT NULL, window_end REAL NOT NULL,
-                  state TEXT NOT NULL DEFAULT 'active', created REAL NOT NULL);
-                CREATE TABLE IF NOT EXISTS rings(
-                  id TEXT PRIMARY KEY, chain TEXT NOT NULL, ring INTEGER NOT NULL, fire REAL NOT NULL,
-                  sound TEXT NOT NULL, state TEXT NOT NULL DEFAULT 'scheduled', rang_at REAL);
-                CREATE INDEX IF NOT EXISTS rings_by_state ON rings(state, fire);
-                CREATE TABLE IF NOT EXISTS outcomes(
-                  seq INTEGER PRIMARY KEY AUTOINCREMENT, chain TEXT NOT NULL, kind TEXT NOT NULL,
-                  at REAL NOT NULL, detail TEXT);
-                PRAGMA user_version = \(schemaVersion);
-                """)
+            // Re-read inside the transaction: another command may have migrated meanwhile.
+            let current = try db.query("PRAGMA user_version").first?.first?.integer ?? 0
+            if current == 0 {
+                try db.execute(
+                    """
+                    CREATE TABLE IF NOT EXISTS settings(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                    CREATE TABLE IF NOT EXISTS chains(
+                      id TEXT PRIMARY KEY, kind TEXT NOT NULL, label TEXT, sound TEXT NOT NULL, kept_sound TEXT,
+                      proof TEXT NOT NULL, first_fire REAL NOT NULL, window_end REAL NOT NULL,
+                      state TEXT NOT NULL DEFAULT 'active', created REAL NOT NULL);
+                    CREATE TABLE IF NOT EXISTS rings(
+                      id TEXT PRIMARY KEY, chain TEXT NOT NULL, ring INTEGER NOT NULL, fire REAL NOT NULL,
+                      sound TEXT NOT NULL, state TEXT NOT NULL DEFAULT 'scheduled', rang_at REAL, detail TEXT);
+                    CREATE INDEX IF NOT EXISTS rings_by_state ON rings(state, fire);
+                    CREATE TABLE IF NOT EXISTS outcomes(
+                      seq INTEGER PRIMARY KEY AUTOINCREMENT, chain TEXT NOT NULL, kind TEXT NOT NULL,
+                      at REAL NOT NULL, detail TEXT);
+                    """)
+            } else if current == 1 {
+                try db.execute("ALTER TABLE rings ADD COLUMN detail TEXT")
+            }
+            if current < Int64(schemaVersion) {
+                try db.execute("PRAGMA application_id = \(applicationID); PRAGMA user_version = \(schemaVersion);")
+            }
         }
     }
 
@@ -236,10 +329,18 @@ public final class AlarmStore: @unchecked Sendable {
     }
     static let chainColumns = "id, kind, label, sound, kept_sound, proof, first_fire, window_end, state"
 
+    /// SQL that holds for a row whose times are all in ``validTimes``.
+    static func validTime(_ columns: String...) -> String {
+        columns.map {
+            "(typeof(\($0)) IN ('integer', 'real') AND \($0) BETWEEN \(validTimes.lowerBound) AND \(validTimes.upperBound))"
+        }.joined(separator: " AND ")
+    }
+
     func chains(where clause: String = "1", _ values: [SQLiteValue] = []) throws -> [StoredChain] {
         try read {
             try db.query(
-                "SELECT \(AlarmStore.chainColumns) FROM chains WHERE \(clause) ORDER BY first_fire, id", values
+                "SELECT \(AlarmStore.chainColumns) FROM chains WHERE (\(clause)) AND \(AlarmStore.validTime("first_fire", "window_end")) ORDER BY first_fire, id",
+                values
             )
             .map(AlarmStore.chain)
         }
@@ -256,7 +357,7 @@ public final class AlarmStore: @unchecked Sendable {
     func rings(where clause: String = "1", _ values: [SQLiteValue] = []) throws -> [StoredRing] {
         try read {
             try db.query(
-                "SELECT id, chain, ring, fire, sound, state, rang_at FROM rings WHERE \(clause) ORDER BY fire, id",
+                "SELECT id, chain, ring, fire, sound, state, rang_at, detail FROM rings WHERE (\(clause)) AND \(AlarmStore.validTime("fire")) ORDER BY fire, id",
                 values
             )
             .map { row in
@@ -265,29 +366,46 @@ public final class AlarmStore: @unchecked Sendable {
                         id: row[0].text ?? "", chain: row[1].text ?? "", ringIndex: Int(row[2].integer ?? 0),
                         fireDate: Date(timeIntervalSince1970: row[3].real ?? 0)),
                     sound: row[4].text ?? "", state: row[5].text ?? "",
-                    rangAt: row[6].real.map { Date(timeIntervalSince1970: $0) })
+                    rangAt: row[6].real.flatMap {
+                        AlarmStore.validTimes.contains($0) ? Date(timeIntervalSince1970: $0) : nil
+                    },
+                    detail: row[7].text)
             }
         }
     }
 
-    public func outcomes(limit: Int = 20) throws -> [StoredOutcome] {
+    /// Rows whose times are out of ``validTimes`` (skipped everywhere), as `ring ID` / `chain ID`.
+    public func invalidRows() throws -> [String] {
         try read {
             try db.query(
-                "SELECT chain, kind, at, detail FROM outcomes ORDER BY seq DESC LIMIT ?", [.integer(Int64(limit))]
+                "SELECT 'ring ' || id FROM rings WHERE NOT \(AlarmStore.validTime("fire")) UNION ALL SELECT 'chain ' || id FROM chains WHERE NOT \(AlarmStore.validTime("first_fire", "window_end"))"
+            ).compactMap { $0.first?.text }
+        }
+    }
+
+    /// The newest history lines, newest first, with their sequence numbers.
+    public func outcomes(limit: Int = 20, after sequence: Int64 = 0) throws -> [StoredOutcome] {
+        try read {
+            try db.query(
+                "SELECT chain, kind, at, detail, seq FROM outcomes WHERE seq > ? AND \(AlarmStore.validTime("at")) ORDER BY seq DESC LIMIT ?",
+                [.integer(sequence), .integer(Int64(limit))]
             )
             .map {
                 StoredOutcome(
                     chain: $0[0].text ?? "", kind: $0[1].text ?? "", at: Date(timeIntervalSince1970: $0[2].real ?? 0),
-                    detail: $0[3].text)
+                    detail: $0[3].text, sequence: $0[4].integer ?? 0)
             }
         }
     }
 
-    /// Sets a ring's state (and when it rang); call inside ``write(_:)``.
-    public func setRingState(_ id: String, _ state: String, at: Date? = nil) throws {
+    /// Sets a ring's state (and when it rang, and why it failed); call inside ``write(_:)``.
+    public func setRingState(_ id: String, _ state: String, at: Date? = nil, detail: String? = nil) throws {
         try db.run(
-            "UPDATE rings SET state = ?, rang_at = COALESCE(?, rang_at) WHERE id = ?",
-            [.text(state), at.map { .real($0.timeIntervalSince1970) } ?? .null, .text(id)])
+            "UPDATE rings SET state = ?, rang_at = COALESCE(?, rang_at), detail = ? WHERE id = ?",
+            [
+                .text(state), at.map { .real($0.timeIntervalSince1970) } ?? .null, detail.map { .text($0) } ?? .null,
+                .text(id),
+            ])
     }
 
     /// Appends a history line; call inside ``write(_:)``.
@@ -330,16 +448,36 @@ public final class AlarmStore: @unchecked Sendable {
         }
     }
 
+    /// How long a live proof may hold a chain's backups off: 3 minutes. The service ends a hold
+    /// then, and the backups that fell inside it ring at once.
+    public static let holdLimit: TimeInterval = 180
+
+    /// Whether `chain` is due at `now`: active, its first ring has come, and its proof window
+    /// (plus the late grace and a hold's limit, during which a held backup may still ring) has
+    /// not ended, or one of its rings is sounding. Only a due chain takes a proof or an escape.
+    public func isDue(_ chain: StoredChain, now: Date) throws -> Bool {
+        guard chain.state == "active" else { return false }
+        if try !rings(where: "chain = ? AND state = 'ringing'", [.text(chain.id)]).isEmpty { return true }
+        let end = chain.windowEnd.addingTimeInterval(AlarmRingScheduler.lateGrace + AlarmStore.holdLimit)
+        return chain.firstFire <= now && now <= end
+    }
+
     /// Ends a chain (a proof or an escape): its scheduled rings are cancelled and the outcome
     /// recorded, in one transaction. A chain that already ended is left alone.
+    /// - Parameter requireDue: refuse a chain that is not due at `at` (``isDue(_:now:)``).
     /// - Returns: the ids of the cancelled rings, or `nil` when the chain had already ended.
-    /// - Throws: ``AlarmFailure`` `.unknownID`.
-    public func end(chain id: String, kind: String, at: Date, detail: String? = nil) throws -> [String]? {
+    /// - Throws: ``AlarmFailure`` `.unknownID`, `.notDue` (nothing changed).
+    public func end(
+        chain id: String, kind: String, at: Date, detail: String? = nil, requireDue: Bool = false
+    ) throws -> [String]? {
         try write {
             guard let chain = try chain(id: id) else {
                 throw AlarmFailure(.unknownID, "no alarm chain '\(id)'; 'proofkit alarm status' lists them")
             }
             guard chain.state == "active" else { return nil }
+            if requireDue, try !isDue(chain, now: at) {
+                throw try notDue(chain, now: at)
+            }
             let cancelled = try rings(where: "chain = ? AND state = 'scheduled'", [.text(id)]).map(\.ring.id)
             try db.run("DELETE FROM rings WHERE chain = ? AND state = 'scheduled'", [.text(id)])
             try db.run("UPDATE chains SET state = 'ended' WHERE id = ?", [.text(id)])
@@ -348,21 +486,41 @@ public final class AlarmStore: @unchecked Sendable {
         }
     }
 
-    /// The chain a command means without an id: the one ringing now, else the latest active
-    /// chain whose first ring has come (inside its window), else the next one.
-    public func currentChain(now: Date) throws -> StoredChain? {
+    /// The failure for a proof of `chain` (or, with `nil`, of whatever is due) when it is not
+    /// due: it names the next ring.
+    public func notDue(_ chain: StoredChain?, now: Date) throws -> AlarmFailure {
+        let next = try rings(where: "state = 'scheduled' AND fire > ?", [.real(now.timeIntervalSince1970)])
+            .filter { chain == nil || $0.ring.chain == chain?.id }.first
+        let when =
+            next.map {
+                "the next ring is \($0.ring.id) at \(iso8601($0.ring.fireDate, in: TimeZone(identifier: "UTC")!))"
+            }
+            ?? "no ring is booked"
+        let subject =
+            chain.map {
+                $0.firstFire > now
+                    ? "chain \($0.id) is not due yet (its first ring is \(iso8601($0.firstFire, in: TimeZone(identifier: "UTC")!)))"
+                    : "chain \($0.id) is past its proof window"
+            } ?? "no alarm is due"
+        return AlarmFailure(.notDue, "\(subject): nothing was changed; \(when)")
+    }
+
+    /// The chain a proof is for without an id: the one ringing now, else the latest due chain
+    /// (``isDue(_:now:)``), else `nil`.
+    public func dueChain(now: Date) throws -> StoredChain? {
         if let ringing = try rings(where: "state = 'ringing'").last, let chain = try chain(id: ringing.ring.chain),
             chain.state == "active"
         {
             return chain
         }
-        let active = try chains(where: "state = 'active'")
-        if let started = active.filter({
-            $0.firstFire <= now && now <= $0.windowEnd.addingTimeInterval(AlarmRingScheduler.lateGrace)
-        }).last {
-            return started
-        }
-        return active.first { $0.firstFire > now }
+        return try chains(where: "state = 'active'").filter { try isDue($0, now: now) }.last
+    }
+
+    /// The chain a command means without an id: the one ringing now, else the latest active
+    /// chain whose first ring has come (inside its window), else the next one.
+    public func currentChain(now: Date) throws -> StoredChain? {
+        if let due = try dueChain(now: now) { return due }
+        return try chains(where: "state = 'active'").first { $0.firstFire > now }
     }
 
     // MARK: Prayer chains
@@ -378,6 +536,9 @@ public final class AlarmStore: @unchecked Sendable {
             coordinates: try Coordinates(latitude: lat, longitude: lon),
             timeZone: zone, parameters: method.parameters)
         var configuration = AlarmChainConfiguration(deviceTimeZone: deviceZone)
+        // A prayer rings at its instant for the place, whatever the machine's zone: a zone change
+        // of the machine never moves it.
+        configuration.clockMode = .sameInstant
         configuration.prayers = Set(
             (s["prayers.list"] ?? "fajr").split(separator: ",").compactMap { Prayer(rawValue: String($0)) })
         configuration.proofWindow = .seconds(Int(s["prayers.window"] ?? "1800") ?? 1800)
@@ -428,7 +589,7 @@ public final class AlarmStore: @unchecked Sendable {
                         let first = alarm.fireDate.addingTimeInterval(
                             -Double(planner.configuration.ringOffsets[alarm.ringIndex].components.seconds))
                         try db.run(
-                            "INSERT INTO chains(id, kind, label, sound, kept_sound, proof, first_fire, window_end, state, created) VALUES(?, 'prayer', ?, ?, ?, ?, ?, ?, 'active', ?) ON CONFLICT(id) DO UPDATE SET sound = excluded.sound, kept_sound = excluded.kept_sound, first_fire = excluded.first_fire, window_end = excluded.window_end",
+                            "INSERT INTO chains(id, kind, label, sound, kept_sound, proof, first_fire, window_end, state, created) VALUES(?, 'prayer', ?, ?, ?, ?, ?, ?, 'active', ?) ON CONFLICT(id) DO UPDATE SET sound = excluded.sound, kept_sound = excluded.kept_sound, proof = excluded.proof, first_fire = excluded.first_fire, window_end = excluded.window_end",
                             [
                                 .text(alarm.occurrence.description), .text(alarm.occurrence.prayer.rawValue),
                                 .text(alarm.content.sound),
@@ -462,10 +623,21 @@ public final class AlarmStore: @unchecked Sendable {
             try db.run(
                 "DELETE FROM rings WHERE state NOT IN ('scheduled', 'ringing') AND fire < ?",
                 [.real(now.timeIntervalSince1970 - 30 * 86_400)])
-            // Chains of the plan's past that never rang and have no rings left are dropped.
+            // Settings apply to every chain that is not ringing (a chain booked before keeps its
+            // id, so the upsert above does not reach those the plan left alone).
             try db.run(
-                "DELETE FROM chains WHERE kind = 'prayer' AND state = 'active' AND window_end < ? AND id NOT IN (SELECT chain FROM rings)",
-                [.real(now.timeIntervalSince1970)])
+                "UPDATE chains SET proof = ?, sound = COALESCE(?, sound), kept_sound = COALESCE(?, kept_sound), window_end = first_fire + ? WHERE kind = 'prayer' AND state = 'active' AND id NOT IN (SELECT chain FROM rings WHERE state = 'ringing')",
+                [
+                    .text(s["prayers.proof"] ?? "any"), s["prayers.sound"].map { .text($0) } ?? .null,
+                    kept.map { .text($0) } ?? .null, .real(window),
+                ])
+            try db.run(
+                "UPDATE rings SET sound = ? WHERE state = 'scheduled' AND chain IN (SELECT id FROM chains WHERE kind = 'prayer')",
+                [s["prayers.sound"].map { .text($0) } ?? .null])
+            // Chains with no ring left (a prayer turned off, or the plan's past that never rang)
+            // are dropped: no empty "active" chain stays behind.
+            try db.run(
+                "DELETE FROM chains WHERE kind = 'prayer' AND state = 'active' AND id NOT IN (SELECT chain FROM rings)")
             return report
         }
     }
@@ -477,23 +649,54 @@ public final class AlarmStore: @unchecked Sendable {
 
     // MARK: Sounds
 
+    /// The largest sound kept in the store: 64 MiB (an alarm sound is under 30 s).
+    static let soundLimit = 64 << 20
+
     /// Keeps a copy of `path` in the store's sounds folder (atomically: a temporary file, then
-    /// rename) and returns the copy's path.
+    /// rename; a symlink planted as the folder or the copy is never followed) and returns the
+    /// copy's path.
+    /// - Throws: `ProofkitError` (the sound cannot be read), ``AlarmFailure`` `.readOnlyStore`.
     public func keepCopy(of path: String, name: String) throws -> String {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ProofkitError(.notFound, "cannot read the sound", path: path)
-        }
+        let data = try BoundedFile.read(path, limit: AlarmStore.soundLimit, what: "sound")
         try AlarmStore.makeFolder(soundsFolder)
+        guard case .success(let info) = POSIX.linkStatus(soundsFolder), info.isDirectory,
+            info.owner == POSIX.effectiveUser
+        else {
+            throw AlarmFailure(.readOnlyStore, "\(soundsFolder): not a folder of this user's; refusing to write there")
+        }
         let ext =
             path.split(separator: "/").last.flatMap { $0.contains(".") ? $0.split(separator: ".").last : nil }
             .map { "." + $0 } ?? ""
         let target = soundsFolder + "/" + name + ext
-        do {
-            try data.write(to: URL(fileURLWithPath: target), options: .atomic)
+        if case .success(let existing) = POSIX.linkStatus(target), !existing.isRegular {
+            POSIX.remove(target)  // a planted symlink is replaced, not followed
+        }
+        do throws(ProofkitError) {
+            try AtomicFile.write(data, to: target)
         } catch {
-            throw AlarmFailure(.readOnlyStore, "\(target): cannot keep a copy of the sound (\(error))")
+            throw AlarmFailure(.readOnlyStore, "\(target): cannot keep a copy of the sound (\(error.message))")
         }
         return target
+    }
+
+    /// Removes kept sound copies that no chain and no setting names (left by a command killed
+    /// between copying and booking), older than a minute so that a booking under way keeps its copy.
+    /// - Returns: the removed paths.
+    @discardableResult
+    public func removeOrphanedSounds(now: Date) throws -> [String] {
+        guard case .success(let info) = POSIX.linkStatus(soundsFolder), info.isDirectory else { return [] }
+        var named = Set(try read { try db.query("SELECT kept_sound FROM chains").compactMap { $0.first?.text } })
+        if let kept = try setting("prayers.kept_sound") { named.insert(kept) }
+        var removed: [String] = []
+        for entry in POSIX.folderEntries(soundsFolder) {
+            let path = soundsFolder + "/" + FilePath.string(fromBytes: entry)
+            guard !named.contains(path), case .success(let file) = POSIX.linkStatus(path), !file.isDirectory,
+                Double(file.modified) < now.timeIntervalSince1970 - 60
+            else { continue }
+            POSIX.remove(path)
+            removed.append(path)
+        }
+        return removed
     }
 }
 
@@ -530,7 +733,9 @@ public func currentDeviceZone(environment: [String: String]) -> TimeZone {
             return zone
         }
     }
-    if let text = FileManager.default.contents(atPath: "/etc/timezone").map({ String(decoding: $0, as: UTF8.self) }),
+    if let text = (try? BoundedFile.read("/etc/timezone", limit: 4096, what: "zone file")).map({
+        String(decoding: $0, as: UTF8.self)
+    }),
         let name = text.split(whereSeparator: \.isWhitespace).first, let zone = TimeZone(identifier: String(name))
     {
         return zone

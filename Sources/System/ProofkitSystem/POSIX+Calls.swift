@@ -47,6 +47,7 @@ package struct Errno: Error, Equatable, Hashable, Sendable, CustomStringConverti
     package static let permissionDenied = Errno(code: EACCES)
     package static let notPermitted = Errno(code: EPERM)
     package static let readOnlyFileSystem = Errno(code: EROFS)
+    package static let nameTooLong = Errno(code: ENAMETOOLONG)
 }
 
 /// Runs `call` (a C call returning -1 and setting `errno` on failure) and gives its value or the
@@ -166,6 +167,8 @@ package enum POSIX {
         package static let truncate = OpenFlags(rawValue: O_TRUNC)
         package static let noFollow = OpenFlags(rawValue: O_NOFOLLOW)
         package static let nonBlocking = OpenFlags(rawValue: O_NONBLOCK)
+        /// Fails with ENOTDIR unless the path is a folder.
+        package static let directory = OpenFlags(rawValue: O_DIRECTORY)
     }
 
     /// Opens `path` with `flags` and `O_CLOEXEC` (always), creating it with `mode` (less the
@@ -320,6 +323,19 @@ package enum POSIX {
             template.withUnsafeMutableBufferPointer { proofkit_posix_make_temporary($0.baseAddress!) }
         }
         return made.map { fd in (fd, FilePath.string(fromBytes: template.dropLast().map { UInt8(bitPattern: $0) })) }
+    }
+
+    /// Every name in the folder at `path` (not `.` and `..`; nothing when it cannot be read).
+    /// Calls `opendir`, `readdir`, `closedir`.
+    package static func folderEntries(_ path: String) -> [[UInt8]] {
+        guard let directory = opendir(FilePath.cString(path)) else { return [] }
+        defer { closedir(directory) }
+        var names: [[UInt8]] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: &entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
+            if name != [0x2E] && name != [0x2E, 0x2E] { names.append(name) }
+        }
+        return names
     }
 
     /// The names in the folder `path` that are `length` bytes long and start with `prefix`, as
@@ -610,11 +626,18 @@ package enum POSIX {
         valueOrErrno { socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
     }
 
-    private static func withUnixAddress<R>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
+    /// The largest Unix socket path in bytes (`sun_path` less its NUL): 107 on Linux.
+    package static var unixPathLimit: Int { MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1 }
+
+    /// Runs `body` with the `sockaddr_un` of `path`, or fails with ENAMETOOLONG for a path over
+    /// ``unixPathLimit`` bytes (see ``UnixSocket`` for how longer paths are reached).
+    private static func withUnixAddress(
+        _ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Result<Void, Errno>
+    ) -> Result<Void, Errno> {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = FilePath.cString(path).dropLast().map { UInt8(bitPattern: $0) }
-        precondition(bytes.count < MemoryLayout.size(ofValue: address.sun_path), "socket path too long")
+        guard bytes.count <= unixPathLimit else { return .failure(.nameTooLong) }
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             for (index, byte) in bytes.enumerated() { raw[index] = byte }
             raw[bytes.count] = 0
@@ -624,13 +647,14 @@ package enum POSIX {
         }
     }
 
-    /// Binds the socket `fd` to the Unix path `path` (traps on a path too long for
-    /// `sockaddr_un`). Calls `bind`.
+    /// Binds the socket `fd` to the Unix path `path` (ENAMETOOLONG for a path over
+    /// ``unixPathLimit`` bytes). Calls `bind`.
     package static func bind(_ fd: Int32, toUnixPath path: String) -> Result<Void, Errno> {
         withUnixAddress(path) { address, length in nothingOrErrno { Glibc.bind(fd, address, length) } }
     }
 
-    /// Connects the socket `fd` to the listener at the Unix path `path`. Calls `connect`.
+    /// Connects the socket `fd` to the listener at the Unix path `path` (ENAMETOOLONG for a path
+    /// over ``unixPathLimit`` bytes). Calls `connect`.
     package static func connect(_ fd: Int32, toUnixPath path: String) -> Result<Void, Errno> {
         withUnixAddress(path) { address, length in nothingOrErrno { Glibc.connect(fd, address, length) } }
     }
@@ -684,6 +708,21 @@ package enum POSIX {
     package static func readWallClockTimer(_ timer: Int32) -> Errno? {
         let result = proofkit_alarm_timer_read(timer)
         return result < 0 ? Errno(code: -result) : nil
+    }
+
+    /// Blocks SIGTERM, SIGINT and SIGHUP (in this thread and the threads it starts later) and
+    /// returns a signalfd that reads them (close-on-exec, non-blocking).
+    /// Calls `proofkit_termination_signals_create`.
+    package static func makeTerminationSignals() -> Result<Int32, Errno> {
+        let fd = proofkit_termination_signals_create()
+        return fd >= 0 ? .success(fd) : .failure(Errno(code: -fd))
+    }
+
+    /// The signal waiting on a descriptor of ``makeTerminationSignals()``, or `nil`.
+    /// Calls `proofkit_termination_signal_read`.
+    package static func readTerminationSignal(_ fd: Int32) -> Int32? {
+        let number = proofkit_termination_signal_read(fd)
+        return number > 0 ? number : nil
     }
 
     /// An eventfd (close-on-exec, non-blocking). Calls `proofkit_event_create`.

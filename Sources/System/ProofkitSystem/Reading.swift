@@ -252,6 +252,8 @@ package enum LineReadFailure: Error {
     case read(Errno)
     /// A line (counted from 1) grew past the cap before its newline came.
     case lineTooLong(lineNumber: Int)
+    /// The deadline passed before the stream ended (nothing more came in time).
+    case timedOut
 }
 
 extension POSIX {
@@ -265,14 +267,16 @@ extension POSIX {
     ///     `.lineTooLong`; `true` drops that line and reads on (the writer is still drained, so a
     ///     child process that prints it does not block on a full pipe).
     ///   - chunk: bytes asked of each `read`. Default 64 KiB.
+    ///   - deadline: a ``monotonicSeconds()`` instant by which the stream must end, or `nil` (the
+    ///     default) to wait as long as it takes.
     ///   - body: called with each line's bytes, valid only during the call.
     /// - Throws: ``LineReadFailure`` `.read` when `read` fails, `.lineTooLong` when a line passes
-    ///   the cap (unless `skipsLongLines`); what `body` throws, as it is. (Not generic over the
+    ///   the cap (unless `skipsLongLines`), `.timedOut` at the deadline; what `body` throws, as it is. (Not generic over the
     ///   body's error: an unspecialised generic call per line cost squat's reading about 250
     ///   instructions a line; the closure call that remains costs about 180 of a line's 13,000.)
     package static func forEachLine(
         _ fd: Int32, maximumLineLength: Int, skipsLongLines: Bool = false, chunk: Int = 1 << 16,
-        _ body: (UnsafeBufferPointer<UInt8>) throws -> Void
+        deadline: Double? = nil, _ body: (UnsafeBufferPointer<UInt8>) throws -> Void
     ) throws {
         let capacity = maximumLineLength + chunk
         let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
@@ -284,6 +288,14 @@ extension POSIX {
             try body(UnsafeBufferPointer(start: buffer + start, count: count))
         }
         while true {
+            if let deadline {
+                let remaining = deadline - monotonicSeconds()
+                let ready =
+                    remaining > 0
+                    ? (try? waitReadable([fd], milliseconds: Int32(min(remaining * 1000, 86_400_000)).advanced(by: 1)))?
+                        .first ?? true : false
+                if !ready { throw LineReadFailure.timedOut }
+            }
             let n: Int
             switch read(fd, into: UnsafeMutableRawBufferPointer(start: buffer + filled, count: capacity - filled)) {
             case .success(let count): n = count

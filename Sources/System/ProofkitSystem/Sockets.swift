@@ -18,13 +18,33 @@ package enum UnixSocket {
         }
     }
 
+    /// Runs `body` with a path to `path` that fits a socket address: `path` itself, or for a path
+    /// over ``POSIX/unixPathLimit`` bytes, `/proc/self/fd/N/NAME` through a descriptor of its folder
+    /// (Linux resolves it to the same place), so a store in a deep folder still has its socket.
+    /// Calls `open`, `close`.
+    static func withReachablePath<R>(
+        _ path: String, _ body: (String) -> Result<R, Errno>
+    ) -> Result<R, Errno> {
+        guard path.utf8.count > POSIX.unixPathLimit, let slash = path.lastIndex(of: "/") else { return body(path) }
+        let folder = slash == path.startIndex ? "/" : String(path[..<slash])
+        let folderFD: Int32
+        switch POSIX.open(folder, [.readOnly, .directory]) {
+        case .success(let fd): folderFD = fd
+        case .failure(let errno): return .failure(errno)
+        }
+        defer { POSIX.closeDescriptor(folderFD) }
+        return body("/proc/self/fd/\(folderFD)/\(path[path.index(after: slash)...])")
+    }
+
     /// A listening socket at `path`, mode 0600 (created under umask 0177, then `chmod`), after
-    /// removing whatever socket was left there. Calls `unlink`, `socket`, `bind`, `chmod`, `listen`.
+    /// removing whatever socket was left there. A path too long for a socket address is reached
+    /// through its folder (``withReachablePath(_:_:)``). Calls `unlink`, `socket`, `bind`,
+    /// `chmod`, `listen`.
     package static func listen(at path: String, backlog: Int32 = 16) throws(SystemCallFailure) -> Int32 {
         POSIX.remove(path)
         let fd = try makeSocket()
         let previousMask = POSIX.setCreationMask(0o177)
-        let bound = POSIX.bind(fd, toUnixPath: path)
+        let bound = withReachablePath(path) { POSIX.bind(fd, toUnixPath: $0) }
         POSIX.setCreationMask(previousMask)
         let steps: [(String, () -> Result<Void, Errno>)] = [
             ("bind", { bound }), ("chmod", { POSIX.setMode(path, 0o600) }),
@@ -43,7 +63,7 @@ package enum UnixSocket {
     /// `receiveTimeoutSeconds`. Calls `socket`, `connect`, `setsockopt`.
     package static func connect(to path: String, receiveTimeoutSeconds: Int) throws(SystemCallFailure) -> Int32 {
         let fd = try makeSocket()
-        let connected = POSIX.connect(fd, toUnixPath: path)
+        let connected = withReachablePath(path) { POSIX.connect(fd, toUnixPath: $0) }
         if case .failure(let errno) = connected {
             POSIX.closeDescriptor(fd)
             throw SystemCallFailure(operation: "connect", errno: errno)

@@ -53,6 +53,18 @@ package enum WakeUp {
         return Array(buffer[0..<n])
     }
 
+    /// SIGTERM, SIGINT and SIGHUP as a descriptor to poll (a signalfd; they no longer end the
+    /// process by themselves), so a service can end cleanly. Calls `proofkit_termination_signals_create`.
+    package static func terminationSignals() -> Result<Int32, Errno> {
+        POSIX.makeTerminationSignals()
+    }
+
+    /// The termination signal waiting on `fd` (from ``terminationSignals()``), or `nil`.
+    /// Calls `proofkit_termination_signal_read`.
+    package static func pendingSignal(_ fd: Int32) -> Int32? {
+        POSIX.readTerminationSignal(fd)
+    }
+
     /// Gives SIGTERM, SIGINT and SIGHUP their default action and unblocks them (a parent may have
     /// passed on either), so that they end the process. Calls `signal`, `pthread_sigmask`.
     package static func restoreTerminationSignals() {

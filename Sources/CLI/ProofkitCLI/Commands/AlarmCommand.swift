@@ -14,12 +14,12 @@ enum AlarmCommand: Subcommand {
     static let summary = "the alarm service: ring at prayer times or set times until the proof passes"
     static let synopsis = """
         proofkit alarm run [--device D] [--ring-seconds 60]
-               proofkit alarm prayers --lat LAT --lon LON --tz ZONE [--method M] [--prayers fajr,...] [--proof-window 30m] [--sound FILE] [--proof any]
-               proofkit alarm add --at TIME --sound FILE [--window 30m] [--proof voice|mat|squat|any] [--label L]
-               proofkit alarm stop
-               proofkit alarm prove [ID] (--voice [REC] | --photo PHOTO | --squat POSES|- | --escape)
+               proofkit alarm prayers --lat LAT --lon LON --tz ZONE --sound FILE [--method M] [--prayers fajr,...] [--proof-window 30m] [--proof any] [--json]
+               proofkit alarm add --at TIME --sound FILE [--window 30m] [--proof voice|mat|squat|any] [--label L] [--json]
+               proofkit alarm stop [--json]
+               proofkit alarm prove [ID] (--voice [REC] | --photo PHOTO | --squat POSES|- | --escape) [--max-seconds 180] [--strict] [--json]
                proofkit alarm status [--json]
-               proofkit alarm install [--user|--system] [--print]
+               proofkit alarm install [--user|--system] [--print] [--device D] [--ring-seconds S]
         (every action takes --store DIR)
         """
     static let discussion = """
@@ -44,34 +44,59 @@ enum AlarmCommand: Subcommand {
                  5, 9, 14, 20, 27 min), with stable ids (fajr.2026-11-30.0512.r0). The new
                  chain is booked before the old one is cancelled; a ringing alarm is never
                  touched; unknown ids are cancelled; one failed booking does not stop the rest.
+                 A prayer rings at its instant for the place and --tz, whatever the machine's
+                 zone; a zone change of the machine never moves it. Running prayers again applies
+                 the new settings (proof, sound, window, method, prayers) to every chain that is
+                 not ringing; a prayer left out keeps no chain.
         add      a one-off chain (id a1, a2, ...). TIME is ISO-8601 (2026-12-01T05:10:00+03:00,
                  or without offset in the device's zone), HH:MM (the next such time), or relative
-                 (+10s, +5m). --gap and --gap-growth set the backup pattern [2m, 1m].
+                 (+10s, +5m); at most a year ahead. A local time that a DST change skips rings at
+                 the same time after the change (02:30 on a day that jumps from 02:00 to 03:00
+                 rings at 03:30); one that happens twice rings at the first; the output says so.
+                 --gap and --gap-growth set the backup pattern [2m, 1m].
         stop     silences the ring now sounding, like a Stop button. The backups still come.
-        prove    runs the proof for chain ID (default: the one ringing, else the latest in its
-                 window): --photo PHOTO (the mat proof), --voice [REC] (live without REC),
-                 --squat POSES.jsonl or - (a live keypoint stream on stdin). A passing proof ends
-                 the chain and cancels its remaining rings. During a live proof the ring stops and
-                 the chain's backups are held off; if the proof fails, the later backups come.
-                 --escape ends the chain and records an escape, never counted as a proof.
-        status   the next ring, covered-until, each active chain with its rings, a sound that
-                 broke since booking, and the last outcomes (proof, escape, missed, stopped).
+        prove    runs the proof for chain ID (default: the one ringing, else the latest due).
+                 Only a due chain takes a proof: its first ring has come and its proof window
+                 has not ended. With nothing due, nothing changes: it says when the next ring
+                 is and exits 3. --photo PHOTO (the mat proof), --voice [REC] (live without
+                 REC), --squat POSES.jsonl or - (a live keypoint stream on stdin). A passing
+                 proof ends the chain and cancels its remaining rings. During a live proof the
+                 ring stops and the chain's backups are held off for at most 3 min; a live proof
+                 ends when it passes or at --max-seconds [180]. When a hold ends without a
+                 proof (time out, end of input, the process killed) the backup that fell inside
+                 it rings at once and the later ones keep their times; a held backup is never
+                 missed. --escape ends a due chain and records an escape, never a proof.
+        status   the next ring, covered-until, each active chain with its rings (in the
+                 timetable's zone with its offset, and in the machine's when that differs), a
+                 ring that failed and why, whether the service found its playback device, a
+                 sound that broke since booking, and the last outcomes (proof, rejected, escape,
+                 missed, stopped). It only reads the store (works on a read-only disk); only
+                 run, add and prayers create a store.
         install  writes a systemd unit (Restart=always) for the user (--user, default) or the
-                 system (--system), or prints it (--print), and prints how to enable it.
+                 system (--system, with User= the user who ran it), or prints it (--print), and
+                 prints how to enable it. --device, --ring-seconds and the store go into the
+                 unit's command line.
 
         Sounds are checked when booked with 'proofkit check' rules (CAF/WAV/AIFF 16-bit PCM,
         under 30 s, not silent); a copy is kept in the store. If the file breaks later, status
         says so and it rings with the kept copy; never a beep in its place.
 
-        Exit codes: 0 ok, 2 proof rejected, 64 bad option or --at, 65 sound refused, 66 unknown
-        id or missing file, 69 no service running (stop) or ALSA/libsqlite3 missing, 73 store
-        not writable (read-only disk), 75 another service runs on the store, 76 store corrupt.
+        An option that belongs to another action is a usage error (64). An unknown zone (--tz,
+        or TZ) is a usage error too.
+
+        Exit codes: 0 ok (a rejected proof too, unless --strict), 2 proof rejected with
+        --strict, 3 nothing due (prove), 64 bad option or --at, 65 sound refused, 66 unknown
+        id, missing file or no store, 69 no service running (stop) or ALSA/libsqlite3 missing,
+        73 store not writable (read-only disk, or as root a store another user owns), 75
+        another service runs on the store, 76 store corrupt or not a proofkit store.
 
         JSON (status --json): {"store":DIR,"service":"running"|"stopped","now":ISO,
           "next_ring":{"id","chain","fire"}|null,"covered_until":"YYYY-MM-DD"|null,
+          "zone":ZONE,"machine_zone":ZONE,"device":{"name","status"}|null,
           "chains":[{"id","kind","label","proof","sound","sound_status":"ok"|"broken: ...",
-                     "window_end","rings":[{"id","ring","fire","state"}]}],
-          "outcomes":[{"chain","kind","at","detail"}]}
+                     "window_end","rings":[{"id","ring","fire","fire_machine","state","detail"}]}],
+          "outcomes":[{"chain","kind","at","detail"}],"skipped_rows":[...]}
+        JSON (add, prayers, stop, prove --json): one object with the result.
 
         Examples:
           proofkit alarm prayers --lat 24.8607 --lon 67.0011 --tz Asia/Karachi --prayers fajr --sound adhan.caf
@@ -82,8 +107,10 @@ enum AlarmCommand: Subcommand {
     static let options: [OptionSpec] =
         [
             .option("store", value: "DIR", help: "the store folder [$PROOFKIT_ALARM_DIR or ~/.local/state/proofkit]"),
-            .option("device", value: "D", help: "run: ALSA playback device; prove --voice: capture device [default]"),
-            .option("ring-seconds", value: "S", help: "run: how long one ring lasts [60]"),
+            .option(
+                "device", value: "D",
+                help: "run, install: ALSA playback device; prove --voice: capture device [default]"),
+            .option("ring-seconds", value: "S", help: "run, install: how long one ring lasts [60]"),
             .option("at", value: "TIME", help: "add: ISO-8601, HH:MM or +DURATION"),
             .option("sound", value: "FILE", help: "add, prayers: the alarm sound"),
             .option("window", value: "DUR", help: "add: the proof window [30m]"),
@@ -95,7 +122,9 @@ enum AlarmCommand: Subcommand {
             .option("photo", value: "PHOTO", help: "prove: the mat proof on a photo"),
             .option("squat", value: "POSES", help: "prove: squats from a keypoint file, or - for live"),
             .flag("escape", help: "prove: record an escape (ends the chain, not a proof)"),
-            .flag("json", help: "status, add: one JSON object"),
+            .option("max-seconds", value: "S", help: "prove: a live proof gives up after S seconds [180]"),
+            .flag("strict", help: "prove: exit 2 when the proof is rejected"),
+            .flag("json", help: "status, add, prayers, stop, prove: one JSON object"),
             .flag("user", help: "install: a user unit [default]"),
             .flag("system", help: "install: a system unit"),
             .flag("print", help: "install: print the unit instead of writing it"),
@@ -103,12 +132,32 @@ enum AlarmCommand: Subcommand {
             .option("proof-window", value: "DUR", help: "prayers: backups spread over this [30m]"),
         ] + PrayerOptions.specs.filter { ["lat", "lon", "tz", "method"].contains($0.name) }
 
+    /// The options each action takes (besides --store); any other is a usage error.
+    static let actionOptions: [String: Set<String>] = [
+        "run": ["device", "ring-seconds"],
+        "prayers": ["lat", "lon", "tz", "method", "prayers", "proof-window", "sound", "proof", "json"],
+        "add": ["at", "sound", "window", "gap", "gap-growth", "proof", "label", "json"],
+        "stop": ["json"],
+        "prove": ["voice", "photo", "squat", "escape", "device", "max-seconds", "strict", "json"],
+        "status": ["json"],
+        "install": ["user", "system", "print", "device", "ring-seconds"],
+    ]
+
     static func run(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
         guard let action = arguments.positionals.first else {
             throw UsageError("missing action: run, prayers, add, stop, prove, status or install")
         }
         let rest = Array(arguments.positionals.dropFirst())
         do {
+            if let allowed = actionOptions[action] {
+                let given = arguments.flags.union(arguments.values.keys).subtracting(["store"])
+                if let stray = given.subtracting(allowed).sorted().first {
+                    throw UsageError("alarm \(action) does not take --\(stray)")
+                }
+            }
+            guard action == "prove" || rest.isEmpty else {
+                throw UsageError("alarm \(action) takes no argument, got '\(rest[0])'")
+            }
             switch action {
             case "run": return try runService(arguments, io: io)
             case "prayers": return try prayers(arguments, io: io)
@@ -122,6 +171,11 @@ enum AlarmCommand: Subcommand {
         } catch let failure as AlarmFailure {
             io.printError("proofkit alarm: \(failure.message)")
             return exitStatus(failure.kind)
+        } catch var error as UsageError {
+            // The usage line of the action that was asked for, not the first one.
+            error.usage = synopsis.split(separator: "\n").map { String($0.drop { $0 == " " }) }
+                .first { $0.hasPrefix("proofkit alarm \(action) ") || $0 == "proofkit alarm \(action)" }
+            throw error
         }
     }
 
@@ -132,11 +186,15 @@ enum AlarmCommand: Subcommand {
         case .serviceRunning: .serviceRunning
         case .noService: .unavailable
         case .unknownID: .noInput
+        case .notDue: .notDue
         }
     }
 
-    static func openStore(_ arguments: ParsedArguments, io: CommandIO) throws -> AlarmStore {
-        try AlarmStore(folder: AlarmStore.folder(explicit: arguments.value("store"), environment: io.environment))
+    static func openStore(
+        _ arguments: ParsedArguments, io: CommandIO, access: AlarmStore.Access = .create
+    ) throws -> AlarmStore {
+        try AlarmStore(
+            folder: AlarmStore.folder(explicit: arguments.value("store"), environment: io.environment), access: access)
     }
 
     /// Asks the service to re-read the store; says so when none runs.
@@ -148,12 +206,16 @@ enum AlarmCommand: Subcommand {
         }
     }
 
-    static func zone(_ io: CommandIO) -> TimeZone {
+    /// The machine's zone; an unknown `TZ` is a usage error, never UTC without a word.
+    static func zone(_ io: CommandIO) throws(UsageError) -> TimeZone {
         PrayerOptions.keepICUTimeZonesLinked()
+        if let name = io.environment["TZ"], !name.isEmpty,
+            TimeZone(identifier: name.hasPrefix(":") ? String(name.dropFirst()) : name) == nil
+        {
+            throw UsageError("unknown time zone TZ='\(name)' (use an IANA name such as Asia/Karachi, or unset TZ)")
+        }
         return currentDeviceZone(environment: io.environment)
     }
-
-    static func text(_ date: Date, _ io: CommandIO) -> String { iso8601(date, in: zone(io)) }
 
     // MARK: run
 
@@ -168,6 +230,7 @@ enum AlarmCommand: Subcommand {
             options.ringSeconds = seconds
         }
         options.environment = io.environment
+        _ = try zone(io)
         let store = try openStore(arguments, io: io)
         let service = try AlarmService(store: store, options: options)
         try service.run()
@@ -191,10 +254,58 @@ enum AlarmCommand: Subcommand {
         }
     }
 
-    static func parseAt(_ text: String, now: Date, zone: TimeZone) throws(UsageError) -> Date {
+    /// How far ahead `--at` may be: a year (366 days).
+    static let maxAhead: TimeInterval = 366 * 86_400
+
+    /// The instant `--at` names, and a note when a DST change made the local reading ambiguous
+    /// (or skipped it).
+    /// - Throws: ``UsageError`` for a malformed, past, or more than a year ahead time.
+    static func parseAt(_ text: String, now: Date, zone: TimeZone) throws(UsageError) -> (Date, note: String?) {
+        let date = try parseAtInstant(text, now: now, zone: zone)
+        guard date.timeIntervalSince(now) <= maxAhead else {
+            throw UsageError("--at \(text) is more than a year ahead; nothing was booked")
+        }
+        // A local reading (no offset given) that DST makes ambiguous or skips: say which instant.
+        guard let wall = localReading(text, now: now, zone: zone) else { return (date, nil) }
+        switch wall.occurrences(in: zone).count {
+        case 0:
+            return (
+                date,
+                "note: \(wall) does not exist in \(zone.identifier) (a DST change skips it); booked \(iso8601(date, in: zone))"
+            )
+        case 2:
+            return (
+                date,
+                "note: \(wall) happens twice in \(zone.identifier) (a DST change); booked the first, \(iso8601(date, in: zone))"
+            )
+        default:
+            return (date, nil)
+        }
+    }
+
+    /// The local clock reading `--at` asked for, when it gave one without an offset (HH:MM, or
+    /// ISO-8601 without offset).
+    static func localReading(_ text: String, now: Date, zone: TimeZone) -> WallClockTime? {
+        let parts = text.split(separator: ":")
+        if parts.count == 2, text.count == 5, let h = Int(parts[0]), let m = Int(parts[1]) {
+            let today = WallClockTime(now, in: zone).date
+            let reading = WallClockTime(date: today, hour: h, minute: m)
+            return reading.instant(in: zone) <= now
+                ? WallClockTime(date: today.adding(days: 1), hour: h, minute: m) : reading
+        }
+        guard text.count >= 16, !text.hasSuffix("Z"), !text.hasSuffix("z"),
+            !text.dropFirst(16).contains(where: { $0 == "+" || $0 == "-" }),
+            let day = LocalDate(iso: String(text.prefix(10))), let h = Int(text.dropFirst(11).prefix(2)),
+            let m = Int(text.dropFirst(14).prefix(2))
+        else { return nil }
+        let s = text.count >= 19 ? Int(text.dropFirst(17).prefix(2)) ?? 0 : 0
+        return WallClockTime(date: day, hour: h, minute: m, second: s)
+    }
+
+    static func parseAtInstant(_ text: String, now: Date, zone: TimeZone) throws(UsageError) -> Date {
         if text.hasPrefix("+") {
-            guard let seconds = parseDuration(String(text.dropFirst())), seconds >= 0 else {
-                throw UsageError("--at '\(text)' is not a relative time such as +10s or +5m")
+            guard let seconds = parseDuration(String(text.dropFirst())), seconds >= 0, seconds <= maxAhead else {
+                throw UsageError("--at '\(text)' is not a relative time such as +10s or +5m, at most a year ahead")
             }
             return now.addingTimeInterval(seconds)
         }
@@ -220,8 +331,8 @@ enum AlarmCommand: Subcommand {
         guard let atText = arguments.value("at") else { throw UsageError("add needs --at TIME") }
         guard let sound = arguments.value("sound") else { throw UsageError("add needs --sound FILE") }
         let now = Date()
-        let zone = zone(io)
-        let first = try parseAt(atText, now: now, zone: zone)
+        let zone = try zone(io)
+        let (first, note) = try parseAt(atText, now: now, zone: zone)
         let window = try arguments.seconds("window") ?? 1800
         guard (0...4 * 3600).contains(window) else { throw UsageError("--window must be 0...4h") }
         let gap = try arguments.seconds("gap") ?? 120
@@ -240,10 +351,11 @@ enum AlarmCommand: Subcommand {
             gapGrowth: duration(growth), sound: absolute, keptSound: kept, proof: proof,
             label: arguments.value("label"), now: now)
         poke(store, io: io)
+        if let note { io.printError("proofkit alarm: \(note)") }
         if arguments.has("json") {
             io.printJSON(
                 .object([
-                    "id": .string(id),
+                    "id": .string(id), "first": .string(iso8601(first, in: zone)), "proof": .string(proof),
                     "rings": .array(
                         rings.map {
                             .object(["id": .string($0.id), "fire": .string(iso8601($0.fireDate, in: zone))])
@@ -300,10 +412,23 @@ enum AlarmCommand: Subcommand {
             ])
             if let sound { try store.put(["prayers.sound": sound, "prayers.kept_sound": kept]) }
         }
-        let zone = zone(io)
+        let zone = try zone(io)
         let report = try store.replanPrayers(now: Date(), deviceZone: zone)
         poke(store, io: io)
         let covered = try store.setting("prayers.covered_until") ?? "nothing"
+        if arguments.has("json") {
+            let booked = try store.allRings().filter { $0.state == "scheduled" }
+                .min { $0.ring.fireDate < $1.ring.fireDate }
+            io.printJSON(
+                .object([
+                    "prayers": .array(list.map { .string($0.rawValue) }), "tz": .string(calculator.timeZone.identifier),
+                    "booked": .int(report?.booked.count ?? 0), "cancelled": .int(report?.cancelled.count ?? 0),
+                    "failed": .int(report?.failed.count ?? 0), "covered_until": .string(covered),
+                    "proof": .string(proof),
+                    "next_ring": booked.map { .string(iso8601($0.ring.fireDate, in: calculator.timeZone)) } ?? .null,
+                ]))
+            return .success
+        }
         io.print(
             "prayer alarms for \(list.map(\.rawValue).joined(separator: ", ")) at \(calculator.coordinates.latitude), \(calculator.coordinates.longitude) (\(calculator.timeZone.identifier)): \(report?.booked.count ?? 0) rings booked, \(report?.cancelled.count ?? 0) cancelled\(report.map { $0.failed.isEmpty ? "" : ", \($0.failed.count) failed" } ?? ""); covered until \(covered)"
         )
@@ -313,9 +438,19 @@ enum AlarmCommand: Subcommand {
     // MARK: stop and prove
 
     static func stop(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
-        let store = try openStore(arguments, io: io)
+        let store = try openStore(arguments, io: io, access: .existing)
         let reply = try AlarmControl.send("stop", socketPath: store.socketPath)
         guard reply.hasPrefix("ok") else { throw ProofkitError(.internal, "the service answered: \(reply)") }
+        if arguments.has("json") {
+            let words = reply.split(separator: " ").map(String.init)
+            io.printJSON(
+                .object([
+                    "stopped": .bool(reply != "ok nothing ringing"),
+                    "chain": words.count > 3 ? .string(words[2]) : .null,
+                    "ring": words.count > 3 ? .string(words[3]) : .null,
+                ]))
+            return .success
+        }
         io.print(
             reply == "ok nothing ringing"
                 ? "nothing is ringing"
@@ -324,7 +459,16 @@ enum AlarmCommand: Subcommand {
     }
 
     static func prove(_ arguments: ParsedArguments, rest: [String], io: CommandIO) throws -> ExitStatus {
-        let store = try openStore(arguments, io: io)
+        let kinds = [
+            arguments.has("voice"), arguments.value("photo") != nil, arguments.value("squat") != nil,
+            arguments.has("escape"),
+        ]
+        guard kinds.filter({ $0 }).count == 1 else {
+            throw UsageError("prove needs one of --voice [REC], --photo PHOTO, --squat POSES|-, --escape")
+        }
+        let maxSeconds = try arguments.seconds("max-seconds") ?? AlarmStore.holdLimit
+        guard maxSeconds > 0, maxSeconds <= 3600 else { throw UsageError("--max-seconds must be 0...3600") }
+        let store = try openStore(arguments, io: io, access: .existing)
         let now = Date()
         var positionals = rest
         var chain: StoredChain? = nil
@@ -334,49 +478,68 @@ enum AlarmCommand: Subcommand {
         } else if let first = positionals.first, !arguments.has("voice") {
             throw AlarmFailure(.unknownID, "no alarm chain '\(first)'; 'proofkit alarm status' lists them")
         }
-        if chain == nil { chain = try store.currentChain(now: now) }
-        guard let chain else {
-            throw AlarmFailure(.unknownID, "no active alarm chain to prove; 'proofkit alarm status' lists them")
-        }
-        let kinds = [
-            arguments.has("voice"), arguments.value("photo") != nil, arguments.value("squat") != nil,
-            arguments.has("escape"),
-        ]
-        guard kinds.filter({ $0 }).count == 1 else {
-            throw UsageError("prove needs one of --voice [REC], --photo PHOTO, --squat POSES|-, --escape")
-        }
         guard positionals.count <= (arguments.has("voice") ? 1 : 0) else {
             throw UsageError("unexpected argument '\(positionals.last!)'")
         }
-        guard chain.state == "active" else {
-            io.print("chain \(chain.id) has already ended")
-            return .success
+        // Only a due chain takes a proof or an escape: nothing is proven the night before.
+        if let named = chain {
+            guard named.state == "active" else {
+                io.print("chain \(named.id) has already ended")
+                return .success
+            }
+            guard try store.isDue(named, now: now) else { throw try store.notDue(named, now: now) }
+        } else {
+            chain = try store.dueChain(now: now)
+        }
+        guard let chain else { throw try store.notDue(nil, now: now) }
+        let json = arguments.has("json")
+        func report(_ verdict: String, _ kind: String, cancelled: [String]) {
+            if json {
+                io.printJSON(
+                    .object([
+                        "chain": .string(chain.id), "proof": .string(kind), "verdict": .string(verdict),
+                        "cancelled": .int(cancelled.count),
+                    ]))
+                return
+            }
+            switch verdict {
+            case "accepted":
+                io.print(
+                    "proof accepted: chain \(chain.id) ended; \(cancelled.count) ring\(cancelled.count == 1 ? "" : "s") cancelled"
+                )
+            case "escape":
+                io.print(
+                    "chain \(chain.id) ended by an escape (not a proof); \(cancelled.count) ring\(cancelled.count == 1 ? "" : "s") cancelled"
+                )
+            default:
+                io.print("proof rejected: chain \(chain.id) goes on; the backups still come")
+            }
         }
         if arguments.has("escape") {
-            let cancelled = try store.end(chain: chain.id, kind: "escape", at: now) ?? []
+            let cancelled = try store.end(chain: chain.id, kind: "escape", at: Date(), requireDue: true) ?? []
             poke(store, io: io)
-            io.print(
-                "chain \(chain.id) ended by an escape (not a proof); \(cancelled.count) ring\(cancelled.count == 1 ? "" : "s") cancelled"
-            )
+            report("escape", "escape", cancelled: cancelled)
             return .success
         }
         let proof: (String, any Subcommand.Type, [String], Bool)
         if let photo = arguments.value("photo") {
             proof = ("mat", MatCommand.self, [photo, "--strict"], false)
         } else if let poses = arguments.value("squat") {
-            proof = ("squat", SquatCommand.self, [poses, "--strict"], poses == "-")
+            let limit = ["--max-seconds", "\(maxSeconds)s"]
+            proof = ("squat", SquatCommand.self, [poses, "--strict"] + (poses == "-" ? limit : []), poses == "-")
         } else if let recording = positionals.first {
             proof = ("voice", VoiceCommand.self, [recording, "--strict"], false)
         } else {
             proof = (
                 "voice", VoiceCommand.self,
-                ["--live", "--strict"] + (arguments.value("device").map { ["--device", $0] } ?? []), true
+                ["--live", "--strict", "--max-seconds", "\(maxSeconds)s"]
+                    + (arguments.value("device").map { ["--device", $0] } ?? []), true
             )
         }
         guard chain.proof == "any" || chain.proof == proof.0 else {
             throw UsageError("chain \(chain.id) asks for the \(chain.proof) proof, not \(proof.0)")
         }
-        // A live proof holds the chain's backups off and stops the ring while it runs.
+        // A live proof holds the chain's backups off (at most AlarmStore.holdLimit) and stops the ring.
         var holdFD: Int32 = -1
         if proof.3 {
             do { holdFD = try AlarmControl.hold(chain: chain.id, socketPath: store.socketPath) } catch {
@@ -384,18 +547,20 @@ enum AlarmCommand: Subcommand {
             }
         }
         defer { if holdFD >= 0 { POSIX.closeDescriptor(holdFD) } }
-        let status = ProofkitCLI.execute(proof.1, proof.2, io: io)
+        let status = ProofkitCLI.execute(proof.1, proof.2, io: json ? io.discardingOutput : io)
         switch status {
         case .success:
+            // The chain may have left its window during a long proof: a proof that began while it
+            // was due still counts.
             let cancelled = try store.end(chain: chain.id, kind: "proof", at: Date(), detail: proof.0) ?? []
             poke(store, io: io)
-            io.print(
-                "proof accepted: chain \(chain.id) ended; \(cancelled.count) ring\(cancelled.count == 1 ? "" : "s") cancelled"
-            )
+            report("accepted", proof.0, cancelled: cancelled)
             return .success
         case .rejected:
-            io.print("proof rejected: chain \(chain.id) goes on; the backups still come")
-            return .rejected
+            try store.write { try store.record(chain: chain.id, kind: "rejected", at: Date(), detail: proof.0) }
+            poke(store, io: io)
+            report("rejected", proof.0, cancelled: [])
+            return arguments.has("strict") ? .rejected : .success
         default:
             return status
         }
@@ -404,8 +569,17 @@ enum AlarmCommand: Subcommand {
     // MARK: status
 
     static func status(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
-        let store = try openStore(arguments, io: io)
-        let zone = zone(io)
+        let store = try openStore(arguments, io: io, access: .readOnly)
+        // Rings are shown in the timetable's zone (the prayers' --tz), and in the machine's too
+        // when that differs.
+        let machine = try zone(io)
+        let zone = try store.setting("prayers.tz").flatMap { TimeZone(identifier: $0) } ?? machine
+        let differs =
+            zone.secondsFromGMT(for: Date()) != machine.secondsFromGMT(for: Date())
+            || zone.identifier != machine.identifier
+        let settings = try store.settings()
+        let device = settings["service.device"].map { ($0, settings["service.device_status"] ?? "unknown") }
+        let skipped = try store.invalidRows()
         let now = Date()
         let running = (try? AlarmControl.send("ping", socketPath: store.socketPath))?.hasPrefix("ok") == true
         let rings = try store.allRings()
@@ -447,6 +621,9 @@ enum AlarmCommand: Subcommand {
                         ])
                     } ?? .null,
                     "covered_until": JSONValue(covered),
+                    "zone": .string(zone.identifier), "machine_zone": .string(machine.identifier),
+                    "device": device.map { .object(["name": .string($0.0), "status": .string($0.1)]) } ?? .null,
+                    "skipped_rows": .array(skipped.map { .string($0) }),
                     "chains": .array(
                         active.map { chain in
                             .object([
@@ -459,7 +636,8 @@ enum AlarmCommand: Subcommand {
                                         .object([
                                             "id": .string($0.ring.id), "ring": .int($0.ring.ringIndex),
                                             "fire": .string(iso8601($0.ring.fireDate, in: zone)),
-                                            "state": .string($0.state),
+                                            "fire_machine": .string(iso8601($0.ring.fireDate, in: machine)),
+                                            "state": .string($0.state), "detail": JSONValue($0.detail),
                                         ])
                                     }),
                             ])
@@ -476,7 +654,15 @@ enum AlarmCommand: Subcommand {
             return .success
         }
         io.print("store \(store.folder): service \(running ? "running" : "not running")")
-        io.print("next ring: \(next.map { "\($0.ring.id) at \(iso8601($0.ring.fireDate, in: zone))" } ?? "none")")
+        if let device {
+            io.print("playback device \(device.0): \(device.1) (when the service started)")
+        }
+        func both(_ date: Date) -> String {
+            iso8601(date, in: zone)
+                + (differs ? " (\(iso8601(date, in: machine)) on this machine, \(machine.identifier))" : "")
+        }
+        io.print("times in \(zone.identifier)\(differs ? "; this machine's zone is \(machine.identifier)" : "")")
+        io.print("next ring: \(next.map { "\($0.ring.id) at \(both($0.ring.fireDate))" } ?? "none")")
         if let covered { io.print("prayer alarms covered until \(covered)") }
         io.print("\(active.count) active chain\(active.count == 1 ? "" : "s")")
         for chain in active {
@@ -484,17 +670,22 @@ enum AlarmCommand: Subcommand {
                 "  \(chain.id)\(chain.label.map { " (\($0))" } ?? "")  proof \(chain.proof)  window until \(iso8601(chain.windowEnd, in: zone))  sound \(soundStatus(chain))"
             )
             let parts = rings.filter { $0.ring.chain == chain.id }.map {
-                "\(PrayerOptions.clock($0.ring.fireDate, zone: zone, date: WallClockTime(chain.firstFire, in: zone).date))\(WallClockTime($0.ring.fireDate, in: zone).second == 0 ? "" : ":" + String(100 + WallClockTime($0.ring.fireDate, in: zone).second).dropFirst()) \($0.state)"
+                "\(PrayerOptions.clock($0.ring.fireDate, zone: zone, date: WallClockTime(chain.firstFire, in: zone).date))\(WallClockTime($0.ring.fireDate, in: zone).second == 0 ? "" : ":" + String(100 + WallClockTime($0.ring.fireDate, in: zone).second).dropFirst()) \($0.state)\($0.detail.map { " (\($0))" } ?? "")"
             }
-            io.print("    " + parts.joined(separator: ", "))
+            let offset = iso8601(chain.firstFire, in: zone).suffix(6)
+            io.print("    " + parts.joined(separator: ", ") + " (UTC\(offset))")
+            if differs {
+                io.print("    first ring on this machine's clock: \(iso8601(chain.firstFire, in: machine))")
+            }
         }
         io.print("last outcomes:")
         for outcome in outcomes {
             io.print(
-                "  \(iso8601(outcome.at, in: zone))  \(outcome.kind.padded(toLength: 8))\(outcome.chain)\(outcome.detail.map { " " + $0 } ?? "")"
+                "  \(iso8601(outcome.at, in: zone))  \(outcome.kind.padded(toLength: 9))\(outcome.chain)\(outcome.detail.map { " " + $0 } ?? "")"
             )
         }
         if outcomes.isEmpty { io.print("  none") }
+        for row in skipped { io.print("skipped (a time out of range): \(row)") }
         return .success
     }
 
@@ -506,6 +697,19 @@ enum AlarmCommand: Subcommand {
         }
         let system = arguments.has("system")
         let folder = AlarmStore.folder(explicit: arguments.value("store"), environment: io.environment)
+        var extra = ""
+        if let device = arguments.value("device") { extra += " --device \(systemdQuoted(device))" }
+        if let seconds = try arguments.double("ring-seconds") {
+            guard seconds > 0, seconds <= 3600 else {
+                throw UsageError("--ring-seconds must be 0...3600, got \(seconds)")
+            }
+            extra += " --ring-seconds \(decimalText(seconds, places: 1))"
+        }
+        // A system unit runs as the user who installs it (root only when root installs it).
+        let user =
+            system
+            ? "User=\(io.environment["SUDO_USER"].flatMap { $0.isEmpty ? nil : $0 } ?? io.environment["USER"] ?? "root")\n"
+            : ""
         let binary =
             POSIX.linkTarget("/proc/self/exe").map { String(decoding: $0, as: UTF8.self) } ?? "/usr/local/bin/proofkit"
         let unit = """
@@ -514,7 +718,7 @@ enum AlarmCommand: Subcommand {
             After=sound.target time-sync.target
 
             [Service]
-            ExecStart=\(binary) alarm run --store \(folder)
+            \(user)ExecStart=\(systemdQuoted(binary)) alarm run --store \(systemdQuoted(folder))\(extra)
             Restart=always
             RestartSec=2
 
@@ -550,5 +754,11 @@ enum AlarmCommand: Subcommand {
         }
         io.print("events: journalctl \(system ? "" : "--user ")-u proofkit-alarm -f")
         return .success
+    }
+
+    /// `text` as one word of a systemd command line (quoted when it holds a space, quote or backslash).
+    static func systemdQuoted(_ text: String) -> String {
+        guard text.contains(where: { " \t\"'\\".contains($0) }) else { return text }
+        return "\"" + text.map { $0 == "\\" || $0 == "\"" ? "\\\($0)" : String($0) }.joined() + "\""
     }
 }

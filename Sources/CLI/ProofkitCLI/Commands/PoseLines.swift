@@ -381,10 +381,10 @@ struct PoseLineReader {
     /// - Throws: `ProofkitError` `.decodeFailed` for a line longer than the maximum (naming
     ///   its number), `.io` for a read error; or what `body` throws.
     static func forEachLine(
-        fd: Int32, name: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> Void
+        fd: Int32, name: String, deadline: Double? = nil, _ body: (UnsafeBufferPointer<UInt8>) throws -> Void
     ) throws {
         do {
-            try POSIX.forEachLine(fd, maximumLineLength: maximumLineLength, chunk: chunk, body)
+            try POSIX.forEachLine(fd, maximumLineLength: maximumLineLength, chunk: chunk, deadline: deadline, body)
         } catch LineReadFailure.read(let errno) {
             throw ProofkitError(.io, "cannot read: \(errno)", operation: "read", underlying: errno.code, path: name)
         } catch LineReadFailure.lineTooLong(let lineNumber) {

@@ -56,6 +56,9 @@ enum SquatCommand: Subcommand {
     static let options: [OptionSpec] =
         [
             .option("target", value: "N", help: "reps per set needed for the proof (default 10)"),
+            .option(
+                "max-seconds", value: "S",
+                help: "reading stdin: give the verdict after S seconds even if the stream goes on (default 300)"),
             .option("sets", value: "N", help: "number of sets (default 1)"),
             .option("rest", value: "DURATION", help: "longest rest between sets, e.g. 60s (default 60s)"),
             .flag("json", help: "one JSON object per result on stdout"),
@@ -195,18 +198,34 @@ enum SquatCommand: Subcommand {
         var waiting: [SquatEvent] = []
         var liveReps = 0  // rep events printed (or waiting to be)
         var frameCount = 0
-        try PoseLineReader.forEachLine(fd: fd, name: displayName) { line in
-            guard let frame = try decodeLine(&decoder, line, path: displayName) else { return }
-            frameCount += 1
-            let events = counter.process(frame)
-            if live {
-                for event in events {
-                    if case .rep = event { liveReps += 1 }
-                    report(event, json: json, io: io)
+        // A live stream ends at the target (the workout done) or at --max-seconds, whichever first.
+        let maxSeconds = try arguments.seconds("max-seconds") ?? 300
+        guard maxSeconds > 0 else { throw UsageError("--max-seconds must be more than 0") }
+        struct WorkoutDone: Error {}
+        do {
+            try PoseLineReader.forEachLine(
+                fd: fd, name: displayName, deadline: live ? POSIX.monotonicSeconds() + maxSeconds : nil
+            ) { line in
+                guard let frame = try decodeLine(&decoder, line, path: displayName) else { return }
+                frameCount += 1
+                let events = counter.process(frame)
+                if live {
+                    for event in events {
+                        if case .rep = event { liveReps += 1 }
+                        report(event, json: json, io: io)
+                    }
+                    if events.contains(where: { if case .workoutCompleted = $0 { true } else { false } }) {
+                        throw WorkoutDone()
+                    }
+                } else if !json {
+                    waiting += events
                 }
-            } else if !json {
-                waiting += events
             }
+        } catch is WorkoutDone {
+        } catch LineReadFailure.timedOut {
+            io.printError(
+                "proofkit squat: --max-seconds (\(decimalText(maxSeconds, places: 0)) s) reached; the verdict is on what came"
+            )
         }
         if !live {
             guard frameCount > 0 else {

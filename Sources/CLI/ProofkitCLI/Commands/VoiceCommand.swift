@@ -447,7 +447,16 @@ enum VoiceCommand: Subcommand {
         let interrupt = DispatchSource.makeSignalSource(signal: POSIX.Signal.interrupt.rawValue, queue: .global())
         interrupt.setEventHandler { live.stop() }
         interrupt.resume()
-        let summary = live.run { update in view.show(update) }
+        // The proof ends as soon as the du'a passes: nothing more needs to be heard.
+        let summary = live.run { update in
+            view.show(update)
+            let events: [ReadingProofEvent]
+            switch update {
+            case .audio(_, let list), .transcript(_, _, let list): events = list
+            default: events = []
+            }
+            if events.contains(where: { if case .accepted = $0 { true } else { false } }) { live.stop() }
+        }
         view.finish()
         interrupt.cancel()
         POSIX.setIgnored(.interrupt, false)
