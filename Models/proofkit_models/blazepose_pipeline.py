@@ -80,9 +80,11 @@ PIPELINE = {
         "refine_from_heatmap": {"kernel_size": 7, "min_confidence_to_refine": 0.5, "refine_presence": False,
                                 "refine_visibility": False, "heatmap": "[1,64,64,39] logits, sigmoid applied",
                                 "note": "RefineLandmarksFromHeatmapCalculator: for each landmark, the 7x7 window "
-                                        "of the heatmap centred at (x * 64, y * 64) (x, y normalized, truncated to "
-                                        "int); if its max sigmoid value >= 0.5, x, y become the "
-                                        "sigmoid-weighted mean of the window's (column, row) / 64"},
+                                        "of the heatmap (clipped to the map) centred at column int(x * 64), row "
+                                        "int(y * 64) (x, y normalized to the crop, truncated toward zero; "
+                                        "skipped when outside 0..63); if its max sigmoid value >= 0.5, x, y "
+                                        "become the sigmoid-weighted mean of the window's column / 64 and "
+                                        "row / 64 (before the projection to the image)"},
         "projection": "normalized x, y (/256) then: dx = x - 0.5, dy = y - 0.5; X = (cos r dx - sin r dy) * "
                       "roi.width + roi.x_center; Y = (sin r dx + cos r dy) * roi.height + roi.y_center (ROI "
                       "normalized to the image); z = z / 256 * roi.width",
