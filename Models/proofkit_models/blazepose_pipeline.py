@@ -8,8 +8,8 @@ calculators they name; PIPELINE below is written to pose_pipeline.json for the S
 
 Image sampling follows MediaPipe's OpenCV ImageToTensorCalculator: the (rotated) region's corners
 map to the tensor's corners, each tensor pixel (u, v) reads the source at M (u, v) with pixel
-indices as coordinates (no half-pixel shift), bilinear, the result rounded to 8 bits (OpenCV warps
-the uint8 image), then scaled linearly to the tensor's range.
+indices as coordinates (no half-pixel shift), bilinear in OpenCV's fixed point (see sample), the
+result 8 bits (OpenCV warps the uint8 image), then scaled linearly to the tensor's range.
 """
 from __future__ import annotations
 
@@ -231,26 +231,39 @@ def roi_matrix(roi: dict, out_w: int, out_h: int) -> np.ndarray:
 
 
 def sample(image: np.ndarray, m: np.ndarray, out_w: int, out_h: int, border: str) -> np.ndarray:
-    """Bilinear warp of an HxWx3 uint8 image: out[v, u] = image at m (u, v); border "zero" or
-    "replicate"; rounded to uint8 like OpenCV's warp of a uint8 image."""
+    """Bilinear warp of an HxWx3 uint8 image, out[v, u] = image at m (u, v), bit for bit as OpenCV's
+    warpPerspective (INTER_LINEAR) on uint8, which MediaPipe's ImageToTensorCalculator calls: the
+    source position is rounded to 1/32 pixel (X = round(32 x), integer part X >> 5, fraction X & 31),
+    the four weights are the bilinear ones rounded to 15-bit fixed point, and the sum is rounded
+    ((s + 2^14) >> 15). Border "zero" (each tap outside the image reads 0) or "replicate". The
+    landmark model is sensitive enough to its input that plain float bilinear sampling (at most 3
+    levels away on a pixel) moved MediaPipe's landmarks by up to 4 % of the diagonal on a photo whose
+    ROI is much larger than the photo (Models/MODELS.md)."""
     h, w = image.shape[:2]
     u, v = np.meshgrid(np.arange(out_w, dtype=np.float64), np.arange(out_h, dtype=np.float64))
     x = m[0, 0] * u + m[0, 1] * v + m[0, 2]
     y = m[1, 0] * u + m[1, 1] * v + m[1, 2]
-    x0, y0 = np.floor(x), np.floor(y)
-    fx, fy = (x - x0)[..., None], (y - y0)[..., None]
-    x0, y0 = x0.astype(np.int64), y0.astype(np.int64)
-    img = image.astype(np.float64)
+    # OpenCV computes these in double and converts with cvRound (round half to even), as np.rint.
+    xi = np.rint(x * 32).astype(np.int64)
+    yi = np.rint(y * 32).astype(np.int64)
+    x0, y0 = xi >> 5, yi >> 5
+    a, b = (xi & 31).astype(np.float64) / 32, (yi & 31).astype(np.float64) / 32
+    # cv::initInterTab2D: the float products rounded to 15 bits (its +-1 correction when the four
+    # do not sum to 2^15 is left out: at most 1/32768 of a level, never visible after the rounding).
+    w00 = np.rint((1 - a) * (1 - b) * 32768).astype(np.int64)[..., None]
+    w01 = np.rint(a * (1 - b) * 32768).astype(np.int64)[..., None]
+    w10 = np.rint((1 - a) * b * 32768).astype(np.int64)[..., None]
+    w11 = np.rint(a * b * 32768).astype(np.int64)[..., None]
+    img = image.astype(np.int64)
 
     def px(yy, xx):
         if border == "replicate":
             return img[np.clip(yy, 0, h - 1), np.clip(xx, 0, w - 1)]
         inside = ((xx >= 0) & (xx < w) & (yy >= 0) & (yy < h))[..., None]
-        return np.where(inside, img[np.clip(yy, 0, h - 1), np.clip(xx, 0, w - 1)], 0.0)
+        return np.where(inside, img[np.clip(yy, 0, h - 1), np.clip(xx, 0, w - 1)], 0)
 
-    out = (px(y0, x0) * (1 - fx) * (1 - fy) + px(y0, x0 + 1) * fx * (1 - fy)
-           + px(y0 + 1, x0) * (1 - fx) * fy + px(y0 + 1, x0 + 1) * fx * fy)
-    return np.clip(np.floor(out + 0.5), 0, 255).astype(np.uint8)
+    total = px(y0, x0) * w00 + px(y0, x0 + 1) * w01 + px(y0 + 1, x0) * w10 + px(y0 + 1, x0 + 1) * w11
+    return np.clip((total + (1 << 14)) >> 15, 0, 255).astype(np.uint8)
 
 
 def to_tensor(pixels: np.ndarray, lo: float, hi: float) -> np.ndarray:
@@ -281,3 +294,68 @@ def detect(image: np.ndarray, run_detector) -> tuple[dict | None, np.ndarray, li
 def detection_roi(det: dict, width: int, height: int) -> dict:
     (x0, y0), (x1, y1) = det["keypoints"][0], det["keypoints"][1]
     return roi_from_points(x0, y0, x1, y1, width, height)
+
+
+# ------------------------------------------------------------------ landmarks
+
+def _sigmoid(v):
+    return 0.5 * (1.0 + np.tanh(0.5 * np.asarray(v, np.float64)))
+
+
+def refine_from_heatmap(xy: np.ndarray, heatmap: np.ndarray) -> np.ndarray:
+    """RefineLandmarksFromHeatmapCalculator: xy [39,2] normalized to the crop, heatmap [64,64,39]
+    logits (NHWC without the batch) -> refined xy."""
+    cfg = PIPELINE["landmarks"]["refine_from_heatmap"]
+    k, min_conf = cfg["kernel_size"], cfg["min_confidence_to_refine"]
+    hm_h, hm_w, _ = heatmap.shape
+    out = xy.copy()
+    off = (k - 1) // 2
+    for i in range(xy.shape[0]):
+        col, row = int(xy[i, 0] * hm_w), int(xy[i, 1] * hm_h)  # truncation toward zero, as C++
+        if col < 0 or col >= hm_w or row < 0 or row >= hm_h:
+            continue
+        r0, r1 = max(0, row - off), min(hm_h, row + off + 1)
+        c0, c1 = max(0, col - off), min(hm_w, col + off + 1)
+        conf = _sigmoid(heatmap[r0:r1, c0:c1, i])
+        total = conf.sum()
+        if conf.max() >= min_conf and total > 0:
+            rows, cols = np.mgrid[r0:r1, c0:c1]
+            out[i, 0] = (cols * conf).sum() / hm_w / total
+            out[i, 1] = (rows * conf).sum() / hm_h / total
+    return out
+
+
+def project_landmarks(raw: np.ndarray, heatmap: np.ndarray, roi: dict, width: int, height: int) -> list[dict]:
+    """The landmark model's raw outputs ([1,195], [1,64,64,39]) and its ROI (pixels) -> 39 landmarks
+    normalized to the image (x, y, z as MediaPipe's NormalizedLandmark), with visibility and presence."""
+    size = PIPELINE["landmarks"]["input"]["shape"][2]
+    r = np.asarray(raw, np.float64).reshape(-1, 5)
+    xy = r[:, :2] / size
+    xy = refine_from_heatmap(xy, np.asarray(heatmap, np.float64).reshape(heatmap.shape[-3:]))
+    c, s = math.cos(roi["rotation"]), math.sin(roi["rotation"])
+    rw, rh = roi["width"] / width, roi["height"] / height
+    out = []
+    for i in range(r.shape[0]):
+        dx, dy = xy[i, 0] - 0.5, xy[i, 1] - 0.5
+        out.append({"x": (c * dx - s * dy) * rw + roi["x_center"] / width,
+                    "y": (s * dx + c * dy) * rh + roi["y_center"] / height,
+                    "z": r[i, 2] / size * rw,
+                    "visibility": float(_sigmoid(r[i, 3])), "presence": float(_sigmoid(r[i, 4]))})
+    return out
+
+
+def run(image: np.ndarray, run_detector, run_landmark) -> dict:
+    """MediaPipe Pose on one photo (static_image_mode): detector -> decode -> weighted NMS -> first
+    detection -> rotated ROI -> 256x256 crop -> landmarks -> heatmap refinement -> projection.
+    run_detector(x) -> (regressors, scores); run_landmark(x) -> (landmarks, presence, heatmap).
+    Returns {"detection", "roi", "presence", "landmarks" (33, normalized) or None}."""
+    h, w = image.shape[:2]
+    det, _, _ = detect(image, run_detector)
+    if det is None:
+        return {"detection": None, "roi": None, "presence": None, "landmarks": None}
+    roi = detection_roi(det, w, h)
+    raw, presence, heatmap = run_landmark(landmark_input(image, roi))
+    p = float(np.asarray(presence).reshape(-1)[0])
+    lms = project_landmarks(raw, heatmap, roi, w, h)[:PIPELINE["landmarks"]["pose_landmarks"]]
+    return {"detection": det, "roi": roi, "presence": p,
+            "landmarks": lms if p > PIPELINE["landmarks"]["presence_threshold"] else None}
