@@ -51,9 +51,9 @@ PIPELINE = {
                         "with IoU > 0.3 (itself included): box corners and keypoints averaged weighted by score, "
                         "score the best one's; the pose graph keeps the first detection only"},
         "letterbox_removal": "x = (x - pad_left) / (1 - pad_left - pad_right), y alike (DetectionLetterboxRemovalCalculator)",
-        "keypoints": {"0": "mid-hip centre", "1": "a point whose distance from the hip centre is half the "
-                      "body's size, above the head (rotation / scale)", "2": "mid-shoulder centre",
-                      "3": "a point for the upper body's size"},
+        "keypoints": {"0": "mid-hip centre", "1": "a point that encodes the size and rotation (full body)",
+                      "2": "mid-shoulder centre", "3": "a point that encodes the size and rotation (upper body)"},
+        "box": "the detected face's bounding box (pose_detection_cpu.pbtxt)",
     },
     "detection_roi": {
         "calculator": "AlignmentPointsRectsCalculator + RectTransformationCalculator",
