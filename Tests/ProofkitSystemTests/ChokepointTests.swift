@@ -77,7 +77,7 @@ struct ChokepointTests {
     /// The project's own modules: every target folder under `Sources/` and every C module under `CSupport/`.
     static func ownModules() throws -> Set<String> {
         var modules: Set<String> = ["Proofkit"]
-        for layer in layers {
+        for layer in Self.layers {
             modules.formUnion(
                 try FileManager.default.contentsOfDirectory(
                     atPath: root.appendingPathComponent("Sources/\(layer)").path))
@@ -92,26 +92,25 @@ struct ChokepointTests {
         Set(modules.filter { imports(text, [$0]) })
     }
 
+    /// The names in the folder `path` (relative to the package root).
+    static func entries(_ path: String) throws -> Set<String> {
+        Set(try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(path).path))
+    }
+
     @Test("`ls Sources` shows the layers, and each layer imports only the layers above it")
     func layersImportUpwards() throws {
-        let folders = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Sources").path)
-        #expect(Set(folders) == layers.union(["Proofkit"]))
-        let modules = try ownModules()
-        let engines = Set(
-            try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Sources/Engines").path))
-        let adapters = Set(
-            try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Sources/Adapters").path))
-        let cModules = Set(
-            try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("CSupport").path))
-        #expect(engines.count >= 7 && adapters.count >= 4)
+        #expect(try Self.entries("Sources") == Self.layers.union(["Proofkit"]))
+        let modules = try Self.ownModules()
+        let adapters = try Self.entries("Sources/Adapters")
+        let cModules = try Self.entries("CSupport")
+        #expect(try Self.entries("Sources/Engines").count >= 7 && adapters.count >= 4)
         // What each layer may import of the project's own modules (beyond itself).
         let allowed: [String: Set<String>] = [
             "Sources/Core": [],
             "Sources/Engines": ["ProofkitCore"],
             "Sources/System": ["ProofkitCore", "CProofkitShims"],
-            "Sources/Adapters": ["ProofkitCore", "ProofkitSystem"].union(cModules),
-            "Sources/Proofkit": modules.subtracting(
-                try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Sources/CLI").path)),
+            "Sources/Adapters": cModules.union(["ProofkitCore", "ProofkitSystem"]),
+            "Sources/Proofkit": modules.subtracting(try Self.entries("Sources/CLI")),
         ]
         var checked = 0
         for (folder, permitted) in allowed {

@@ -65,7 +65,8 @@ enum AlarmCommand: Subcommand {
                  ends when it passes or at --max-seconds [180]. When a hold ends without a
                  proof (time out, end of input, the process killed) the backup that fell inside
                  it rings at once and the later ones keep their times; a held backup is never
-                 missed. --escape ends a due chain and records an escape, never a proof.
+                 missed. --escape ends the chain (due or not: a night away) and records an
+                 escape, never a proof.
         status   the next ring, covered-until, each active chain with its rings (in the
                  timetable's zone with its offset, and in the machine's when that differs), a
                  ring that failed and why, whether the service found its playback device, a
@@ -481,15 +482,19 @@ enum AlarmCommand: Subcommand {
         guard positionals.count <= (arguments.has("voice") ? 1 : 0) else {
             throw UsageError("unexpected argument '\(positionals.last!)'")
         }
-        // Only a due chain takes a proof or an escape: nothing is proven the night before.
+        // Only a due chain takes a proof: nothing is proven the night before. An escape is recorded
+        // as what it is, so it may end a chain at any time.
+        let escape = arguments.has("escape")
         if let named = chain {
             guard named.state == "active" else {
                 io.print("chain \(named.id) has already ended")
                 return .success
             }
-            guard try store.isDue(named, now: now) else { throw try store.notDue(named, now: now) }
+            let due = try store.isDue(named, now: now)
+            guard escape || due else { throw try store.notDue(named, now: now) }
         } else {
-            chain = try store.dueChain(now: now)
+            let due = try store.dueChain(now: now)
+            chain = due == nil && escape ? try store.currentChain(now: now) : due
         }
         guard let chain else { throw try store.notDue(nil, now: now) }
         let json = arguments.has("json")
@@ -516,7 +521,7 @@ enum AlarmCommand: Subcommand {
             }
         }
         if arguments.has("escape") {
-            let cancelled = try store.end(chain: chain.id, kind: "escape", at: Date(), requireDue: true) ?? []
+            let cancelled = try store.end(chain: chain.id, kind: "escape", at: Date()) ?? []
             poke(store, io: io)
             report("escape", "escape", cancelled: cancelled)
             return .success

@@ -1,0 +1,358 @@
+import Foundation
+import TestSupport
+import Testing
+
+// Issue 32: the alarm cannot be proven ahead or outwaited, rings at the prayer's instant in any
+// zone, tells the truth in status, and survives bad input. The service runs as a child process
+// with the file-plugin speaker, at real fire times.
+
+private let hasPython = FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
+
+/// Runs a Python script with `arguments` (its sqlite3 module: an independent client of the store).
+private func python(_ script: String, _ arguments: [String]) throws -> ProcessResult {
+    try runProcess("/usr/bin/python3", ["-c", script] + arguments)
+}
+
+private func json(_ text: String) throws -> [String: Any] {
+    try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+}
+
+@Suite(
+    "the alarm you can trust: due proofs, bounded holds, zones, honest status, bad input",
+    .serialized, .enabled(if: TestEnvironment.hasProofkitBinary, "build proofkit first"), .offThePool)
+struct AlarmTrustTests {
+    static let squatFile = TestEnvironment.fixture("squat/pna_1048_jumping_jacks.jsonl")
+
+    @Test("a proof the night before changes nothing: exit 3, the next ring named, the chain untouched")
+    func proofAheadChangesNothing() throws {
+        let rig = try AlarmRig()
+        let tomorrow = ISO8601DateFormatter().string(from: Date().addingTimeInterval(86_400))
+        let added = try rig.alarm(["add", "--at", tomorrow, "--sound", rig.sound, "--json"])
+        #expect(added.status == 0, "\(added.stderr)")
+        let id = try #require(try json(added.stdout)["id"] as? String)
+        let before = try rig.status()
+        for arguments in [["prove", "--squat", Self.squatFile], ["prove", id, "--squat", Self.squatFile]] {
+            let proof = try rig.alarm(arguments)
+            #expect(proof.status == 3, "\(arguments): \(proof.stdout) \(proof.stderr)")
+            #expect(
+                proof.stderr.contains("nothing was changed") && proof.stderr.contains("\(id).r0"), "\(proof.stderr)")
+            #expect(proof.stderr.split(separator: "\n").count == 1)
+        }
+        let after = try rig.status()
+        #expect(
+            rings(of: id, in: after).map { $0["state"] as? String }
+                == rings(of: id, in: before).map { $0["state"] as? String })
+        #expect(rings(of: id, in: after).count == 7)
+        #expect((after["outcomes"] as? [[String: Any]] ?? []).isEmpty)
+    }
+
+    @Test("a live proof that sends nothing cannot outwait the alarm: when it ends, the held backup rings at once")
+    func heldBackupRingsAtOnce() throws {
+        let rig = try AlarmRig()
+        try rig.startService(ringSeconds: 30)
+        // Rings at +0 and +4 s; the window ends at +6 s (+11 s with its grace).
+        let (id, first) = try rig.add(in: 2, window: 6, gap: 4)
+        _ = try #require(rig.firstSound(by: first.addingTimeInterval(2)), "the first ring was not heard: \(rig.log)")
+        let prove = Process()
+        prove.executableURL = URL(fileURLWithPath: TestEnvironment.proofkitBinary)
+        prove.arguments = ["alarm", "prove", id, "--squat", "-", "--store", rig.store]
+        let input = Pipe()
+        prove.standardInput = input
+        prove.standardOutput = FileHandle.nullDevice
+        prove.standardError = FileHandle.nullDevice
+        try prove.run()
+        // Nothing comes on stdin, past the backup's time and past the window's end and grace.
+        usleep(500_000)
+        #expect(rig.staysQuiet(for: max(1, first.addingTimeInterval(12.5).timeIntervalSinceNow)), "\(rig.log)")
+        try? FileManager.default.removeItem(atPath: rig.out)
+        try input.fileHandleForWriting.close()  // the person gives up: end of input
+        let released = Date()
+        prove.waitUntilExit()
+        #expect(prove.terminationStatus == 0)  // rejected (no --strict)
+        let heard = try #require(
+            rig.firstSound(by: released.addingTimeInterval(3)), "the held backup did not ring: \(rig.log)")
+        #expect(heard.timeIntervalSince(released) <= 1.5, "\(rig.log)")
+        #expect(rig.log.contains("hold \(id)") && rig.log.contains("hold-end \(id) reason=closed"), "\(rig.log)")
+        #expect(rig.log.contains("rejected \(id) squat"), "\(rig.log)")
+        #expect(!rig.log.contains("missed"), "a held backup was marked missed: \(rig.log)")
+        let states = rings(of: id, in: try rig.status()).compactMap { $0["state"] as? String }
+        #expect(states.first == "rang" && states.last == "ringing" && !states.contains("missed"), "\(states)")
+    }
+
+    @Test(
+        "prayer chains ring at the prayer's instant for --tz, whatever the machine's zone (Karachi; Sydney in DST)",
+        arguments: [("Asia/Karachi", "24.8607", "67.0011"), ("Australia/Sydney", "-33.8688", "151.2093")])
+    func prayerInstantInAnyZone(zone: String, lat: String, lon: String) throws {
+        let rig = try AlarmRig()
+        let place = ["--lat", lat, "--lon", lon, "--tz", zone]
+        let booked = try rig.alarm(["prayers"] + place + ["--sound", rig.sound], environment: ["TZ": "UTC"])
+        #expect(booked.status == 0, "\(booked.stderr)")
+        let times = try TestEnvironment.runProofkit(["times"] + place + ["--days", "9", "--json"])
+        var fajr: [String: Date] = [:]  // date -> the timetable's Fajr instant
+        let parser = ISO8601DateFormatter()
+        for line in times.stdout.split(separator: "\n") {
+            let object = try json(String(line))
+            let date = try #require(object["date"] as? String)
+            fajr[date] = ((object["times"] as? [String: Any])?["fajr"] as? String).flatMap { parser.date(from: $0) }
+        }
+        let status = try json(try rig.alarm(["status", "--json"], environment: ["TZ": "UTC"]).stdout)
+        #expect(status["zone"] as? String == zone && status["machine_zone"] as? String != zone)
+        let chains = status["chains"] as? [[String: Any]] ?? []
+        #expect(chains.count >= 6)
+        for chain in chains {
+            let id = try #require(chain["id"] as? String)  // fajr.YYYY-MM-DD
+            let first = try #require(rings(of: id, in: status).first)
+            let fire = try #require((first["fire"] as? String).flatMap { parser.date(from: $0) })
+            let expected = try #require(fajr[String(id.dropFirst(5))], "\(id)")
+            #expect(abs(fire.timeIntervalSince(expected)) < 1, "\(id): booked \(first["fire"] ?? "") for \(expected)")
+            // The ring shown in the timetable's zone carries its offset, and on the machine's clock too.
+            #expect((first["fire"] as? String)?.hasSuffix("+00:00") == false)
+            #expect((first["fire_machine"] as? String)?.hasSuffix("+00:00") == true)
+        }
+        let text = try rig.alarm(["status"], environment: ["TZ": "UTC"])
+        #expect(text.stdout.contains("times in \(zone); this machine's zone is"), "\(text.stdout)")
+    }
+
+    @Test("re-running prayers applies the new proof to every chain, and a prayer turned off leaves no chain")
+    func prayersApplyNewSettings() throws {
+        let rig = try AlarmRig()
+        let place = ["--lat", "21.4225", "--lon", "39.8262", "--tz", "Asia/Riyadh", "--sound", rig.sound]
+        #expect(try rig.alarm(["prayers"] + place + ["--prayers", "fajr,maghrib"]).status == 0)
+        var chains = try rig.status()["chains"] as? [[String: Any]] ?? []
+        #expect(chains.contains { ($0["id"] as? String)?.hasPrefix("maghrib.") == true })
+        let again = try rig.alarm(["prayers"] + place + ["--prayers", "fajr", "--proof", "squat", "--json"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try json(again.stdout)["proof"] as? String == "squat")
+        chains = try rig.status()["chains"] as? [[String: Any]] ?? []
+        #expect(!chains.isEmpty)
+        #expect(
+            chains.allSatisfy { ($0["id"] as? String)?.hasPrefix("fajr.") == true }, "\(chains.map { $0["id"] ?? "" })")
+        #expect(chains.allSatisfy { $0["proof"] as? String == "squat" })
+    }
+
+    @Test("bad --at: out of range is 64 and books nothing; an unknown TZ is 64; another action's option is 64")
+    func badTimesAndOptions() throws {
+        let rig = try AlarmRig()
+        for at in ["+9223372036854775807s", "+1e9s", "9999-01-01T05:00:00Z", "+367d"] {
+            let result = try rig.alarm(["add", "--at", at, "--sound", rig.sound])
+            #expect(result.status == 64, "\(at): \(result.stderr)")
+            #expect(result.stderr.contains("usage: proofkit alarm add "), "\(result.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: rig.store))  // nothing booked, no store made
+        let zone = try rig.alarm(["add", "--at", "+60s", "--sound", rig.sound], environment: ["TZ": "Mars/Olympus"])
+        #expect(zone.status == 64 && zone.stderr.contains("unknown time zone TZ='Mars/Olympus'"))
+        _ = try rig.add(in: 60, window: 60, gap: 30)
+        let stray = try rig.alarm(["status", "--ring-seconds", "5", "--system", "--label", "foo"])
+        #expect(stray.status == 64 && stray.stderr.contains("alarm status does not take"), "\(stray.stderr)")
+        #expect(stray.stderr.contains("usage: proofkit alarm status"))
+    }
+
+    @Test("a DST-ambiguous or skipped local --at is booked by the documented rule, and the output says so")
+    func daylightSavingAt() throws {
+        let rig = try AlarmRig()
+        // America/New_York's next fall-back and spring-forward days: find them from the zone itself.
+        let zone = try #require(TimeZone(identifier: "America/New_York"))
+        var fallBack: Date?
+        var springForward: Date?
+        var day = Date().addingTimeInterval(86_400)
+        while fallBack == nil || springForward == nil, day < Date().addingTimeInterval(365 * 86_400) {
+            let change = zone.nextDaylightSavingTimeTransition(after: day)!
+            if zone.isDaylightSavingTime(for: change) {
+                springForward = springForward ?? change
+            } else {
+                fallBack = fallBack ?? change
+            }
+            day = change.addingTimeInterval(3600)
+        }
+        let formatter = DateFormatter()
+        formatter.timeZone = zone
+        formatter.dateFormat = "yyyy-MM-dd"
+        let environment = ["TZ": "America/New_York"]
+        let twice = try rig.alarm(
+            [
+                "add", "--at", formatter.string(from: try #require(fallBack)) + "T01:30:00", "--sound", rig.sound,
+                "--json",
+            ],
+            environment: environment)
+        #expect(
+            twice.status == 0 && twice.stderr.contains("happens twice") && twice.stderr.contains("booked the first"))
+        #expect((try json(twice.stdout)["first"] as? String)?.hasSuffix("T01:30:00-04:00") == true, "\(twice.stdout)")
+        let skipped = try rig.alarm(
+            [
+                "add", "--at", formatter.string(from: try #require(springForward)) + "T02:30:00", "--sound", rig.sound,
+                "--json",
+            ],
+            environment: environment)
+        #expect(skipped.status == 0 && skipped.stderr.contains("does not exist"), "\(skipped.stderr)")
+        #expect(
+            (try json(skipped.stdout)["first"] as? String)?.hasSuffix("T03:30:00-04:00") == true, "\(skipped.stdout)")
+    }
+
+    @Test("a store path over the socket limit works: add, run, status, and SIGTERM exits 0 removing socket and lock")
+    func longStorePathAndCleanExit() throws {
+        let rig = try AlarmRig(store: String(repeating: "d", count: 70) + "/" + String(repeating: "e", count: 40))
+        #expect(rig.store.utf8.count + "/control.sock".utf8.count > 108)
+        try rig.startService(ringSeconds: 1)
+        let status = try rig.status()
+        #expect(status["service"] as? String == "running")
+        let device = status["device"] as? [String: Any]
+        #expect(device?["status"] as? String == "ok", "\(status)")
+        let service = try #require(rig.service)
+        kill(service.processIdentifier, SIGTERM)
+        service.waitUntilExit()
+        #expect(service.terminationReason == .exit && service.terminationStatus == 0)
+        #expect(!FileManager.default.fileExists(atPath: rig.store + "/control.sock"))
+        #expect(!FileManager.default.fileExists(atPath: rig.store + "/service.lock"))
+        #expect(rig.log.contains("exit - signal=15"))
+        rig.service = nil
+    }
+
+    @Test(
+        "20 clients that send half a request and wait delay neither status nor a ring",
+        .enabled(if: hasPython, "needs python3"))
+    func stalledClients() throws {
+        let rig = try AlarmRig()
+        try rig.startService(ringSeconds: 1)
+        let stalled = Process()
+        stalled.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        stalled.arguments = [
+            "-c",
+            """
+            import socket, sys, time
+            held = []
+            for _ in range(20):
+                s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.send(b'pi'); held.append(s)
+            print('ready', flush=True); time.sleep(15)
+            """,
+            rig.store + "/control.sock",
+        ]
+        let ready = Pipe()
+        stalled.standardOutput = ready
+        try stalled.run()
+        defer { stalled.terminate() }
+        _ = ready.fileHandleForReading.availableData  // "ready": the 20 connections are open
+        let asked = Date()
+        #expect(try rig.status()["service"] as? String == "running")
+        #expect(Date().timeIntervalSince(asked) < 2, "status waited on the stalled clients")
+        let (id, first) = try rig.add(in: 2, window: 0, gap: 1)
+        _ = try #require(rig.firstSound(by: first.addingTimeInterval(4)), "nothing rang: \(rig.log)")
+        let logged = rig.log.components(separatedBy: " ring \(id) \(id).r0 late_ms=").dropFirst().first
+        let late = try #require(logged.flatMap { Int($0.prefix { $0 == "-" || $0.isNumber }) }, "\(rig.log)")
+        #expect(late <= 1000, "the ring started \(late) ms late behind stalled clients")
+    }
+
+    @Test("a ring that cannot play is 'failed' with the reason, and status says the device was not found")
+    func failedRingIsReported() throws {
+        let rig = try AlarmRig()
+        try rig.startService(ringSeconds: 1, device: "nosuchdevice")
+        let (id, first) = try rig.add(in: 1, window: 0, gap: 1)
+        let deadline = first.addingTimeInterval(10)
+        var state: String?
+        repeat {
+            usleep(100_000)
+            state = rings(of: id, in: try rig.status()).first?["state"] as? String
+        } while state != "failed" && Date() < deadline
+        let status = try rig.status()
+        let ring = try #require(rings(of: id, in: status).first)
+        #expect(ring["state"] as? String == "failed", "\(status) \(rig.log)")
+        #expect((ring["detail"] as? String)?.isEmpty == false)
+        #expect(((status["device"] as? [String: Any])?["status"] as? String)?.hasPrefix("not found") == true)
+        #expect(rig.log.contains("ring-failed \(id)"))
+    }
+
+    @Test(
+        "bad stores: a time out of range is skipped and logged (never a crash); a foreign database or a missing table is 76 with nothing written",
+        .enabled(if: hasPython, "needs python3 (its sqlite3 module edits the store)"))
+    func badStores() throws {
+        let rig = try AlarmRig()
+        let (id, _) = try rig.add(in: 60, window: 60, gap: 30)
+        let edit = "import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute(sys.argv[2]); db.commit()"
+        let database = rig.store + "/alarms.sqlite3"
+        #expect(try python(edit, [database, "UPDATE rings SET fire = -1e300 WHERE id = '\(id).r1'"]).status == 0)
+        let status = try rig.status()
+        #expect((status["skipped_rows"] as? [String]) == ["ring \(id).r1"])
+        try rig.startService(ringSeconds: 1)
+        #expect(rig.log.contains("row-skipped - ring \(id).r1"), "\(rig.log)")
+        #expect(try rig.status()["service"] as? String == "running")
+        rig.stopService()
+
+        // An unrelated SQLite database where the store should be: refused before anything is written.
+        let foreign = try AlarmRig()
+        try FileManager.default.createDirectory(atPath: foreign.store, withIntermediateDirectories: true)
+        let other = foreign.store + "/alarms.sqlite3"
+        #expect(try python(edit, [other, "CREATE TABLE notes(x)"]).status == 0)
+        let bytes = FileManager.default.contents(atPath: other)
+        for arguments in [["status"], ["add", "--at", "+60s", "--sound", foreign.sound], ["run"]] {
+            let result = try foreign.alarm(arguments)
+            #expect(
+                result.status == 76 && result.stderr.contains("not a proofkit alarm store"),
+                "\(arguments): \(result.stderr)")
+        }
+        #expect(FileManager.default.contents(atPath: other) == bytes)
+        #expect(!FileManager.default.fileExists(atPath: foreign.store + "/sounds"))
+
+        // A store whose rings table was dropped: prayers refuses it and changes nothing.
+        #expect(try python(edit, [database, "DROP TABLE rings"]).status == 0)
+        let dropped = FileManager.default.contents(atPath: database)
+        let prayers = try rig.alarm(
+            ["prayers", "--lat", "21.42", "--lon", "39.83", "--tz", "Asia/Riyadh", "--sound", rig.sound])
+        #expect(prayers.status == 76 && prayers.stderr.contains("no 'rings' table"), "\(prayers.stderr)")
+        #expect(FileManager.default.contents(atPath: database) == dropped)
+    }
+
+    @Test(
+        "symlinks planted in the store are never followed, and as root a store another user owns is refused",
+        .enabled(if: getuid() == 0, "needs root to hand the store to another user"))
+    func plantedLinksAndOwners() throws {
+        let rig = try AlarmRig()
+        _ = try rig.add(in: 60, window: 60, gap: 30)
+        let victim = rig.folder + "/victim.txt"
+        try "precious\n".write(toFile: victim, atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: rig.store + "/service.lock", withDestinationPath: victim)
+        let run = try rig.alarm(["run"])
+        #expect(run.status == 73, "\(run.stderr)")
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious\n")
+        try FileManager.default.removeItem(atPath: rig.store + "/service.lock")
+        // A planted sounds -> folder link receives nothing.
+        let elsewhere = rig.folder + "/elsewhere"
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+        try FileManager.default.removeItem(atPath: rig.store + "/sounds")
+        try FileManager.default.createSymbolicLink(atPath: rig.store + "/sounds", withDestinationPath: elsewhere)
+        let add = try rig.alarm(["add", "--at", "+60s", "--sound", rig.sound])
+        #expect(add.status != 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere).isEmpty)
+        // The store handed to another user: root refuses it.
+        try FileManager.default.removeItem(atPath: rig.store + "/sounds")
+        #expect(chown(rig.store, 65534, 65534) == 0)
+        let refused = try rig.alarm(["status"])
+        #expect(refused.status == 73 && refused.stderr.contains("belongs to user 65534"), "\(refused.stderr)")
+    }
+
+    @Test("orphaned sound copies (a booking killed mid-way) are removed when the service starts; kept ones stay")
+    func orphanedSoundsRemoved() throws {
+        let rig = try AlarmRig()
+        _ = try rig.add(in: 60, window: 60, gap: 30)
+        let kept = try FileManager.default.contentsOfDirectory(atPath: rig.store + "/sounds")
+        #expect(kept.count == 1)
+        let orphan = rig.store + "/sounds/oneoff-1.wav"
+        try Data(repeating: 1, count: 100).write(to: URL(fileURLWithPath: orphan))
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date().addingTimeInterval(-600)], ofItemAtPath: orphan)
+        try rig.startService(ringSeconds: 1)
+        #expect(!FileManager.default.fileExists(atPath: orphan), "\(rig.log)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: rig.store + "/sounds") == kept)
+    }
+
+    @Test("install carries --device, --ring-seconds and the store into the unit; --system writes User=")
+    func installCarriesOptions() throws {
+        let rig = try AlarmRig()
+        let unit = try rig.alarm(
+            ["install", "--print", "--system", "--device", "plughw:1,0", "--ring-seconds", "120"],
+            environment: ["SUDO_USER": "fajr"])
+        #expect(unit.status == 0, "\(unit.stderr)")
+        #expect(unit.stdout.contains("User=fajr"))
+        #expect(
+            unit.stdout.contains("alarm run --store \(rig.store) --device plughw:1,0 --ring-seconds 120"),
+            "\(unit.stdout)")
+    }
+}
