@@ -115,6 +115,60 @@ public final class SQLiteDatabase: @unchecked Sendable {
         self.path = path
     }
 
+    /// Opens the existing database at `path` for reading only (`SQLITE_OPEN_READONLY`): the file
+    /// is never created, switched to WAL or written, and a write through this connection fails
+    /// (``Failure/readOnly``). SQLite may create the empty `-wal` and `-shm` side files beside it,
+    /// as any reader of a WAL database does. In a folder that cannot be written, a database
+    /// whose `-wal` file is absent is read as immutable: no writer can be at work there, since
+    /// a writer must create that file first. A `-wal` file that exists is always read.
+    /// - Parameters:
+    ///   - path: the file.
+    ///   - busyTimeoutMilliseconds: how long a read waits for a writer's lock [5000].
+    /// - Throws: `.notFound` when there is no file at `path`; `.runtimeUnavailable` when
+    ///   libsqlite3.so.0 cannot be loaded; `.decodeFailed` when the file is not a database;
+    ///   `.io` otherwise (see ``failure(of:)``).
+    public init(readingOnly path: String, busyTimeoutMilliseconds: Int32 = 5000) throws(ProofkitError) {
+        guard case .success(let status) = POSIX.status(path), !status.isDirectory else {
+            throw ProofkitError(.notFound, "SQLite: no database file", path: path)
+        }
+        let uri = "file:" + Self.uriPath(path)
+        do throws(ProofkitError) {
+            var reader = try SQLiteConnection(
+                path: uri + "?mode=ro", create: false, busyTimeoutMilliseconds: busyTimeoutMilliseconds, readOnly: true)
+            do {
+                // SQLite opens lazily: the first read is where a WAL it cannot index shows.
+                _ = try reader.run("PRAGMA schema_version", [])
+            } catch  where Self.failure(of: error) == .readOnly && !Self.exists(path + "-wal") {
+                reader = try SQLiteConnection(
+                    path: uri + "?immutable=1", create: false, busyTimeoutMilliseconds: busyTimeoutMilliseconds,
+                    readOnly: true)
+                _ = try reader.run("PRAGMA schema_version", [])
+            }
+            connection = reader
+        } catch {
+            throw error.at(path: path)
+        }
+        self.path = path
+    }
+
+    /// `path` as the path of a `file:` URI: `%`, `?` and `#` percent-encoded.
+    static func uriPath(_ path: String) -> String {
+        var out: [UInt8] = []
+        for byte in path.utf8 {
+            if byte == UInt8(ascii: "%") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
+                out += Array(("%" + String(byte, radix: 16, uppercase: true)).utf8)
+            } else {
+                out.append(byte)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func exists(_ path: String) -> Bool {
+        if case .success = POSIX.status(path) { return true }
+        return false
+    }
+
     /// Runs statements without parameters (schema changes, pragmas). Rows are ignored.
     /// - Throws: `ProofkitError` (see ``failure(of:)``).
     public func execute(_ sql: String) throws(ProofkitError) {

@@ -113,6 +113,15 @@ public final class AlarmStore: @unchecked Sendable {
         }
     }
 
+    /// Opens the existing store in `folder` for reading only (`alarm history`): nothing is
+    /// created, migrated or written, and a store on a read-only disk or folder opens.
+    /// - Throws: `ProofkitError` `.notFound` when there is no store; ``AlarmFailure``
+    ///   `.corruptStore`; `ProofkitError` `.runtimeUnavailable` when libsqlite3 is missing.
+    public init(readingOnly folder: String) throws {
+        self.folder = folder
+        db = try AlarmStore.openForReading(folder + "/alarms.sqlite3")
+    }
+
     static func makeFolder(_ path: String) throws {
         var built = path.hasPrefix("/") ? "" : "."
         for part in path.split(separator: "/") {
