@@ -7,7 +7,7 @@ private let hasModels = FileManager.default.fileExists(atPath: root + "/Models/g
 
 /// A store folder, a speaker that writes what it plays into OUT.raw (ALSA's file plugin over a
 /// null slave, in a configuration of its own), an alarm sound, and the service as a child process.
-private final class AlarmRig: @unchecked Sendable {  // used by one test at a time; concurrentPerform only reads it
+final class AlarmRig: @unchecked Sendable {  // used by one test at a time; concurrentPerform only reads it
     let folder: String
     let store: String
     let out: String

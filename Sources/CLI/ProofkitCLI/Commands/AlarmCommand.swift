@@ -19,6 +19,7 @@ enum AlarmCommand: Subcommand {
                proofkit alarm stop
                proofkit alarm prove [ID] (--voice [REC] | --photo PHOTO | --squat POSES|- | --escape)
                proofkit alarm status [--json]
+               proofkit alarm history [--days 30] [--json] [--plot FILE.svg]
                proofkit alarm install [--user|--system] [--print]
         (every action takes --store DIR)
         """
@@ -56,6 +57,16 @@ enum AlarmCommand: Subcommand {
                  --escape ends the chain and records an escape, never counted as a proof.
         status   the next ring, covered-until, each active chain with its rings, a sound that
                  broke since booking, and the last outcomes (proof, escape, missed, stopped).
+        history  one line per chain of the last --days [30] days: the date, the prayer or label,
+                 the result (proof, escape, missed, or open while its window runs), the proof's
+                 kind and how it was given (typed; hands-free once proofs can be), the time from
+                 the first ring to the proof, the stops and the rings. Then the streaks of proven
+                 days per prayer (or label) and for every alarm together, counted over the whole
+                 store: an escape or a missed chain breaks a streak, a day without an alarm does
+                 not; the proofs by kind; the median time to proof over the last 7 days against
+                 the 7 before. --plot writes an SVG calendar heat map of the period (the colour is
+                 the time to proof; escapes and misses are marked). It opens the store read-only:
+                 it never changes it, works on a read-only disk, and a missing store is exit 66.
         install  writes a systemd unit (Restart=always) for the user (--user, default) or the
                  system (--system), or prints it (--print), and prints how to enable it.
 
@@ -72,12 +83,21 @@ enum AlarmCommand: Subcommand {
           "chains":[{"id","kind","label","proof","sound","sound_status":"ok"|"broken: ...",
                      "window_end","rings":[{"id","ring","fire","state"}]}],
           "outcomes":[{"chain","kind","at","detail"}]}
+        JSON (history --json): {"store","now","zone","from","to","period_days",
+          "chains":[{"id","date","series","status","proof","how","first_ring","ended_at",
+                     "seconds_to_proof","stops","rings","missed_rings"}],
+          "streaks":[{"series","current","current_since","longest","longest_from","longest_to",
+                      "last_break":{"date","by"}|null}],"overall_streak":{...},
+          "proofs_by_kind":{"mat":N,...},"proofs_by_how":{"typed":N,...},
+          "median_time_to_proof":{"this_week":{"from","to","median_seconds","proofs"},"last_week":{...}},
+          "days":[{"date","chains","proofs","escapes","missed","open","median_seconds_to_proof"}]}
 
         Examples:
           proofkit alarm prayers --lat 24.8607 --lon 67.0011 --tz Asia/Karachi --prayers fajr --sound adhan.caf
           proofkit alarm install --user
           proofkit alarm add --at +10s --sound adhan.caf --window 5m
           proofkit alarm prove --photo mat.jpg
+          proofkit alarm history --days 90 --plot mornings.svg
         """
     static let options: [OptionSpec] =
         [
@@ -95,7 +115,9 @@ enum AlarmCommand: Subcommand {
             .option("photo", value: "PHOTO", help: "prove: the mat proof on a photo"),
             .option("squat", value: "POSES", help: "prove: squats from a keypoint file, or - for live"),
             .flag("escape", help: "prove: record an escape (ends the chain, not a proof)"),
-            .flag("json", help: "status, add: one JSON object"),
+            .flag("json", help: "status, add, history: one JSON object"),
+            .option("days", value: "N", help: "history: the days shown, up to today [30]"),
+            .option("plot", value: "FILE.svg", help: "history: write an SVG calendar heat map"),
             .flag("user", help: "install: a user unit [default]"),
             .flag("system", help: "install: a system unit"),
             .flag("print", help: "install: print the unit instead of writing it"),
@@ -105,7 +127,7 @@ enum AlarmCommand: Subcommand {
 
     static func run(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
         guard let action = arguments.positionals.first else {
-            throw UsageError("missing action: run, prayers, add, stop, prove, status or install")
+            throw UsageError("missing action: run, prayers, add, stop, prove, status, history or install")
         }
         let rest = Array(arguments.positionals.dropFirst())
         do {
@@ -117,7 +139,10 @@ enum AlarmCommand: Subcommand {
             case "prove": return try prove(arguments, rest: rest, io: io)
             case "status": return try status(arguments, io: io)
             case "install": return try install(arguments, io: io)
-            default: throw UsageError("unknown action '\(action)'; run, prayers, add, stop, prove, status or install")
+            case "history": return try history(arguments, io: io)
+            default:
+                throw UsageError(
+                    "unknown action '\(action)'; run, prayers, add, stop, prove, status, history or install")
             }
         } catch let failure as AlarmFailure {
             io.printError("proofkit alarm: \(failure.message)")
@@ -495,6 +520,27 @@ enum AlarmCommand: Subcommand {
             )
         }
         if outcomes.isEmpty { io.print("  none") }
+        return .success
+    }
+
+    // MARK: history
+
+    static func history(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
+        let days = try arguments.int("days") ?? 30
+        guard (1...3660).contains(days) else { throw UsageError("--days must be 1...3660, got \(days)") }
+        let plot = arguments.value("plot")
+        if plot?.isEmpty == true { throw UsageError("--plot needs a file name") }
+        let folder = AlarmStore.folder(explicit: arguments.value("store"), environment: io.environment)
+        let store = try AlarmStore(readingOnly: folder)
+        let report = AlarmHistoryReport(
+            folder: folder, chains: try store.historyChains(), days: days, now: Date(), zone: zone(io))
+        if let plot { try writeFileAtomically(report.svg(), to: plot) }
+        if arguments.has("json") {
+            io.printJSON(report.json())
+        } else {
+            for line in report.text() { io.print(line) }
+            if let plot { io.print("wrote \(plot)") }
+        }
         return .success
     }
 
