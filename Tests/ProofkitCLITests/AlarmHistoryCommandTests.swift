@@ -214,6 +214,57 @@ struct AlarmHistoryCommandTests {
         #expect(lines.last?.hasPrefix("median time to proof: this week 1m 35s (8 proofs") == true, "\(text.stdout)")
     }
 
+    @Test("prayer chains count under their prayer, with how each proof was given; a dropped chain's record lines count")
+    func prayerChains() throws {
+        let rig = try AlarmRig()
+        let today = WallClockTime(Date(), in: chicago).date
+        do {
+            let store = try AlarmStore(folder: rig.store)
+            try store.write {
+                try store.put([
+                    "prayers.lat": "41.8781", "prayers.lon": "-87.6298", "prayers.tz": "America/Chicago",
+                    "prayers.method": "mwl", "prayers.list": "fajr,isha", "prayers.window": "1800",
+                    "prayers.proof": "any", "prayers.sound": rig.sound,
+                ])
+            }
+            // Booked as the service would have three days ago, after midnight.
+            let booked = WallClockTime(date: today.adding(days: -3), hour: 0, minute: 30).instant(in: chicago)
+            try #require(try store.replanPrayers(now: booked, deviceZone: chicago) != nil)
+            func chain(_ prayer: String, _ back: Int) throws -> StoredChain {
+                try #require(try store.chain(id: "\(prayer).\(today.adding(days: -back))"), "\(prayer) \(back)")
+            }
+            let fajr3 = try chain("fajr", 3)
+            _ = try store.end(
+                chain: fajr3.id, kind: "proof", at: fajr3.firstFire.addingTimeInterval(100), detail: "mat")
+            let isha3 = try chain("isha", 3)
+            _ = try store.end(
+                chain: isha3.id, kind: "proof", at: isha3.firstFire.addingTimeInterval(50), detail: "voice hands-free")
+            let fajr2 = try chain("fajr", 2)
+            _ = try store.end(chain: fajr2.id, kind: "escape", at: fajr2.firstFire.addingTimeInterval(10))
+            // A prayer chain of 20 days back that the store no longer holds left a Stop press.
+            let old = WallClockTime(date: today.adding(days: -20), hour: 5, minute: 30).instant(in: chicago)
+            try store.write {
+                try store.record(chain: "fajr.\(today.adding(days: -20))", kind: "stopped", at: old, detail: "r0")
+            }
+        }
+        let result = try rig.alarm(["history", "--json"], environment: zoneEnvironment)
+        #expect(result.status == 0, "\(result.stderr)")
+        let chains = try jsonObject(result.stdout)["chains"] as? [[String: Any]] ?? []
+        func line(_ prayer: String, _ back: Int) -> [String: Any]? {
+            chains.first { $0["id"] as? String == "\(prayer).\(today.adding(days: -back))" }
+        }
+        #expect(line("fajr", 3)?["series"] as? String == "fajr" && line("fajr", 3)?["proof"] as? String == "mat")
+        #expect(line("fajr", 3)?["how"] as? String == "typed" && line("fajr", 3)?["seconds_to_proof"] as? Double == 100)
+        #expect(line("isha", 3)?["series"] as? String == "isha" && line("isha", 3)?["how"] as? String == "hands-free")
+        #expect(line("fajr", 2)?["status"] as? String == "escape")
+        #expect(line("fajr", 1)?["status"] as? String == "missed" && line("isha", 1)?["status"] as? String == "missed")
+        let dropped = try #require(line("fajr", 20), "\(chains.map { $0["id"] ?? "" })")
+        #expect(dropped["status"] as? String == "missed" && dropped["stops"] as? Int == 1)
+        #expect(dropped["date"] as? String == today.adding(days: -20).description)
+        // The chains booked for the days to come are not history.
+        #expect(!chains.contains { ($0["date"] as? String ?? "") > today.description })
+    }
+
     @Test("reading the history changes nothing, and works on a store on a read-only disk (tmpfs remounted ro)")
     func readOnlyDisk() throws {
         try #require(getuid() == 0, "mounting a tmpfs needs root")
