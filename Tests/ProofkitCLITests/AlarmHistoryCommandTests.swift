@@ -54,6 +54,13 @@ private struct ScriptedMonth {
         _ = try store.end(chain: id, kind: kind, at: first.addingTimeInterval(seconds), detail: detail)
     }
 
+    /// Writes the month into `rig`'s store and closes it: its -wal is checkpointed away, as
+    /// after the last command.
+    static func writeAndClose(_ rig: AlarmRig) throws {
+        var month = try ScriptedMonth(folder: rig.store, sound: rig.sound)
+        try month.write()
+    }
+
     mutating func write() throws {
         for back in 1...29 where ![10, 5].contains(back) {
             let at = first(back, 5, 10)
@@ -265,17 +272,15 @@ struct AlarmHistoryCommandTests {
         #expect(!chains.contains { ($0["date"] as? String ?? "") > today.description })
     }
 
-    @Test("reading the history changes nothing, and works on a store on a read-only disk (tmpfs remounted ro)")
+    @Test(
+        "reading the history changes nothing, and works on a store on a read-only disk (tmpfs remounted ro)",
+        .enabled(if: getuid() == 0, "needs root to mount"))
     func readOnlyDisk() throws {
-        try #require(getuid() == 0, "mounting a tmpfs needs root")
         let rig = try AlarmRig()
         try FileManager.default.createDirectory(atPath: rig.store, withIntermediateDirectories: true)
         try #require(AudioTestTools.mountTmpfs(at: rig.store, kilobytes: 4096), "cannot mount a tmpfs")
         defer { AudioTestTools.unmount(rig.store) }
-        do {
-            var month = try ScriptedMonth(folder: rig.store, sound: rig.sound)
-            try month.write()
-        }  // the store is closed: its -wal is checkpointed away, as after the last command
+        try ScriptedMonth.writeAndClose(rig)
         let database = rig.store + "/alarms.sqlite3"
         let writable = try rig.alarm(["history", "--json"], environment: zoneEnvironment)
         #expect(writable.status == 0, "\(writable.stderr)")
@@ -301,13 +306,28 @@ struct AlarmHistoryCommandTests {
         #expect(try rig.alarm(["prove", "a1", "--escape"]).status == 73)
     }
 
+    @Test(
+        "history works on a store folder and file without write permission (0555, 0444)",
+        .enabled(if: getuid() != 0, "root is not stopped by file modes: see the read-only disk test"))
+    func readOnlyModes() throws {
+        let rig = try AlarmRig()
+        try ScriptedMonth.writeAndClose(rig)
+        let database = rig.store + "/alarms.sqlite3"
+        chmod(database, 0o444)
+        chmod(rig.store, 0o555)
+        defer { chmod(rig.store, 0o700) }
+        let before = try stamp(database)
+        let result = try rig.alarm(["history", "--json"], environment: zoneEnvironment)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect((try jsonObject(result.stdout)["chains"] as? [[String: Any]] ?? []).count == 30)
+        let after = try stamp(database)
+        #expect(after.0 == before.0 && after.1 == before.1)
+    }
+
     @Test("on a writable store, history leaves the database file's bytes and modification time as they were")
     func leavesTheFile() throws {
         let rig = try AlarmRig()
-        do {
-            var month = try ScriptedMonth(folder: rig.store, sound: rig.sound)
-            try month.write()
-        }
+        try ScriptedMonth.writeAndClose(rig)
         let database = rig.store + "/alarms.sqlite3"
         let before = try stamp(database)
         for arguments in [
@@ -358,10 +378,7 @@ struct AlarmHistoryCommandTests {
         .enabled(if: TestEnvironment.hasTool("chromium"), "needs Debian's chromium (bash .ci/setup)"))
     func heatMapInChromium() throws {
         let rig = try AlarmRig()
-        do {
-            var month = try ScriptedMonth(folder: rig.store, sound: rig.sound)
-            try month.write()
-        }
+        try ScriptedMonth.writeAndClose(rig)
         let svg = rig.folder + "/history.svg"
         let result = try rig.alarm(["history", "--plot", svg], environment: zoneEnvironment)
         #expect(result.status == 0, "\(result.stderr)")
