@@ -48,7 +48,7 @@ struct AlarmHistoryReport {
             ]
         }
         if rows.isEmpty {
-            lines.append("no alarm rang in this period")
+            lines.append("no alarm in this period")
         } else {
             lines += Self.table(
                 [["date", "alarm", "result", "proof", "how", "to proof", "stops", "rings"]] + rows,
