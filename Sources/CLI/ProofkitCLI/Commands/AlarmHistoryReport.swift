@@ -175,9 +175,9 @@ struct AlarmHistoryReport {
 
     /// The calendar: one column per week (Monday on top), one square per day of the period.
     /// The colour is the day's median time to proof; a day with only escapes or missed alarms is
-    /// filled with their colour and marked (a slash for an escape, an X for a missed alarm), and
-    /// a day that had both a proof and such a chain keeps its proof colour with the mark drawn
-    /// in the escape's or miss's colour.
+    /// filled with their colour and marked (a ring for an escape, an X for a missed alarm, both
+    /// when it had both), and a day that had both a proof and such a chain keeps its proof colour
+    /// with the marks drawn in the escape's and the miss's colours.
     func svg() -> String {
         var plot = SVGPlot(title: "proofkit alarm history: \(from) to \(to)", xLabel: "", yLabel: "")
         let weeks = (Self.weekday(to) + from.days(to: to) - Self.weekday(from)) / 7 + 1
@@ -201,29 +201,32 @@ struct AlarmHistoryReport {
                     "\($0.series): \($0.status.rawValue)\($0.secondsToProof.map { " after " + Self.duration($0) } ?? "")"
                 }).joined(separator: "\n")
             var color = Self.noAlarmColor
-            var mark: SVGPlot.CellMark? = nil
-            let broken = day.missed > 0 ? Self.missedColor : day.escapes > 0 ? Self.escapeColor : nil
+            // Over a proof's colour the marks take the miss's and the escape's colours; alone, they
+            // fill the square (the miss's colour when there were both) and the marks are white.
+            let proven = day.medianSecondsToProof != nil
+            var marks: [SVGPlot.CellMark] = []
+            if day.missed > 0 { marks.append(.cross(color: proven ? Self.missedColor : "white")) }
+            if day.escapes > 0 { marks.append(.ring(color: proven ? Self.escapeColor : "white")) }
             if let median = day.medianSecondsToProof {
                 color = Self.color(seconds: median)
-                if let broken { mark = day.missed > 0 ? .cross(color: broken) : .slash(color: broken) }
-            } else if let broken {
-                color = broken
-                mark = day.missed > 0 ? .cross(color: "white") : .slash(color: "white")
+            } else if day.missed > 0 || day.escapes > 0 {
+                color = day.missed > 0 ? Self.missedColor : Self.escapeColor
             }
             plot.addCell(
                 column: column, row: Self.weekday(day.day),
                 color: day.open > 0 && day.chains == day.open ? Self.openColor : color,
-                mark: mark, text: String(day.day.day), tooltip: tooltip,
+                marks: marks, text: String(day.day.day), tooltip: tooltip,
                 outlined: day.open > 0 && day.chains == day.open)
         }
         plot.addLegendHeading("time to proof (median of the day)")
         for step in Self.scale { plot.addKey(step.label, color: step.color) }
         plot.addLegendHeading("not proven")
-        plot.addKey("escape (never a proof)", color: Self.escapeColor, mark: .slash(color: "white"))
-        plot.addKey("missed", color: Self.missedColor, mark: .cross(color: "white"))
+        plot.addKey("escape (never a proof)", color: Self.escapeColor, marks: [.ring(color: "white")])
+        plot.addKey("missed", color: Self.missedColor, marks: [.cross(color: "white")])
         plot.addKey(
-            "proof, and an escape the same day", color: Self.scale[1].color, mark: .slash(color: Self.escapeColor))
-        plot.addKey("proof, and a miss the same day", color: Self.scale[1].color, mark: .cross(color: Self.missedColor))
+            "proof, and an escape the same day", color: Self.scale[1].color, marks: [.ring(color: Self.escapeColor)])
+        plot.addKey(
+            "proof, and a miss the same day", color: Self.scale[1].color, marks: [.cross(color: Self.missedColor)])
         plot.addLegendHeading("other days")
         plot.addKey("no alarm", color: Self.noAlarmColor)
         plot.addKey("window still open", color: Self.openColor, outlined: true)

@@ -3,7 +3,7 @@
 ///
 /// Used by the verbs that offer `--plot` (audio levels, squat depth, benchmark latencies, the
 /// alarm history's heat map). Axes are scaled to the data; the legend lists every labelled
-/// element. A plot with cells (``addCell(column:row:color:mark:text:tooltip:outlined:)``) is
+/// element. A plot with cells (``addCell(column:row:color:marks:text:tooltip:outlined:)``) is
 /// drawn as a grid instead of a chart: one square per cell, column and row labels, the legend.
 public struct SVGPlot: Sendable {
     enum Element: Sendable {
@@ -14,18 +14,18 @@ public struct SVGPlot: Sendable {
         case key(label: String, swatch: Cell)
         case heading(String)
     }
-    /// A mark drawn over a grid cell, in its own colour.
+    /// A mark drawn over a grid cell, in its own colour (a cell may have several).
     public enum CellMark: Sendable, Hashable {
         /// An X from corner to corner.
         case cross(color: String)
-        /// One stroke from the lower left to the upper right corner.
-        case slash(color: String)
+        /// A circle inside the square (it stays visible over a cross).
+        case ring(color: String)
     }
     struct Cell: Sendable {
         var column = 0
         var row = 0
         var color: String
-        var mark: CellMark?
+        var marks: [CellMark] = []
         var text: String?
         var tooltip: String?
         var outlined = false
@@ -95,19 +95,19 @@ public struct SVGPlot: Sendable {
     /// written inside it, `tooltip` shown when the pointer rests on it, and `outlined` draws it
     /// as a dashed outline on white instead (a cell still to come).
     public mutating func addCell(
-        column: Int, row: Int, color: String, mark: CellMark? = nil, text: String? = nil, tooltip: String? = nil,
+        column: Int, row: Int, color: String, marks: [CellMark] = [], text: String? = nil, tooltip: String? = nil,
         outlined: Bool = false
     ) {
         elements.append(
             .cell(
                 Cell(
-                    column: column, row: row, color: color, mark: mark, text: text, tooltip: tooltip,
+                    column: column, row: row, color: color, marks: marks, text: text, tooltip: tooltip,
                     outlined: outlined)))
     }
 
     /// Adds a legend entry that shows a grid cell's look.
-    public mutating func addKey(_ label: String, color: String, mark: CellMark? = nil, outlined: Bool = false) {
-        elements.append(.key(label: label, swatch: Cell(color: color, mark: mark, outlined: outlined)))
+    public mutating func addKey(_ label: String, color: String, marks: [CellMark] = [], outlined: Bool = false) {
+        elements.append(.key(label: label, swatch: Cell(color: color, marks: marks, outlined: outlined)))
     }
 
     /// Adds a heading line to the legend (above the entries that follow it).
@@ -371,7 +371,7 @@ public struct SVGPlot: Sendable {
         }.count
     }
 
-    /// One square: its fill (or dashed outline), its mark, its text and its tooltip.
+    /// One square: its fill (or dashed outline), its marks, its text and its tooltip.
     func square(_ cell: Cell, x: Double, y: Double, side: Double) -> String {
         let f = SVGPlot.format
         var svg = "<g>"
@@ -380,18 +380,22 @@ public struct SVGPlot: Sendable {
             cell.outlined
             ? "<rect x=\"\(f(x + 0.5))\" y=\"\(f(y + 0.5))\" width=\"\(f(side - 1))\" height=\"\(f(side - 1))\" rx=\"3\" fill=\"white\" stroke=\"\(cell.color)\" stroke-dasharray=\"3 2\"/>"
             : "<rect x=\"\(f(x))\" y=\"\(f(y))\" width=\"\(f(side))\" height=\"\(f(side))\" rx=\"3\" fill=\"\(cell.color)\"/>"
-        let inset = side * 0.22
-        let (x0, y0, x1, y1) = (x + inset, y + inset, x + side - inset, y + side - inset)
+        // Marks sit in the lower right, clear of the text in the upper left corner (in a small
+        // swatch without text, in the middle).
+        let (x0, y0, x1, y1) =
+            cell.text == nil
+            ? (x + side * 0.2, y + side * 0.2, x + side * 0.8, y + side * 0.8)
+            : (x + side * 0.34, y + side * 0.38, x + side * 0.86, y + side * 0.9)
         let width = f(max(1.5, side / 9))
-        switch cell.mark {
-        case .cross(let color):
-            svg +=
-                "<path d=\"M\(f(x0)) \(f(y0))L\(f(x1)) \(f(y1))M\(f(x1)) \(f(y0))L\(f(x0)) \(f(y1))\" stroke=\"\(color)\" stroke-width=\"\(width)\" stroke-linecap=\"round\"/>"
-        case .slash(let color):
-            svg +=
-                "<path d=\"M\(f(x0)) \(f(y1))L\(f(x1)) \(f(y0))\" stroke=\"\(color)\" stroke-width=\"\(width)\" stroke-linecap=\"round\"/>"
-        case nil:
-            break
+        for mark in cell.marks {
+            switch mark {
+            case .cross(let color):
+                svg +=
+                    "<path d=\"M\(f(x0)) \(f(y0))L\(f(x1)) \(f(y1))M\(f(x1)) \(f(y0))L\(f(x0)) \(f(y1))\" stroke=\"\(color)\" stroke-width=\"\(width)\" stroke-linecap=\"round\"/>"
+            case .ring(let color):
+                svg +=
+                    "<circle cx=\"\(f((x0 + x1) / 2))\" cy=\"\(f((y0 + y1) / 2))\" r=\"\(f((x1 - x0) * 0.5))\" fill=\"none\" stroke=\"\(color)\" stroke-width=\"\(width)\"/>"
+            }
         }
         if let text = cell.text {
             // Small, in a corner, so that a mark stays readable; dark on light fills.
