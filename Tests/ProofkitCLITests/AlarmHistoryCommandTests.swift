@@ -345,6 +345,23 @@ struct AlarmHistoryCommandTests {
         }
         let after = try stamp(database)
         #expect(after.0 == before.0 && after.1 == before.1)
+        // An independent XML parser reads the heat map: a square with a tooltip for each of the
+        // 30 days, and 11 legend swatches.
+        let check = try AudioTestTools.run(
+            "python3",
+            [
+                "-c",
+                """
+                import sys, xml.etree.ElementTree as ET
+                ns = '{http://www.w3.org/2000/svg}'
+                root = ET.parse(sys.argv[1]).getroot()
+                assert root.tag == ns + 'svg', root.tag
+                groups = root.findall(ns + 'g')
+                days = [g for g in groups if g.find(ns + 'title') is not None]
+                print(len(days), len(groups) - len(days))
+                """, rig.folder + "/h.svg",
+            ])
+        #expect(check.status == 0 && check.stdout == "30 11\n", "\(check.stdout) \(check.stderr)")
     }
 
     @Test("no store: one line, exit 66, and no store is created; a corrupt store: exit 76, left as it was")
