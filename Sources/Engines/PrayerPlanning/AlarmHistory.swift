@@ -9,10 +9,12 @@
 public struct AlarmHistoryEvent: Sendable, Hashable {
     /// `proof`, `escape`, `missed` or `stopped`.
     public var kind: String
+    /// When it was recorded.
     public var at: Date
     /// A proof's kind and source (see ``ProofDetail``); a ring id for `missed` and `stopped`.
     public var detail: String?
 
+    /// A record line; `detail` defaults to none.
     public init(kind: String, at: Date, detail: String? = nil) {
         self.kind = kind
         self.at = at
@@ -36,6 +38,7 @@ public struct AlarmHistoryChain: Sendable, Hashable {
     /// The chain's record lines, in any order.
     public var events: [AlarmHistoryEvent]
 
+    /// A chain; `rang` and `events` default to none (a chain that never rang nor ended).
     public init(
         id: String, series: String, firstFire: Date, windowEnd: Date, rang: [Date] = [],
         events: [AlarmHistoryEvent] = []
@@ -59,14 +62,19 @@ public struct ProofDetail: Sendable, Hashable {
     /// `typed` or `hands-free` (or any other source word a later proof writes).
     public var source: String
 
+    /// A proof given by a command the person ran.
     public static let typed = "typed"
+    /// A proof the device took without a command (issue 35's hands-free proofs).
     public static let handsFree = "hands-free"
 
+    /// A proof of `kind`, given `source` [typed].
     public init(kind: String, source: String = ProofDetail.typed) {
         self.kind = kind
         self.source = source
     }
 
+    /// Reads a proof's detail (`mat`, `voice hands-free`, `voice;source=hands-free`); an empty
+    /// or missing detail is an `unknown` kind, typed.
     public init(parsing detail: String?) {
         let words = (detail ?? "").split { $0 == " " || $0 == "," || $0 == ";" || $0 == "\t" }.map(String.init)
         kind = words.first ?? "unknown"
@@ -96,10 +104,13 @@ public enum AlarmHistoryStatus: String, Sendable, Hashable, CaseIterable {
 
 /// One chain of the history: a line of `proofkit alarm history`.
 public struct AlarmHistoryEntry: Sendable, Hashable {
+    /// The chain's id.
     public var id: String
+    /// The prayer, a label, or `one-off`.
     public var series: String
     /// The local day of the first ring, in the zone the history was read in.
     public var day: LocalDate
+    /// How it ended (or that its window is still open).
     public var status: AlarmHistoryStatus
     /// The proof, for `.proof`.
     public var proof: ProofDetail?
@@ -125,6 +136,7 @@ public struct AlarmStreak: Sendable, Hashable {
     public var current: Int
     /// The first day of the current streak.
     public var currentSince: LocalDate?
+    /// The most proven days in a row, and the first and last of them (the earliest such run).
     public var longest: Int
     public var longestFrom: LocalDate?
     public var longestTo: LocalDate?
@@ -134,6 +146,7 @@ public struct AlarmStreak: Sendable, Hashable {
 
 /// A day that broke a streak.
 public struct AlarmStreakBreak: Sendable, Hashable {
+    /// The local day.
     public var day: LocalDate
     /// `.escape` or `.missed` (an escape when the day had both).
     public var by: AlarmHistoryStatus
@@ -141,16 +154,20 @@ public struct AlarmStreakBreak: Sendable, Hashable {
 
 /// The median time to proof over seven days.
 public struct AlarmWeekPace: Sendable, Hashable {
+    /// The first and the last local day (seven in all).
     public var from: LocalDate
     public var to: LocalDate
     /// Seconds, `nil` without a proof that week.
     public var medianSecondsToProof: Double?
+    /// The proofs that week.
     public var proofs: Int
 }
 
 /// One day of the calendar: what its chains did.
 public struct AlarmHistoryDay: Sendable, Hashable {
+    /// The local day.
     public var day: LocalDate
+    /// Its chains, and how many of them ended each way (or are still open).
     public var chains: Int
     public var proofs: Int
     public var escapes: Int
@@ -172,6 +189,7 @@ public struct AlarmHistorySummary: Sendable, Hashable {
     public var proofsBySource: [String: Int]
     /// The seven days ending today, and the seven before.
     public var thisWeek: AlarmWeekPace
+    /// The seven days before ``thisWeek``.
     public var lastWeek: AlarmWeekPace
 }
 
