@@ -113,8 +113,9 @@ public struct SVGPlot: Sendable {
     /// Adds a heading line to the legend (above the entries that follow it).
     public mutating func addLegendHeading(_ text: String) { elements.append(.heading(text)) }
 
-    /// Labels a grid column (above it) or the grid's rows (left of them, from row 0).
+    /// Labels a grid column (above it, from its left edge).
     public mutating func labelColumn(_ column: Int, _ label: String) { columnLabels[column] = label }
+    /// Labels the grid's rows (left of them, from row 0; an empty label leaves a row bare).
     public mutating func labelRows(_ labels: [String]) { rowLabels = labels }
 
     /// Adds a line of text under the grid.
