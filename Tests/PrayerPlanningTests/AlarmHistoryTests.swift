@@ -129,6 +129,33 @@ struct AlarmHistoryTests {
         #expect(summary.proofsByKind == ["mat": 2, "voice": 2])
     }
 
+    @Test("an Isha after midnight (a summer night in the north) counts for its prayer's day, not the clock's")
+    func ishaAfterMidnight() {
+        let zone = TimeZone(identifier: "Europe/London")!
+        // Isha of June 20 and 21 at 00:40 the next morning, proven; June 22's at 00:41 on the 23rd.
+        let chains = ["2026-06-20", "2026-06-21", "2026-06-22"].map { text -> AlarmHistoryChain in
+            let first = WallClockTime(date: day(text).adding(days: 1), hour: 0, minute: 40).instant(in: zone)
+            return AlarmHistoryChain(
+                id: "isha.\(text)", series: "isha", firstFire: first, windowEnd: first.addingTimeInterval(1800),
+                rang: [first],
+                events: [AlarmHistoryEvent(kind: "proof", at: first.addingTimeInterval(60), detail: "voice")],
+                day: day(text))
+        }
+        let now = WallClockTime(date: day("2026-06-23"), hour: 9, minute: 0).instant(in: zone)
+        let entries = AlarmHistory.entries(chains, now: now, zone: zone)
+        #expect(entries.map(\.day) == [day("2026-06-20"), day("2026-06-21"), day("2026-06-22")])
+        let streak = AlarmHistory.streak(entries, series: "isha")
+        #expect(streak.current == 3 && streak.currentSince == day("2026-06-20"))
+        // Without the prayer's day, the first ring's clock day is used.
+        let byClock = AlarmHistory.entries(
+            chains.map {
+                var c = $0
+                c.day = nil
+                return c
+            }, now: now, zone: zone)
+        #expect(byClock.map(\.day) == [day("2026-06-21"), day("2026-06-22"), day("2026-06-23")])
+    }
+
     @Test("an escape is recorded, never counted as a proof, and breaks the streak")
     func escapeBreaks() {
         var m = Morning("Europe/London")

@@ -37,11 +37,15 @@ public struct AlarmHistoryChain: Sendable, Hashable {
     public var rang: [Date]
     /// The chain's record lines, in any order.
     public var events: [AlarmHistoryEvent]
+    /// The day the chain belongs to when its id names one (a prayer occurrence's date, so that
+    /// an Isha after midnight counts for its own day); `nil`: the local day of its first ring.
+    public var day: LocalDate?
 
-    /// A chain; `rang` and `events` default to none (a chain that never rang nor ended).
+    /// A chain; `rang` and `events` default to none (a chain that never rang nor ended), `day`
+    /// to the local day of its first ring.
     public init(
         id: String, series: String, firstFire: Date, windowEnd: Date, rang: [Date] = [],
-        events: [AlarmHistoryEvent] = []
+        events: [AlarmHistoryEvent] = [], day: LocalDate? = nil
     ) {
         self.id = id
         self.series = series
@@ -49,6 +53,7 @@ public struct AlarmHistoryChain: Sendable, Hashable {
         self.windowEnd = windowEnd
         self.rang = rang
         self.events = events
+        self.day = day
     }
 }
 
@@ -108,7 +113,8 @@ public struct AlarmHistoryEntry: Sendable, Hashable {
     public var id: String
     /// The prayer, a label, or `one-off`.
     public var series: String
-    /// The local day of the first ring, in the zone the history was read in.
+    /// The chain's day (see ``AlarmHistoryChain/day``), else the local day of its first ring in
+    /// the zone the history was read in.
     public var day: LocalDate
     /// How it ended (or that its window is still open).
     public var status: AlarmHistoryStatus
@@ -225,7 +231,8 @@ public enum AlarmHistory {
         default: status = now > chain.windowEnd.addingTimeInterval(grace) ? .missed : .open
         }
         return AlarmHistoryEntry(
-            id: chain.id, series: chain.series, day: WallClockTime(chain.firstFire, in: zone).date, status: status,
+            id: chain.id, series: chain.series, day: chain.day ?? WallClockTime(chain.firstFire, in: zone).date,
+            status: status,
             proof: status == .proof ? ProofDetail(parsing: end?.detail) : nil, firstRing: firstRing,
             endedAt: end?.at,
             secondsToProof: status == .proof ? max(0, (end?.at ?? firstRing).timeIntervalSince(firstRing)) : nil,

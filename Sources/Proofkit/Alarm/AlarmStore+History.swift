@@ -58,13 +58,15 @@ extension AlarmStore {
                 AlarmHistoryChain(
                     id: chain.id, series: AlarmStore.series(chain), firstFire: chain.firstFire,
                     windowEnd: chain.windowEnd, rang: rang[chain.id] ?? [],
-                    events: events.removeValue(forKey: chain.id) ?? [])
+                    events: events.removeValue(forKey: chain.id) ?? [],
+                    day: chain.kind == "prayer" ? Occurrence(chain.id)?.date : nil)
             }
             for (id, lines) in events {
                 guard let occurrence = Occurrence(id), let first = lines.map(\.at).min() else { continue }
                 result.append(
                     AlarmHistoryChain(
-                        id: id, series: occurrence.prayer.rawValue, firstFire: first, windowEnd: first, events: lines))
+                        id: id, series: occurrence.prayer.rawValue, firstFire: first, windowEnd: first, events: lines,
+                        day: occurrence.date))
             }
             return result
         }
