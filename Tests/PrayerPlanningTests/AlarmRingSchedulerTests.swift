@@ -174,4 +174,36 @@ struct AlarmRingSchedulerTests {
             #expect(before.fireDate.timeIntervalSince(after.fireDate) == 5 * 3600)
         }
     }
+
+    @Test("a hold that ended without a proof: the backup that fell inside it rings at once, even past the window")
+    func releasedHoldRingsAtOnce() throws {
+        let first = try at("2026-11-30T05:00:00Z")
+        let rings = (0..<3).map {
+            BookedRing(id: "a1.r\($0)", chain: "a1", ringIndex: $0, fireDate: first.addingTimeInterval(Double($0) * 60))
+        }
+        let windowEnd = first.addingTimeInterval(150)
+        let now = first.addingTimeInterval(200)  // past the window and its grace
+        // Without a hold, the due rings of a chain past its window are missed.
+        let plain = AlarmRingScheduler.decide(now: now, rings: rings, windowEnds: ["a1": windowEnd])
+        #expect(plain.missed.count == 3 && plain.ring.isEmpty)
+        // A hold that ended at `now`: the latest held ring rings, the others merge, none is missed.
+        let released = AlarmRingScheduler.decide(
+            now: now, rings: rings, windowEnds: ["a1": windowEnd], releasedHolds: ["a1": now])
+        #expect(released.ring.map(\.id) == ["a1.r2"] && released.merged.count == 2 && released.missed.isEmpty)
+        // A ring that came due after the hold ended is judged by the window as usual.
+        let late = AlarmRingScheduler.decide(
+            now: now, rings: rings, windowEnds: ["a1": windowEnd], releasedHolds: ["a1": first.addingTimeInterval(30)])
+        #expect(late.missed.count == 3)
+    }
+
+    @Test("ring volume: the chain's volume, or with escalate equal steps from it to 100 % at the last ring")
+    func ringVolumeSteps() {
+        let steps = (0..<7).map {
+            AlarmRingScheduler.ringVolume(volume: 40, ringIndex: $0, ringCount: 7, escalate: true)
+        }
+        #expect(steps == [40, 50, 60, 70, 80, 90, 100])
+        #expect(AlarmRingScheduler.ringVolume(volume: 40, ringIndex: 3, ringCount: 7, escalate: false) == 40)
+        #expect(AlarmRingScheduler.ringVolume(volume: 55, ringIndex: 0, ringCount: 1, escalate: true) == 55)
+        #expect(AlarmRingScheduler.ringVolume(volume: 100, ringIndex: 2, ringCount: 3, escalate: true) == 100)
+    }
 }

@@ -245,7 +245,7 @@ struct AlarmTrustTests {
     func failedRingIsReported() throws {
         let rig = try AlarmRig()
         try rig.startService(ringSeconds: 1, device: "nosuchdevice")
-        let (id, first) = try rig.add(in: 1, window: 0, gap: 1)
+        let (id, first) = try rig.add(in: 1, window: 30, gap: 20)  // the chain stays in status
         let deadline = first.addingTimeInterval(10)
         var state: String?
         repeat {

@@ -13,17 +13,28 @@ public struct RingReport: Sendable, Hashable {
     public var underruns: Int
 }
 
+/// `value` (full scale ±1, as decoded: a 16-bit sample / 32768) as a 16-bit sample: exact for a
+/// decoded sample at gain 1, rounded otherwise, clipped to the 16-bit range (NaN is silence).
+@inline(__always)
+func pcm16(_ value: Float) -> Int16 {
+    guard !value.isNaN else { return 0 }
+    return Int16(max(-32768, min(32767, (value * 32768).rounded())))
+}
+
 extension SoundPlayer {
-    /// Rings `clip` for an alarm: looped for `seconds`, with a volume ramp from `startGain` to
-    /// full over `rampSeconds`, paced by the clock: at most a quarter of a second is written ahead
+    /// Rings `clip` for an alarm: looped for `seconds` at `volume`, with a ramp from `startGain`
+    /// of it to all of it over `rampSeconds`, paced by the clock: at most a quarter of a second is written ahead
     /// of real time, so a device that takes samples as fast as they come (ALSA's `null`, or the
     /// `file` plugin over it) still receives them in real time, and a stop is heard at once.
     /// Blocks the calling thread: call it from a thread of its own.
     /// - Parameters:
     ///   - clip: the sound (any rate and channels).
     ///   - seconds: how long the ring lasts, > 0 (60 for an alarm).
-    ///   - rampSeconds: the ramp's length [3].
-    ///   - startGain: the gain the ramp starts from, 0...1 [0.3].
+    ///   - volume: the gain applied to every sample, 0...1 [1]: a ring at 1 after its ramp writes
+    ///     the clip's 16-bit samples exactly (gain on the samples, so it works on any device,
+    ///     one without a mixer too).
+    ///   - rampSeconds: the ramp's length, 0 for none [3].
+    ///   - startGain: the fraction of `volume` the ramp starts from, 0...1 [0.3].
     ///   - shouldStop: polled between writes (every period, about 20-50 ms); `true` ends the ring at
     ///     once (queued frames are dropped).
     ///   - started: called once, right after the first frames were written.
@@ -32,7 +43,7 @@ extension SoundPlayer {
     ///   other write failures.
     /// Calls `snd_pcm_set_params`, `snd_pcm_writei`, `snd_pcm_recover`, `snd_pcm_drop`, `snd_pcm_drain`.
     public mutating func ring(
-        _ clip: AudioClip, seconds: Double, rampSeconds: Double = 3, startGain: Float = 0.3,
+        _ clip: AudioClip, seconds: Double, volume: Float = 1, rampSeconds: Double = 3, startGain: Float = 0.3,
         shouldStop: () -> Bool, started: () -> Void = {}
     ) throws(ProofkitError) -> RingReport {
         precondition(clip.frameCount > 0 && seconds > 0, "a ring needs a sound and a length")
@@ -45,7 +56,7 @@ extension SoundPlayer {
         let rate = clip.sampleRate
         let block = max(64, min(negotiated.periodFrames > 0 ? negotiated.periodFrames : rate / 50, rate / 20))
         let total = Int((seconds * Double(rate)).rounded())
-        let rampFrames = max(1, Int(rampSeconds * Double(rate)))
+        let rampFrames = max(0, Int(rampSeconds * Double(rate)))
         var buffer = [Int16](repeating: 0, count: block * channels)
         var written = 0
         var source = 0  // frame position in the clip
@@ -62,12 +73,11 @@ extension SoundPlayer {
             for frame in 0..<count {
                 let position = written + frame
                 let gain =
-                    position >= rampFrames
-                    ? Float(1) : startGain + (1 - startGain) * Float(position) / Float(rampFrames)
+                    volume
+                    * (position >= rampFrames
+                        ? Float(1) : startGain + (1 - startGain) * Float(position) / Float(rampFrames))
                 for channel in 0..<channels {
-                    let value = clip.samples[source * channels + channel] * gain
-                    let clipped = max(-1, min(1, value.isNaN ? 0 : value))
-                    buffer[frame * channels + channel] = Int16((clipped * 32767).rounded())
+                    buffer[frame * channels + channel] = pcm16(clip.samples[source * channels + channel] * gain)
                 }
                 source += 1
                 if source == clip.frameCount { source = 0 }

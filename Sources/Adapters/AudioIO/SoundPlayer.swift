@@ -47,7 +47,8 @@ public struct SoundPlayer: ~Copyable, Sendable {
     /// Calls `snd_pcm_set_params`, `snd_pcm_writei`, `snd_pcm_recover`, `snd_pcm_drain`.
     @discardableResult
     public mutating func play(
-        _ clip: AudioClip, progress: (_ heardFrames: Int, _ totalFrames: Int) -> Void = { _, _ in }
+        _ clip: AudioClip, volume: Float = 1,
+        progress: (_ heardFrames: Int, _ totalFrames: Int) -> Void = { _, _ in }
     )
         throws(ProofkitError) -> Int
     {
@@ -57,10 +58,7 @@ public struct SoundPlayer: ~Copyable, Sendable {
         }
         guard let pcm = handle.take() else { preconditionFailure("unreachable") }
         var samples = [Int16](repeating: 0, count: clip.samples.count)
-        for (index, value) in clip.samples.enumerated() {
-            let clipped = max(-1, min(1, value.isNaN ? 0 : value))
-            samples[index] = Int16((clipped * 32767).rounded())
-        }
+        for (index, value) in clip.samples.enumerated() { samples[index] = pcm16(value * volume) }
         _ = try pcm.configure(
             channels: clip.channels, sampleRate: clip.sampleRate, latencyMicroseconds: 200_000,
             device: device, direction: .playback)
@@ -124,10 +122,10 @@ private final class PlayerBox: @unchecked Sendable {
     var player: SoundPlayer?
     init(player: consuming SoundPlayer) { self.player = consume player }
 
-    func play(_ clip: AudioClip, progress: (Int, Int) -> Void) -> Result<Int, ProofkitError> {
+    func play(_ clip: AudioClip, volume: Float = 1, progress: (Int, Int) -> Void) -> Result<Int, ProofkitError> {
         guard var player = player.take() else { preconditionFailure("played twice") }
         do throws(ProofkitError) {
-            let underruns = try player.play(clip, progress: progress)
+            let underruns = try player.play(clip, volume: volume, progress: progress)
             try player.close()
             return .success(underruns)
         } catch {

@@ -19,11 +19,6 @@ func loadSQLite(soname: String? = nil) throws(ProofkitError) -> proofkit_sqlite_
     return table.load(as: proofkit_sqlite_api.self)
 }
 
-extension String {
-    /// The string with "0" in front up to `width` characters.
-    fileprivate func leftPadded(_ width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
-}
-
 /// SQLite's result codes proofkit tells apart (the primary code, `extended & 0xff`).
 enum SQLiteCode {
     static let ok: Int32 = 0
@@ -44,35 +39,17 @@ final class SQLiteConnection: @unchecked Sendable {
     let api: proofkit_sqlite_api
     let raw: OpaquePointer
 
-    /// How the file is opened.
-    enum Mode {
-        case create, readWrite, readOnly
-        /// Read only, as a file nobody changes (no locks, no -shm, the write-ahead log not read).
-        case immutable
-    }
-
-    /// Opens the database file at `path` in `mode`, in serialized mode.
+    /// Opens (and with `create`, creates) the database file at `path`, in serialized mode; with
+    /// `readOnly`, `path` is a `file:` URI opened with `SQLITE_OPEN_READONLY` (never created).
     /// Calls `sqlite3_open_v2`, `sqlite3_busy_timeout`.
-    init(path: String, mode: Mode, busyTimeoutMilliseconds: Int32) throws(ProofkitError) {
+    init(path: String, create: Bool, busyTimeoutMilliseconds: Int32, readOnly: Bool = false) throws(ProofkitError) {
         let api = try loadSQLite()
         var handle: OpaquePointer?
-        var flags = SQLITE_OPEN_FULLMUTEX
-        var name = path
-        switch mode {
-        case .create: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
-        case .readWrite: flags |= SQLITE_OPEN_READWRITE
-        case .readOnly: flags |= SQLITE_OPEN_READONLY
-        case .immutable:
-            flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
-            let escaped = path.utf8.map { byte -> String in
-                let safe =
-                    (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A)
-                    || [0x2F, 0x2E, 0x2D, 0x5F].contains(byte)
-                return safe ? String(UnicodeScalar(byte)) : "%" + String(byte, radix: 16, uppercase: true).leftPadded(2)
-            }
-            name = "file:" + escaped.joined() + "?immutable=1"
-        }
-        let status = api.sqlite3_open_v2(name, &handle, flags, nil)
+        let flags =
+            readOnly
+            ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX
+            : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_FULLMUTEX
+        let status = api.sqlite3_open_v2(path, &handle, flags, nil)
         guard status == SQLiteCode.ok, let handle else {
             let message =
                 handle.map { String(cString: api.sqlite3_errmsg($0)!) } ?? String(cString: api.sqlite3_errstr(status)!)

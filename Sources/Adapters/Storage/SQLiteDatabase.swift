@@ -84,8 +84,8 @@ public final class SQLiteDatabase: @unchecked Sendable {
         case create
         /// Read and write an existing file (`.io`, SQLite's "cannot open", when it is missing).
         case readWrite
-        /// Read only: nothing is written, not even the journal mode. On a folder nobody can
-        /// write (a read-only disk), the file is read as it stands (SQLite's `immutable`).
+        /// Read only, as ``init(readingOnly:busyTimeoutMilliseconds:)``: nothing is written, not
+        /// even the journal mode.
         case readOnly
     }
 
@@ -99,18 +99,13 @@ public final class SQLiteDatabase: @unchecked Sendable {
     ///   when the file is not a database (see ``failure(of:)``); `.io` otherwise.
     public init(path: String, access: Access = .create, busyTimeoutMilliseconds: Int32 = 5000) throws(ProofkitError) {
         if access == .readOnly {
-            do throws(ProofkitError) {
-                connection = try Self.openReadOnly(path)
-            } catch {
-                throw error.at(path: path)
-            }
+            connection = try Self.readingOnlyConnection(path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
             self.path = path
             return
         }
         do throws(ProofkitError) {
             connection = try SQLiteConnection(
-                path: path, mode: access == .create ? .create : .readWrite,
-                busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+                path: path, create: access == .create, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
             // A store already in WAL stays so (the mode is kept in the file): reading it takes no
             // lock. Switching a new store does, and SQLite reports a concurrent opener as busy at
             // once instead of waiting, so the switch is tried again for up to the busy timeout.
@@ -137,16 +132,65 @@ public final class SQLiteDatabase: @unchecked Sendable {
         self.path = path
     }
 
-    /// A read-only connection: plain, or (when WAL's -shm file cannot be made, on a folder nobody
-    /// can write) reading the file as it stands.
-    private static func openReadOnly(_ path: String) throws(ProofkitError) -> SQLiteConnection {
-        do throws(ProofkitError) {
-            let plain = try SQLiteConnection(path: path, mode: .readOnly, busyTimeoutMilliseconds: 0)
-            _ = try plain.run("SELECT count(*) FROM sqlite_schema", [])
-            return plain
-        } catch  where failure(of: error) == .readOnly {
-            return try SQLiteConnection(path: path, mode: .immutable, busyTimeoutMilliseconds: 0)
+    /// Opens the existing database at `path` for reading only (`SQLITE_OPEN_READONLY`): the file
+    /// is never created, switched to WAL or written, and a write through this connection fails
+    /// (``Failure/readOnly``). SQLite may create the empty `-wal` and `-shm` side files beside it,
+    /// as any reader of a WAL database does. In a folder that cannot be written, a database
+    /// whose `-wal` file is absent is read as immutable: no writer can be at work there, since
+    /// a writer must create that file first. A `-wal` file that exists is always read.
+    /// - Parameters:
+    ///   - path: the file.
+    ///   - busyTimeoutMilliseconds: how long a read waits for a writer's lock [5000].
+    /// - Throws: `.notFound` when there is no file at `path`; `.runtimeUnavailable` when
+    ///   libsqlite3.so.0 cannot be loaded; `.decodeFailed` when the file is not a database;
+    ///   `.io` otherwise (see ``failure(of:)``).
+    public init(readingOnly path: String, busyTimeoutMilliseconds: Int32 = 5000) throws(ProofkitError) {
+        connection = try Self.readingOnlyConnection(path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        self.path = path
+    }
+
+    /// The connection of ``init(readingOnly:busyTimeoutMilliseconds:)``.
+    static func readingOnlyConnection(_ path: String, busyTimeoutMilliseconds: Int32) throws(ProofkitError)
+        -> SQLiteConnection
+    {
+        guard case .success(let status) = POSIX.status(path), !status.isDirectory else {
+            throw ProofkitError(.notFound, "SQLite: no database file", path: path)
         }
+        let uri = "file:" + Self.uriPath(path)
+        do throws(ProofkitError) {
+            var reader = try SQLiteConnection(
+                path: uri + "?mode=ro", create: false, busyTimeoutMilliseconds: busyTimeoutMilliseconds, readOnly: true)
+            do {
+                // SQLite opens lazily: the first read is where a WAL it cannot index shows.
+                _ = try reader.run("PRAGMA schema_version", [])
+            } catch  where Self.failure(of: error) == .readOnly && !Self.exists(path + "-wal") {
+                reader = try SQLiteConnection(
+                    path: uri + "?immutable=1", create: false, busyTimeoutMilliseconds: busyTimeoutMilliseconds,
+                    readOnly: true)
+                _ = try reader.run("PRAGMA schema_version", [])
+            }
+            return reader
+        } catch {
+            throw error.at(path: path)
+        }
+    }
+
+    /// `path` as the path of a `file:` URI: `%`, `?` and `#` percent-encoded.
+    static func uriPath(_ path: String) -> String {
+        var out: [UInt8] = []
+        for byte in path.utf8 {
+            if byte == UInt8(ascii: "%") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
+                out += Array(("%" + String(byte, radix: 16, uppercase: true)).utf8)
+            } else {
+                out.append(byte)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func exists(_ path: String) -> Bool {
+        if case .success = POSIX.status(path) { return true }
+        return false
     }
 
     /// Runs statements without parameters (schema changes, pragmas). Rows are ignored.

@@ -105,6 +105,17 @@ public struct ParsedArguments: Sendable, Equatable {
         return seconds
     }
 
+    /// A percentage option, 1...100 (a trailing `%` allowed), or `nil` when absent.
+    /// - Throws: ``UsageError`` naming the option for anything else.
+    public func percent(_ name: String) throws(UsageError) -> Double? {
+        guard let text = value(name) else { return nil }
+        let digits = text.hasSuffix("%") ? String(text.dropLast()) : text
+        guard let number = Double(digits), number.isFinite, (1...100).contains(number) else {
+            throw UsageError("--\(name) must be a percentage from 1 to 100, got '\(text)'")
+        }
+        return number
+    }
+
     /// Exactly `count` positionals, or a usage error naming what is missing or extra.
     public func requirePositionals(_ count: Int, names: String) throws(UsageError) -> [String] {
         if positionals.count < count { throw UsageError("missing \(names)") }

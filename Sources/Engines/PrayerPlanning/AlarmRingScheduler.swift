@@ -182,4 +182,18 @@ public enum AlarmRingScheduler {
                 fireDate: first.addingTimeInterval(offset.seconds))
         }
     }
+
+    /// The volume of one ring of a chain, in percent: `volume` for every ring, or with
+    /// `escalate`, rising in equal steps from `volume` at the first ring to 100 at the last
+    /// (3 rings at 40 %: 40, 70, 100; a chain of one ring: `volume`).
+    /// - Parameters:
+    ///   - volume: the chain's volume, 1...100.
+    ///   - ringIndex: 0 for the first ring.
+    ///   - ringCount: the rings the chain has (first ring and backups).
+    ///   - escalate: whether each backup rings louder than the one before.
+    public static func ringVolume(volume: Double, ringIndex: Int, ringCount: Int, escalate: Bool) -> Double {
+        guard escalate, ringCount > 1 else { return volume }
+        let step = Double(min(max(ringIndex, 0), ringCount - 1)) / Double(ringCount - 1)
+        return volume + (100 - volume) * step
+    }
 }

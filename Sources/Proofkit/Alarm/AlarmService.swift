@@ -456,9 +456,17 @@ public final class AlarmService {
         let ringing = Ringing(ring: ring)
         current = ringing
         let options = self.options
+        let ringCount =
+            try store.rings(where: "chain = ?", [.text(chain.id)]).map(\.ring.ringIndex).max().map { $0 + 1 } ?? 1
+        let volume = AlarmRingScheduler.ringVolume(
+            volume: chain.volume, ringIndex: ring.ringIndex, ringCount: ringCount, escalate: chain.escalate)
+        let ramp = chain.ramp
         let eventFD = self.eventFD
         let lateness = Int((now.timeIntervalSince(ring.fireDate) * 1000).rounded())
-        log("ring-due", chain.id, "\(ring.id) decided_late_ms=\(lateness) sound=\(source)")
+        log(
+            "ring-due", chain.id,
+            "\(ring.id) decided_late_ms=\(lateness) sound=\(source) volume=\(decimalText(volume, places: 0)) ramp=\(decimalText(ramp, places: 1))"
+        )
         let sink = options.log
         let log: @Sendable (String, String, String) -> Void = { event, chain, detail in
             AlarmService.log(sink, event, chain, detail)
@@ -468,7 +476,8 @@ public final class AlarmService {
             do throws(ProofkitError) {
                 var player = try SoundPlayer(device: options.device, configuration: options.soundDevices.configuration)
                 let report = try player.ring(
-                    clip, seconds: options.ringSeconds, shouldStop: { ringing.stopRequested.withLock { $0 } },
+                    clip, seconds: options.ringSeconds, volume: Float(volume / 100), rampSeconds: ramp,
+                    shouldStop: { ringing.stopRequested.withLock { $0 } },
                     started: {
                         let late = Int((Date().timeIntervalSince(ring.fireDate) * 1000).rounded())
                         log("ring", ring.chain, "\(ring.id) late_ms=\(late)")

@@ -56,6 +56,28 @@ public struct StoredChain: Sendable, Hashable {
     public var windowEnd: Date
     /// `active` or `ended`.
     public var state: String
+    /// How loud it rings, in percent of the sound's own level, 1...100 [100].
+    public var volume: Double = 100
+    /// The fade-in of each ring, in seconds, 0...60 [3].
+    public var ramp: Double = 3
+    /// Whether each backup rings louder than the one before, up to 100 %
+    /// (``AlarmRingScheduler/ringVolume(volume:ringIndex:ringCount:escalate:)``).
+    public var escalate: Bool = false
+}
+
+/// How a chain rings: volume, fade-in and escalation (`alarm add` and `prayers`).
+public struct RingLevel: Sendable, Hashable {
+    /// Percent of the sound's own level, 1...100 [100].
+    public var volume: Double = 100
+    /// The fade-in of each ring in seconds, 0...60 [3].
+    public var ramp: Double = 3
+    /// Each backup louder than the one before, up to 100 % [false].
+    public var escalate: Bool = false
+    public init(volume: Double = 100, ramp: Double = 3, escalate: Bool = false) {
+        self.volume = volume
+        self.ramp = ramp
+        self.escalate = escalate
+    }
 }
 
 /// A ring in the store, with its state (`scheduled`, `ringing`, `rang`, `merged`, `missed`,
@@ -146,6 +168,9 @@ public final class AlarmStore: @unchecked Sendable {
                 throw AlarmFailure(
                     .unknownID,
                     "no alarm store in \(folder); 'proofkit alarm add' or 'proofkit alarm prayers' creates one")
+            }
+            if access == .existing, case .failure(let errno) = POSIX.checkWritable(folder) {
+                throw AlarmFailure(.readOnlyStore, "\(folder): the alarm store cannot be written (\(errno))")
             }
         }
         try AlarmStore.checkOwner(folder)
@@ -249,7 +274,8 @@ public final class AlarmStore: @unchecked Sendable {
                     CREATE TABLE IF NOT EXISTS chains(
                       id TEXT PRIMARY KEY, kind TEXT NOT NULL, label TEXT, sound TEXT NOT NULL, kept_sound TEXT,
                       proof TEXT NOT NULL, first_fire REAL NOT NULL, window_end REAL NOT NULL,
-                      state TEXT NOT NULL DEFAULT 'active', created REAL NOT NULL);
+                      state TEXT NOT NULL DEFAULT 'active', created REAL NOT NULL,
+                      volume REAL NOT NULL DEFAULT 100, ramp REAL NOT NULL DEFAULT 3, escalate INTEGER NOT NULL DEFAULT 0);
                     CREATE TABLE IF NOT EXISTS rings(
                       id TEXT PRIMARY KEY, chain TEXT NOT NULL, ring INTEGER NOT NULL, fire REAL NOT NULL,
                       sound TEXT NOT NULL, state TEXT NOT NULL DEFAULT 'scheduled', rang_at REAL, detail TEXT);
@@ -259,7 +285,13 @@ public final class AlarmStore: @unchecked Sendable {
                       at REAL NOT NULL, detail TEXT);
                     """)
             } else if current == 1 {
-                try db.execute("ALTER TABLE rings ADD COLUMN detail TEXT")
+                try db.execute(
+                    """
+                    ALTER TABLE rings ADD COLUMN detail TEXT;
+                    ALTER TABLE chains ADD COLUMN volume REAL NOT NULL DEFAULT 100;
+                    ALTER TABLE chains ADD COLUMN ramp REAL NOT NULL DEFAULT 3;
+                    ALTER TABLE chains ADD COLUMN escalate INTEGER NOT NULL DEFAULT 0;
+                    """)
             }
             if current < Int64(schemaVersion) {
                 try db.execute("PRAGMA application_id = \(applicationID); PRAGMA user_version = \(schemaVersion);")
@@ -325,9 +357,12 @@ public final class AlarmStore: @unchecked Sendable {
             id: row[0].text ?? "", kind: row[1].text ?? "", label: row[2].text, sound: row[3].text ?? "",
             keptSound: row[4].text, proof: row[5].text ?? "any",
             firstFire: Date(timeIntervalSince1970: row[6].real ?? 0),
-            windowEnd: Date(timeIntervalSince1970: row[7].real ?? 0), state: row[8].text ?? "")
+            windowEnd: Date(timeIntervalSince1970: row[7].real ?? 0), state: row[8].text ?? "",
+            volume: min(100, max(1, row[9].real ?? 100)), ramp: min(60, max(0, row[10].real ?? 3)),
+            escalate: (row[11].integer ?? 0) != 0)
     }
-    static let chainColumns = "id, kind, label, sound, kept_sound, proof, first_fire, window_end, state"
+    static let chainColumns =
+        "id, kind, label, sound, kept_sound, proof, first_fire, window_end, state, volume, ramp, escalate"
 
     /// SQL that holds for a row whose times are all in ``validTimes``.
     static func validTime(_ columns: String...) -> String {
@@ -419,7 +454,7 @@ public final class AlarmStore: @unchecked Sendable {
     /// - Returns: the chain id (`a1`, `a2`, ...).
     public func addOneOff(
         first: Date, window: Duration, firstGap: Duration, gapGrowth: Duration, sound: String,
-        keptSound: String?, proof: String, label: String?, now: Date
+        keptSound: String?, proof: String, label: String?, level: RingLevel = RingLevel(), now: Date
     ) throws -> (String, [BookedRing]) {
         try write {
             let next = (try setting("next_chain")).flatMap { Int($0) } ?? 1
@@ -429,12 +464,13 @@ public final class AlarmStore: @unchecked Sendable {
                 chain: id, first: first, window: window, firstGap: firstGap,
                 gapGrowth: gapGrowth)
             try db.run(
-                "INSERT INTO chains(id, kind, label, sound, kept_sound, proof, first_fire, window_end, state, created) VALUES(?, 'oneoff', ?, ?, ?, ?, ?, ?, 'active', ?)",
+                "INSERT INTO chains(id, kind, label, sound, kept_sound, proof, first_fire, window_end, state, created, volume, ramp, escalate) VALUES(?, 'oneoff', ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?, ?)",
                 [
                     .text(id), label.map { .text($0) } ?? .null, .text(sound), keptSound.map { .text($0) } ?? .null,
                     .text(proof), .real(first.timeIntervalSince1970),
                     .real(first.timeIntervalSince1970 + Double(window.components.seconds)),
-                    .real(now.timeIntervalSince1970),
+                    .real(now.timeIntervalSince1970), .real(level.volume), .real(level.ramp),
+                    .integer(level.escalate ? 1 : 0),
                 ])
             for ring in rings {
                 try db.run(
@@ -626,10 +662,11 @@ public final class AlarmStore: @unchecked Sendable {
             // Settings apply to every chain that is not ringing (a chain booked before keeps its
             // id, so the upsert above does not reach those the plan left alone).
             try db.run(
-                "UPDATE chains SET proof = ?, sound = COALESCE(?, sound), kept_sound = COALESCE(?, kept_sound), window_end = first_fire + ? WHERE kind = 'prayer' AND state = 'active' AND id NOT IN (SELECT chain FROM rings WHERE state = 'ringing')",
+                "UPDATE chains SET proof = ?, sound = COALESCE(?, sound), kept_sound = COALESCE(?, kept_sound), window_end = first_fire + ?, volume = ?, ramp = ?, escalate = ? WHERE kind = 'prayer' AND state = 'active' AND id NOT IN (SELECT chain FROM rings WHERE state = 'ringing')",
                 [
                     .text(s["prayers.proof"] ?? "any"), s["prayers.sound"].map { .text($0) } ?? .null,
-                    kept.map { .text($0) } ?? .null, .real(window),
+                    kept.map { .text($0) } ?? .null, .real(window), .real(Double(s["prayers.volume"] ?? "") ?? 100),
+                    .real(Double(s["prayers.ramp"] ?? "") ?? 3), .integer(s["prayers.escalate"] == "1" ? 1 : 0),
                 ])
             try db.run(
                 "UPDATE rings SET sound = ? WHERE state = 'scheduled' AND chain IN (SELECT id FROM chains WHERE kind = 'prayer')",

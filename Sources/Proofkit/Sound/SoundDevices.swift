@@ -61,15 +61,18 @@ public struct Speaker: ~Copyable, Sendable {
     public var device: String { player.device }
 
     /// Plays `clip` to its end, blocking (call it off Swift's cooperative pool).
-    /// - Parameter progress: called with the frames heard so far and the clip's frames.
+    /// - Parameters:
+    ///   - volume: the gain on every sample, 0...1 [1], as an alarm's `--volume` rings it.
+    ///   - progress: called with the frames heard so far and the clip's frames.
     /// - Returns: the underruns the device reported.
     /// - Throws: `ProofkitError` `.io` when the device fails while playing.
     public mutating func play(
-        _ clip: AudioClip, progress: (_ heardFrames: Int, _ totalFrames: Int) -> Void = { _, _ in }
+        _ clip: AudioClip, volume: Float = 1,
+        progress: (_ heardFrames: Int, _ totalFrames: Int) -> Void = { _, _ in }
     )
         throws(ProofkitError) -> Int
     {
-        try player.play(clip, progress: progress)
+        try player.play(clip, volume: volume, progress: progress)
     }
 
     /// Drains and closes the device.

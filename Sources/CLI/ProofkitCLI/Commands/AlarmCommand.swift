@@ -14,11 +14,12 @@ enum AlarmCommand: Subcommand {
     static let summary = "the alarm service: ring at prayer times or set times until the proof passes"
     static let synopsis = """
         proofkit alarm run [--device D] [--ring-seconds 60]
-               proofkit alarm prayers --lat LAT --lon LON --tz ZONE --sound FILE [--method M] [--prayers fajr,...] [--proof-window 30m] [--proof any] [--json]
-               proofkit alarm add --at TIME --sound FILE [--window 30m] [--proof voice|mat|squat|any] [--label L] [--json]
+               proofkit alarm prayers --lat LAT --lon LON --tz ZONE --sound FILE [--method M] [--prayers fajr,...] [--proof-window 30m] [--proof any] [--volume 100] [--ramp 3s] [--escalate] [--json]
+               proofkit alarm add --at TIME --sound FILE [--window 30m] [--proof voice|mat|squat|any] [--label L] [--volume 100] [--ramp 3s] [--escalate] [--json]
                proofkit alarm stop [--json]
                proofkit alarm prove [ID] (--voice [REC] | --photo PHOTO | --squat POSES|- | --escape) [--max-seconds 180] [--strict] [--json]
                proofkit alarm status [--json]
+               proofkit alarm history [--days 30] [--json] [--plot FILE.svg]
                proofkit alarm install [--user|--system] [--print] [--device D] [--ring-seconds S]
         (every action takes --store DIR)
         """
@@ -54,6 +55,13 @@ enum AlarmCommand: Subcommand {
                  the same time after the change (02:30 on a day that jumps from 02:00 to 03:00
                  rings at 03:30); one that happens twice rings at the first; the output says so.
                  --gap and --gap-growth set the backup pattern [2m, 1m].
+                 add and prayers: --volume PERCENT (1-100) [100] is the gain on the sound's own
+                 samples, kept with the chain (it works on any device, one without a mixer too;
+                 try a level first with 'proofkit play SOUND --volume 40'); --ramp DURATION
+                 (0-60 s) [3s] is each ring's fade-in, from 30 % of the volume; --escalate makes
+                 each backup louder than the one before, in equal steps from --volume at the
+                 first ring to 100 % at the last (a 7-ring chain at 40 %: 40, 50, 60, 70, 80, 90,
+                 100).
         stop     silences the ring now sounding, like a Stop button. The backups still come.
         prove    runs the proof for chain ID (default: the one ringing, else the latest due).
                  Only a due chain takes a proof: its first ring has come and its proof window
@@ -73,6 +81,16 @@ enum AlarmCommand: Subcommand {
                  sound that broke since booking, and the last outcomes (proof, rejected, escape,
                  missed, stopped). It only reads the store (works on a read-only disk); only
                  run, add and prayers create a store.
+        history  one line per chain of the last --days [30] days: the date, the prayer or label,
+                 the result (proof, escape, missed, or open while its window runs), the proof's
+                 kind and how it was given (typed; hands-free once proofs can be), the time from
+                 the first ring to the proof, the stops and the rings. Then the streaks of proven
+                 days per prayer (or label) and for every alarm together, counted over the whole
+                 store: an escape or a missed chain breaks a streak, a day without an alarm does
+                 not; the proofs by kind; the median time to proof over the last 7 days against
+                 the 7 before. --plot writes an SVG calendar heat map of the period (the colour is
+                 the time to proof; escapes and misses are marked). It opens the store read-only:
+                 it never changes it, works on a read-only disk, and a missing store is exit 66.
         install  writes a systemd unit (Restart=always) for the user (--user, default) or the
                  system (--system, with User= the user who ran it), or prints it (--print), and
                  prints how to enable it. --device, --ring-seconds and the store go into the
@@ -98,12 +116,21 @@ enum AlarmCommand: Subcommand {
                      "window_end","rings":[{"id","ring","fire","fire_machine","state","detail"}]}],
           "outcomes":[{"chain","kind","at","detail"}],"skipped_rows":[...]}
         JSON (add, prayers, stop, prove --json): one object with the result.
+        JSON (history --json): {"store","now","zone","from","to","period_days",
+          "chains":[{"id","date","series","status","proof","how","first_ring","ended_at",
+                     "seconds_to_proof","stops","rings","missed_rings"}],
+          "streaks":[{"series","current","current_since","longest","longest_from","longest_to",
+                      "last_break":{"date","by"}|null}],"overall_streak":{...},
+          "proofs_by_kind":{"mat":N,...},"proofs_by_how":{"typed":N,...},
+          "median_time_to_proof":{"this_week":{"from","to","median_seconds","proofs"},"last_week":{...}},
+          "days":[{"date","chains","proofs","escapes","missed","open","median_seconds_to_proof"}]}
 
         Examples:
           proofkit alarm prayers --lat 24.8607 --lon 67.0011 --tz Asia/Karachi --prayers fajr --sound adhan.caf
           proofkit alarm install --user
           proofkit alarm add --at +10s --sound adhan.caf --window 5m
           proofkit alarm prove --photo mat.jpg
+          proofkit alarm history --days 90 --plot mornings.svg
         """
     static let options: [OptionSpec] =
         [
@@ -119,13 +146,18 @@ enum AlarmCommand: Subcommand {
             .option("gap-growth", value: "DUR", help: "add: growth of each next gap [1m]"),
             .option("proof", value: "KIND", help: "add, prayers: voice, mat, squat or any [any]"),
             .option("label", value: "L", help: "add: a label shown in status"),
+            .option("volume", value: "PERCENT", help: "add, prayers: ring volume, 1-100 [100]"),
+            .option("ramp", value: "DUR", help: "add, prayers: each ring's fade-in, 0-60s [3s]"),
+            .flag("escalate", help: "add, prayers: each backup louder than the last, up to 100%"),
             .flag("voice", help: "prove: the voice proof (REC as argument, else live)"),
             .option("photo", value: "PHOTO", help: "prove: the mat proof on a photo"),
             .option("squat", value: "POSES", help: "prove: squats from a keypoint file, or - for live"),
             .flag("escape", help: "prove: record an escape (ends the chain, not a proof)"),
             .option("max-seconds", value: "S", help: "prove: a live proof gives up after S seconds [180]"),
             .flag("strict", help: "prove: exit 2 when the proof is rejected"),
-            .flag("json", help: "status, add, prayers, stop, prove: one JSON object"),
+            .flag("json", help: "status, add, prayers, stop, prove, history: one JSON object"),
+            .option("days", value: "N", help: "history: the days shown, up to today [30]"),
+            .option("plot", value: "FILE.svg", help: "history: write an SVG calendar heat map"),
             .flag("user", help: "install: a user unit [default]"),
             .flag("system", help: "install: a system unit"),
             .flag("print", help: "install: print the unit instead of writing it"),
@@ -136,17 +168,21 @@ enum AlarmCommand: Subcommand {
     /// The options each action takes (besides --store); any other is a usage error.
     static let actionOptions: [String: Set<String>] = [
         "run": ["device", "ring-seconds"],
-        "prayers": ["lat", "lon", "tz", "method", "prayers", "proof-window", "sound", "proof", "json"],
-        "add": ["at", "sound", "window", "gap", "gap-growth", "proof", "label", "json"],
+        "prayers": [
+            "lat", "lon", "tz", "method", "prayers", "proof-window", "sound", "proof", "json", "volume", "ramp",
+            "escalate",
+        ],
+        "add": ["at", "sound", "window", "gap", "gap-growth", "proof", "label", "json", "volume", "ramp", "escalate"],
         "stop": ["json"],
         "prove": ["voice", "photo", "squat", "escape", "device", "max-seconds", "strict", "json"],
         "status": ["json"],
+        "history": ["json", "days", "plot"],
         "install": ["user", "system", "print", "device", "ring-seconds"],
     ]
 
     static func run(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
         guard let action = arguments.positionals.first else {
-            throw UsageError("missing action: run, prayers, add, stop, prove, status or install")
+            throw UsageError("missing action: run, prayers, add, stop, prove, status, history or install")
         }
         let rest = Array(arguments.positionals.dropFirst())
         do {
@@ -167,7 +203,10 @@ enum AlarmCommand: Subcommand {
             case "prove": return try prove(arguments, rest: rest, io: io)
             case "status": return try status(arguments, io: io)
             case "install": return try install(arguments, io: io)
-            default: throw UsageError("unknown action '\(action)'; run, prayers, add, stop, prove, status or install")
+            case "history": return try history(arguments, io: io)
+            default:
+                throw UsageError(
+                    "unknown action '\(action)'; run, prayers, add, stop, prove, status, history or install")
             }
         } catch let failure as AlarmFailure {
             io.printError("proofkit alarm: \(failure.message)")
@@ -245,6 +284,18 @@ enum AlarmCommand: Subcommand {
             throw UsageError("unknown --proof '\(proof)'; voice, mat, squat or any")
         }
         return proof
+    }
+
+    /// The ring level of `add` and `prayers`: --volume, --ramp, --escalate.
+    static func ringLevel(_ arguments: ParsedArguments) throws(UsageError) -> RingLevel {
+        var level = RingLevel()
+        if let volume = try arguments.percent("volume") { level.volume = volume }
+        if let ramp = try arguments.seconds("ramp") {
+            guard (0...60).contains(ramp) else { throw UsageError("--ramp must be 0...60s, got \(ramp) s") }
+            level.ramp = ramp
+        }
+        level.escalate = arguments.has("escalate")
+        return level
     }
 
     /// Checks the sound with check's rules; refuses it with the reason.
@@ -342,6 +393,7 @@ enum AlarmCommand: Subcommand {
             throw UsageError("--gap must be at least 0.5s and --gap-growth not negative")
         }
         let proof = try proofKind(arguments)
+        let level = try ringLevel(arguments)
         try checkSound(sound)
         let store = try openStore(arguments, io: io)
         let absolute = sound.hasPrefix("/") ? sound : (FileManager.default.currentDirectoryPath + "/" + sound)
@@ -350,13 +402,15 @@ enum AlarmCommand: Subcommand {
         let (id, rings) = try store.addOneOff(
             first: first, window: duration(window), firstGap: duration(gap),
             gapGrowth: duration(growth), sound: absolute, keptSound: kept, proof: proof,
-            label: arguments.value("label"), now: now)
+            label: arguments.value("label"), level: level, now: now)
         poke(store, io: io)
         if let note { io.printError("proofkit alarm: \(note)") }
         if arguments.has("json") {
             io.printJSON(
                 .object([
                     "id": .string(id), "first": .string(iso8601(first, in: zone)), "proof": .string(proof),
+                    "volume": .rounded(level.volume, places: 1), "ramp": .rounded(level.ramp, places: 3),
+                    "escalate": .bool(level.escalate),
                     "rings": .array(
                         rings.map {
                             .object(["id": .string($0.id), "fire": .string(iso8601($0.fireDate, in: zone))])
@@ -390,6 +444,7 @@ enum AlarmCommand: Subcommand {
         let window = try arguments.seconds("proof-window") ?? 1800
         guard (0...4 * 3600).contains(window) else { throw UsageError("--proof-window must be 0...4h") }
         let proof = try proofKind(arguments)
+        let level = try ringLevel(arguments)
         var sound = arguments.value("sound")
         if let path = sound {
             try checkSound(path)
@@ -409,7 +464,8 @@ enum AlarmCommand: Subcommand {
                 "prayers.lon": String(calculator.coordinates.longitude),
                 "prayers.tz": calculator.timeZone.identifier, "prayers.method": arguments.value("method") ?? "mwl",
                 "prayers.list": list.map(\.rawValue).joined(separator: ","), "prayers.window": String(Int(window)),
-                "prayers.proof": proof,
+                "prayers.proof": proof, "prayers.volume": String(level.volume), "prayers.ramp": String(level.ramp),
+                "prayers.escalate": level.escalate ? "1" : "0",
             ])
             if let sound { try store.put(["prayers.sound": sound, "prayers.kept_sound": kept]) }
         }
@@ -569,196 +625,6 @@ enum AlarmCommand: Subcommand {
         default:
             return status
         }
-    }
-
-    // MARK: status
-
-    static func status(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
-        let store = try openStore(arguments, io: io, access: .readOnly)
-        // Rings are shown in the timetable's zone (the prayers' --tz), and in the machine's too
-        // when that differs.
-        let machine = try zone(io)
-        let zone = try store.setting("prayers.tz").flatMap { TimeZone(identifier: $0) } ?? machine
-        let differs =
-            zone.secondsFromGMT(for: Date()) != machine.secondsFromGMT(for: Date())
-            || zone.identifier != machine.identifier
-        let settings = try store.settings()
-        let device = settings["service.device"].map { ($0, settings["service.device_status"] ?? "unknown") }
-        let skipped = try store.invalidRows()
-        let now = Date()
-        let running = (try? AlarmControl.send("ping", socketPath: store.socketPath))?.hasPrefix("ok") == true
-        let rings = try store.allRings()
-        let chains = try store.allChains()
-        let active = chains.filter { chain in
-            chain.state == "active"
-                && (chain.windowEnd >= now
-                    || rings.contains { $0.ring.chain == chain.id && ["scheduled", "ringing"].contains($0.state) })
-        }
-        let next = rings.filter { $0.state == "scheduled" }.min { $0.ring.fireDate < $1.ring.fireDate }
-        let covered = try store.setting("prayers.covered_until")
-        let outcomes = try store.outcomes(limit: 10)
-        var checked: [String: String] = [:]  // each sound checked once (14 prayer chains share one)
-        func soundStatus(_ chain: StoredChain) -> String {
-            if let known = checked[chain.sound] { return known }
-            let verdict: String
-            do {
-                let report = try AlarmSound.check(path: chain.sound)
-                if case .rejected(let reason) = report.verdict {
-                    verdict = "broken: \(reason.detail); rings with the kept copy"
-                } else {
-                    verdict = "ok"
-                }
-            } catch {
-                verdict = "broken: \(error.description); rings with the kept copy"
-            }
-            checked[chain.sound] = verdict
-            return verdict
-        }
-        if arguments.has("json") {
-            io.printJSON(
-                .object([
-                    "store": .string(store.folder), "service": .string(running ? "running" : "stopped"),
-                    "now": .string(iso8601(now, in: zone)),
-                    "next_ring": next.map {
-                        .object([
-                            "id": .string($0.ring.id), "chain": .string($0.ring.chain),
-                            "fire": .string(iso8601($0.ring.fireDate, in: zone)),
-                        ])
-                    } ?? .null,
-                    "covered_until": JSONValue(covered),
-                    "zone": .string(zone.identifier), "machine_zone": .string(machine.identifier),
-                    "device": device.map { .object(["name": .string($0.0), "status": .string($0.1)]) } ?? .null,
-                    "skipped_rows": .array(skipped.map { .string($0) }),
-                    "chains": .array(
-                        active.map { chain in
-                            .object([
-                                "id": .string(chain.id), "kind": .string(chain.kind), "label": JSONValue(chain.label),
-                                "proof": .string(chain.proof), "sound": .string(chain.sound),
-                                "sound_status": .string(soundStatus(chain)),
-                                "window_end": .string(iso8601(chain.windowEnd, in: zone)),
-                                "rings": .array(
-                                    rings.filter { $0.ring.chain == chain.id }.map {
-                                        .object([
-                                            "id": .string($0.ring.id), "ring": .int($0.ring.ringIndex),
-                                            "fire": .string(iso8601($0.ring.fireDate, in: zone)),
-                                            "fire_machine": .string(iso8601($0.ring.fireDate, in: machine)),
-                                            "state": .string($0.state), "detail": JSONValue($0.detail),
-                                        ])
-                                    }),
-                            ])
-                        }),
-                    "outcomes": .array(
-                        outcomes.map {
-                            .object([
-                                "chain": .string($0.chain), "kind": .string($0.kind),
-                                "at": .string(iso8601($0.at, in: zone)),
-                                "detail": JSONValue($0.detail),
-                            ])
-                        }),
-                ]))
-            return .success
-        }
-        io.print("store \(store.folder): service \(running ? "running" : "not running")")
-        if let device {
-            io.print("playback device \(device.0): \(device.1) (when the service started)")
-        }
-        func both(_ date: Date) -> String {
-            iso8601(date, in: zone)
-                + (differs ? " (\(iso8601(date, in: machine)) on this machine, \(machine.identifier))" : "")
-        }
-        io.print("times in \(zone.identifier)\(differs ? "; this machine's zone is \(machine.identifier)" : "")")
-        io.print("next ring: \(next.map { "\($0.ring.id) at \(both($0.ring.fireDate))" } ?? "none")")
-        if let covered { io.print("prayer alarms covered until \(covered)") }
-        io.print("\(active.count) active chain\(active.count == 1 ? "" : "s")")
-        for chain in active {
-            io.print(
-                "  \(chain.id)\(chain.label.map { " (\($0))" } ?? "")  proof \(chain.proof)  window until \(iso8601(chain.windowEnd, in: zone))  sound \(soundStatus(chain))"
-            )
-            let parts = rings.filter { $0.ring.chain == chain.id }.map {
-                "\(PrayerOptions.clock($0.ring.fireDate, zone: zone, date: WallClockTime(chain.firstFire, in: zone).date))\(WallClockTime($0.ring.fireDate, in: zone).second == 0 ? "" : ":" + String(100 + WallClockTime($0.ring.fireDate, in: zone).second).dropFirst()) \($0.state)\($0.detail.map { " (\($0))" } ?? "")"
-            }
-            let offset = iso8601(chain.firstFire, in: zone).suffix(6)
-            io.print("    " + parts.joined(separator: ", ") + " (UTC\(offset))")
-            if differs {
-                io.print("    first ring on this machine's clock: \(iso8601(chain.firstFire, in: machine))")
-            }
-        }
-        io.print("last outcomes:")
-        for outcome in outcomes {
-            io.print(
-                "  \(iso8601(outcome.at, in: zone))  \(outcome.kind.padded(toLength: 9))\(outcome.chain)\(outcome.detail.map { " " + $0 } ?? "")"
-            )
-        }
-        if outcomes.isEmpty { io.print("  none") }
-        for row in skipped { io.print("skipped (a time out of range): \(row)") }
-        return .success
-    }
-
-    // MARK: install
-
-    static func install(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
-        guard !(arguments.has("user") && arguments.has("system")) else {
-            throw UsageError("choose --user or --system, not both")
-        }
-        let system = arguments.has("system")
-        let folder = AlarmStore.folder(explicit: arguments.value("store"), environment: io.environment)
-        var extra = ""
-        if let device = arguments.value("device") { extra += " --device \(systemdQuoted(device))" }
-        if let seconds = try arguments.double("ring-seconds") {
-            guard seconds > 0, seconds <= 3600 else {
-                throw UsageError("--ring-seconds must be 0...3600, got \(seconds)")
-            }
-            extra += " --ring-seconds \(decimalText(seconds, places: 1))"
-        }
-        // A system unit runs as the user who installs it (root only when root installs it).
-        let user =
-            system
-            ? "User=\(io.environment["SUDO_USER"].flatMap { $0.isEmpty ? nil : $0 } ?? io.environment["USER"] ?? "root")\n"
-            : ""
-        let binary =
-            POSIX.linkTarget("/proc/self/exe").map { String(decoding: $0, as: UTF8.self) } ?? "/usr/local/bin/proofkit"
-        let unit = """
-            [Unit]
-            Description=proofkit alarm: rings at prayer times until the proof passes
-            After=sound.target time-sync.target
-
-            [Service]
-            \(user)ExecStart=\(systemdQuoted(binary)) alarm run --store \(systemdQuoted(folder))\(extra)
-            Restart=always
-            RestartSec=2
-
-            [Install]
-            WantedBy=\(system ? "multi-user.target" : "default.target")
-
-            """
-        if arguments.has("print") {
-            io.writeOut(unit)
-            return .success
-        }
-        let path: String
-        if system {
-            path = "/etc/systemd/system/proofkit-alarm.service"
-        } else {
-            let config =
-                io.environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-                ?? ((io.environment["HOME"] ?? "/root") + "/.config")
-            let unitFolder = config + "/systemd/user"
-            do { try FileManager.default.createDirectory(atPath: unitFolder, withIntermediateDirectories: true) } catch
-            {
-                throw ProofkitError(.io, "cannot create the folder for the unit", path: unitFolder)
-            }
-            path = unitFolder + "/proofkit-alarm.service"
-        }
-        try writeFileAtomically(unit, to: path)
-        io.print("wrote \(path)")
-        if system {
-            io.print("enable it with: sudo systemctl daemon-reload && sudo systemctl enable --now proofkit-alarm")
-        } else {
-            io.print("enable it with: systemctl --user daemon-reload && systemctl --user enable --now proofkit-alarm")
-            io.print("and let it run without a login: sudo loginctl enable-linger $USER")
-        }
-        io.print("events: journalctl \(system ? "" : "--user ")-u proofkit-alarm -f")
-        return .success
     }
 
     /// `text` as one word of a systemd command line (quoted when it holds a space, quote or backslash).

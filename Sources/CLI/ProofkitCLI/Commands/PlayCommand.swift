@@ -6,7 +6,7 @@ internal import ProofkitSystem
 enum PlayCommand: Subcommand {
     static let name = "play"
     static let summary = "play an alarm sound through ALSA"
-    static let synopsis = "proofkit play SOUND [--device D] [--in 10s] [--json]"
+    static let synopsis = "proofkit play SOUND [--device D] [--in 10s] [--volume PERCENT] [--json]"
     static let discussion = """
         Decodes SOUND (any format proofkit reads: CAF, WAV, AIFF, FLAC, MP3, OGG...; up to 10
         minutes) and plays it through an ALSA playback device, at its own rate and channels (ALSA's
@@ -20,18 +20,21 @@ enum PlayCommand: Subcommand {
 
         JSON (--json), one object when playing ends:
           {"file":PATH,"device":D,"seconds":S,"sample_rate":HZ,"channels":N,"waited_seconds":S,
-           "underruns":N}
+           "underruns":N,"volume":PERCENT}
 
         Exit codes: 64 usage, 65 undecodable sound, 66 missing file, 69 device missing or busy.
 
         Examples:
           proofkit play fajr.caf
+          proofkit play fajr.caf --volume 40          # try the level before booking it
           proofkit play adhan.mp3 --device plughw:1,0 --in 10s
           proofkit play fajr.caf --device null --json
         """
     static let options: [OptionSpec] = [
         .option("device", value: "D", help: "ALSA playback device (default 'default')"),
         .option("in", value: "DURATION", help: "wait this long before playing (e.g. 10s)"),
+        .option(
+            "volume", value: "PERCENT", help: "play at this volume, 1-100, as 'alarm add --volume' rings (default 100)"),
         .flag("json", help: "one JSON object when playing ends"),
     ]
 
@@ -43,6 +46,7 @@ enum PlayCommand: Subcommand {
         let wait = try arguments.seconds("in") ?? 0
         guard wait >= 0, wait <= 86_400 else { throw UsageError("--in must be between 0 and 24h") }
         let device = arguments.value("device") ?? "default"
+        let volume = try arguments.percent("volume") ?? 100
         let devices = try SoundDevices(environment: io.environment)
 
         let (clip, isCut) = try SoundFile.readClip(path: path, maximumSeconds: maximumSeconds)
@@ -73,7 +77,7 @@ enum PlayCommand: Subcommand {
 
         var bar = ProgressBar(io: io, label: "playing \(baseName(path))", total: clip.frameCount)
         let rate = clip.sampleRate
-        let underruns = try player.play(clip) { heard, _ in
+        let underruns = try player.play(clip, volume: Float(volume / 100)) { heard, _ in
             bar.update(heard, detail: "\(formatSeconds(Double(heard) / Double(rate))) / \(formatSeconds(clip.seconds))")
         }
         bar.finish()
@@ -83,6 +87,7 @@ enum PlayCommand: Subcommand {
                 "file": .string(path), "device": .string(device), "seconds": .rounded(clip.seconds, places: 3),
                 "sample_rate": .int(clip.sampleRate), "channels": .int(clip.channels),
                 "waited_seconds": .rounded(wait, places: 3), "underruns": .int(underruns),
+                "volume": .rounded(volume, places: 1),
             ])
         } else {
             io.print(

@@ -1,12 +1,34 @@
-/// A small line chart written as a standalone SVG document, with no dependency.
+/// A small line chart, or a calendar grid of coloured cells, written as a standalone SVG
+/// document, with no dependency.
 ///
-/// Used by the verbs that offer `--plot` (audio levels, squat depth, benchmark latencies).
-/// Axes are scaled to the data; the legend lists every labelled element.
+/// Used by the verbs that offer `--plot` (audio levels, squat depth, benchmark latencies, the
+/// alarm history's heat map). Axes are scaled to the data; the legend lists every labelled
+/// element. A plot with cells (``addCell(column:row:color:marks:text:tooltip:outlined:)``) is
+/// drawn as a grid instead of a chart: one square per cell, column and row labels, the legend.
 public struct SVGPlot: Sendable {
     enum Element: Sendable {
         case line([Point], label: String, color: String)
         case horizontal(y: Double, label: String, color: String)
         case band(x0: Double, x1: Double, label: String?, color: String)
+        case cell(Cell)
+        case key(label: String, swatch: Cell)
+        case heading(String)
+    }
+    /// A mark drawn over a grid cell, in its own colour (a cell may have several).
+    public enum CellMark: Sendable, Hashable {
+        /// An X from corner to corner.
+        case cross(color: String)
+        /// A circle inside the square (it stays visible over a cross).
+        case ring(color: String)
+    }
+    struct Cell: Sendable {
+        var column = 0
+        var row = 0
+        var color: String
+        var marks: [CellMark] = []
+        var text: String?
+        var tooltip: String?
+        var outlined = false
     }
     struct Point: Sendable {
         var x: Double
@@ -20,6 +42,11 @@ public struct SVGPlot: Sendable {
     let height: Int
     var elements: [Element] = []
     var paletteIndex = 0
+    var columnLabels: [Int: String] = [:]
+    var rowLabels: [String] = []
+    var notes: [String] = []
+    /// A grid cell's side, pixels.
+    public var cellSize = 26
 
     static let palette = [
         "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
@@ -64,6 +91,36 @@ public struct SVGPlot: Sendable {
         elements.append(.band(x0: min(x0, x1), x1: max(x0, x1), label: label, color: shade))
     }
 
+    /// Adds a square of a grid at `column`, `row` (from 0), filled with `color`; `text` is
+    /// written inside it, `tooltip` shown when the pointer rests on it, and `outlined` draws it
+    /// as a dashed outline on white instead (a cell still to come).
+    public mutating func addCell(
+        column: Int, row: Int, color: String, marks: [CellMark] = [], text: String? = nil, tooltip: String? = nil,
+        outlined: Bool = false
+    ) {
+        elements.append(
+            .cell(
+                Cell(
+                    column: column, row: row, color: color, marks: marks, text: text, tooltip: tooltip,
+                    outlined: outlined)))
+    }
+
+    /// Adds a legend entry that shows a grid cell's look.
+    public mutating func addKey(_ label: String, color: String, marks: [CellMark] = [], outlined: Bool = false) {
+        elements.append(.key(label: label, swatch: Cell(color: color, marks: marks, outlined: outlined)))
+    }
+
+    /// Adds a heading line to the legend (above the entries that follow it).
+    public mutating func addLegendHeading(_ text: String) { elements.append(.heading(text)) }
+
+    /// Labels a grid column (above it, from its left edge).
+    public mutating func labelColumn(_ column: Int, _ label: String) { columnLabels[column] = label }
+    /// Labels the grid's rows (left of them, from row 0; an empty label leaves a row bare).
+    public mutating func labelRows(_ labels: [String]) { rowLabels = labels }
+
+    /// Adds a line of text under the grid.
+    public mutating func addNote(_ line: String) { notes.append(line) }
+
     /// The plot area of one rendering (margins in pixels) and the data ranges mapped onto it.
     struct Frame {
         let left = 70.0, right = 20.0, top = 40.0, bottom = 50.0
@@ -90,8 +147,9 @@ public struct SVGPlot: Sendable {
 
     /// The complete SVG document.
     public func render() -> String {
+        if elements.contains(where: { if case .cell = $0 { true } else { false } }) { return renderGrid() }
         let frame = scaledFrame()
-        var svg = header(frame)
+        var svg = header(left: frame.left, width: width, height: height)
         svg += bands(frame)
         svg += gridAndAxes(frame)
         svg += linesAndThresholds(frame)
@@ -115,6 +173,7 @@ public struct SVGPlot: Sendable {
                 }
             case .horizontal(let y, _, _): if y.isFinite { ys.append(y) }
             case .band(let x0, let x1, _, _): xs += [x0, x1].filter(\.isFinite)
+            case .cell, .key, .heading: continue
             }
         }
         var (xMin, xMax) = (xs.min() ?? 0, xs.max() ?? 1)
@@ -134,13 +193,13 @@ public struct SVGPlot: Sendable {
     }
 
     /// The document's opening, background and title.
-    func header(_ frame: Frame) -> String {
+    func header(left: Double, width: Int, height: Int) -> String {
         let f = SVGPlot.format
         return """
             <svg xmlns="http://www.w3.org/2000/svg" width="\(width)" height="\(height)" \
             viewBox="0 0 \(width) \(height)" font-family="sans-serif" font-size="12">
             <rect width="100%" height="100%" fill="white"/>
-            <text x="\(f(frame.left))" y="22" font-size="15" font-weight="bold">\(SVGPlot.escape(title))</text>
+            <text x="\(f(left))" y="22" font-size="15" font-weight="bold">\(SVGPlot.escape(title))</text>
 
             """
     }
@@ -213,7 +272,7 @@ public struct SVGPlot: Sendable {
                 guard y.isFinite else { continue }
                 svg +=
                     "<line x1=\"\(f(frame.left))\" y1=\"\(f(sy(y)))\" x2=\"\(f(frame.left + frame.plotWidth))\" y2=\"\(f(sy(y)))\" stroke=\"\(color)\" stroke-dasharray=\"6 4\" stroke-width=\"1.5\"/>\n"
-            case .band:
+            case .band, .cell, .key, .heading:
                 continue
             }
         }
@@ -230,6 +289,7 @@ public struct SVGPlot: Sendable {
         for element in elements {
             let entry: (String, String, String)?
             switch element {
+            case .cell, .key, .heading: entry = nil
             case .line(_, let label, let color): entry = (label, color, "line")
             case .horizontal(_, let label, let color): entry = (label, color, "dash")
             case .band(_, _, let label, let color):
@@ -250,6 +310,114 @@ public struct SVGPlot: Sendable {
         }
         return svg
     }
+
+    // MARK: Grid
+
+    /// The grid's document: title, column and row labels, the cells, the legend on the right
+    /// and the notes below. Its size follows the content (`width` and `height` are not used).
+    func renderGrid() -> String {
+        let f = SVGPlot.format
+        let step = Double(cellSize) + 3
+        let cells = elements.compactMap { if case .cell(let cell) = $0 { cell } else { nil } }
+        let columns = (cells.map(\.column).max() ?? 0) + 1
+        let rows = max(rowLabels.count, (cells.map(\.row).max() ?? 0) + 1)
+        let left = rowLabels.isEmpty ? 20.0 : 50.0
+        let top = columnLabels.isEmpty ? 44.0 : 62.0
+        let legendX = left + Double(columns) * step + 28
+        let legendBottom = top + Double(legendRows) * 20
+        let gridBottom = top + Double(rows) * step
+        let docWidth = Int(max(legendX + 220, left + Double(title.count) * 8.5 + 20, Self.textWidth(notes) + left))
+        let docHeight = Int(max(gridBottom, legendBottom) + 16 + Double(notes.count) * 18)
+        var svg = header(left: left, width: docWidth, height: docHeight)
+        for (column, label) in columnLabels.sorted(by: { $0.key < $1.key }) {
+            svg +=
+                "<text x=\"\(f(left + Double(column) * step))\" y=\"\(f(top - 8))\" fill=\"#444\">\(SVGPlot.escape(label))</text>\n"
+        }
+        for (row, label) in rowLabels.enumerated() where !label.isEmpty {
+            svg +=
+                "<text x=\"\(f(left - 8))\" y=\"\(f(top + Double(row) * step + Double(cellSize) / 2 + 4))\" text-anchor=\"end\" fill=\"#444\">\(SVGPlot.escape(label))</text>\n"
+        }
+        for cell in cells {
+            svg += square(
+                cell, x: left + Double(cell.column) * step, y: top + Double(cell.row) * step, side: Double(cellSize))
+        }
+        var y = top
+        for element in elements {
+            switch element {
+            case .heading(let text):
+                svg +=
+                    "<text x=\"\(f(legendX))\" y=\"\(f(y + 11))\" font-weight=\"bold\">\(SVGPlot.escape(text))</text>\n"
+            case .key(let label, let swatch):
+                svg += square(swatch, x: legendX, y: y, side: 14)
+                svg += "<text x=\"\(f(legendX + 22))\" y=\"\(f(y + 11))\">\(SVGPlot.escape(label))</text>\n"
+            default:
+                continue
+            }
+            y += 20
+        }
+        for (index, note) in notes.enumerated() {
+            svg +=
+                "<text x=\"\(f(left))\" y=\"\(f(max(gridBottom, legendBottom) + 16 + Double(index) * 18))\" fill=\"#333\">\(SVGPlot.escape(note))</text>\n"
+        }
+        return svg + "</svg>\n"
+    }
+
+    /// Legend lines (headings and keys).
+    var legendRows: Int {
+        elements.filter {
+            switch $0 {
+            case .key, .heading: true
+            default: false
+            }
+        }.count
+    }
+
+    /// One square: its fill (or dashed outline), its marks, its text and its tooltip.
+    func square(_ cell: Cell, x: Double, y: Double, side: Double) -> String {
+        let f = SVGPlot.format
+        var svg = "<g>"
+        if let tooltip = cell.tooltip { svg += "<title>\(SVGPlot.escape(tooltip))</title>" }
+        svg +=
+            cell.outlined
+            ? "<rect x=\"\(f(x + 0.5))\" y=\"\(f(y + 0.5))\" width=\"\(f(side - 1))\" height=\"\(f(side - 1))\" rx=\"3\" fill=\"white\" stroke=\"\(cell.color)\" stroke-dasharray=\"3 2\"/>"
+            : "<rect x=\"\(f(x))\" y=\"\(f(y))\" width=\"\(f(side))\" height=\"\(f(side))\" rx=\"3\" fill=\"\(cell.color)\"/>"
+        // Marks sit in the lower right, clear of the text in the upper left corner (in a small
+        // swatch without text, in the middle).
+        let (x0, y0, x1, y1) =
+            cell.text == nil
+            ? (x + side * 0.2, y + side * 0.2, x + side * 0.8, y + side * 0.8)
+            : (x + side * 0.34, y + side * 0.38, x + side * 0.86, y + side * 0.9)
+        let width = f(max(1.5, side / 9))
+        for mark in cell.marks {
+            switch mark {
+            case .cross(let color):
+                svg +=
+                    "<path d=\"M\(f(x0)) \(f(y0))L\(f(x1)) \(f(y1))M\(f(x1)) \(f(y0))L\(f(x0)) \(f(y1))\" stroke=\"\(color)\" stroke-width=\"\(width)\" stroke-linecap=\"round\"/>"
+            case .ring(let color):
+                svg +=
+                    "<circle cx=\"\(f((x0 + x1) / 2))\" cy=\"\(f((y0 + y1) / 2))\" r=\"\(f((x1 - x0) * 0.5))\" fill=\"none\" stroke=\"\(color)\" stroke-width=\"\(width)\"/>"
+            }
+        }
+        if let text = cell.text {
+            // Small, in a corner, so that a mark stays readable; dark on light fills.
+            let ink = cell.outlined || !SVGPlot.isDark(cell.color) ? "#333" : "white"
+            svg +=
+                "<text x=\"\(f(x + 3))\" y=\"\(f(y + 10))\" font-size=\"9\" fill=\"\(ink)\">\(SVGPlot.escape(text))</text>"
+        }
+        return svg + "</g>\n"
+    }
+
+    /// Whether `#rrggbb` is dark enough for white text (relative luminance under 0.45).
+    static func isDark(_ color: String) -> Bool {
+        guard color.hasPrefix("#"), color.count == 7, let value = Int(color.dropFirst(), radix: 16) else {
+            return false
+        }
+        let (r, g, b) = (Double(value >> 16 & 0xff), Double(value >> 8 & 0xff), Double(value & 0xff))
+        return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255 < 0.45
+    }
+
+    /// About how wide the longest of `lines` is at 12 px, pixels.
+    static func textWidth(_ lines: [String]) -> Double { Double(lines.map(\.count).max() ?? 0) * 6.6 }
 
     /// About five round tick values covering `lo...hi`.
     static func ticks(_ lo: Double, _ hi: Double) -> [Double] {

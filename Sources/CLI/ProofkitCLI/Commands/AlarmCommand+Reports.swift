@@ -1,0 +1,225 @@
+import Proofkit
+import ProofkitCore
+internal import ProofkitSystem
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// `proofkit alarm status`, `history` and `install`: what the store says, and the systemd unit.
+extension AlarmCommand {
+    // MARK: status
+
+    static func status(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
+        let store = try openStore(arguments, io: io, access: .readOnly)
+        // Rings are shown in the timetable's zone (the prayers' --tz), and in the machine's too
+        // when that differs.
+        let machine = try zone(io)
+        let zone = try store.setting("prayers.tz").flatMap { TimeZone(identifier: $0) } ?? machine
+        let differs =
+            zone.secondsFromGMT(for: Date()) != machine.secondsFromGMT(for: Date())
+            || zone.identifier != machine.identifier
+        let settings = try store.settings()
+        let device = settings["service.device"].map { ($0, settings["service.device_status"] ?? "unknown") }
+        let skipped = try store.invalidRows()
+        let now = Date()
+        let running = (try? AlarmControl.send("ping", socketPath: store.socketPath))?.hasPrefix("ok") == true
+        let rings = try store.allRings()
+        let chains = try store.allChains()
+        let active = chains.filter { chain in
+            chain.state == "active"
+                && (chain.windowEnd >= now
+                    || rings.contains { $0.ring.chain == chain.id && ["scheduled", "ringing"].contains($0.state) })
+        }
+        let next = rings.filter { $0.state == "scheduled" }.min { $0.ring.fireDate < $1.ring.fireDate }
+        let covered = try store.setting("prayers.covered_until")
+        let outcomes = try store.outcomes(limit: 10)
+        var checked: [String: String] = [:]  // each sound checked once (14 prayer chains share one)
+        func soundStatus(_ chain: StoredChain) -> String {
+            if let known = checked[chain.sound] { return known }
+            let verdict: String
+            do {
+                let report = try AlarmSound.check(path: chain.sound)
+                if case .rejected(let reason) = report.verdict {
+                    verdict = "broken: \(reason.detail); rings with the kept copy"
+                } else {
+                    verdict = "ok"
+                }
+            } catch {
+                verdict = "broken: \(error.description); rings with the kept copy"
+            }
+            checked[chain.sound] = verdict
+            return verdict
+        }
+        if arguments.has("json") {
+            io.printJSON(
+                .object([
+                    "store": .string(store.folder), "service": .string(running ? "running" : "stopped"),
+                    "now": .string(iso8601(now, in: zone)),
+                    "next_ring": next.map {
+                        .object([
+                            "id": .string($0.ring.id), "chain": .string($0.ring.chain),
+                            "fire": .string(iso8601($0.ring.fireDate, in: zone)),
+                        ])
+                    } ?? .null,
+                    "covered_until": JSONValue(covered),
+                    "zone": .string(zone.identifier), "machine_zone": .string(machine.identifier),
+                    "device": device.map { .object(["name": .string($0.0), "status": .string($0.1)]) } ?? .null,
+                    "skipped_rows": .array(skipped.map { .string($0) }),
+                    "chains": .array(
+                        active.map { chain in
+                            .object([
+                                "id": .string(chain.id), "kind": .string(chain.kind), "label": JSONValue(chain.label),
+                                "proof": .string(chain.proof), "sound": .string(chain.sound),
+                                "volume": .rounded(chain.volume, places: 1), "ramp": .rounded(chain.ramp, places: 3),
+                                "escalate": .bool(chain.escalate),
+                                "sound_status": .string(soundStatus(chain)),
+                                "window_end": .string(iso8601(chain.windowEnd, in: zone)),
+                                "rings": .array(
+                                    rings.filter { $0.ring.chain == chain.id }.map {
+                                        .object([
+                                            "id": .string($0.ring.id), "ring": .int($0.ring.ringIndex),
+                                            "fire": .string(iso8601($0.ring.fireDate, in: zone)),
+                                            "fire_machine": .string(iso8601($0.ring.fireDate, in: machine)),
+                                            "state": .string($0.state), "detail": JSONValue($0.detail),
+                                        ])
+                                    }),
+                            ])
+                        }),
+                    "outcomes": .array(
+                        outcomes.map {
+                            .object([
+                                "chain": .string($0.chain), "kind": .string($0.kind),
+                                "at": .string(iso8601($0.at, in: zone)),
+                                "detail": JSONValue($0.detail),
+                            ])
+                        }),
+                ]))
+            return .success
+        }
+        io.print("store \(store.folder): service \(running ? "running" : "not running")")
+        if let device {
+            io.print("playback device \(device.0): \(device.1) (when the service started)")
+        }
+        func both(_ date: Date) -> String {
+            iso8601(date, in: zone)
+                + (differs ? " (\(iso8601(date, in: machine)) on this machine, \(machine.identifier))" : "")
+        }
+        io.print("times in \(zone.identifier)\(differs ? "; this machine's zone is \(machine.identifier)" : "")")
+        io.print("next ring: \(next.map { "\($0.ring.id) at \(both($0.ring.fireDate))" } ?? "none")")
+        if let covered { io.print("prayer alarms covered until \(covered)") }
+        io.print("\(active.count) active chain\(active.count == 1 ? "" : "s")")
+        for chain in active {
+            io.print(
+                "  \(chain.id)\(chain.label.map { " (\($0))" } ?? "")  proof \(chain.proof)  volume \(decimalText(chain.volume, places: 0))%\(chain.escalate ? " rising to 100%" : "")  ramp \(decimalText(chain.ramp, places: 1))s  window until \(iso8601(chain.windowEnd, in: zone))  sound \(soundStatus(chain))"
+            )
+            let parts = rings.filter { $0.ring.chain == chain.id }.map {
+                "\(PrayerOptions.clock($0.ring.fireDate, zone: zone, date: WallClockTime(chain.firstFire, in: zone).date))\(WallClockTime($0.ring.fireDate, in: zone).second == 0 ? "" : ":" + String(100 + WallClockTime($0.ring.fireDate, in: zone).second).dropFirst()) \($0.state)\($0.detail.map { " (\($0))" } ?? "")"
+            }
+            let offset = iso8601(chain.firstFire, in: zone).suffix(6)
+            io.print("    " + parts.joined(separator: ", ") + " (UTC\(offset))")
+            if differs {
+                io.print("    first ring on this machine's clock: \(iso8601(chain.firstFire, in: machine))")
+            }
+        }
+        io.print("last outcomes:")
+        for outcome in outcomes {
+            io.print(
+                "  \(iso8601(outcome.at, in: zone))  \(outcome.kind.padded(toLength: 9))\(outcome.chain)\(outcome.detail.map { " " + $0 } ?? "")"
+            )
+        }
+        if outcomes.isEmpty { io.print("  none") }
+        for row in skipped { io.print("skipped (a time out of range): \(row)") }
+        return .success
+    }
+
+    // MARK: history
+
+    static func history(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
+        let days = try arguments.int("days") ?? 30
+        guard (1...3660).contains(days) else { throw UsageError("--days must be 1...3660, got \(days)") }
+        let plot = arguments.value("plot")
+        if plot?.isEmpty == true { throw UsageError("--plot needs a file name") }
+        let folder = AlarmStore.folder(explicit: arguments.value("store"), environment: io.environment)
+        let store = try AlarmStore(folder: folder, access: .readOnly)
+        let report = AlarmHistoryReport(
+            folder: folder, chains: try store.historyChains(), days: days, now: Date(), zone: try zone(io))
+        if let plot { try writeFileAtomically(report.svg(), to: plot) }
+        if arguments.has("json") {
+            io.printJSON(report.json())
+        } else {
+            for line in report.text() { io.print(line) }
+            if let plot { io.print("wrote \(plot)") }
+        }
+        return .success
+    }
+
+    // MARK: install
+
+    static func install(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
+        guard !(arguments.has("user") && arguments.has("system")) else {
+            throw UsageError("choose --user or --system, not both")
+        }
+        let system = arguments.has("system")
+        let folder = AlarmStore.folder(explicit: arguments.value("store"), environment: io.environment)
+        var extra = ""
+        if let device = arguments.value("device") { extra += " --device \(systemdQuoted(device))" }
+        if let seconds = try arguments.double("ring-seconds") {
+            guard seconds > 0, seconds <= 3600 else {
+                throw UsageError("--ring-seconds must be 0...3600, got \(seconds)")
+            }
+            extra += " --ring-seconds \(decimalText(seconds, places: 1))"
+        }
+        // A system unit runs as the user who installs it (root only when root installs it).
+        let user =
+            system
+            ? "User=\(io.environment["SUDO_USER"].flatMap { $0.isEmpty ? nil : $0 } ?? io.environment["USER"] ?? "root")\n"
+            : ""
+        let binary =
+            POSIX.linkTarget("/proc/self/exe").map { String(decoding: $0, as: UTF8.self) } ?? "/usr/local/bin/proofkit"
+        let unit = """
+            [Unit]
+            Description=proofkit alarm: rings at prayer times until the proof passes
+            After=sound.target time-sync.target
+
+            [Service]
+            \(user)ExecStart=\(systemdQuoted(binary)) alarm run --store \(systemdQuoted(folder))\(extra)
+            Restart=always
+            RestartSec=2
+
+            [Install]
+            WantedBy=\(system ? "multi-user.target" : "default.target")
+
+            """
+        if arguments.has("print") {
+            io.writeOut(unit)
+            return .success
+        }
+        let path: String
+        if system {
+            path = "/etc/systemd/system/proofkit-alarm.service"
+        } else {
+            let config =
+                io.environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+                ?? ((io.environment["HOME"] ?? "/root") + "/.config")
+            let unitFolder = config + "/systemd/user"
+            do { try FileManager.default.createDirectory(atPath: unitFolder, withIntermediateDirectories: true) } catch
+            {
+                throw ProofkitError(.io, "cannot create the folder for the unit", path: unitFolder)
+            }
+            path = unitFolder + "/proofkit-alarm.service"
+        }
+        try writeFileAtomically(unit, to: path)
+        io.print("wrote \(path)")
+        if system {
+            io.print("enable it with: sudo systemctl daemon-reload && sudo systemctl enable --now proofkit-alarm")
+        } else {
+            io.print("enable it with: systemctl --user daemon-reload && systemctl --user enable --now proofkit-alarm")
+            io.print("and let it run without a login: sudo loginctl enable-linger $USER")
+        }
+        io.print("events: journalctl \(system ? "" : "--user ")-u proofkit-alarm -f")
+        return .success
+    }
+}
