@@ -113,6 +113,38 @@ struct AlarmTrustTests {
         #expect(text.stdout.contains("times in \(zone); this machine's zone is"), "\(text.stdout)")
     }
 
+    @Test("prayers takes the calculation options of 'times' (--madhab, --adjust) and the service plans with them")
+    func prayersCalculationOptions() throws {
+        let rig = try AlarmRig()
+        let place = ["--lat", "24.8607", "--lon", "67.0011", "--tz", "Asia/Karachi", "--madhab", "hanafi"]
+        let booked = try rig.alarm(
+            ["prayers"] + place + ["--adjust", "asr=+2", "--prayers", "asr", "--sound", rig.sound],
+            environment: ["TZ": "UTC"])
+        #expect(booked.status == 0, "\(booked.stderr)")
+        let times = try TestEnvironment.runProofkit(
+            ["times"] + place + ["--adjust", "asr=+2", "--days", "3", "--json"])
+        let parser = ISO8601DateFormatter()
+        var asr: [String: Date] = [:]
+        for line in times.stdout.split(separator: "\n") {
+            let object = try json(String(line))
+            asr[object["date"] as? String ?? ""] =
+                ((object["times"] as? [String: Any])?["asr"] as? String).flatMap { parser.date(from: $0) }
+        }
+        let status = try rig.status()
+        var compared = 0
+        for chain in status["chains"] as? [[String: Any]] ?? [] {
+            let id = try #require(chain["id"] as? String)
+            guard let expected = asr[String(id.dropFirst(4))] else { continue }
+            let fire = try #require(
+                (rings(of: id, in: status).first?["fire"] as? String).flatMap { parser.date(from: $0) })
+            #expect(abs(fire.timeIntervalSince(expected)) < 1, "\(id)")
+            compared += 1
+        }
+        #expect(compared >= 2)
+        let help = try TestEnvironment.runProofkit(["alarm", "--help"])
+        #expect(help.stdout.contains("mwl (Muslim World League)"))  // the methods the --method help points to
+    }
+
     @Test("re-running prayers applies the new proof to every chain, and a prayer turned off leaves no chain")
     func prayersApplyNewSettings() throws {
         let rig = try AlarmRig()

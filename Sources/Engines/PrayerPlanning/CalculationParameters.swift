@@ -290,3 +290,113 @@ public struct CalculationParameters: Sendable, Hashable {
         }
     }
 }
+
+extension CalculationParameters {
+    /// The options ``init(options:)`` reads, as the CLI spells them (`--method`, `--madhab`...).
+    public static let optionNames = [
+        "method", "madhab", "high-lat", "polar", "rounding", "shafaq", "fajr-angle", "isha-angle", "isha-interval",
+        "adjust",
+    ]
+
+    /// The parameters that a set of textual options names: `method` (default `mwl`), then each
+    /// other option of ``optionNames`` overriding it (as `proofkit times --help` documents them).
+    /// The alarm store keeps these texts, so the service plans with exactly what was asked.
+    /// - Throws: `ProofkitError` `.invalidArgument` with a one-line message naming the option.
+    public init(options: [String: String]) throws(ProofkitError) {
+        let name = options["method"] ?? "mwl"
+        guard let method = CalculationMethod(name: name) else {
+            throw ProofkitError(
+                .invalidArgument,
+                "unknown method '\(name)'; one of mwl, isna, egyptian, karachi, makkah, dubai, qatar, kuwait, msc, singapore, turkey, tehran, custom"
+            )
+        }
+        var p = method.parameters
+        func number(_ key: String) throws(ProofkitError) -> Double? {
+            guard let text = options[key] else { return nil }
+            guard let value = Double(text), value.isFinite else {
+                throw ProofkitError(.invalidArgument, "--\(key) needs a number, got '\(text)'")
+            }
+            return value
+        }
+        func whole(_ key: String) throws(ProofkitError) -> Int? {
+            guard let text = options[key] else { return nil }
+            guard let value = Int(text) else {
+                throw ProofkitError(.invalidArgument, "--\(key) needs a whole number, got '\(text)'")
+            }
+            return value
+        }
+        if let text = options["madhab"] {
+            guard let m = Madhab(rawValue: text.lowercased()) else {
+                throw ProofkitError(.invalidArgument, "unknown madhab '\(text)'; shafi or hanafi")
+            }
+            p.madhab = m
+        }
+        if let text = options["high-lat"] {
+            let rules: [String: HighLatitudeRule] = [
+                "middle": .middleOfTheNight, "middleofthenight": .middleOfTheNight, "seventh": .seventhOfTheNight,
+                "seventhofthenight": .seventhOfTheNight, "twilight": .twilightAngle, "twilightangle": .twilightAngle,
+                "angle": .twilightAngle, "recommended": .recommended,
+            ]
+            guard let rule = rules[text.lowercased().filter { $0 != "-" }] else {
+                throw ProofkitError(
+                    .invalidArgument, "unknown --high-lat '\(text)'; middle, seventh, twilight or recommended")
+            }
+            p.highLatitudeRule = rule
+        }
+        if let text = options["polar"] {
+            let modes: [String: PolarResolution] = [
+                "undefined": .unresolved, "unresolved": .unresolved, "nearestlatitude": .nearestLatitude,
+                "nearestday": .nearestDay,
+            ]
+            guard let mode = modes[text.lowercased().filter { $0 != "-" }] else {
+                throw ProofkitError(
+                    .invalidArgument, "unknown --polar '\(text)'; undefined, nearest-latitude or nearest-day")
+            }
+            p.polarResolution = mode
+        }
+        if let text = options["rounding"] {
+            guard let r = PrayerRounding(rawValue: text.lowercased()) else {
+                throw ProofkitError(.invalidArgument, "unknown --rounding '\(text)'; nearest, up or none")
+            }
+            p.rounding = r
+        }
+        if let text = options["shafaq"] {
+            guard let s = Shafaq(rawValue: text.lowercased()) else {
+                throw ProofkitError(.invalidArgument, "unknown --shafaq '\(text)'; general, ahmer or abyad")
+            }
+            p.shafaq = s
+        }
+        if let angle = try number("fajr-angle") {
+            p.fajrAngle = angle
+            p.method = .other
+        }
+        if let angle = try number("isha-angle") {
+            p.ishaAngle = angle
+            p.ishaInterval = nil
+            p.ramadanIshaInterval = nil
+            p.method = .other
+        }
+        if let interval = try whole("isha-interval") {
+            p.ishaInterval = interval
+            p.method = .other
+        }
+        if method == .other, options["fajr-angle"] == nil {
+            throw ProofkitError(
+                .invalidArgument, "--method custom needs --fajr-angle and --isha-angle or --isha-interval")
+        }
+        if let text = options["adjust"] {
+            for item in text.split(separator: ",") {
+                let pair = item.split(separator: "=")
+                guard pair.count == 2, let prayer = Prayer(rawValue: pair[0].lowercased()),
+                    let minutes = Int(pair[1].hasPrefix("+") ? pair[1].dropFirst() : pair[1])
+                else {
+                    throw ProofkitError(
+                        .invalidArgument, "--adjust needs prayer=minutes pairs such as fajr=+2,isha=-3, got '\(item)'")
+                }
+                p.adjustments[prayer] = minutes
+            }
+        }
+        try p.validate()
+        self = p
+    }
+}

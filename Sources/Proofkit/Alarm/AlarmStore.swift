@@ -565,12 +565,16 @@ public final class AlarmStore: @unchecked Sendable {
     public func prayerPlanner(deviceZone: TimeZone) throws -> AlarmChainPlanner? {
         let s = try settings()
         guard let lat = s["prayers.lat"].flatMap(Double.init), let lon = s["prayers.lon"].flatMap(Double.init),
-            let tzName = s["prayers.tz"], let zone = TimeZone(identifier: tzName),
-            let method = CalculationMethod(name: s["prayers.method"] ?? "mwl")
+            let tzName = s["prayers.tz"], let zone = TimeZone(identifier: tzName)
         else { return nil }
+        // The calculation options as `prayers` was given them (`--madhab hanafi`...).
+        var options = ["method": s["prayers.method"] ?? "mwl"]
+        for name in CalculationParameters.optionNames where name != "method" {
+            options[name] = s["prayers.option.\(name)"]
+        }
         let calculator = try PrayerTimeCalculator(
             coordinates: try Coordinates(latitude: lat, longitude: lon),
-            timeZone: zone, parameters: method.parameters)
+            timeZone: zone, parameters: try CalculationParameters(options: options))
         var configuration = AlarmChainConfiguration(deviceTimeZone: deviceZone)
         // A prayer rings at its instant for the place, whatever the machine's zone: a zone change
         // of the machine never moves it.

@@ -103,6 +103,11 @@ enum AlarmCommand: Subcommand {
         An option that belongs to another action is a usage error (64). An unknown zone (--tz,
         or TZ) is a usage error too.
 
+        prayers takes the calculation options of 'proofkit times' (--method, --madhab, --high-lat,
+        --polar, --rounding, --adjust, --fajr-angle, --isha-angle, --isha-interval, --shafaq) and
+        keeps them for the service.
+        \(PrayerOptions.methodHelp)
+
         Exit codes: 0 ok (a rejected proof too, unless --strict), 2 proof rejected with
         --strict, 3 nothing due (prove), 64 bad option or --at, 65 sound refused, 66 unknown
         id, missing file or no store, 69 no service running (stop) or ALSA/libsqlite3 missing,
@@ -163,15 +168,14 @@ enum AlarmCommand: Subcommand {
             .flag("print", help: "install: print the unit instead of writing it"),
             .option("prayers", value: "LIST", help: "prayers: prayers with alarms [fajr]"),
             .option("proof-window", value: "DUR", help: "prayers: backups spread over this [30m]"),
-        ] + PrayerOptions.specs.filter { ["lat", "lon", "tz", "method"].contains($0.name) }
+        ] + PrayerOptions.specs
 
     /// The options each action takes (besides --store); any other is a usage error.
     static let actionOptions: [String: Set<String>] = [
         "run": ["device", "ring-seconds"],
-        "prayers": [
-            "lat", "lon", "tz", "method", "prayers", "proof-window", "sound", "proof", "json", "volume", "ramp",
-            "escalate",
-        ],
+        "prayers": Set(
+            ["lat", "lon", "tz", "prayers", "proof-window", "sound", "proof", "json", "volume", "ramp", "escalate"]
+                + CalculationParameters.optionNames),
         "add": ["at", "sound", "window", "gap", "gap-growth", "proof", "label", "json", "volume", "ramp", "escalate"],
         "stop": ["json"],
         "prove": ["voice", "photo", "squat", "escape", "device", "max-seconds", "strict", "json"],
@@ -425,11 +429,9 @@ enum AlarmCommand: Subcommand {
     }
 
     static func prayers(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
-        // The service stores place, zone and method (the options `alarm` declares); the
-        // calculator reads every prayer option, so it is given exactly those, the rest at defaults.
-        var place = ParsedArguments(declaredNames: Set(PrayerOptions.specs.map(\.name)))
-        for name in ["lat", "lon", "tz", "method"] { place.values[name] = arguments.value(name).map { [$0] } }
-        let calculator = try PrayerOptions.calculator(place)
+        // The service stores the place, the zone and every calculation option as given (the same
+        // options as `times` and `plan`), and plans with exactly those.
+        let calculator = try PrayerOptions.calculator(arguments)
         guard arguments.value("tz") != nil else { throw UsageError("prayers needs --tz ZONE (the timetable's zone)") }
         var list: [Prayer] = [.fajr]
         if let text = arguments.value("prayers") {
@@ -467,6 +469,11 @@ enum AlarmCommand: Subcommand {
                 "prayers.proof": proof, "prayers.volume": String(level.volume), "prayers.ramp": String(level.ramp),
                 "prayers.escalate": level.escalate ? "1" : "0",
             ])
+            try store.put(
+                Dictionary(
+                    uniqueKeysWithValues: CalculationParameters.optionNames.filter { $0 != "method" }.map {
+                        ("prayers.option.\($0)", arguments.value($0))
+                    }))
             if let sound { try store.put(["prayers.sound": sound, "prayers.kept_sound": kept]) }
         }
         let zone = try zone(io)

@@ -68,80 +68,9 @@ enum PrayerOptions {
     }
 
     static func parameters(_ arguments: ParsedArguments) throws(UsageError) -> CalculationParameters {
-        let name = arguments.value("method") ?? "mwl"
-        guard let method = CalculationMethod(name: name) else {
-            throw UsageError(
-                "unknown method '\(name)'; one of mwl, isna, egyptian, karachi, makkah, dubai, qatar, kuwait, msc, singapore, turkey, tehran, custom"
-            )
-        }
-        var p = method.parameters
-        if let text = arguments.value("madhab") {
-            guard let m = Madhab(rawValue: text.lowercased()) else {
-                throw UsageError("unknown madhab '\(text)'; shafi or hanafi")
-            }
-            p.madhab = m
-        }
-        if let text = arguments.value("high-lat") {
-            let rules: [String: HighLatitudeRule] = [
-                "middle": .middleOfTheNight, "middleofthenight": .middleOfTheNight, "seventh": .seventhOfTheNight,
-                "seventhofthenight": .seventhOfTheNight, "twilight": .twilightAngle, "twilightangle": .twilightAngle,
-                "angle": .twilightAngle, "recommended": .recommended,
-            ]
-            guard let rule = rules[text.lowercased().filter { $0 != "-" }] else {
-                throw UsageError("unknown --high-lat '\(text)'; middle, seventh, twilight or recommended")
-            }
-            p.highLatitudeRule = rule
-        }
-        if let text = arguments.value("polar") {
-            let modes: [String: PolarResolution] = [
-                "undefined": .unresolved, "unresolved": .unresolved, "nearestlatitude": .nearestLatitude,
-                "nearestday": .nearestDay,
-            ]
-            guard let mode = modes[text.lowercased().filter { $0 != "-" }] else {
-                throw UsageError("unknown --polar '\(text)'; undefined, nearest-latitude or nearest-day")
-            }
-            p.polarResolution = mode
-        }
-        if let text = arguments.value("rounding") {
-            guard let r = PrayerRounding(rawValue: text.lowercased()) else {
-                throw UsageError("unknown --rounding '\(text)'; nearest, up or none")
-            }
-            p.rounding = r
-        }
-        if let text = arguments.value("shafaq") {
-            guard let s = Shafaq(rawValue: text.lowercased()) else {
-                throw UsageError("unknown --shafaq '\(text)'; general, ahmer or abyad")
-            }
-            p.shafaq = s
-        }
-        if let angle = try arguments.double("fajr-angle") {
-            p.fajrAngle = angle
-            p.method = .other
-        }
-        if let angle = try arguments.double("isha-angle") {
-            p.ishaAngle = angle
-            p.ishaInterval = nil
-            p.ramadanIshaInterval = nil
-            p.method = .other
-        }
-        if let interval = try arguments.int("isha-interval") {
-            p.ishaInterval = interval
-            p.method = .other
-        }
-        if method == .other, arguments.value("fajr-angle") == nil {
-            throw UsageError("--method custom needs --fajr-angle and --isha-angle or --isha-interval")
-        }
-        if let text = arguments.value("adjust") {
-            for item in text.split(separator: ",") {
-                let pair = item.split(separator: "=")
-                guard pair.count == 2, let prayer = Prayer(rawValue: pair[0].lowercased()),
-                    let minutes = Int(pair[1].hasPrefix("+") ? pair[1].dropFirst() : pair[1])
-                else { throw UsageError("--adjust needs prayer=minutes pairs such as fajr=+2,isha=-3, got '\(item)'") }
-                p.adjustments[prayer] = minutes
-            }
-        }
-        do { try p.validate() } catch { throw UsageError(error.message) }
-        return p
+        var options: [String: String] = [:]
+        for name in CalculationParameters.optionNames { options[name] = arguments.value(name) }
+        do { return try CalculationParameters(options: options) } catch { throw UsageError(error.message) }
     }
 
     static func calculator(_ arguments: ParsedArguments) throws(UsageError) -> PrayerTimeCalculator {
