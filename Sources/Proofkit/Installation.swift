@@ -2,6 +2,7 @@ import AudioIO
 import ImageIO
 import Inference
 public import ProofkitCore
+internal import ProofkitSystem
 import Storage
 
 #if canImport(FoundationEssentials)
@@ -43,6 +44,9 @@ public struct InstallationReport: Sendable {
     public var libraries: [CLibraryStatus]
     /// The ALSA PCM devices (names), or why they cannot be listed.
     public var audioDevices: Result<[String], ProofkitError>
+    /// The Linux input devices whose keys can stop a ring (`alarm run --input`): path, name (from
+    /// sysfs) and whether this user can read it.
+    public var keyDevices: [(path: String, name: String, readable: Bool)]
 
     /// Looks at this machine.
     /// - Parameter environment: the process environment (`PROOFKIT_MODELS`,
@@ -63,6 +67,19 @@ public struct InstallationReport: Sendable {
             let configuration = try ALSAConfiguration.fromEnvironment(environment)
             return try AudioDevice.all(configuration: configuration).map(\.name)
         }
+        keyDevices = POSIX.folderEntries("/dev/input").map { FilePath.string(fromBytes: $0) }
+            .filter { $0.hasPrefix("event") }.sorted().map { entry in
+                let name = (try? BoundedFile.read("/sys/class/input/\(entry)/device/name", limit: 256, what: "name"))
+                    .map { String(decoding: $0, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? "" }
+                let readable: Bool
+                if case .success(let fd) = POSIX.open("/dev/input/" + entry, [.readOnly, .nonBlocking]) {
+                    POSIX.closeDescriptor(fd)
+                    readable = true
+                } else {
+                    readable = false
+                }
+                return ("/dev/input/" + entry, name ?? "unknown", readable)
+            }
     }
 
     /// Whether everything proofkit's commands need was found and verified.

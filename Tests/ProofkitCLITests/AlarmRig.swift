@@ -36,13 +36,16 @@ final class AlarmRig: @unchecked Sendable {  // used by one test at a time; conc
         try? FileManager.default.removeItem(atPath: folder)
     }
 
-    func startService(ringSeconds: Double, device: String = "speaker", environment extra: [String: String] = [:]) throws
-    {
+    func startService(
+        ringSeconds: Double, device: String = "speaker", arguments more: [String] = [],
+        environment extra: [String: String] = [:]
+    ) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: TestEnvironment.proofkitBinary)
-        process.arguments = [
-            "alarm", "run", "--store", store, "--device", device, "--ring-seconds", String(ringSeconds),
-        ]
+        process.arguments =
+            [
+                "alarm", "run", "--store", store, "--device", device, "--ring-seconds", String(ringSeconds),
+            ] + more
         var environment = ProcessInfo.processInfo.environment
         environment["PROOFKIT_ALSA_CONFIG"] = config
         environment.merge(extra) { _, new in new }

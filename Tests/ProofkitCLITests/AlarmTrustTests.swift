@@ -387,4 +387,56 @@ struct AlarmTrustTests {
             unit.stdout.contains("alarm run --store \(rig.store) --device plughw:1,0 --ring-seconds 120"),
             "\(unit.stdout)")
     }
+
+    @Test(
+        "a key is a Stop button: a press read as Linux input events silences the ring within 200 ms; the backups still come"
+    )
+    func keyStopsRing() throws {
+        let rig = try AlarmRig()
+        let keys = rig.folder + "/keys"
+        #expect(mkfifo(keys, 0o600) == 0)
+        try rig.startService(ringSeconds: 20, arguments: ["--input", keys, "--stop-key", "space"])
+        #expect(rig.log.contains("stop_keys=\(keys)"), "\(rig.log)")
+        let (id, first) = try rig.add(in: 2, window: 30, gap: 15)
+        _ = try #require(rig.firstSound(by: first.addingTimeInterval(3)), "the first ring was not heard: \(rig.log)")
+        /// One `struct input_event` (64-bit): time, type, code, value, little-endian.
+        func event(type: UInt16, code: UInt16, value: Int32) -> Data {
+            var bytes = Data(count: 16)
+            withUnsafeBytes(of: type.littleEndian) { bytes.append(contentsOf: $0) }
+            withUnsafeBytes(of: code.littleEndian) { bytes.append(contentsOf: $0) }
+            withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+            return bytes
+        }
+        let writer = try #require(FileHandle(forWritingAtPath: keys))
+        // Another key (Enter) does not stop it; then Space (press, then release and a sync report).
+        writer.write(event(type: 1, code: 28, value: 1))
+        usleep(300_000)
+        #expect(!rig.log.contains("by key"), "\(rig.log)")
+        let pressed = Date()
+        writer.write(
+            event(type: 1, code: 57, value: 1) + event(type: 1, code: 57, value: 0) + event(type: 0, code: 0, value: 0))
+        try writer.close()
+        let deadline = Date().addingTimeInterval(3)
+        while !rig.log.contains("ring-end \(id) \(id).r0") && Date() < deadline { usleep(10_000) }
+        // The service's own clock: the ring ended within 200 ms of the press.
+        let line = try #require(rig.log.split(separator: "\n").first { $0.contains("ring-end \(id) \(id).r0") })
+        let stamp = try #require(ISO8601DateFormatter.withFractions.date(from: String(line.prefix(24))))
+        #expect(stamp.timeIntervalSince(pressed) <= 0.2, "\(line); pressed \(pressed)")
+        #expect(line.hasSuffix("stopped") && rig.log.contains("stop \(id) \(id).r0 by key 57"), "\(rig.log)")
+        #expect(rig.staysQuiet(for: 1), "the ring went on after the key")
+        let backup = first.addingTimeInterval(15)
+        _ = try #require(
+            rig.firstSound(by: backup.addingTimeInterval(3), fresh: true), "the backup did not ring: \(rig.log)")
+        let unknown = try rig.alarm(["run", "--stop-key", "banana"])
+        #expect(unknown.status == 64 && unknown.stderr.contains("unknown --stop-key 'banana'"))
+    }
+}
+
+extension ISO8601DateFormatter {
+    /// Reads the service log's stamps (`2026-12-04T05:41:00.123Z`).
+    fileprivate static var withFractions: ISO8601DateFormatter {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter
+    }
 }

@@ -21,6 +21,11 @@ public struct AlarmServiceOptions: Sendable {
     public var ringSeconds = 60.0
     /// The process environment (TZ, for the device's zone).
     public var environment: [String: String] = [:]
+    /// Linux input devices whose keys are a Stop button (`/dev/input/eventN`, or a FIFO of
+    /// `struct input_event`s); `nil` for every readable `/dev/input/event*` [nil].
+    public var inputs: [String]? = nil
+    /// Which key stops a ring [any].
+    public var stopKey = StopKey.any
     /// Where event lines go (one line each, no newline) [stderr].
     public var log: @Sendable (String) -> Void = { line in
         _ = POSIX.writeAll(2, Array((line + "\n").utf8))
@@ -69,6 +74,9 @@ public final class AlarmService {
     var pending: [Int32: PendingRequest] = [:]
     /// How long a client has to send its request line, in seconds: 2.
     static let requestDeadline: TimeInterval = 2
+
+    /// The open input devices: descriptor → (path, bytes of a partial event).
+    var inputs: [Int32: (path: String, pending: [UInt8])] = [:]
 
     var current: Ringing?
     var clockWasSet = false
@@ -125,6 +133,64 @@ public final class AlarmService {
         eventFD = event
         signalFD = signals
         inotifyFD = WakeUp.watchFolder("/etc") ?? -1
+        let paths =
+            options.inputs
+            ?? POSIX.folderEntries("/dev/input").map { FilePath.string(fromBytes: $0) }.filter { $0.hasPrefix("event") }
+            .sorted().map { "/dev/input/" + $0 }
+        for path in paths { openInput(path) }
+    }
+
+    /// Opens an input device (non-blocking; a FIFO opens without a writer). Returns whether it opened.
+    @discardableResult
+    func openInput(_ path: String) -> Bool {
+        guard case .success(let fd) = POSIX.open(path, [.readOnly, .nonBlocking]) else { return false }
+        inputs[fd] = (path, [])
+        return true
+    }
+
+    /// Reads the key events waiting on `fd`; a press of the stop key silences the ring now
+    /// sounding, as `alarm stop` does. Returns whether a tick is due.
+    func readInput(_ fd: Int32) throws -> Bool {
+        guard let input = inputs[fd] else { return false }
+        var buffer = [UInt8](repeating: 0, count: StopKey.eventSize * 64)
+        switch buffer.withUnsafeMutableBytes({ POSIX.read(fd, into: $0) }) {
+        case .success(let count) where count > 0:
+            let bytes = input.pending + buffer[0..<count]
+            let (presses, used) = StopKey.presses(in: bytes)
+            inputs[fd] = (input.path, Array(bytes[used...]))
+            var due = false
+            for press in presses {
+                guard options.stopKey.matches(press) else { continue }
+                due = try stopRing(by: "key \(press.code) on \(input.path)") != nil || due
+            }
+            return due
+        case .failure(let errno) where errno == .wouldBlock:
+            return false
+        default:
+            // The end of a FIFO whose writer left (open it again for the next one), or a device
+            // that went away (unplugged: dropped, and logged).
+            inputs.removeValue(forKey: fd)
+            POSIX.closeDescriptor(fd)
+            if !openInput(input.path) { log("input-gone", "-", input.path) }
+            return false
+        }
+    }
+
+    /// Silences the ring now sounding (the backups still come) and records who stopped it.
+    /// - Returns: the stopped ring, or `nil` when nothing was ringing.
+    @discardableResult
+    func stopRing(by who: String) throws -> BookedRing? {
+        guard let current else { return nil }
+        current.stopRequested.withLock { $0 = true }
+        try store.write {
+            try store.record(chain: current.ring.chain, kind: "stopped", at: Date(), detail: current.ring.id)
+        }
+        log("stop", current.ring.chain, "\(current.ring.id) by \(who)")
+        // The ring thread notices within one period (20-50 ms): return once it is quiet, so that
+        // the store says so.
+        for _ in 0..<100 where current.finished.withLock({ $0 }) == nil { POSIX.sleep(microseconds: 10_000) }
+        try finishRing()
+        return current.ring
     }
 
     func log(_ event: String, _ chain: String = "-", _ detail: String = "") {
@@ -144,7 +210,8 @@ public final class AlarmService {
     public func run() throws -> Never {
         log(
             "start", "-",
-            "store=\(store.folder) pid=\(POSIX.processID) device=\(options.device) ring_seconds=\(options.ringSeconds)")
+            "store=\(store.folder) pid=\(POSIX.processID) device=\(options.device) ring_seconds=\(options.ringSeconds) stop_keys=\(inputs.isEmpty ? "none" : inputs.values.map(\.path).sorted().joined(separator: ","))"
+        )
         try checkDevice()
         try store.write {
             for ring in try store.rings(where: "state = 'ringing'") {
@@ -159,6 +226,7 @@ public final class AlarmService {
         while true {
             let holdFDs = holds.keys.sorted()
             let pendingFDs = pending.keys.sorted()
+            let inputFDs = inputs.keys.sorted()
             let fixed = [timerFD, listenFD, eventFD, inotifyFD, signalFD]
             let now = Date()
             let timeout =
@@ -166,7 +234,7 @@ public final class AlarmService {
                 ?? -1
             let ready: [Bool]
             do throws(Errno) {
-                ready = try POSIX.waitReadable(fixed + holdFDs + pendingFDs, milliseconds: timeout)
+                ready = try POSIX.waitReadable(fixed + holdFDs + pendingFDs + inputFDs, milliseconds: timeout)
             } catch {
                 throw ProofkitError(.internal, "poll failed: \(error)", operation: "poll", underlying: error.code)
             }
@@ -200,6 +268,10 @@ public final class AlarmService {
             for (index, fd) in pendingFDs.enumerated() {
                 due = try readRequest(fd, readable: ready[fixed.count + holdFDs.count + index]) || due
             }
+            for (index, fd) in inputFDs.enumerated() where ready[fixed.count + holdFDs.count + pendingFDs.count + index]
+            {
+                due = try readInput(fd) || due
+            }
             if ready[1] { acceptConnections() }
             if due { try tick() }
         }
@@ -218,6 +290,7 @@ public final class AlarmService {
         try store.write {
             try store.put([
                 "service.device": options.device, "service.device_status": found,
+                "service.inputs": inputs.values.map(\.path).sorted().joined(separator: ","),
                 "service.started": iso8601(Date(), in: TimeZone(identifier: "UTC")!),
             ])
         }
@@ -300,17 +373,8 @@ public final class AlarmService {
             reply = "ok"
             due = true
         case "stop":
-            if let current {
-                current.stopRequested.withLock { $0 = true }
-                try store.write {
-                    try store.record(chain: current.ring.chain, kind: "stopped", at: Date(), detail: current.ring.id)
-                }
-                log("stop", current.ring.chain, current.ring.id)
-                reply = "ok stopped \(current.ring.chain) \(current.ring.id)"
-                // The ring thread notices within one period (20-50 ms): reply once it is quiet,
-                // so that the store says so when the command returns.
-                for _ in 0..<100 where current.finished.withLock({ $0 }) == nil { POSIX.sleep(microseconds: 10_000) }
-                try finishRing()
+            if let ring = try stopRing(by: "alarm stop") {
+                reply = "ok stopped \(ring.chain) \(ring.id)"
             } else {
                 reply = "ok nothing ringing"
             }

@@ -13,7 +13,7 @@ enum AlarmCommand: Subcommand {
     static let name = "alarm"
     static let summary = "the alarm service: ring at prayer times or set times until the proof passes"
     static let synopsis = """
-        proofkit alarm run [--device D] [--ring-seconds 60]
+        proofkit alarm run [--device D] [--ring-seconds 60] [--input DEVICE] [--stop-key any|KEY]
                proofkit alarm prayers --lat LAT --lon LON --tz ZONE --sound FILE [--method M] [--prayers fajr,...] [--proof-window 30m] [--proof any] [--volume 100] [--ramp 3s] [--escalate] [--json]
                proofkit alarm add --at TIME --sound FILE [--window 30m] [--proof voice|mat|squat|any] [--label L] [--volume 100] [--ramp 3s] [--escalate] [--json]
                proofkit alarm stop [--json]
@@ -63,6 +63,10 @@ enum AlarmCommand: Subcommand {
                  first ring to 100 % at the last (a 7-ring chain at 40 %: 40, 50, 60, 70, 80, 90,
                  100).
         stop     silences the ring now sounding, like a Stop button. The backups still come.
+                 A key is a Stop button too: any key of a USB keyboard, keypad or presenter
+                 (Linux input events, /dev/input/event*: every one the service can read, or
+                 --input DEVICE) silences the ring within a moment; --stop-key names one key.
+                 Reading /dev/input needs the 'input' group (or root).
         prove    runs the proof for chain ID (default: the one ringing, else the latest due).
                  Only a due chain takes a proof: its first ring has come and its proof window
                  has not ended. With nothing due, nothing changes: it says when the next ring
@@ -144,6 +148,12 @@ enum AlarmCommand: Subcommand {
                 "device", value: "D",
                 help: "run, install: ALSA playback device; prove --voice: capture device [default]"),
             .option("ring-seconds", value: "S", help: "run, install: how long one ring lasts [60]"),
+            .option(
+                "input", value: "DEVICE",
+                help: "run: a keyboard, keypad or presenter (/dev/input/eventN) whose keys stop a ring [every one]"),
+            .option(
+                "stop-key", value: "KEY",
+                help: "run: the key that stops a ring: any, or space, enter, pagedown... [any]"),
             .option("at", value: "TIME", help: "add: ISO-8601, HH:MM or +DURATION"),
             .option("sound", value: "FILE", help: "add, prayers: the alarm sound"),
             .option("window", value: "DUR", help: "add: the proof window [30m]"),
@@ -172,7 +182,7 @@ enum AlarmCommand: Subcommand {
 
     /// The options each action takes (besides --store); any other is a usage error.
     static let actionOptions: [String: Set<String>] = [
-        "run": ["device", "ring-seconds"],
+        "run": ["device", "ring-seconds", "input", "stop-key"],
         "prayers": Set(
             ["lat", "lon", "tz", "prayers", "proof-window", "sound", "proof", "json", "volume", "ramp", "escalate"]
                 + CalculationParameters.optionNames),
@@ -274,6 +284,15 @@ enum AlarmCommand: Subcommand {
             options.ringSeconds = seconds
         }
         options.environment = io.environment
+        if let input = arguments.value("input") { options.inputs = [input] }
+        if let text = arguments.value("stop-key") {
+            guard let key = StopKey(text) else {
+                throw UsageError(
+                    "unknown --stop-key '\(text)'; any, a key name (\(StopKey.names.keys.sorted().prefix(8).joined(separator: ", ")), ...) or a code 1-767"
+                )
+            }
+            options.stopKey = key
+        }
         _ = try zone(io)
         let store = try openStore(arguments, io: io)
         let service = try AlarmService(store: store, options: options)

@@ -29,7 +29,7 @@ enum DoctorCommand: Subcommand {
           "models": [{"name": str, "path": str|null,
                       "status": "verified"|"missing"|"mismatch"|"unlisted"|"unreadable"}],
           "libraries": [{"name": str, "soname": str, "package": str, "loaded": bool, "error": str|null}],
-          "audio_devices": [str]|{"error": str}, "healthy": bool}
+          "audio_devices": [str]|{"error": str}, "key_devices": [{"path","name","readable"}], "healthy": bool}
 
         Examples:
           proofkit doctor
@@ -74,6 +74,13 @@ enum DoctorCommand: Subcommand {
         case .success(let names): out.append("ALSA devices: \(names.isEmpty ? "none" : names.joined(separator: ", "))")
         case .failure(let error): out.append("ALSA devices: not available: \(error.message)")
         }
+        out.append(
+            "keys that can stop a ring (alarm run --input): "
+                + (report.keyDevices.isEmpty
+                    ? "none (no /dev/input/event*)"
+                    : report.keyDevices.map {
+                        "\($0.path) \(quotedPath($0.name))\($0.readable ? "" : " (not readable: join the 'input' group)")"
+                    }.joined(separator: ", ")))
         out.append(
             report.isHealthy ? "everything proofkit needs was found and verified" : "something is missing: see above")
         return out
@@ -128,6 +135,10 @@ enum DoctorCommand: Subcommand {
                     ])
                 }),
             "audio_devices": devices,
+            "key_devices": .array(
+                report.keyDevices.map {
+                    .object(["path": .string($0.path), "name": .string($0.name), "readable": .bool($0.readable)])
+                }),
             "healthy": .bool(report.isHealthy),
         ])
     }
