@@ -37,14 +37,14 @@ extension String {
 private func checkAgainstReference(
     photo: String, regressors: [Float], scores: [Float], landmarks raw: [Float], heatmap: [Float]
 ) throws {
-    let entry = try #require(PoseReference.photos[photo])
-    let (width, height) = PoseReference.size(photo)
+    let entry = try #require(PoseFixtures.photos[photo])
+    let (width, height) = PoseFixtures.size(photo)
     let pipeline = PosePipeline()
     let candidates = try pipeline.detections.candidates(regressors: regressors, scores: scores)
     let expectedCandidates = entry["candidates"] as? [[String: Any]] ?? []
-    #expect(candidates.map(\.anchor) == expectedCandidates.map { Int(PoseReference.number($0["anchor"])) }, "\(photo)")
+    #expect(candidates.map(\.anchor) == expectedCandidates.map { Int(PoseFixtures.number($0["anchor"])) }, "\(photo)")
     #expect(
-        maximumDifference(candidates.map(\.score), expectedCandidates.map { PoseReference.number($0["score"]) })
+        maximumDifference(candidates.map(\.score), expectedCandidates.map { PoseFixtures.number($0["score"]) })
             < 1e-11,
         "\(photo)")
     let suppressed = pipeline.detections.suppressed(candidates)
@@ -75,7 +75,7 @@ private func checkAgainstReference(
 
     // The landmarks, through the reference's region (so that only the projection is compared).
     let all = try pipeline.landmarks.landmarks(raw: raw, heatmap: heatmap, region: wantRegion)
-    let wantLandmarks = (entry["landmarks"] as? [Any] ?? []).map(PoseReference.numbers)
+    let wantLandmarks = (entry["landmarks"] as? [Any] ?? []).map(PoseFixtures.numbers)
     #expect(all.count == 39 && wantLandmarks.count == 39, "\(photo)")
     let normalized = all.map {
         [$0.x / Double(width), $0.y / Double(height), $0.z / Double(width), $0.visibility, $0.presence]
@@ -92,9 +92,9 @@ private func checkAgainstReference(
 struct PoseEstimationReferenceTests {
     @Test("the anchors: 2254, every value equal to the reference's (FNV-1a of all float32 values)")
     func anchors() throws {
-        let reference = try #require(PoseReference.json["anchors"] as? [String: Any])
+        let reference = try #require(PoseFixtures.reference["anchors"] as? [String: Any])
         let anchors = SSDAnchorOptions.blazePose.anchors()
-        #expect(anchors.count == 2254 && PoseReference.number(reference["count"]) == 2254)
+        #expect(anchors.count == 2254 && PoseFixtures.number(reference["count"]) == 2254)
         #expect(fnv1a64(anchors) == reference["fnv1a64_float32_xywh"] as? String)
         let samples = try #require(reference["samples"] as? [String: Any])
         #expect(samples.count == 8)
@@ -103,7 +103,7 @@ struct PoseEstimationReferenceTests {
             // As float32 (Foundation's JSON reader on Linux may miss a double's last digit).
             #expect(
                 [anchor.centerX, anchor.centerY, anchor.width, anchor.height]
-                    == PoseReference.numbers(value).map { Float($0) }, "anchor \(key)")
+                    == PoseFixtures.numbers(value).map { Float($0) }, "anchor \(key)")
         }
         // Layers of one stride share a feature map: 28x28x2 + 14x14x2 + 7x7x6.
         #expect(anchors[1567].centerX == anchors[1566].centerX && anchors[1568].centerX == Float(0.5 / 14))
@@ -111,8 +111,8 @@ struct PoseEstimationReferenceTests {
 
     @Test("astronaut, from the committed inputs: candidates, suppression, region, landmarks, tracking")
     func astronautAlwaysRuns() throws {
-        let inputs = try #require(PoseReference.photos["astronaut"]?["inputs"] as? [String: Any])
-        let rows = PoseReference.numbers(inputs["anchors"]).map { Int($0) }
+        let inputs = try #require(PoseFixtures.photos["astronaut"]?["inputs"] as? [String: Any])
+        let rows = PoseFixtures.numbers(inputs["anchors"]).map { Int($0) }
         let rowValues = PoseReference.floats(base64: inputs["regressors"])
         let rowScores = PoseReference.floats(base64: inputs["scores"])
         #expect(rows.count == 8 && rowValues.count == rows.count * 12 && rowScores.count == rows.count)
@@ -128,9 +128,9 @@ struct PoseEstimationReferenceTests {
         let windows = try #require(inputs["heatmap_windows"] as? [[String: Any]])
         #expect(windows.count >= 20)
         for window in windows {
-            let landmark = Int(PoseReference.number(window["landmark"]))
-            let rowRange = PoseReference.numbers(window["rows"]).map { Int($0) }
-            let columnRange = PoseReference.numbers(window["columns"]).map { Int($0) }
+            let landmark = Int(PoseFixtures.number(window["landmark"]))
+            let rowRange = PoseFixtures.numbers(window["rows"]).map { Int($0) }
+            let columnRange = PoseFixtures.numbers(window["columns"]).map { Int($0) }
             let logits = PoseReference.floats(base64: window["logits"])
             var k = 0
             for r in rowRange[0]..<rowRange[1] {
@@ -147,37 +147,39 @@ struct PoseEstimationReferenceTests {
 
     @Test(
         "every reference photo, from the build's tensors: detections, region, landmarks, tracking",
-        .enabled(if: PoseReference.hasTensors, "needs Models/generated (bash .ci/setup)"),
-        arguments: PoseReference.photoNames)
+        .enabled(if: PoseFixtures.hasModels, "needs Models/generated (bash .ci/setup)"),
+        arguments: PoseFixtures.photoNames)
     func referenceTensors(photo: String) throws {
         try checkAgainstReference(
-            photo: photo, regressors: try PoseReference.tensor(photo, "regressors"),
-            scores: try PoseReference.tensor(photo, "scores"), landmarks: try PoseReference.tensor(photo, "landmarks"),
-            heatmap: try PoseReference.tensor(photo, "heatmap"))
+            photo: photo, regressors: try PoseFixtures.tensor(photo, "regressors"),
+            scores: try PoseFixtures.tensor(photo, "scores"), landmarks: try PoseFixtures.tensor(photo, "landmarks"),
+            heatmap: try PoseFixtures.tensor(photo, "heatmap"))
     }
 
     @Test(
         "the crops equal the reference's (OpenCV's fixed-point warp) bit for bit",
-        .enabled(if: PoseReference.hasPhotos, "needs Models/generated, .deps/wheels and .deps/venv"),
-        arguments: PoseReference.photoNames)
+        .enabled(
+            if: PoseFixtures.hasModels && PoseFixtures.hasPhotos && ImageFixtures.hasPythonWithPillow,
+            "needs Models/generated, .deps/wheels, unzip and .deps/venv"),
+        arguments: PoseFixtures.photoNames)
     func crops(photo: String) throws {
-        let image = try PoseReference.decodedPhoto(photo)
+        let image = try PoseFixtures.decodedPhoto(photo)
         let pipeline = PosePipeline()
-        #expect(pipeline.detectorInput(of: image) == (try PoseReference.tensor(photo, "detector_input")))
+        #expect(pipeline.detectorInput(of: image) == (try PoseFixtures.tensor(photo, "detector_input")))
         // The build's landmark input: the TFLite detection's region, or the letterboxed photo.
-        let entry = try #require(PoseReference.photos[photo])
+        let entry = try #require(PoseFixtures.photos[photo])
         let region =
             PoseReference.region(entry["region"])
             ?? PoseRegion.letterbox(imageWidth: image.width, imageHeight: image.height)
         #expect(
-            pipeline.landmarkInput(of: image, region: region) == (try PoseReference.tensor(photo, "landmark_input")))
+            pipeline.landmarkInput(of: image, region: region) == (try PoseFixtures.tensor(photo, "landmark_input")))
     }
 
     @Test(
         "the configuration read from pose_pipeline.json is MediaPipe's",
-        .enabled(if: PoseReference.hasTensors, "needs Models/generated (bash .ci/setup)"))
+        .enabled(if: PoseFixtures.hasModels, "needs Models/generated (bash .ci/setup)"))
     func configurationFile() throws {
-        let bytes = [UInt8](try Data(contentsOf: PoseReference.models.appendingPathComponent("pose_pipeline.json")))
+        let bytes = [UInt8](try Data(contentsOf: PoseFixtures.models.appendingPathComponent("pose_pipeline.json")))
         let configuration = try PosePipelineConfiguration(json: try JSONReader.parse(bytes: bytes))
         #expect(configuration == .mediaPipe)
         #expect(configuration.anchors.anchors() == SSDAnchorOptions.blazePose.anchors())
