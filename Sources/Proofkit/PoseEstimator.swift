@@ -229,6 +229,41 @@ public final class PoseEstimator: @unchecked Sendable {
         return observation
     }
 
+    /// The time of each model on one frame, both always run (for `proofkit bench`): the detector
+    /// on the letterboxed image, then the landmark model on the first detection's region, or on
+    /// the letterboxed image when nobody is detected (the same work as a frame with a person).
+    /// Only the models' runs are timed, not the crops or the decoding.
+    /// - Throws: as ``estimate(image:previous:)``.
+    public func modelTimings(on image: RGBImage) throws(ProofkitError) -> PoseTimings {
+        let side = pipeline.configuration.detectorInputSize
+        let detectorInput = try Tensor(shape: [1, side, side, 3], scalars: pipeline.detectorInput(of: image))
+        let start = ContinuousClock().now
+        let outputs = try detector.run(["image": detectorInput], outputs: ["regressors", "scores"])
+        let detectorSeconds = Self.seconds(since: start)
+        let detection = try pipeline.firstDetection(
+            regressors: try outputs.tensor("regressors", as: Float.self).scalars,
+            scores: try outputs.tensor("scores", as: Float.self).scalars, imageWidth: image.width,
+            imageHeight: image.height)
+        let region =
+            detection.map { pipeline.region(of: $0, imageWidth: image.width, imageHeight: image.height) }
+            ?? PoseRegion.letterbox(imageWidth: image.width, imageHeight: image.height)
+        let crop = pipeline.configuration.landmarkInputSize
+        let landmarkInput = try Tensor(
+            shape: [1, crop, crop, 3], scalars: pipeline.landmarkInput(of: image, region: region))
+        let landmarkStart = ContinuousClock().now
+        let landmarkOutputs = try landmarkModel.run(
+            ["image": landmarkInput], outputs: ["landmarks", "presence", "heatmap"])
+        let landmarkSeconds = Self.seconds(since: landmarkStart)
+        withExtendedLifetime(landmarkOutputs) {}
+        return PoseTimings(detector: detectorSeconds, landmarks: landmarkSeconds)
+    }
+
+    /// Decodes a photo as ``estimate(photoAt:)`` does.
+    /// - Throws: the decoder's errors, naming the file (65, 66, 74).
+    public func decode(photoAt path: String) throws(ProofkitError) -> RGBImage {
+        try decoder.decode(contentsOf: path).image
+    }
+
     /// The pose in a photo file (JPEG or PNG, by content; EXIF orientation applied; a JPEG whose
     /// shorter side is over ``decodedShorterSide`` is decoded at a reduced size).
     /// - Parameter path: the photo.

@@ -120,6 +120,9 @@ public enum InferenceBench {
         if job.model == .whisper {
             return try measureWhisper(job, options: options, isolation: isolation, progress: progress)
         }
+        if job.model == .pose {
+            return try measurePose(job, options: options, isolation: isolation, progress: progress)
+        }
         let clock = ContinuousClock()
         let path = options.path(of: job.model)
         guard FileManager.default.fileExists(atPath: path) else {
@@ -260,6 +263,69 @@ public enum InferenceBench {
             photo: nil, photoNote: nil)
         result.decoderToken = LatencyStatistics(decoderSamples)
         withExtendedLifetime(recognizer) {}
+        return result
+    }
+
+    /// BlazePose: the estimator loaded as `proofkit pose` loads it (both graphs and the pipeline
+    /// file checked against their SHA-256); each run is one frame of `--image` (decoded as `pose`
+    /// decodes it), or of a fixed 640x480 pattern: the detector, then the landmark model, each
+    /// timed (``PoseEstimator/modelTimings(on:)``; the crops and decoding are not timed).
+    private static func measurePose(
+        _ job: BenchJob, options: BenchOptions, isolation: BenchSettings.Isolation,
+        progress: ((Int, Int) -> Void)?
+    ) throws(ProofkitError) -> BenchResult {
+        let clock = ContinuousClock()
+        let path = options.path(of: job.model)
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw ProofkitError(.notFound, "no model file (set-up makes it: bash .ci/setup)", path: path)
+        }
+        let modelBytes = [PoseModelFiles.detector, PoseModelFiles.landmarks].reduce(0) {
+            $0 + fileBytes(options.modelsFolder + "/" + $1)
+        }
+        let runtimeStart = clock.now
+        _ = try OnnxRuntime.load()
+        let runtimeLoad = seconds(clock.now - runtimeStart)
+
+        if isolation == .inProcess { resetPeakResident() }
+        let before = ResourceUsage.residentBytes()
+        let loadStart = clock.now
+        let store = PhotoModelStore(
+            environment: [PhotoModelStore.environmentVariable: options.modelsFolder], executablePath: nil)
+        let estimator = try PoseEstimator(store: store, threads: job.threads)
+        let load = seconds(clock.now - loadStart)
+        let afterLoad = ResourceUsage.residentBytes()
+        let image: RGBImage
+        if let photo = options.image {
+            image = try estimator.decode(photoAt: photo)
+        } else {
+            var pixels = [UInt8](repeating: 0, count: 640 * 480 * 3)
+            for index in pixels.indices {
+                pixels[index] = UInt8(
+                    127.5 + 127 * sin(Double(index % 1_931) * 0.011) * cos(Double(index / 1_920) * 0.03))
+            }
+            image = RGBImage(width: 640, height: 480, pixels: pixels)
+        }
+        var detectorSamples: [Double] = []
+        var landmarkSamples: [Double] = []
+        for index in 0..<(options.warmup + options.runs) {
+            let timings = try estimator.modelTimings(on: image)
+            if index >= options.warmup {
+                detectorSamples.append(timings.detector)
+                landmarkSamples.append(timings.landmarks)
+                progress?(index - options.warmup + 1, options.runs)
+            }
+        }
+        let peak = ResourceUsage.peakResidentBytes()
+        var result = BenchResult(
+            model: job.model.rawValue, modelFile: "\(PoseModelFiles.detector) + \(PoseModelFiles.landmarks)",
+            modelBytes: modelBytes, threads: job.threads, runtimeLoadSeconds: runtimeLoad, loadSeconds: load,
+            samples: detectorSamples, unit: job.model.unit, audioSecondsPerRun: nil,
+            memory: BenchMemory(
+                residentBeforeLoadBytes: before, residentAfterLoadBytes: afterLoad, peakResidentBytes: peak,
+                isolation: isolation),
+            photo: nil, photoNote: nil)
+        result.landmarkModel = LatencyStatistics(landmarkSamples)
+        withExtendedLifetime(estimator) {}
         return result
     }
 
