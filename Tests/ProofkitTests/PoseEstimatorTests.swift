@@ -122,6 +122,11 @@ struct PoseEstimatorTests {
         }
         #expect(error.code == .decodeFailed && error.path == folder + "/notes.jpg")
         #expect(try estimator.estimate(image: RGBImage(width: 0, height: 0, pixels: [])) == .nobody(.noDetection))
+        // Extreme aspect ratios: the crops stay 224 and 256 pixels whatever the image's shape.
+        for (width, height) in [(4000, 2), (1, 3000)] {
+            let strip = RGBImage(width: width, height: height, red: 90, green: 60, blue: 30)
+            #expect(try estimator.estimate(image: strip).estimate == nil, "\(width)x\(height)")
+        }
         // A uniform grey frame: nobody.
         #expect(
             try estimator.estimate(image: RGBImage(width: 64, height: 48, red: 128, green: 128, blue: 128)).estimate
