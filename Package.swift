@@ -5,7 +5,8 @@
 // `ls Sources` shows the layers; each imports only the layers above it in this list:
 //   Sources/Core/ProofkitCore          values shared by every layer (errors, units, JSON)
 //   Sources/Engines/<Engine>           the pure decisions: VoiceGate, DuaMatching, ImageProof, SquatCounting,
-//                                      PrayerPlanning, SpeechRecognition, AudioDSP (no C, no I/O, no clock)
+//                                      PrayerPlanning, SpeechRecognition, AudioDSP, PoseEstimation (no C, no I/O,
+//                                      no clock)
 //   Sources/System/ProofkitSystem      the one libc chokepoint (`package` access, after swift-system);
 //                                      POSIX+Calls.swift is its only file that calls libc
 //   Sources/Adapters/<Adapter>         AudioIO, ImageIO, Inference, Storage: each over its own C modules
@@ -20,6 +21,7 @@ import PackageDescription
 /// The pure engines (Sources/Engines/NAME): each depends on ProofkitCore alone.
 let engines = [
     "VoiceGate", "DuaMatching", "ImageProof", "SquatCounting", "PrayerPlanning", "SpeechRecognition", "AudioDSP",
+    "PoseEstimation",
 ]
 /// The C modules (CSupport/NAME) of the libraries loaded on first use, through CProofkitShims.
 let loadedLibraries = ["CSndFile", "CALSA", "CTurboJPEG", "CPNG", "CSQLite"]

@@ -4,6 +4,7 @@
 // of them is wrapped here (SoundDevices, SoundFile, LiveReadingProof, ...).
 @_exported public import DuaMatching
 @_exported public import ImageProof
+@_exported public import PoseEstimation
 @_exported public import PrayerPlanning
 @_exported public import SpeechRecognition
 @_exported public import SquatCounting

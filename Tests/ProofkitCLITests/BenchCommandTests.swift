@@ -315,6 +315,51 @@ struct BenchCommandTests {
         #expect(text.stdout.contains("ms per 30 s window (p50); decoder") && text.stdout.contains("ms per token"))
     }
 
+    @Test(
+        "--model pose (real models, child process): the detector's and the landmark model's time per frame",
+        .enabled(
+            if: OnnxRuntime.isAvailable && PoseFixtures.hasModels && PoseFixtures.hasPhotos
+                && TestEnvironment.hasProofkitBinary,
+            "needs the pose models (bash .ci/setup), .deps/wheels and the built proofkit"))
+    func poseRun() throws {
+        guard case .measure(let all, _, _) = try parse([]) else { return }
+        #expect(!all.models.contains(.pose))
+        let folder = try TestEnvironment.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let photo = try PoseFixtures.extractPhoto("astronaut", into: folder)
+        let result = try runProcess(
+            TestEnvironment.proofkitBinary,
+            [
+                "bench", "--model", "pose", "--threads", "1", "--runs", "3", "--warmup", "1", "--json", "--image",
+                photo,
+                "--models", Self.modelsFolder,
+            ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try BenchReport.decode(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        let pose = try #require(report.results.first)
+        #expect(pose.model == "pose" && pose.unit == "frames" && pose.threads == 1)
+        #expect(pose.modelFile == "pose_detection.onnx + pose_landmark_full.onnx")
+        #expect(pose.latency.count == 3 && pose.latency.min > 0)
+        let landmarks = try #require(pose.landmarkModel)
+        #expect(landmarks.count == 3 && landmarks.min > 0)
+        #expect(pose.photo == nil && pose.decoderToken == nil && pose.realTimeFactor == nil)
+        var bytes = 0
+        for name in ["pose_detection.onnx", "pose_landmark_full.onnx"] {
+            bytes += try FileManager.default.attributesOfItem(atPath: Self.modelsFolder + "/" + name)[.size] as! Int
+        }
+        #expect(pose.modelBytes == bytes)
+        #expect(pose.memory.peakResidentBytes > pose.memory.residentBeforeLoadBytes)
+        // Without --image, a fixed pattern (nobody): both models still run; the text has the line.
+        let text = try runProcess(
+            TestEnvironment.proofkitBinary,
+            [
+                "bench", "--model", "pose", "--threads", "1", "--runs", "2", "--warmup", "0", "--models",
+                Self.modelsFolder,
+            ])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.contains("pose x1: detector") && text.stdout.contains("ms tracked"))
+    }
+
     @Test("--help names the whisper model and its figures")
     func whisperHelp() {
         let (status, out, _) = run(["--help"])

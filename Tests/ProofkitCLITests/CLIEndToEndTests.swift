@@ -25,7 +25,8 @@ struct CLIInProcessTests {
         let status = ProofkitCLI.run(arguments: ["proofkit", "help"], io: captured.io)
         #expect(status == 0)
         for verb in [
-            "demo", "trim", "check", "play", "mat", "voice", "dua", "transcribe", "squat", "times", "plan", "bench",
+            "demo", "trim", "check", "play", "mat", "voice", "dua", "transcribe", "squat", "pose", "times", "plan",
+            "bench",
         ] {
             #expect(captured.stdout.contains("  \(verb) "), "help misses \(verb)")
         }
@@ -35,7 +36,8 @@ struct CLIInProcessTests {
     @Test(
         "each verb's --help prints usage on stdout and exits 0",
         arguments: [
-            "demo", "trim", "check", "play", "mat", "voice", "dua", "transcribe", "squat", "times", "plan", "bench",
+            "demo", "trim", "check", "play", "mat", "voice", "dua", "transcribe", "squat", "pose", "times", "plan",
+            "bench",
         ])
     func verbHelp(verb: String) {
         let captured = CapturedIO()

@@ -18,7 +18,7 @@ struct ChokepointTests {
     /// libm instead of hand-written maths).
     static let libmTargets: Set<String> = [
         "ProofkitCore", "VoiceGate", "DuaMatching", "ImageProof", "SquatCounting", "PrayerPlanning",
-        "SpeechRecognition", "AudioDSP",
+        "SpeechRecognition", "AudioDSP", "PoseEstimation",
     ]
 
     /// Other files that import Glibc for libm only, each with its reason.

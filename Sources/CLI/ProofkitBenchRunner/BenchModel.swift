@@ -35,6 +35,11 @@ public enum BenchModel: String, Sendable, Hashable, CaseIterable, Codable {
     /// window, followed by ``whisperDecoderSteps`` decoder steps of one token each (timed apart).
     /// Measured only when named (it takes about a second per run).
     case whisper
+    /// Body pose, MediaPipe's BlazePose as `proofkit pose` runs it (`pose_detection.onnx` and
+    /// `pose_landmark_full.onnx`, SHA-256-checked): one run is one frame, the detector on the
+    /// letterboxed image then the landmark model on its region (or on the letterboxed image when
+    /// nobody is found), each timed. Measured only when named.
+    case pose
 
     /// Decoder steps (one token each, after the 4-token prompt) timed per ``whisper`` run.
     public static let whisperDecoderSteps = 32
@@ -51,17 +56,19 @@ public enum BenchModel: String, Sendable, Hashable, CaseIterable, Codable {
         case .clipStandin: "clip_standin.onnx"
         case .silero: "silero_vad.onnx"
         case .whisper: "whisper_base_encoder.onnx"
+        case .pose: "pose_detection.onnx"
         }
     }
 
     /// Whether the model judges photos (so a photo's end-to-end time applies).
-    public var isPhotoModel: Bool { self != .silero && self != .whisper }
+    public var isPhotoModel: Bool { self != .silero && self != .whisper && self != .pose }
 
     /// What one run processes, for the throughput unit.
     public var unit: String {
         switch self {
         case .silero: "chunks"
         case .whisper: "windows"
+        case .pose: "frames"
         default: "images"
         }
     }
@@ -101,8 +108,9 @@ public enum BenchModel: String, Sendable, Hashable, CaseIterable, Codable {
     /// - Throws: `.modelInvalid` when the inputs are not what this model kind takes.
     func feeds(for inputs: [TensorDescription]) throws(ProofkitError) -> [String: AnyTensor] {
         switch self {
-        case .whisper:
-            throw ProofkitError(.modelInvalid, "Whisper is measured by InferenceBench.measureWhisper, not one session")
+        case .whisper, .pose:
+            throw ProofkitError(
+                .modelInvalid, "\(rawValue) is measured by InferenceBench with its facade, not one session")
         case .silero:
             let names = Set(inputs.map(\.name))
             guard names == ["input", "state", "sr"] else {
@@ -141,7 +149,7 @@ public enum BenchModel: String, Sendable, Hashable, CaseIterable, Codable {
         case .silero: return ["output", "stateN"].filter(names.contains)
         case .lite0, .lite0FP32: return names.contains("logits") ? ["logits"] : nil
         case .clip, .clipStandin: return names.contains("embedding") ? ["embedding"] : nil
-        case .whisper: return nil
+        case .whisper, .pose: return nil
         }
     }
 }

@@ -24,7 +24,7 @@ enum BenchPhotoRun {
         case .lite0: .lite0
         case .lite0FP32: .lite0FP32
         case .clip: .clip
-        case .clipStandin, .silero, .whisper: nil
+        case .clipStandin, .silero, .whisper, .pose: nil
         }
     }
 

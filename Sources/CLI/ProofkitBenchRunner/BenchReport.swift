@@ -402,6 +402,9 @@ public struct BenchResult: Sendable, Codable, Equatable {
     /// and the window's cross-attention keys), over every timed step of every run; `nil` for
     /// other models. (``latency`` is then the encoder's time per 30 s window.)
     public var decoderToken: BenchLatency?
+    /// Pose only: the landmark model's time per frame; `nil` for other models. (``latency`` is
+    /// then the detector's time per frame.)
+    public var landmarkModel: BenchLatency?
 
     /// Builds a result from the raw samples: the statistics, throughput (runs over the summed
     /// run time), real-time factor (`audioSecondsPerRun` x throughput, for audio models) and the
@@ -449,6 +452,7 @@ public struct BenchResult: Sendable, Codable, Equatable {
         case isNoisy = "noisy"
         case relativeSpread = "relative_spread"
         case decoderToken = "decoder_token_s"
+        case landmarkModel = "landmark_model_s"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -470,6 +474,7 @@ public struct BenchResult: Sendable, Codable, Equatable {
         try container.encode(isNoisy, forKey: .isNoisy)
         try container.encode(relativeSpread, forKey: .relativeSpread)
         try container.encodeIfPresent(decoderToken, forKey: .decoderToken)
+        try container.encodeIfPresent(landmarkModel, forKey: .landmarkModel)
     }
 
     /// The key two reports are matched on: model and thread count.

@@ -120,6 +120,9 @@ public enum InferenceBench {
         if job.model == .whisper {
             return try measureWhisper(job, options: options, isolation: isolation, progress: progress)
         }
+        if job.model == .pose {
+            return try measurePose(job, options: options, isolation: isolation, progress: progress)
+        }
         let clock = ContinuousClock()
         let path = options.path(of: job.model)
         guard FileManager.default.fileExists(atPath: path) else {
@@ -193,29 +196,6 @@ public enum InferenceBench {
         _ job: BenchJob, options: BenchOptions, isolation: BenchSettings.Isolation,
         progress: ((Int, Int) -> Void)?
     ) throws(ProofkitError) -> BenchResult {
-        let clock = ContinuousClock()
-        let path = options.path(of: job.model)
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw ProofkitError(.notFound, "no model file (set-up makes it: bash .ci/setup)", path: path)
-        }
-        var modelBytes = 0
-        for name in [WhisperModelFiles.encoder, WhisperModelFiles.decoder] {
-            modelBytes += fileBytes(options.modelsFolder + "/" + name)
-        }
-        let runtimeStart = clock.now
-        _ = try OnnxRuntime.load()
-        let runtimeLoad = seconds(clock.now - runtimeStart)
-
-        if isolation == .inProcess { resetPeakResident() }
-        let before = ResourceUsage.residentBytes()
-        let loadStart = clock.now
-        let store = PhotoModelStore(
-            environment: [PhotoModelStore.environmentVariable: options.modelsFolder], executablePath: nil)
-        let recognizer = try WhisperRecognizer(store: store, threads: job.threads)
-        let load = seconds(clock.now - loadStart)
-        let afterLoad = ResourceUsage.residentBytes()
-        let model = recognizer.transcriber.model
-
         let bins = WhisperFeatures.melBins
         let frames = WhisperFeatures.windowFrames
         var window = [Float](repeating: 0, count: bins * frames)
@@ -226,41 +206,116 @@ public enum InferenceBench {
             }
         }
         let prompt = [50258, 50272, 50359, 50363]  // <|startoftranscript|><|ar|><|transcribe|><|notimestamps|>
-        let steps = BenchModel.whisperDecoderSteps
-        var encoderSamples: [Double] = []
-        var decoderSamples: [Double] = []
-        for index in 0..<(options.warmup + options.runs) {
-            let timed = index >= options.warmup
-            let start = clock.now
-            try model.encode(melWindow: window)
-            let encoded = clock.now
-            blackHole(try model.logits(appending: prompt))
-            var stepTimes: [Double] = []
-            for step in 0..<steps {
-                let stepStart = clock.now
-                let rows = try model.logits(appending: [1_000 + step])  // ordinary text tokens
-                let stepEnd = clock.now
-                blackHole(rows)
-                stepTimes.append(seconds(stepEnd - stepStart))
+        let clock = ContinuousClock()
+        var (result, decoderSamples) = try measureFacade(
+            job, options: options, isolation: isolation,
+            files: [WhisperModelFiles.encoder, WhisperModelFiles.decoder], progress: progress,
+            load: { (store) throws(ProofkitError) in try WhisperRecognizer(store: store, threads: job.threads) },
+            run: { (recognizer) throws(ProofkitError) in
+                let model = recognizer.transcriber.model
+                let start = clock.now
+                try model.encode(melWindow: window)
+                let encoded = clock.now
+                blackHole(try model.logits(appending: prompt))
+                var stepTimes: [Double] = []
+                for step in 0..<BenchModel.whisperDecoderSteps {
+                    let stepStart = clock.now
+                    let rows = try model.logits(appending: [1_000 + step])  // ordinary text tokens
+                    let stepEnd = clock.now
+                    blackHole(rows)
+                    stepTimes.append(seconds(stepEnd - stepStart))
+                }
+                return (seconds(encoded - start), stepTimes)
+            })
+        result.decoderToken = LatencyStatistics(decoderSamples)
+        return result
+    }
+
+    /// BlazePose: the estimator loaded as `proofkit pose` loads it (both graphs and the pipeline
+    /// file checked against their SHA-256); each run is one frame of `--image` (decoded as `pose`
+    /// decodes it, once), or of a fixed 640x480 pattern: the detector, then the landmark model,
+    /// each timed (``PoseEstimator/modelTimings(on:)``; the crops and decoding are not timed).
+    private static func measurePose(
+        _ job: BenchJob, options: BenchOptions, isolation: BenchSettings.Isolation,
+        progress: ((Int, Int) -> Void)?
+    ) throws(ProofkitError) -> BenchResult {
+        var image: RGBImage?
+        if options.image == nil {
+            var pixels = [UInt8](repeating: 0, count: 640 * 480 * 3)
+            for index in pixels.indices {
+                pixels[index] = UInt8(
+                    127.5 + 127 * sin(Double(index % 1_931) * 0.011) * cos(Double(index / 1_920) * 0.03))
             }
-            if timed {
-                encoderSamples.append(seconds(encoded - start))
-                decoderSamples += stepTimes
+            image = RGBImage(width: 640, height: 480, pixels: pixels)
+        }
+        var (result, landmarkSamples) = try measureFacade(
+            job, options: options, isolation: isolation, files: [PoseModelFiles.detector, PoseModelFiles.landmarks],
+            progress: progress,
+            load: { (store) throws(ProofkitError) in try PoseEstimator(store: store, threads: job.threads) },
+            run: { (estimator) throws(ProofkitError) in
+                let frame: RGBImage
+                if let image {
+                    frame = image
+                } else {
+                    frame = try estimator.decode(photoAt: options.image ?? "")
+                    image = frame
+                }
+                let timings = try estimator.modelTimings(on: frame)
+                return (timings.detector, [timings.landmarks])
+            })
+        result.landmarkModel = LatencyStatistics(landmarkSamples)
+        return result
+    }
+
+    /// A model measured through its facade (several files, loaded and SHA-256-checked as the
+    /// command that uses it loads them): ONNX Runtime loaded first, the facade loaded from
+    /// `options.modelsFolder` (timed as the load), then `run` called for the warm-up and the
+    /// timed runs; each run times its own parts and returns its main figure (the result's
+    /// latency samples) and any other figures (returned, for the caller's own field).
+    private static func measureFacade<Model>(
+        _ job: BenchJob, options: BenchOptions, isolation: BenchSettings.Isolation, files: [String],
+        progress: ((Int, Int) -> Void)?, load: (PhotoModelStore) throws(ProofkitError) -> Model,
+        run: (Model) throws(ProofkitError) -> (main: Double, other: [Double])
+    ) throws(ProofkitError) -> (result: BenchResult, other: [Double]) {
+        let clock = ContinuousClock()
+        let path = options.path(of: job.model)
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw ProofkitError(.notFound, "no model file (set-up makes it: bash .ci/setup)", path: path)
+        }
+        let modelBytes = files.reduce(0) { $0 + fileBytes(options.modelsFolder + "/" + $1) }
+        let runtimeStart = clock.now
+        _ = try OnnxRuntime.load()
+        let runtimeLoad = seconds(clock.now - runtimeStart)
+
+        if isolation == .inProcess { resetPeakResident() }
+        let before = ResourceUsage.residentBytes()
+        let loadStart = clock.now
+        let store = PhotoModelStore(
+            environment: [PhotoModelStore.environmentVariable: options.modelsFolder], executablePath: nil)
+        let model = try load(store)
+        let loaded = seconds(clock.now - loadStart)
+        let afterLoad = ResourceUsage.residentBytes()
+        var samples: [Double] = []
+        var other: [Double] = []
+        for index in 0..<(options.warmup + options.runs) {
+            let figures = try run(model)
+            if index >= options.warmup {
+                samples.append(figures.main)
+                other += figures.other
                 progress?(index - options.warmup + 1, options.runs)
             }
         }
         let peak = ResourceUsage.peakResidentBytes()
-        var result = BenchResult(
-            model: job.model.rawValue, modelFile: "\(WhisperModelFiles.encoder) + \(WhisperModelFiles.decoder)",
-            modelBytes: modelBytes, threads: job.threads, runtimeLoadSeconds: runtimeLoad, loadSeconds: load,
-            samples: encoderSamples, unit: job.model.unit, audioSecondsPerRun: nil,
+        withExtendedLifetime(model) {}
+        let result = BenchResult(
+            model: job.model.rawValue, modelFile: files.joined(separator: " + "), modelBytes: modelBytes,
+            threads: job.threads, runtimeLoadSeconds: runtimeLoad, loadSeconds: loaded, samples: samples,
+            unit: job.model.unit, audioSecondsPerRun: nil,
             memory: BenchMemory(
                 residentBeforeLoadBytes: before, residentAfterLoadBytes: afterLoad, peakResidentBytes: peak,
                 isolation: isolation),
             photo: nil, photoNote: nil)
-        result.decoderToken = LatencyStatistics(decoderSamples)
-        withExtendedLifetime(recognizer) {}
-        return result
+        return (result, other)
     }
 
     /// A file's size in bytes (`stat`), 0 when it cannot be read. (`FileManager`'s `.size`

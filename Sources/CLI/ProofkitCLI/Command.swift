@@ -32,6 +32,7 @@ var allCommands: [any Subcommand.Type] {
         DuaCommand.self,
         TranscribeCommand.self,
         SquatCommand.self,
+        PoseCommand.self,
         TimesCommand.self,
         PlanCommand.self,
         AlarmCommand.self,

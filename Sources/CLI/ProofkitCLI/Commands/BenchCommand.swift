@@ -14,7 +14,7 @@ enum BenchCommand: Subcommand {
     static let name = "bench"
     static let summary = "inference benchmarks to compare boards, models and thread counts"
     static let synopsis = """
-        proofkit bench [--model lite0|lite0-fp32|clip|clip-standin|silero|whisper|all] [--threads 1,2,4] [--runs N] [--warmup N] [--image PHOTO] [--json] [--plot bench.svg]
+        proofkit bench [--model lite0|lite0-fp32|clip|clip-standin|silero|whisper|pose|all] [--threads 1,2,4] [--runs N] [--warmup N] [--image PHOTO] [--json] [--plot bench.svg]
                proofkit bench --compare A.json B.json [--json]
         """
     static let discussion = """
@@ -43,6 +43,12 @@ enum BenchCommand: Subcommand {
         "decoder_token_s"). A transcript costs about one encoder run per 30 s plus one decoder
         step per token (Arabic speech: about 4 tokens per second of speech). With whisper,
         --runs defaults to 10 and --warmup to 1.
+        pose (only when named) is body pose as 'proofkit pose' runs it (pose_detection.onnx +
+        pose_landmark_full.onnx, SHA-256-checked): one run is one frame of --image PHOTO (else a
+        fixed 640x480 pattern), the detector then the landmark model, both always run (on the
+        letterboxed frame when nobody is found) and timed apart: the latency columns are the
+        detector's time per frame, the landmark model's is on a line below the table (JSON
+        "landmark_model_s"). A tracked video frame runs only the landmark model.
         Default threads: 1, 2 and 4, those not above the machine's cores.
 
         Measurement: a monotonic clock; inputs made before timing (a fixed pattern of the shape
@@ -71,7 +77,8 @@ enum BenchCommand: Subcommand {
              "photo":{"file","first_s","total_s":{latency fields},"decode_p50_s","preprocess_p50_s",
                       "inference_p50_s","verdict","score","peak_rss_bytes"}|null,
              "photo_note"|null, "noisy", "relative_spread",
-             "decoder_token_s":{latency fields} (whisper only)}],
+             "decoder_token_s":{latency fields} (whisper only),
+             "landmark_model_s":{latency fields} (pose only)}],
            "skipped":[{"model","reason"}], "noisy", "wall_s"}
 
         A measuring child dies with the bench: SIGTERM, SIGINT and SIGHUP are passed on to it,
@@ -91,7 +98,7 @@ enum BenchCommand: Subcommand {
           proofkit bench --compare laptop.json pi5.json
         """
     static let options: [OptionSpec] = [
-        .option("model", value: "M", help: "lite0, lite0-fp32, clip, clip-standin, silero, whisper or all [all]"),
+        .option("model", value: "M", help: "lite0, lite0-fp32, clip, clip-standin, silero, whisper, pose or all [all]"),
         .option("threads", value: "LIST", help: "intra-op thread counts, e.g. 1,2,4 [1,2,4 up to the cores]"),
         .option("runs", value: "N", help: "timed runs per model and thread count [100; 10 with whisper]"),
         .option("warmup", value: "N", help: "untimed runs first [10; 1 with whisper]"),
@@ -328,6 +335,10 @@ enum BenchCommand: Subcommand {
             if let token = r.decoderToken {
                 text +=
                     "\(r.key): encoder \(ms(r.latency.p50)) ms per 30 s window (p50); decoder \(ms(token.p50)) ms per token (p50, p90 \(ms(token.p90)) ms, \(token.count) steps)\n"
+            }
+            if let landmarks = r.landmarkModel {
+                text +=
+                    "\(r.key): detector \(ms(r.latency.p50)) ms per frame (p50, p90 \(ms(r.latency.p90)) ms); landmark model \(ms(landmarks.p50)) ms (p50, p90 \(ms(landmarks.p90)) ms); \(ms(r.latency.p50 + landmarks.p50)) ms a frame with the detector, \(ms(landmarks.p50)) ms tracked\n"
             }
             if let photo = r.photo {
                 text +=

@@ -51,7 +51,7 @@ enum SquatCommand: Subcommand {
         Examples:
           proofkit squat morning.jsonl --target 10
           proofkit squat set.jsonl --json --plot depth.svg
-          pose-estimator --jsonl | proofkit squat - --target 5 --strict
+          proofkit pose frames/*.jpg --json | proofkit squat - --target 5 --strict
         """
     static let options: [OptionSpec] =
         [

@@ -456,4 +456,22 @@ public struct SVGPlot: Sendable {
         }
         return out
     }
+
+    /// `data:MEDIATYPE;base64,...`: bytes to embed in a document (RFC 2397, standard base64 with padding).
+    static func dataURI(_ bytes: [UInt8], mediaType: String) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        var out: [UInt8] = Array("data:\(mediaType);base64,".utf8)
+        out.reserveCapacity(out.count + (bytes.count + 2) / 3 * 4)
+        var index = 0
+        while index < bytes.count {
+            let count = min(3, bytes.count - index)
+            var group = 0
+            for k in 0..<3 { group = group << 8 | (k < count ? Int(bytes[index + k]) : 0) }
+            for k in 0..<4 {
+                out.append(k <= count ? alphabet[(group >> (18 - 6 * k)) & 63] : UInt8(ascii: "="))
+            }
+            index += 3
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
 }

@@ -1,0 +1,209 @@
+import Proofkit
+import ProofkitCore
+internal import ProofkitSystem
+
+/// `proofkit pose PHOTO...`: body pose on the device (MediaPipe's BlazePose on ONNX Runtime).
+enum PoseCommand: Subcommand {
+    static let name = "pose"
+    static let summary = "body pose in photos: the squat joints (or all 33 landmarks) as squat's JSON Lines"
+    static let synopsis = "proofkit pose PHOTO... [--json] [--landmarks squat|all] [--plot OUT.svg] [--threads N]"
+    static let discussion = """
+        Finds the body in each PHOTO (JPEG or PNG, by content; EXIF orientation applied) on this
+        device with MediaPipe Pose's pipeline: the BlazePose detector, the rotated region from the
+        hip centre and the body's size, a 256x256 crop of it, and the full landmark model, both
+        models run by ONNX Runtime. One person per photo (the detector's best). A JPEG whose
+        shorter side is over 1080 pixels is decoded at a reduced size (DCT scaling); a photo over
+        50 MP is refused. Nobody in view is a result, not an error.
+
+        Output: for each photo, "FILE: person (presence P), WxH" and one line per joint (x, y
+        normalised to the photo, y downward, and the visibility 0..1), or "FILE: nobody in view
+        (no detection|low presence P)".
+
+        JSON (--json): one line per photo, in the format 'proofkit squat' reads:
+          {"t": I, "keypoints": {"left_hip": [x, y, visibility], ...}, "file": PATH,
+           "person": true|false, "reason": null|"no detection"|"low presence",
+           "presence": P|null, "width": W, "height": H}
+        t is the photo's position (0, 1, 2, ...), so the lines form a valid stream; x, y are
+        normalised to the photo (they may fall outside 0..1 for a joint outside it); the third
+        value is MediaPipe's visibility (the likelihood that the joint is in view and not hidden),
+        which squat compares with its --min-confidence. The joints are squat's 8 (shoulders,
+        hips, knees, ankles); --landmarks all gives MediaPipe's 33 (nose, eyes, ears, mouth,
+        shoulders, elbows, wrists, fingers, hips, knees, ankles, heels, foot tips). Nobody in view:
+        "keypoints" is {} and "person" false.
+
+        --plot OUT.svg (one PHOTO) draws the skeleton over the photo: the photo is embedded in the
+        SVG as a data: URI, joints are dots (faint when hidden), bones lines (left side orange,
+        right side blue). Written atomically once the photo is done.
+
+        Models: pose_detection.onnx, pose_landmark_full.onnx and pose_pipeline.json from
+        $PROOFKIT_MODELS, else Models/generated above the executable, else ./Models/generated,
+        each checked against its SHA-256 (manifest.json, else the digests committed in
+        Models/models.sha256). Run 'bash .ci/setup' to build them.
+
+        Exit codes: 0 when every photo was read (with or without a person), 64 usage, 65 a PHOTO is
+        not a usable image (not JPEG/PNG, truncated, empty, over 50 MP), 66 a PHOTO is missing or
+        a folder, 74 unreadable, 69 a model or ONNX Runtime is not installed, 78 a model fails its
+        SHA-256 check or is not the expected graph. A bad photo is reported on stderr (one line
+        naming it) and the others are still read; the exit code is then the largest. Model and
+        runtime errors stop before any photo.
+
+        Examples:
+          proofkit pose squat.jpg
+          proofkit pose squat.jpg --plot skeleton.svg
+          proofkit pose frames/*.jpg --json > poses.jsonl && proofkit squat poses.jsonl
+          proofkit pose photo.png --json --landmarks all
+        """
+    static let options: [OptionSpec] = [
+        .flag("json", help: "one JSON line per photo, in squat's keypoint format"),
+        .option("landmarks", value: "SET", help: "squat (the 8 squat joints, default) or all (the 33 landmarks)"),
+        .option("plot", value: "FILE", help: "write an SVG of the skeleton over the photo (one PHOTO)"),
+        .option("threads", value: "N", help: "ONNX Runtime intra-op threads (default 1; 0 = one per core)"),
+    ]
+
+    /// The landmarks printed: squat's 8 joints or all 33, as (name, landmark number).
+    static func reported(all: Bool) -> [(name: String, index: Int)] {
+        if all { return PoseSkeleton.landmarkNames.enumerated().map { ($1, $0) } }
+        return PoseJoint.allCases.map { ($0.rawValue, PoseSkeleton.landmarkIndex(of: $0)) }
+    }
+
+    /// The largest photo `--plot` embeds, in bytes (the SVG is a third larger).
+    static let plotPhotoLimit = 64 << 20
+
+    static func run(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
+        let photos = arguments.positionals
+        guard !photos.isEmpty else { throw UsageError("missing PHOTO") }
+        let set = arguments.value("landmarks") ?? "squat"
+        guard set == "squat" || set == "all" else {
+            throw UsageError("--landmarks takes squat or all, not '\(set)'")
+        }
+        let plotPath = arguments.value("plot")
+        if plotPath != nil && photos.count != 1 {
+            throw UsageError("--plot draws one photo; give one PHOTO (\(photos.count) given)")
+        }
+        let threads = try arguments.int("threads") ?? 1
+        guard threads >= 0 else { throw UsageError("--threads must be 0 or more, not \(threads)") }
+        let json = arguments.has("json")
+        let joints = reported(all: set == "all")
+
+        let estimator = try PoseEstimator(store: PhotoModelStore(environment: io.environment), threads: threads)
+        var worst = ExitStatus.success
+        for (position, path) in photos.enumerated() {
+            let photo: PosePhoto
+            do {
+                photo = try estimator.estimate(photoAt: path)
+                if let plotPath {
+                    let bytes = try BoundedFile.read(path, limit: plotPhotoLimit, what: "photo to plot")
+                    try writeFileAtomically(
+                        skeletonSVG(photo: photo, bytes: bytes, title: displayName(path)), to: plotPath)
+                }
+            } catch {
+                io.printError("proofkit pose: \(error.at(path: path).description)")
+                let status = ExitStatus(for: error.code)
+                if status.rawValue > worst.rawValue { worst = status }
+                continue
+            }
+            if json {
+                io.printJSON(line(photo, time: position, path: path, joints: joints))
+            } else {
+                printText(photo, path: path, joints: joints, io: io)
+            }
+        }
+        return worst
+    }
+
+    /// One photo's JSON line (squat's keypoint format, with the photo's details).
+    static func line(_ photo: PosePhoto, time: Int, path: String, joints: [(name: String, index: Int)]) -> JSONValue {
+        var object: [String: JSONValue] = [
+            "t": .int(time), "file": .string(path), "width": .int(photo.width), "height": .int(photo.height),
+        ]
+        switch photo.observation {
+        case .person(let pose):
+            var keypoints: [String: JSONValue] = [:]
+            for joint in joints {
+                let landmark = pose.landmarks[joint.index]
+                keypoints[joint.name] = [
+                    .rounded(landmark.x / Double(photo.width), places: 6),
+                    .rounded(landmark.y / Double(photo.height), places: 6), .rounded(landmark.visibility, places: 4),
+                ]
+            }
+            object["keypoints"] = .object(keypoints)
+            object["person"] = true
+            object["reason"] = nil
+            object["presence"] = .rounded(pose.presence, places: 4)
+        case .nobody(let absence):
+            object["keypoints"] = .object([:])
+            object["person"] = false
+            switch absence {
+            case .noDetection:
+                object["reason"] = "no detection"
+                object["presence"] = nil
+            case .lowPresence(let presence):
+                object["reason"] = "low presence"
+                object["presence"] = .rounded(presence, places: 4)
+            }
+        }
+        return .object(object)
+    }
+
+    static func printText(_ photo: PosePhoto, path: String, joints: [(name: String, index: Int)], io: CommandIO) {
+        let name = displayName(path)
+        switch photo.observation {
+        case .nobody(.noDetection):
+            io.print("\(name): nobody in view (no detection)")
+        case .nobody(.lowPresence(let presence)):
+            io.print("\(name): nobody in view (low presence \(decimalText(presence, places: 3)))")
+        case .person(let pose):
+            io.print(
+                "\(name): person (presence \(decimalText(pose.presence, places: 3))), \(photo.width)x\(photo.height)")
+            let width = joints.map(\.name.count).max() ?? 0
+            for joint in joints {
+                let landmark = pose.landmarks[joint.index]
+                let padding = String(repeating: " ", count: width - joint.name.count)
+                io.print(
+                    "  \(joint.name)\(padding)  x \(decimalText(landmark.x / Double(photo.width), places: 4))  y \(decimalText(landmark.y / Double(photo.height), places: 4))  visibility \(decimalText(landmark.visibility, places: 3))"
+                )
+            }
+        }
+    }
+
+    /// The skeleton drawn over the photo (embedded as a data: URI), in the analysed image's pixels.
+    static func skeletonSVG(photo: PosePhoto, bytes: [UInt8], title: String) -> String {
+        let f = SVGPlot.format
+        let (width, height) = (Double(photo.width), Double(photo.height))
+        let diagonal = (width * width + height * height).squareRoot()
+        let radius = max(2, diagonal / 180)
+        let stroke = max(1.5, diagonal / 300)
+        let mediaType = photo.format == "png" ? "image/png" : "image/jpeg"
+        var svg = """
+            <svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" \
+            width="\(photo.width)" height="\(photo.height)" viewBox="0 0 \(photo.width) \(photo.height)" \
+            font-family="sans-serif" font-size="\(f(max(12, diagonal / 60)))">
+            <title>\(SVGPlot.escape(title))</title>
+            <image x="0" y="0" width="\(photo.width)" height="\(photo.height)" preserveAspectRatio="none" \
+            href="\(SVGPlot.dataURI(bytes, mediaType: mediaType))"/>
+
+            """
+        guard let pose = photo.observation.estimate else {
+            svg +=
+                "<text x=\"\(f(width / 2))\" y=\"\(f(height / 2))\" text-anchor=\"middle\" fill=\"white\" stroke=\"black\" stroke-width=\"0.6\">nobody in view</text>\n"
+            return svg + "</svg>\n"
+        }
+        /// The person's left side orange, right side blue, the middle (nose, bones across) white.
+        func color(_ index: Int) -> String {
+            let name = PoseSkeleton.landmarkNames[index]
+            return name.hasPrefix("left") ? "#ff7f0e" : (name.hasPrefix("right") ? "#1f77b4" : "#ffffff")
+        }
+        func opacity(_ visibility: Double) -> String { f(max(0.25, min(1, visibility))) }
+        for (a, b) in PoseSkeleton.edges {
+            let (p, q) = (pose.landmarks[a], pose.landmarks[b])
+            let side = color(a) == color(b) ? color(a) : "#ffffff"
+            svg +=
+                "<line x1=\"\(f(p.x))\" y1=\"\(f(p.y))\" x2=\"\(f(q.x))\" y2=\"\(f(q.y))\" stroke=\"\(side)\" stroke-width=\"\(f(stroke))\" stroke-linecap=\"round\" stroke-opacity=\"\(opacity(min(p.visibility, q.visibility)))\"/>\n"
+        }
+        for (index, landmark) in pose.landmarks.enumerated() {
+            svg +=
+                "<circle cx=\"\(f(landmark.x))\" cy=\"\(f(landmark.y))\" r=\"\(f(radius))\" fill=\"\(color(index))\" stroke=\"black\" stroke-width=\"\(f(stroke / 3))\" fill-opacity=\"\(opacity(landmark.visibility))\"><title>\(PoseSkeleton.landmarkNames[index]) (visibility \(decimalText(landmark.visibility, places: 2)))</title></circle>\n"
+        }
+        return svg + "</svg>\n"
+    }
+}
