@@ -94,24 +94,28 @@ struct ChokepointTests {
 
     @Test("`ls Sources` shows the layers, and each layer imports only the layers above it")
     func layersImportUpwards() throws {
-        let folders = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Sources").path)
-        #expect(Set(folders) == layers.union(["Proofkit"]))
-        let modules = try ownModules()
+        let folders = try FileManager.default.contentsOfDirectory(
+            atPath: Self.root.appendingPathComponent("Sources").path)
+        #expect(Set(folders) == Self.layers.union(["Proofkit"]))
+        let modules = try Self.ownModules()
         let engines = Set(
-            try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Sources/Engines").path))
+            try FileManager.default.contentsOfDirectory(
+                atPath: Self.root.appendingPathComponent("Sources/Engines").path))
         let adapters = Set(
-            try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Sources/Adapters").path))
+            try FileManager.default.contentsOfDirectory(
+                atPath: Self.root.appendingPathComponent("Sources/Adapters").path))
         let cModules = Set(
-            try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("CSupport").path))
+            try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("CSupport").path))
         #expect(engines.count >= 7 && adapters.count >= 4)
         // What each layer may import of the project's own modules (beyond itself).
         let allowed: [String: Set<String>] = [
             "Sources/Core": [],
             "Sources/Engines": ["ProofkitCore"],
             "Sources/System": ["ProofkitCore", "CProofkitShims"],
-            "Sources/Adapters": ["ProofkitCore", "ProofkitSystem"].union(cModules),
+            "Sources/Adapters": Set(["ProofkitCore", "ProofkitSystem"]).union(cModules),
             "Sources/Proofkit": modules.subtracting(
-                try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Sources/CLI").path)),
+                try FileManager.default.contentsOfDirectory(
+                    atPath: Self.root.appendingPathComponent("Sources/CLI").path)),
         ]
         var checked = 0
         for (folder, permitted) in allowed {
