@@ -93,12 +93,13 @@ public struct ParsedArguments: Sendable, Equatable {
         return number
     }
 
-    /// A duration such as `29`, `29s`, `1.5s`, `500ms`, `10m`, `2h`, in seconds, or `nil` when absent.
+    /// A duration such as `29`, `29s`, `1.5s`, `500ms`, `10m`, `2h` or `1m30s` (``parseDuration(_:)``),
+    /// in seconds, or `nil` when absent.
     /// - Throws: ``UsageError`` when malformed.
     public func seconds(_ name: String) throws(UsageError) -> Double? {
         guard let text = value(name) else { return nil }
         guard let seconds = parseDuration(text) else {
-            throw UsageError("--\(name) needs a duration such as 29s, 500ms or 10m, got '\(text)'")
+            throw UsageError("--\(name) needs a duration such as 29s, 500ms, 10m or 1m30s, got '\(text)'")
         }
         return seconds
     }
@@ -113,17 +114,29 @@ public struct ParsedArguments: Sendable, Equatable {
     }
 }
 
-/// Parses `29`, `29s`, `1.5s`, `500ms`, `10m`, `2h` into seconds. `nil` if malformed or negative.
+/// Parses a duration into seconds: a bare number of seconds (`29`, `1.5`), or one or more
+/// numbers each with a unit, largest unit first and each unit once: `29s`, `1.5s`, `500ms`,
+/// `10m`, `2h`, `1m30s`, `1h2m`, `1h30m15s`, `2s500ms`. The one parser of every duration option.
+/// - Returns: the seconds, or `nil` if malformed, negative or not finite.
 public func parseDuration(_ text: String) -> Double? {
-    let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
-    for (suffix, scale) in units where text.hasSuffix(suffix) {
-        guard let value = Double(text.dropLast(suffix.count)), value.isFinite, value >= 0 else {
+    if let value = Double(text) { return value.isFinite && value >= 0 ? value : nil }
+    let units: [(suffix: String, scale: Double)] = [("h", 3600), ("m", 60), ("s", 1), ("ms", 0.001)]
+    var rest = Substring(text)
+    var total = 0.0
+    var nextUnit = 0  // units must come in this order, each at most once
+    while !rest.isEmpty {
+        let number = rest.prefix { $0.isASCII && ($0.isNumber || $0 == ".") }
+        guard !number.isEmpty, let value = Double(number), value.isFinite else { return nil }
+        rest = rest.dropFirst(number.count)
+        let letters = rest.prefix { $0.isASCII && $0.isLetter }
+        guard let unit = units.indices.first(where: { units[$0].suffix == letters }), unit >= nextUnit else {
             return nil
         }
-        return value * scale
+        total += value * units[unit].scale
+        nextUnit = unit + 1
+        rest = rest.dropFirst(letters.count)
     }
-    guard let value = Double(text), value.isFinite, value >= 0 else { return nil }
-    return value
+    return total.isFinite && nextUnit > 0 ? total : nil
 }
 
 /// Parses a subcommand's arguments (without the program name and verb) against its options.
