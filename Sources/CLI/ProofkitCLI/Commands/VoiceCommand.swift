@@ -322,6 +322,9 @@ enum VoiceCommand: Subcommand {
         choice: RecognizerChoice, io: CommandIO
     ) throws -> ExitStatus {
         var choice = choice
+        // The input first (exists, readable once, decodable header, playable rate): a bad one is
+        // refused before any model is loaded.
+        let recording = try ReadingProofRecording.Recording(path: path)
         let whisper = try loadWhisper(&choice, io: io)
         var transcript: [String] = []
         if let file = arguments.value("transcript-file") {
@@ -338,7 +341,7 @@ enum VoiceCommand: Subcommand {
         let outcome: ReadingProofRecording.Outcome
         do {
             outcome = try ReadingProofRecording.run(
-                path: path, configuration: configuration,
+                recording: recording, configuration: configuration,
                 sileroModelPath: ReadingProofSession.sileroModelPath(environment: io.environment),
                 transcript: transcript,
                 fallback: fallback, recognize: whisper.map(recognize(with:)),
