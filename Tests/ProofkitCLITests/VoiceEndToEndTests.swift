@@ -96,6 +96,29 @@ struct VoiceEndToEndTests {
         }
     }
 
+    @Test("the transcript: line shows what was heard once, not each interim guess joined (issue 34)")
+    func transcriptLineIsCurrentBest() throws {
+        let folder = try TestEnvironment.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let config = try writeConfig(folder: folder, raw: "/dev/null")
+        // A streaming recogniser's interim guesses, each repeating and extending the one before,
+        // then a new phrase.
+        let lines = ["الحمدلله", "الحمدلله الذي", "الحمدلله الذي احيانا", "بعدما اماتنا"]
+        let command = "printf '" + lines.joined(separator: "\\n") + "\\n'; cat > /dev/null"
+        let result = try TestEnvironment.runProofkit(
+            ["voice", "--live", "--device", "quiet", "--recognizer-cmd", command, "--max-seconds", "1"],
+            environment: ["PROOFKIT_ALSA_CONFIG": config])
+        #expect(result.status == 0, "\(result.stderr)")
+        let shown = result.stdout.split(separator: "\n").filter { $0.hasPrefix("transcript: ") }
+        #expect(shown == ["transcript: الحمدلله الذي احيانا بعدما اماتنا"], "\(result.stdout)")
+        let json = try TestEnvironment.runProofkit(
+            ["voice", "--live", "--device", "quiet", "--recognizer-cmd", command, "--max-seconds", "1", "--json"],
+            environment: ["PROOFKIT_ALSA_CONFIG": config])
+        let end = try #require(try jsonLines(json.stdout).last)
+        #expect(end["heard_text"] as? String == "الحمدلله الذي احيانا بعدما اماتنا")
+        #expect((end["transcript"] as? [String]) == lines, "every line received is still listed")
+    }
+
     @Test("--list-devices lists the machine's devices, or those of PROOFKIT_ALSA_CONFIG")
     func listDevices() throws {
         let machine = try TestEnvironment.runProofkit(["voice", "--list-devices"])

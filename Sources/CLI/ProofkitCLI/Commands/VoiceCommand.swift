@@ -107,8 +107,10 @@ enum VoiceCommand: Subcommand {
           {"event":"accepted","t":T,"rule":"keyWords"|"readTwice"|"voiceOnly"|"forcedScore"}   (at most once)
           {"event":"recognizer_restarted","restarts":N}
           {"event":"recognizer_gave_up"}
-          {"event":"end","heard_seconds":S,"transcript":[LINES],"dropped_chunks":N,"overruns":N,
+          {"event":"end","heard_seconds":S,"transcript":[LINES],"heard_text":TEXT,"dropped_chunks":N,"overruns":N,
            "recognizer_restarts":N,"recording":PATH|null, ...the RESULT fields below}
+          (heard_text: what was heard, once: the built-in recogniser's final text of each window, or
+          a recogniser's lines with each interim guess replaced by the line that repeats and extends it)
         RECORDING: one object: {"file":PATH,"duration_seconds":S,"input_sample_rate":HZ,
           "input_channels":N,"recognizer":"whisper"|"transcript-file"|"none","transcript":TEXT|null,
           "forced_score":FORCED|null,"recognizer_seconds":S|null,
@@ -456,8 +458,10 @@ enum VoiceCommand: Subcommand {
         POSIX.setIgnored(.interrupt, false)
         if let failure = live.captureFailure { throw failure }
         if let failure = summary.failure { throw failure }
-        // The built-in recogniser's last words (see LiveReadingProof.finishTranscriber).
-        for line in try live.finishTranscriber() {
+        // The built-in recogniser's last words (see LiveReadingProof.finishTranscriber): the final
+        // text of each window, which is also its best transcript.
+        let finalWindows = try live.finishTranscriber()
+        for line in finalWindows {
             if json {
                 io.printJSON([
                     "event": "transcript", "t": .rounded(summary.heardSeconds, places: 3), "text": .string(line),
@@ -470,12 +474,16 @@ enum VoiceCommand: Subcommand {
             }
         }
         var result = live.finish()
+        // What was heard, once: each line is the whole window again (built-in recogniser) or may
+        // refine the one before (a streaming recogniser's interim guesses).
+        let heardText = (live.usesWhisper ? finalWindows : ReadingProof.currentTranscript(result.transcript))
+            .joined(separator: " ")
         var recognition: ReadingProofRecording.RecognizedReading?
         if live.usesWhisper, let rule = forcedScoreRule(arguments) {
             // The same rule as a recording's: the text's span forced score over the voiced audio.
             let span = try live.spanScore(of: proof.configuration.text.text)
             let heard = ReadingProofRecording.RecognizedReading(
-                transcript: result.transcript.joined(separator: " "), span: span, seconds: summary.heardSeconds,
+                transcript: heardText, span: span, seconds: summary.heardSeconds,
                 elapsedSeconds: 0)
             recognition = heard
             let before = result.match.verdict.isAccepted
@@ -495,7 +503,7 @@ enum VoiceCommand: Subcommand {
         if json {
             var object: [String: JSONValue] = [
                 "event": "end", "heard_seconds": .rounded(summary.heardSeconds, places: 3),
-                "transcript": .array(result.transcript.map { .string($0) }),
+                "transcript": .array(result.transcript.map { .string($0) }), "heard_text": .string(heardText),
                 "dropped_chunks": .int(live.droppedChunks), "overruns": .int(live.overruns),
                 "recognizer_restarts": .int(live.recognizerRestarts), "recording": JSONValue(recorded),
                 "forced_score": live.usesWhisper
@@ -513,7 +521,7 @@ enum VoiceCommand: Subcommand {
             )
             io.print(
                 gateLine(result.decidedBy, fallback: live.fallbackReason, vetoed: result.likeSpeechSegments != nil))
-            if !result.transcript.isEmpty { io.print("transcript: " + result.transcript.joined(separator: " ")) }
+            if !heardText.isEmpty { io.print("transcript: " + heardText) }
             if let recognition, let line = forcedScoreLine(recognition) { io.print(line) }
             if let recorded { io.print("recorded to \(recorded)") }
             io.print(verdictLine(result.match))
