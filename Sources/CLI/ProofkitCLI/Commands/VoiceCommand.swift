@@ -391,7 +391,7 @@ enum VoiceCommand: Subcommand {
                 } else {
                     io.print("heard: " + (recognition.transcript.isEmpty ? "(nothing)" : recognition.transcript))
                 }
-                if let line = forcedScoreLine(recognition) { io.print(line) }
+                if let line = forcedScoreLine(recognition, rule: forcedScoreRule(arguments)) { io.print(line) }
             }
             if choice != .none {
                 io.print(
@@ -522,7 +522,9 @@ enum VoiceCommand: Subcommand {
             io.print(
                 gateLine(result.decidedBy, fallback: live.fallbackReason, vetoed: result.likeSpeechSegments != nil))
             if !heardText.isEmpty { io.print("transcript: " + heardText) }
-            if let recognition, let line = forcedScoreLine(recognition) { io.print(line) }
+            if let recognition, let line = forcedScoreLine(recognition, rule: forcedScoreRule(arguments)) {
+                io.print(line)
+            }
             if let recorded { io.print("recorded to \(recorded)") }
             io.print(verdictLine(result.match))
         }
@@ -559,20 +561,44 @@ enum VoiceCommand: Subcommand {
         }
     }
 
-    /// The text output's forced-score line, or `nil` when there is no score.
-    static func forcedScoreLine(_ recognition: ReadingProofRecording.RecognizedReading) -> String? {
+    /// The text output's forced-score line, or `nil` when there is no score. It says first
+    /// whether the score passes and, when it does not, each reason in plain words (a share of the
+    /// text's words heard alone reads like a near pass, even when the text was not read).
+    /// - Parameter rule: the rule in use, `nil` with --no-forced-score (then the line says so).
+    static func forcedScoreLine(
+        _ recognition: ReadingProofRecording.RecognizedReading, rule: ForcedScoreRule?
+    ) -> String? {
         guard let score = recognition.score else { return nil }
-        var line =
-            "forced score of the text: mean log-probability \(decimalText(score.meanLogProbability, places: 2)) per token"
-        if let ratio = ForcedScoreRule.ratio(text: score, transcript: recognition.transcriptScore) {
-            line +=
-                " (\(decimalText(ratio, places: 2)) against what it heard; \(decimalText(-ForcedScoreRule.defaultMargin, places: 1)) or more passes"
-            if let span = recognition.span {
-                line += "; the words heard cover \(span.coveredWords) of the text's \(span.wordCount)"
-            }
-            line += ")"
+        let mean = "mean log-probability \(decimalText(score.meanLogProbability, places: 2)) per token"
+        guard let ratio = ForcedScoreRule.ratio(text: score, transcript: recognition.transcriptScore) else {
+            return "forced score of the text: \(mean) (nothing heard to compare it with)"
         }
-        return line
+        guard let rule else {
+            return "forced score of the text: \(mean), \(decimalText(ratio, places: 2)) against what was heard "
+                + "(not used: --no-forced-score)"
+        }
+        if ReadingProofRecording.passes(rule, recognition) {
+            return "forced score: passes: the recogniser finds the text about as likely as what it heard ("
+                + "\(decimalText(ratio, places: 2)) per token; \(decimalText(-rule.margin, places: 1)) or more passes)"
+        }
+        var reasons: [String] = []
+        if ratio < -rule.margin {
+            reasons.append(
+                "the recogniser finds this text far less likely than what it heard (\(decimalText(ratio, places: 2)) "
+                    + "per token; \(decimalText(-rule.margin, places: 1)) or more passes), so this text was not what was read"
+            )
+        }
+        if let span = recognition.span, span.coverage < rule.minimumCoverage {
+            reasons.append(
+                "what was heard lines up with only \(span.coveredWords) of the text's \(span.wordCount) words "
+                    + "(\(Int((rule.minimumCoverage * 100).rounded()))% needed)")
+        }
+        let tokens = recognition.span?.text?.tokens.count ?? score.tokens.count
+        if tokens < rule.minimumTokens {
+            reasons.append("the text scored is too short to judge (\(tokens) tokens; \(rule.minimumTokens) needed)")
+        }
+        return "forced score: does not pass: "
+            + (reasons.isEmpty ? "the scores are incomplete" : reasons.joined(separator: "; "))
     }
 
     static func writePlot(_ result: ReadingProofResult, title: String, to path: String) throws(ProofkitError) {
