@@ -10,6 +10,9 @@ public struct OptionSpec: Sendable {
     public var isRepeatable: Bool
     /// One-line help.
     public var help: String
+    /// The values the option takes, when it takes one of a fixed few (`--engine`, `--vad`): the
+    /// shell completions offer them. Empty for a free value (a file, a number).
+    public var choices: [String] = []
 
     /// A boolean flag such as `--json`.
     public static func flag(_ name: String, short: Character? = nil, help: String) -> OptionSpec {
@@ -17,11 +20,14 @@ public struct OptionSpec: Sendable {
     }
 
     /// An option that takes a value: `--name VALUE` or `--name=VALUE`.
+    /// - Parameter choices: the values it takes when they are a fixed few (completed by the
+    ///   shells; each should appear in `help`); empty (the default) for a free value.
     public static func option(
-        _ name: String, short: Character? = nil, value: String, repeatable: Bool = false,
+        _ name: String, short: Character? = nil, value: String, repeatable: Bool = false, choices: [String] = [],
         help: String
     ) -> OptionSpec {
-        OptionSpec(name: name, short: short, valueName: value, isRepeatable: repeatable, help: help)
+        OptionSpec(
+            name: name, short: short, valueName: value, isRepeatable: repeatable, help: help, choices: choices)
     }
 }
 

@@ -113,8 +113,12 @@ enum MatCommand: Subcommand {
           proofkit mat --enrol my_mat.jpg --enrol my_mat_2.jpg photo.jpg
         """
     static let options: [OptionSpec] = [
-        .option("engine", value: "NAME", help: "lite0 (int8, default), lite0-fp32 or clip"),
-        .option("rule", value: "NAME", help: "class-or-head (default) or class (class 741 only); lite0 engines"),
+        .option(
+            "engine", value: "NAME", choices: PhotoEngine.allCases.map(\.rawValue),
+            help: "lite0 (int8, default), lite0-fp32 or clip"),
+        .option(
+            "rule", value: "NAME", choices: PhotoRule.allCases.map(\.rawValue),
+            help: "class-or-head (default) or class (class 741 only); lite0 engines"),
         .option("threshold", value: "X", help: "score needed to pass, 0..1 (default 0.3; clip 0.45)"),
         .flag("verbose", short: "v", help: "add the top-5 classes, crop scores, decoded size and times"),
         .flag("json", help: "one JSON object per photo, then a summary object, on stdout"),

@@ -155,14 +155,18 @@ enum VoiceCommand: Subcommand {
         .flag("live", help: "listen to the microphone"),
         .option("device", value: "D", help: "ALSA capture device (default 'default')"),
         .flag("list-devices", help: "list the ALSA PCM devices and exit"),
-        .option("recognizer", value: "R", help: "whisper (default when installed), cmd or none"),
+        .option(
+            "recognizer", value: "R", choices: ["whisper", "cmd", "none"],
+            help: "whisper (default when installed), cmd or none"),
         .option(
             "recognizer-cmd", value: "CMD", help: "external recogniser: audio on stdin, lines on stdout (implies cmd)"),
         .option("transcript-file", value: "F", help: "transcript lines from a file ('-' for stdin)"),
         .option("max-seconds", value: "S", help: "stop after S seconds of audio (default 120)"),
         .option("text", value: "NAME", help: "the text to read (default: waking)"),
         .option("texts", value: "FILE", help: "a JSON file of extra texts"),
-        .option("vad", value: "MODE", help: "energy, silero or both (default: silero if installed, else energy)"),
+        .option(
+            "vad", value: "MODE", choices: VoiceDetectionMode.allCases.map(\.rawValue),
+            help: "energy, silero or both (default: silero if installed, else energy)"),
         .flag("no-veto", help: "count voiced frames (energy) or segments (silero) that do not look like speech too"),
         .option("record", value: "OUT.wav", help: "keep what was heard (live only)"),
         .option("plot", value: "OUT.svg", help: "draw level, floor, threshold and voiced regions"),
