@@ -132,6 +132,20 @@ struct DuaMatcherTests {
     }
 }
 
+@Suite("DuaMatchResult gives the words heard (issue 34)")
+struct HeardWordsTests {
+    @Test("heardWords are the key words as written in the text, in the order of heard")
+    func heardWords() throws {
+        let waking = try #require(DuaCatalog.builtIn.text(named: "waking"))
+        let matcher = DuaMatcher(text: waking)
+        let result = matcher.evaluate(transcript: "واليه النشور الحمد لله")
+        #expect(result.heardWords == result.heard.map { waking.keyWords[$0].word })
+        #expect(result.heardWords.contains("الْحَمْدُ"))
+        #expect(result.heardWords.count == result.heard.count && result.heard.count >= 2)
+        #expect(matcher.evaluate(transcript: "").heardWords.isEmpty)
+    }
+}
+
 @Suite("DuaCatalog")
 struct DuaCatalogTests {
     @Test("the built-in texts load, with the waking du'a as documented")
