@@ -100,6 +100,9 @@ let testTargets: [Target] =
 
 let package = Package(
     name: "proofkit",
+    // The engines use Duration and the string algorithms of Swift 5.7's runtime (iOS 16, macOS 13);
+    // Linux has no such floor.
+    platforms: [.iOS(.v16), .macOS(.v13)],
     products: [
         .library(name: "ProofkitCore", targets: ["ProofkitCore"]),
         .library(name: "ProofkitEngines", targets: engines),

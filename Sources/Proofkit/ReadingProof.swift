@@ -368,6 +368,29 @@ public struct ReadingProof: Sendable {
         return events
     }
 
+    /// The recogniser's current best transcript from the lines it printed, for showing what was
+    /// heard: a line that repeats the previous one and goes on (an interim guess refined, as
+    /// streaming recognisers print them) replaces it, so the text is not shown several times
+    /// over; other lines follow each other. Key words still count from every line.
+    /// - Parameter lines: the lines in order (``ReadingProofResult/transcript``).
+    /// - Returns: the lines that stand, in order.
+    public static func currentTranscript(_ lines: [String]) -> [String] {
+        var kept: [[Substring]] = []
+        var texts: [String] = []
+        for line in lines {
+            let words = line.split(whereSeparator: \.isWhitespace)
+            if words.isEmpty { continue }
+            if let last = kept.last, words.count >= last.count, Array(words.prefix(last.count)) == last {
+                kept[kept.count - 1] = words
+                texts[texts.count - 1] = line
+            } else {
+                kept.append(words)
+                texts.append(line)
+            }
+        }
+        return texts
+    }
+
     /// The final result (the session may still continue afterwards).
     public func finish() -> ReadingProofResult {
         var findings = gate.finish()

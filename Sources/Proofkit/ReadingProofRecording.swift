@@ -104,6 +104,33 @@ public enum ReadingProofRecording {
         return accepted
     }
 
+    /// A recording opened and checked before anything else is loaded: the file exists, is read
+    /// once (a FIFO or stdin is copied aside, bounded), its header decodes and declares a
+    /// playable rate and channel count. Open it before loading models, so that a bad input is
+    /// refused at once; it is read once, by ``run(recording:configuration:sileroModelPath:transcript:fallback:maxRecognizedSeconds:recognize:forcedScoreRule:)``
+    /// or ``forEachMonoChunk(recording:sampleRate:chunkFrames:_:)``.
+    ///
+    /// `@unchecked Sendable`: its reader is taken out once, by the one caller that reads it.
+    public final class Recording: @unchecked Sendable {
+        /// The path as given (for messages).
+        public let path: String
+        /// The format its header declares.
+        public let format: AudioFileFormat
+        fileprivate var reader: AudioFileReader?
+
+        /// Opens and checks `path`.
+        /// - Throws: the reader's errors naming `path` (`.notFound` 66, `.io` 74, `.decodeFailed`
+        ///   65 for no audio or a rate outside 8-384 kHz, `.unsupportedFormat` 65,
+        ///   `.runtimeUnavailable` 69 when libsndfile is missing).
+        public init(path: String) throws(ProofkitError) {
+            let reader = try AudioFileReader(path: path)
+            try reader.format.requirePlayable(path: path)
+            self.path = path
+            self.format = reader.format
+            self.reader = consume reader
+        }
+    }
+
     /// Decodes `path` to mono at `sampleRate`, in chunks, in bounded memory.
     /// - Parameters:
     ///   - path: any file ``AudioIO/AudioFileReader`` reads (WAV, FLAC, MP3, OGG, CAF, AIFF...).
@@ -118,9 +145,22 @@ public enum ReadingProofRecording {
         path: String, sampleRate: Int = 16_000, chunkFrames: Int = 8192,
         _ body: (_ samples: [Float]) throws(ProofkitError) -> Void
     ) throws(ProofkitError) -> AudioFileFormat {
-        var reader = try AudioFileReader(path: path)
+        try forEachMonoChunk(recording: Recording(path: path), sampleRate: sampleRate, chunkFrames: chunkFrames, body)
+    }
+
+    /// Decodes an opened ``Recording`` to mono at `sampleRate`, in chunks, in bounded memory, as
+    /// ``forEachMonoChunk(path:sampleRate:chunkFrames:_:)`` does a path.
+    /// - Throws: `.invalidArgument` when the recording was already read; the reader's errors and
+    ///   whatever `body` throws.
+    @discardableResult
+    public static func forEachMonoChunk(
+        recording: Recording, sampleRate: Int = 16_000, chunkFrames: Int = 8192,
+        _ body: (_ samples: [Float]) throws(ProofkitError) -> Void
+    ) throws(ProofkitError) -> AudioFileFormat {
+        guard var reader = recording.reader.take() else {
+            throw ProofkitError(.invalidArgument, "the recording was already read", path: recording.path)
+        }
         let format = reader.format
-        try format.requirePlayable(path: path)
         let channels = format.channels
         var resampler: SincResampler? =
             format.sampleRate == sampleRate
@@ -171,12 +211,28 @@ public enum ReadingProofRecording {
         recognize: ((_ samples: [Float], _ text: DuaText) throws(ProofkitError) -> RecognizedReading)? = nil,
         forcedScoreRule: ForcedScoreRule? = defaultForcedScoreRule
     ) throws(ProofkitError) -> Outcome {
+        try run(
+            recording: Recording(path: path), configuration: configuration, sileroModelPath: sileroModelPath,
+            transcript: transcript, fallback: fallback, maxRecognizedSeconds: maxRecognizedSeconds,
+            recognize: recognize,
+            forcedScoreRule: forcedScoreRule)
+    }
+
+    /// Runs the reading proof over a recording opened (and checked) beforehand, as
+    /// ``run(path:configuration:sileroModelPath:transcript:fallback:maxRecognizedSeconds:recognize:forcedScoreRule:)``
+    /// does a path. Open the ``Recording`` before loading a recogniser, so a bad input costs nothing.
+    public static func run(
+        recording: Recording, configuration: ReadingProofConfiguration, sileroModelPath: String?,
+        transcript: [String] = [], fallback: VoiceDetectionFallback = .bothOnly, maxRecognizedSeconds: Double = 300,
+        recognize: ((_ samples: [Float], _ text: DuaText) throws(ProofkitError) -> RecognizedReading)? = nil,
+        forcedScoreRule: ForcedScoreRule? = defaultForcedScoreRule
+    ) throws(ProofkitError) -> Outcome {
         var session = try ReadingProofSession(
             configuration: configuration, sileroModelPath: sileroModelPath, fallback: fallback)
         var samples = 0
         var kept: [Float] = []
         let keepLimit = recognize == nil ? 0 : Int(maxRecognizedSeconds * Double(configuration.gate.sampleRate))
-        let format = try forEachMonoChunk(path: path, sampleRate: configuration.gate.sampleRate) {
+        let format = try forEachMonoChunk(recording: recording, sampleRate: configuration.gate.sampleRate) {
             (chunk: [Float]) throws(ProofkitError) in
             samples += chunk.count
             if kept.count < keepLimit { kept += chunk.prefix(keepLimit - kept.count) }

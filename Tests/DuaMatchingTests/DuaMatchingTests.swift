@@ -132,6 +132,20 @@ struct DuaMatcherTests {
     }
 }
 
+@Suite("DuaMatchResult gives the words heard (issue 34)")
+struct HeardWordsTests {
+    @Test("heardWords are the key words as written in the text, in the order of heard")
+    func heardWords() throws {
+        let waking = try #require(DuaCatalog.builtIn.text(named: "waking"))
+        let matcher = DuaMatcher(text: waking)
+        let result = matcher.evaluate(transcript: "واليه النشور الحمد لله")
+        #expect(result.heardWords == result.heard.map { waking.keyWords[$0].word })
+        #expect(result.heardWords.contains("الْحَمْدُ"))
+        #expect(result.heardWords.count == result.heard.count && result.heard.count >= 2)
+        #expect(matcher.evaluate(transcript: "").heardWords.isEmpty)
+    }
+}
+
 @Suite("DuaCatalog")
 struct DuaCatalogTests {
     @Test("the built-in texts load, with the waking du'a as documented")
@@ -199,6 +213,28 @@ struct DuaCatalogTests {
         } catch {
             #expect(error.code == .decodeFailed)
             #expect(error.message.contains(mentions), "\(error.message)")
+        }
+    }
+
+    @Test("reading_seconds may be left out: estimated from the text, within 25% of each shipped text's own (issue 34)")
+    func readingSecondsEstimated() throws {
+        // The shipped texts' reading times were set by hand; the estimate is checked against them.
+        for text in DuaCatalog.builtIn.texts {
+            let estimate = DuaText.estimatedReadingSeconds(of: text.text)
+            #expect(abs(estimate - text.readingSeconds) <= 0.25 * text.readingSeconds, "\(text.name): \(estimate)")
+            #expect(!text.readingIsEstimated)
+        }
+        let catalog = try DuaCatalog(
+            json: #"{"texts": [{"name": "a", "text": "الْحَمْدُ لِلَّهِ (ثلاثا) الَّذِي", "key_words": ["حمد"]}]}"#)
+        let text = try #require(catalog.texts.first)
+        #expect(text.readingIsEstimated)
+        // الحمد لله الذي: 5 + 3 + 4 = 12 letters at 5.5 a second is 2.2 s, so 2.5 s; the note in
+        // parentheses is not read.
+        #expect(text.readingSeconds == 2.5)
+        #expect(DuaText.estimatedReadingSeconds(of: "hello there world") == 2.5)  // 3 words at 0.7 s
+        #expect(DuaText.estimatedReadingSeconds(of: "") == 1)
+        #expect(throws: ProofkitError.self) {
+            try DuaCatalog(json: #"{"texts": [{"name": "a", "text": "نوم", "reading_seconds": "6"}]}"#)
         }
     }
 }

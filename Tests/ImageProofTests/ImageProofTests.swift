@@ -317,3 +317,26 @@ struct ResamplerLivePillowTests {
         }
     }
 }
+
+@Suite("MatJudgement names the score that decided (issue 34)")
+struct DecidingScoreTests {
+    @Test("the head's probability when the head accepted, the enrolment's similarity when it did, else the score")
+    func decidingScore() throws {
+        let policy = try MatProofPolicy(threshold: 0.3)
+        let byHead = policy.judge(MatEvidence(score: 0.05, head: (probability: 0.93, threshold: 0.9)), brightness: 0.5)
+        #expect(byHead.acceptedBy == .head)
+        #expect(byHead.judgement.decidedBy == .head && byHead.judgement.decidingScore == 0.93)
+        #expect(byHead.judgement.verdict == .accepted(score: 0.93))
+        #expect(byHead.judgement.score == 0.05, "score stays the model's class score")
+        let byEnrolment = policy.judge(
+            MatEvidence(
+                score: 0.05, head: (probability: 0.2, threshold: 0.9), enrolment: (similarity: 0.8, threshold: 0.75)),
+            brightness: 0.5)
+        #expect(byEnrolment.judgement.decidedBy == .enrolment && byEnrolment.judgement.decidingScore == 0.8)
+        let byScore = policy.judge(MatEvidence(score: 0.6, head: (probability: 0.99, threshold: 0.9)), brightness: 0.5)
+        #expect(byScore.judgement.decidedBy == .score && byScore.judgement.decidingScore == 0.6)
+        let rejected = policy.judge(MatEvidence(score: 0.1, head: (probability: 0.5, threshold: 0.9)), brightness: 0.5)
+        #expect(!rejected.judgement.verdict.isAccepted && rejected.judgement.decidedBy == .score)
+        #expect(rejected.judgement.decidingScore == 0.1)
+    }
+}

@@ -84,6 +84,15 @@ struct ArgumentsTests {
         #expect(parseDuration("1.5s") == 1.5)
         #expect(parseDuration("-1s") == nil)
         #expect(parseDuration("soon") == nil)
+        // Compound durations (issue 34: `trim --start 1m30s`, the help's own example, exited 64).
+        #expect(parseDuration("1m30s") == 90)
+        #expect(parseDuration("1h2m") == 3720)
+        #expect(parseDuration("1h30m15s") == 5415)
+        #expect(parseDuration("2s500ms") == 2.5)
+        #expect(parseDuration("1m0.5s") == 60.5)
+        for malformed in ["30s1m", "1m1m", "1m30", "m", "1x", "1m-5s", "", "1 m", "ms", "1.2.3s", "infs"] {
+            #expect(parseDuration(malformed) == nil, "\(malformed)")
+        }
     }
 
     @Test("requirePositionals names what is missing or extra")

@@ -37,8 +37,14 @@ struct DemoEndToEndTests {
                     "   a photo of a cup of coffee (scikit-image sample, CC0, Rachel Michetti): rejected (score 0.00): that does not look like a prayer mat, the model sees \"espresso\""
                 ), "\(text.stdout)")
         }
-        // Step 3: the reading proof (or why it was skipped).
+        // Step 3: the reading proof (or why it was skipped). Its transcript is fixed in the code,
+        // and the output says so (issue 34: it read as if a recogniser had heard it).
         #expect(text.stdout.contains("3. Reading proof"))
+        if !text.stdout.contains("   skipped: ") {
+            #expect(text.stdout.contains("uses a fixed transcript, given by the demo and not heard"), "\(text.stdout)")
+            #expect(text.stdout.contains("   with the fixed transcript: "), "\(text.stdout)")
+            #expect(!text.stdout.contains("   with a transcript: "))
+        }
 
         let json = try run(["demo", "--json", "-o", folder + "/d.caf"])
         #expect(json.status == 0, "\(json.stderr)")
@@ -64,6 +70,9 @@ struct DemoEndToEndTests {
         }
         let reading = objects[2]
         #expect(reading["skipped"] is NSNull || reading["skipped"] is String)
+        if reading["skipped"] is NSNull {
+            #expect(reading["fixed_transcript"] as? String == "الحمدلله الذي احيانا بعدما اماتنا واليه النشور")
+        }
         #expect(AudioTestTools.contents(of: folder) == ["d.caf", "proofkit-demo-alarm.caf"])
     }
 }

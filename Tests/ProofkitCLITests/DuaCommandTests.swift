@@ -60,6 +60,26 @@ struct DuaCommandTests {
         #expect(try objects(waking.out).first?["key_words_picked"] as? Bool == false)
     }
 
+    @Test("a text without reading_seconds loads (it was refused): show says the time was estimated (issue 34)")
+    func estimatedReadingTime() throws {
+        let folder = try TestEnvironment.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let file = folder + "/texts.json"
+        try #"{"texts": [{"name": "clothes", "text": "اَلحَمدُ لِلهِ الَّذِي كَسَانِي هَذَا وَرَزَقَنِيهِ مِنْ غَيْرِ حَولٍ مِنِّي وَ لَا قُوَّةٍ"}]}"#
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        let shown = run(["show", "clothes", "--texts", file])
+        #expect(shown.status == 0, "\(shown.err)")
+        #expect(shown.out.contains("(estimated from the text"), "\(shown.out)")
+        let json = try #require(try objects(run(["show", "clothes", "--texts", file, "--json"]).out).first)
+        #expect(json["reading_seconds_estimated"] as? Bool == true)
+        // 44 Arabic letters at 5.5 a second: 8 s.
+        #expect(json["reading_seconds"] as? Double == 8)
+        let waking = try #require(try objects(run(["show", "waking", "--json"]).out).first)
+        #expect(waking["reading_seconds_estimated"] as? Bool == false)
+        let help = run(["--help"])
+        #expect(help.out.contains("reading_seconds, how long a calm reading takes"))
+    }
+
     @Test("show prints the text, key words and stems")
     func show() throws {
         let text = run(["show", "waking"])

@@ -138,6 +138,106 @@ struct GeneratedDocsTests {
         let unknown = try TestEnvironment.runProofkit(["help", "completion", "tcsh"])
         #expect(unknown.status == 64 && unknown.stderr.contains("bash, zsh, fish"))
     }
+
+    // MARK: Issue 34
+
+    @Test("bash: help completion offers the shells; option values are completed from their declarations")
+    func bashValues() throws {
+        #expect(Set(try bashCompletions(["proofkit", "help", "completion", ""])) == ["bash", "zsh", "fish"])
+        #expect(try bashCompletions(["proofkit", "help", "completion", "z"]) == ["zsh"])
+        #expect(Set(try bashCompletions(["proofkit", "help", "ex"])) == ["exit-codes"])
+        #expect(Set(try bashCompletions(["proofkit", "mat", "--engine", ""])) == ["lite0", "lite0-fp32", "clip"])
+        #expect(Set(try bashCompletions(["proofkit", "mat", "--rule", ""])) == ["class-or-head", "class"])
+        #expect(Set(try bashCompletions(["proofkit", "voice", "--vad", ""])) == ["energy", "silero", "both"])
+        #expect(try bashCompletions(["proofkit", "times", "--method", "ms"]) == ["msc"])
+        #expect(try bashCompletions(["proofkit", "plan", "--madhab", "h"]) == ["hanafi"])
+        // A free value (a file) is still left to bash's file names.
+        #expect(try bashCompletions(["proofkit", "mat", "--enrol", ""]).isEmpty)
+    }
+
+    @Test("zsh and fish complete option values and help completion's shells; fish says no 'see below'")
+    func zshAndFishValues() throws {
+        let zsh = try TestEnvironment.runProofkit(["help", "completion", "zsh"]).stdout
+        #expect(
+            zsh.contains("--engine[lite0 (int8, default), lite0-fp32 or clip]:NAME:(lite0 lite0-fp32 clip)'"), "\(zsh)")
+        #expect(zsh.contains(":MODE:(energy silero both)'"))
+        #expect(zsh.contains("_values 'shell' bash zsh fish"))
+        #expect(!zsh.contains("see below"))
+        let fish = try TestEnvironment.runProofkit(["help", "completion", "fish"]).stdout
+        #expect(!fish.contains("see below"), "fish shows help with nothing below it")
+        guard TestEnvironment.hasTool("fish") else { return }
+        let folder = try TestEnvironment.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try fish.write(toFile: folder + "/proofkit.fish", atomically: true, encoding: .utf8)
+        func words(_ line: String) throws -> Set<String> {
+            let out = try runProcess(
+                "/usr/bin/env", ["fish", "--no-config", "-c", "source \(folder)/proofkit.fish; complete -C'\(line)'"],
+                currentDirectory: folder
+            ).stdout
+            return Set(out.split(separator: "\n").map { String($0.split(separator: "\t").first ?? "") })
+        }
+        #expect(try words("proofkit mat --engine ") == ["lite0", "lite0-fp32", "clip"])
+        #expect(try words("proofkit voice --vad ") == ["energy", "silero", "both"])
+        #expect(try words("proofkit help completion ") == ["bash", "zsh", "fish"])
+        #expect(try words("proofkit times --method ").isSuperset(of: ["mwl", "isna", "msc", "custom"]))
+    }
+
+    @Test("every choice a completion offers is accepted by its command")
+    func choicesAreAccepted() throws {
+        let place = ["--lat", "51.5", "--lon", "-0.13", "--tz", "Europe/London", "--days", "1"]
+        for option in ["method", "madhab", "high-lat", "polar", "rounding", "shafaq"] {
+            let spec = try #require(try PrayerOptionsProbe.choices(option))
+            for choice in spec {
+                var extra: [String] = []
+                if choice == "custom" { extra = ["--fajr-angle", "18", "--isha-angle", "17"] }
+                let result = try TestEnvironment.runProofkit(["times"] + place + ["--\(option)", choice] + extra)
+                #expect(result.status == 0, "times --\(option) \(choice): \(result.stderr)")
+            }
+        }
+    }
+
+    @Test("the man page and the README name PROOFKIT_ALARM_DIR, XDG_STATE_HOME, XDG_CACHE_HOME and duas.json")
+    func environmentDocumented() throws {
+        let page = try TestEnvironment.runProofkit(["help", "man"]).stdout
+        let readme = try String(
+            contentsOf: TestEnvironment.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let environment =
+            try #require(readme.components(separatedBy: "## Environment").dropFirst().first)
+            .components(separatedBy: "\n## ").first ?? ""
+        for name in [
+            "PROOFKIT_ALARM_DIR", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", ".config/proofkit/duas.json",
+        ] {
+            #expect(page.contains(name), "the man page lacks \(name)")
+            #expect(environment.contains(name), "the README's Environment table lacks \(name)")
+        }
+    }
+
+    @Test("--help lines the summaries up in one column, transcribe's too")
+    func helpAligned() throws {
+        let help = try TestEnvironment.runProofkit(["--help"]).stdout
+        let rows = help.split(separator: "\n").filter { $0.hasPrefix("  ") && !$0.hasPrefix("   ") }
+        let columns = Set(
+            rows.compactMap { row -> Int? in
+                let name = row.dropFirst(2).prefix { $0 != " " }
+                let rest = row.dropFirst(2 + name.count)
+                return 2 + name.count + rest.prefix { $0 == " " }.count
+            })
+        #expect(rows.contains { $0.hasPrefix("  transcribe ") })
+        #expect(columns.count == 1, "summaries start at columns \(columns.sorted())")
+    }
+}
+
+/// The choices `times` declares for an option, read from its completion script (the same
+/// declarations as --help).
+private enum PrayerOptionsProbe {
+    static func choices(_ option: String) throws -> [String]? {
+        let fish = try TestEnvironment.runProofkit(["help", "completion", "fish"]).stdout
+        let line = fish.split(separator: "\n").first {
+            $0.contains("'__fish_seen_subcommand_from times' -l \(option) ")
+        }
+        guard let line, let start = line.range(of: " -a '") else { return nil }
+        return line[start.upperBound...].prefix { $0 != "'" }.split(separator: " ").map(String.init)
+    }
 }
 
 /// `.ci/install` and `.ci/package`: an installed tree works from any folder with an empty

@@ -3,6 +3,10 @@ import ProofkitCLI
 import TestSupport
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `proofkit squat` in process (files) and end to end (stdin streaming, exit codes).
 @Suite("proofkit squat", .offThePool)
 struct SquatCommandTests {
@@ -160,6 +164,23 @@ struct SquatCommandTests {
             #expect(err.contains("line 1 is longer than 1 MiB"), "\(path): \(err)")
             #expect(err.split(separator: "\n").count == 1)
         }
+    }
+
+    @Test(
+        "a FIFO with no writer ends like check's: exit 74 and one line within the wait, not a hang (issue 34)",
+        .enabled(if: TestEnvironment.hasProofkitBinary, "run swift build first"))
+    func fifoWithoutWriter() throws {
+        let folder = try TestEnvironment.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(mkfifo(folder + "/poses.jsonl", 0o644) == 0)
+        let started = Date()
+        // `timeout` ends a hang (status 124) so that a regression fails instead of blocking the suite.
+        let result = try runProcess(
+            "/usr/bin/env", ["timeout", "30", TestEnvironment.proofkitBinary, "squat", folder + "/poses.jsonl"])
+        #expect(result.status == 74, "\(result.status) \(result.stderr)")
+        #expect(result.stderr.contains("no writer sent anything to this FIFO within 10 s"), "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1)
+        #expect(Date().timeIntervalSince(started) < 20)
     }
 
     @Test(

@@ -241,15 +241,28 @@ struct TimesPlanCommandTests {
         #expect(text.status == 0 && text.out.contains("0 operations") && text.out.contains("covered until 2026-12-01"))
     }
 
-    @Test("plan --state: a missing file is 66, a broken one 65, and neither is written")
+    @Test(
+        "plan --state: a missing file is a first run (created, the chains booked; issue 34), a dangling symlink is 66, a broken file 65, and neither is written"
+    )
     func planStateErrors() throws {
         let folder = try TestEnvironment.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let base = ["plan", "--lat", "24.8607", "--lon", "67.0011", "--tz", "Asia/Karachi"]
-        let missing = run(base + ["--state", folder + "/none.json"])
-        #expect(missing.status == 66 && missing.out.isEmpty)
-        #expect(missing.err.split(separator: "\n").count == 1 && missing.err.contains("none.json"))
-        #expect(!FileManager.default.fileExists(atPath: folder + "/none.json"))
+        let first = run(base + ["--state", folder + "/alarms.json", "--now", "2026-11-29T12:00:00+05:00", "--json"])
+        #expect(first.status == 0, "\(first.err)")
+        let created = try String(contentsOfFile: folder + "/alarms.json", encoding: .utf8)
+        #expect(created.contains("\"proofkit-alarm-state\"") && created.contains("fajr.2026-11-30"))
+        #expect(first.out.contains("\"op\":\"schedule\"") || first.out.contains("\"op\": \"schedule\""), "\(first.out)")
+        let again = run(base + ["--state", folder + "/alarms.json", "--now", "2026-11-29T12:00:00+05:00"])
+        #expect(again.status == 0 && again.out.contains("0 operations"), "\(again.out)")
+        try FileManager.default.removeItem(atPath: folder + "/alarms.json")
+        try FileManager.default.createSymbolicLink(
+            atPath: folder + "/planted.json", withDestinationPath: folder + "/gone")
+        let dangling = run(base + ["--state", folder + "/planted.json"])
+        #expect(dangling.status == 66 && dangling.out.isEmpty, "\(dangling.err)")
+        #expect(dangling.err.split(separator: "\n").count == 1 && dangling.err.contains("symbolic link to nothing"))
+        #expect(!FileManager.default.fileExists(atPath: folder + "/gone"))
+        try FileManager.default.removeItem(atPath: folder + "/planted.json")
         for broken in [
             "not json", "[1, 2]", "{\"alarms\": [{\"state\": \"scheduled\"}]}", "{\"version\": 9}",
             "{\"alarms\": [{\"id\": \"x\", \"fire\": \"soon\"}]}",

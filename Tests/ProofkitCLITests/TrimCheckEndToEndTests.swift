@@ -25,6 +25,32 @@ struct TrimCheckEndToEndTests {
         #expect(duration <= maxSeconds && duration > 0, "\(path): \(duration)")
     }
 
+    // MARK: Compound durations (issue 34)
+
+    @Test(
+        "trim --start 1m30s (the help's own example) starts at 90 s; so do --start 90s and --start 1.5m",
+        .enabled(if: hasBinary, "run swift build first"))
+    func compoundStart() throws {
+        let folder = try AudioTestTools.makeScratchFolder()
+        defer { AudioTestTools.remove(folder) }
+        // 100 s at 8 kHz whose sample value is 100 x the second it is in: where a cut starts is read
+        // off its samples.
+        let rate = 8000
+        let samples = (0..<(100 * rate)).map { Int16($0 / rate * 100) }
+        try TestAudio.writeWAV(samples, rate: rate, to: folder + "/long.wav")
+        for start in ["1m30s", "90s", "1.5m"] {
+            let out = folder + "/cut-\(start).caf"
+            let result = try proofkit(["trim", folder + "/long.wav", "-o", out, "--start", start, "--max-seconds", "5"])
+            #expect(result.status == 0, "--start \(start): \(result.status) \(result.stderr)")
+            let cut = try AudioTestTools.soxInt16(out)
+            // 1 s in (before the end fade): the 91st second.
+            #expect(cut.count > rate && cut[rate] == 9100, "--start \(start): \(cut.count > rate ? cut[rate] : -1)")
+        }
+        let bad = try proofkit(["trim", folder + "/long.wav", "-o", folder + "/x.caf", "--start", "30s1m"])
+        #expect(bad.status == 64)
+        #expect(bad.stderr.contains("1m30s"), "\(bad.stderr)")
+    }
+
     // MARK: Every input format, longer than the limit.
 
     struct Format: Sendable, CustomStringConvertible {

@@ -45,6 +45,80 @@ struct VoiceEndToEndTests {
         #expect(lines.first?.contains("'nosuchmic'") == true)
     }
 
+    @Test(
+        "--recognizer-cmd whose program is not installed: exit 69 naming it, before listening (issue 34; it printed 'rejected')"
+    )
+    func recognizerCommandMissing() throws {
+        let folder = try TestEnvironment.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try writeRawFile([Int16](repeating: 0, count: 16_000), to: folder + "/mic.raw")
+        let config = try writeConfig(folder: folder, raw: folder + "/mic.raw")
+        for (command, program) in [
+            ("my-asr --stdin", "my-asr"), ("LANG=C '\(folder)/no such asr' --lang ar", folder + "/no such asr"),
+        ] {
+            let result = try TestEnvironment.runProofkit(
+                ["voice", "--live", "--device", "vmic", "--recognizer-cmd", command, "--max-seconds", "1"],
+                environment: ["PROOFKIT_ALSA_CONFIG": config])
+            #expect(result.status == 69, "\(command): \(result.status) \(result.stderr)")
+            #expect(result.stdout.isEmpty, "\(command): \(result.stdout)")
+            #expect(result.stderr.contains("'\(program)', which is not installed"), "\(command): \(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1)
+        }
+        // An installed program still runs (the shell's own `cat` reads the audio and prints nothing).
+        let installed = try TestEnvironment.runProofkit(
+            [
+                "voice", "--live", "--device", "vmic", "--recognizer-cmd", "cat > /dev/null", "--max-seconds", "1",
+                "--vad", "energy",
+            ],
+            environment: ["PROOFKIT_ALSA_CONFIG": config])
+        #expect(installed.status == 0, "\(installed.stderr)")
+    }
+
+    @Test(
+        "a recording that cannot be judged is refused before any model loads: a 1 Hz WAV is 65 in under 64 MiB (issue 34)",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/time"), "needs GNU time"))
+    func inputCheckedBeforeModels() throws {
+        let folder = try TestEnvironment.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // A valid RIFF WAVE header declaring 1 Hz mono 16-bit, with 16 samples.
+        var wav = Data("RIFF".utf8)
+        func le(_ value: Int, _ bytes: Int) -> Data { Data((0..<bytes).map { UInt8((value >> (8 * $0)) & 0xFF) }) }
+        wav += le(36 + 32, 4) + Data("WAVEfmt ".utf8) + le(16, 4) + le(1, 2) + le(1, 2) + le(1, 4) + le(2, 4)
+        wav += le(2, 2) + le(16, 2) + Data("data".utf8) + le(32, 4) + Data(count: 32)
+        try wav.write(to: URL(fileURLWithPath: folder + "/1hz.wav"))
+        for (name, status) in [("1hz.wav", Int32(65)), ("missing.wav", 66)] {
+            let result = try runProcess(
+                "/usr/bin/time", ["-f", "peak-kib %M", TestEnvironment.proofkitBinary, "voice", folder + "/" + name])
+            #expect(result.status == status, "\(name): \(result.status) \(result.stderr)")
+            let peak = result.stderr.split(separator: "\n").last { $0.hasPrefix("peak-kib ") }
+            let kib = try #require(peak.flatMap { Int($0.dropFirst("peak-kib ".count)) }, "\(result.stderr)")
+            #expect(kib < 64 * 1024, "\(name): peak RSS \(kib) KiB: a model was loaded first")
+        }
+    }
+
+    @Test("the transcript: line shows what was heard once, not each interim guess joined (issue 34)")
+    func transcriptLineIsCurrentBest() throws {
+        let folder = try TestEnvironment.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let config = try writeConfig(folder: folder, raw: "/dev/null")
+        // A streaming recogniser's interim guesses, each repeating and extending the one before,
+        // then a new phrase.
+        let lines = ["الحمدلله", "الحمدلله الذي", "الحمدلله الذي احيانا", "بعدما اماتنا"]
+        let command = "printf '" + lines.joined(separator: "\\n") + "\\n'; cat > /dev/null"
+        let result = try TestEnvironment.runProofkit(
+            ["voice", "--live", "--device", "quiet", "--recognizer-cmd", command, "--max-seconds", "1"],
+            environment: ["PROOFKIT_ALSA_CONFIG": config])
+        #expect(result.status == 0, "\(result.stderr)")
+        let shown = result.stdout.split(separator: "\n").filter { $0.hasPrefix("transcript: ") }
+        #expect(shown == ["transcript: الحمدلله الذي احيانا بعدما اماتنا"], "\(result.stdout)")
+        let json = try TestEnvironment.runProofkit(
+            ["voice", "--live", "--device", "quiet", "--recognizer-cmd", command, "--max-seconds", "1", "--json"],
+            environment: ["PROOFKIT_ALSA_CONFIG": config])
+        let end = try #require(try jsonLines(json.stdout).last)
+        #expect(end["heard_text"] as? String == "الحمدلله الذي احيانا بعدما اماتنا")
+        #expect((end["transcript"] as? [String]) == lines, "every line received is still listed")
+    }
+
     @Test("--list-devices lists the machine's devices, or those of PROOFKIT_ALSA_CONFIG")
     func listDevices() throws {
         let machine = try TestEnvironment.runProofkit(["voice", "--list-devices"])

@@ -329,3 +329,16 @@ struct ForcedScoreAcceptanceTests {
         #expect(nothing.score == nil && !ReadingProofRecording.passes(rule, nothing))
     }
 }
+
+@Suite("ReadingProof.currentTranscript (issue 34)")
+struct CurrentTranscriptTests {
+    @Test("an interim guess is replaced by the line that repeats and extends it; other lines follow")
+    func collapsesInterimGuesses() {
+        #expect(
+            ReadingProof.currentTranscript(["a", "a b", "a  b c", "d", "d e", "x y"]) == ["a  b c", "d e", "x y"])
+        #expect(ReadingProof.currentTranscript(["a b", "a c"]) == ["a b", "a c"], "a revision is not an extension")
+        #expect(ReadingProof.currentTranscript(["ab", "abc"]) == ["ab", "abc"], "whole words only")
+        #expect(ReadingProof.currentTranscript(["a", " ", "a"]) == ["a"])
+        #expect(ReadingProof.currentTranscript([]) == [])
+    }
+}

@@ -13,13 +13,14 @@ public struct DecodedImage: Sendable, Equatable {
     public var image: RGBImage
     /// The file's format, detected from its content.
     public var format: ImageFormat
-    /// Width stored in the file, in pixels, before DCT scaling and orientation.
+    /// Width stored in the file, in pixels, before scaling and orientation.
     public var storedWidth: Int
     /// Height stored in the file, in pixels, before DCT scaling and orientation.
     public var storedHeight: Int
     /// The EXIF orientation that was applied (`.up` when the file has none).
     public var orientation: ExifOrientation
-    /// Numerator of the DCT scale the JPEG was decoded at (1/1 = full size; PNG is always 1/1).
+    /// Numerator of the scale the image was decoded at (1/1 = full size): a JPEG's DCT scale, or
+    /// 1/N for a PNG over ``ImageDecoder/Configuration/maximumDecodedPixelCount`` shrunk N times.
     public var scaleNumerator: Int
     /// Denominator of the DCT scale (e.g. 4 for a quarter-size decode).
     public var scaleDenominator: Int
@@ -32,6 +33,12 @@ public struct DecodedImage: Sendable, Equatable {
     /// Non-fatal decoder warnings (e.g. libjpeg's "Corrupt JPEG data: 3 extraneous bytes before
     /// marker 0xd9"), one sentence each.
     public var warnings: [String]
+
+    /// This image with its pixels turned upright by its ``orientation`` (they are as stored).
+    consuming func upright() -> DecodedImage {
+        image = ImageDecoder.orient(image, orientation)
+        return self
+    }
 }
 
 /// Decodes JPEG (libturbojpeg) and PNG (libpng) photos into upright ``RGBImage``s.
@@ -54,31 +61,60 @@ public struct DecodedImage: Sendable, Equatable {
 /// that matters.
 public struct ImageDecoder: Sendable {
     /// Decoder limits and options.
+    ///
+    /// Together they bound memory for any file: at most ``maximumFileSize`` bytes are read (only
+    /// from a regular file), sizes and shapes nothing can judge are refused from the header
+    /// before anything is decoded, and what is decoded is scaled to at most
+    /// ``maximumDecodedPixelCount`` pixels. With the defaults `proofkit mat` stays under 128 MiB
+    /// on any file.
     public struct Configuration: Sendable, Equatable {
         /// The largest stored image accepted, in pixels (width x height from the header).
-        /// Default 50 000 000 (50 MP: larger than any phone photo, small enough to bound
-        /// memory at about 150 MB of RGB).
+        /// Default 50 000 000 (50 MP: larger than any phone photo).
         public var maximumPixelCount: Int
-        /// The largest file accepted, in bytes. Default 256 MiB.
+        /// The largest file accepted, in bytes. Default 32 MiB (a 50 MP phone JPEG is about
+        /// 25 MB).
         public var maximumFileSize: Int
         /// When set, JPEGs are DCT-scaled down as far as possible while the shorter side stays at
-        /// least this many pixels (PNG is always decoded at full size). `nil` (the default)
-        /// decodes at full size.
+        /// least this many pixels. `nil` (the default) decodes at full size, up to
+        /// ``maximumDecodedPixelCount``.
         public var minimumShorterSide: Int?
+        /// The most pixels decoded: a larger JPEG is DCT-scaled down (the largest factor that
+        /// fits), a larger PNG shrunk by a whole factor with a box filter while it is read row by
+        /// row. Default 8 000 000 (8 MP, 24 MB of RGB).
+        public var maximumDecodedPixelCount: Int
+        /// The shortest side accepted, in pixels: a smaller image holds nothing to judge.
+        /// Default 16.
+        public var minimumAcceptedSide: Int
+        /// The longest side accepted, as a multiple of the shorter side: a thinner strip holds
+        /// nothing to judge (a phone's widest panorama is about 1:9). Default 16.
+        public var maximumAspectRatio: Int
+        /// The most memory a JPEG decoded in several scans (progressive) may need for its DCT
+        /// coefficients, which libjpeg holds for the whole image, in bytes. Default 48 MiB
+        /// (a 16 MP progressive 4:2:0 JPEG).
+        public var maximumCoefficientBytes: Int
 
         /// Creates a configuration.
         /// - Parameters:
         ///   - maximumPixelCount: pixel limit, default 50 MP; must be positive.
-        ///   - maximumFileSize: byte limit, default 256 MiB; must be positive.
+        ///   - maximumFileSize: byte limit, default 32 MiB; must be positive.
         ///   - minimumShorterSide: reduced-size JPEG decoding target in pixels, default `nil`
         ///     (full size); must be positive when set.
+        ///   - maximumDecodedPixelCount: decoded pixel limit, default 8 MP; must be positive.
+        ///   - minimumAcceptedSide: the shortest side accepted, default 16 pixels; must be positive.
+        ///   - maximumAspectRatio: the longest side accepted over the shorter, default 16; at least 1.
+        ///   - maximumCoefficientBytes: the DCT coefficient limit of multi-scan JPEGs, default 48 MiB.
         public init(
-            maximumPixelCount: Int = 50_000_000, maximumFileSize: Int = 256 << 20,
-            minimumShorterSide: Int? = nil
+            maximumPixelCount: Int = 50_000_000, maximumFileSize: Int = 32 << 20,
+            minimumShorterSide: Int? = nil, maximumDecodedPixelCount: Int = 8_000_000, minimumAcceptedSide: Int = 16,
+            maximumAspectRatio: Int = 16, maximumCoefficientBytes: Int = 48 << 20
         ) {
             self.maximumPixelCount = maximumPixelCount
             self.maximumFileSize = maximumFileSize
             self.minimumShorterSide = minimumShorterSide
+            self.maximumDecodedPixelCount = maximumDecodedPixelCount
+            self.minimumAcceptedSide = minimumAcceptedSide
+            self.maximumAspectRatio = maximumAspectRatio
+            self.maximumCoefficientBytes = maximumCoefficientBytes
         }
     }
 
@@ -89,7 +125,10 @@ public struct ImageDecoder: Sendable {
     /// - Parameter configuration: limits and options (default: 50 MP, 256 MiB, full size).
     /// - Throws: `.invalidArgument` when a limit is not positive.
     public init(configuration: Configuration = Configuration()) throws(ProofkitError) {
-        guard configuration.maximumPixelCount > 0, configuration.maximumFileSize > 0 else {
+        guard configuration.maximumPixelCount > 0, configuration.maximumFileSize > 0,
+            configuration.maximumDecodedPixelCount > 0, configuration.minimumAcceptedSide > 0,
+            configuration.maximumAspectRatio >= 1, configuration.maximumCoefficientBytes > 0
+        else {
             throw ProofkitError(.invalidArgument, "image decoder limits must be positive")
         }
         if let side = configuration.minimumShorterSide, side <= 0 {
@@ -106,9 +145,11 @@ public struct ImageDecoder: Sendable {
     ///   (over the pixel limit, or a JPEG colour space TurboJPEG does not handle). The error
     ///   names `path`, except `.runtimeUnavailable` (see ``decode(_:)``), which is not about it.
     public func decode(contentsOf path: String) throws(ProofkitError) -> DecodedImage {
-        let bytes = try readFile(path)
+        var bytes = try readFile(path)
         do {
-            return try decode(bytes)
+            let stored = try decodeStored(bytes)
+            bytes = []  // the file is no longer needed: not held while the pixels are turned
+            return stored.upright()
         } catch {
             throw error.code == .runtimeUnavailable ? error : error.at(path: path)
         }
@@ -122,6 +163,13 @@ public struct ImageDecoder: Sendable {
     ///   `.runtimeUnavailable` when the decoder's library (libturbojpeg.so.0 for JPEG,
     ///   libpng16.so.16 for PNG) cannot be loaded: each is loaded on first use, not linked.
     public func decode(_ bytes: [UInt8]) throws(ProofkitError) -> DecodedImage {
+        let stored = try decodeStored(bytes)
+        return stored.upright()
+    }
+
+    /// Decodes without turning upright yet (``DecodedImage/image`` is as stored), so that a caller
+    /// can drop the file's bytes first.
+    private func decodeStored(_ bytes: [UInt8]) throws(ProofkitError) -> DecodedImage {
         guard !bytes.isEmpty else {
             throw ProofkitError(.decodeFailed, "the file is empty (0 bytes), not an image")
         }
@@ -139,15 +187,31 @@ public struct ImageDecoder: Sendable {
     private func decodeJPEG(_ bytes: [UInt8]) throws(ProofkitError) -> DecodedImage {
         let decompressor = try TurboJPEGDecompressor()
         let header = try decompressor.readHeader(bytes)
-        if header.width * header.height > configuration.maximumPixelCount {
-            throw Self.tooLarge(
-                width: header.width, height: header.height, limit: configuration.maximumPixelCount)
-        }
+        try checkSize(width: header.width, height: header.height)
         let markers = ImageMetadata.jpegMarkers(bytes)
-        let factor = Self.scalingFactor(
+        let coefficientBytes = Double(header.width * header.height) * markers.coefficientBytesPerPixel
+        if markers.isMultiScan && coefficientBytes > Double(configuration.maximumCoefficientBytes) {
+            throw ProofkitError(
+                .unsupportedFormat,
+                "the JPEG is progressive (decoded in several scans) at \(header.width)x\(header.height): "
+                    + "decoding it would hold \(Int(coefficientBytes) >> 20) MiB, over the "
+                    + "\(configuration.maximumCoefficientBytes >> 20) MiB limit; save it as a baseline JPEG or smaller")
+        }
+        let available = decompressor.scalingFactors()
+        var factor = Self.scalingFactor(
             width: header.width, height: header.height,
-            minimumShorterSide: configuration.minimumShorterSide,
-            available: decompressor.scalingFactors())
+            minimumShorterSide: configuration.minimumShorterSide, available: available)
+        if factor.scaled(header.width) * factor.scaled(header.height) > configuration.maximumDecodedPixelCount {
+            guard
+                let fitting = Self.largestFactor(
+                    width: header.width, height: header.height, pixels: configuration.maximumDecodedPixelCount,
+                    available: available)
+            else {
+                throw Self.tooLarge(
+                    width: header.width, height: header.height, limit: configuration.maximumPixelCount)
+            }
+            factor = fitting
+        }
         let decoded = try decompressor.decompress(
             bytes, header: header, factor: factor, cmyk: header.colorSpace.isCMYK)
         decompressor.close()
@@ -171,10 +235,9 @@ public struct ImageDecoder: Sendable {
         } else {
             rgb = decoded.pixels
         }
-        let upright = Self.orient(
-            RGBImage(width: decoded.width, height: decoded.height, pixels: rgb), markers.orientation)
         return DecodedImage(
-            image: upright, format: .jpeg, storedWidth: header.width, storedHeight: header.height,
+            image: RGBImage(width: decoded.width, height: decoded.height, pixels: rgb), format: .jpeg,
+            storedWidth: header.width, storedHeight: header.height,
             orientation: markers.orientation, scaleNumerator: factor.numerator,
             scaleDenominator: factor.denominator, colorModel: header.colorSpace.name, bitDepth: 8,
             warnings: warnings)
@@ -198,6 +261,47 @@ public struct ImageDecoder: Sendable {
             }
         }
         return best
+    }
+
+    /// The largest factor of at most 1/1 whose scaled image has at most `pixels` pixels, or `nil`
+    /// when even the smallest is larger.
+    static func largestFactor(
+        width: Int, height: Int, pixels: Int, available: [JPEGScalingFactor]
+    ) -> JPEGScalingFactor? {
+        var best: JPEGScalingFactor?
+        for factor in available where factor.numerator <= factor.denominator {
+            guard factor.scaled(width) * factor.scaled(height) <= pixels else { continue }
+            if let current = best, factor.numerator * current.denominator <= current.numerator * factor.denominator {
+                continue
+            }
+            best = factor
+        }
+        return best
+    }
+
+    /// Refuses, from the header's size and before anything is decoded, what nothing can judge or
+    /// what would take too much memory: over ``Configuration/maximumPixelCount``, a side under
+    /// ``Configuration/minimumAcceptedSide``, or longer than ``Configuration/maximumAspectRatio``
+    /// times the shorter side.
+    /// - Throws: `.unsupportedFormat` (exit 65), saying which.
+    private func checkSize(width: Int, height: Int) throws(ProofkitError) {
+        if width * height > configuration.maximumPixelCount {
+            throw Self.tooLarge(width: width, height: height, limit: configuration.maximumPixelCount)
+        }
+        let shorter = min(width, height)
+        let longer = max(width, height)
+        if shorter < configuration.minimumAcceptedSide {
+            throw ProofkitError(
+                .unsupportedFormat,
+                "the image is \(width)x\(height) pixels: a side under \(configuration.minimumAcceptedSide) "
+                    + "pixels holds nothing to judge")
+        }
+        if longer > shorter * configuration.maximumAspectRatio {
+            throw ProofkitError(
+                .unsupportedFormat,
+                "the image is \(width)x\(height) pixels, a strip more than \(configuration.maximumAspectRatio) "
+                    + "times longer than wide: nothing to judge in it")
+        }
     }
 
     /// Converts CMYK (4 bytes per pixel) to RGB with PIL's formula
@@ -236,22 +340,50 @@ public struct ImageDecoder: Sendable {
     // MARK: PNG
 
     private func decodePNG(_ bytes: [UInt8]) throws(ProofkitError) -> DecodedImage {
-        let decoded = try PNGReader.decode(bytes, maximumPixelCount: configuration.maximumPixelCount)
+        let orientation = ImageMetadata.pngOrientation(bytes)
+        guard let header = PNGHeader.read(bytes), header.width * header.height > configuration.maximumDecodedPixelCount
+        else {
+            // Small enough to decode whole (or no readable header, which libpng explains).
+            return try decodeWholePNG(bytes, orientation: orientation)
+        }
+        try checkSize(width: header.width, height: header.height)
+        if header.interlaced {
+            throw ProofkitError(
+                .unsupportedFormat,
+                "the PNG is interlaced at \(header.width)x\(header.height), over the "
+                    + "\(Self.megapixels(configuration.maximumDecodedPixelCount)) MP that are decoded whole: "
+                    + "save it without interlacing, or smaller")
+        }
+        var factor = 2
+        while ((header.width + factor - 1) / factor) * ((header.height + factor - 1) / factor)
+            > configuration.maximumDecodedPixelCount
+        {
+            factor += 1
+        }
+        let image = try PNGReader.decodeShrunk(bytes, header: header, factor: factor)
+        return DecodedImage(
+            image: image, format: .png, storedWidth: header.width, storedHeight: header.height,
+            orientation: orientation, scaleNumerator: 1, scaleDenominator: factor,
+            colorModel: header.colorModel, bitDepth: header.bitDepth == 16 ? 16 : 8, warnings: [])
+    }
+
+    /// The PNG decoded whole through libpng's simplified API (within the decoded pixel limit).
+    private func decodeWholePNG(_ bytes: [UInt8], orientation: ExifOrientation) throws(ProofkitError) -> DecodedImage {
+        let decoded = try PNGReader.decode(
+            bytes, maximumPixelCount: min(configuration.maximumPixelCount, configuration.maximumDecodedPixelCount))
+        try checkSize(width: decoded.width, height: decoded.height)
         let rgb: [UInt8]
         if decoded.bytesPerPixel == 4 {
             rgb = Self.dropAlpha(decoded.pixels)
         } else {
             rgb = decoded.pixels
         }
-        let orientation = ImageMetadata.pngOrientation(bytes)
-        let upright = Self.orient(
-            RGBImage(width: decoded.width, height: decoded.height, pixels: rgb), orientation)
         var model = decoded.fileIsPalette ? "palette" : (decoded.fileIsColor ? "rgb" : "gray")
         if decoded.fileHasAlpha { model += "+alpha" }
         return DecodedImage(
-            image: upright, format: .png, storedWidth: decoded.width, storedHeight: decoded.height,
-            orientation: orientation, scaleNumerator: 1, scaleDenominator: 1, colorModel: model,
-            bitDepth: decoded.fileBitDepth, warnings: [])
+            image: RGBImage(width: decoded.width, height: decoded.height, pixels: rgb), format: .png,
+            storedWidth: decoded.width, storedHeight: decoded.height, orientation: orientation, scaleNumerator: 1,
+            scaleDenominator: 1, colorModel: model, bitDepth: decoded.fileBitDepth, warnings: [])
     }
 
     static func dropAlpha(_ rgba: [UInt8]) -> [UInt8] {
@@ -326,13 +458,15 @@ public struct ImageDecoder: Sendable {
 
     // MARK: Files and errors
 
-    /// The whole photo file, capped at the configuration's `maximumFileSize` while reading
-    /// (``POSIX/readWhole(_:limit:)``: opened once, a silent FIFO given up after 10 s).
-    /// - Throws: `.notFound` (missing), `.io` (a folder, unreadable with its errno, over the limit).
+    /// The whole photo file, capped at the configuration's `maximumFileSize` (``POSIX/readWhole(_:limit:regularOnly:)``:
+    /// opened once; a FIFO, a device or a socket is refused before anything is read, and a
+    /// regular file whose size says 0, such as /proc's, is not read).
+    /// - Throws: `.notFound` (missing), `.io` (a folder, not a regular file, unreadable with its
+    ///   errno, over the limit).
     private func readFile(_ path: String) throws(ProofkitError) -> [UInt8] {
         let limit = configuration.maximumFileSize
         do throws(ReadFailure) {
-            return try POSIX.readWhole(path, limit: limit)
+            return try POSIX.readWhole(path, limit: limit, regularOnly: true)
         } catch {
             switch error {
             case .open(let errno) where errno.isNotFound:
@@ -342,6 +476,8 @@ public struct ImageDecoder: Sendable {
                     .io, "cannot open the file for reading: \(errno)", underlying: errno.code, path: path)
             case .folder:
                 throw ProofkitError(.io, "is a folder, not an image file", path: path)
+            case .notRegular(let kind):
+                throw ProofkitError(.io, "is \(kind), not a regular file: a photo is read from a file", path: path)
             case .noWriter:
                 throw ProofkitError(.io, "no writer sent anything to this FIFO within 10 s", path: path)
             case .overLimit(.some(let size)):
@@ -366,6 +502,9 @@ public struct ImageDecoder: Sendable {
                 + "over the \(formatMegapixels(limitMegapixels)) MP limit: refused as a possible "
                 + "decompression bomb")
     }
+
+    /// "8" for 8 000 000 pixels, "12.5" for 12 500 000.
+    static func megapixels(_ pixels: Int) -> String { formatMegapixels(Double(pixels) / 1e6) }
 
     private static func formatMegapixels(_ value: Double) -> String {
         let tenths = (value * 10).rounded() / 10

@@ -52,6 +52,13 @@ struct JPEGMarkers: Equatable {
     var orientation: ExifOrientation = .up
     /// An APP14 "Adobe" segment is present (its CMYK samples are stored inverted).
     var hasAdobeMarker = false
+    /// The frame is decoded in several scans (progressive, or a first scan without every
+    /// component), so libjpeg holds the whole image's DCT coefficients while decoding.
+    var isMultiScan = false
+    /// The DCT coefficients' bytes per stored pixel (2 bytes per sample, per component scaled
+    /// by its sampling: 3 for 4:2:0 colour, 6 for 4:4:4, 2 for gray), from the frame header;
+    /// 0 when there is none.
+    var coefficientBytesPerPixel: Double = 0
 }
 
 enum ImageMetadata {
@@ -61,6 +68,7 @@ enum ImageMetadata {
     static func jpegMarkers(_ bytes: [UInt8]) -> JPEGMarkers {
         var markers = JPEGMarkers()
         var foundExif = false
+        var frameComponents = 0
         var index = 2  // after FF D8
         while index + 4 <= bytes.count {
             guard bytes[index] == 0xFF else { break }
@@ -73,6 +81,9 @@ enum ImageMetadata {
                 index += 2  // standalone markers carry no length
                 continue
             }
+            if marker == 0xDA, index + 4 < bytes.count {  // start of scan: its component count
+                markers.isMultiScan = markers.isMultiScan || Int(bytes[index + 4]) < frameComponents
+            }
             if marker == 0xDA || marker == 0xD9 { break }  // start of scan / end of image
             let length = Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
             guard length >= 2, index + 2 + length <= bytes.count else { break }
@@ -84,6 +95,19 @@ enum ImageMetadata {
                 foundExif = true
                 if let orientation = tiffOrientation(bytes[(body.lowerBound + 6)..<body.upperBound]) {
                     markers.orientation = orientation
+                }
+            } else if (0xC0...0xCF).contains(marker), ![0xC4, 0xC8, 0xCC].contains(marker), body.count >= 6 {
+                // Start of frame: progressive for SOF2/3/6/7/10/11/14/15; components and sampling.
+                markers.isMultiScan = [0xC2, 0xC3, 0xC6, 0xC7, 0xCA, 0xCB, 0xCE, 0xCF].contains(marker)
+                frameComponents = Int(bytes[body.lowerBound + 5])
+                let sampling = stride(from: body.lowerBound + 6, to: body.upperBound - 2, by: 3).map {
+                    (Int(bytes[$0 + 1] >> 4), Int(bytes[$0 + 1] & 0x0F))
+                }
+                let most = (sampling.map(\.0).max() ?? 1, sampling.map(\.1).max() ?? 1)
+                if most.0 > 0, most.1 > 0 {
+                    markers.coefficientBytesPerPixel = sampling.reduce(0) {
+                        $0 + 2 * Double($1.0 * $1.1) / Double(most.0 * most.1)
+                    }
                 }
             } else if marker == 0xEE, body.count >= 5,
                 bytes[body.lowerBound..<(body.lowerBound + 5)].elementsEqual([0x41, 0x64, 0x6F, 0x62, 0x65])

@@ -19,6 +19,41 @@ struct PNGPixels {
     var fileIsPalette: Bool
 }
 
+/// What a PNG's IHDR chunk says, read without libpng (so a size can be refused before libpng
+/// is even loaded).
+struct PNGHeader: Equatable {
+    /// Stored width and height in pixels.
+    var width: Int
+    var height: Int
+    /// Adam7-interlaced (its rows come in seven passes, so it cannot be shrunk row by row).
+    var interlaced: Bool
+    /// Bits per sample (1, 2, 4, 8 or 16).
+    var bitDepth: Int
+    /// The PNG colour type: 0 gray, 2 RGB, 3 palette, 4 gray and alpha, 6 RGB and alpha.
+    var colorType: Int
+
+    /// The colour model as ``DecodedImage/colorModel`` names it (`"rgb+alpha"`, `"palette"`...).
+    var colorModel: String {
+        switch colorType {
+        case 2: "rgb"
+        case 3: "palette"
+        case 4: "gray+alpha"
+        case 6: "rgb+alpha"
+        default: "gray"
+        }
+    }
+
+    /// The IHDR chunk, which must come first after the signature (bytes 8-32).
+    /// - Returns: the header, or `nil` when the bytes do not start with one (libpng then says why).
+    static func read(_ png: [UInt8]) -> PNGHeader? {
+        guard png.count >= 33, Array(png[12..<16]) == Array("IHDR".utf8) else { return nil }
+        func word(_ at: Int) -> Int { png[at..<(at + 4)].reduce(0) { $0 << 8 | Int($1) } }
+        return PNGHeader(
+            width: word(16), height: word(20), interlaced: png[28] != 0, bitDepth: Int(png[24]), colorType: Int(png[25])
+        )
+    }
+}
+
 enum PNGReader {
     /// libpng's functions, from `libpng16.so.16`, loaded on the first call and kept for the life
     /// of the process (thread-safe).
@@ -97,6 +132,38 @@ enum PNGReader {
                     fileIsPalette: fileFormat & UInt32(PNG_FORMAT_FLAG_COLORMAP) != 0))
         }
         return try result.get()
+    }
+
+    /// Decodes a non-interlaced PNG to 8-bit RGB shrunk `factor` times in each direction (a box
+    /// filter), one row at a time, so memory is one row of the file plus the output. For images
+    /// too large to hold whole; see `proofkit_png_read_shrunk` (CPNG.h) for the conversions.
+    /// - Parameters:
+    ///   - png: the whole file.
+    ///   - header: its header (``PNGHeader/read(_:)``), not interlaced.
+    ///   - factor: the shrink factor, at least 1.
+    /// - Throws: `.decodeFailed` with libpng's reason for a broken or truncated file;
+    ///   `.runtimeUnavailable` when libpng cannot be loaded.
+    /// Calls `proofkit_png_read_shrunk` (libpng's classic reading API, from C).
+    static func decodeShrunk(_ png: [UInt8], header: PNGHeader, factor: Int) throws(ProofkitError) -> RGBImage {
+        var libpng = try load()
+        let width = (header.width + factor - 1) / factor
+        let height = (header.height + factor - 1) / factor
+        var pixels = [UInt8](repeating: 0, count: width * height * 3)
+        var message = [CChar](repeating: 0, count: 200)
+        let done = png.withUnsafeBufferPointer { source in
+            pixels.withUnsafeMutableBufferPointer { destination in
+                message.withUnsafeMutableBufferPointer { text in
+                    proofkit_png_read_shrunk(
+                        &libpng, source.baseAddress, source.count, UInt32(factor), destination.baseAddress, width,
+                        height, text.baseAddress, text.count)
+                }
+            }
+        }
+        guard done != 0 else {
+            let reason = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw ProofkitError(.decodeFailed, "PNG data is broken: \(reason)", operation: "png_read_row")
+        }
+        return RGBImage(width: width, height: height, pixels: pixels)
     }
 
     /// libpng's error or warning text for `image` (its `char[64]` `message`, read by a shim).

@@ -105,7 +105,7 @@ public enum ModelFile {
                 throw ProofkitError(
                     .io, "The model file cannot be read (permissions?).", operation: operation,
                     underlying: errno.code, path: path)
-            case .noWriter, .overLimit:
+            case .noWriter, .overLimit, .notRegular:
                 throw ProofkitError(.io, "The model file cannot be read (permissions?).", path: path)
             }
         }

@@ -10,6 +10,9 @@ public struct OptionSpec: Sendable {
     public var isRepeatable: Bool
     /// One-line help.
     public var help: String
+    /// The values the option takes, when it takes one of a fixed few (`--engine`, `--vad`): the
+    /// shell completions offer them. Empty for a free value (a file, a number).
+    public var choices: [String] = []
 
     /// A boolean flag such as `--json`.
     public static func flag(_ name: String, short: Character? = nil, help: String) -> OptionSpec {
@@ -17,11 +20,14 @@ public struct OptionSpec: Sendable {
     }
 
     /// An option that takes a value: `--name VALUE` or `--name=VALUE`.
+    /// - Parameter choices: the values it takes when they are a fixed few (completed by the
+    ///   shells; each should appear in `help`); empty (the default) for a free value.
     public static func option(
-        _ name: String, short: Character? = nil, value: String, repeatable: Bool = false,
+        _ name: String, short: Character? = nil, value: String, repeatable: Bool = false, choices: [String] = [],
         help: String
     ) -> OptionSpec {
-        OptionSpec(name: name, short: short, valueName: value, isRepeatable: repeatable, help: help)
+        OptionSpec(
+            name: name, short: short, valueName: value, isRepeatable: repeatable, help: help, choices: choices)
     }
 }
 
@@ -95,12 +101,13 @@ public struct ParsedArguments: Sendable, Equatable {
         return number
     }
 
-    /// A duration such as `29`, `29s`, `1.5s`, `500ms`, `10m`, `2h`, in seconds, or `nil` when absent.
+    /// A duration such as `29`, `29s`, `1.5s`, `500ms`, `10m`, `2h` or `1m30s` (``parseDuration(_:)``),
+    /// in seconds, or `nil` when absent.
     /// - Throws: ``UsageError`` when malformed.
     public func seconds(_ name: String) throws(UsageError) -> Double? {
         guard let text = value(name) else { return nil }
         guard let seconds = parseDuration(text) else {
-            throw UsageError("--\(name) needs a duration such as 29s, 500ms or 10m, got '\(text)'")
+            throw UsageError("--\(name) needs a duration such as 29s, 500ms, 10m or 1m30s, got '\(text)'")
         }
         return seconds
     }
@@ -126,17 +133,29 @@ public struct ParsedArguments: Sendable, Equatable {
     }
 }
 
-/// Parses `29`, `29s`, `1.5s`, `500ms`, `10m`, `2h` into seconds. `nil` if malformed or negative.
+/// Parses a duration into seconds: a bare number of seconds (`29`, `1.5`), or one or more
+/// numbers each with a unit, largest unit first and each unit once: `29s`, `1.5s`, `500ms`,
+/// `10m`, `2h`, `1m30s`, `1h2m`, `1h30m15s`, `2s500ms`. The one parser of every duration option.
+/// - Returns: the seconds, or `nil` if malformed, negative or not finite.
 public func parseDuration(_ text: String) -> Double? {
-    let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
-    for (suffix, scale) in units where text.hasSuffix(suffix) {
-        guard let value = Double(text.dropLast(suffix.count)), value.isFinite, value >= 0 else {
+    if let value = Double(text) { return value.isFinite && value >= 0 ? value : nil }
+    let units: [(suffix: String, scale: Double)] = [("h", 3600), ("m", 60), ("s", 1), ("ms", 0.001)]
+    var rest = Substring(text)
+    var total = 0.0
+    var nextUnit = 0  // units must come in this order, each at most once
+    while !rest.isEmpty {
+        let number = rest.prefix { $0.isASCII && ($0.isNumber || $0 == ".") }
+        guard !number.isEmpty, let value = Double(number), value.isFinite else { return nil }
+        rest = rest.dropFirst(number.count)
+        let letters = rest.prefix { $0.isASCII && $0.isLetter }
+        guard let unit = units.indices.first(where: { units[$0].suffix == letters }), unit >= nextUnit else {
             return nil
         }
-        return value * scale
+        total += value * units[unit].scale
+        nextUnit = unit + 1
+        rest = rest.dropFirst(letters.count)
     }
-    guard let value = Double(text), value.isFinite, value >= 0 else { return nil }
-    return value
+    return total.isFinite && nextUnit > 0 ? total : nil
 }
 
 /// Parses a subcommand's arguments (without the program name and verb) against its options.

@@ -157,7 +157,8 @@ public enum ProofkitCLI {
 
             """
         for command in allCommands {
-            let pad = max(1, 10 - command.name.count)
+            // One column for the summaries: two spaces past the longest name.
+            let pad = (allCommands.map { $0.name.count }.max() ?? 0) + 2 - command.name.count
             text += "  \(command.name)" + String(repeating: " ", count: pad) + command.summary + "\n"
         }
         text += """

@@ -23,6 +23,8 @@ public struct DuaMatchResult: Sendable, Equatable {
     public var rule: DuaRule
     /// Indices into ``DuaText/keyWords`` of the key words heard, ascending.
     public var heard: [Int]
+    /// The key words heard, as written in the text (``KeyWord/word``), in the order of ``heard``.
+    public var heardWords: [String] = []
     /// How many different key words must be heard.
     public var required: Int
     /// The voiced seconds the verdict used, if any.
@@ -152,17 +154,18 @@ public struct DuaMatcher: Sendable {
     ///   - voicedSeconds: voiced time from the voice gate, or `nil`.
     public func evaluate(heard: [Int], voicedSeconds: Double?) -> DuaMatchResult {
         let unique = Set(heard.filter { text.keyWords.indices.contains($0) }).sorted()
+        let words = unique.map { text.keyWords[$0].word }
         let count = unique.count
         let required = text.requiredKeyWords
         if count >= required {
             return DuaMatchResult(
-                verdict: .accepted(score: Double(count)), rule: .keyWords, heard: unique,
+                verdict: .accepted(score: Double(count)), rule: .keyWords, heard: unique, heardWords: words,
                 required: required, voicedSeconds: voicedSeconds)
         }
         let needed = readTwiceFactor * text.readingSeconds
         if let voicedSeconds, voicedSeconds >= needed, count >= readTwiceKeyWords {
             return DuaMatchResult(
-                verdict: .accepted(score: Double(count)), rule: .readTwice, heard: unique,
+                verdict: .accepted(score: Double(count)), rule: .readTwice, heard: unique, heardWords: words,
                 required: required, voicedSeconds: voicedSeconds)
         }
         var detail = "heard \(count) of \(text.keyWords.count) key words (\(required) needed)"
@@ -172,7 +175,7 @@ public struct DuaMatcher: Sendable {
         }
         return DuaMatchResult(
             verdict: .rejected(reason: RejectionReason(.incomplete, detail)), rule: .keyWords,
-            heard: unique, required: required, voicedSeconds: voicedSeconds)
+            heard: unique, heardWords: words, required: required, voicedSeconds: voicedSeconds)
     }
 
     /// The voice-only fallback, for when there is no recogniser: voiced seconds against the

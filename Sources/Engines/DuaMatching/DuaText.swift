@@ -35,13 +35,18 @@ public struct DuaText: Sendable, Equatable {
     /// Whether the key words were picked from the text by ``KeyWordPicker`` (the entry had no
     /// `key_words`). Default `false`.
     public var keyWordsArePicked: Bool
+    /// Whether ``readingDuration`` was estimated from the text (``estimatedReadingSeconds(of:)``:
+    /// the entry had no `reading_seconds`). Default `false`.
+    public var readingIsEstimated: Bool
 
     /// Creates a text.
     /// - Throws: `ProofkitError` `.decodeFailed` when a field is out of range (see ``validate()``).
     public init(
         name: String, title: String, text: String, source: String? = nil, keyWords: [KeyWord],
-        requiredKeyWords: Int, readingDuration: Duration, keyWordsArePicked: Bool = false
+        requiredKeyWords: Int, readingDuration: Duration, keyWordsArePicked: Bool = false,
+        readingIsEstimated: Bool = false
     ) throws(ProofkitError) {
+        self.readingIsEstimated = readingIsEstimated
         self.name = name
         self.title = title
         self.text = text
@@ -51,6 +56,38 @@ public struct DuaText: Sendable, Equatable {
         self.readingDuration = readingDuration
         self.keyWordsArePicked = keyWordsArePicked
         try validate()
+    }
+
+    /// Arabic letters a calm reading says per second, for ``estimatedReadingSeconds(of:)``: 5.5,
+    /// between the shipped texts' own figures (4.8 for al-Fatiha to 6.7 for the waking du'a).
+    public static let lettersPerSecond = 5.5
+
+    /// How long a calm reading of `text` takes, estimated from its Arabic letters (harakat, marks
+    /// and notes in parentheses not counted) at ``lettersPerSecond``, rounded up to the half
+    /// second; 0.7 s a word for a text with no Arabic letter. At least 1 s, at most 3600 s.
+    /// - Parameter text: the text as written.
+    /// - Returns: seconds.
+    public static func estimatedReadingSeconds(of text: String) -> Double {
+        var letters = 0
+        var words = 0
+        var depth = 0
+        var inWord = false
+        for scalar in text.unicodeScalars {
+            if scalar == "(" { depth += 1 }
+            if scalar == ")" { depth = max(0, depth - 1) }
+            let isSpace = scalar.properties.isWhitespace
+            if depth == 0 && !isSpace && !inWord { words += 1 }
+            inWord = !isSpace && depth == 0
+            guard depth == 0 else { continue }
+            let value = scalar.value
+            if (0x0621...0x063A).contains(value) || (0x0641...0x064A).contains(value)
+                || (0x0671...0x06D3).contains(value)
+            {
+                letters += 1
+            }
+        }
+        let seconds = letters > 0 ? Double(letters) / lettersPerSecond : Double(words) * 0.7
+        return min(3600, max(1, (seconds * 2).rounded(.up) / 2))
     }
 
     /// The reading time in seconds.
@@ -114,7 +151,9 @@ public struct DuaText: Sendable, Equatable {
 ///   found inside merged words (بعدمااماتنا).
 /// - `required` (optional, default: all key words, or the picker's count when it picked them): how
 ///   many different key words must be heard.
-/// - `reading_seconds` (required): how long a calm reading takes.
+/// - `reading_seconds` (optional): how long a calm reading takes, in seconds (0 to 3600). When
+///   omitted it is estimated from the text (``DuaText/estimatedReadingSeconds(of:)``: its Arabic
+///   letters at 5.5 a second, rounded up to the half second).
 /// - `title`, `source` (optional).
 public struct DuaCatalog: Sendable, Equatable {
     /// The texts, in order.
@@ -215,15 +254,20 @@ public struct DuaCatalog: Sendable, Equatable {
             case nil: break
             default: throw bad("\"required\" must be a number")
             }
-            guard case .number(let seconds)? = item["reading_seconds"] else {
-                throw bad("\"reading_seconds\" must be a number")
+            let seconds: Double
+            switch item["reading_seconds"] {
+            case .number(let value)?:
+                guard value > 0, value <= 3600 else { throw bad("\"reading_seconds\" must be in (0, 3600]") }
+                seconds = value
+            case nil, .null?: seconds = DuaText.estimatedReadingSeconds(of: text)
+            default: throw bad("\"reading_seconds\" must be a number")
             }
-            guard seconds > 0, seconds <= 3600 else { throw bad("\"reading_seconds\" must be in (0, 3600]") }
             let dua = try DuaText(
                 name: name, title: try string("title", required: false) ?? name, text: text,
                 source: try string("source", required: false), keyWords: keyWords,
                 requiredKeyWords: required,
-                readingDuration: .milliseconds(Int64(seconds * 1000)), keyWordsArePicked: picked != nil)
+                readingDuration: .milliseconds(Int64(seconds * 1000)), keyWordsArePicked: picked != nil,
+                readingIsEstimated: item["reading_seconds"] == nil || item["reading_seconds"] == .null)
             guard names.insert(name).inserted else { throw bad("the name '\(name)' is used twice") }
             texts.append(dua)
         }

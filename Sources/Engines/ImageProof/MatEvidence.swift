@@ -43,8 +43,9 @@ extension MatProofPolicy {
     /// Judges one photo on all its evidence: accepted when the score reaches ``threshold``, or
     /// the head or the enrolment reaches its own threshold (checked in that order); otherwise
     /// rejected with the dark or not-a-mat hint as in ``judge(score:brightness:)``.
-    /// - Returns: the judgement (its `score` is always the model's score) and, when accepted,
-    ///   which evidence accepted it.
+    /// - Returns: the judgement (its `score` is always the model's score; its verdict's score,
+    ///   ``MatJudgement/decidingScore`` and ``MatJudgement/decidedBy`` are those of the evidence
+    ///   that decided) and, when accepted, which evidence accepted it.
     public func judge(_ evidence: MatEvidence, brightness: Double) -> (
         judgement: MatJudgement, acceptedBy: MatAcceptance?
     ) {
@@ -52,12 +53,14 @@ extension MatProofPolicy {
         if base.verdict.isAccepted { return (base, .score) }
         if let head = evidence.head, head.probability >= head.threshold {
             let judgement = MatJudgement(
-                verdict: .accepted(score: evidence.score), score: evidence.score, brightness: brightness, hint: nil)
+                verdict: .accepted(score: head.probability), score: evidence.score, brightness: brightness, hint: nil,
+                decidedBy: .head, decidingScore: head.probability)
             return (judgement, .head)
         }
         if let enrolment = evidence.enrolment, enrolment.similarity >= enrolment.threshold {
             let judgement = MatJudgement(
-                verdict: .accepted(score: evidence.score), score: evidence.score, brightness: brightness, hint: nil)
+                verdict: .accepted(score: enrolment.similarity), score: evidence.score, brightness: brightness,
+                hint: nil, decidedBy: .enrolment, decidingScore: enrolment.similarity)
             return (judgement, .enrolment)
         }
         return (base, nil)

@@ -2,15 +2,36 @@ public import ProofkitCore
 
 /// The photo proof's verdict and the hint shown to a sleepy person.
 public struct MatJudgement: Sendable, Equatable {
-    /// Accepted with the score, or rejected with the reason (its detail is ``hint``).
+    /// Accepted with the score that decided (``decidingScore``), or rejected with the reason
+    /// (its detail is ``hint``).
     public var verdict: Verdict
-    /// The score that was judged, 0...1.
+    /// The model's mat score, 0...1 (the class-741 probability, or the CLIP share). It decided
+    /// unless ``decidedBy`` says the head or the enrolment did.
     public var score: Double
     /// The photo's brightness, 0...1 (mean Rec.601 luma).
     public var brightness: Double
     /// `nil` when accepted; otherwise "too dark: turn on a light" for a dark photo, or
     /// "that does not look like a prayer mat".
     public var hint: String?
+    /// Which evidence decided: ``MatAcceptance/score`` (the model's score, also for every
+    /// rejection), ``MatAcceptance/head`` or ``MatAcceptance/enrolment`` when that accepted.
+    public var decidedBy: MatAcceptance = .score
+    /// The score that decided, 0...1 (a cosine, -1...1, for the enrolment): ``score``, the
+    /// head's probability when the head accepted, or the similarity to the enrolled mat.
+    public var decidingScore: Double
+
+    /// The judgement; `decidingScore` is `score` unless given.
+    init(
+        verdict: Verdict, score: Double, brightness: Double, hint: String?, decidedBy: MatAcceptance = .score,
+        decidingScore: Double? = nil
+    ) {
+        self.verdict = verdict
+        self.score = score
+        self.brightness = brightness
+        self.hint = hint
+        self.decidedBy = decidedBy
+        self.decidingScore = decidingScore ?? score
+    }
 }
 
 extension RejectionReason.Kind {

@@ -176,6 +176,75 @@ public final class ExternalRecognizer: Sendable {
         continuation.yield(line)
     }
 
+    /// Checks that the program a recogniser command starts is installed, so that a missing one is
+    /// a clear error before listening instead of a child that exits 127 and a proof "rejected"
+    /// with no word heard. The program is the command's first word after any `NAME=value`
+    /// assignments (quotes removed), looked for in `PATH` unless it contains a `/`. A command that
+    /// starts with shell syntax (a builtin such as `exec`, a `$` expansion, a subshell) is not
+    /// checked: the shell resolves it.
+    /// - Parameters:
+    ///   - command: the command line run by `/bin/sh -c`.
+    ///   - path: the search path; `nil` (the default) is this process's `PATH` (what the shell
+    ///     child inherits).
+    /// - Throws: `.runtimeUnavailable` (exit 69) naming the program.
+    public static func checkInstalled(
+        command: String, path: String? = nil
+    ) throws(ProofkitError) {
+        guard let program = program(of: command) else { return }
+        let path = path ?? POSIX.environmentValue("PATH")
+        let found: Bool
+        if program.contains("/") {
+            found = POSIX.isExecutableFile(program)
+        } else {
+            let folders = (path ?? "/usr/bin:/bin").split(separator: ":", omittingEmptySubsequences: false)
+            found = folders.contains { POSIX.isExecutableFile(($0.isEmpty ? "." : String($0)) + "/" + program) }
+        }
+        if !found {
+            throw ProofkitError(
+                .runtimeUnavailable,
+                "the recogniser command '\(command)' runs '\(program)', which is not installed"
+                    + (program.contains("/") ? " (no such executable file)" : " (not found in PATH)"))
+        }
+    }
+
+    /// The program `command` starts, or `nil` when the shell must resolve it (see ``checkInstalled(command:path:)``).
+    static func program(of command: String) -> String? {
+        let shellWords: Set<String> = [
+            "exec", "command", "eval", "builtin", "if", "while", "until", "for", "case", "time", "!", "{", "(", ".",
+            "source", "cd", "set", "export", "trap", "ulimit", "umask",
+        ]
+        var rest = Substring(command)
+        while true {
+            rest = rest.drop { $0 == " " || $0 == "\t" || $0 == "\n" }
+            var word = ""
+            var quote: Character?
+            while let character = rest.first {
+                if let open = quote {
+                    rest.removeFirst()
+                    if character == open { quote = nil } else { word.append(character) }
+                } else if character == "'" || character == "\"" {
+                    rest.removeFirst()
+                    quote = character
+                } else if " \t\n;&|<>()".contains(character) {
+                    break
+                } else {
+                    if "$`\\*?[~".contains(character) { return nil }  // expansions: the shell's to resolve
+                    rest.removeFirst()
+                    word.append(character)
+                }
+            }
+            if quote != nil || word.isEmpty { return nil }
+            // `NAME=value` before the program sets its environment; the program follows.
+            if let equals = word.firstIndex(of: "="),
+                word[..<equals].allSatisfy({ $0 == "_" || $0.isLetter || $0.isNumber }),
+                equals != word.startIndex
+            {
+                continue
+            }
+            return shellWords.contains(word) ? nil : word
+        }
+    }
+
     private func spawnError(_ failure: ChildProcess.Failure) -> ProofkitError {
         ProofkitError(
             .runtimeUnavailable, "cannot start the recogniser '\(command)': \(failure)",

@@ -86,11 +86,13 @@ public final class LiveReadingProof: @unchecked Sendable {
     ///   - options: see ``Options``.
     ///   - whisper: the built-in recogniser, or `nil`.
     /// - Throws: `ProofkitError`: `.runtimeUnavailable` (device missing or busy, Silero or the
-    ///   external recogniser unavailable), `.modelInvalid`, `.io` (the recording cannot be
+    ///   external recogniser unavailable: its program not installed is checked first), `.modelInvalid`, `.io` (the recording cannot be
     ///   started), `.notFound` (transcript file).
     public init(
         configuration: ReadingProofConfiguration, options: Options, whisper: WhisperRecognizer?
     ) throws(ProofkitError) {
+        // A recogniser command whose program is not installed is refused before anything opens.
+        if let command = options.recognizerCommand { try ExternalRecognizer.checkInstalled(command: command) }
         let state = LiveState(
             session: try ReadingProofSession(
                 configuration: configuration, sileroModelPath: options.sileroModelPath, fallback: options.fallback))

@@ -33,6 +33,8 @@ extension POSIX {
                 .io, "cannot open the \(what): \(errno)", operation: "open", underlying: errno.code, path: path)
         case .folder:
             return ProofkitError(.notFound, "is a folder, not \(article(what))", path: path)
+        case .notRegular(let kind):
+            return ProofkitError(.io, "is \(kind), not a regular file", path: path)
         case .noWriter:
             return ProofkitError(
                 .io, "no writer sent anything to this FIFO within \(streamWaitMilliseconds / 1000) s",

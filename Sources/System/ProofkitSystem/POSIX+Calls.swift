@@ -142,6 +142,13 @@ package enum POSIX {
         nothingOrErrno { access(FilePath.cString(path), W_OK) }
     }
 
+    /// Whether `path` is a file this process may run (`access(X_OK)`, and not a folder). Calls
+    /// `access`, `stat`.
+    package static func isExecutableFile(_ path: String) -> Bool {
+        guard access(FilePath.cString(path), X_OK) == 0, case .success(let info) = status(path) else { return false }
+        return !info.isDirectory
+    }
+
     /// The effective user id. Calls `geteuid`.
     package static var effectiveUser: UInt32 { UInt32(geteuid()) }
 

@@ -68,6 +68,9 @@ package enum ReadFailure: Error, Sendable {
     case folder
     /// A FIFO or socket sent nothing within ``POSIX/streamWaitMilliseconds``.
     case noWriter
+    /// Not a regular file (`kind`: "a FIFO", "a character device"...), for a reader that asked
+    /// for regular files only: refused before anything is read or waited for.
+    case notRegular(kind: String)
     /// Over the limit: `size` is what `fstat` said for a regular file (known before reading), else
     /// `nil` (noticed while reading).
     case overLimit(size: Int64?)
@@ -83,10 +86,14 @@ extension POSIX {
     /// Opens `path` for reading, once. The open itself never blocks (`O_NONBLOCK`, so a FIFO
     /// without a writer cannot hang it); for a FIFO or socket it then waits up to
     /// ``streamWaitMilliseconds`` for the first data, and clears `O_NONBLOCK`.
+    /// - Parameter regularOnly: refuse anything but a regular file (a FIFO, a device) at once,
+    ///   with `.notRegular`, before any wait or read (default `false`).
     /// - Returns: the descriptor (the caller closes it) and its `fstat`.
-    /// - Throws: ``ReadFailure`` (`.open`, `.folder`, `.noWriter`, `.failed("fstat")`).
+    /// - Throws: ``ReadFailure`` (`.open`, `.folder`, `.notRegular`, `.noWriter`, `.failed("fstat")`).
     ///   Calls `open`, `fstat`, `poll`, `fcntl`.
-    package static func openForReading(_ path: String) throws(ReadFailure) -> (fd: Int32, status: FileStatus) {
+    package static func openForReading(
+        _ path: String, regularOnly: Bool = false
+    ) throws(ReadFailure) -> (fd: Int32, status: FileStatus) {
         let fd: Int32
         switch open(path, .nonBlocking) {
         case .success(let value): fd = value
@@ -104,6 +111,10 @@ extension POSIX {
             closeDescriptor(fd)
             throw .folder
         }
+        if regularOnly && !info.isRegular {
+            closeDescriptor(fd)
+            throw .notRegular(kind: info.kind)
+        }
         if info.isStream {
             let ready = try? waitReadable([fd], milliseconds: streamWaitMilliseconds)
             if ready?.first != true {
@@ -120,11 +131,16 @@ extension POSIX {
     /// The whole file at `path`, opened once (``openForReading(_:)``), refusing more than `limit`
     /// bytes while reading (an endless or size-0 file, /dev/zero or /proc/self/pagemap, cannot
     /// grow memory); a regular file whose `fstat` size is already over is refused unread.
+    /// - Parameter regularOnly: refuse anything but a regular file at once (``openForReading(_:regularOnly:)``),
+    ///   and read nothing from a regular file whose size is 0 (/proc and /sys files say 0 and
+    ///   may still be endless): it is returned empty (default `false`).
     /// - Throws: ``ReadFailure``. Calls `open`, `fstat`, `read`, `close`.
-    package static func readWhole(_ path: String, limit: Int) throws(ReadFailure) -> [UInt8] {
-        let (fd, info) = try openForReading(path)
+    package static func readWhole(_ path: String, limit: Int, regularOnly: Bool = false) throws(ReadFailure) -> [UInt8]
+    {
+        let (fd, info) = try openForReading(path, regularOnly: regularOnly)
         defer { closeDescriptor(fd) }
         if info.isRegular && info.size > Int64(limit) { throw .overLimit(size: info.size) }
+        if regularOnly && info.size == 0 { return [] }
         return try readWhole(descriptor: fd, limit: limit, sizeHint: info.isRegular ? Int(info.size) : 0)
     }
 

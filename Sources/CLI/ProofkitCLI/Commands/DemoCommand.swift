@@ -27,8 +27,10 @@ enum DemoCommand: Subcommand {
 
         Step 3, the reading proof: espeak-ng reads the waking du'a (Sahih al-Bukhari 6312) in
         Arabic, softly (-32 dBFS), into a real recording of an air conditioner (-50 dBFS); the
-        voice gate and the du'a matcher judge it twice: with a recogniser's transcript, and with
-        the voice-only fallback. Skipped (with the reason) when espeak-ng is not installed.
+        voice gate and the du'a matcher judge it twice: with a fixed transcript (the du'a as a
+        recogniser writes it, given by the demo, not heard: no recogniser runs in the demo; try
+        'proofkit voice REC.wav' for the built-in one), and with the voice-only fallback. Skipped
+        (with the reason) when espeak-ng is not installed.
 
         JSON (--json): one object per step, each with "step" naming it:
           {"step": "alarm_sound", "source": str, ...the object 'proofkit trim --json' prints}
@@ -38,7 +40,8 @@ enum DemoCommand: Subcommand {
                        "hint": str|null, "top1": str, "top1_probability": num}]}
           {"step": "reading_proof", "skipped": str|null, "recording_seconds": num,
            "room_dbfs": num, "speech_dbfs": num, "speech_regions": [[start, end], ...],
-           "with_transcript": RUN, "voice_only": RUN}
+           "fixed_transcript": str, "with_transcript": RUN, "voice_only": RUN}
+          (with_transcript: judged with fixed_transcript, given by the demo, not heard)
           RUN = {"verdict": "accepted"|"rejected", "rule": str, "reason": str|null,
                  "heard": [str], "voiced_seconds": num, "needed_seconds": num}
 
@@ -156,6 +159,7 @@ enum DemoCommand: Subcommand {
                     outcome.speechRegions.map {
                         [.rounded($0.start, places: 2), .rounded($0.end, places: 2)]
                     }),
+                "fixed_transcript": .string(ReadingProofDemo.transcript),
                 "with_transcript": json(outcome.withTranscript), "voice_only": json(outcome.voiceOnly),
             ])
         } else {
@@ -167,7 +171,12 @@ enum DemoCommand: Subcommand {
             io.print(
                 "   recording: \(outcome.recordingSeconds.fixedDecimal(places: 2)) s, speech \(outcome.speechLevelDecibels.fixedDecimal(places: 2)) dBFS over a room at \(outcome.roomLevelDecibels.fixedDecimal(places: 2)) dBFS"
             )
-            for (label, run) in [("with a transcript", outcome.withTranscript), ("voice only", outcome.voiceOnly)] {
+            io.print(
+                "   (the first judgement uses a fixed transcript, given by the demo and not heard: no recogniser runs here)"
+            )
+            for (label, run) in [
+                ("with the fixed transcript", outcome.withTranscript), ("voice only", outcome.voiceOnly),
+            ] {
                 guard let run else { continue }
                 let heard = run.heardKeyWords.isEmpty ? "" : ", heard \(run.heardKeyWords.joined(separator: " "))"
                 io.print(

@@ -24,7 +24,10 @@ enum DuaCommand: Subcommand {
           name: lowercase letters, digits, - and _. key_words: objects (word as written; stems, any
           of which heard counts) or plain strings. Stems are normalised on load (harakat stripped,
           letter forms unified); write them without ال and attached و/ب/ل. required defaults to
-          all key words.
+          all key words. reading_seconds, how long a calm reading takes (0 to 3600), may be left
+          out: it is then estimated from the text, its Arabic letters (harakat and notes in
+          parentheses not counted) at 5.5 a second, rounded up to the half second ('dua show'
+          says so). It sets the voiced time a reading needs.
           key_words may be left out: proofkit then picks them from the text ('dua show' says so):
           its 5 longest distinct words (stems without attached و/ف/ب/ل/ك, ال and a leading ا, cut
           to 5 letters) that are not common words (الله, اللهم, رب, من, في, على, الذي, ...), leaving out
@@ -43,7 +46,7 @@ enum DuaCommand: Subcommand {
         JSON (--json), one object per result:
           list:  {"name","title","source","key_words":[WORD...],"required","reading_seconds"} per text
           show:  {"name","title","source","text","key_words":[{"word","stems":[...]}],"required","reading_seconds",
-                  "key_words_picked":BOOL,"key_words_rule":STRING|null}
+                  "reading_seconds_estimated":BOOL,"key_words_picked":BOOL,"key_words_rule":STRING|null}
           check: {"text":NAME,"key_words":[{"word","heard":BOOL}],"heard":[WORD...],"heard_count",
                   "required","verdict":"accepted"|"rejected","rule":"keyWords"|"readTwice",
                   "reason":STRING|null,"voiced_seconds":NUMBER|null}
@@ -101,6 +104,7 @@ enum DuaCommand: Subcommand {
                         }),
                     "required": .int(text.requiredKeyWords),
                     "reading_seconds": .rounded(text.readingSeconds, places: 3),
+                    "reading_seconds_estimated": .bool(text.readingIsEstimated),
                     "key_words_picked": .bool(text.keyWordsArePicked),
                     "key_words_rule": JSONValue(text.keyWordsArePicked ? KeyWordPicker.ruleDescription : nil),
                 ])
@@ -112,7 +116,10 @@ enum DuaCommand: Subcommand {
                 for keyWord in text.keyWords {
                     io.print("  \(keyWord.word)  [\(keyWord.stems.joined(separator: ", "))]")
                 }
-                io.print("reading time: \(seconds(text.readingSeconds)) s")
+                io.print(
+                    "reading time: \(seconds(text.readingSeconds)) s"
+                        + (text.readingIsEstimated
+                            ? " (estimated from the text: its Arabic letters at 5.5 a second)" : ""))
             }
             return .success
         case "check":

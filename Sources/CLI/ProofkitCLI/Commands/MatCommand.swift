@@ -50,6 +50,14 @@ enum MatCommand: Subcommand {
         --enrol MAT_PHOTO (repeatable) enrols the person's own mat first: a photo whose centre-crop
         embedding has a cosine >= 0.75 with an enrolled photo's is also accepted.
 
+        Limits, so that any file is judged in bounded memory (under 128 MiB): only regular files
+        are read (a FIFO or a device is refused, exit 74), at most 32 MiB. From the header, before
+        anything is decoded, a photo over 50 MP, with a side under 16 pixels, more than 16 times
+        longer than wide, or a progressive JPEG whose decoding would hold over 48 MiB, is refused
+        (exit 65). At most 8 MP are decoded: a larger JPEG is DCT-scaled to fit (even with
+        --full-size), a larger PNG shrunk by a whole factor while it is read row by row (an
+        interlaced one over 8 MP is refused).
+
         Models are looked for in $PROOFKIT_MODELS (a folder; only there when set), else in
         Models/generated above the proofkit executable, else in ./Models/generated. Each model is
         checked against its SHA-256 (the folder's manifest.json, else the digests committed in
@@ -105,13 +113,17 @@ enum MatCommand: Subcommand {
           proofkit mat --enrol my_mat.jpg --enrol my_mat_2.jpg photo.jpg
         """
     static let options: [OptionSpec] = [
-        .option("engine", value: "NAME", help: "lite0 (int8, default), lite0-fp32 or clip"),
-        .option("rule", value: "NAME", help: "class-or-head (default) or class (class 741 only); lite0 engines"),
+        .option(
+            "engine", value: "NAME", choices: PhotoEngine.allCases.map(\.rawValue),
+            help: "lite0 (int8, default), lite0-fp32 or clip"),
+        .option(
+            "rule", value: "NAME", choices: PhotoRule.allCases.map(\.rawValue),
+            help: "class-or-head (default) or class (class 741 only); lite0 engines"),
         .option("threshold", value: "X", help: "score needed to pass, 0..1 (default 0.3; clip 0.45)"),
         .flag("verbose", short: "v", help: "add the top-5 classes, crop scores, decoded size and times"),
         .flag("json", help: "one JSON object per photo, then a summary object, on stdout"),
         .flag("strict", help: "exit 2 when a photo is rejected"),
-        .flag("full-size", help: "decode JPEGs at full size (slower; default: DCT-scaled)"),
+        .flag("full-size", help: "decode JPEGs at full size, up to 8 MP (slower; default: DCT-scaled)"),
         .flag("all-crops", help: "score all five crops in one batch (default: stop at the first that passes)"),
         .option("threads", value: "N", help: "ONNX Runtime intra-op threads (default 1; 0 = one per core)"),
         .option(

@@ -46,8 +46,8 @@ enum PlanCommand: Subcommand {
 
         \(PrayerOptions.methodHelp)
 
-        --state FILE reads the alarms the system holds from FILE (it must exist; an empty file or
-        {} is an empty state; any other content must be a proofkit state file: a file that is not,
+        --state FILE reads the alarms the system holds from FILE (a missing FILE is a first run: it
+        is created; an empty file or {} is an empty state too; any other content must be a proofkit state file: a file that is not,
         or a field of the wrong type, is refused with exit 65 and left as it was; keys proofkit
         does not know are kept), prints the operations reconciliation produces (schedule new chains
         before cancelling old ones, cancel-before-replace for changed content, never touch a

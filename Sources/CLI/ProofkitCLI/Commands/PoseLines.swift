@@ -395,21 +395,11 @@ struct PoseLineReader {
         }
     }
 
-    /// Opens `path` for reading (a regular file, a FIFO, `/dev/stdin`, ...).
-    /// - Throws: `ProofkitError` `.notFound` (missing, or a folder) or `.io`.
+    /// Opens `path` for reading (a regular file, a FIFO, `/dev/stdin`, ...), once, as `check` and
+    /// `trim` do (``POSIX/openInput(_:what:)``): a FIFO whose writer sends nothing is given up after
+    /// 10 s instead of waiting forever.
+    /// - Throws: `ProofkitError` `.notFound` (missing, or a folder) or `.io` (cannot open; no writer).
     static func openInput(_ path: String) throws(ProofkitError) -> Int32 {
-        let fd: Int32
-        switch POSIX.open(path, .readOnly) {
-        case .success(let value): fd = value
-        case .failure(let errno) where errno == .noSuchFile:
-            throw ProofkitError(.notFound, "no such file", operation: "open", underlying: errno.code, path: path)
-        case .failure(let errno):
-            throw ProofkitError(.io, "cannot open: \(errno)", operation: "open", underlying: errno.code, path: path)
-        }
-        if case .success(let info) = POSIX.status(descriptor: fd), info.isDirectory {
-            POSIX.closeDescriptor(fd)
-            throw ProofkitError(.notFound, "is a folder, not a file", path: path)
-        }
-        return fd
+        try POSIX.openInput(path, what: "pose file").fd
     }
 }

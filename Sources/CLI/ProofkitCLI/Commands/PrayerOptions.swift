@@ -16,16 +16,29 @@ enum PrayerOptions {
         .option("lat", value: "DEG", help: "latitude, -90...90 (south negative)"),
         .option("lon", value: "DEG", help: "longitude, -180...180 (west negative)"),
         .option("tz", value: "ZONE", help: "IANA zone of the timetable, e.g. Europe/London [system zone]"),
-        .option("method", value: "NAME", help: "calculation method [mwl]; see below"),
-        .option("madhab", value: "NAME", help: "Asr school: shafi or hanafi [shafi]"),
-        .option("high-lat", value: "RULE", help: "middle, seventh, twilight or recommended [recommended]"),
-        .option("polar", value: "MODE", help: "polar days: undefined, nearest-latitude, nearest-day [undefined]"),
-        .option("rounding", value: "MODE", help: "nearest, up or none [the method's]"),
+        .option("method", value: "NAME", choices: methodNames, help: "calculation method [mwl]; see below"),
+        .option("madhab", value: "NAME", choices: ["shafi", "hanafi"], help: "Asr school: shafi or hanafi [shafi]"),
+        .option(
+            "high-lat", value: "RULE", choices: ["middle", "seventh", "twilight", "recommended"],
+            help: "middle, seventh, twilight or recommended [recommended]"),
+        .option(
+            "polar", value: "MODE", choices: ["undefined", "nearest-latitude", "nearest-day"],
+            help: "polar days: undefined, nearest-latitude, nearest-day [undefined]"),
+        .option(
+            "rounding", value: "MODE", choices: ["nearest", "up", "none"], help: "nearest, up or none [the method's]"),
         .option("adjust", value: "LIST", help: "minute offsets, e.g. fajr=+2,isha=-3"),
         .option("fajr-angle", value: "DEG", help: "custom Fajr angle (overrides the method's)"),
         .option("isha-angle", value: "DEG", help: "custom Isha angle (overrides the method's)"),
         .option("isha-interval", value: "MIN", help: "custom Isha: minutes after sunset"),
-        .option("shafaq", value: "NAME", help: "MoonsightingCommittee Isha: general, ahmer, abyad [general]"),
+        .option(
+            "shafaq", value: "NAME", choices: ["general", "ahmer", "abyad"],
+            help: "MoonsightingCommittee Isha: general, ahmer, abyad [general]"),
+    ]
+
+    /// The method names --method offers (each one ``CalculationMethod/init(name:)`` reads).
+    static let methodNames = [
+        "mwl", "isna", "egyptian", "karachi", "makkah", "dubai", "qatar", "kuwait", "msc", "singapore", "turkey",
+        "tehran", "custom",
     ]
 
     static let methodHelp = """

@@ -37,16 +37,21 @@ struct StateFile {
     static let knownAlarmMembers: Set<String> = ["id", "state", "fire", "sound"]
     static let knownOutcomeMembers: Set<String> = ["occurrence", "kind", "at"]
 
-    /// Reads and validates the state file at `path`. An empty file (or only white space) and
-    /// `{}` are an empty state.
-    /// - Throws: `.notFound` (missing or a folder: 66), `.io` (unreadable: 74), `.decodeFailed`
-    ///   (not a proofkit state file, a field of the wrong type, a newer version, over 16 MiB: 65).
+    /// Reads and validates the state file at `path`. Nothing at `path` is a first run: an empty
+    /// state (the file is created, atomically, when it is written). An empty file (or only white
+    /// space) and `{}` are an empty state too.
+    /// - Throws: `.notFound` (a folder, or a symbolic link to nothing: 66), `.io` (unreadable:
+    ///   74), `.decodeFailed` (not a proofkit state file, a field of the wrong type, a newer
+    ///   version, over 16 MiB: 65).
     static func read(_ path: String) throws(ProofkitError) -> StateFile {
         let bytes: [UInt8]
         do {
             bytes = try BoundedFile.read(path, limit: sizeLimit, what: "state file")
         } catch let error where error.code == .notFound && error.message.hasPrefix("no such") {
-            throw ProofkitError(.notFound, "no such state file (create it empty, or with {})", path: path)
+            // Only when nothing at all is there (lstat): a symbolic link whose target is missing
+            // is refused, not written through or replaced.
+            if case .failure(let errno) = POSIX.linkStatus(path), errno.isNotFound { return StateFile() }
+            throw ProofkitError(.notFound, "is a symbolic link to nothing, not a state file", path: path)
         }
         return try parse(bytes, path: path)
     }

@@ -107,8 +107,10 @@ enum VoiceCommand: Subcommand {
           {"event":"accepted","t":T,"rule":"keyWords"|"readTwice"|"voiceOnly"|"forcedScore"}   (at most once)
           {"event":"recognizer_restarted","restarts":N}
           {"event":"recognizer_gave_up"}
-          {"event":"end","heard_seconds":S,"transcript":[LINES],"dropped_chunks":N,"overruns":N,
+          {"event":"end","heard_seconds":S,"transcript":[LINES],"heard_text":TEXT,"dropped_chunks":N,"overruns":N,
            "recognizer_restarts":N,"recording":PATH|null, ...the RESULT fields below}
+          (heard_text: what was heard, once: the built-in recogniser's final text of each window, or
+          a recogniser's lines with each interim guess replaced by the line that repeats and extends it)
         RECORDING: one object: {"file":PATH,"duration_seconds":S,"input_sample_rate":HZ,
           "input_channels":N,"recognizer":"whisper"|"transcript-file"|"none","transcript":TEXT|null,
           "forced_score":FORCED|null,"recognizer_seconds":S|null,
@@ -153,14 +155,18 @@ enum VoiceCommand: Subcommand {
         .flag("live", help: "listen to the microphone"),
         .option("device", value: "D", help: "ALSA capture device (default 'default')"),
         .flag("list-devices", help: "list the ALSA PCM devices and exit"),
-        .option("recognizer", value: "R", help: "whisper (default when installed), cmd or none"),
+        .option(
+            "recognizer", value: "R", choices: ["whisper", "cmd", "none"],
+            help: "whisper (default when installed), cmd or none"),
         .option(
             "recognizer-cmd", value: "CMD", help: "external recogniser: audio on stdin, lines on stdout (implies cmd)"),
         .option("transcript-file", value: "F", help: "transcript lines from a file ('-' for stdin)"),
         .option("max-seconds", value: "S", help: "stop after S seconds of audio (default 120)"),
         .option("text", value: "NAME", help: "the text to read (default: waking)"),
         .option("texts", value: "FILE", help: "a JSON file of extra texts"),
-        .option("vad", value: "MODE", help: "energy, silero or both (default: silero if installed, else energy)"),
+        .option(
+            "vad", value: "MODE", choices: VoiceDetectionMode.allCases.map(\.rawValue),
+            help: "energy, silero or both (default: silero if installed, else energy)"),
         .flag("no-veto", help: "count voiced frames (energy) or segments (silero) that do not look like speech too"),
         .option("record", value: "OUT.wav", help: "keep what was heard (live only)"),
         .option("plot", value: "OUT.svg", help: "draw level, floor, threshold and voiced regions"),
@@ -322,6 +328,9 @@ enum VoiceCommand: Subcommand {
         choice: RecognizerChoice, io: CommandIO
     ) throws -> ExitStatus {
         var choice = choice
+        // The input first (exists, readable once, decodable header, playable rate): a bad one is
+        // refused before any model is loaded.
+        let recording = try ReadingProofRecording.Recording(path: path)
         let whisper = try loadWhisper(&choice, io: io)
         var transcript: [String] = []
         if let file = arguments.value("transcript-file") {
@@ -338,7 +347,7 @@ enum VoiceCommand: Subcommand {
         let outcome: ReadingProofRecording.Outcome
         do {
             outcome = try ReadingProofRecording.run(
-                path: path, configuration: configuration,
+                recording: recording, configuration: configuration,
                 sileroModelPath: ReadingProofSession.sileroModelPath(environment: io.environment),
                 transcript: transcript,
                 fallback: fallback, recognize: whisper.map(recognize(with:)),
@@ -386,7 +395,7 @@ enum VoiceCommand: Subcommand {
                 } else {
                     io.print("heard: " + (recognition.transcript.isEmpty ? "(nothing)" : recognition.transcript))
                 }
-                if let line = forcedScoreLine(recognition) { io.print(line) }
+                if let line = forcedScoreLine(recognition, rule: forcedScoreRule(arguments)) { io.print(line) }
             }
             if choice != .none {
                 io.print(
@@ -462,8 +471,10 @@ enum VoiceCommand: Subcommand {
         POSIX.setIgnored(.interrupt, false)
         if let failure = live.captureFailure { throw failure }
         if let failure = summary.failure { throw failure }
-        // The built-in recogniser's last words (see LiveReadingProof.finishTranscriber).
-        for line in try live.finishTranscriber() {
+        // The built-in recogniser's last words (see LiveReadingProof.finishTranscriber): the final
+        // text of each window, which is also its best transcript.
+        let finalWindows = try live.finishTranscriber()
+        for line in finalWindows {
             if json {
                 io.printJSON([
                     "event": "transcript", "t": .rounded(summary.heardSeconds, places: 3), "text": .string(line),
@@ -476,12 +487,16 @@ enum VoiceCommand: Subcommand {
             }
         }
         var result = live.finish()
+        // What was heard, once: each line is the whole window again (built-in recogniser) or may
+        // refine the one before (a streaming recogniser's interim guesses).
+        let heardText = (live.usesWhisper ? finalWindows : ReadingProof.currentTranscript(result.transcript))
+            .joined(separator: " ")
         var recognition: ReadingProofRecording.RecognizedReading?
         if live.usesWhisper, let rule = forcedScoreRule(arguments) {
             // The same rule as a recording's: the text's span forced score over the voiced audio.
             let span = try live.spanScore(of: proof.configuration.text.text)
             let heard = ReadingProofRecording.RecognizedReading(
-                transcript: result.transcript.joined(separator: " "), span: span, seconds: summary.heardSeconds,
+                transcript: heardText, span: span, seconds: summary.heardSeconds,
                 elapsedSeconds: 0)
             recognition = heard
             let before = result.match.verdict.isAccepted
@@ -501,7 +516,7 @@ enum VoiceCommand: Subcommand {
         if json {
             var object: [String: JSONValue] = [
                 "event": "end", "heard_seconds": .rounded(summary.heardSeconds, places: 3),
-                "transcript": .array(result.transcript.map { .string($0) }),
+                "transcript": .array(result.transcript.map { .string($0) }), "heard_text": .string(heardText),
                 "dropped_chunks": .int(live.droppedChunks), "overruns": .int(live.overruns),
                 "recognizer_restarts": .int(live.recognizerRestarts), "recording": JSONValue(recorded),
                 "forced_score": live.usesWhisper
@@ -519,8 +534,10 @@ enum VoiceCommand: Subcommand {
             )
             io.print(
                 gateLine(result.decidedBy, fallback: live.fallbackReason, vetoed: result.likeSpeechSegments != nil))
-            if !result.transcript.isEmpty { io.print("transcript: " + result.transcript.joined(separator: " ")) }
-            if let recognition, let line = forcedScoreLine(recognition) { io.print(line) }
+            if !heardText.isEmpty { io.print("transcript: " + heardText) }
+            if let recognition, let line = forcedScoreLine(recognition, rule: forcedScoreRule(arguments)) {
+                io.print(line)
+            }
             if let recorded { io.print("recorded to \(recorded)") }
             io.print(verdictLine(result.match))
         }
@@ -557,20 +574,44 @@ enum VoiceCommand: Subcommand {
         }
     }
 
-    /// The text output's forced-score line, or `nil` when there is no score.
-    static func forcedScoreLine(_ recognition: ReadingProofRecording.RecognizedReading) -> String? {
+    /// The text output's forced-score line, or `nil` when there is no score. It says first
+    /// whether the score passes and, when it does not, each reason in plain words (a share of the
+    /// text's words heard alone reads like a near pass, even when the text was not read).
+    /// - Parameter rule: the rule in use, `nil` with --no-forced-score (then the line says so).
+    static func forcedScoreLine(
+        _ recognition: ReadingProofRecording.RecognizedReading, rule: ForcedScoreRule?
+    ) -> String? {
         guard let score = recognition.score else { return nil }
-        var line =
-            "forced score of the text: mean log-probability \(decimalText(score.meanLogProbability, places: 2)) per token"
-        if let ratio = ForcedScoreRule.ratio(text: score, transcript: recognition.transcriptScore) {
-            line +=
-                " (\(decimalText(ratio, places: 2)) against what it heard; \(decimalText(-ForcedScoreRule.defaultMargin, places: 1)) or more passes"
-            if let span = recognition.span {
-                line += "; the words heard cover \(span.coveredWords) of the text's \(span.wordCount)"
-            }
-            line += ")"
+        let mean = "mean log-probability \(decimalText(score.meanLogProbability, places: 2)) per token"
+        guard let ratio = ForcedScoreRule.ratio(text: score, transcript: recognition.transcriptScore) else {
+            return "forced score of the text: \(mean) (nothing heard to compare it with)"
         }
-        return line
+        guard let rule else {
+            return "forced score of the text: \(mean), \(decimalText(ratio, places: 2)) against what was heard "
+                + "(not used: --no-forced-score)"
+        }
+        if ReadingProofRecording.passes(rule, recognition) {
+            return "forced score: passes: the recogniser finds the text about as likely as what it heard ("
+                + "\(decimalText(ratio, places: 2)) per token; \(decimalText(-rule.margin, places: 1)) or more passes)"
+        }
+        var reasons: [String] = []
+        if ratio < -rule.margin {
+            reasons.append(
+                "the recogniser finds this text far less likely than what it heard (\(decimalText(ratio, places: 2)) "
+                    + "per token; \(decimalText(-rule.margin, places: 1)) or more passes), so this text was not what was read"
+            )
+        }
+        if let span = recognition.span, span.coverage < rule.minimumCoverage {
+            reasons.append(
+                "what was heard lines up with only \(span.coveredWords) of the text's \(span.wordCount) words "
+                    + "(\(Int((rule.minimumCoverage * 100).rounded()))% needed)")
+        }
+        let tokens = recognition.span?.text?.tokens.count ?? score.tokens.count
+        if tokens < rule.minimumTokens {
+            reasons.append("the text scored is too short to judge (\(tokens) tokens; \(rule.minimumTokens) needed)")
+        }
+        return "forced score: does not pass: "
+            + (reasons.isEmpty ? "the scores are incomplete" : reasons.joined(separator: "; "))
     }
 
     static func writePlot(_ result: ReadingProofResult, title: String, to path: String) throws(ProofkitError) {
