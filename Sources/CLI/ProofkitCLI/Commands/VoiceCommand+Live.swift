@@ -1,0 +1,147 @@
+import Dispatch
+import Proofkit
+import ProofkitCore
+internal import ProofkitSystem
+
+/// `proofkit voice --live`: the reading proof on a capture device, as it is read.
+extension VoiceCommand {
+    // MARK: - Live
+
+    static func runLive(
+        _ arguments: ParsedArguments, mode: VoiceDetectionMode, fallback: VoiceDetectionFallback,
+        choice: RecognizerChoice, io: CommandIO
+    ) throws -> ExitStatus {
+        var choice = choice
+        var options = LiveReadingProof.Options()
+        options.soundDevices = try SoundDevices(environment: io.environment)
+        let maxSeconds = try arguments.seconds("max-seconds") ?? 120
+        guard maxSeconds > 0 else { throw UsageError("--max-seconds must be more than 0") }
+        let device = arguments.value("device") ?? "default"
+        let whisper = try loadWhisper(&choice, io: io)
+        let usesRecognizer = choice != .none
+        let configuration = try proofConfiguration(arguments, mode: mode, choice: choice, io: io)
+        options.device = device
+        options.maxSeconds = maxSeconds
+        options.recordPath = arguments.value("record")
+        options.recognizerCommand = arguments.value("recognizer-cmd")
+        options.transcriptFile = arguments.value("transcript-file")
+        options.sileroModelPath = ReadingProofSession.sileroModelPath(environment: io.environment)
+        options.fallback = fallback
+        // Everything that can fail is opened before listening starts.
+        let live = try LiveReadingProof(configuration: configuration, options: options, whisper: whisper)
+        let json = arguments.has("json")
+        let proof = live.proof
+        let needed = proof.neededSeconds
+        if let reason = live.fallbackReason, fallback != .always {
+            io.printError("proofkit voice: warning: Silero is unavailable (\(reason)); using the energy gate alone")
+        }
+        if json {
+            io.printJSON([
+                "event": "start", "device": .string(device), "sample_rate": .int(live.sampleRate),
+                "text": .string(proof.configuration.text.name),
+                "vad": .string(proof.configuration.voiceDetection.rawValue),
+                "vad_fallback": JSONValue(live.fallbackReason),
+                "recognizer": .bool(usesRecognizer), "recognizer_name": .string(choice.name),
+                "needed_seconds": .rounded(needed, places: 3),
+                "required_key_words": .int(proof.configuration.text.requiredKeyWords),
+            ])
+        }
+        let view = LiveView(
+            io: io, json: json, text: proof.configuration.text, usesRecognizer: usesRecognizer,
+            neededSeconds: needed, frameSeconds: proof.configuration.gate.frameDuration.secondsValue)
+        // Ctrl-C ends listening normally: the verdict is given and --record is kept.
+        POSIX.setIgnored(.interrupt, true)
+        let interrupt = DispatchSource.makeSignalSource(signal: POSIX.Signal.interrupt.rawValue, queue: .global())
+        interrupt.setEventHandler { live.stop() }
+        interrupt.resume()
+        // The proof ends as soon as the du'a passes: nothing more needs to be heard.
+        let summary = live.run { update in
+            view.show(update)
+            let events: [ReadingProofEvent]
+            switch update {
+            case .audio(_, let list), .transcript(_, _, let list): events = list
+            default: events = []
+            }
+            if events.contains(where: { if case .accepted = $0 { true } else { false } }) { live.stop() }
+        }
+        view.finish()
+        interrupt.cancel()
+        POSIX.setIgnored(.interrupt, false)
+        if let failure = live.captureFailure { throw failure }
+        if let failure = summary.failure { throw failure }
+        // The built-in recogniser's last words (see LiveReadingProof.finishTranscriber): the final
+        // text of each window, which is also its best transcript.
+        let finalWindows = try live.finishTranscriber()
+        for line in finalWindows {
+            if json {
+                io.printJSON([
+                    "event": "transcript", "t": .rounded(summary.heardSeconds, places: 3), "text": .string(line),
+                ])
+            } else if !io.isStdoutTerminal {
+                io.print("» \(line)")
+            }
+            for event in live.process(transcript: line, at: summary.heardSeconds) where json {
+                io.printJSON(view.jsonEvent(event, t: summary.heardSeconds))
+            }
+        }
+        var result = live.finish()
+        // What was heard, once: each line is the whole window again (built-in recogniser) or may
+        // refine the one before (a streaming recogniser's interim guesses).
+        let heardText = (live.usesWhisper ? finalWindows : ReadingProof.currentTranscript(result.transcript))
+            .joined(separator: " ")
+        var recognition: ReadingProofRecording.RecognizedReading?
+        if live.usesWhisper, let rule = forcedScoreRule(arguments) {
+            // The same rule as a recording's: the text's span forced score over the voiced audio.
+            let span = try live.spanScore(of: proof.configuration.text.text)
+            let heard = ReadingProofRecording.RecognizedReading(
+                transcript: heardText, span: span, seconds: summary.heardSeconds,
+                elapsedSeconds: 0)
+            recognition = heard
+            let before = result.match.verdict.isAccepted
+            result.match = ReadingProofRecording.acceptingByForcedScore(result.match, recognition: heard, rule: rule)
+            if json && !before && result.match.verdict.isAccepted {
+                io.printJSON(view.jsonEvent(.accepted(result.match), t: summary.heardSeconds))
+            }
+        }
+        var recorded: String?
+        if let record = arguments.value("record") {
+            try live.commitRecording()
+            recorded = record
+        }
+        if let plot = arguments.value("plot") {
+            try writePlot(result, title: "proofkit voice --live (\(device))", to: plot)
+        }
+        if json {
+            var object: [String: JSONValue] = [
+                "event": "end", "heard_seconds": .rounded(summary.heardSeconds, places: 3),
+                "transcript": .array(result.transcript.map { .string($0) }), "heard_text": .string(heardText),
+                "dropped_chunks": .int(live.droppedChunks), "overruns": .int(live.overruns),
+                "recognizer_restarts": .int(live.recognizerRestarts), "recording": JSONValue(recorded),
+                "forced_score": live.usesWhisper
+                    ? forcedScoreJSON(recognition, rule: forcedScoreRule(arguments)) : .null,
+            ]
+            object.merge(
+                resultFields(
+                    result, mode: proof.configuration.voiceDetection,
+                    fallback: live.fallbackReason, needed: needed)
+            ) { _, new in new }
+            io.printJSON(.object(object))
+        } else {
+            io.print(
+                "heard \(formatSeconds(summary.heardSeconds)) of audio on \(device); voiced \(formatSeconds(result.gate.voicedSeconds)) of \(formatSeconds(needed)) needed"
+            )
+            io.print(
+                gateLine(result.decidedBy, fallback: live.fallbackReason, vetoed: result.likeSpeechSegments != nil))
+            if !heardText.isEmpty { io.print("transcript: " + heardText) }
+            if let recognition, let line = forcedScoreLine(recognition, rule: forcedScoreRule(arguments)) {
+                io.print(line)
+            }
+            if let recorded { io.print("recorded to \(recorded)") }
+            io.print(verdictLine(result.match))
+        }
+        return result.match.verdict.isAccepted || !arguments.has("strict") ? .success : .rejected
+    }
+
+    /// Which gate decided, for the text output: "gate: silero (energy floor tracked)" or
+    /// "gate: energy (Silero unavailable: ...)"; `vetoed` when the speech-likeness veto ran.
+}
