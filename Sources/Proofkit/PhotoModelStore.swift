@@ -131,6 +131,14 @@ public struct PhotoModelStore: Sendable, Equatable {
         isFromEnvironment = false
     }
 
+    /// The models in `folder` alone, with no search and no environment: for an app that keeps its
+    /// models where it chooses (the CLI's default is ``init(environment:executablePath:currentDirectory:)``).
+    /// - Parameter folder: the folder of the model files (and, optionally, their `manifest.json`).
+    public init(folder: String) {
+        folders = [folder]
+        isFromEnvironment = false
+    }
+
     /// The path of `name` in the first folder that has it.
     /// - Throws: `.runtimeUnavailable` (exit 69) naming the folders tried and how to make the file.
     public func locate(_ name: String) throws(ProofkitError) -> String {

@@ -140,9 +140,10 @@ public struct ImageDecoder: Sendable {
     /// Reads and decodes an image file.
     /// - Parameter path: the file to read.
     /// - Returns: the upright image and what was learned decoding it.
-    /// - Throws: `.notFound` (no such file), `.io` (a folder, unreadable, over the size limit),
-    ///   `.decodeFailed` (empty, not an image, truncated or broken), `.unsupportedFormat`
-    ///   (over the pixel limit, or a JPEG colour space TurboJPEG does not handle). The error
+    /// - Throws: `.notFound` (no such file), `.io` (a folder, not a regular file, unreadable,
+    ///   over the size limit), `.decodeFailed` (empty, not an image, truncated or broken),
+    ///   `.unsupportedFormat` (a size or shape refused from the header, see ``Configuration``, or
+    ///   a JPEG colour space TurboJPEG does not handle). The error
     ///   names `path`, except `.runtimeUnavailable` (see ``decode(_:)``), which is not about it.
     public func decode(contentsOf path: String) throws(ProofkitError) -> DecodedImage {
         var bytes = try readFile(path)
@@ -159,7 +160,8 @@ public struct ImageDecoder: Sendable {
     /// - Parameter bytes: the whole file.
     /// - Returns: the upright image and what was learned decoding it.
     /// - Throws: `.decodeFailed` (empty, not an image, truncated or broken),
-    ///   `.unsupportedFormat` (over the pixel limit, or an unsupported JPEG colour space),
+    ///   `.unsupportedFormat` (a size or shape refused from the header, see ``Configuration``, or
+    ///   an unsupported JPEG colour space),
     ///   `.runtimeUnavailable` when the decoder's library (libturbojpeg.so.0 for JPEG,
     ///   libpng16.so.16 for PNG) cannot be loaded: each is loaded on first use, not linked.
     public func decode(_ bytes: [UInt8]) throws(ProofkitError) -> DecodedImage {
