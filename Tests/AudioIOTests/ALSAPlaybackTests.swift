@@ -27,7 +27,8 @@ struct ALSAPlaybackTests {
         let folder = try TestEnvironment.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let input = sine(frequency: 523.25, seconds: 0.75, rate: 16000, amplitude: 0.8)
-        let clip = AudioClip(samples: input.map { Float($0) / 32767 }, channels: 1, sampleRate: 16000)
+        // As a decoder gives them: a 16-bit sample / 32768, which playback writes back exactly.
+        let clip = AudioClip(samples: input.map { Float($0) / 32768 }, channels: 1, sampleRate: 16000)
         var player = try SoundPlayer(
             device: "tap", configuration: .recordingSink(name: "tap", rawFile: folder + "/out.raw"))
         try player.play(clip)

@@ -13,14 +13,6 @@ public struct RingReport: Sendable, Hashable {
     public var underruns: Int
 }
 
-/// `value` (full scale ±1, as decoded: a 16-bit sample / 32768) as a 16-bit sample: exact for a
-/// decoded sample at gain 1, rounded otherwise, clipped to the 16-bit range (NaN is silence).
-@inline(__always)
-func pcm16(_ value: Float) -> Int16 {
-    guard !value.isNaN else { return 0 }
-    return Int16(max(-32768, min(32767, (value * 32768).rounded())))
-}
-
 extension SoundPlayer {
     /// Rings `clip` for an alarm: looped for `seconds` at `volume`, with a ramp from `startGain`
     /// of it to all of it over `rampSeconds`, paced by the clock: at most a quarter of a second is written ahead
@@ -76,8 +68,9 @@ extension SoundPlayer {
                     volume
                     * (position >= rampFrames
                         ? Float(1) : startGain + (1 - startGain) * Float(position) / Float(rampFrames))
+                let first = source * channels
                 for channel in 0..<channels {
-                    buffer[frame * channels + channel] = pcm16(clip.samples[source * channels + channel] * gain)
+                    buffer[frame * channels + channel] = AudioFileWriter.int16(clip.samples[first + channel] * gain)
                 }
                 source += 1
                 if source == clip.frameCount { source = 0 }

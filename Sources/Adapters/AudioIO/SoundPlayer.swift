@@ -58,7 +58,7 @@ public struct SoundPlayer: ~Copyable, Sendable {
         }
         guard let pcm = handle.take() else { preconditionFailure("unreachable") }
         var samples = [Int16](repeating: 0, count: clip.samples.count)
-        for (index, value) in clip.samples.enumerated() { samples[index] = pcm16(value * volume) }
+        for (index, value) in clip.samples.enumerated() { samples[index] = AudioFileWriter.int16(value * volume) }
         _ = try pcm.configure(
             channels: clip.channels, sampleRate: clip.sampleRate, latencyMicroseconds: 200_000,
             device: device, direction: .playback)
