@@ -103,7 +103,10 @@ private struct ExampleFolder {
         try copy("rec_001.mp3", ["adhan.mp3"])
         try copy(
             "images/demo_mat.jpg",
-            ["photo.jpg", "IMG_2041.jpg", "my_mat.jpg", "my_mat_2.jpg", "mat.jpg", "morning/1.jpg", "morning/2.jpg"])
+            [
+                "photo.jpg", "IMG_2041.jpg", "my_mat.jpg", "my_mat_2.jpg", "mat.jpg", "morning/1.jpg", "morning/2.jpg",
+                "squat.jpg", "frames/0001.jpg", "frames/0002.jpg",  // pose: nobody in view is a frame, not an error
+            ])
         try copy("speech_ar_quran_16k.wav", ["fajr.wav", "morning.wav", "reading.wav"])
         try copy("squat/pna_1666_squat.jsonl", ["morning.jsonl", "set.jsonl", "poses.jsonl"])
         try "الحمد لله\n".write(toFile: folder + "/fajr.txt", atomically: true, encoding: .utf8)
