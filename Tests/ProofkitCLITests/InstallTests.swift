@@ -37,12 +37,10 @@ struct GeneratedDocsTests {
         }
     }
 
-    @Test("man -l renders the page without warnings, and it names every command and option of --help")
+    @Test(
+        "man -l renders the page without warnings, and it names every command and option of --help",
+        .enabled(if: TestEnvironment.hasTool("man"), "man is not installed"))
     func manPage() throws {
-        guard TestEnvironment.hasTool("man") else {
-            print("skipped: man is not installed")
-            return
-        }
         let folder = try TestEnvironment.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let page = try TestEnvironment.runProofkit(["help", "man"])
@@ -348,12 +346,10 @@ struct InstallEndToEndTests {
         #expect(relative.status == 64 && relative.stderr.contains("absolute"))
     }
 
-    @Test("bash .ci/package: a .deb with its dependencies that unpacks (dpkg -x) into a working tree")
+    @Test(
+        "bash .ci/package: a .deb with its dependencies that unpacks (dpkg -x) into a working tree",
+        .enabled(if: TestEnvironment.hasTool("dpkg-deb"), "dpkg-deb is not installed"))
     func debianPackage() throws {
-        guard TestEnvironment.hasTool("dpkg-deb") else {
-            print("skipped: dpkg-deb is not installed")
-            return
-        }
         let folder = try TestEnvironment.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let build = try runProcess(

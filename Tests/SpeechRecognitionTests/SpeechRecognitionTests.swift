@@ -119,12 +119,13 @@ struct LogMelTests {
         #expect(window[30] == 0 && window[2999] == 0 && window[3000] == features[1, 0])
     }
 
-    @Test("the front end matches faster-whisper's numpy FeatureExtractor (whisper_mel_reference.json)")
+    @Test(
+        "the front end matches faster-whisper's numpy FeatureExtractor (whisper_mel_reference.json)",
+        .enabled(
+            if: whisperModelFile("whisper_mel_reference.json") != nil,
+            "whisper_mel_reference.json is not built (bash .ci/setup)"))
     func reference() throws {
-        guard let path = whisperModelFile("whisper_mel_reference.json") else {
-            print("skipped: whisper_mel_reference.json is not built (bash .ci/setup)")
-            return
-        }
+        let path = try #require(whisperModelFile("whisper_mel_reference.json"))
         let root = try JSONReader.parse(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
         let signalPath = try #require(whisperModelFile("whisper_mel_reference_signal.f32"))
         let raw = try Data(contentsOf: URL(fileURLWithPath: signalPath))
@@ -219,12 +220,13 @@ struct TokenizerTests {
         #expect(tokenizer.firstSpecialID == 260)
     }
 
-    @Test("the real tokenizer: special ids, and text round-trips in Arabic and English")
+    @Test(
+        "the real tokenizer: special ids, and text round-trips in Arabic and English",
+        .enabled(
+            if: whisperModelFile("whisper_tokenizer.json") != nil,
+            "whisper_tokenizer.json is not built (bash .ci/setup)"))
     func realTokenizer() throws {
-        guard let path = whisperModelFile("whisper_tokenizer.json") else {
-            print("skipped: whisper_tokenizer.json is not built (bash .ci/setup)")
-            return
-        }
+        let path = try #require(whisperModelFile("whisper_tokenizer.json"))
         let tokenizer = try WhisperTokenizer(json: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
         #expect(tokenizer.specialID("<|endoftext|>") == 50257)
         #expect(tokenizer.specialID("<|startoftranscript|>") == 50258)
@@ -311,12 +313,13 @@ struct DecodingLoopTests {
 
     static let speech = (0..<32_000).map { Float(0.3 * Foundation.sin(Double($0) * 0.3)) }
 
-    @Test("the prompt, suppression at the first step, end of text, and the text of the tokens")
+    @Test(
+        "the prompt, suppression at the first step, end of text, and the text of the tokens",
+        .enabled(
+            if: whisperModelFile("whisper_tokenizer.json") != nil,
+            "whisper_tokenizer.json is not built (bash .ci/setup)"))
     func prompt() throws {
-        guard let tokenizer = try? Self.tokenizer() else {
-            print("skipped: no whisper_tokenizer.json")
-            return
-        }
+        let tokenizer = try Self.tokenizer()
         let words = tokenizer.encode(" الحمد لله")
         let model = TableModel(saying: words)
         let transcriber = try WhisperTranscriber(model: model, tokenizer: tokenizer)
@@ -327,12 +330,13 @@ struct DecodingLoopTests {
         #expect(result.windows[0].meanLogProbability < 0)
     }
 
-    @Test("a loop stops at the repetition limit and keeps one copy; the token cap bounds the rest")
+    @Test(
+        "a loop stops at the repetition limit and keeps one copy; the token cap bounds the rest",
+        .enabled(
+            if: whisperModelFile("whisper_tokenizer.json") != nil,
+            "whisper_tokenizer.json is not built (bash .ci/setup)"))
     func repetitionAndCap() throws {
-        guard let tokenizer = try? Self.tokenizer() else {
-            print("skipped: no whisper_tokenizer.json")
-            return
-        }
+        let tokenizer = try Self.tokenizer()
         let a = tokenizer.encode(" نعم")[0]
         let b = tokenizer.encode(" لا")[0]
         let looping = TableModel(next: [50363: a, a: b, b: a])
@@ -360,12 +364,13 @@ struct DecodingLoopTests {
         #expect(WhisperTranscriber.repetitionCut(tokens, limit: limit, maxLength: 8) == (keep < 0 ? nil : keep))
     }
 
-    @Test("long input: one window per 30 s, and over the limit nothing runs")
+    @Test(
+        "long input: one window per 30 s, and over the limit nothing runs",
+        .enabled(
+            if: whisperModelFile("whisper_tokenizer.json") != nil,
+            "whisper_tokenizer.json is not built (bash .ci/setup)"))
     func windowsAndLimit() throws {
-        guard let tokenizer = try? Self.tokenizer() else {
-            print("skipped: no whisper_tokenizer.json")
-            return
-        }
+        let tokenizer = try Self.tokenizer()
         let model = TableModel(next: [50363: 50257])
         let transcriber = try WhisperTranscriber(
             model: model, tokenizer: tokenizer, options: WhisperDecodingOptions(maxWindows: 2))
@@ -377,12 +382,13 @@ struct DecodingLoopTests {
         #expect(model.fed.isEmpty)
     }
 
-    @Test("no speech: a window the model marks <|nospeech|> with a low log-probability is empty")
+    @Test(
+        "no speech: a window the model marks <|nospeech|> with a low log-probability is empty",
+        .enabled(
+            if: whisperModelFile("whisper_tokenizer.json") != nil,
+            "whisper_tokenizer.json is not built (bash .ci/setup)"))
     func noSpeech() throws {
-        guard let tokenizer = try? Self.tokenizer() else {
-            print("skipped: no whisper_tokenizer.json")
-            return
-        }
+        let tokenizer = try Self.tokenizer()
         // An all-zero window (the TableModel's "silence") with a weak, flat continuation.
         let model = TableModel(next: [:])
         let transcriber = try WhisperTranscriber(
@@ -396,12 +402,13 @@ struct DecodingLoopTests {
         #expect(result.text.isEmpty)
     }
 
-    @Test("forced scoring: one pass over prompt + text, each token's log-softmax")
+    @Test(
+        "forced scoring: one pass over prompt + text, each token's log-softmax",
+        .enabled(
+            if: whisperModelFile("whisper_tokenizer.json") != nil,
+            "whisper_tokenizer.json is not built (bash .ci/setup)"))
     func forcedScore() throws {
-        guard let tokenizer = try? Self.tokenizer() else {
-            print("skipped: no whisper_tokenizer.json")
-            return
-        }
+        let tokenizer = try Self.tokenizer()
         let words = tokenizer.encode(" الحمد لله")
         let model = TableModel(saying: words)
         let transcriber = try WhisperTranscriber(model: model, tokenizer: tokenizer)
@@ -449,12 +456,13 @@ struct ForcedScoreRuleTests {
         #expect(ForcedScoreRule.ratio(text: read, transcript: nil) == nil)
     }
 
-    @Test("scores(texts:) encodes each window once, scores every text and the window's own transcript there")
+    @Test(
+        "scores(texts:) encodes each window once, scores every text and the window's own transcript there",
+        .enabled(
+            if: whisperModelFile("whisper_tokenizer.json") != nil,
+            "whisper_tokenizer.json is not built (bash .ci/setup)"))
     func scoresOnOneEncoding() throws {
-        guard let tokenizer = try? DecodingLoopTests.tokenizer() else {
-            print("skipped: no whisper_tokenizer.json")
-            return
-        }
+        let tokenizer = try DecodingLoopTests.tokenizer()
         let words = tokenizer.encode(" الحمد لله رب العالمين")
         let model = TableModel(saying: words)
         let transcriber = try WhisperTranscriber(model: model, tokenizer: tokenizer)
