@@ -130,14 +130,7 @@ struct AlarmEndToEndTests {
         let (id, first) = try rig.add(in: 2, window: 4, gap: 2)
         _ = try #require(rig.firstSound(by: first.addingTimeInterval(2)), "the first ring was not heard: \(rig.log)")
         // A live keypoint stream on stdin: nothing comes for a while (the sleeper gets ready).
-        let prove = Process()
-        prove.executableURL = URL(fileURLWithPath: TestEnvironment.proofkitBinary)
-        prove.arguments = ["alarm", "prove", id, "--squat", "-", "--store", rig.store]
-        let input = Pipe()
-        prove.standardInput = input
-        prove.standardOutput = FileHandle.nullDevice
-        prove.standardError = FileHandle.nullDevice
-        try prove.run()
+        let (prove, input) = try rig.startLiveSquatProof(id)
         usleep(500_000)
         // The ring stopped, and the backups at +2 s and +4 s do not ring while the proof runs.
         #expect(rig.staysQuiet(for: max(1, first.addingTimeInterval(4.5).timeIntervalSinceNow)), "\(rig.log)")

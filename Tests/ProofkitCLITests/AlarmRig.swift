@@ -77,6 +77,20 @@ final class AlarmRig: @unchecked Sendable {  // used by one test at a time; conc
         self.service = nil
     }
 
+    /// Starts `alarm prove ID --squat -` (a live keypoint stream on stdin) as a child, its output
+    /// dropped. Returns the process and the pipe that feeds it; closing the pipe ends the stream.
+    func startLiveSquatProof(_ id: String) throws -> (Process, Pipe) {
+        let prove = Process()
+        prove.executableURL = URL(fileURLWithPath: TestEnvironment.proofkitBinary)
+        prove.arguments = ["alarm", "prove", id, "--squat", "-", "--store", store]
+        let input = Pipe()
+        prove.standardInput = input
+        prove.standardOutput = FileHandle.nullDevice
+        prove.standardError = FileHandle.nullDevice
+        try prove.run()
+        return (prove, input)
+    }
+
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
     func alarm(_ arguments: [String], environment: [String: String] = [:]) throws -> ProcessResult {

@@ -53,14 +53,7 @@ struct AlarmTrustTests {
         // Rings at +0 and +4 s; the window ends at +6 s (+11 s with its grace).
         let (id, first) = try rig.add(in: 2, window: 6, gap: 4)
         _ = try #require(rig.firstSound(by: first.addingTimeInterval(2)), "the first ring was not heard: \(rig.log)")
-        let prove = Process()
-        prove.executableURL = URL(fileURLWithPath: TestEnvironment.proofkitBinary)
-        prove.arguments = ["alarm", "prove", id, "--squat", "-", "--store", rig.store]
-        let input = Pipe()
-        prove.standardInput = input
-        prove.standardOutput = FileHandle.nullDevice
-        prove.standardError = FileHandle.nullDevice
-        try prove.run()
+        let (prove, input) = try rig.startLiveSquatProof(id)
         // Nothing comes on stdin, past the backup's time and past the window's end and grace.
         usleep(500_000)
         #expect(rig.staysQuiet(for: max(1, first.addingTimeInterval(12.5).timeIntervalSinceNow)), "\(rig.log)")

@@ -284,12 +284,12 @@ struct TranscribeEndToEndTests {
     "proofkit voice: the span forced score by default",
     .enabled(if: TestEnvironment.hasProofkitBinary, "build proofkit first"), .offThePool)
 struct SpanForcedScoreEndToEndTests {
-    /// The dua_audio folder and its MANIFEST texts by file, or `nil` (skipped) without ../shared or the models.
-    static func duaData() throws -> (folder: String, texts: [String: String])? {
-        guard whisperInstalled, let shared = TestEnvironment.sharedData else {
-            print("skipped: needs the Whisper models and ../shared/data/dua_audio")
-            return nil
-        }
+    /// Whether the tests that read ../shared/data/dua_audio can run: the Whisper models and ../shared.
+    static let hasDuaData = whisperInstalled && TestEnvironment.sharedData != nil
+
+    /// The dua_audio folder and its MANIFEST texts by file (the tests using it are gated by ``hasDuaData``).
+    static func duaData() throws -> (folder: String, texts: [String: String]) {
+        let shared = try #require(TestEnvironment.sharedData, "needs ../shared/data/dua_audio")
         let folder = shared.appendingPathComponent("dua_audio").path
         return (folder, try duaManifestTexts(folder))
     }
@@ -305,10 +305,10 @@ struct SpanForcedScoreEndToEndTests {
     }
 
     @Test(
-        "a recording of the words inside a narrated text passes by the span forced score by default; not for another text, not with --no-forced-score"
-    )
+        "a recording of the words inside a narrated text passes by the span forced score by default; not for another text, not with --no-forced-score",
+        .enabled(if: hasDuaData, "needs the Whisper models and ../shared/data/dua_audio"))
     func recording() throws {
-        guard let (data, texts) = try Self.duaData() else { return }
+        let (data, texts) = try Self.duaData()
         let folder = try TestEnvironment.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let textsFile = try Self.textsFile(texts, in: folder)
@@ -341,9 +341,11 @@ struct SpanForcedScoreEndToEndTests {
         #expect(both.status == 64)
     }
 
-    @Test("live: the same rule judges the voiced audio when listening ends (virtual microphone)")
+    @Test(
+        "live: the same rule judges the voiced audio when listening ends (virtual microphone)",
+        .enabled(if: hasDuaData, "needs the Whisper models and ../shared/data/dua_audio"))
     func live() throws {
-        guard let (data, texts) = try Self.duaData() else { return }
+        let (data, texts) = try Self.duaData()
         let folder = try TestEnvironment.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let textsFile = try Self.textsFile(texts, in: folder)
