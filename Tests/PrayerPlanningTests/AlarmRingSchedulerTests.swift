@@ -206,4 +206,38 @@ struct AlarmRingSchedulerTests {
         #expect(AlarmRingScheduler.ringVolume(volume: 55, ringIndex: 0, ringCount: 1, escalate: true) == 55)
         #expect(AlarmRingScheduler.ringVolume(volume: 100, ringIndex: 2, ringCount: 3, escalate: true) == 100)
     }
+
+    @Test("the listening slot runs from a ring's end to the next ring or the window's end, never while a ring is due")
+    func listeningSlot() {
+        let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+        let rings = AlarmRingScheduler.oneOffRings(
+            chain: "a1", first: t0, window: .seconds(600), firstGap: .seconds(120), gapGrowth: .seconds(60))
+        let later = Array(rings.dropFirst())  // the first has rung
+        // 10 s after the first ring: until the first backup at +120 s.
+        #expect(
+            AlarmRingScheduler.listeningEnd(
+                now: t0.addingTimeInterval(10), scheduledRings: later, windowEnd: t0.addingTimeInterval(600))
+                == t0.addingTimeInterval(120))
+        // A backup is due (its time has come): no slot, it rings first.
+        #expect(
+            AlarmRingScheduler.listeningEnd(
+                now: t0.addingTimeInterval(121), scheduledRings: later, windowEnd: t0.addingTimeInterval(600)) == nil)
+        // No ring left: until the window's end; a window that ends first cuts the slot.
+        #expect(
+            AlarmRingScheduler.listeningEnd(
+                now: t0.addingTimeInterval(10), scheduledRings: [], windowEnd: t0.addingTimeInterval(600))
+                == t0.addingTimeInterval(600))
+        #expect(
+            AlarmRingScheduler.listeningEnd(
+                now: t0.addingTimeInterval(10), scheduledRings: later, windowEnd: t0.addingTimeInterval(60))
+                == t0.addingTimeInterval(60))
+        // Less than the minimum left: not worth opening the microphone.
+        #expect(
+            AlarmRingScheduler.listeningEnd(
+                now: t0.addingTimeInterval(119), scheduledRings: later, windowEnd: t0.addingTimeInterval(600)) == nil)
+        #expect(
+            AlarmRingScheduler.listeningEnd(
+                now: t0.addingTimeInterval(119), scheduledRings: later, windowEnd: t0.addingTimeInterval(600),
+                minimumSeconds: 0.5) == t0.addingTimeInterval(120))
+    }
 }

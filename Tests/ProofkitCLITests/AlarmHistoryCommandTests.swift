@@ -95,7 +95,7 @@ private func jsonObject(_ text: String) throws -> [String: Any] {
 
 /// A pose file of 14 squats (the 7-squat fixture twice, the second 36 s later): passes the
 /// squat proof's 10.
-private func fourteenSquats(in folder: String) throws -> String {
+func fourteenSquats(in folder: String) throws -> String {
     let lines = try String(contentsOfFile: TestEnvironment.fixture("squat/sqf_video16_squat.jsonl"), encoding: .utf8)
         .split(separator: "\n")
     var out = ""

@@ -427,7 +427,7 @@ struct AlarmTrustTests {
 
 extension ISO8601DateFormatter {
     /// Reads the service log's stamps (`2026-12-04T05:41:00.123Z`).
-    fileprivate static var withFractions: ISO8601DateFormatter {
+    static var withFractions: ISO8601DateFormatter {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return formatter

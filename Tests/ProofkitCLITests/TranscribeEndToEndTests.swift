@@ -7,10 +7,10 @@ private let modelsFolder: String = {
     if let explicit = ProcessInfo.processInfo.environment["PROOFKIT_MODELS"], !explicit.isEmpty { return explicit }
     return TestEnvironment.packageRoot.appendingPathComponent("Models/generated").path
 }()
-private let whisperFiles = [
+let whisperFiles = [
     "whisper_base_encoder.onnx", "whisper_base_decoder.onnx", "whisper_tokenizer.json", "whisper_config.json",
 ]
-private let whisperInstalled = whisperFiles.allSatisfy {
+let whisperInstalled = whisperFiles.allSatisfy {
     FileManager.default.fileExists(atPath: modelsFolder + "/" + $0)
 }
 

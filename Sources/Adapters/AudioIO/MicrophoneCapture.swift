@@ -93,6 +93,9 @@ public struct MicrophoneCapture: ~Copyable, Sendable {
     public let bufferedChunks: Int
     /// What happens when more than ``bufferedChunks`` chunks wait.
     public let overflowPolicy: CaptureOverflowPolicy
+    /// Whether chunks are delivered no faster than real time (their audio's duration since
+    /// capture started): a virtual microphone over a file then plays like a real one.
+    public let pacedByClock: Bool
 
     /// Opens a capture device and negotiates mono S16_LE at `sampleRate`.
     /// - Parameters:
@@ -108,6 +111,9 @@ public struct MicrophoneCapture: ~Copyable, Sendable {
     ///     (about 10 s at 40 ms), at least 1.
     ///   - overflow: drop the oldest chunks (default, for real microphones) or pause reading
     ///     (for sources not paced in real time); see ``CaptureOverflowPolicy``.
+    ///   - pacedByClock: deliver no faster than real time, default `false`. A real microphone is
+    ///     paced by its hardware, so this changes nothing there; a virtual one (ALSA's `file`
+    ///     plugin) is read as fast as it is asked otherwise.
     /// - Throws: `.deviceUnavailable` when the device does not exist, is busy, or refuses the
     ///   format (the message names the device); `.invalidArgument` when `configuration` does not
     ///   parse; `.io` for other ALSA failures; `.runtimeUnavailable` when libasound.so.2 cannot be
@@ -116,7 +122,7 @@ public struct MicrophoneCapture: ~Copyable, Sendable {
     public init(
         device: String = "default", configuration: ALSAConfiguration? = nil, sampleRate: Int = 16000,
         chunkDuration: Duration = .milliseconds(40), bufferedChunks: Int = 256,
-        overflow: CaptureOverflowPolicy = .dropOldest
+        overflow: CaptureOverflowPolicy = .dropOldest, pacedByClock: Bool = false
     ) throws(ProofkitError) {
         precondition(sampleRate > 0, "sampleRate must be positive")
         precondition(bufferedChunks >= 1, "bufferedChunks must be at least 1")
@@ -136,6 +142,7 @@ public struct MicrophoneCapture: ~Copyable, Sendable {
         self.chunkFrames = max(1, Int((chunkSeconds * Double(negotiated.sampleRate)).rounded()))
         self.bufferedChunks = bufferedChunks
         self.overflowPolicy = overflow
+        self.pacedByClock = pacedByClock
     }
 
     /// Starts capturing on a dedicated thread and returns the stream of chunks.
@@ -156,9 +163,10 @@ public struct MicrophoneCapture: ~Copyable, Sendable {
         let worker = CaptureWorker(handle: handle, device: device)
         let chunkFrames = self.chunkFrames
         let sampleRate = self.sampleRate
+        let paced = pacedByClock
         runOnDedicatedThread {
             worker.run(
-                chunkFrames: chunkFrames, sampleRate: sampleRate, waitLimit: waitLimit,
+                chunkFrames: chunkFrames, sampleRate: sampleRate, waitLimit: waitLimit, paced: paced,
                 state: state, continuation: continuation)
         }
         return CaptureStream(base: stream, state: state, sampleRate: sampleRate)
@@ -198,7 +206,7 @@ final class CaptureWorker: @unchecked Sendable {
     }
 
     func run(
-        chunkFrames: Int, sampleRate: Int, waitLimit: Int, state: CaptureState,
+        chunkFrames: Int, sampleRate: Int, waitLimit: Int, paced: Bool, state: CaptureState,
         continuation: AsyncThrowingStream<AudioChunk, any Error>.Continuation
     ) {
         guard let handle = handle.take() else { preconditionFailure("capture started twice") }
@@ -206,6 +214,7 @@ final class CaptureWorker: @unchecked Sendable {
         var frame = 0
         var failure: ProofkitError?
         let clock = ContinuousClock()
+        let start = clock.now
         while !state.stopRequested.load(ordering: .relaxed) {
             // Zero first: some plugins (a `file` plugin past the end of its `infile`) report
             // frames without writing them, which must read as silence rather than stale audio.
@@ -218,6 +227,15 @@ final class CaptureWorker: @unchecked Sendable {
                     arrival: clock.now)
                 frame += result
                 state.framesRead.store(frame, ordering: .relaxed)
+                if paced {
+                    // Not before the audio could have been heard: sleep in steps, so a stop is quick.
+                    let due = start + .microseconds(Int64(frame) * 1_000_000 / Int64(sampleRate))
+                    while clock.now < due, !state.stopRequested.load(ordering: .relaxed) {
+                        let left = (due - clock.now).components
+                        let micros = left.seconds * 1_000_000 + left.attoseconds / 1_000_000_000_000
+                        POSIX.sleep(microseconds: UInt32(max(1, min(20_000, micros))))
+                    }
+                }
                 while state.waiting.load(ordering: .acquiring) >= waitLimit,
                     !state.stopRequested.load(ordering: .relaxed)
                 {

@@ -196,4 +196,22 @@ public enum AlarmRingScheduler {
         let step = Double(min(max(ringIndex, 0), ringCount - 1)) / Double(ringCount - 1)
         return volume + (100 - volume) * step
     }
+
+    /// Until when the service may listen (or watch) for a chain's proof between its rings: from
+    /// `now` until its next ring or the end of its proof window, whichever comes first. While it
+    /// rings it never listens (its own sound is never heard as reading).
+    /// - Parameters:
+    ///   - now: the present instant.
+    ///   - scheduledRings: the chain's rings still to ring (state `scheduled`).
+    ///   - windowEnd: the end of the chain's proof window.
+    ///   - minimumSeconds: a slot shorter than this is not worth opening the device for [2 s].
+    /// - Returns: the slot's end, or `nil` when a ring is due now or the slot would be too short.
+    public static func listeningEnd(
+        now: Date, scheduledRings: [BookedRing], windowEnd: Date, minimumSeconds: TimeInterval = 2
+    ) -> Date? {
+        guard !scheduledRings.contains(where: { $0.fireDate <= now }) else { return nil }
+        let next = scheduledRings.map(\.fireDate).min() ?? windowEnd
+        let end = min(next, windowEnd)
+        return end.timeIntervalSince(now) >= minimumSeconds ? end : nil
+    }
 }

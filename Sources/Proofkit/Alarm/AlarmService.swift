@@ -26,6 +26,13 @@ public struct AlarmServiceOptions: Sendable {
     public var inputs: [String]? = nil
     /// Which key stops a ring [any].
     public var stopKey = StopKey.any
+    /// The ALSA capture device the service listens on between rings (hands-free proofs), or
+    /// `nil` to never listen ["default"].
+    public var microphone: String? = "default"
+    /// A sound played when a hands-free proof passes, instead of the generated rising chime [nil].
+    public var acceptSound: String? = nil
+    /// A sound played when a whole hands-free reading is rejected, instead of the falling chime [nil].
+    public var rejectSound: String? = nil
     /// Where event lines go (one line each, no newline) [stderr].
     public var log: @Sendable (String) -> Void = { line in
         _ = POSIX.writeAll(2, Array((line + "\n").utf8))
@@ -79,6 +86,18 @@ public final class AlarmService {
     var inputs: [Int32: (path: String, pending: [UInt8])] = [:]
 
     var current: Ringing?
+    /// The hands-free slot now open (see AlarmService+HandsFree.swift).
+    var slot: Slot?
+    /// The chain whose ring ended last: its slot opens when nothing rings.
+    var listenChain: String?
+    /// Chains whose prover could not run, with when to try again (after their next ring).
+    var listenRetry: [String: Date] = [:]
+    /// What the provers reported, from their threads (the event descriptor wakes the loop).
+    let reports = HandsFreeReports()
+    /// The built-in recogniser, loaded on the first listen.
+    let recognizers: RecognizerCache
+    /// The chimes of the hands-free proofs.
+    let chimes: Chimes
     var clockWasSet = false
     /// The last history line logged (outcomes written by other commands are logged as they appear).
     var loggedOutcome: Int64 = 0
@@ -93,10 +112,23 @@ public final class AlarmService {
     /// Takes the store's lock and opens the socket, the timer, the signals and the watches.
     /// - Throws: ``AlarmFailure`` `.serviceRunning` when another service holds the store,
     ///   `.readOnlyStore` when the lock or the socket cannot be made (or the lock is not a
-    ///   regular file: a planted symlink is never followed).
+    ///   regular file: a planted symlink is never followed); `ProofkitError` when a chime sound
+    ///   (``AlarmServiceOptions/acceptSound``, ``AlarmServiceOptions/rejectSound``) cannot be read.
     public init(store: AlarmStore, options: AlarmServiceOptions) throws {
         self.store = store
         self.options = options
+        recognizers = RecognizerCache(environment: options.environment)
+        func chime(_ path: String?, rising: Bool) throws(ProofkitError) -> AudioClip {
+            guard let path else { return Chimes.generated(rising: rising) }
+            var reader = try AudioFileReader(path: path)
+            let clip = try reader.readClip(maxFrames: reader.format.sampleRate * 10)
+            reader.close()
+            return clip
+        }
+        chimes = Chimes(
+            device: options.device, soundDevices: options.soundDevices,
+            accepted: try chime(options.acceptSound, rising: true),
+            rejected: try chime(options.rejectSound, rising: false))
         let lockFD: Int32
         switch POSIX.open(store.lockPath, [.readWrite, .create, .noFollow, .nonBlocking], mode: 0o600) {
         case .success(let fd): lockFD = fd
@@ -213,6 +245,7 @@ public final class AlarmService {
             "store=\(store.folder) pid=\(POSIX.processID) device=\(options.device) ring_seconds=\(options.ringSeconds) stop_keys=\(inputs.isEmpty ? "none" : inputs.values.map(\.path).sorted().joined(separator: ","))"
         )
         try checkDevice()
+        try checkMicrophone()
         try store.write {
             for ring in try store.rings(where: "state = 'ringing'") {
                 try store.setRingState(ring.ring.id, "rang")
@@ -250,6 +283,7 @@ public final class AlarmService {
             if ready[2] {
                 WakeUp.drain(eventFD)
                 try finishRing()
+                _ = try handleReports()
                 due = true
             }
             if ready[3] {
@@ -299,6 +333,7 @@ public final class AlarmService {
     /// Ends the service on a termination signal: the ring stops, the socket and the lock go, exit 0.
     func shutDown(signal number: Int32) -> Never {
         log("exit", "-", "signal=\(number)")
+        stopSlot(reason: "exit")
         if let current {
             current.stopRequested.withLock { $0 = true }
             for _ in 0..<100 where current.finished.withLock({ $0 }) == nil { POSIX.sleep(microseconds: 10_000) }
@@ -390,6 +425,8 @@ public final class AlarmService {
                 current.stopRequested.withLock { $0 = true }
                 log("stop", current.ring.chain, "\(current.ring.id) (live proof)")
             }
+            // The typed live proof needs the microphone: the hands-free slot gives it up.
+            if slot?.chain == words[1] { stopSlot(reason: "typed live proof") }
             reply = "ok held \(words[1]) \(Int(AlarmStore.holdLimit))"
         default:
             break
@@ -428,10 +465,11 @@ public final class AlarmService {
         clockWasSet = false
         logNewOutcomes()
 
-        // A ringing chain that ended (proof, escape) stops at once.
+        // A ringing chain that ended (proof, escape) stops at once; so does its hands-free slot.
         if let current, let chain = try store.chain(id: current.ring.chain), chain.state != "active" {
             current.stopRequested.withLock { $0 = true }
         }
+        if let slot, try store.chain(id: slot.chain)?.state != "active" { stopSlot(reason: "chain ended") }
         let chains = Dictionary(
             try store.chains(where: "state = 'active'").map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         let scheduled = try store.rings(where: "state = 'scheduled'")
@@ -454,6 +492,15 @@ public final class AlarmService {
         var pendingRing = false
         var waiting: Set<String> = []
         for ring in decision.ring {
+            // Never listening while it rings: the slot stops capturing (within a chunk of audio,
+            // 40 ms) and the ring starts at once; it waits only for a chime still playing.
+            if let slot {
+                stopSlot(reason: "ring due")
+                if slot.provers.contains(where: \.usesSpeaker) {
+                    pendingRing = true
+                    continue
+                }
+            }
             if let current {
                 if current.ring.chain == ring.chain && current.stopRequested.withLock({ !$0 }) {
                     try store.write { try store.setRingState(ring.id, "merged", at: now) }
@@ -469,6 +516,7 @@ public final class AlarmService {
         }
         // A released hold is spent once its backup has rung (or nothing of it was due).
         released = released.filter { waiting.contains($0.key) }
+        try openSlotIfDue(now: now, held: held)
         // Arm the timer: the next ring or hold end, or midnight for the prayer re-plan, at least daily.
         var wake = decision.nextWake ?? now.addingTimeInterval(86_400)
         wake = min(wake, AlarmRingScheduler.nextMidnight(after: now, in: zone).addingTimeInterval(1))
@@ -563,6 +611,8 @@ public final class AlarmService {
     func finishRing() throws {
         guard let ringing = current, let result = ringing.finished.withLock({ $0 }) else { return }
         current = nil
+        listenChain = ringing.ring.chain
+        listenRetry.removeValue(forKey: ringing.ring.chain)
         if let report = result.0 {
             try store.write { try store.setRingState(ringing.ring.id, "rang") }
             log(

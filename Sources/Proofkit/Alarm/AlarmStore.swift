@@ -1,4 +1,5 @@
 import AudioIO
+public import DuaMatching
 public import PrayerPlanning
 import ProofkitCore
 internal import ProofkitSystem
@@ -9,97 +10,6 @@ import Storage
 #else
     public import Foundation
 #endif
-
-/// Why an alarm store or service cannot do what was asked. Each kind has its own exit status in
-/// the CLI (`proofkit help exit-codes`).
-public struct AlarmFailure: Error, Sendable, CustomStringConvertible {
-    public enum Kind: Sendable, Hashable {
-        /// The store's database is not a database or is damaged (exit 76).
-        case corruptStore
-        /// The store's folder or file cannot be written (read-only disk, permissions) (exit 73).
-        case readOnlyStore
-        /// Another service holds this store (exit 75).
-        case serviceRunning
-        /// The command needs the service and none is running on the store (exit 69).
-        case noService
-        /// No chain or ring has this id, or there is no store where one was named (exit 66).
-        case unknownID
-        /// A proof or an escape for a chain that is not due: its first ring has not come, or its
-        /// proof window has ended (exit 3). Nothing was changed.
-        case notDue
-    }
-    public var kind: Kind
-    /// One line.
-    public var message: String
-    public init(_ kind: Kind, _ message: String) {
-        self.kind = kind
-        self.message = message
-    }
-    public var description: String { message }
-}
-
-/// A chain in the store: a one-off (`a7`) or a prayer occurrence (`fajr.2026-11-30`).
-public struct StoredChain: Sendable, Hashable {
-    public var id: String
-    /// `oneoff` or `prayer`.
-    public var kind: String
-    public var label: String?
-    /// The sound as booked (its path).
-    public var sound: String
-    /// The last good copy of the sound, in the store's folder.
-    public var keptSound: String?
-    /// `voice`, `mat`, `squat` or `any`.
-    public var proof: String
-    /// The first ring.
-    public var firstFire: Date
-    /// The end of the proof window.
-    public var windowEnd: Date
-    /// `active` or `ended`.
-    public var state: String
-    /// How loud it rings, in percent of the sound's own level, 1...100 [100].
-    public var volume: Double = 100
-    /// The fade-in of each ring, in seconds, 0...60 [3].
-    public var ramp: Double = 3
-    /// Whether each backup rings louder than the one before, up to 100 %
-    /// (``AlarmRingScheduler/ringVolume(volume:ringIndex:ringCount:escalate:)``).
-    public var escalate: Bool = false
-}
-
-/// How a chain rings: volume, fade-in and escalation (`alarm add` and `prayers`).
-public struct RingLevel: Sendable, Hashable {
-    /// Percent of the sound's own level, 1...100 [100].
-    public var volume: Double = 100
-    /// The fade-in of each ring in seconds, 0...60 [3].
-    public var ramp: Double = 3
-    /// Each backup louder than the one before, up to 100 % [false].
-    public var escalate: Bool = false
-    public init(volume: Double = 100, ramp: Double = 3, escalate: Bool = false) {
-        self.volume = volume
-        self.ramp = ramp
-        self.escalate = escalate
-    }
-}
-
-/// A ring in the store, with its state (`scheduled`, `ringing`, `rang`, `merged`, `missed`,
-/// `failed`).
-public struct StoredRing: Sendable, Hashable {
-    public var ring: BookedRing
-    public var sound: String
-    public var state: String
-    public var rangAt: Date?
-    /// Why a `failed` ring could not play (one line), else `nil`.
-    public var detail: String? = nil
-}
-
-/// One line of the history: `proof`, `rejected`, `escape`, `missed`, `stopped`.
-public struct StoredOutcome: Sendable, Hashable {
-    public var chain: String
-    public var kind: String
-    public var at: Date
-    public var detail: String?
-    /// Its place in the history (increasing).
-    public var sequence: Int64 = 0
-}
 
 /// The alarm store: a SQLite database in a folder of its own (the system's alarm list and its
 /// history), with the service's lock file, control socket and the kept copies of the sounds.
@@ -112,8 +22,9 @@ public final class AlarmStore: @unchecked Sendable {
     public let folder: String
     let db: SQLiteDatabase
 
-    /// The schema version this build writes and reads: 2 (1 had no `rings.detail`).
-    public static let schemaVersion = 2
+    /// The schema version this build writes and reads: 3 (1 had no `rings.detail` and ring
+    /// levels, 2 no hands-free columns `chains.listen`, `text_name`, `text_json`).
+    public static let schemaVersion = 3
 
     /// SQLite's `application_id` of a proofkit alarm store: "PfKt". A database with another id,
     /// or with none and tables that are not a store's, is refused before anything is written.
@@ -275,7 +186,8 @@ public final class AlarmStore: @unchecked Sendable {
                       id TEXT PRIMARY KEY, kind TEXT NOT NULL, label TEXT, sound TEXT NOT NULL, kept_sound TEXT,
                       proof TEXT NOT NULL, first_fire REAL NOT NULL, window_end REAL NOT NULL,
                       state TEXT NOT NULL DEFAULT 'active', created REAL NOT NULL,
-                      volume REAL NOT NULL DEFAULT 100, ramp REAL NOT NULL DEFAULT 3, escalate INTEGER NOT NULL DEFAULT 0);
+                      volume REAL NOT NULL DEFAULT 100, ramp REAL NOT NULL DEFAULT 3, escalate INTEGER NOT NULL DEFAULT 0,
+                      listen TEXT NOT NULL DEFAULT 'auto', text_name TEXT, text_json TEXT);
                     CREATE TABLE IF NOT EXISTS rings(
                       id TEXT PRIMARY KEY, chain TEXT NOT NULL, ring INTEGER NOT NULL, fire REAL NOT NULL,
                       sound TEXT NOT NULL, state TEXT NOT NULL DEFAULT 'scheduled', rang_at REAL, detail TEXT);
@@ -284,13 +196,22 @@ public final class AlarmStore: @unchecked Sendable {
                       seq INTEGER PRIMARY KEY AUTOINCREMENT, chain TEXT NOT NULL, kind TEXT NOT NULL,
                       at REAL NOT NULL, detail TEXT);
                     """)
-            } else if current == 1 {
+            }
+            if current == 1 {
                 try db.execute(
                     """
                     ALTER TABLE rings ADD COLUMN detail TEXT;
                     ALTER TABLE chains ADD COLUMN volume REAL NOT NULL DEFAULT 100;
                     ALTER TABLE chains ADD COLUMN ramp REAL NOT NULL DEFAULT 3;
                     ALTER TABLE chains ADD COLUMN escalate INTEGER NOT NULL DEFAULT 0;
+                    """)
+            }
+            if current == 1 || current == 2 {
+                try db.execute(
+                    """
+                    ALTER TABLE chains ADD COLUMN listen TEXT NOT NULL DEFAULT 'auto';
+                    ALTER TABLE chains ADD COLUMN text_name TEXT;
+                    ALTER TABLE chains ADD COLUMN text_json TEXT;
                     """)
             }
             if current < Int64(schemaVersion) {
@@ -359,10 +280,11 @@ public final class AlarmStore: @unchecked Sendable {
             firstFire: Date(timeIntervalSince1970: row[6].real ?? 0),
             windowEnd: Date(timeIntervalSince1970: row[7].real ?? 0), state: row[8].text ?? "",
             volume: min(100, max(1, row[9].real ?? 100)), ramp: min(60, max(0, row[10].real ?? 3)),
-            escalate: (row[11].integer ?? 0) != 0)
+            escalate: (row[11].integer ?? 0) != 0, listen: row[12].text.flatMap(HandsFree.Listen.init) ?? .auto,
+            textJSON: row[13].text)
     }
     static let chainColumns =
-        "id, kind, label, sound, kept_sound, proof, first_fire, window_end, state, volume, ramp, escalate"
+        "id, kind, label, sound, kept_sound, proof, first_fire, window_end, state, volume, ramp, escalate, listen, text_json"
 
     /// SQL that holds for a row whose times are all in ``validTimes``.
     static func validTime(_ columns: String...) -> String {
@@ -454,7 +376,8 @@ public final class AlarmStore: @unchecked Sendable {
     /// - Returns: the chain id (`a1`, `a2`, ...).
     public func addOneOff(
         first: Date, window: Duration, firstGap: Duration, gapGrowth: Duration, sound: String,
-        keptSound: String?, proof: String, label: String?, level: RingLevel = RingLevel(), now: Date
+        keptSound: String?, proof: String, label: String?, level: RingLevel = RingLevel(),
+        handsFree: HandsFree = HandsFree(), now: Date
     ) throws -> (String, [BookedRing]) {
         try write {
             let next = (try setting("next_chain")).flatMap { Int($0) } ?? 1
@@ -464,13 +387,14 @@ public final class AlarmStore: @unchecked Sendable {
                 chain: id, first: first, window: window, firstGap: firstGap,
                 gapGrowth: gapGrowth)
             try db.run(
-                "INSERT INTO chains(id, kind, label, sound, kept_sound, proof, first_fire, window_end, state, created, volume, ramp, escalate) VALUES(?, 'oneoff', ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?, ?)",
+                "INSERT INTO chains(id, kind, label, sound, kept_sound, proof, first_fire, window_end, state, created, volume, ramp, escalate, listen, text_name, text_json) VALUES(?, 'oneoff', ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?, ?, ?, ?, ?)",
                 [
                     .text(id), label.map { .text($0) } ?? .null, .text(sound), keptSound.map { .text($0) } ?? .null,
                     .text(proof), .real(first.timeIntervalSince1970),
                     .real(first.timeIntervalSince1970 + Double(window.components.seconds)),
                     .real(now.timeIntervalSince1970), .real(level.volume), .real(level.ramp),
-                    .integer(level.escalate ? 1 : 0),
+                    .integer(level.escalate ? 1 : 0), .text(handsFree.listen.rawValue),
+                    handsFree.text.map { .text($0.name) } ?? .null, handsFree.textJSON.map { .text($0) } ?? .null,
                 ])
             for ring in rings {
                 try db.run(
@@ -666,11 +590,13 @@ public final class AlarmStore: @unchecked Sendable {
             // Settings apply to every chain that is not ringing (a chain booked before keeps its
             // id, so the upsert above does not reach those the plan left alone).
             try db.run(
-                "UPDATE chains SET proof = ?, sound = COALESCE(?, sound), kept_sound = COALESCE(?, kept_sound), window_end = first_fire + ?, volume = ?, ramp = ?, escalate = ? WHERE kind = 'prayer' AND state = 'active' AND id NOT IN (SELECT chain FROM rings WHERE state = 'ringing')",
+                "UPDATE chains SET proof = ?, sound = COALESCE(?, sound), kept_sound = COALESCE(?, kept_sound), window_end = first_fire + ?, volume = ?, ramp = ?, escalate = ?, listen = ?, text_name = ?, text_json = ? WHERE kind = 'prayer' AND state = 'active' AND id NOT IN (SELECT chain FROM rings WHERE state = 'ringing')",
                 [
                     .text(s["prayers.proof"] ?? "any"), s["prayers.sound"].map { .text($0) } ?? .null,
                     kept.map { .text($0) } ?? .null, .real(window), .real(Double(s["prayers.volume"] ?? "") ?? 100),
                     .real(Double(s["prayers.ramp"] ?? "") ?? 3), .integer(s["prayers.escalate"] == "1" ? 1 : 0),
+                    .text(s["prayers.listen"] ?? "auto"), s["prayers.text"].map { .text($0) } ?? .null,
+                    s["prayers.text_json"].map { .text($0) } ?? .null,
                 ])
             try db.run(
                 "UPDATE rings SET sound = ? WHERE state = 'scheduled' AND chain IN (SELECT id FROM chains WHERE kind = 'prayer')",

@@ -45,6 +45,9 @@ public final class LiveReadingProof: @unchecked Sendable {
         public var sileroModelPath: String?
         /// When Silero may be replaced by the energy gate (default: when both were asked for).
         public var fallback = VoiceDetectionFallback.bothOnly
+        /// Deliver the captured audio no faster than real time (default `false`): the alarm
+        /// service listens by the clock, so a virtual microphone plays as a real one would.
+        public var pacedByClock = false
 
         public init() {}
     }
@@ -101,7 +104,8 @@ public final class LiveReadingProof: @unchecked Sendable {
         }
         let alsa = options.soundDevices.configuration
         let capture = try MicrophoneCapture(
-            device: options.device, configuration: alsa, overflow: alsa == nil ? .dropOldest : .waitForConsumer)
+            device: options.device, configuration: alsa, overflow: alsa == nil ? .dropOldest : .waitForConsumer,
+            pacedByClock: options.pacedByClock)
         sampleRate = capture.sampleRate
         let stream = capture.start()
         let recognizer = options.recognizerCommand.map { ExternalRecognizer(command: $0) }
@@ -205,6 +209,59 @@ public final class LiveReadingProof: @unchecked Sendable {
     /// - Returns: the proof's events.
     public func process(transcript line: String, at seconds: Double) -> [ReadingProofEvent] {
         state.session.process(transcript: line, at: seconds)
+    }
+
+    /// A line the built-in recogniser gave when listening ended, and the proof's events it caused.
+    public struct FinalLine: Sendable {
+        /// The window's final text.
+        public var text: String
+        /// What it changed in the proof.
+        public var events: [ReadingProofEvent]
+    }
+
+    /// How a live reading ended: what `voice --live` prints and the alarm's hands-free listener
+    /// decides by.
+    public struct Conclusion: Sendable {
+        /// The built-in recogniser's last words (empty without it), in order.
+        public var finalLines: [FinalLine]
+        /// The verdict, with everything the proof measured.
+        public var result: ReadingProofResult
+        /// What was heard, once: the recogniser's final windows, or the current transcript of a
+        /// streaming recogniser's lines.
+        public var heardText: String
+        /// The built-in recogniser's evidence for the forced score, when its rule was applied.
+        public var recognition: ReadingProofRecording.RecognizedReading?
+        /// Whether the forced score turned a rejection into the acceptance.
+        public var acceptedByForcedScore: Bool
+    }
+
+    /// After ``run(_:)``: gives the proof the recogniser's last words, then applies the forced
+    /// score `rule` (as a recording's proof does: the text's span forced score over the voiced
+    /// audio) when the built-in recogniser listened.
+    /// - Parameters:
+    ///   - heardSeconds: the audio heard, in seconds (``ListeningSummary/heardSeconds``).
+    ///   - rule: the forced-score rule, or `nil` for the key words alone.
+    /// - Returns: the verdict and what decided it.
+    /// - Throws: the recogniser's failure.
+    public func conclude(heardSeconds: Double, forcedScore rule: ForcedScoreRule?) throws(ProofkitError) -> Conclusion {
+        let lines = try finishTranscriber()
+        let finalLines = lines.map { FinalLine(text: $0, events: process(transcript: $0, at: heardSeconds)) }
+        var result = finish()
+        let heardText = (usesWhisper ? lines : ReadingProof.currentTranscript(result.transcript)).joined(separator: " ")
+        var recognition: ReadingProofRecording.RecognizedReading?
+        var byForcedScore = false
+        if usesWhisper, let rule {
+            let span = try spanScore(of: proof.configuration.text.text)
+            let heard = ReadingProofRecording.RecognizedReading(
+                transcript: heardText, span: span, seconds: heardSeconds, elapsedSeconds: 0)
+            recognition = heard
+            let before = result.match.verdict.isAccepted
+            result.match = ReadingProofRecording.acceptingByForcedScore(result.match, recognition: heard, rule: rule)
+            byForcedScore = !before && result.match.verdict.isAccepted
+        }
+        return Conclusion(
+            finalLines: finalLines, result: result, heardText: heardText, recognition: recognition,
+            acceptedByForcedScore: byForcedScore)
     }
 
     /// The verdict, with everything the proof measured.

@@ -23,6 +23,17 @@ extension AlarmCommand {
             || zone.identifier != machine.identifier
         let settings = try store.settings()
         let device = settings["service.device"].map { ($0, settings["service.device_status"] ?? "unknown") }
+        // Hands-free: the microphone the service found, and what it listens for now (or why not).
+        let micStatus = settings["service.mic_status"]
+        let listening = settings["service.listening"]
+        let handsFreeLine: String? = micStatus.map { status in
+            let mic = settings["service.mic"] ?? "none"
+            guard status == "ok" else {
+                return "hands-free listening: off (microphone \(mic): \(status)); typed proofs work as before"
+            }
+            return
+                "hands-free listening: microphone \(mic) ok; \(listening ?? "not listening now (it listens between the rings of a due chain)")"
+        }
         let skipped = try store.invalidRows()
         let now = Date()
         let running = (try? AlarmControl.send("ping", socketPath: store.socketPath))?.hasPrefix("ok") == true
@@ -67,6 +78,12 @@ extension AlarmCommand {
                     "covered_until": JSONValue(covered),
                     "zone": .string(zone.identifier), "machine_zone": .string(machine.identifier),
                     "device": device.map { .object(["name": .string($0.0), "status": .string($0.1)]) } ?? .null,
+                    "hands_free": micStatus.map { status in
+                        .object([
+                            "mic": JSONValue(settings["service.mic"]), "mic_status": .string(status),
+                            "listening": JSONValue(listening),
+                        ])
+                    } ?? .null,
                     "skipped_rows": .array(skipped.map { .string($0) }),
                     "chains": .array(
                         active.map { chain in
@@ -74,7 +91,8 @@ extension AlarmCommand {
                                 "id": .string(chain.id), "kind": .string(chain.kind), "label": JSONValue(chain.label),
                                 "proof": .string(chain.proof), "sound": .string(chain.sound),
                                 "volume": .rounded(chain.volume, places: 1), "ramp": .rounded(chain.ramp, places: 3),
-                                "escalate": .bool(chain.escalate),
+                                "escalate": .bool(chain.escalate), "listen": .string(chain.listen.rawValue),
+                                "listens": .bool(chain.listens), "text": .string(chain.duaText.name),
                                 "sound_status": .string(soundStatus(chain)),
                                 "window_end": .string(iso8601(chain.windowEnd, in: zone)),
                                 "rings": .array(
@@ -103,6 +121,7 @@ extension AlarmCommand {
         if let device {
             io.print("playback device \(device.0): \(device.1) (when the service started)")
         }
+        if let handsFreeLine { io.print(handsFreeLine) }
         func both(_ date: Date) -> String {
             iso8601(date, in: zone)
                 + (differs ? " (\(iso8601(date, in: machine)) on this machine, \(machine.identifier))" : "")
@@ -113,7 +132,7 @@ extension AlarmCommand {
         io.print("\(active.count) active chain\(active.count == 1 ? "" : "s")")
         for chain in active {
             io.print(
-                "  \(chain.id)\(chain.label.map { " (\($0))" } ?? "")  proof \(chain.proof)  volume \(decimalText(chain.volume, places: 0))%\(chain.escalate ? " rising to 100%" : "")  ramp \(decimalText(chain.ramp, places: 1))s  window until \(iso8601(chain.windowEnd, in: zone))  sound \(soundStatus(chain))"
+                "  \(chain.id)\(chain.label.map { " (\($0))" } ?? "")  proof \(chain.proof)  volume \(decimalText(chain.volume, places: 0))%\(chain.escalate ? " rising to 100%" : "")  ramp \(decimalText(chain.ramp, places: 1))s  \(chain.listens ? "listens for '\(chain.duaText.name)'" : "no listening")  window until \(iso8601(chain.windowEnd, in: zone))  sound \(soundStatus(chain))"
             )
             let parts = rings.filter { $0.ring.chain == chain.id }.map {
                 "\(PrayerOptions.clock($0.ring.fireDate, zone: zone, date: WallClockTime(chain.firstFire, in: zone).date))\(WallClockTime($0.ring.fireDate, in: zone).second == 0 ? "" : ":" + String(100 + WallClockTime($0.ring.fireDate, in: zone).second).dropFirst()) \($0.state)\($0.detail.map { " (\($0))" } ?? "")"
@@ -166,6 +185,7 @@ extension AlarmCommand {
         let folder = AlarmStore.folder(explicit: arguments.value("store"), environment: io.environment)
         var extra = ""
         if let device = arguments.value("device") { extra += " --device \(systemdQuoted(device))" }
+        if let mic = arguments.value("mic") { extra += " --mic \(systemdQuoted(mic))" }
         if let seconds = try arguments.double("ring-seconds") {
             guard seconds > 0, seconds <= 3600 else {
                 throw UsageError("--ring-seconds must be 0...3600, got \(seconds)")

@@ -13,9 +13,9 @@ enum AlarmCommand: Subcommand {
     static let name = "alarm"
     static let summary = "the alarm service: ring at prayer times or set times until the proof passes"
     static let synopsis = """
-        proofkit alarm run [--device D] [--ring-seconds 60] [--input DEVICE] [--stop-key any|KEY]
-               proofkit alarm prayers --lat LAT --lon LON --tz ZONE --sound FILE [--method M] [--prayers fajr,...] [--proof-window 30m] [--proof any] [--volume 100] [--ramp 3s] [--escalate] [--json]
-               proofkit alarm add --at TIME --sound FILE [--window 30m] [--proof voice|mat|squat|any] [--label L] [--volume 100] [--ramp 3s] [--escalate] [--json]
+        proofkit alarm run [--device D] [--ring-seconds 60] [--input DEVICE] [--stop-key any|KEY] [--mic DEVICE|none] [--accept-sound FILE] [--reject-sound FILE]
+               proofkit alarm prayers --lat LAT --lon LON --tz ZONE --sound FILE [--method M] [--prayers fajr,...] [--proof-window 30m] [--proof any] [--volume 100] [--ramp 3s] [--escalate] [--listen auto|on|off] [--text NAME] [--json]
+               proofkit alarm add --at TIME --sound FILE [--window 30m] [--proof voice|mat|squat|any] [--label L] [--volume 100] [--ramp 3s] [--escalate] [--listen auto|on|off] [--text NAME] [--json]
                proofkit alarm stop [--json]
                proofkit alarm prove [ID] (--voice [REC] | --photo PHOTO | --squat POSES|- | --escape) [--max-seconds 180] [--strict] [--json]
                proofkit alarm status [--json]
@@ -67,6 +67,22 @@ enum AlarmCommand: Subcommand {
                  (Linux input events, /dev/input/event*: every one the service can read, or
                  --input DEVICE) silences the ring within a moment; --stop-key names one key.
                  Reading /dev/input needs the 'input' group (or root).
+        hands-free
+                 When a ring of a due chain ends (by itself, by 'alarm stop' or by a key), the
+                 service listens on --mic [default] until the chain's next ring or the end of
+                 its window, and runs the reading proof on what it hears: the same gate,
+                 recogniser (Whisper), forced score and matcher as 'proofkit voice --live'. A
+                 reading is judged when the voice has been quiet for 1.5 s after the text's
+                 reading time: a pass ends the chain (a voice proof, hands-free; a rising chime),
+                 a rejection plays a falling chime and listening goes on. It never listens while
+                 a ring sounds, so its own sound is never heard as reading, and it gives the
+                 microphone up to a typed live proof. --listen auto [default] listens for chains
+                 whose proof is voice or any; on, off. --text NAME (add, prayers) is the du'a to
+                 read, from the built-in texts, ~/.config/proofkit/duas.json or --texts FILE; it
+                 is kept with the chain [waking]. --mic none never listens. --accept-sound and
+                 --reject-sound replace the chimes. Audio is held in memory only, never written.
+                 status says what it listens for and until when, or why it cannot (no
+                 microphone, no recogniser): typed proofs work as before.
         prove    runs the proof for chain ID (default: the one ringing, else the latest due).
                  Only a due chain takes a proof: its first ring has come and its proof window
                  has not ended. With nothing due, nothing changes: it says when the next ring
@@ -87,7 +103,7 @@ enum AlarmCommand: Subcommand {
                  run, add and prayers create a store.
         history  one line per chain of the last --days [30] days: the date, the prayer or label,
                  the result (proof, escape, missed, or open while its window runs), the proof's
-                 kind and how it was given (typed; hands-free once proofs can be), the time from
+                 kind and how it was given (typed, or hands-free), the time from
                  the first ring to the proof, the stops and the rings. Then the streaks of proven
                  days per prayer (or label) and for every alarm together, counted over the whole
                  store: an escape or a missed chain breaks a streak, a day without an alarm does
@@ -154,6 +170,17 @@ enum AlarmCommand: Subcommand {
             .option(
                 "stop-key", value: "KEY",
                 help: "run: the key that stops a ring: any, or space, enter, pagedown... [any]"),
+            .option(
+                "mic", value: "DEVICE", help: "run, install: capture device for hands-free proofs, or none [default]"),
+            .option("accept-sound", value: "FILE", help: "run: played when a hands-free proof passes [a rising chime]"),
+            .option(
+                "reject-sound", value: "FILE",
+                help: "run: played when a hands-free reading is rejected [a falling chime]"),
+            .option(
+                "listen", value: "MODE",
+                help: "add, prayers: listen for the reading between rings: auto, on, off [auto]"),
+            .option("text", value: "NAME", help: "add, prayers: the du'a the reading proof asks for [waking]"),
+            .option("texts", value: "FILE", help: "add, prayers: more du'a texts (see 'proofkit dua --help')"),
             .option("at", value: "TIME", help: "add: ISO-8601, HH:MM or +DURATION"),
             .option("sound", value: "FILE", help: "add, prayers: the alarm sound"),
             .option("window", value: "DUR", help: "add: the proof window [30m]"),
@@ -182,16 +209,23 @@ enum AlarmCommand: Subcommand {
 
     /// The options each action takes (besides --store); any other is a usage error.
     static let actionOptions: [String: Set<String>] = [
-        "run": ["device", "ring-seconds", "input", "stop-key"],
+        "run": ["device", "ring-seconds", "input", "stop-key", "mic", "accept-sound", "reject-sound"],
         "prayers": Set(
-            ["lat", "lon", "tz", "prayers", "proof-window", "sound", "proof", "json", "volume", "ramp", "escalate"]
+            [
+                "lat", "lon", "tz", "prayers", "proof-window", "sound", "proof", "json", "volume", "ramp", "escalate",
+                "listen", "text", "texts",
+            ]
                 + CalculationParameters.optionNames),
-        "add": ["at", "sound", "window", "gap", "gap-growth", "proof", "label", "json", "volume", "ramp", "escalate"],
+        "add": [
+            "at", "sound", "window", "gap", "gap-growth", "proof", "label", "json", "volume", "ramp", "escalate",
+            "listen",
+            "text", "texts",
+        ],
         "stop": ["json"],
         "prove": ["voice", "photo", "squat", "escape", "device", "max-seconds", "strict", "json"],
         "status": ["json"],
         "history": ["json", "days", "plot"],
-        "install": ["user", "system", "print", "device", "ring-seconds"],
+        "install": ["user", "system", "print", "device", "ring-seconds", "mic"],
     ]
 
     static func run(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
@@ -293,6 +327,9 @@ enum AlarmCommand: Subcommand {
             }
             options.stopKey = key
         }
+        if let mic = arguments.value("mic") { options.microphone = mic == "none" ? nil : mic }
+        options.acceptSound = arguments.value("accept-sound")
+        options.rejectSound = arguments.value("reject-sound")
         _ = try zone(io)
         let store = try openStore(arguments, io: io)
         let service = try AlarmService(store: store, options: options)
@@ -319,6 +356,28 @@ enum AlarmCommand: Subcommand {
         }
         level.escalate = arguments.has("escalate")
         return level
+    }
+
+    /// The hands-free settings of `add` and `prayers`: --listen, --text (checked against the
+    /// catalogue now, and kept with the chain).
+    static func handsFree(_ arguments: ParsedArguments, proof: String, io: CommandIO) throws -> HandsFree {
+        var result = HandsFree()
+        if let text = arguments.value("listen") {
+            guard let listen = HandsFree.Listen(rawValue: text) else {
+                throw UsageError("--listen must be auto, on or off, not '\(text)'")
+            }
+            guard listen != .on || proof == "voice" || proof == "any" else {
+                throw UsageError(
+                    "--listen on hears the voice proof; the chain's proof is \(proof) (use --proof voice or any)")
+            }
+            result.listen = listen
+        }
+        if let name = arguments.value("text") {
+            result.text = try DuaCommand.find(name, in: try DuaCommand.loadCatalog(arguments, io: io))
+        } else if arguments.value("texts") != nil {
+            throw UsageError("--texts goes with --text NAME")
+        }
+        return result
     }
 
     /// Checks the sound with check's rules; refuses it with the reason.
@@ -417,6 +476,7 @@ enum AlarmCommand: Subcommand {
         }
         let proof = try proofKind(arguments)
         let level = try ringLevel(arguments)
+        let handsFree = try handsFree(arguments, proof: proof, io: io)
         try checkSound(sound)
         let store = try openStore(arguments, io: io)
         let absolute = sound.hasPrefix("/") ? sound : (FileManager.default.currentDirectoryPath + "/" + sound)
@@ -425,7 +485,7 @@ enum AlarmCommand: Subcommand {
         let (id, rings) = try store.addOneOff(
             first: first, window: duration(window), firstGap: duration(gap),
             gapGrowth: duration(growth), sound: absolute, keptSound: kept, proof: proof,
-            label: arguments.value("label"), level: level, now: now)
+            label: arguments.value("label"), level: level, handsFree: handsFree, now: now)
         poke(store, io: io)
         if let note { io.printError("proofkit alarm: \(note)") }
         if arguments.has("json") {
@@ -433,7 +493,8 @@ enum AlarmCommand: Subcommand {
                 .object([
                     "id": .string(id), "first": .string(iso8601(first, in: zone)), "proof": .string(proof),
                     "volume": .rounded(level.volume, places: 1), "ramp": .rounded(level.ramp, places: 3),
-                    "escalate": .bool(level.escalate),
+                    "escalate": .bool(level.escalate), "listen": .string(handsFree.listen.rawValue),
+                    "text": .string(handsFree.text?.name ?? DuaCatalog.defaultName),
                     "rings": .array(
                         rings.map {
                             .object(["id": .string($0.id), "fire": .string(iso8601($0.fireDate, in: zone))])
@@ -466,6 +527,7 @@ enum AlarmCommand: Subcommand {
         guard (0...4 * 3600).contains(window) else { throw UsageError("--proof-window must be 0...4h") }
         let proof = try proofKind(arguments)
         let level = try ringLevel(arguments)
+        let handsFree = try handsFree(arguments, proof: proof, io: io)
         var sound = arguments.value("sound")
         if let path = sound {
             try checkSound(path)
@@ -486,7 +548,8 @@ enum AlarmCommand: Subcommand {
                 "prayers.tz": calculator.timeZone.identifier, "prayers.method": arguments.value("method") ?? "mwl",
                 "prayers.list": list.map(\.rawValue).joined(separator: ","), "prayers.window": String(Int(window)),
                 "prayers.proof": proof, "prayers.volume": String(level.volume), "prayers.ramp": String(level.ramp),
-                "prayers.escalate": level.escalate ? "1" : "0",
+                "prayers.escalate": level.escalate ? "1" : "0", "prayers.listen": handsFree.listen.rawValue,
+                "prayers.text": handsFree.text?.name, "prayers.text_json": handsFree.textJSON,
             ])
             try store.put(
                 Dictionary(
@@ -539,118 +602,6 @@ enum AlarmCommand: Subcommand {
                 ? "nothing is ringing"
                 : "stopped \(reply.split(separator: " ").dropFirst(2).joined(separator: " ")); the backups still come")
         return .success
-    }
-
-    static func prove(_ arguments: ParsedArguments, rest: [String], io: CommandIO) throws -> ExitStatus {
-        let kinds = [
-            arguments.has("voice"), arguments.value("photo") != nil, arguments.value("squat") != nil,
-            arguments.has("escape"),
-        ]
-        guard kinds.filter({ $0 }).count == 1 else {
-            throw UsageError("prove needs one of --voice [REC], --photo PHOTO, --squat POSES|-, --escape")
-        }
-        let maxSeconds = try arguments.seconds("max-seconds") ?? AlarmStore.holdLimit
-        guard maxSeconds > 0, maxSeconds <= 3600 else { throw UsageError("--max-seconds must be 0...3600") }
-        let store = try openStore(arguments, io: io, access: .existing)
-        let now = Date()
-        var positionals = rest
-        var chain: StoredChain? = nil
-        if let first = positionals.first, let found = try store.chain(id: first) {
-            chain = found
-            positionals.removeFirst()
-        } else if let first = positionals.first, !arguments.has("voice") {
-            throw AlarmFailure(.unknownID, "no alarm chain '\(first)'; 'proofkit alarm status' lists them")
-        }
-        guard positionals.count <= (arguments.has("voice") ? 1 : 0) else {
-            throw UsageError("unexpected argument '\(positionals.last!)'")
-        }
-        // Only a due chain takes a proof: nothing is proven the night before. An escape is recorded
-        // as what it is, so it may end a chain at any time.
-        let escape = arguments.has("escape")
-        if let named = chain {
-            guard named.state == "active" else {
-                io.print("chain \(named.id) has already ended")
-                return .success
-            }
-            let due = try store.isDue(named, now: now)
-            guard escape || due else { throw try store.notDue(named, now: now) }
-        } else {
-            let due = try store.dueChain(now: now)
-            chain = due == nil && escape ? try store.currentChain(now: now) : due
-        }
-        guard let chain else { throw try store.notDue(nil, now: now) }
-        let json = arguments.has("json")
-        func report(_ verdict: String, _ kind: String, cancelled: [String]) {
-            if json {
-                io.printJSON(
-                    .object([
-                        "chain": .string(chain.id), "proof": .string(kind), "verdict": .string(verdict),
-                        "cancelled": .int(cancelled.count),
-                    ]))
-                return
-            }
-            switch verdict {
-            case "accepted":
-                io.print(
-                    "proof accepted: chain \(chain.id) ended; \(cancelled.count) ring\(cancelled.count == 1 ? "" : "s") cancelled"
-                )
-            case "escape":
-                io.print(
-                    "chain \(chain.id) ended by an escape (not a proof); \(cancelled.count) ring\(cancelled.count == 1 ? "" : "s") cancelled"
-                )
-            default:
-                io.print("proof rejected: chain \(chain.id) goes on; the backups still come")
-            }
-        }
-        if arguments.has("escape") {
-            let cancelled = try store.end(chain: chain.id, kind: "escape", at: Date()) ?? []
-            poke(store, io: io)
-            report("escape", "escape", cancelled: cancelled)
-            return .success
-        }
-        let proof: (String, any Subcommand.Type, [String], Bool)
-        if let photo = arguments.value("photo") {
-            proof = ("mat", MatCommand.self, [photo, "--strict"], false)
-        } else if let poses = arguments.value("squat") {
-            let limit = ["--max-seconds", "\(maxSeconds)s"]
-            proof = ("squat", SquatCommand.self, [poses, "--strict"] + (poses == "-" ? limit : []), poses == "-")
-        } else if let recording = positionals.first {
-            proof = ("voice", VoiceCommand.self, [recording, "--strict"], false)
-        } else {
-            proof = (
-                "voice", VoiceCommand.self,
-                ["--live", "--strict", "--max-seconds", "\(maxSeconds)s"]
-                    + (arguments.value("device").map { ["--device", $0] } ?? []), true
-            )
-        }
-        guard chain.proof == "any" || chain.proof == proof.0 else {
-            throw UsageError("chain \(chain.id) asks for the \(chain.proof) proof, not \(proof.0)")
-        }
-        // A live proof holds the chain's backups off (at most AlarmStore.holdLimit) and stops the ring.
-        var holdFD: Int32 = -1
-        if proof.3 {
-            do { holdFD = try AlarmControl.hold(chain: chain.id, socketPath: store.socketPath) } catch {
-                io.printError("proofkit alarm: note: no alarm service to hold the backups off during the live proof")
-            }
-        }
-        defer { if holdFD >= 0 { POSIX.closeDescriptor(holdFD) } }
-        let status = ProofkitCLI.execute(proof.1, proof.2, io: json ? io.discardingOutput : io)
-        switch status {
-        case .success:
-            // The chain may have left its window during a long proof: a proof that began while it
-            // was due still counts.
-            let cancelled = try store.end(chain: chain.id, kind: "proof", at: Date(), detail: proof.0) ?? []
-            poke(store, io: io)
-            report("accepted", proof.0, cancelled: cancelled)
-            return .success
-        case .rejected:
-            try store.write { try store.record(chain: chain.id, kind: "rejected", at: Date(), detail: proof.0) }
-            poke(store, io: io)
-            report("rejected", proof.0, cancelled: [])
-            return arguments.has("strict") ? .rejected : .success
-        default:
-            return status
-        }
     }
 
     /// `text` as one word of a systemd command line (quoted when it holds a space, quote or backslash).

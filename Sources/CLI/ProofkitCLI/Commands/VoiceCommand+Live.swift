@@ -54,9 +54,12 @@ extension VoiceCommand {
         let interrupt = DispatchSource.makeSignalSource(signal: POSIX.Signal.interrupt.rawValue, queue: .global())
         interrupt.setEventHandler { live.stop() }
         interrupt.resume()
-        // The proof ends as soon as the du'a passes: nothing more needs to be heard.
+        // The proof ends as soon as the du'a passes: nothing more needs to be heard. With
+        // --hands-free, also at the first pause after a reading, as the alarm's listener judges.
+        let pause = arguments.has("hands-free") ? ReadingEnd() : nil
         let summary = live.run { update in
             view.show(update)
+            if pause?.observe(update) == true { live.stop() }
             let events: [ReadingProofEvent]
             switch update {
             case .audio(_, let list), .transcript(_, _, let list): events = list
@@ -70,38 +73,23 @@ extension VoiceCommand {
         if let failure = live.captureFailure { throw failure }
         if let failure = summary.failure { throw failure }
         // The built-in recogniser's last words (see LiveReadingProof.finishTranscriber): the final
-        // text of each window, which is also its best transcript.
-        let finalWindows = try live.finishTranscriber()
-        for line in finalWindows {
+        // text of each window, which is also its best transcript; then the forced score.
+        let conclusion = try live.conclude(heardSeconds: summary.heardSeconds, forcedScore: forcedScoreRule(arguments))
+        for line in conclusion.finalLines {
             if json {
                 io.printJSON([
-                    "event": "transcript", "t": .rounded(summary.heardSeconds, places: 3), "text": .string(line),
+                    "event": "transcript", "t": .rounded(summary.heardSeconds, places: 3), "text": .string(line.text),
                 ])
             } else if !io.isStdoutTerminal {
-                io.print("» \(line)")
+                io.print("» \(line.text)")
             }
-            for event in live.process(transcript: line, at: summary.heardSeconds) where json {
-                io.printJSON(view.jsonEvent(event, t: summary.heardSeconds))
-            }
+            for event in line.events where json { io.printJSON(view.jsonEvent(event, t: summary.heardSeconds)) }
         }
-        var result = live.finish()
-        // What was heard, once: each line is the whole window again (built-in recogniser) or may
-        // refine the one before (a streaming recogniser's interim guesses).
-        let heardText = (live.usesWhisper ? finalWindows : ReadingProof.currentTranscript(result.transcript))
-            .joined(separator: " ")
-        var recognition: ReadingProofRecording.RecognizedReading?
-        if live.usesWhisper, let rule = forcedScoreRule(arguments) {
-            // The same rule as a recording's: the text's span forced score over the voiced audio.
-            let span = try live.spanScore(of: proof.configuration.text.text)
-            let heard = ReadingProofRecording.RecognizedReading(
-                transcript: heardText, span: span, seconds: summary.heardSeconds,
-                elapsedSeconds: 0)
-            recognition = heard
-            let before = result.match.verdict.isAccepted
-            result.match = ReadingProofRecording.acceptingByForcedScore(result.match, recognition: heard, rule: rule)
-            if json && !before && result.match.verdict.isAccepted {
-                io.printJSON(view.jsonEvent(.accepted(result.match), t: summary.heardSeconds))
-            }
+        let result = conclusion.result
+        let heardText = conclusion.heardText
+        let recognition = conclusion.recognition
+        if json && conclusion.acceptedByForcedScore {
+            io.printJSON(view.jsonEvent(.accepted(result.match), t: summary.heardSeconds))
         }
         var recorded: String?
         if let record = arguments.value("record") {

@@ -154,6 +154,9 @@ enum VoiceCommand: Subcommand {
     static let options: [OptionSpec] = [
         .flag("live", help: "listen to the microphone"),
         .option("device", value: "D", help: "ALSA capture device (default 'default')"),
+        .flag(
+            "hands-free",
+            help: "with --live: end at the first 1.5 s pause after a reading, as the alarm's listener judges"),
         .flag("list-devices", help: "list the ALSA PCM devices and exit"),
         .option(
             "recognizer", value: "R", choices: ["whisper", "cmd", "none"],
@@ -207,6 +210,7 @@ enum VoiceCommand: Subcommand {
             for flag in ["record", "recognizer-cmd", "device", "max-seconds"] where arguments.value(flag) != nil {
                 throw UsageError("--\(flag) works only with --live")
             }
+            if arguments.has("hands-free") { throw UsageError("--hands-free works only with --live") }
             if arguments.has("forced-score") && arguments.has("no-forced-score") {
                 throw UsageError("give either --forced-score or --no-forced-score, not both")
             }

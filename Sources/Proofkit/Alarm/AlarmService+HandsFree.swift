@@ -1,0 +1,172 @@
+import AudioIO
+import PrayerPlanning
+import ProofkitCore
+internal import ProofkitSystem
+import Storage
+import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// What the provers reported, from their threads, waiting for the service loop.
+final class HandsFreeReports: Sendable {
+    let list = Mutex<[(String, HandsFreeReport)]>([])
+}
+
+/// The hands-free slot (issue 35): when a ring of a due chain ends, the service listens between
+/// its rings for the chain's du'a, and a pass ends the chain as a voice proof given hands-free.
+///
+/// Rules: never while a ring sounds (a ring due stops the slot first, so the alarm's own sound is
+/// never heard as reading); never during a typed live proof's hold (that proof has the
+/// microphone); only inside the chain's proof window; only for a chain that listens
+/// (``StoredChain/listens``). The slot's end is ``AlarmRingScheduler/listeningEnd(now:scheduledRings:windowEnd:minimumSeconds:)``.
+/// Audio stays in memory. `status` shows what the slot listens for (setting `service.listening`).
+extension AlarmService {
+    /// An open slot: the chain it proves and its provers (one listener now; a camera watcher later).
+    struct Slot {
+        var chain: String
+        var until: Date
+        var provers: [any HandsFreeProver]
+        var running: Int
+        /// Whether its provers were asked to stop.
+        var stopping = false
+    }
+
+    /// Checks at start whether the microphone opens, and records it (`status` shows it).
+    func checkMicrophone() throws {
+        guard let mic = options.microphone else {
+            try store.write { try store.put(["service.mic": nil, "service.mic_status": "off (--mic none)"]) }
+            return
+        }
+        var found = "ok"
+        do throws(ProofkitError) {
+            let capture = try MicrophoneCapture(device: mic, configuration: options.soundDevices.configuration)
+            try capture.close()
+        } catch {
+            found = "not found: \(error.message)"
+            log("mic-missing", "-", "\(mic): \(error.message); hands-free listening is off until it opens")
+        }
+        if found == "ok" {
+            // The recogniser loads in the background now (seconds on a Pi), so that the first words
+            // after a ring are heard; a failure is reported when a slot opens.
+            let recognizers = self.recognizers
+            let sink = options.log
+            runOnDedicatedThread {
+                let clock = ContinuousClock()
+                let start = clock.now
+                do throws(ProofkitError) {
+                    _ = try recognizers.load()
+                    let seconds = (clock.now - start).components.seconds
+                    AlarmService.log(sink, "recognizer-loaded", "-", "seconds=\(seconds)")
+                } catch {
+                    AlarmService.log(sink, "recognizer-missing", "-", "\(error.message); hands-free listening is off")
+                }
+            }
+        }
+        try store.write { try store.put(["service.mic": mic, "service.mic_status": found]) }
+    }
+
+    /// Stops the open slot (a ring is due, a typed proof holds the chain, the chain ended). Its
+    /// provers release their devices shortly after (``HandsFreeReport/ended``).
+    func stopSlot(reason: String) {
+        guard var open = slot, open.running > 0, !open.stopping else { return }
+        for prover in open.provers { prover.stop() }
+        open.stopping = true
+        slot = open
+        log("listen-stop", open.chain, "reason=\(reason)")
+    }
+
+    /// Opens the slot for the chain whose ring ended last, when it may (see the rules above).
+    func openSlotIfDue(now: Date, held: [String: Date]) throws {
+        guard current == nil, slot == nil, let id = listenChain else { return }
+        guard let chain = try store.chain(id: id), chain.state == "active", now < chain.windowEnd else {
+            listenChain = nil
+            try store.write { try store.put(["service.listening": nil]) }
+            return
+        }
+        guard chain.listens, held[id] == nil else { return }
+        if let retry = listenRetry[id], now < retry { return }
+        let scheduled = try store.rings(where: "chain = ? AND state = 'scheduled'", [.text(id)]).map(\.ring)
+        guard
+            let until = AlarmRingScheduler.listeningEnd(
+                now: now, scheduledRings: scheduled, windowEnd: chain.windowEnd)
+        else { return }
+        guard let mic = options.microphone else {
+            try noteListeningOff(id, "no microphone (--mic none)", until: until)
+            return
+        }
+        // The microphone may have been unplugged (or plugged in) since: a quick open says which,
+        // before the recogniser is asked for anything.
+        do throws(ProofkitError) {
+            let capture = try MicrophoneCapture(device: mic, configuration: options.soundDevices.configuration)
+            try capture.close()
+        } catch {
+            try noteListeningOff(id, "the microphone \(mic) cannot be opened (\(error.message))", until: until)
+            return
+        }
+        let listener = VoiceListener(
+            text: chain.duaText, device: mic, soundDevices: options.soundDevices, environment: options.environment,
+            recognizers: recognizers, chimes: chimes)
+        slot = Slot(chain: id, until: until, provers: [listener], running: 1)
+        let reports = self.reports
+        let eventFD = self.eventFD
+        listener.start(until: until) { report in
+            reports.list.withLock { $0.append((id, report)) }
+            WakeUp.signal(eventFD)
+        }
+    }
+
+    /// Records that the slot cannot listen, and why, until `until` (the next ring tries again).
+    func noteListeningOff(_ chain: String, _ reason: String, until: Date) throws {
+        listenRetry[chain] = until
+        log("listen-off", chain, reason)
+        try store.write { try store.put(["service.listening": "\(chain): off, \(reason)"]) }
+    }
+
+    /// Handles what the provers reported. Returns whether a tick is due.
+    func handleReports() throws -> Bool {
+        let waiting = reports.list.withLock { list in
+            defer { list.removeAll() }
+            return list
+        }
+        var due = false
+        for (chain, report) in waiting {
+            switch report {
+            case .started(let detail):
+                log("listen", chain, detail)
+                try store.write { try store.put(["service.listening": "\(chain): \(detail)"]) }
+            case .rejected(let detail):
+                try store.write {
+                    try store.record(chain: chain, kind: "rejected", at: Date(), detail: "voice hands-free \(detail)")
+                }
+                due = true
+            case .accepted(let kind, let detail):
+                // A pass that began while the chain was due counts, as a typed proof's does.
+                let cancelled = try store.end(
+                    chain: chain, kind: "proof", at: Date(), detail: "\(kind) hands-free \(detail)")
+                log("proof-hands-free", chain, "cancelled=\(cancelled?.count ?? 0)")
+                if listenChain == chain { listenChain = nil }
+                due = true
+            case .unavailable(let reason):
+                try noteListeningOff(chain, reason, until: slot?.until ?? Date())
+            case .ended:
+                guard var open = slot, open.chain == chain else { continue }
+                open.running -= 1
+                slot = open.running > 0 ? open : nil
+                if slot == nil {
+                    log("listen-end", chain)
+                    try store.write {
+                        if try store.setting("service.listening")?.hasPrefix("\(chain): listening") == true {
+                            try store.put(["service.listening": nil])
+                        }
+                    }
+                }
+                due = true
+            }
+        }
+        return due
+    }
+}

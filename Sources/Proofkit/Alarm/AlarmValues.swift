@@ -1,0 +1,144 @@
+public import DuaMatching
+public import PrayerPlanning
+import ProofkitCore
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
+
+/// Why an alarm store or service cannot do what was asked. Each kind has its own exit status in
+/// the CLI (`proofkit help exit-codes`).
+public struct AlarmFailure: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Hashable {
+        /// The store's database is not a database or is damaged (exit 76).
+        case corruptStore
+        /// The store's folder or file cannot be written (read-only disk, permissions) (exit 73).
+        case readOnlyStore
+        /// Another service holds this store (exit 75).
+        case serviceRunning
+        /// The command needs the service and none is running on the store (exit 69).
+        case noService
+        /// No chain or ring has this id, or there is no store where one was named (exit 66).
+        case unknownID
+        /// A proof or an escape for a chain that is not due: its first ring has not come, or its
+        /// proof window has ended (exit 3). Nothing was changed.
+        case notDue
+    }
+    public var kind: Kind
+    /// One line.
+    public var message: String
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+    public var description: String { message }
+}
+
+/// A chain in the store: a one-off (`a7`) or a prayer occurrence (`fajr.2026-11-30`).
+public struct StoredChain: Sendable, Hashable {
+    public var id: String
+    /// `oneoff` or `prayer`.
+    public var kind: String
+    public var label: String?
+    /// The sound as booked (its path).
+    public var sound: String
+    /// The last good copy of the sound, in the store's folder.
+    public var keptSound: String?
+    /// `voice`, `mat`, `squat` or `any`.
+    public var proof: String
+    /// The first ring.
+    public var firstFire: Date
+    /// The end of the proof window.
+    public var windowEnd: Date
+    /// `active` or `ended`.
+    public var state: String
+    /// How loud it rings, in percent of the sound's own level, 1...100 [100].
+    public var volume: Double = 100
+    /// The fade-in of each ring, in seconds, 0...60 [3].
+    public var ramp: Double = 3
+    /// Whether each backup rings louder than the one before, up to 100 %
+    /// (``AlarmRingScheduler/ringVolume(volume:ringIndex:ringCount:escalate:)``).
+    public var escalate: Bool = false
+    /// Whether the service listens for the reading between rings [``HandsFree/Listen/auto``].
+    public var listen: HandsFree.Listen = .auto
+    /// The du'a the chain's reading proof asks for, as a one-text catalogue (``DuaCatalog/json``),
+    /// or `nil` for the built-in waking du'a.
+    public var textJSON: String? = nil
+
+    /// The du'a the chain's reading proof asks for: the booked text, else the built-in waking du'a.
+    public var duaText: DuaText {
+        textJSON.flatMap { try? DuaCatalog(json: $0).texts.first }
+            ?? DuaCatalog.builtIn.text(named: DuaCatalog.defaultName)!
+    }
+
+    /// Whether the service listens for the reading between this chain's rings: `on`, or `auto`
+    /// with a proof the voice can give (`voice`, `any`).
+    public var listens: Bool {
+        switch listen {
+        case .on: true
+        case .off: false
+        case .auto: proof == "voice" || proof == "any"
+        }
+    }
+}
+
+/// How a chain takes its proof without a keyboard (`alarm add` and `prayers`: `--listen`, `--text`).
+public struct HandsFree: Sendable, Equatable {
+    /// Whether the service listens for the reading between rings.
+    public enum Listen: String, Sendable, Hashable, CaseIterable {
+        /// When the chain's proof is `voice` or `any` (the default).
+        case auto
+        /// Always (the proof must then allow the voice).
+        case on
+        /// Never: proofs are typed.
+        case off
+    }
+    /// [auto]
+    public var listen: Listen = .auto
+    /// The du'a to read, or `nil` for the built-in waking du'a [nil].
+    public var text: DuaText? = nil
+    public init(listen: Listen = .auto, text: DuaText? = nil) {
+        self.listen = listen
+        self.text = text
+    }
+    /// The text as kept in the store (a one-text ``DuaCatalog/json``), or `nil`.
+    public var textJSON: String? { text.map { DuaCatalog(texts: [$0]).json } }
+}
+
+/// How a chain rings: volume, fade-in and escalation (`alarm add` and `prayers`).
+public struct RingLevel: Sendable, Hashable {
+    /// Percent of the sound's own level, 1...100 [100].
+    public var volume: Double = 100
+    /// The fade-in of each ring in seconds, 0...60 [3].
+    public var ramp: Double = 3
+    /// Each backup louder than the one before, up to 100 % [false].
+    public var escalate: Bool = false
+    public init(volume: Double = 100, ramp: Double = 3, escalate: Bool = false) {
+        self.volume = volume
+        self.ramp = ramp
+        self.escalate = escalate
+    }
+}
+
+/// A ring in the store, with its state (`scheduled`, `ringing`, `rang`, `merged`, `missed`,
+/// `failed`).
+public struct StoredRing: Sendable, Hashable {
+    public var ring: BookedRing
+    public var sound: String
+    public var state: String
+    public var rangAt: Date?
+    /// Why a `failed` ring could not play (one line), else `nil`.
+    public var detail: String? = nil
+}
+
+/// One line of the history: `proof`, `rejected`, `escape`, `missed`, `stopped`.
+public struct StoredOutcome: Sendable, Hashable {
+    public var chain: String
+    public var kind: String
+    public var at: Date
+    public var detail: String?
+    /// Its place in the history (increasing).
+    public var sequence: Int64 = 0
+}

@@ -1,0 +1,282 @@
+import AudioDSP
+import AudioIO
+import DuaMatching
+import ProofkitCore
+internal import ProofkitSystem
+import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// What a hands-free prover tells the alarm service, on the prover's own thread.
+enum HandsFreeReport: Sendable {
+    /// The device is open and it proves until the slot's end (what it listens or looks for).
+    case started(String)
+    /// A whole attempt that did not pass (a reading heard to its end); it goes on.
+    case rejected(String)
+    /// The proof passed: the chain ends. `kind` is the proof (`voice`), `detail` what decided it.
+    case accepted(kind: String, detail: String)
+    /// It could not prove at all (no microphone, no recogniser): the reason, one line.
+    case unavailable(String)
+    /// It has stopped and released its device (always the last report).
+    case ended
+}
+
+/// One prover of the alarm's hands-free slot: it runs on a thread of its own between rings, from
+/// ``start(until:report:)`` until the slot's end or ``stop()``. The voice listener is one; a
+/// camera watcher (the mat in view, squats counted) fits beside it with the same three calls.
+protocol HandsFreeProver: AnyObject, Sendable {
+    /// The proof it gives: `voice`, `mat` or `squat`.
+    var kind: String { get }
+    /// Starts proving until `until` (returns at once); `report` is called on the prover's thread,
+    /// ending with ``HandsFreeReport/ended``.
+    func start(until: Date, report: @escaping @Sendable (HandsFreeReport) -> Void)
+    /// Asks it to stop and release its device (returns at once; ``HandsFreeReport/ended`` follows).
+    /// Capture stops within one chunk of audio; judging what was already heard may go on.
+    func stop()
+    /// Whether it is playing feedback on the speaker now (a ring waits for that, never for judging).
+    var usesSpeaker: Bool { get }
+}
+
+/// The built-in recogniser, loaded on the first hands-free listen and kept for the next ones.
+final class RecognizerCache: Sendable {
+    private let slot = Mutex<WhisperRecognizer?>(nil)
+    let environment: [String: String]
+    init(environment: [String: String]) { self.environment = environment }
+
+    /// The recogniser.
+    /// - Throws: `.runtimeUnavailable` (not installed, no ONNX Runtime), `.modelInvalid`.
+    func load() throws(ProofkitError) -> WhisperRecognizer {
+        // Loaded under the lock: a listener that asks while the start-up load runs waits for it.
+        let environment = self.environment
+        return try slot.withLock { (loaded: inout WhisperRecognizer?) throws(ProofkitError) -> WhisperRecognizer in
+            if let loaded { return loaded }
+            let recognizer = try WhisperRecognizer(store: PhotoModelStore(environment: environment), threads: 2)
+            loaded = recognizer
+            return recognizer
+        }
+    }
+}
+
+/// The hands-free reading proof: the same gate, recogniser, forced score and matcher as
+/// `proofkit voice --live`, on the capture device, paced by the clock. A reading ends when the
+/// voice has been quiet for ``pauseSeconds`` after at least ``ReadingEnd/minimumVoicedSeconds``
+/// of voice; it is then judged: a pass ends the chain (rising chime); a rejection of a whole
+/// reading (at least half the text's reading time of voice) plays the falling chime; listening
+/// then starts afresh. Audio is held in memory only; nothing is written.
+final class VoiceListener: HandsFreeProver, @unchecked Sendable {
+    let kind = "voice"
+    let text: DuaText
+    let device: String
+    let soundDevices: SoundDevices
+    let environment: [String: String]
+    let recognizers: RecognizerCache
+    let chimes: Chimes
+    /// The live proof now listening, whether a stop was asked for, and whether a chime plays.
+    private let state = Mutex<(stopped: Bool, live: LiveReadingProof?, chiming: Bool)>((false, nil, false))
+
+    /// Quiet after a reading that ends it, in seconds: 1.5.
+    static let pauseSeconds = 1.5
+
+    init(
+        text: DuaText, device: String, soundDevices: SoundDevices, environment: [String: String],
+        recognizers: RecognizerCache, chimes: Chimes
+    ) {
+        self.text = text
+        self.device = device
+        self.soundDevices = soundDevices
+        self.environment = environment
+        self.recognizers = recognizers
+        self.chimes = chimes
+    }
+
+    func stop() {
+        let live = state.withLock { state in
+            state.stopped = true
+            return state.live
+        }
+        live?.stop()
+    }
+
+    var stopped: Bool { state.withLock { $0.stopped } }
+
+    var usesSpeaker: Bool { state.withLock { $0.chiming } }
+
+    /// Plays a chime unless a stop was asked for (a ring is due: the speaker is the ring's).
+    private func chime(_ kind: Chimes.Kind) {
+        let go = state.withLock { state in
+            state.chiming = !state.stopped
+            return state.chiming
+        }
+        guard go else { return }
+        chimes.play(kind)
+        state.withLock { $0.chiming = false }
+    }
+
+    func start(until: Date, report: @escaping @Sendable (HandsFreeReport) -> Void) {
+        runOnDedicatedThread { [self] in
+            listen(until: until, report: report)
+            report(.ended)
+        }
+    }
+
+    private func listen(until: Date, report: @Sendable (HandsFreeReport) -> Void) {
+        let whisper: WhisperRecognizer
+        do throws(ProofkitError) {
+            whisper = try recognizers.load()
+        } catch {
+            report(.unavailable("the recogniser cannot run (\(error.message))"))
+            return
+        }
+        var announced = false
+        while !stopped, until.timeIntervalSinceNow > 1 {
+            var options = LiveReadingProof.Options()
+            options.device = device
+            options.soundDevices = soundDevices
+            options.maxSeconds = until.timeIntervalSinceNow
+            options.pacedByClock = true
+            options.sileroModelPath = ReadingProofSession.sileroModelPath(environment: environment)
+            options.fallback = .always
+            let configuration = ReadingProofConfiguration(
+                text: text, usesRecognizer: true, voiceDetection: .preferred, allowsReadTwice: false,
+                vetoesUnlikeSpeech: true)
+            let live: LiveReadingProof
+            do throws(ProofkitError) {
+                live = try LiveReadingProof(configuration: configuration, options: options, whisper: whisper)
+            } catch {
+                report(.unavailable("the microphone \(device) cannot listen (\(error.message))"))
+                return
+            }
+            let stopNow = state.withLock { state in
+                state.live = live
+                return state.stopped
+            }
+            if stopNow { live.stop() }
+            if !announced {
+                announced = true
+                report(
+                    .started(
+                        "listening on \(device) for '\(text.name)' until \(iso8601(until, in: TimeZone(identifier: "UTC")!))"
+                    ))
+            }
+            let reading = ReadingEnd(pauseSeconds: Self.pauseSeconds)
+            let summary = live.run { update in
+                if reading.observe(update) { live.stop() }
+            }
+            let wasStopped = state.withLock { state in
+                state.live = nil
+                return state.stopped
+            }
+            // Stopped for a ring (or a typed proof) mid-way: a reading not yet ended is not judged,
+            // so the ring is not kept waiting for the recogniser.
+            if wasStopped && !reading.wholeReading { return }
+            if let failure = live.captureFailure ?? summary.failure {
+                report(.unavailable("the microphone \(device) stopped (\(failure.message))"))
+                return
+            }
+            let conclusion: LiveReadingProof.Conclusion
+            do throws(ProofkitError) {
+                conclusion = try live.conclude(
+                    heardSeconds: summary.heardSeconds, forcedScore: ReadingProofRecording.defaultForcedScoreRule)
+            } catch {
+                report(.unavailable("the recogniser failed (\(error.message))"))
+                return
+            }
+            let match = conclusion.result.match
+            if match.verdict.isAccepted {
+                report(.accepted(kind: "voice", detail: "text=\(text.name) rule=\(match.rule.rawValue)"))
+                chime(.accepted)
+                return
+            }
+            guard reading.wholeReading else { return }  // the slot ended, or a stop
+            // A cough or a word is not a reading: only a whole one is answered.
+            guard conclusion.result.gate.voicedSeconds >= 0.5 * live.proof.neededSeconds else { continue }
+            report(
+                .rejected("text=\(text.name) voiced=\(decimalText(conclusion.result.gate.voicedSeconds, places: 1))s"))
+            chime(.rejected)
+        }
+    }
+}
+
+/// Tells when a reading has ended, as the alarm's hands-free listener decides it: the voice has
+/// been quiet for ``pauseSeconds`` after at least ``minimumVoicedSeconds`` of voice, or the proof
+/// already passed. `proofkit voice --live --hands-free` ends listening by the same rule.
+///
+/// Not thread-safe: one listening thread feeds it (``LiveReadingProof/run(_:)``'s observer).
+public final class ReadingEnd: @unchecked Sendable {
+    /// Quiet after the voice that ends a reading, in seconds.
+    public let pauseSeconds: Double
+    private var voicedSeconds = 0.0
+    private var quietSince: Double?
+    private var voiced = false
+    /// Whether listening ended on a whole reading (a pause, or a pass), not on time or a stop.
+    public private(set) var wholeReading = false
+
+    /// Voice heard before a pause ends a reading, in seconds: 1.
+    public static let minimumVoicedSeconds = 1.0
+
+    /// - Parameter pauseSeconds: the quiet that ends a reading, in seconds [1.5].
+    public init(pauseSeconds: Double = 1.5) { self.pauseSeconds = pauseSeconds }
+
+    /// Takes one update of a live proof.
+    /// - Returns: whether listening should end now.
+    public func observe(_ update: LiveReadingProof.Update) -> Bool {
+        let events: [ReadingProofEvent]
+        var now: Double?
+        switch update {
+        case .audio(let end, let list):
+            events = list
+            now = end
+        case .transcript(_, _, let list): events = list
+        default: events = []
+        }
+        for event in events {
+            switch event {
+            case .accepted:
+                wholeReading = true
+                return true
+            case .progress(let progress):
+                voicedSeconds = progress.voicedSeconds
+            case .voiceStarted:
+                voiced = true
+                quietSince = nil
+            case .voiceStopped(let seconds):
+                voiced = false
+                quietSince = seconds
+            default: break
+            }
+        }
+        if let now, !voiced, let quietSince, now - quietSince >= pauseSeconds,
+            voicedSeconds >= Self.minimumVoicedSeconds
+        {
+            wholeReading = true
+            return true
+        }
+        return false
+    }
+}
+
+/// The hands-free feedback: a short rising chime for a pass, a falling one for a rejection
+/// (generated), or the sounds given instead (`alarm run --accept-sound / --reject-sound`).
+struct Chimes: Sendable {
+    enum Kind: Sendable { case accepted, rejected }
+    var device: String
+    var soundDevices: SoundDevices
+    var accepted: AudioClip
+    var rejected: AudioClip
+
+    /// The generated chime (``Chime``), at 16 kHz.
+    static func generated(rising: Bool) -> AudioClip {
+        AudioClip(samples: Chime.samples(rising: rising), channels: 1, sampleRate: 16_000)
+    }
+
+    /// Plays a chime on the calling thread; a device that cannot play it is logged by the caller's
+    /// absence of sound only (a chime is feedback, never a reason to stop proving).
+    func play(_ kind: Kind) {
+        guard var player = try? SoundPlayer(device: device, configuration: soundDevices.configuration) else { return }
+        _ = try? player.play(kind == .accepted ? accepted : rejected)
+    }
+}
