@@ -23,7 +23,8 @@ the photo as RGB uint8, upright (EXIF orientation applied, as proofkit does). pr
 
 Sources of the photos (each licence is in PHOTOS.tsv and the report):
 * scikit-image 0.26.0 and matplotlib 3.10.7 wheels (already pinned by Models/build.sh in .deps/wheels);
-* the ultralytics 8.4.190 wheel (its two sample photos; downloaded with pip, sha256-checked);
+* the ultralytics 8.4.190 and insightface 2.1 wheels (their sample photos; downloaded with pip,
+  sha256-checked);
 * Debian's opencv-doc 4.6.0+dfsg-12 (examples/data: real photographs only, no drawings, logos or
   renders; downloaded with apt-get, sha256-checked, unpacked, not installed);
 * ../shared/data/images (prayer-mat and room photos, none shows a person; read in place).
@@ -56,6 +57,8 @@ MATPLOTLIB = ("matplotlib-3.10.7-cp311-cp311-manylinux2014_x86_64.manylinux_2_17
               "2222c7ba2cbde7fe63032769f6eb7e83ab3227f47d997a8453377709b7fe3a5a", None)
 ULTRALYTICS = ("ultralytics-8.4.190-py3-none-any.whl",
                "bd309728efa168af64d39040136828edd2dbcb4aeceb4510bdff4f3ca0ea01b8", "ultralytics==8.4.190")
+INSIGHTFACE = ("insightface-2.1-py3-none-any.whl",
+               "dcd58ee79d99d689572477315f3149353afd65a36dc575f597cbb217a7bde399", "insightface==2.1")
 OPENCV_DOC = ("opencv-doc_4.6.0+dfsg-12_all.deb",
               "4b12681df35878207ac7097dc66184b2ae552e4bf4ddd2af04a0f03ed0b8682a", "opencv-doc=4.6.0+dfsg-12")
 
@@ -75,7 +78,13 @@ WHEEL_PHOTOS = [
     ("bus.jpg", ULTRALYTICS, "ultralytics/assets/bus.jpg", True, "ultralytics package asset (AGPL-3.0 package)"),
     ("zidane.jpg", ULTRALYTICS, "ultralytics/assets/zidane.jpg", True,
      "ultralytics package asset (AGPL-3.0 package; press photo, rights not stated)"),
-]
+    ("t1.jpg", INSIGHTFACE, "insightface/data/images/t1.jpg", True,
+     "insightface package sample (MIT package; a TV still, rights not stated)"),
+    ("Tom_Hanks_54745.png", INSIGHTFACE, "insightface/data/images/Tom_Hanks_54745.png", True,
+     "insightface package sample (MIT package; a 112x112 face crop, rights not stated)"),
+] + [(f"mask_{colour}.jpg", INSIGHTFACE, f"insightface/data/images/mask_{colour}.jpg", False,
+      "insightface package sample (MIT package; product photo of a face mask, rights not stated)")
+     for colour in ("black", "blue", "green", "white")]
 OPENCV_PERSON = ["basketball1.png", "basketball2.png", "messi5.jpg"]
 OPENCV_NOBODY = ["aero1.jpg", "aero3.jpg", "aloeL.jpg", "apple.jpg", "baboon.jpg", "board.jpg", "box_in_scene.png",
                  "building.jpg", "butterfly.jpg", "chicky_512.png", "ela_original.jpg", "fruits.jpg", "home.jpg",
