@@ -500,10 +500,12 @@ extension SquatRepCounter {
     }
 
     /// A floor rise still under way when the rep is judged (the stream ended in it), short
-    /// enough to be a flight.
+    /// enough to be a flight, that began before the person stood up. (One that began in the
+    /// take-off watch is judged there by the feet's airborne mark, as before: single-rep clips
+    /// cut 0.2 s after a rep end in the depth cameras' ankle noise.)
     func risingNow(_ current: RepInProgress) -> Bool {
         current.riseSince.isFinite && lastStepTime - current.riseSince < Self.longestFlight
-            && current.risePeak > configuration.maximumFloorRise
+            && current.risePeak > configuration.maximumFloorRise && !(current.riseSince >= current.standTime)
     }
 
     mutating func reject(
