@@ -14,6 +14,8 @@ as its options, so what is measured is what a user runs. Figures:
 * leave-one-source-out, nested: for each source (a public repository of the MANIFEST's
   source_repo column), the grid setting is chosen on the OTHER sources only and the held-out source
   is counted with it. The pooled held-out figure is the estimate for new recordings.
+* --tune FILE,...: the defaults scored separately on these files (the ones the code was tuned on) and
+  on the others (held out), for a split by video or by person.
 * --short-clips LEAD,TAIL: instead of the recordings, single-rep clips cut from every squat set
   that the binary counts exactly (each counted rep from LEAD s before its start to TAIL s after its
   end; truth 1 each): the short clips with little standing before and after that new people's
@@ -192,6 +194,9 @@ def main():
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--json", help="also write the figures as JSON here")
     parser.add_argument("--misses", action="store_true", help="list every file the defaults miss")
+    parser.add_argument("--tune", metavar="FILE,...",
+                        help="split by file: score the defaults on these files (the tuning part) and on the "
+                             "others (held out) separately")
     parser.add_argument("--short-clips", metavar="LEAD,TAIL",
                         help="score single-rep clips cut from the squat sets (seconds before and after each rep)")
     args = parser.parse_args()
@@ -232,6 +237,14 @@ def main():
     out(f"leave-one-source-out pooled held-out: {loso.text()}")
     lopo, lopo_folds = nested(rows, counts, lambda r: r["person"], grid, "person", out)
     out(f"leave-one-person-out pooled held-out ({len({r['person'] for r in rows})} persons/clips): {lopo.text()}")
+    if args.tune:
+        tune = set(args.tune.split(","))
+        unknown = tune - {r["file"] for r in rows}
+        if unknown:
+            raise SystemExit(f"squat_eval: --tune names files not in the manifest: {', '.join(sorted(unknown))}")
+        out(f"split, tuning ({len(tune)} files), defaults: {score(rows, counts, 0, lambda r: r['file'] in tune).text()}")
+        out(f"split, held out ({len(rows) - len(tune)} files), defaults: "
+            f"{score(rows, counts, 0, lambda r: r['file'] not in tune).text()}")
     if args.misses:
         for i, row in enumerate(rows):
             if counts[0][i] != row["truth"]:

@@ -72,7 +72,12 @@ enum RealData {
     }()
 
     static func frames(_ file: String) throws -> [PoseFrame] {
-        let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+        try frames(at: folder.appendingPathComponent(file))
+    }
+
+    /// The frames of a keypoint file in the shared set's format (one JSON object per line).
+    static func frames(at url: URL) throws -> [PoseFrame] {
+        let text = try String(contentsOf: url, encoding: .utf8)
         return try text.split(separator: "\n").map { line in
             let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
             var frame = PoseFrame(time: try #require(object["t"] as? Double))

@@ -81,7 +81,15 @@ extension SquatRepCounter {
             rightTravel.push(
                 Self.travel(x: feetNow.rx, y: feetNow.ry, from: baselineAnkles),
                 at: time, window: hold, maximumGap: gap))
-        let airborne = floorLine - footFloor.value > configuration.maximumFloorRise * previousUnit
+        // Off the floor only with the hips up (see ``floorCanRise(atDepth:)``); the last frame's depth.
+        let airborne =
+            floorLine - footFloor.value > configuration.maximumFloorRise * previousUnit
+            && floorCanRise(atDepth: currentDepth ?? 0)
+        if !airborne {
+            airborneRun.since = .nan
+        } else if !airborneRun.since.isFinite {
+            airborneRun.since = time
+        }
         // Repositioning: a foot has left its place while no rep is under way (walking, stepping
         // closer or further). The feet, floor line and body scale then follow for a while.
         if phase != .down, !airborne, moved > configuration.maximumFootTravel * previousUnit {
@@ -113,13 +121,36 @@ extension SquatRepCounter {
     /// The floor line follows the ankles only while the person stands: during a rep the feet are
     /// planted, and ankle estimates that slide as the knees go forward must not eat the drop.
     /// So it is learned, like the reference, only while the person stands still.
+    ///
+    /// Feet "in the air" while the person stands still for longer than any jump's flight
+    /// (``longestFlight``) are not in the air: the view moved (the phone tilted or slid, or the
+    /// person shuffled back without a visible step), and the floor line is learned afresh there.
+    /// Without this the floor line stayed where it was, every frame after read as airborne, and
+    /// every later rep as a jump (phone videos filmed from behind: 0 of 4 deep squats counted).
     mutating func updateFloorLine(_ sample: Sample, dt: Double, isStill: Bool, settled: Bool, feet: FeetState) {
         if !floorLine.isFinite || feet.repositioning {
             floorLine = footFloor.value
         } else if isStill, settled, !feet.airborne {
             floorLine += blend(dt, 0.2) * (sample.floorY - floorLine)
+        } else if isStill, settled, feet.airborne, sample.time - airborneRun.since >= Self.longestFlight {
+            floorLine = footFloor.value
+            airborneRun.since = .nan
         }
     }
+
+    /// Whether feet above the floor line can be a jump at this depth: only with the hips no lower
+    /// than the rep threshold (``SquatCounterConfiguration/depthThreshold``). Nobody leaves the
+    /// floor from the bottom of a squat: the legs straighten first, and in the air the hips are
+    /// above standing (the depth, measured from the floor line left behind, is negative). Deep in
+    /// a squat the "floor" rise is the tracker's: filmed from behind, MediaPipe puts the ankles of
+    /// a deep squat 0.13 to 0.18 standing references higher as the shins tilt forward (phone
+    /// videos, hips down 0.6 to 0.75), which read as jumps.
+    @inline(__always)
+    func floorCanRise(atDepth depth: Double) -> Bool { !(depth > configuration.depthThreshold) }
+
+    /// The longest time feet can stay off the floor in a jump, in seconds. A standing vertical
+    /// jump of 60 cm, far beyond a home workout's, is in the air for 0.7 s (2 * sqrt(2h/g)).
+    static let longestFlight = 1.0
 
     /// Follows the standing person: the reference rises at once when they stand taller and drifts
     /// slowly otherwise.
@@ -162,8 +193,10 @@ extension SquatRepCounter {
         let time = sample.time
         let unit = reference * scale  // the standing reference in image units, now
         // Feet off the floor line (a jump): remembered, so the landing dip is not a squat either.
-        if feet.airborne || floorLine - footFloor.value > configuration.maximumFloorRise * unit {
-            lastAirborne = time
+        if feet.airborne
+            || (floorLine - footFloor.value > configuration.maximumFloorRise * unit && floorCanRise(atDepth: depth))
+        {
+            airborneRun.last = time
         }
         if phase == .confirming { confirm(sample, depth: depth, into: &events) }
         switch phase {
@@ -264,9 +297,23 @@ extension SquatRepCounter {
         }
         fallFromPeak = max(fallFromPeak, peakRise - rise)
         if fallFromPeak >= 0.5 * peakRise { current.hipRise = max(current.hipRise, peakRise) }
+        trackFloor(&current, depth: depth, unit: reference * bodyScale(), at: time)
         rep = current
         let goingDown = smoothedDepth >= configuration.depthThreshold
         guard time - current.standTime >= configuration.takeOffWatch || goingDown else { return }
+        if !goingDown, airborneRun.since.isFinite || current.riseSince.isFinite {
+            // The feet are still up: watch on until they come down, for at most the longest
+            // flight. Feet that stay up longer never left the floor (the view moved, or the
+            // tracker's ankles drifted up and back over seconds, as in phone videos of deep
+            // squats from behind): that rise is no jump.
+            let since = min(
+                airborneRun.since.isFinite ? airborneRun.since : time,
+                current.riseSince.isFinite ? current.riseSince : time)
+            guard time - since >= Self.longestFlight else { return }
+            current.riseSince = .nan
+            airborneRun.last = -.infinity
+            rep = current
+        }
         judge(current, at: current.standTime, into: &events)
         phase = .standing
         candidateStart = time
@@ -352,9 +399,33 @@ extension SquatRepCounter {
                 window: configuration.footHoldTime, maximumGap: configuration.maximumGap)
             current.kneeAsymmetry = max(current.kneeAsymmetry, excess)
         }
-        current.floorRise = max(current.floorRise, (current.baselineFloor - footFloor.value) / unit)
+        trackFloor(&current, depth: depth, unit: unit, at: sample.time)
         if moved.isFinite { current.footTravel = max(current.footTravel, moved / unit) }
         rep = current
+    }
+
+    /// Follows the floor line's rise over the rep's baseline. A rise above the limit counts (as a
+    /// take-off) only if the feet are back within the longest flight: feet that stay up longer
+    /// never left the floor.
+    func trackFloor(_ current: inout RepInProgress, depth: Double, unit: Double, at time: Double) {
+        guard floorCanRise(atDepth: depth) else { return }
+        let rise = (current.baselineFloor - footFloor.value) / unit
+        if rise > configuration.maximumFloorRise {
+            if !current.riseSince.isFinite {
+                current.riseSince = time
+                current.risePeak = 0
+            }
+            current.risePeak = max(current.risePeak, rise)
+            return
+        }
+        // A landing brings the feet back to the floor, not just under the limit: a floor line
+        // that hovers about the limit is one long rise, not many short hops.
+        if current.riseSince.isFinite, rise > 0.5 * configuration.maximumFloorRise { return }
+        if current.riseSince.isFinite, time - current.riseSince < Self.longestFlight {
+            current.floorRise = max(current.floorRise, current.risePeak)
+        }
+        current.riseSince = .nan
+        current.floorRise = max(current.floorRise, rise)
     }
 
     /// Distance from an ankle at `(x, y)` to the nearest planted ankle of `base`; `-inf` when
@@ -382,8 +453,9 @@ extension SquatRepCounter {
         let reason: SquatRejectionReason?
         if time - current.startTime < c.minimumRepDuration || current.downSamples < 2 {
             reason = .tooFast
-        } else if current.floorRise > c.maximumFloorRise || lastAirborne >= current.startTime - 1
-            || lastAirborne >= time - 0.2 || current.hipRise > c.maximumHipRise
+        } else if current.floorRise > c.maximumFloorRise || risingNow(current)
+            || airborneRun.last >= current.startTime - 1 || airborneRun.last >= time - 0.2
+            || current.hipRise > c.maximumHipRise
         {
             reason = .jumped
         } else if c.minimumKneeBend > 0, current.kneeBend.isFinite, current.kneeBend < c.minimumKneeBend {
@@ -425,6 +497,15 @@ extension SquatRepCounter {
                 restReported = false
             }
         }
+    }
+
+    /// A floor rise still under way when the rep is judged (the stream ended in it), short
+    /// enough to be a flight, that began before the person stood up. (One that began in the
+    /// take-off watch is judged there by the feet's airborne mark, as before: single-rep clips
+    /// cut 0.2 s after a rep end in the depth cameras' ankle noise.)
+    func risingNow(_ current: RepInProgress) -> Bool {
+        current.riseSince.isFinite && lastStepTime - current.riseSince < Self.longestFlight
+            && current.risePeak > configuration.maximumFloorRise && !(current.riseSince >= current.standTime)
     }
 
     mutating func reject(

@@ -33,7 +33,10 @@ public import ProofkitCore
 ///    ``SquatCounterConfiguration/maximumBottomHold`` (sitting down; a slow rep that keeps moving
 ///    and ends standing counts however long it takes), the feet stayed planted (not a lunge step,
 ///    walking or a jumping-jack straddle; nor still moving when the hips started down), the floor
-///    line did not rise and the hips did not rise above standing and come down again in the
+///    line did not rise (a take-off: feet up, with the hips no lower than the depth threshold,
+///    and down again within a flight's 1 s; feet "up" for longer are a moved view or the
+///    tracker's ankles, and the floor line is then learned afresh) and the hips did not rise
+///    above standing and come down again in the
 ///    ``SquatCounterConfiguration/takeOffWatch`` after standing up (not a jump, nor a knee bend
 ///    that ends in one), the knees dropped symmetrically (not a lunge), the thighs tilted past the
 ///    knee gate when it is on, and the shoulders stayed above the hips (not bending over).
@@ -110,6 +113,11 @@ public struct SquatRepCounter: Sendable {
         /// Smallest hip-to-knee height over its standing value (infinity: not measured).
         var thighRatio = Double.infinity
         var hipRise = 0.0
+        /// The run of frames whose floor line is above the limit (``SquatCounterConfiguration/maximumFloorRise``):
+        /// when it began (NaN: none now) and its highest rise. Only a run shorter than a flight
+        /// (``SquatRepCounter/longestFlight``) is a jump and enters `floorRise`.
+        var riseSince = Double.nan
+        var risePeak = 0.0
         /// When the person stood back up (while ``Phase/confirming``).
         var standTime = Double.nan
         var kneeBend: Double { thighRatio.isFinite ? arcCosineDegrees(thighRatio) : .nan }
@@ -146,7 +154,9 @@ public struct SquatRepCounter: Sendable {
     var scaleTorso = Smoother(), scaleShin = Smoother(), scaleShoulders = Smoother()
     var smoothedDepth = Double.nan
     var floorLine = Double.nan
-    var lastAirborne = -Double.infinity
+    /// The last frame with the feet above the floor line, and when that run of frames began
+    /// (`since` NaN: on the floor line).
+    var airborneRun = (last: -Double.infinity, since: Double.nan)
     var footLeftX = Smoother(), footLeftY = Smoother(), footRightX = Smoother()
     var footRightY = Smoother(), footFloor = Smoother()
     var phase = Phase.standing
