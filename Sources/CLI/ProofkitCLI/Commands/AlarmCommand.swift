@@ -177,7 +177,7 @@ enum AlarmCommand: Subcommand {
                 "reject-sound", value: "FILE",
                 help: "run: played when a hands-free reading is rejected [a falling chime]"),
             .option(
-                "listen", value: "MODE",
+                "listen", value: "MODE", choices: ["auto", "on", "off"],
                 help: "add, prayers: listen for the reading between rings: auto, on, off [auto]"),
             .option("text", value: "NAME", help: "add, prayers: the du'a the reading proof asks for [waking]"),
             .option("texts", value: "FILE", help: "add, prayers: more du'a texts (see 'proofkit dua --help')"),
