@@ -326,6 +326,44 @@ struct AlarmTrustTests {
     }
 
     @Test(
+        "a write-ahead log of another database beside the store is refused (76) before SQLite reads it: nothing changes, no -shm appears; the store's own log is fine",
+        .enabled(if: hasPython, "needs python3 (its sqlite3 module writes the logs)"))
+    func foreignLog() throws {
+        let rig = try AlarmRig()
+        let (id, _) = try rig.add(in: 3600, window: 60, gap: 30)
+        let database = rig.store + "/alarms.sqlite3"
+        // The store's own log, left by a writer that keeps its connection open: status reads through it.
+        let own = """
+            import sqlite3, subprocess, sys
+            db = sqlite3.connect(sys.argv[1]); db.execute('PRAGMA wal_autocheckpoint=0')
+            db.execute("INSERT INTO settings VALUES('own', 'log')"); db.commit()
+            r = subprocess.run(sys.argv[2:], capture_output=True, text=True); print(r.returncode); print(r.stdout)
+            """
+        let status = try python(
+            own, [database, TestEnvironment.proofkitBinary, "alarm", "status", "--store", rig.store])
+        #expect(status.stdout.hasPrefix("0\n") && status.stdout.contains(id), "\(status.stdout) \(status.stderr)")
+        // Another database's log, copied beside the store (its connection still open, so it exists).
+        let copy = """
+            import shutil, sqlite3, sys
+            db = sqlite3.connect(sys.argv[1]); db.execute('PRAGMA journal_mode=wal'); db.execute('PRAGMA wal_autocheckpoint=0')
+            db.execute('CREATE TABLE chains(x)'); db.execute("INSERT INTO chains VALUES('not yours')"); db.commit()
+            shutil.copy(sys.argv[1] + '-wal', sys.argv[2])
+            """
+        #expect(try python(copy, [rig.folder + "/other.db", database + "-wal"]).status == 0)
+        try? FileManager.default.removeItem(atPath: database + "-shm")
+        let before = [database, database + "-wal"].map { FileManager.default.contents(atPath: $0) }
+        for arguments in [["status"], ["add", "--at", "+60s", "--sound", rig.sound], ["history"], ["run"]] {
+            let result = try rig.alarm(arguments)
+            #expect(
+                result.status == 76 && result.stderr.contains("write-ahead log belongs to another database"),
+                "\(arguments): \(result.status) \(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1)
+        }
+        #expect([database, database + "-wal"].map { FileManager.default.contents(atPath: $0) } == before)
+        #expect(!FileManager.default.fileExists(atPath: database + "-shm"))
+    }
+
+    @Test(
         "symlinks planted in the store are never followed, and as root a store another user owns is refused",
         .enabled(if: getuid() == 0, "needs root to hand the store to another user"))
     func plantedLinksAndOwners() throws {

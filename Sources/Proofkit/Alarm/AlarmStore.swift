@@ -85,6 +85,7 @@ public final class AlarmStore: @unchecked Sendable {
             }
         }
         try AlarmStore.checkOwner(folder)
+        try AlarmStore.checkLog(of: path)
         do {
             if case .success(let info) = POSIX.status(path), info.size > 0 {
                 // Look before writing anything (even the journal mode): a file that is not a store is left as it is.
