@@ -66,7 +66,9 @@ extension AlarmStore {
         }
         let storeID = UInt32(AlarmStore.applicationID)
         if databaseID == storeID || databaseID == nil, let other = committed.first(where: { $0 != storeID }) {
-            throw refuse("its page 1 has application_id 0x\(String(other, radix: 16)), not the store's 0x\(String(storeID, radix: 16))")
+            throw refuse(
+                "its page 1 has application_id 0x\(String(other, radix: 16)), not the store's 0x\(String(storeID, radix: 16))"
+            )
         }
     }
 }
