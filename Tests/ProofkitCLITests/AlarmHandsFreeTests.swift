@@ -205,3 +205,57 @@ struct AlarmHandsFreeTests {
         #expect(unknown.status != 0 && unknown.stderr.contains("nosuch"), "\(unknown.stderr)")
     }
 }
+
+@Suite(
+    "hands-free privacy: audio stays in memory, no socket but the control socket",
+    .enabled(if: TestEnvironment.hasProofkitBinary, "build proofkit first"), .offThePool)
+struct AlarmHandsFreePrivacyTests {
+    @Test(
+        "under strace, a service that rings and listens opens no socket but its control socket and writes no file but the store's, the speaker's and /dev/null",
+        .enabled(
+            if: whisperInstalled && FileManager.default.isExecutableFile(atPath: "/usr/bin/strace"),
+            "needs the Whisper models and strace"))
+    func nothingLeaves() throws {
+        let rig = try AlarmRig()
+        try useMicrophone(rig, playing: Data(count: 64_000))
+        let trace = rig.folder + "/trace.txt"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/strace")
+        process.arguments = [
+            "-f", "-qq", "-e", "trace=%network,openat,creat,rename,unlink,mknodat", "-o", trace,
+            TestEnvironment.proofkitBinary, "alarm", "run", "--store", rig.store, "--device", "speaker", "--mic",
+            "vmic",
+            "--ring-seconds", "1",
+        ]
+        process.environment = ProcessInfo.processInfo.environment.merging(["PROOFKIT_ALSA_CONFIG": rig.config]) {
+            _, new in new
+        }
+        _ = FileManager.default.createFile(atPath: rig.logPath, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: rig.logPath))
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        defer {
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
+        _ = try #require(waitForLine(rig, containing: "recognizer-loaded", seconds: 60), "\(rig.log)")
+        let (id, _) = try rig.add(in: 2, window: 60, gap: 30, extra: ["--proof", "voice"])
+        _ = try #require(waitForLine(rig, containing: "listen \(id) listening on vmic", seconds: 20), "\(rig.log)")
+        usleep(4_000_000)  // a few seconds of listening
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        let lines = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
+        let sockets = lines.filter { $0.contains("socket(") && !$0.contains("= -1") }
+        #expect(sockets.count == 1 && sockets.allSatisfy { $0.contains("AF_UNIX") }, "\(sockets)")
+        #expect(lines.filter { $0.contains("connect(") && !$0.contains("= -1") }.isEmpty)
+        let binds = lines.filter { $0.contains("bind(") }
+        #expect(binds.count == 1 && binds[0].contains(rig.store + "/control.sock"), "\(binds)")
+        let writes = lines.filter {
+            $0.contains("openat(") && ($0.contains("O_WRONLY") || $0.contains("O_RDWR") || $0.contains("O_CREAT"))
+                && !$0.contains("= -1")
+        }
+        let allowed = [rig.store + "/", rig.out, "\"/dev/null\""]
+        let others = writes.filter { line in !allowed.contains { line.contains($0) } }
+        #expect(others.isEmpty, "files written besides the store, the speaker and /dev/null: \(others)")
+        #expect(rig.log.contains("listen \(id)"))
+    }
+}
