@@ -1,4 +1,5 @@
 import AudioIO
+internal import Camera
 import Dispatch
 public import ImageProof
 import Inference
@@ -329,6 +330,16 @@ public struct PhotoJudge: ~Copyable {
     /// - Throws: as ``judge(contentsOf:)``, naming `name`.
     public mutating func judge(bytes: [UInt8], name: String) throws(ProofkitError) -> PhotoProofResult {
         try proof.judge(bytes: bytes, name: name, model: &model)
+    }
+
+    /// Judges a camera frame: a JPEG (MJPEG) as a photo in memory, a YUYV frame from its RGB.
+    /// - Throws: as ``judge(bytes:name:)``, naming `name`.
+    public mutating func judge(frame: CameraImage, name: String) throws(ProofkitError) -> PhotoProofResult {
+        switch frame.frame.format {
+        case .mjpeg: return try judge(bytes: frame.frame.bytes, name: name)
+        case .yuyv:
+            return try proof.judge(input: proof.prepare(uncompressedFrame: frame.image), path: name, model: &model)
+        }
     }
 
     /// Enrols the person's own mat from one or more photos of it: later photos are also accepted
