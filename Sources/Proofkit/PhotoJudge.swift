@@ -1,5 +1,5 @@
 import AudioIO
-internal import Camera
+public import Camera
 import Dispatch
 public import ImageProof
 import Inference
@@ -332,13 +332,18 @@ public struct PhotoJudge: ~Copyable {
         try proof.judge(bytes: bytes, name: name, model: &model)
     }
 
-    /// Judges a camera frame: a JPEG (MJPEG) as a photo in memory, a YUYV frame from its RGB.
-    /// - Throws: as ``judge(bytes:name:)``, naming `name`.
-    public mutating func judge(frame: CameraImage, name: String) throws(ProofkitError) -> PhotoProofResult {
-        switch frame.frame.format {
-        case .mjpeg: return try judge(bytes: frame.frame.bytes, name: name)
+    /// Judges a camera frame: a JPEG (MJPEG) as a photo in memory (DCT-scaled as a photo is), a
+    /// YUYV frame from its pixels.
+    /// - Throws: as ``judge(bytes:name:)``, naming `name`; `.decodeFailed` for a truncated YUYV frame.
+    public mutating func judge(frame: CameraFrame, name: String) throws(ProofkitError) -> PhotoProofResult {
+        switch frame.format {
+        case .mjpeg: return try judge(bytes: frame.bytes, name: name)
         case .yuyv:
-            return try proof.judge(input: proof.prepare(uncompressedFrame: frame.image), path: name, model: &model)
+            guard
+                let image = YUYV.rgb(
+                    frame.bytes, width: frame.width, height: frame.height, bytesPerLine: frame.bytesPerLine)
+            else { throw ProofkitError(.decodeFailed, "the YUYV frame is truncated", path: name) }
+            return try proof.judge(input: proof.prepare(uncompressedFrame: image), path: name, model: &model)
         }
     }
 

@@ -48,6 +48,8 @@ public final class CameraFrameSource: @unchecked Sendable {
     public private(set) var undecodableFrames = 0
     /// Frames handed out.
     public private(set) var frameCount = 0
+    /// Frames dropped undecoded because they came before a caller's `notBefore`.
+    public private(set) var droppedFrames = 0
     private let decoder: ImageDecoder
 
     /// Opens a camera and starts streaming.
@@ -83,44 +85,58 @@ public final class CameraFrameSource: @unchecked Sendable {
     /// The mode in use.
     public var mode: CameraMode { capture.mode }
 
-    /// The newest frame, decoded, waiting up to `seconds` (default 0.2 s) for one.
-    /// - Returns: the image, or nil when no frame came in time or the frame was damaged.
+    /// The newest frame as the camera sent it (a JPEG, or YUYV rows), not decoded, waiting up to
+    /// `seconds` (default 0.2 s) for one. A frame taken before `notBefore` (monotonic seconds) is
+    /// dropped without being decoded or recorded: a live proof that judges a few frames a second
+    /// pays nothing for the others.
+    /// - Returns: the frame, or nil when none came in time, it was damaged or it came too early.
     /// - Throws: `.cameraStalled` (no frame for the stall time), `.cameraUnplugged`, `.io`;
     ///   when recording, `.io` naming the file that could not be written.
-    public func nextImage(waitingUpTo seconds: Double = 0.2) throws(ProofkitError) -> CameraImage? {
+    public func nextFrame(waitingUpTo seconds: Double = 0.2, notBefore: Double = -.infinity)
+        throws(ProofkitError) -> CameraFrame?
+    {
         guard let frame = try capture.nextFrame(waitingUpTo: seconds) else { return nil }
-        let image: RGBImage
-        switch frame.format {
-        case .yuyv:
-            guard
-                let converted = YUYV.rgb(
-                    frame.bytes, width: frame.width, height: frame.height,
-                    bytesPerLine: frame.bytesPerLine)
-            else {
-                undecodableFrames += 1
-                return nil
-            }
-            image = converted
-        case .mjpeg:
-            do {
-                image = try decoder.decode(frame.bytes).image
-            } catch {
-                undecodableFrames += 1
-                return nil
-            }
+        if frame.time < notBefore {
+            droppedFrames += 1
+            return nil
         }
         frameCount += 1
-        if let recording { try record(frame, image, into: recording) }
+        if let recording { try record(frame, into: recording) }
+        return frame
+    }
+
+    /// The newest frame, decoded, waiting up to `seconds` (default 0.2 s) for one.
+    /// - Returns: the image, or nil when no frame came in time or the frame was damaged.
+    /// - Throws: as ``nextFrame(waitingUpTo:notBefore:)``.
+    public func nextImage(waitingUpTo seconds: Double = 0.2) throws(ProofkitError) -> CameraImage? {
+        guard let frame = try nextFrame(waitingUpTo: seconds), let image = rgb(frame) else { return nil }
         return CameraImage(image: image, time: frame.time, sequence: frame.sequence, frame: frame)
     }
 
-    /// Writes one frame into the recording folder.
-    private func record(_ frame: CameraFrame, _ image: RGBImage, into folder: String) throws(ProofkitError) {
+    /// A frame's pixels: YUYV converted, MJPEG decoded; nil (and counted) when it cannot be read.
+    public func rgb(_ frame: CameraFrame) -> RGBImage? {
+        switch frame.format {
+        case .yuyv:
+            if let image = YUYV.rgb(
+                frame.bytes, width: frame.width, height: frame.height, bytesPerLine: frame.bytesPerLine)
+            {
+                return image
+            }
+        case .mjpeg:
+            if let decoded = try? decoder.decode(frame.bytes) { return decoded.image }
+        }
+        undecodableFrames += 1
+        return nil
+    }
+
+    /// Writes one frame into the recording folder: a JPEG as sent, YUYV as a binary PPM.
+    private func record(_ frame: CameraFrame, into folder: String) throws(ProofkitError) {
         let number = String(frameCount)
         let name = "frame-" + String(repeating: "0", count: max(0, 6 - number.count)) + number
         switch frame.format {
         case .mjpeg: try AtomicFile.write(frame.bytes, to: "\(folder)/\(name).jpg")
         case .yuyv:
+            guard let image = rgb(frame) else { return }
             let header = Array("P6\n\(image.width) \(image.height)\n255\n".utf8)
             try AtomicFile.write(header + image.pixels, to: "\(folder)/\(name).ppm")
         }

@@ -1,3 +1,4 @@
+internal import Camera
 public import ProofkitCore
 internal import ProofkitSystem
 
@@ -79,13 +80,14 @@ extension PhotoJudge {
         let start = POSIX.monotonicSeconds()
         var run = 0
         var judged = 0
-        var seen = 0
+        let counted = source.frameCount + source.droppedFrames
         var best = 0.0
         var lastJudged = -Double.infinity
         var lastHint = MatProofPolicy.notAMatHint
         func result(_ ending: LiveProofEnding, _ verdict: Verdict) -> LiveMatResult {
             LiveMatResult(
-                ending: ending, verdict: verdict, judged: judged, seen: seen,
+                ending: ending, verdict: verdict, judged: judged,
+                seen: source.frameCount + source.droppedFrames - counted,
                 seconds: POSIX.monotonicSeconds() - start, bestScore: best)
         }
         func rejected(_ detail: String) -> Verdict { .rejected(reason: RejectionReason(.belowThreshold, detail)) }
@@ -94,9 +96,9 @@ extension PhotoJudge {
             if isCancelled() { return result(.cancelled, rejected("cancelled")) }
             if now - start >= maxSeconds { return result(.timeUp, rejected(lastHint)) }
             let wait = min(0.2, max(0.01, start + maxSeconds - now))
-            guard let frame = try source.nextImage(waitingUpTo: wait) else { continue }
-            seen += 1
-            if frame.time - lastJudged < 1 / rule.judgedPerSecond { continue }
+            // Frames between two judged ones are dropped undecoded.
+            let next = lastJudged + 1 / rule.judgedPerSecond
+            guard let frame = try source.nextFrame(waitingUpTo: wait, notBefore: next) else { continue }
             lastJudged = frame.time
             let judgement = try judge(frame: frame, name: "\(source.path) frame \(frame.sequence)")
             judged += 1
