@@ -4,12 +4,12 @@
 Runs the built proofkit (release by default) under Tests/TestSupport/FakeCamera/fakecam.c
 (built here with cc into a temporary folder), with real photos as the camera's frames:
 
-  squat.live   `squat --camera`: a person in view (the pose check photo grace_hopper.jpg from
+  squat.live   `squat --camera` (YUYV; squat.live.mjpeg: a camera offering MJPEG only): a person in view (the pose check photo grace_hopper.jpg from
                the pinned matplotlib wheel), every frame's pose estimated and counted, for
                --seconds; fps from the command's JSON result, CPU = (user + sys) / wall.
   squat.photo  the peer, side by side: `pose` on the same frame as a photo file, N copies in
                one process (the photo path: decode, detector on every photo, landmarks).
-  mat.live     `mat --camera` with a room in view (demo_coffee.jpg: never passes, so it judges
+  mat.live     `mat --camera` (YUYV; mat.live.mjpeg: MJPEG) with a room in view (demo_coffee.jpg: never passes, so it judges
                for the whole --seconds): CPU = (user + sys) / wall.
   mat.photo    the peer: `mat` on the same photo, N copies in one process.
 
@@ -75,15 +75,20 @@ def main():
         person = person_photo(folder)
         room = os.path.join(ROOT, "Tests/TestSupport/Fixtures/images/demo_coffee.jpg")
         seconds = str(options.seconds)
-        for name, photo, command in [
-            ("squat.live", person, ["squat", "--camera", "--json", "--max-seconds", seconds, "--reps", "1000"]),
-            ("mat.live", room, ["mat", "--camera", "--json", "--max-seconds", seconds]),
+        squat = ["squat", "--camera", "--json", "--max-seconds", seconds, "--reps", "1000"]
+        mat = ["mat", "--camera", "--json", "--max-seconds", seconds]
+        for name, photo, command, formats in [
+            ("squat.live", person, squat, "MJPG,YUYV"),
+            ("squat.live.mjpeg", person, squat, "MJPG"),
+            ("mat.live", room, mat, "MJPG,YUYV"),
+            ("mat.live.mjpeg", room, mat, "MJPG"),
         ]:
-            environment = {"LD_PRELOAD": fake, "FAKECAM_FRAMES": photo, "ORT_DISABLE_TELEMETRY": "1"}
+            environment = {"LD_PRELOAD": fake, "FAKECAM_FRAMES": photo, "FAKECAM_FORMATS": formats,
+                           "ORT_DISABLE_TELEMETRY": "1"}
             out, wall, cpu = measured([options.binary] + command, environment)
             last = json.loads(out.strip().splitlines()[-1])
             row = {"name": name, "wall_s": round(wall, 2), "cpu_s": round(cpu, 2), "cores": round(cpu / wall, 3)}
-            if name == "squat.live":
+            if name.startswith("squat"):
                 row["fps"] = last["fps"]
                 row["camera_frames"] = last["camera_frames"]
                 row["mode"] = last["mode"]

@@ -64,6 +64,23 @@ struct CameraSquatTests {
     }
 
     @Test(
+        "squat --camera when the camera is unplugged mid-stream: the count so far, then the reason, exit 81",
+        .enabled(if: PoseFixtures.hasPhotos, "needs the pinned wheels (bash .ci/setup)"))
+    func unplugged() throws {
+        let folder = try TestEnvironment.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let person = try PoseFixtures.extractPhoto("grace_hopper", into: folder)
+        let environment = try FakeCamera.environment(frames: [person], fault: "unplug", unplugAfter: 10)
+        let result = try TestEnvironment.runProofkit(
+            ["squat", "--camera", "--max-seconds", "30"], environment: environment)
+        #expect(result.status == 81, "\(result.stdout)\(result.stderr)")
+        let errors = result.stderr.split(separator: "\n").map(String.init)
+        #expect(errors.count == 3, "\(errors)")  // the mode, the count so far, the reason
+        #expect(errors.dropFirst().first == "proofkit squat: 0 reps counted before the camera stopped")
+        #expect(errors.last == "proofkit squat: /dev/video0: camera unplugged (VIDIOC_DQBUF: No such device)")
+    }
+
+    @Test(
         "squats from a real video are counted live, as the same frames are counted from their poses",
         .enabled(if: squatVideo != nil, "no squat video: set PROOFKIT_SQUAT_VIDEO"),
         .enabled(if: TestEnvironment.hasTool("ffmpeg"), "needs ffmpeg"))

@@ -120,9 +120,11 @@ public struct CameraMode: Sendable, Equatable, CustomStringConvertible {
 
     /// The mode proofkit chooses among what a camera offers (pure; the rule of `camera list`):
     /// of the sizes of MJPEG and YUYV offered at 15 fps or more (any size if none is), the one
-    /// nearest 640x480 in pixel count (ties: the smaller); at that size YUYV before MJPEG (no JPEG
-    /// to decode: about a third of the time per frame, Benchmarks/CAMERA.md) when both reach 15
-    /// fps; and the slowest frame rate of 15 fps or more (the fastest offered when none is).
+    /// nearest 640x480 in pixel count (ties: the smaller); at that size YUYV before MJPEG (no
+    /// compression artefacts, and converting it takes 0.85x the time TurboJPEG takes to decode the
+    /// same frame as MJPEG, Benchmarks/CAMERA.md) when both reach 15 fps; and the slowest frame
+    /// rate of 15 fps or more (the fastest offered when none is): less work per second for the
+    /// proofs, which need no more.
     /// - Parameter preferring: a format to take whenever it is offered.
     /// - Returns: the mode, or nil when neither MJPEG nor YUYV is offered.
     public static func choose(

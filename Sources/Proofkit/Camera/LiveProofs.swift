@@ -16,8 +16,9 @@ public enum LiveProofEnding: String, Sendable, Equatable {
 
 /// The rule of the mat by camera.
 ///
-/// Frames are judged at most ``judgedPerSecond`` a second (4: the judge takes ~60 ms a frame on
-/// one core here, so this stays under half a core); the proof passes when ``passingFrames`` (3)
+/// Frames are judged at most ``judgedPerSecond`` a second (4: the judge takes about 50 ms of CPU a
+/// frame here, so this stays near 0.2 of a core, Benchmarks/CAMERA.md; the frames in between are
+/// dropped undecoded); the proof passes when ``passingFrames`` (3)
 /// judged frames **in a row** pass, which at 4 a second is a mat held steadily in view for at
 /// least half a second, and on a slower machine (2 a second) for a second. A failing frame in
 /// between starts the run again, so a mat swept past the camera does not pass.

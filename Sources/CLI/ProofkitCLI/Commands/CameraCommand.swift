@@ -15,7 +15,8 @@ enum CameraCommand: Subcommand {
 
         The mode: of MJPEG and YUYV (the two formats proofkit decodes: MJPEG by TurboJPEG, YUYV in
         Swift), the size nearest 640x480 offered at 15 fps or more; at that size YUYV before MJPEG
-        (no JPEG to decode); and the slowest frame rate of 15 fps or more (15 on most webcams).
+        (no compression artefacts, and a little cheaper); and the slowest frame rate of 15 fps or
+        more (15 on most webcams).
 
         A Raspberry Pi camera module is not a V4L2 capture device of this kind; run proofkit under
         libcamera's V4L2 compatibility layer: libcamerify proofkit camera list (untested here).
