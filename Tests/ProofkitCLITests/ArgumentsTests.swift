@@ -117,12 +117,15 @@ struct OptionalValueTests {
     @Test("--camera alone, before another option, with a device, or =DEVICE")
     func forms() throws {
         #expect(try parseArguments(["--camera"], options: Self.options).value("camera") == "")
+        #expect(try parseArguments(["--json", "--camera"], options: Self.options).value("camera") == "")
         let before = try parseArguments(["--camera", "--json"], options: Self.options)
         #expect(before.value("camera") == "" && before.has("json"))
         let device = try parseArguments(["--camera", "/dev/video2", "--max-seconds", "5"], options: Self.options)
         #expect(device.value("camera") == "/dev/video2" && device.value("max-seconds") == "5")
         #expect(try parseArguments(["--camera=/dev/video1"], options: Self.options).value("camera") == "/dev/video1")
         #expect(try parseArguments(["--json"], options: Self.options).value("camera") == nil)
+        // A lone "-" (stdin, as in `alarm prove --squat -`) is a value.
+        #expect(try parseArguments(["--camera", "-"], options: Self.options).value("camera") == "-")
     }
 }
 

@@ -171,6 +171,23 @@ struct CameraEndToEndTests {
     }
 
     @Test(
+        "alarm prove --photo --camera ends a due chain; --photo without a photo or camera is a usage error",
+        .enabled(if: alarmModelsBuilt, "needs the models (bash .ci/setup)"))
+    func alarmProve() throws {
+        let rig = try AlarmRig()
+        let (id, first) = try rig.add(in: 1, window: 60, gap: 30, extra: ["--proof", "mat"])
+        usleep(UInt32(max(0, first.timeIntervalSinceNow + 0.2) * 1_000_000))  // due: its first ring's time has come
+        let bare = try rig.alarm(["prove", id, "--photo"])
+        #expect(bare.status == 64, "\(bare.stderr)")
+        #expect(bare.stderr.contains("--photo needs a PHOTO, or --camera"))
+        let environment = try FakeCamera.environment(frames: [Self.matPhoto])
+        let proof = try rig.alarm(["prove", id, "--photo", "--camera", "--max-seconds", "20"], environment: environment)
+        #expect(proof.status == 0, "\(proof.stdout)\(proof.stderr)")
+        #expect(proof.stdout.contains("accepted: the mat held in view for 3 frames in a row"))
+        #expect(proof.stdout.contains("proof accepted: chain \(id) ended; 3 rings cancelled"), "\(proof.stdout)")
+    }
+
+    @Test(
         "--record DIR writes each frame handed out, and only there",
         .enabled(if: alarmModelsBuilt, "needs the models (bash .ci/setup)"))
     func record() throws {

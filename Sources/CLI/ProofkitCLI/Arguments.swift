@@ -14,7 +14,8 @@ public struct OptionSpec: Sendable {
     /// shell completions offer them. Empty for a free value (a file, a number).
     public var choices: [String] = []
     /// The value may be left out (`--camera` or `--camera /dev/video2`): the next token is its
-    /// value unless it starts with "-"; left out, the option is given with an empty value.
+    /// value unless it starts with "-" (a lone "-", stdin, is a value); left out, the option is
+    /// given with an empty value.
     public var valueIsOptional = false
 
     /// A boolean flag such as `--json`.
@@ -193,12 +194,12 @@ public func parseArguments(_ tokens: [String], options: [OptionSpec]) throws(Usa
         if let inline {
             value = inline
         } else if spec.valueIsOptional {
-            let next = index + 1 < tokens.count ? tokens[index + 1] : "-"
-            if next.hasPrefix("-") || next.isEmpty {
-                value = ""
-            } else {
+            let next = index + 1 < tokens.count ? tokens[index + 1] : nil
+            if let next, !next.isEmpty, !next.hasPrefix("-") || next == "-" {
                 index += 1
                 value = next
+            } else {
+                value = ""
             }
         } else {
             index += 1
