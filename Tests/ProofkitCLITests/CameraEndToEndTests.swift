@@ -181,7 +181,8 @@ struct CameraEndToEndTests {
         #expect(bare.status == 64, "\(bare.stderr)")
         #expect(bare.stderr.contains("--photo needs a PHOTO, or --camera"))
         let environment = try FakeCamera.environment(frames: [Self.matPhoto])
-        let proof = try rig.alarm(["prove", id, "--photo", "--camera", "--max-seconds", "20"], environment: environment)
+        let proof = try rig.alarm(
+            ["prove", id, "--photo", "--camera", "--max-seconds", "20"], environment: environment)
         #expect(proof.status == 0, "\(proof.stdout)\(proof.stderr)")
         #expect(proof.stdout.contains("accepted: the mat held in view for 3 frames in a row"))
         #expect(proof.stdout.contains("proof accepted: chain \(id) ended; 3 rings cancelled"), "\(proof.stdout)")
