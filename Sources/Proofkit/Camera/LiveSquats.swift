@@ -32,6 +32,9 @@ public struct LiveSquatUpdate: Sendable {
     public var events: [SquatEvent]
     /// Whether a person was in view.
     public var personInView: Bool
+    /// Whether all eight squat joints (shoulders to ankles) were seen with the counter's minimum
+    /// confidence: false when the camera sees only part of the person.
+    public var wholeBodyInView: Bool
     /// Seconds of rest still to go (0 when not resting).
     public var restLeft: Double
     /// Frames estimated so far.
@@ -117,18 +120,20 @@ public struct LiveSquatCounter: Sendable {
             let observation = try estimator.estimate(image: frame.image, previous: previous)
             previous = observation.estimate
             frames += 1
+            let pose = Self.poseFrame(observation, time: seconds, width: frame.image.width, height: frame.image.height)
+            let whole = PoseJoint.allCases.allSatisfy { pose[$0].confidence >= configuration.minimumConfidence }
             if frame.time < restUntil {
                 onUpdate(
                     LiveSquatUpdate(
-                        seconds: seconds, events: [], personInView: previous != nil, restLeft: restUntil - frame.time,
-                        frames: frames))
+                        seconds: seconds, events: [], personInView: previous != nil, wholeBodyInView: whole,
+                        restLeft: restUntil - frame.time, frames: frames))
                 continue
             }
-            let events = counter.process(
-                Self.poseFrame(observation, time: seconds, width: frame.image.width, height: frame.image.height))
+            let events = counter.process(pose)
             onUpdate(
                 LiveSquatUpdate(
-                    seconds: seconds, events: events, personInView: previous != nil, restLeft: 0, frames: frames))
+                    seconds: seconds, events: events, personInView: previous != nil, wholeBodyInView: whole,
+                    restLeft: 0, frames: frames))
             for event in events {
                 switch event {
                 case .workoutCompleted: return result(.passed)

@@ -32,19 +32,22 @@ extension SquatCommand {
             io.print("counting squats: \(plan.repsPerSet) reps\(sets) (up to \(decimalText(maxSeconds, places: 0)) s)")
         }
         var reps = 0
-        var inView: Bool?
+        var view: String?
         var restShown = -1
         let result: LiveSquatResult
         do throws(ProofkitError) {
             result = try counter.watch(
                 source, estimator: estimator, maxSeconds: maxSeconds,
                 onUpdate: { update in
-                    if update.personInView != inView, !json {
-                        io.print(
-                            update.personInView
-                                ? "person in view" : "nobody in view: stand where the camera sees you, feet to head")
-                    }
-                    inView = update.personInView
+                    // The hint that applies, printed when it changes.
+                    let now =
+                        !update.personInView
+                        ? "nobody in view: stand where the camera sees you, feet to head"
+                        : update.wholeBodyInView
+                            ? "person in view"
+                            : "only part of you is in view: step back until the camera sees you from shoulders to feet"
+                    if now != view, !json { io.print(now) }
+                    view = now
                     if update.restLeft > 0 {
                         let left = Int(update.restLeft.rounded(.up))
                         if !json, left % 10 == 0 || left <= 3, left != restShown { io.print("rest: \(left) s left") }
