@@ -9,7 +9,7 @@
 //                                      no clock)
 //   Sources/System/ProofkitSystem      the one libc chokepoint (`package` access, after swift-system);
 //                                      POSIX+Calls.swift is its only file that calls libc
-//   Sources/Adapters/<Adapter>         AudioIO, ImageIO, Inference, Storage: each over its own C modules
+//   Sources/Adapters/<Adapter>         AudioIO, ImageIO, Inference, Storage, Camera: each over its own C modules
 //                                      (CSupport/), loaded on first use
 //   Sources/Proofkit                   the facade: one entry type per proof and the alarm service; it
 //                                      re-exports the engines and wraps what callers need of the adapters
@@ -25,12 +25,14 @@ let engines = [
 ]
 /// The C modules (CSupport/NAME) of the libraries loaded on first use, through CProofkitShims.
 let loadedLibraries = ["CSndFile", "CALSA", "CTurboJPEG", "CPNG", "CSQLite"]
-/// Every C module: the loaded libraries, ONNX Runtime's API (declared by us) and the shims.
-let cModules = loadedLibraries + ["COnnxRuntime", "CProofkitShims"]
+/// The C modules of kernel interfaces: headers only, no library to load (V4L2 is ioctls on a device node).
+let headerModules = ["CV4L2"]
+/// Every C module: the loaded libraries, ONNX Runtime's API (declared by us), the kernel headers and the shims.
+let cModules = loadedLibraries + ["COnnxRuntime", "CProofkitShims"] + headerModules
 /// The adapters (Sources/Adapters/NAME) and the C modules each one wraps.
 let adapters: [(name: String, c: [String])] = [
     ("AudioIO", ["CSndFile", "CALSA"]), ("ImageIO", ["CTurboJPEG", "CPNG"]), ("Inference", ["COnnxRuntime"]),
-    ("Storage", ["CSQLite"]),
+    ("Storage", ["CSQLite"]), ("Camera", ["CV4L2"]),
 ]
 
 /// A target in `Sources/LAYER/NAME`.
@@ -45,7 +47,7 @@ let cTargets: [Target] =
     loadedLibraries.map { .target(name: $0, dependencies: ["CProofkitShims"], path: "CSupport/\($0)") } + [
         .target(name: "COnnxRuntime", path: "CSupport/COnnxRuntime", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "CProofkitShims", path: "CSupport/CProofkitShims", linkerSettings: [.linkedLibrary("dl")]),
-    ]
+    ] + headerModules.map { .systemLibrary(name: $0, path: "CSupport/\($0)") }
 
 // MARK: Core values and the pure engines (no C, no I/O).
 let coreTargets: [Target] =
@@ -83,7 +85,7 @@ let productTargets: [Target] = [
 // (TestEnvironment.fixtures), not from a bundle.
 let testTargets: [Target] =
     [
-        .target(name: "TestSupport", dependencies: ["ProofkitCore"], path: "Tests/TestSupport", exclude: ["Fixtures"]),
+        .target(name: "TestSupport", dependencies: ["ProofkitCore"], path: "Tests/TestSupport", exclude: ["Fixtures", "FakeCamera"]),
         .testTarget(name: "ProofkitCoreTests", dependencies: ["ProofkitCore", "TestSupport"]),
         .testTarget(name: "ProofkitSystemTests", dependencies: ["ProofkitSystem", "TestSupport"]),
         .testTarget(

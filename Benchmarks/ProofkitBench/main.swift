@@ -8,6 +8,7 @@ benchmarks += imageBenchmarks()
 benchmarks += sileroBenchmarks()
 benchmarks += squatBenchmarks()
 benchmarks += inferenceBenchmarks()
+benchmarks += cameraBenchmarks()
 
 let arguments = CommandLine.arguments
 var filter: String?

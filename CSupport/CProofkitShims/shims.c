@@ -7,9 +7,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 
 // MARK: POSIX file I/O
+
+int proofkit_posix_ioctl(int fd, unsigned long request, void *argument) {
+    return ioctl(fd, request, argument);
+}
 
 int proofkit_posix_start_writeback(int fd) {
 #if defined(__linux__) && defined(SYNC_FILE_RANGE_WRITE)

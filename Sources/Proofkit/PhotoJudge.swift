@@ -1,4 +1,5 @@
 import AudioIO
+public import Camera
 import Dispatch
 public import ImageProof
 import Inference
@@ -329,6 +330,21 @@ public struct PhotoJudge: ~Copyable {
     /// - Throws: as ``judge(contentsOf:)``, naming `name`.
     public mutating func judge(bytes: [UInt8], name: String) throws(ProofkitError) -> PhotoProofResult {
         try proof.judge(bytes: bytes, name: name, model: &model)
+    }
+
+    /// Judges a camera frame: a JPEG (MJPEG) as a photo in memory (DCT-scaled as a photo is), a
+    /// YUYV frame from its pixels.
+    /// - Throws: as ``judge(bytes:name:)``, naming `name`; `.decodeFailed` for a truncated YUYV frame.
+    public mutating func judge(frame: CameraFrame, name: String) throws(ProofkitError) -> PhotoProofResult {
+        switch frame.format {
+        case .mjpeg: return try judge(bytes: frame.bytes, name: name)
+        case .yuyv:
+            guard
+                let image = YUYV.rgb(
+                    frame.bytes, width: frame.width, height: frame.height, bytesPerLine: frame.bytesPerLine)
+            else { throw ProofkitError(.decodeFailed, "the YUYV frame is truncated", path: name) }
+            return try proof.judge(input: proof.prepare(uncompressedFrame: image), path: name, model: &model)
+        }
     }
 
     /// Enrols the person's own mat from one or more photos of it: later photos are also accepted

@@ -219,6 +219,20 @@ public struct DecodedImageSummary: Sendable, Equatable {
     /// Non-fatal decoder warnings.
     public var warnings: [String]
 
+    /// The summary of an image that was never a file: a YUYV camera frame, converted in Swift.
+    /// Its `format` is `.png` (lossless, as the frame is), its colour model "YUYV 4:2:2".
+    init(uncompressedFrame image: RGBImage) {
+        format = .png
+        width = image.width
+        height = image.height
+        storedWidth = image.width
+        storedHeight = image.height
+        orientation = .up
+        scale = "1/1"
+        colorModel = "YUYV 4:2:2"
+        warnings = []
+    }
+
     init(_ decoded: DecodedImage) {
         format = decoded.format
         width = decoded.image.width
@@ -306,6 +320,16 @@ public struct PhotoProof: Sendable {
         } catch {
             throw error.at(path: name)
         }
+    }
+
+    /// Preprocesses an image already in memory as RGB (a YUYV camera frame), with no decoding.
+    public func prepare(uncompressedFrame image: RGBImage) -> PreparedPhotoInput {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let photo = PreparedPhoto(image, preprocessing: configuration.preprocessing)
+        return PreparedPhotoInput(
+            decoded: DecodedImageSummary(uncompressedFrame: image), brightness: photo.brightness, photo: photo,
+            crops: configuration.crops, decodeTime: .zero, preprocessTime: clock.now - start)
     }
 
     private func prepare(

@@ -107,6 +107,28 @@ struct ArgumentsTests {
     }
 }
 
+@Suite("Options whose value may be left out")
+struct OptionalValueTests {
+    static let options: [OptionSpec] = [
+        .optionalValue("camera", value: "DEVICE", help: "a camera"), .option("max-seconds", value: "S", help: "s"),
+        .flag("json", help: "json"),
+    ]
+
+    @Test("--camera alone, before another option, with a device, or =DEVICE")
+    func forms() throws {
+        #expect(try parseArguments(["--camera"], options: Self.options).value("camera") == "")
+        #expect(try parseArguments(["--json", "--camera"], options: Self.options).value("camera") == "")
+        let before = try parseArguments(["--camera", "--json"], options: Self.options)
+        #expect(before.value("camera") == "" && before.has("json"))
+        let device = try parseArguments(["--camera", "/dev/video2", "--max-seconds", "5"], options: Self.options)
+        #expect(device.value("camera") == "/dev/video2" && device.value("max-seconds") == "5")
+        #expect(try parseArguments(["--camera=/dev/video1"], options: Self.options).value("camera") == "/dev/video1")
+        #expect(try parseArguments(["--json"], options: Self.options).value("camera") == nil)
+        // A lone "-" (stdin, as in `alarm prove --squat -`) is a value.
+        #expect(try parseArguments(["--camera", "-"], options: Self.options).value("camera") == "-")
+    }
+}
+
 @Suite("Exit status table")
 struct ExitStatusTests {
     @Test(
@@ -114,7 +136,8 @@ struct ExitStatusTests {
         arguments: [
             (ProofkitError.Code.invalidArgument, Int32(64)), (.notFound, 66), (.unsupportedFormat, 65),
             (.decodeFailed, 65), (.deviceUnavailable, 69), (.runtimeUnavailable, 69), (.io, 74),
-            (.modelInvalid, 78), (.internal, 1),
+            (.modelInvalid, 78), (.internal, 1), (.cameraBusy, 80), (.cameraUnplugged, 81), (.cameraStalled, 82),
+            (.notACamera, 83), (.cameraFormat, 84),
         ])
     func mapping(code: ProofkitError.Code, status: Int32) {
         #expect(ExitStatus(for: code).rawValue == status)

@@ -173,6 +173,17 @@ struct ChokepointTests {
         }
     }
 
+    @Test("the camera's V4L2 requests are made in one file, V4L2+Calls.swift, through the chokepoint")
+    func v4l2InOneFile() throws {
+        let files = try Self.swiftFiles(under: "Sources")
+        let importing = files.filter { Self.imports($0.text, ["CV4L2"]) }.map(\.path)
+        #expect(importing == ["Sources/Adapters/Camera/V4L2+Calls.swift"])
+        let calls = try #require(files.first { $0.path == "Sources/Adapters/Camera/V4L2+Calls.swift" })
+        // Every request goes through POSIX.control (ioctl) or POSIX.mapDevice (mmap); no libc here.
+        #expect(!Self.imports(calls.text, ["Glibc", "Darwin", "CProofkitShims"]))
+        #expect(calls.text.contains("POSIX.control(") && calls.text.contains("POSIX.mapDevice("))
+    }
+
     @Test("no Swift source file is over 40 KB")
     func sourceSizes() throws {
         var count = 0

@@ -126,6 +126,12 @@ int proofkit_posix_make_temporary(char *name_template);
 /// Why C: `O_PATH` is a GNU extension, hidden from Swift's Glibc module.
 int proofkit_posix_open_path(const char *path);
 
+/// `ioctl(fd, request, argument)`: a device request whose argument is one struct the driver reads
+/// and/or fills (a V4L2 `VIDIOC_*`). Returns ioctl's value, or -1 with `errno` set.
+///
+/// Why C: `ioctl` is variadic, which Swift does not import.
+int proofkit_posix_ioctl(int fd, unsigned long request, void *argument);
+
 // MARK: Child processes
 
 /// Asks the kernel to send `signal` to this process when its parent thread exits

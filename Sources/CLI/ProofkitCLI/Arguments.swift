@@ -13,6 +13,10 @@ public struct OptionSpec: Sendable {
     /// The values the option takes, when it takes one of a fixed few (`--engine`, `--vad`): the
     /// shell completions offer them. Empty for a free value (a file, a number).
     public var choices: [String] = []
+    /// The value may be left out (`--camera` or `--camera /dev/video2`): the next token is its
+    /// value unless it starts with "-" (a lone "-", stdin, is a value); left out, the option is
+    /// given with an empty value.
+    public var valueIsOptional = false
 
     /// A boolean flag such as `--json`.
     public static func flag(_ name: String, short: Character? = nil, help: String) -> OptionSpec {
@@ -28,6 +32,14 @@ public struct OptionSpec: Sendable {
     ) -> OptionSpec {
         OptionSpec(
             name: name, short: short, valueName: value, isRepeatable: repeatable, help: help, choices: choices)
+    }
+
+    /// An option whose value may be left out: `--name`, `--name VALUE` (a next token that does not
+    /// start with "-") or `--name=VALUE`. Left out, ``ParsedArguments/value(_:)`` is "".
+    public static func optionalValue(_ name: String, value: String, help: String) -> OptionSpec {
+        var spec = OptionSpec(name: name, short: nil, valueName: "[\(value)]", isRepeatable: false, help: help)
+        spec.valueIsOptional = true
+        return spec
     }
 }
 
@@ -181,6 +193,14 @@ public func parseArguments(_ tokens: [String], options: [OptionSpec]) throws(Usa
         let value: String
         if let inline {
             value = inline
+        } else if spec.valueIsOptional {
+            let next = index + 1 < tokens.count ? tokens[index + 1] : nil
+            if let next, !next.isEmpty, !next.hasPrefix("-") || next == "-" {
+                index += 1
+                value = next
+            } else {
+                value = ""
+            }
         } else {
             index += 1
             guard index < tokens.count else { throw UsageError("\(display) needs a value") }

@@ -37,6 +37,7 @@ var allCommands: [any Subcommand.Type] {
         PlanCommand.self,
         AlarmCommand.self,
         BenchCommand.self,
+        CameraCommand.self,
         DoctorCommand.self,
     ]
 }

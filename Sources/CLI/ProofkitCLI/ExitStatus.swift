@@ -17,6 +17,11 @@ public import ProofkitCore
 /// | 75 | Try again: another process holds the lock (a plan's state file, or another alarm service runs on the store) (`EX_TEMPFAIL`). |
 /// | 76 | Alarm store corrupt: not a database or damaged; left as it is. |
 /// | 78 | Model invalid: checksum mismatch or wrong shape (`EX_CONFIG`). |
+/// | 80 | Camera busy: open in another program (`EBUSY`). |
+/// | 81 | Camera unplugged, before or during a live proof (`ENODEV`). |
+/// | 82 | Camera stalled: no frame for 5 s. |
+/// | 83 | Not a camera: the device is not a video capture device. |
+/// | 84 | No camera format proofkit decodes (it takes MJPEG and YUYV). |
 public struct ExitStatus: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public var rawValue: Int32
     public init(rawValue: Int32) { self.rawValue = rawValue }
@@ -37,6 +42,16 @@ public struct ExitStatus: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let serviceRunning = tryAgain
     public static let storeCorrupt = ExitStatus(rawValue: 76)
     public static let modelInvalid = ExitStatus(rawValue: 78)
+    /// The camera is open in another program (`EBUSY`).
+    public static let cameraBusy = ExitStatus(rawValue: 80)
+    /// The camera went away (unplugged), before or during a live proof.
+    public static let cameraUnplugged = ExitStatus(rawValue: 81)
+    /// The camera gave no frame for 5 s.
+    public static let cameraStalled = ExitStatus(rawValue: 82)
+    /// The device is not a video capture device.
+    public static let notACamera = ExitStatus(rawValue: 83)
+    /// The camera offers no format proofkit decodes (MJPEG or YUYV).
+    public static let cameraFormat = ExitStatus(rawValue: 84)
 
     /// The one mapping from error codes to exit statuses.
     public init(for code: ProofkitError.Code) {
@@ -48,6 +63,11 @@ public struct ExitStatus: RawRepresentable, Hashable, Sendable, CustomStringConv
         case .io: self = .ioError
         case .busy: self = .tryAgain
         case .modelInvalid: self = .modelInvalid
+        case .cameraBusy: self = .cameraBusy
+        case .cameraUnplugged: self = .cameraUnplugged
+        case .cameraStalled: self = .cameraStalled
+        case .notACamera: self = .notACamera
+        case .cameraFormat: self = .cameraFormat
         default: self = .failure
         }
     }
@@ -71,5 +91,10 @@ public struct ExitStatus: RawRepresentable, Hashable, Sendable, CustomStringConv
               service already running on the store)
           76  alarm store corrupt (left as it is)
           78  model invalid (checksum mismatch, wrong shape)
+          80  camera busy (open in another program)
+          81  camera unplugged (before or during a live proof)
+          82  camera stalled (no frame for 5 s)
+          83  not a camera (not a video capture device)
+          84  no camera format proofkit decodes (it takes MJPEG and YUYV)
         """
 }

@@ -10,6 +10,7 @@ public struct ProofkitError: Error, Sendable, CustomStringConvertible, Equatable
         enum Storage: String, Hashable, Sendable {
             case invalidArgument, notFound, unsupportedFormat, decodeFailed
             case deviceUnavailable, runtimeUnavailable, modelInvalid, io, busy, `internal`
+            case cameraBusy, cameraUnplugged, cameraStalled, notACamera, cameraFormat
         }
         let storage: Storage
         init(_ storage: Storage) { self.storage = storage }
@@ -33,6 +34,16 @@ public struct ProofkitError: Error, Sendable, CustomStringConvertible, Equatable
         /// Another process holds a lock (for example on a state file) longer than the wait
         /// allowed; trying again later may succeed.
         public static let busy = Code(.busy)
+        /// The camera is open in another program (`EBUSY`).
+        public static let cameraBusy = Code(.cameraBusy)
+        /// The camera went away (`ENODEV`): unplugged, mid-stream or before it was opened.
+        public static let cameraUnplugged = Code(.cameraUnplugged)
+        /// The camera streams but gave no frame for 5 s.
+        public static let cameraStalled = Code(.cameraStalled)
+        /// The device is not a video capture device (a metadata node, a sound card, a file).
+        public static let notACamera = Code(.notACamera)
+        /// The camera offers no pixel format proofkit decodes (MJPEG or YUYV).
+        public static let cameraFormat = Code(.cameraFormat)
         /// A bug or an unexpected library failure.
         public static let `internal` = Code(.internal)
 

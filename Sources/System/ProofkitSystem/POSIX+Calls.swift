@@ -47,6 +47,11 @@ package struct Errno: Error, Equatable, Hashable, Sendable, CustomStringConverti
     package static let permissionDenied = Errno(code: EACCES)
     package static let notPermitted = Errno(code: EPERM)
     package static let readOnlyFileSystem = Errno(code: EROFS)
+    package static let deviceBusy = Errno(code: EBUSY)
+    package static let noDevice = Errno(code: ENODEV)
+    package static let noSuchDevice = Errno(code: ENXIO)
+    package static let notATerminal = Errno(code: ENOTTY)
+    package static let invalid = Errno(code: EINVAL)
     package static let nameTooLong = Errno(code: ENAMETOOLONG)
 }
 
@@ -443,6 +448,15 @@ package enum POSIX {
         return entries.map { $0.revents != 0 }
     }
 
+    /// Sends the device request `request` to `fd`, with `argument` the one struct the driver reads
+    /// and/or fills (a V4L2 `VIDIOC_*`). Retries on EINTR. Calls `ioctl` (through
+    /// `proofkit_posix_ioctl`, as Swift does not import variadic C functions).
+    package static func control(_ fd: Int32, _ request: UInt, _ argument: UnsafeMutableRawPointer)
+        -> Result<Int32, Errno>
+    {
+        valueOrErrno { proofkit_posix_ioctl(fd, request, argument) }
+    }
+
     /// Points `target` at the open file of `fd` (closing what `target` was), retrying on EINTR.
     /// Calls `dup2`.
     @discardableResult
@@ -497,6 +511,14 @@ package enum POSIX {
         guard let base = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED else {
             return .failure(.current)
         }
+        return .success(UnsafeRawBufferPointer(start: base, count: size))
+    }
+
+    /// Maps `size` bytes at `offset` of the device `fd`, shared with the driver, readable and
+    /// writable (a V4L2 capture buffer, which the driver fills). Calls `mmap`.
+    package static func mapDevice(_ fd: Int32, size: Int, offset: Int64) -> Result<UnsafeRawBufferPointer, Errno> {
+        guard let base = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off_t(offset)), base != MAP_FAILED
+        else { return .failure(.current) }
         return .success(UnsafeRawBufferPointer(start: base, count: size))
     }
 

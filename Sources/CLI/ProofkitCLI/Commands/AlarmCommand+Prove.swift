@@ -78,9 +78,23 @@ extension AlarmCommand {
             return .success
         }
         let proof: (String, any Subcommand.Type, [String], Bool)
-        if let photo = arguments.value("photo") {
+        if let camera = arguments.value("camera") {
+            let command: any Subcommand.Type = arguments.value("squat") == "" ? SquatCommand.self : MatCommand.self
+            guard arguments.value("squat") == "" || arguments.value("photo") == "" else {
+                throw UsageError("--camera takes --photo or --squat without a file")
+            }
+            let passed = ["camera-format", "record"].flatMap { name in
+                arguments.value(name).map { ["--\(name)", $0] } ?? []
+            }
+            proof = (
+                command == MatCommand.self ? "mat" : "squat", command,
+                ["--camera=\(camera)", "--strict", "--max-seconds", "\(maxSeconds)s"] + passed, true
+            )
+        } else if let photo = arguments.value("photo") {
+            guard !photo.isEmpty else { throw UsageError("--photo needs a PHOTO, or --camera") }
             proof = ("mat", MatCommand.self, [photo, "--strict"], false)
         } else if let poses = arguments.value("squat") {
+            guard !poses.isEmpty else { throw UsageError("--squat needs POSES or -, or --camera") }
             let limit = ["--max-seconds", "\(maxSeconds)s"]
             proof = ("squat", SquatCommand.self, [poses, "--strict"] + (poses == "-" ? limit : []), poses == "-")
         } else if let recording = positionals.first {

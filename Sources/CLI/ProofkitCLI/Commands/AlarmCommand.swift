@@ -18,6 +18,7 @@ enum AlarmCommand: Subcommand {
                proofkit alarm add --at TIME --sound FILE [--window 30m] [--proof voice|mat|squat|any] [--label L] [--volume 100] [--ramp 3s] [--escalate] [--listen auto|on|off] [--text NAME] [--json]
                proofkit alarm stop [--json]
                proofkit alarm prove [ID] (--voice [REC] | --photo PHOTO | --squat POSES|- | --escape) [--max-seconds 180] [--strict] [--json]
+               proofkit alarm prove [ID] (--photo | --squat) --camera [DEVICE]
                proofkit alarm status [--json]
                proofkit alarm history [--days 30] [--json] [--plot FILE.svg]
                proofkit alarm install [--user|--system] [--print] [--device D] [--ring-seconds S]
@@ -87,7 +88,8 @@ enum AlarmCommand: Subcommand {
                  Only a due chain takes a proof: its first ring has come and its proof window
                  has not ended. With nothing due, nothing changes: it says when the next ring
                  is and exits 3. --photo PHOTO (the mat proof), --voice [REC] (live without
-                 REC), --squat POSES.jsonl or - (a live keypoint stream on stdin). A passing
+                 REC), --squat POSES.jsonl or - (a live keypoint stream on stdin); --photo or
+                 --squat with --camera [DEVICE]: live from a camera (see mat, squat). A passing
                  proof ends the chain and cancels its remaining rings. During a live proof the
                  ring stops and the chain's backups are held off for at most 3 min; a live proof
                  ends when it passes or at --max-seconds [180]. When a hold ends without a
@@ -192,8 +194,9 @@ enum AlarmCommand: Subcommand {
             .option("ramp", value: "DUR", help: "add, prayers: each ring's fade-in, 0-60s [3s]"),
             .flag("escalate", help: "add, prayers: each backup louder than the last, up to 100%"),
             .flag("voice", help: "prove: the voice proof (REC as argument, else live)"),
-            .option("photo", value: "PHOTO", help: "prove: the mat proof on a photo"),
-            .option("squat", value: "POSES", help: "prove: squats from a keypoint file, or - for live"),
+            .optionalValue("photo", value: "PHOTO", help: "prove: the mat proof on a photo (none with --camera)"),
+            .optionalValue(
+                "squat", value: "POSES", help: "prove: squats from keypoints, - for stdin (none with --camera)"),
             .flag("escape", help: "prove: record an escape (ends the chain, not a proof)"),
             .option("max-seconds", value: "S", help: "prove: a live proof gives up after S seconds [180]"),
             .flag("strict", help: "prove: exit 2 when the proof is rejected"),
@@ -205,7 +208,7 @@ enum AlarmCommand: Subcommand {
             .flag("print", help: "install: print the unit instead of writing it"),
             .option("prayers", value: "LIST", help: "prayers: prayers with alarms [fajr]"),
             .option("proof-window", value: "DUR", help: "prayers: backups spread over this [30m]"),
-        ] + PrayerOptions.specs
+        ] + PrayerOptions.specs + CameraOptions.specs
 
     /// The options each action takes (besides --store); any other is a usage error.
     static let actionOptions: [String: Set<String>] = [
@@ -222,7 +225,9 @@ enum AlarmCommand: Subcommand {
             "text", "texts",
         ],
         "stop": ["json"],
-        "prove": ["voice", "photo", "squat", "escape", "device", "max-seconds", "strict", "json"],
+        "prove": Set(
+            ["voice", "photo", "squat", "escape", "device", "max-seconds", "strict", "json"]
+                + CameraOptions.specs.map(\.name)),
         "status": ["json"],
         "history": ["json", "days", "plot"],
         "install": ["user", "system", "print", "device", "ring-seconds", "mic"],

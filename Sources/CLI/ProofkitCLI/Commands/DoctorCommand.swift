@@ -5,12 +5,13 @@ import ProofkitCore
 enum DoctorCommand: Subcommand {
     static let name = "doctor"
     static let summary =
-        "say what proofkit found on this machine and where: ONNX Runtime, models (checksums verified), C libraries, audio devices"
+        "say what proofkit found on this machine and where: ONNX Runtime, models (checksums verified), C libraries, audio devices, cameras"
     static let synopsis = "proofkit doctor [--json]"
     static let discussion = """
         Loads ONNX Runtime and the four C libraries the way the commands do, reads every model
         file that the models folder's manifest.json lists and checks its SHA-256, and lists the
-        ALSA PCM devices (of PROOFKIT_ALSA_CONFIG when set). Nothing is written.
+        ALSA PCM devices (of PROOFKIT_ALSA_CONFIG when set) and the cameras with their formats and
+        sizes (as 'proofkit camera list'). Nothing is written.
 
         Where things are looked for (the first that has them wins):
           models:       $PROOFKIT_MODELS (then only it), <bin>/../share/proofkit/models,
@@ -29,7 +30,8 @@ enum DoctorCommand: Subcommand {
           "models": [{"name": str, "path": str|null,
                       "status": "verified"|"missing"|"mismatch"|"unlisted"|"unreadable"}],
           "libraries": [{"name": str, "soname": str, "package": str, "loaded": bool, "error": str|null}],
-          "audio_devices": [str]|{"error": str}, "key_devices": [{"path","name","readable"}], "healthy": bool}
+          "audio_devices": [str]|{"error": str}, "key_devices": [{"path","name","readable"}], "healthy": bool,
+          "cameras": [as in 'proofkit camera list --json']}
 
         Examples:
           proofkit doctor
@@ -41,10 +43,15 @@ enum DoctorCommand: Subcommand {
 
     static func run(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
         let report = InstallationReport(environment: io.environment)
+        let cameras = Cameras.list()
         if arguments.has("json") {
-            io.printJSON(json(for: report))
+            guard case .object(var object) = json(for: report) else { return .failure }
+            object["cameras"] = .array(cameras.map(CameraCommand.json))
+            io.printJSON(.object(object))
         } else {
-            for line in lines(for: report) { io.print(line) }
+            var out = lines(for: report)
+            out.insert(contentsOf: CameraCommand.lines(cameras), at: max(0, out.count - 1))
+            for line in out { io.print(line) }
         }
         if report.models.contains(where: { $0.status == "mismatch" }) { return .modelInvalid }
         return report.isHealthy ? .success : .unavailable

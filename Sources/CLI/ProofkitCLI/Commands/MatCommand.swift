@@ -111,30 +111,46 @@ enum MatCommand: Subcommand {
           proofkit mat --engine lite0 --rule class photo.jpg
           proofkit mat --json --strict morning/*.jpg
           proofkit mat --enrol my_mat.jpg --enrol my_mat_2.jpg photo.jpg
+          proofkit mat --camera --max-seconds 60
+
+        By camera (--camera [DEVICE], default the first video capture device): frames are judged
+        as they come, at most 4 a second, each as a photo is; the proof passes when 3 judged
+        frames in a row pass (a mat held steadily in view for half a second or more; a failing
+        frame starts the run again). While nothing passes, the hint that applies is printed each
+        time it changes. It ends at --max-seconds (default 60 s; rejected, with the last hint).
+        Frames stay in memory: nothing is written unless --record DIR is given. Camera faults
+        exit with their own codes (proofkit help exit-codes): 80 busy, 81 unplugged, 82 no frame
+        for 5 s, 83 not a camera, 84 no format proofkit decodes.
         """
-    static let options: [OptionSpec] = [
-        .option(
-            "engine", value: "NAME", choices: PhotoEngine.allCases.map(\.rawValue),
-            help: "lite0 (int8, default), lite0-fp32 or clip"),
-        .option(
-            "rule", value: "NAME", choices: PhotoRule.allCases.map(\.rawValue),
-            help: "class-or-head (default) or class (class 741 only); lite0 engines"),
-        .option("threshold", value: "X", help: "score needed to pass, 0..1 (default 0.3; clip 0.45)"),
-        .flag("verbose", short: "v", help: "add the top-5 classes, crop scores, decoded size and times"),
-        .flag("json", help: "one JSON object per photo, then a summary object, on stdout"),
-        .flag("strict", help: "exit 2 when a photo is rejected"),
-        .flag("full-size", help: "decode JPEGs at full size, up to 8 MP (slower; default: DCT-scaled)"),
-        .flag("all-crops", help: "score all five crops in one batch (default: stop at the first that passes)"),
-        .option("threads", value: "N", help: "ONNX Runtime intra-op threads (default 1; 0 = one per core)"),
-        .option(
-            "enrol", value: "MAT_PHOTO", repeatable: true, help: "enrol your own mat from this photo first (repeatable)"
-        ),
-        .flag("timings", help: "add model load and per-photo times (JSON: timings_ms, load_ms)"),
-    ]
+    static let options: [OptionSpec] =
+        [
+            .option(
+                "engine", value: "NAME", choices: PhotoEngine.allCases.map(\.rawValue),
+                help: "lite0 (int8, default), lite0-fp32 or clip"),
+            .option(
+                "rule", value: "NAME", choices: PhotoRule.allCases.map(\.rawValue),
+                help: "class-or-head (default) or class (class 741 only); lite0 engines"),
+            .option("threshold", value: "X", help: "score needed to pass, 0..1 (default 0.3; clip 0.45)"),
+            .flag("verbose", short: "v", help: "add the top-5 classes, crop scores, decoded size and times"),
+            .flag("json", help: "one JSON object per photo, then a summary object, on stdout"),
+            .flag("strict", help: "exit 2 when a photo is rejected"),
+            .flag("full-size", help: "decode JPEGs at full size, up to 8 MP (slower; default: DCT-scaled)"),
+            .flag("all-crops", help: "score all five crops in one batch (default: stop at the first that passes)"),
+            .option("threads", value: "N", help: "ONNX Runtime intra-op threads (default 1; 0 = one per core)"),
+            .option(
+                "enrol", value: "MAT_PHOTO", repeatable: true,
+                help: "enrol your own mat from this photo first (repeatable)"
+            ),
+            .flag("timings", help: "add model load and per-photo times (JSON: timings_ms, load_ms)"),
+            .option("max-seconds", value: "S", help: "with --camera: give up after S seconds (default 60)"),
+        ] + CameraOptions.specs
 
     static func run(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
         let photos = arguments.positionals
-        guard !photos.isEmpty else { throw UsageError("missing PHOTO") }
+        let live = CameraOptions.isLive(arguments)
+        if live && !photos.isEmpty { throw UsageError("--camera judges the camera's frames; give no PHOTO") }
+        if !live && arguments.value("max-seconds") != nil { throw UsageError("--max-seconds applies to --camera") }
+        guard !photos.isEmpty || live else { throw UsageError("missing PHOTO") }
         let engineName = arguments.value("engine") ?? PhotoEngine.lite0.rawValue
         guard let engine = PhotoEngine(rawValue: engineName) else {
             throw UsageError("unknown engine '\(engineName)'; choose lite0, lite0-fp32 or clip")
@@ -164,6 +180,7 @@ enum MatCommand: Subcommand {
             options: options, store: PhotoModelStore(environment: io.environment), prefetching: photos.first)
         let enrolPhotos = arguments.all("enrol")
         if !enrolPhotos.isEmpty { try judge.enrol(contentsOf: enrolPhotos) }
+        if live { return try watch(&judge, arguments, io: io) }
         let policyThreshold = judge.proof.configuration.policy.threshold
         if verbose && !json {
             io.print(

@@ -6,7 +6,10 @@ internal import ProofkitSystem
 enum PoseCommand: Subcommand {
     static let name = "pose"
     static let summary = "body pose in photos: the squat joints (or all 33 landmarks) as squat's JSON Lines"
-    static let synopsis = "proofkit pose PHOTO... [--json] [--landmarks squat|all] [--plot OUT.svg] [--threads N]"
+    static let synopsis = """
+        proofkit pose PHOTO... [--json] [--landmarks squat|all] [--plot OUT.svg] [--threads N]
+        proofkit pose --camera [DEVICE] [--json] [--max-seconds S]   (each frame as it comes; t in seconds)
+        """
     static let discussion = """
         Finds the body in each PHOTO (JPEG or PNG, by content; EXIF orientation applied) on this
         device with MediaPipe Pose's pipeline: the BlazePose detector, the rotated region from the
@@ -53,12 +56,14 @@ enum PoseCommand: Subcommand {
           proofkit pose frames/*.jpg --json > poses.jsonl && proofkit squat poses.jsonl
           proofkit pose photo.png --json --landmarks all
         """
-    static let options: [OptionSpec] = [
-        .flag("json", help: "one JSON line per photo, in squat's keypoint format"),
-        .option("landmarks", value: "SET", help: "squat (the 8 squat joints, default) or all (the 33 landmarks)"),
-        .option("plot", value: "FILE", help: "write an SVG of the skeleton over the photo (one PHOTO)"),
-        .option("threads", value: "N", help: "ONNX Runtime intra-op threads (default 1; 0 = one per core)"),
-    ]
+    static let options: [OptionSpec] =
+        [
+            .flag("json", help: "one JSON line per photo, in squat's keypoint format"),
+            .option("landmarks", value: "SET", help: "squat (the 8 squat joints, default) or all (the 33 landmarks)"),
+            .option("plot", value: "FILE", help: "write an SVG of the skeleton over the photo (one PHOTO)"),
+            .option("threads", value: "N", help: "ONNX Runtime intra-op threads (default 1; 0 = one per core)"),
+            .option("max-seconds", value: "S", help: "with --camera: stop after S seconds (default 30)"),
+        ] + CameraOptions.specs
 
     /// The landmarks printed: squat's 8 joints or all 33, as (name, landmark number).
     static func reported(all: Bool) -> [(name: String, index: Int)] {
@@ -71,7 +76,12 @@ enum PoseCommand: Subcommand {
 
     static func run(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
         let photos = arguments.positionals
-        guard !photos.isEmpty else { throw UsageError("missing PHOTO") }
+        if CameraOptions.isLive(arguments) {
+            guard photos.isEmpty else { throw UsageError("--camera estimates the camera's frames; give no PHOTO") }
+        } else {
+            guard !photos.isEmpty else { throw UsageError("missing PHOTO") }
+            guard arguments.value("max-seconds") == nil else { throw UsageError("--max-seconds applies to --camera") }
+        }
         let set = arguments.value("landmarks") ?? "squat"
         guard set == "squat" || set == "all" else {
             throw UsageError("--landmarks takes squat or all, not '\(set)'")
@@ -86,6 +96,9 @@ enum PoseCommand: Subcommand {
         let joints = reported(all: set == "all")
 
         let estimator = try PoseEstimator(store: PhotoModelStore(environment: io.environment), threads: threads)
+        if CameraOptions.isLive(arguments) {
+            return try watch(estimator, arguments, json: json, joints: joints, io: io)
+        }
         var worst = ExitStatus.success
         for (position, path) in photos.enumerated() {
             let photo: PosePhoto

@@ -9,6 +9,7 @@ enum SquatCommand: Subcommand {
     static let synopsis = """
         proofkit squat POSES.jsonl [--target N] [--sets N] [--rest DURATION] [--json] [--plot depth.svg] [--strict]
         proofkit squat - [options]        (read a live stream on stdin; each rep is printed as it happens)
+        proofkit squat --camera [DEVICE] [--sets N --target N --rest DURATION] [--max-seconds S]
         """
     static let discussion = """
         Input: one frame per line, {"t": seconds, "keypoints": {"left_hip": [x, y, conf], ...}}, with
@@ -52,10 +53,23 @@ enum SquatCommand: Subcommand {
           proofkit squat morning.jsonl --target 10
           proofkit squat set.jsonl --json --plot depth.svg
           proofkit pose frames/*.jpg --json | proofkit squat - --target 5 --strict
+          proofkit squat --camera --sets 3 --target 10 --rest 60s
+
+        By camera (--camera [DEVICE], default the first video capture device): each frame's pose
+        is estimated (BlazePose, tracked from the frame before; the newest frame is taken when
+        the pose is slower than the camera) and counted as above; each rep is printed as it is
+        counted, and it ends at the target (--target reps in each of --sets sets) or at
+        --max-seconds (default 300). Between sets the rest is enforced both ways: reps do not
+        count until --rest has passed ("set 2: go"), and the next set must start within 15 s
+        after that, or the workout ends rejected (rest too long). --reps is --target. Frames stay
+        in memory: nothing is written unless --record DIR is given. Camera faults exit with their
+        own codes: 80 busy, 81 unplugged (the reps counted so far are printed), 82 no frame for
+        5 s, 83 not a camera, 84 no format proofkit decodes.
         """
     static let options: [OptionSpec] =
         [
             .option("target", value: "N", help: "reps per set needed for the proof (default 10)"),
+            .option("reps", value: "N", help: "the same as --target"),
             .option(
                 "max-seconds", value: "S",
                 help: "reading stdin: give the verdict after S seconds even if the stream goes on (default 300)"),
@@ -64,7 +78,9 @@ enum SquatCommand: Subcommand {
             .flag("json", help: "one JSON object per result on stdout"),
             .option("plot", value: "FILE", help: "write an SVG plot of depth over time"),
             .flag("strict", help: "exit 2 when the proof is rejected"),
-        ] + tunables.map { .option($0.name, value: $0.isDuration ? "DURATION" : $0.unit, help: $0.help) }
+            .option("threads", value: "N", help: "with --camera: ONNX Runtime intra-op threads (default 1)"),
+        ] + CameraOptions.specs
+        + tunables.map { .option($0.name, value: $0.isDuration ? "DURATION" : $0.unit, help: $0.help) }
 
     /// A setting of the counter that the command line can change.
     struct Tunable {
@@ -163,23 +179,30 @@ enum SquatCommand: Subcommand {
         ]
     }
 
-    static func run(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
-        let path = try arguments.requirePositionals(1, names: "POSES.jsonl (or - for stdin)")[0]
-        let target = try arguments.int("target") ?? 10
+    /// The plan (`--target`, `--sets`, `--rest`) and the counter's settings (the tunables).
+    static func configuration(_ arguments: ParsedArguments) throws -> SquatCounterConfiguration {
+        let target = try arguments.int("reps") ?? arguments.int("target") ?? 10
         let sets = try arguments.int("sets") ?? 1
         let rest = try arguments.seconds("rest") ?? 60
         guard target >= 1 else { throw UsageError("--target must be at least 1") }
         guard sets >= 1 else { throw UsageError("--sets must be at least 1") }
         guard rest > 0 else { throw UsageError("--rest must be positive") }
-        let json = arguments.has("json")
-        let plotPath = arguments.value("plot")
         var configuration = SquatCounterConfiguration(
             plan: SquatWorkoutPlan(repsPerSet: target, sets: sets, maximumRest: rest),
-            recordsDepthTrace: plotPath != nil)
+            recordsDepthTrace: arguments.value("plot") != nil)
         for tunable in tunables {
             let value = tunable.isDuration ? try arguments.seconds(tunable.name) : try arguments.double(tunable.name)
             if let value { configuration[keyPath: tunable.keyPath] = value }
         }
+        return configuration
+    }
+
+    static func run(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
+        if CameraOptions.isLive(arguments) { return try watch(arguments, io: io) }
+        let path = try arguments.requirePositionals(1, names: "POSES.jsonl (or - for stdin)")[0]
+        let json = arguments.has("json")
+        let plotPath = arguments.value("plot")
+        let configuration = try configuration(arguments)
         var counter: SquatRepCounter
         do {
             counter = try SquatRepCounter(configuration: configuration)

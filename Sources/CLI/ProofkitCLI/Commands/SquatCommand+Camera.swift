@@ -1,0 +1,98 @@
+import Proofkit
+import ProofkitCore
+
+extension SquatCommand {
+    /// `squat --camera`: counts squats live from the camera, printing each rep as it is counted,
+    /// until the plan is done or --max-seconds pass.
+    static func watch(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
+        guard arguments.positionals.isEmpty else {
+            throw UsageError("--camera counts the camera's frames; give no POSES.jsonl")
+        }
+        guard arguments.value("plot") == nil else { throw UsageError("--plot applies to a file, not --camera") }
+        let configuration = try configuration(arguments)
+        let plan = LiveSquatPlan(
+            repsPerSet: configuration.plan.repsPerSet, sets: configuration.plan.sets,
+            rest: configuration.plan.maximumRest)
+        let counter: LiveSquatCounter
+        do {
+            counter = try LiveSquatCounter(configuration: configuration, plan: plan)
+        } catch {
+            throw UsageError(error.message)
+        }
+        let maxSeconds = try CameraOptions.maxSeconds(arguments, default: 300)
+        let threads = try arguments.int("threads") ?? 1
+        guard threads >= 0 else { throw UsageError("--threads must be 0 or more, not \(threads)") }
+        let json = arguments.has("json")
+        let estimator = try PoseEstimator(store: PhotoModelStore(environment: io.environment), threads: threads)
+        let source = try CameraOptions.open(arguments, io: io)
+        defer { source.close() }
+        if !json {
+            let sets =
+                plan.sets == 1 ? "" : " in each of \(plan.sets) sets, rest \(decimalText(plan.rest, places: 0)) s"
+            io.print("counting squats: \(plan.repsPerSet) reps\(sets) (up to \(decimalText(maxSeconds, places: 0)) s)")
+        }
+        var reps = 0
+        var view: String?
+        var restShown = -1
+        let result: LiveSquatResult
+        do throws(ProofkitError) {
+            result = try counter.watch(
+                source, estimator: estimator, maxSeconds: maxSeconds,
+                onUpdate: { update in
+                    // The hint that applies, printed when it changes.
+                    let now =
+                        !update.personInView
+                        ? "nobody in view: stand where the camera sees you, feet to head"
+                        : update.wholeBodyInView
+                            ? "person in view"
+                            : "only part of you is in view: step back until the camera sees you from shoulders to feet"
+                    if now != view, !json { io.print(now) }
+                    view = now
+                    if update.restLeft > 0 {
+                        let left = Int(update.restLeft.rounded(.up))
+                        if !json, left % 10 == 0 || left <= 3, left != restShown { io.print("rest: \(left) s left") }
+                        restShown = left
+                        return
+                    }
+                    if restShown >= 0 {
+                        restShown = -1
+                        if !json { io.print("go: next set") }
+                    }
+                    for event in update.events {
+                        if case .rep = event { reps += 1 }
+                        report(event, json: json, io: io)
+                    }
+                })
+        } catch {
+            if error.code == .cameraUnplugged || error.code == .cameraStalled {
+                io.printError("proofkit squat: \(reps) rep\(reps == 1 ? "" : "s") counted before the camera stopped")
+            }
+            throw error
+        }
+        for rep in result.squats.reps.dropFirst(reps) { report(.rep(rep), json: json, io: io) }
+        if json {
+            var object = resultJSON(result.squats, file: source.path)
+            object["event"] = "result"
+            object["ending"] = .string(result.ending.rawValue)
+            object["fps"] = .rounded(result.framesPerSecond, places: 2)
+            object["camera_frames"] = .int(result.seen)
+            object["mode"] = CameraCommand.modeJSON(source.mode)
+            io.printJSON(.object(object))
+        } else {
+            printSummary(result.squats, name: source.path, io: io)
+            let ending =
+                switch result.ending {
+                case .passed: "the workout is done"
+                case .timeUp: "--max-seconds (\(decimalText(maxSeconds, places: 0)) s) reached"
+                case .cancelled: "cancelled"
+                case .restTooLong: "the rest between sets was too long"
+                }
+            io.print(
+                "\(ending): \(result.frames) frames in \(decimalText(result.seconds, places: 1)) s (\(decimalText(result.framesPerSecond, places: 1)) fps)"
+            )
+        }
+        let accepted = result.ending == .passed && result.squats.verdict.isAccepted
+        if !accepted && arguments.has("strict") { return .rejected }
+        return .success
+    }
+}

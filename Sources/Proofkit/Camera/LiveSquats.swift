@@ -1,0 +1,169 @@
+public import ProofkitCore
+internal import ProofkitSystem
+
+/// The workout by camera: sets of reps with a rest in between that is enforced both ways.
+///
+/// After a set, the rest lasts at least ``rest`` seconds: frames are not counted until it has
+/// passed (a rep made during it does not count). Then the next set must start (its first counted
+/// rep begin) within ``startGrace`` seconds (15), or the workout ends as ``LiveProofEnding/restTooLong``.
+public struct LiveSquatPlan: Sendable, Equatable {
+    /// Reps per set (default 10).
+    public var repsPerSet: Int
+    /// Sets (default 1).
+    public var sets: Int
+    /// The rest between sets, seconds: its minimum (default 60).
+    public var rest: Double
+    /// Seconds after the rest within which the next set must start (default 15).
+    public var startGrace: Double
+
+    public init(repsPerSet: Int = 10, sets: Int = 1, rest: Double = 60, startGrace: Double = 15) {
+        self.repsPerSet = repsPerSet
+        self.sets = sets
+        self.rest = rest
+        self.startGrace = startGrace
+    }
+}
+
+/// What happened in one frame of a live squat proof.
+public struct LiveSquatUpdate: Sendable {
+    /// Seconds since the proof started.
+    public var seconds: Double
+    /// The counter's events in this frame (reps counted, sets done...).
+    public var events: [SquatEvent]
+    /// Whether a person was in view.
+    public var personInView: Bool
+    /// Whether all eight squat joints (shoulders to ankles) were seen with the counter's minimum
+    /// confidence: false when the camera sees only part of the person.
+    public var wholeBodyInView: Bool
+    /// Seconds of rest still to go (0 when not resting).
+    public var restLeft: Double
+    /// Frames estimated so far.
+    public var frames: Int
+}
+
+/// What a live squat proof amounted to.
+public struct LiveSquatResult: Sendable {
+    /// How it ended.
+    public var ending: LiveProofEnding
+    /// The counter's result (reps, sets, verdict against the plan's total).
+    public var squats: SquatResult
+    /// Frames the pose was estimated on.
+    public var frames: Int
+    /// Frames the camera gave, estimated or not (older frames are dropped when the pose is slower).
+    public var seen: Int
+    /// Seconds from start to end.
+    public var seconds: Double
+    /// Frames estimated per second.
+    public var framesPerSecond: Double { seconds > 0 ? Double(frames) / seconds : 0 }
+}
+
+/// Counts squats live from a camera: each frame's pose (BlazePose, tracked from the previous
+/// frame) goes to a ``SquatRepCounter``; each rep is reported as it is counted.
+public struct LiveSquatCounter: Sendable {
+    /// The counter's settings (its plan's maximum rest is set from the live plan).
+    public var configuration: SquatCounterConfiguration
+    /// The sets, reps and rest.
+    public var plan: LiveSquatPlan
+
+    /// - Parameters:
+    ///   - configuration: the counter's thresholds (default: the engine's defaults).
+    ///   - plan: sets, reps and rest.
+    /// - Throws: `.invalidArgument` when the configuration or plan is invalid.
+    public init(
+        configuration: SquatCounterConfiguration = SquatCounterConfiguration(), plan: LiveSquatPlan = LiveSquatPlan()
+    ) throws(ProofkitError) {
+        guard plan.repsPerSet >= 1, plan.sets >= 1, plan.rest >= 0, plan.startGrace > 0 else {
+            throw ProofkitError(
+                .invalidArgument, "a live squat plan needs reps and sets of 1 or more and a rest of 0 s or more")
+        }
+        var configuration = configuration
+        configuration.plan = SquatWorkoutPlan(
+            repsPerSet: plan.repsPerSet, sets: plan.sets, maximumRest: plan.rest + plan.startGrace)
+        try configuration.validate()
+        self.configuration = configuration
+        self.plan = plan
+    }
+
+    /// Watches `source` until the plan is done, `maxSeconds` pass, the rest runs over, or
+    /// `isCancelled` says so.
+    /// - Parameters:
+    ///   - source: the camera.
+    ///   - estimator: the pose models.
+    ///   - maxSeconds: the longest it watches, in seconds.
+    ///   - isCancelled: asked between frames (at least 5 times a second); true ends it as cancelled.
+    ///   - onUpdate: called after each frame (print the reps as they come).
+    /// - Returns: the ending and the counter's result.
+    /// - Throws: the camera's errors (`.cameraUnplugged`, `.cameraStalled`, `.io`) and the runtime's.
+    public func watch(
+        _ source: CameraFrameSource, estimator: PoseEstimator, maxSeconds: Double,
+        isCancelled: () -> Bool = { false }, onUpdate: (LiveSquatUpdate) -> Void = { _ in }
+    ) throws(ProofkitError) -> LiveSquatResult {
+        var counter = try SquatRepCounter(configuration: configuration)
+        let start = POSIX.monotonicSeconds()
+        var frames = 0
+        var seen = 0
+        var previous: PoseEstimate?
+        var restUntil = -Double.infinity
+        func result(_ ending: LiveProofEnding) -> LiveSquatResult {
+            LiveSquatResult(
+                ending: ending, squats: counter.finish(), frames: frames, seen: seen,
+                seconds: POSIX.monotonicSeconds() - start)
+        }
+        while true {
+            let now = POSIX.monotonicSeconds()
+            if isCancelled() { return result(.cancelled) }
+            if now - start >= maxSeconds { return result(.timeUp) }
+            let wait = min(0.2, max(0.01, start + maxSeconds - now))
+            guard let frame = try source.nextImage(waitingUpTo: wait) else { continue }
+            seen += 1
+            let seconds = frame.time - start
+            let observation = try estimator.estimate(image: frame.image, previous: previous)
+            previous = observation.estimate
+            frames += 1
+            let pose = Self.poseFrame(observation, time: seconds, width: frame.image.width, height: frame.image.height)
+            let whole = PoseJoint.allCases.allSatisfy { pose[$0].confidence >= configuration.minimumConfidence }
+            if frame.time < restUntil {
+                onUpdate(
+                    LiveSquatUpdate(
+                        seconds: seconds, events: [], personInView: previous != nil, wholeBodyInView: whole,
+                        restLeft: restUntil - frame.time, frames: frames))
+                continue
+            }
+            let events = counter.process(pose)
+            onUpdate(
+                LiveSquatUpdate(
+                    seconds: seconds, events: events, personInView: previous != nil, wholeBodyInView: whole,
+                    restLeft: 0, frames: frames))
+            for event in events {
+                switch event {
+                case .workoutCompleted: return result(.passed)
+                case .restTooLong: return result(.restTooLong)
+                case .setCompleted: restUntil = frame.time + plan.rest
+                default: break
+                }
+            }
+        }
+    }
+
+    /// The counter's frame of a pose: the eight joints in normalised image coordinates (y down),
+    /// with the landmark visibility as confidence; no joint (confidence 0) when nobody is in view.
+    public static func poseFrame(_ observation: PoseObservation, time: Double, width: Int, height: Int) -> PoseFrame {
+        var frame = PoseFrame(time: time)
+        guard let pose = observation.estimate, width > 0, height > 0 else { return frame }
+        for joint in PoseJoint.allCases {
+            let landmark = pose.landmarks[PoseSkeleton.landmarkIndex(of: joint)]
+            frame[joint] = Keypoint(
+                x: landmark.x / Double(width), y: landmark.y / Double(height), confidence: landmark.visibility)
+        }
+        return frame
+    }
+}
+
+extension PosePhoto {
+    /// The pose of a camera frame (format "camera"; the frame is its own full size).
+    public init(cameraFrame image: RGBImage, observation: PoseObservation, timings: PoseTimings) {
+        self.init(
+            observation: observation, width: image.width, height: image.height, fullWidth: image.width,
+            fullHeight: image.height, format: "camera", timings: timings)
+    }
+}
