@@ -17,7 +17,7 @@ enum AlarmCommand: Subcommand {
                proofkit alarm prayers --lat LAT --lon LON --tz ZONE --sound FILE [--method M] [--prayers fajr,...] [--proof-window 30m] [--proof any] [--volume 100] [--ramp 3s] [--escalate] [--json]
                proofkit alarm add --at TIME --sound FILE [--window 30m] [--proof voice|mat|squat|any] [--label L] [--volume 100] [--ramp 3s] [--escalate] [--json]
                proofkit alarm stop [--json]
-               proofkit alarm prove [ID] (--voice [REC] | --photo PHOTO | --squat POSES|- | --escape) [--max-seconds 180] [--strict] [--json]
+               proofkit alarm prove [ID] (--voice [REC] | --photo PHOTO | --squat POSES|-|--video VIDEO | --escape) [--max-seconds 180] [--strict] [--json]
                proofkit alarm status [--json]
                proofkit alarm history [--days 30] [--json] [--plot FILE.svg]
                proofkit alarm install [--user|--system] [--print] [--device D] [--ring-seconds S]
@@ -71,7 +71,8 @@ enum AlarmCommand: Subcommand {
                  Only a due chain takes a proof: its first ring has come and its proof window
                  has not ended. With nothing due, nothing changes: it says when the next ring
                  is and exits 3. --photo PHOTO (the mat proof), --voice [REC] (live without
-                 REC), --squat POSES.jsonl or - (a live keypoint stream on stdin). A passing
+                 REC), --squat POSES.jsonl or - (a live keypoint stream on stdin) or --squat
+                 --video VIDEO (the squats of a video file, as 'proofkit squat --video'). A passing
                  proof ends the chain and cancels its remaining rings. During a live proof the
                  ring stops and the chain's backups are held off for at most 3 min; a live proof
                  ends when it passes or at --max-seconds [180]. When a hold ends without a
@@ -547,13 +548,19 @@ enum AlarmCommand: Subcommand {
             arguments.has("escape"),
         ]
         guard kinds.filter({ $0 }).count == 1 else {
-            throw UsageError("prove needs one of --voice [REC], --photo PHOTO, --squat POSES|-, --escape")
+            throw UsageError("prove needs one of --voice [REC], --photo PHOTO, --squat POSES|-|--video VIDEO, --escape")
         }
         let maxSeconds = try arguments.seconds("max-seconds") ?? AlarmStore.holdLimit
         guard maxSeconds > 0, maxSeconds <= 3600 else { throw UsageError("--max-seconds must be 0...3600") }
+        // `--squat --video VIDEO`: the parser took `--video` as --squat's value and VIDEO as an argument.
+        var positionals = rest
+        var squatVideo: String? = nil
+        if arguments.value("squat") == "--video" {
+            guard let video = positionals.popLast() else { throw UsageError("--squat --video needs a VIDEO") }
+            squatVideo = video
+        }
         let store = try openStore(arguments, io: io, access: .existing)
         let now = Date()
-        var positionals = rest
         var chain: StoredChain? = nil
         if let first = positionals.first, let found = try store.chain(id: first) {
             chain = found
@@ -611,6 +618,8 @@ enum AlarmCommand: Subcommand {
         let proof: (String, any Subcommand.Type, [String], Bool)
         if let photo = arguments.value("photo") {
             proof = ("mat", MatCommand.self, [photo, "--strict"], false)
+        } else if let squatVideo {
+            proof = ("squat", SquatCommand.self, ["--video", squatVideo, "--strict"], false)
         } else if let poses = arguments.value("squat") {
             let limit = ["--max-seconds", "\(maxSeconds)s"]
             proof = ("squat", SquatCommand.self, [poses, "--strict"] + (poses == "-" ? limit : []), poses == "-")
