@@ -208,12 +208,13 @@ final class FFmpegVideo: @unchecked Sendable {
         var reason: String
     }
 
-    /// The next decoded frame, converted to RGB at `width` x `height` by `convert`, or `nil` at
-    /// the end of the stream (after the decoder has given what it still held).
-    /// - Parameter convert: turns the frame (its size and pixel format) into the output; it is
-    ///   handed the frame's stored width and height and fills the RGB buffer it returns.
-    /// - Returns: the frame's presentation time in seconds from the stream's start, and its
-    ///   stored size; `nil` at the end.
+    /// The next decoded frame, converted to 8-bit RGB into `pixels`, or `nil` at the end of the
+    /// stream (after the decoder has given what it still held).
+    /// - Parameters:
+    ///   - output: the size to convert a frame of the given stored width and height to, in pixels.
+    ///   - pixels: the RGB buffer, resized to `output`'s width x height x 3 when it differs.
+    /// - Returns: the frame's presentation time in seconds from the stream's start (`nil` when
+    ///   the frame has none), and its stored size; `nil` at the end.
     /// - Throws: `ReadStop` when the file cannot be read or decoded further.
     func nextFrame(
         output: (Int, Int) -> (width: Int, height: Int), into pixels: inout [UInt8]
