@@ -9,8 +9,8 @@
 //                                      no clock)
 //   Sources/System/ProofkitSystem      the one libc chokepoint (`package` access, after swift-system);
 //                                      POSIX+Calls.swift is its only file that calls libc
-//   Sources/Adapters/<Adapter>         AudioIO, ImageIO, Inference, Storage, Camera: each over its own C modules
-//                                      (CSupport/), loaded on first use
+//   Sources/Adapters/<Adapter>         AudioIO, ImageIO, Inference, Storage, Camera, VideoIO: each over its own
+//                                      C modules (CSupport/), loaded on first use
 //   Sources/Proofkit                   the facade: one entry type per proof and the alarm service; it
 //                                      re-exports the engines and wraps what callers need of the adapters
 //   Sources/CLI/<Target>               the `proofkit` command: ProofkitCLI (parse, call the facade, print),
@@ -24,7 +24,9 @@ let engines = [
     "PoseEstimation",
 ]
 /// The C modules (CSupport/NAME) of the libraries loaded on first use, through CProofkitShims.
-let loadedLibraries = ["CSndFile", "CALSA", "CTurboJPEG", "CPNG", "CSQLite"]
+let loadedLibraries = [
+    "CSndFile", "CALSA", "CTurboJPEG", "CPNG", "CSQLite", "CAVUtil", "CAVCodec", "CAVFormat", "CSwScale",
+]
 /// The C modules of kernel interfaces: headers only, no library to load (V4L2 is ioctls on a device node).
 let headerModules = ["CV4L2"]
 /// Every C module: the loaded libraries, ONNX Runtime's API (declared by us), the kernel headers and the shims.
@@ -32,7 +34,7 @@ let cModules = loadedLibraries + ["COnnxRuntime", "CProofkitShims"] + headerModu
 /// The adapters (Sources/Adapters/NAME) and the C modules each one wraps.
 let adapters: [(name: String, c: [String])] = [
     ("AudioIO", ["CSndFile", "CALSA"]), ("ImageIO", ["CTurboJPEG", "CPNG"]), ("Inference", ["COnnxRuntime"]),
-    ("Storage", ["CSQLite"]), ("Camera", ["CV4L2"]),
+    ("Storage", ["CSQLite"]), ("Camera", ["CV4L2"]), ("VideoIO", ["CAVUtil", "CAVCodec", "CAVFormat", "CSwScale"]),
 ]
 
 /// A target in `Sources/LAYER/NAME`.
@@ -40,9 +42,9 @@ func target(_ name: String, in layer: String, dependencies: [Target.Dependency] 
     .target(name: name, dependencies: dependencies, path: "Sources/\(layer)/\(name)")
 }
 
-// MARK: C modules. libsndfile, libasound, libturbojpeg, libpng and libsqlite3 are compiled against their Debian
-// -dev headers but not linked: each module loads its library on first use (dlopen, through CProofkitShims'
-// proofkit_library), so a command maps only what it uses.
+// MARK: C modules. libsndfile, libasound, libturbojpeg, libpng, libsqlite3 and FFmpeg's libavutil, libavcodec,
+// libavformat and libswscale are compiled against their Debian -dev headers but not linked: each module loads its
+// library on first use (dlopen, through CProofkitShims' proofkit_library), so a command maps only what it uses.
 let cTargets: [Target] =
     loadedLibraries.map { .target(name: $0, dependencies: ["CProofkitShims"], path: "CSupport/\($0)") } + [
         .target(name: "COnnxRuntime", path: "CSupport/COnnxRuntime", linkerSettings: [.linkedLibrary("dl")]),

@@ -4,6 +4,7 @@ import Inference
 public import ProofkitCore
 internal import ProofkitSystem
 import Storage
+import VideoIO
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -62,7 +63,8 @@ public struct InstallationReport: Sendable {
         modelFolders = store.folders
         modelFoldersFromEnvironment = store.isFromEnvironment
         models = Self.checkModels(in: store.folders)
-        libraries = AudioLibraries.probe() + ImageLibraries.probe() + StorageLibraries.probe()
+        libraries =
+            AudioLibraries.probe() + ImageLibraries.probe() + StorageLibraries.probe() + VideoLibraries.probe()
         audioDevices = Result { () throws(ProofkitError) in
             let configuration = try ALSAConfiguration.fromEnvironment(environment)
             return try AudioDevice.all(configuration: configuration).map(\.name)

@@ -173,26 +173,35 @@ public final class PoseEstimator: @unchecked Sendable {
 
     /// The time of the last frame's two models.
     public private(set) var lastTimings = PoseTimings(detector: 0, landmarks: 0)
+    /// Whether the detector ran on the last frame (false when its region was tracked).
+    public private(set) var lastRanDetector = false
 
     /// The pose in one upright RGB image.
     /// - Parameters:
     ///   - image: the frame.
     ///   - previous: the previous frame's estimate of the same video, when it had a person: its
     ///     landmarks 33 and 34 give this frame's region and the detector is not run (MediaPipe's
-    ///     tracking); if the landmark model then finds nobody, the detector runs after all.
-    ///     `nil` (the default, and a photo): the detector runs.
+    ///     tracking); if the landmark model then finds nobody, the detector runs after all when
+    ///     `redetect` is true. `nil` (the default, and a photo): the detector runs.
+    ///   - redetect: whether a tracked frame whose person is lost runs the detector at once
+    ///     (default true); false gives nobody for that frame, as MediaPipe's video mode does (its
+    ///     next frame then starts with the detector).
     /// - Returns: a person with 33 landmarks in the image's pixels, or nobody in view.
     /// - Throws: `.internal` when ONNX Runtime fails; `.modelInvalid` when an output has the wrong size.
-    public func estimate(image: RGBImage, previous: PoseEstimate? = nil) throws(ProofkitError) -> PoseObservation {
+    public func estimate(image: RGBImage, previous: PoseEstimate? = nil, redetect: Bool = true)
+        throws(ProofkitError) -> PoseObservation
+    {
         lastTimings = PoseTimings(detector: 0, landmarks: 0)
+        lastRanDetector = false
         guard image.width > 0, image.height > 0 else { return .nobody(.noDetection) }
         if let previous,
             let region = PoseRegion.tracking(landmarks: previous.allLandmarks, configuration: pipeline.configuration)
         {
             let tracked = try landmarks(in: image, region: region, detection: nil)
-            if tracked.estimate != nil { return tracked }
+            if tracked.estimate != nil || !redetect { return tracked }
         }
         let start = ContinuousClock().now
+        lastRanDetector = true
         let side = pipeline.configuration.detectorInputSize
         let outputs = try detector.run(
             ["image": try Tensor(shape: [1, side, side, 3], scalars: pipeline.detectorInput(of: image))],

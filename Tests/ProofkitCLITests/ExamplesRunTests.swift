@@ -109,6 +109,7 @@ private struct ExampleFolder {
             ])
         try copy("speech_ar_quran_16k.wav", ["fajr.wav", "morning.wav", "reading.wav"])
         try copy("squat/pna_1666_squat.jsonl", ["morning.jsonl", "set.jsonl", "poses.jsonl"])
+        try copy("video/walkers.mp4", ["squats.mp4", "morning.mp4"])  // pose, squat --video: a real video of people
         try "الحمد لله\n".write(toFile: folder + "/fajr.txt", atomically: true, encoding: .utf8)
         // 2 minutes of sound for `--start 1m30s`, and an Ogg Vorbis.
         _ = try AudioTestTools.require(

@@ -359,7 +359,10 @@ struct InstallEndToEndTests {
         #expect(deb.hasSuffix(".deb") && FileManager.default.fileExists(atPath: deb))
         let fields = try runProcess("/usr/bin/dpkg-deb", ["--field", deb])
         #expect(fields.stdout.contains("Package: proofkit"))
-        for library in ["libsndfile1", "libasound2", "libturbojpeg0", "libpng16-16", "libsqlite3-0"] {
+        for library in [
+            "libsndfile1", "libasound2", "libturbojpeg0", "libpng16-16", "libsqlite3-0", "libavformat59",
+            "libavcodec59", "libavutil57", "libswscale6",
+        ] {
             #expect(fields.stdout.contains(library), "Depends lacks \(library): \(fields.stdout)")
         }
         let contents = try runProcess("/usr/bin/dpkg-deb", ["--contents", deb])
@@ -388,6 +391,7 @@ struct DoctorTests {
         #expect(
             libraries.map { $0["soname"] as? String } == [
                 "libsndfile.so.1", "libasound.so.2", "libturbojpeg.so.0", "libpng16.so.16", "libsqlite3.so.0",
+                "libavutil.so.57", "libavcodec.so.59", "libavformat.so.59", "libswscale.so.6",
             ])
         let models = try #require(report["models"] as? [[String: Any]])
         #expect(

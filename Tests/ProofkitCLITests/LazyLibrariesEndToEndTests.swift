@@ -10,10 +10,11 @@ import Testing
 struct LazyLibrariesEndToEndTests {
     static let libraries = [
         "libasound.so.2", "libsndfile.so.1", "libturbojpeg.so.0", "libpng16.so.16", "libsqlite3.so.0",
+        "libavutil.so.57", "libavcodec.so.59", "libavformat.so.59", "libswscale.so.6",
     ]
 
     @Test(
-        "the binary needs none of libasound, libsndfile, libturbojpeg, libpng, libsqlite3 (readelf -d)",
+        "the binary needs none of libasound, libsndfile, libturbojpeg, libpng, libsqlite3, FFmpeg's (readelf -d)",
         .enabled(if: TestEnvironment.hasTool("readelf"), "readelf (binutils) is not installed"))
     func noDynamicDependency() throws {
         // The binary that this test build made (the set-up's release binary in .build may be older

@@ -16,7 +16,8 @@ extension AlarmCommand {
             arguments.has("escape"),
         ]
         guard kinds.filter({ $0 }).count == 1 else {
-            throw UsageError("prove needs one of --voice [REC], --photo PHOTO, --squat POSES|-, --escape")
+            throw UsageError(
+                "prove needs one of --voice [REC], --photo PHOTO, --squat POSES|-, --squat --video VIDEO, --escape")
         }
         let maxSeconds = try arguments.seconds("max-seconds") ?? AlarmStore.holdLimit
         guard maxSeconds > 0, maxSeconds <= 3600 else { throw UsageError("--max-seconds must be 0...3600") }
@@ -78,7 +79,12 @@ extension AlarmCommand {
             return .success
         }
         let proof: (String, any Subcommand.Type, [String], Bool)
-        if let camera = arguments.value("camera") {
+        if let video = arguments.value("video") {
+            guard arguments.value("squat") == "", arguments.value("camera") == nil else {
+                throw UsageError("--video goes with --squat alone: --squat --video VIDEO")
+            }
+            proof = ("squat", SquatCommand.self, ["--video", video, "--strict"], false)
+        } else if let camera = arguments.value("camera") {
             let command: any Subcommand.Type = arguments.value("squat") == "" ? SquatCommand.self : MatCommand.self
             guard arguments.value("squat") == "" || arguments.value("photo") == "" else {
                 throw UsageError("--camera takes --photo or --squat without a file")

@@ -17,7 +17,7 @@ enum AlarmCommand: Subcommand {
                proofkit alarm prayers --lat LAT --lon LON --tz ZONE --sound FILE [--method M] [--prayers fajr,...] [--proof-window 30m] [--proof any] [--volume 100] [--ramp 3s] [--escalate] [--listen auto|on|off] [--text NAME] [--json]
                proofkit alarm add --at TIME --sound FILE [--window 30m] [--proof voice|mat|squat|any] [--label L] [--volume 100] [--ramp 3s] [--escalate] [--listen auto|on|off] [--text NAME] [--json]
                proofkit alarm stop [--json]
-               proofkit alarm prove [ID] (--voice [REC] | --photo PHOTO | --squat POSES|- | --escape) [--max-seconds 180] [--strict] [--json]
+               proofkit alarm prove [ID] (--voice [REC] | --photo PHOTO | --squat POSES|- | --squat --video VIDEO | --escape) [--max-seconds 180] [--strict] [--json]
                proofkit alarm prove [ID] (--photo | --squat) --camera [DEVICE]
                proofkit alarm status [--json]
                proofkit alarm history [--days 30] [--json] [--plot FILE.svg]
@@ -88,8 +88,9 @@ enum AlarmCommand: Subcommand {
                  Only a due chain takes a proof: its first ring has come and its proof window
                  has not ended. With nothing due, nothing changes: it says when the next ring
                  is and exits 3. --photo PHOTO (the mat proof), --voice [REC] (live without
-                 REC), --squat POSES.jsonl or - (a live keypoint stream on stdin); --photo or
-                 --squat with --camera [DEVICE]: live from a camera (see mat, squat). A passing
+                 REC), --squat POSES.jsonl or - (a live keypoint stream on stdin), --squat
+                 --video VIDEO (the squats of a video file, as 'proofkit squat --video'); --photo
+                 or --squat with --camera [DEVICE]: live from a camera (see mat, squat). A passing
                  proof ends the chain and cancels its remaining rings. During a live proof the
                  ring stops and the chain's backups are held off for at most 3 min; a live proof
                  ends when it passes or at --max-seconds [180]. When a hold ends without a
@@ -198,6 +199,7 @@ enum AlarmCommand: Subcommand {
             .optionalValue(
                 "squat", value: "POSES", help: "prove: squats from keypoints, - for stdin (none with --camera)"),
             .flag("escape", help: "prove: record an escape (ends the chain, not a proof)"),
+            .option("video", value: "VIDEO", help: "prove: with --squat, the squats of a video file"),
             .option("max-seconds", value: "S", help: "prove: a live proof gives up after S seconds [180]"),
             .flag("strict", help: "prove: exit 2 when the proof is rejected"),
             .flag("json", help: "status, add, prayers, stop, prove, history: one JSON object"),
@@ -226,7 +228,7 @@ enum AlarmCommand: Subcommand {
         ],
         "stop": ["json"],
         "prove": Set(
-            ["voice", "photo", "squat", "escape", "device", "max-seconds", "strict", "json"]
+            ["voice", "photo", "squat", "video", "escape", "device", "max-seconds", "strict", "json"]
                 + CameraOptions.specs.map(\.name)),
         "status": ["json"],
         "history": ["json", "days", "plot"],

@@ -2,12 +2,13 @@ import Proofkit
 import ProofkitCore
 internal import ProofkitSystem
 
-/// `proofkit pose PHOTO...`: body pose on the device (MediaPipe's BlazePose on ONNX Runtime).
+/// `proofkit pose INPUT...`: body pose on the device (MediaPipe's BlazePose on ONNX Runtime), in
+/// photos and video files.
 enum PoseCommand: Subcommand {
     static let name = "pose"
-    static let summary = "body pose in photos: the squat joints (or all 33 landmarks) as squat's JSON Lines"
+    static let summary = "body pose in photos and videos: the squat joints (or all 33 landmarks) as squat's JSON Lines"
     static let synopsis = """
-        proofkit pose PHOTO... [--json] [--landmarks squat|all] [--plot OUT.svg] [--threads N]
+        proofkit pose PHOTO|VIDEO... [--json] [--landmarks squat|all] [--plot OUT.svg] [--threads N]
         proofkit pose --camera [DEVICE] [--json] [--max-seconds S]   (each frame as it comes; t in seconds)
         """
     static let discussion = """
@@ -18,6 +19,16 @@ enum PoseCommand: Subcommand {
         shorter side is over 1080 pixels is decoded at a reduced size (DCT scaling); a photo over
         50 MP is refused. Nobody in view is a result, not an error.
 
+        A VIDEO (any file that is not a JPEG or PNG: MP4, MOV, MKV, WebM, AVI, MPEG... read
+        through FFmpeg's libraries, loaded on first use) is read frame by frame as MediaPipe Pose
+        runs on video: the detector on the first frame, then each frame's region from the last
+        frame's landmarks, the detector again only when the person is lost (presence below 0.5),
+        and the landmarks smoothed over time (MediaPipe's 1-euro filter). Frames are turned
+        upright (a phone's rotation) and scaled to at most 1280 pixels on the longer side while
+        they decode; a stream over 8192x4320 or more than 8:1 is refused (65). A truncated or
+        damaged video gives the frames that decode, then one line on stderr saying where it
+        stopped, and exits 65.
+
         Output: for each photo, "FILE: person (presence P), WxH" and one line per joint (x, y
         normalised to the photo, y downward, and the visibility 0..1), or "FILE: nobody in view
         (no detection|low presence P)".
@@ -26,7 +37,9 @@ enum PoseCommand: Subcommand {
           {"t": I, "keypoints": {"left_hip": [x, y, visibility], ...}, "file": PATH,
            "person": true|false, "reason": null|"no detection"|"low presence",
            "presence": P|null, "width": W, "height": H}
-        t is the photo's position (0, 1, 2, ...), so the lines form a valid stream; x, y are
+        t is the photo's position (0, 1, 2, ...), or for a video's frame its time in seconds
+        from the first frame, with "frame": its number from 0; with several inputs, each starts
+        at the next whole second after the one before, so the lines form a valid stream; x, y are
         normalised to the photo (they may fall outside 0..1 for a joint outside it); the third
         value is MediaPipe's visibility (the likelihood that the joint is in view and not hidden),
         which squat compares with its --min-confidence. The joints are squat's 8 (shoulders,
@@ -34,7 +47,7 @@ enum PoseCommand: Subcommand {
         shoulders, elbows, wrists, fingers, hips, knees, ankles, heels, foot tips). Nobody in view:
         "keypoints" is {} and "person" false.
 
-        --plot OUT.svg (one PHOTO) draws the skeleton over the photo: the photo is embedded in the
+        --plot OUT.svg (one PHOTO, not a video) draws the skeleton over the photo: the photo is embedded in the
         SVG as a data: URI, joints are dots (faint when hidden), bones lines (left side orange,
         right side blue). Written atomically once the photo is done.
 
@@ -43,10 +56,11 @@ enum PoseCommand: Subcommand {
         each checked against its SHA-256 (manifest.json, else the digests committed in
         Models/models.sha256). Run 'bash .ci/setup' to build them.
 
-        Exit codes: 0 when every photo was read (with or without a person), 64 usage, 65 a PHOTO is
-        not a usable image (not JPEG/PNG, truncated, empty, over 50 MP), 66 a PHOTO is missing or
-        a folder, 74 unreadable, 69 a model or ONNX Runtime is not installed, 78 a model fails its
-        SHA-256 check or is not the expected graph. A bad photo is reported on stderr (one line
+        Exit codes: 0 when every input was read (with or without a person), 64 usage, 65 an input
+        is not a usable photo or video (neither JPEG/PNG nor a video, truncated, empty, over the
+        size limits), 66 an input is missing or a folder, 74 unreadable, 69 a model, ONNX Runtime
+        or an FFmpeg library is not installed (the message names the Debian package), 78 a model
+        fails its SHA-256 check or is not the expected graph. A bad photo is reported on stderr (one line
         naming it) and the others are still read; the exit code is then the largest. Model and
         runtime errors stop before any photo.
 
@@ -55,10 +69,11 @@ enum PoseCommand: Subcommand {
           proofkit pose squat.jpg --plot skeleton.svg
           proofkit pose frames/*.jpg --json > poses.jsonl && proofkit squat poses.jsonl
           proofkit pose photo.png --json --landmarks all
+          proofkit pose squats.mp4 --json > poses.jsonl && proofkit squat poses.jsonl
         """
     static let options: [OptionSpec] =
         [
-            .flag("json", help: "one JSON line per photo, in squat's keypoint format"),
+            .flag("json", help: "one JSON line per photo or video frame, in squat's keypoint format"),
             .option("landmarks", value: "SET", help: "squat (the 8 squat joints, default) or all (the 33 landmarks)"),
             .option("plot", value: "FILE", help: "write an SVG of the skeleton over the photo (one PHOTO)"),
             .option("threads", value: "N", help: "ONNX Runtime intra-op threads (default 1; 0 = one per core)"),
@@ -100,7 +115,42 @@ enum PoseCommand: Subcommand {
             return try watch(estimator, arguments, json: json, joints: joints, io: io)
         }
         var worst = ExitStatus.success
-        for (position, path) in photos.enumerated() {
+        var lastTime: Double? = nil
+        for path in photos {
+            // Each input starts at the next whole second after the last line's t (0 for the first),
+            // so the lines of several photos and videos form one valid stream.
+            let start = lastTime.map { ($0 + 1).rounded(.down) } ?? 0
+            // --plot takes one photo: its input is read as a photo, whatever it holds.
+            if plotPath == nil, !PoseVideoLines.isPhoto(path) {
+                do {
+                    let stop = try PoseVideoLines.run(
+                        path: path, estimator: estimator, joints: joints, offset: start, io: io
+                    ) { frame, line in
+                        if json {
+                            io.printJSON(line)
+                        } else {
+                            let time = decimalText(start + frame.time, places: 3)
+                            printText(
+                                frame.observation, width: frame.width, height: frame.height,
+                                name: "\(displayName(path)) @ \(time) s", joints: joints, io: io)
+                        }
+                        if case .object(let fields) = line, case .number(let t) = fields["t"] { lastTime = t }
+                    }
+                    if let stop {
+                        io.printError("proofkit pose: \(displayName(path)): \(stop)")
+                        if ExitStatus.dataError.rawValue > worst.rawValue { worst = .dataError }
+                    }
+                } catch let error as ProofkitError {
+                    // A missing library or a failing model stops everything, as before any photo.
+                    if [.runtimeUnavailable, .modelInvalid, .internal].contains(error.code) { throw error }
+                    io.printError("proofkit pose: \(error.at(path: path).description)")
+                    let status = ExitStatus(for: error.code)
+                    if status.rawValue > worst.rawValue { worst = status }
+                }
+                continue
+            }
+            let position = Int(start)
+            lastTime = start
             let photo: PosePhoto
             do {
                 photo = try estimator.estimate(photoAt: path)
@@ -126,17 +176,27 @@ enum PoseCommand: Subcommand {
 
     /// One photo's JSON line (squat's keypoint format, with the photo's details).
     static func line(_ photo: PosePhoto, time: Int, path: String, joints: [(name: String, index: Int)]) -> JSONValue {
+        line(photo.observation, width: photo.width, height: photo.height, time: .int(time), path: path, joints: joints)
+    }
+
+    /// One frame's JSON line: `t`, the keypoints normalised to the frame, and the frame's details
+    /// (`frame`: its position in a video, when it is one).
+    static func line(
+        _ observation: PoseObservation, width: Int, height: Int, time: JSONValue, path: String,
+        joints: [(name: String, index: Int)], frame: Int? = nil
+    ) -> JSONValue {
         var object: [String: JSONValue] = [
-            "t": .int(time), "file": .string(path), "width": .int(photo.width), "height": .int(photo.height),
+            "t": time, "file": .string(path), "width": .int(width), "height": .int(height),
         ]
-        switch photo.observation {
+        if let frame { object["frame"] = .int(frame) }
+        switch observation {
         case .person(let pose):
             var keypoints: [String: JSONValue] = [:]
             for joint in joints {
                 let landmark = pose.landmarks[joint.index]
                 keypoints[joint.name] = [
-                    .rounded(landmark.x / Double(photo.width), places: 6),
-                    .rounded(landmark.y / Double(photo.height), places: 6), .rounded(landmark.visibility, places: 4),
+                    .rounded(landmark.x / Double(width), places: 6),
+                    .rounded(landmark.y / Double(height), places: 6), .rounded(landmark.visibility, places: 4),
                 ]
             }
             object["keypoints"] = .object(keypoints)
@@ -159,8 +219,17 @@ enum PoseCommand: Subcommand {
     }
 
     static func printText(_ photo: PosePhoto, path: String, joints: [(name: String, index: Int)], io: CommandIO) {
-        let name = displayName(path)
-        switch photo.observation {
+        printText(
+            photo.observation, width: photo.width, height: photo.height, name: displayName(path), joints: joints, io: io
+        )
+    }
+
+    static func printText(
+        _ observation: PoseObservation, width: Int, height: Int, name: String, joints: [(name: String, index: Int)],
+        io: CommandIO
+    ) {
+        let photo = (width: width, height: height)
+        switch observation {
         case .nobody(.noDetection):
             io.print("\(name): nobody in view (no detection)")
         case .nobody(.lowPresence(let presence)):

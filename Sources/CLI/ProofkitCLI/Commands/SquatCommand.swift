@@ -10,6 +10,7 @@ enum SquatCommand: Subcommand {
         proofkit squat POSES.jsonl [--target N] [--sets N] [--rest DURATION] [--json] [--plot depth.svg] [--strict]
         proofkit squat - [options]        (read a live stream on stdin; each rep is printed as it happens)
         proofkit squat --camera [DEVICE] [--sets N --target N --rest DURATION] [--max-seconds S]
+        proofkit squat --video VIDEO [options]   (find the body in each frame of a video, then count)
         """
     static let discussion = """
         Input: one frame per line, {"t": seconds, "keypoints": {"left_hip": [x, y, conf], ...}}, with
@@ -46,6 +47,13 @@ enum SquatCommand: Subcommand {
         printed as it happens as {"event":"rep"|"rejected"|"set"|"restTooLong"|"calibrated",...}
         and the object above (with "event":"result") comes last.
 
+        --video VIDEO finds the body in each frame of a video file (MP4, MOV, MKV, WebM, AVI...,
+        read through FFmpeg's libraries) as 'proofkit pose VIDEO --json' does, and counts from
+        those very lines: the result is the same as 'proofkit pose VIDEO --json > p.jsonl &&
+        proofkit squat p.jsonl'. A truncated video is counted on the frames that decode, with a
+        line on stderr saying where it stopped; a file that is not a video exits 65, a missing
+        FFmpeg library or model 69 (naming what to install or run), a damaged model 78.
+
         --plot writes an SVG of the smoothed depth over time with both thresholds and the counted
         reps as bands (written atomically, only when the input was read without error).
 
@@ -65,6 +73,7 @@ enum SquatCommand: Subcommand {
         in memory: nothing is written unless --record DIR is given. Camera faults exit with their
         own codes: 80 busy, 81 unplugged (the reps counted so far are printed), 82 no frame for
         5 s, 83 not a camera, 84 no format proofkit decodes.
+          proofkit squat --video morning.mp4 --target 10
         """
     static let options: [OptionSpec] =
         [
@@ -79,6 +88,7 @@ enum SquatCommand: Subcommand {
             .option("plot", value: "FILE", help: "write an SVG plot of depth over time"),
             .flag("strict", help: "exit 2 when the proof is rejected"),
             .option("threads", value: "N", help: "with --camera: ONNX Runtime intra-op threads (default 1)"),
+            .option("video", value: "VIDEO", help: "count from a video file (body pose found on this device)"),
         ] + CameraOptions.specs
         + tunables.map { .option($0.name, value: $0.isDuration ? "DURATION" : $0.unit, help: $0.help) }
 
@@ -199,7 +209,16 @@ enum SquatCommand: Subcommand {
 
     static func run(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
         if CameraOptions.isLive(arguments) { return try watch(arguments, io: io) }
-        let path = try arguments.requirePositionals(1, names: "POSES.jsonl (or - for stdin)")[0]
+        let videoPath = arguments.value("video")
+        let path: String
+        if let videoPath {
+            guard arguments.positionals.isEmpty else {
+                throw UsageError("--video VIDEO takes the place of POSES.jsonl: give one or the other")
+            }
+            path = videoPath
+        } else {
+            path = try arguments.requirePositionals(1, names: "POSES.jsonl (or - for stdin)")[0]
+        }
         let json = arguments.has("json")
         let plotPath = arguments.value("plot")
         let configuration = try configuration(arguments)
@@ -215,9 +234,9 @@ enum SquatCommand: Subcommand {
         // A file is read exactly as stdin (one fixed buffer, lines capped): memory stays bounded
         // whatever its length. Reading stdin, events are printed as they happen; for a file they
         // wait until every line has been read and checked, so bad input gives no partial output.
-        let live = path == "-"
-        let fd = live ? 0 : try PoseLineReader.openInput(path)
-        defer { if !live { POSIX.closeDescriptor(fd) } }
+        let live = path == "-" && videoPath == nil
+        let fd = live ? 0 : (videoPath != nil ? -1 : try PoseLineReader.openInput(path))
+        defer { if !live && fd >= 0 { POSIX.closeDescriptor(fd) } }
         var waiting: [SquatEvent] = []
         var liveReps = 0  // rep events printed (or waiting to be)
         var frameCount = 0
@@ -225,24 +244,39 @@ enum SquatCommand: Subcommand {
         let maxSeconds = try arguments.seconds("max-seconds") ?? 300
         guard maxSeconds > 0 else { throw UsageError("--max-seconds must be more than 0") }
         struct WorkoutDone: Error {}
-        do {
-            try PoseLineReader.forEachLine(
-                fd: fd, name: displayName, deadline: live ? POSIX.monotonicSeconds() + maxSeconds : nil
-            ) { line in
-                guard let frame = try decodeLine(&decoder, line, path: displayName) else { return }
-                frameCount += 1
-                let events = counter.process(frame)
-                if live {
-                    for event in events {
-                        if case .rep = event { liveReps += 1 }
-                        report(event, json: json, io: io)
-                    }
-                    if events.contains(where: { if case .workoutCompleted = $0 { true } else { false } }) {
-                        throw WorkoutDone()
-                    }
-                } else if !json {
-                    waiting += events
+        func handle(_ line: UnsafeBufferPointer<UInt8>) throws {
+            guard let frame = try decodeLine(&decoder, line, path: displayName) else { return }
+            frameCount += 1
+            let events = counter.process(frame)
+            if live {
+                for event in events {
+                    if case .rep = event { liveReps += 1 }
+                    report(event, json: json, io: io)
                 }
+                if events.contains(where: { if case .workoutCompleted = $0 { true } else { false } }) {
+                    throw WorkoutDone()
+                }
+            } else if !json {
+                waiting += events
+            }
+        }
+        do {
+            if let videoPath {
+                // The video's frames become the very lines `proofkit pose VIDEO --json` prints, read
+                // by the same decoder: counting from a video equals counting from its pose lines.
+                let estimator = try PoseEstimator(store: PhotoModelStore(environment: io.environment))
+                let stop = try PoseVideoLines.run(
+                    path: videoPath, estimator: estimator, joints: PoseCommand.reported(all: false), io: io
+                ) { _, line in
+                    let bytes = Array(line.serialized.utf8)
+                    try bytes.withUnsafeBufferPointer { try handle($0) }
+                }
+                if let stop {
+                    io.printError("proofkit squat: \(displayName): \(stop); the verdict is on the frames before it")
+                }
+            } else {
+                try PoseLineReader.forEachLine(
+                    fd: fd, name: displayName, deadline: live ? POSIX.monotonicSeconds() + maxSeconds : nil, handle)
             }
         } catch is WorkoutDone {
         } catch LineReadFailure.timedOut {
@@ -252,7 +286,9 @@ enum SquatCommand: Subcommand {
         }
         if !live {
             guard frameCount > 0 else {
-                throw ProofkitError(.decodeFailed, "no pose frames in the file", path: path)
+                throw ProofkitError(
+                    .decodeFailed, videoPath == nil ? "no pose frames in the file" : "no frame of the video decodes",
+                    path: path)
             }
             for event in waiting {
                 if case .rep = event { liveReps += 1 }
