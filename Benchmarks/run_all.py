@@ -26,6 +26,11 @@ Writes a markdown report (default Benchmarks/REPORT.md) and prints where it is. 
    the same threads) on the same real Arabic clips, alternating
    (Benchmarks/whisper_vs_faster_whisper.py): transcribe time, time per 10 s of speech, real-time
    factor, peak RSS of the whole processes; targets: time <= 1.5x, peak RSS <= 1x.
+8. Resampling 44.1 and 48 kHz to 16 kHz: proofkit's SincResampler against sox's `rate` and libsoxr,
+   CPU time and quality (Benchmarks/resampler_bench.py); target: conversion CPU <= 1.0x sox.
+9. `proofkit voice REC` against its Python peer, Silero on onnxruntime plus faster-whisper int8 with
+   2 threads, on the same du'a recordings (Benchmarks/voice_vs_python.py); targets: wall time
+   <= 0.8x, peak RSS <= 1.0x.
 
 A missing peer (no venv, no sox, no ffmpeg) or a missing proofkit feature is noted and skipped,
 never a failure. Python peers run in .deps/venv (set-up makes it). The 2 MP photo comes from
@@ -60,6 +65,8 @@ TRIM_BENCH = os.path.join(ROOT, "Benchmarks", "trim_vs_peers.sh")
 MAT_BENCH = os.path.join(ROOT, "Benchmarks", "mat_vs_python.py")
 SQUAT_READ_BENCH = os.path.join(ROOT, "Benchmarks", "squat_read_bench.py")
 WHISPER_BENCH = os.path.join(ROOT, "Benchmarks", "whisper_vs_faster_whisper.py")
+RESAMPLER_BENCH = os.path.join(ROOT, "Benchmarks", "resampler_bench.py")
+VOICE_BENCH = os.path.join(ROOT, "Benchmarks", "voice_vs_python.py")
 MODEL_FILES = {"int8": "efficientnet_lite0_int8.onnx", "fp32": "efficientnet_lite0_fp32.onnx"}
 BENCH_MODEL = {"int8": "lite0", "fp32": "lite0-fp32"}
 
@@ -621,6 +628,43 @@ class Suite:
             f"faster-whisper {statistics.median(x['peer']['transcribe_s'] for x in r['per_round']) / audio * 10:.2f} s.",
         ]))
 
+    def resampler_section(self):
+        title = "## 8. Resampling to 16 kHz: proofkit against sox and libsoxr"
+        if not self.py:
+            self.sections.append(f"{title}\n\nSkipped: no .deps/venv (the quality figures need numpy).")
+            return
+        log("resampler vs sox (Benchmarks/resampler_bench.py)")
+        status, out, err, _ = run([self.py, RESAMPLER_BENCH, "--rounds", str(self.args.rounds * 2), "--json"])
+        if status != 0:
+            self.sections.append(f"{title}\n\nFailed or skipped: {(err or out).strip()[-300:]}")
+            return
+        r = json.loads(out)
+        for label, ratio in r["ratios"].items():
+            if label.endswith("300 s"):
+                rate = label.split(",")[0]
+                self.summary.append((f"resample {rate} -> 16 kHz (300 s) / sox rate, conversion CPU time", "<= 1.0x",
+                                     f"{ratio['conversion']:.2f}x", "met" if ratio["conversion"] <= 1.0 else "NOT met"))
+        self.sections.append(title + "\n\n" + r["markdown"].split("\n", 2)[2])
+
+    def voiceproof_section(self):
+        title = "## 9. `proofkit voice REC` vs its Python peer"
+        if not self.py or not os.path.exists(os.path.join(MODELS, "whisper_base_decoder.onnx")):
+            self.sections.append(f"{title}\n\nSkipped: needs .deps/venv and the Whisper models (bash .ci/setup).")
+            return
+        log("voice REC vs Python (Benchmarks/voice_vs_python.py)")
+        status, out, err, _ = run([sys.executable, VOICE_BENCH, "--binary", self.pk, "--rounds", str(self.args.rounds),
+                                   "--json"])
+        if status != 0:
+            self.sections.append(f"{title}\n\nFailed or skipped: {(err or out).strip()[-300:]}")
+            return
+        r = json.loads(out)
+        for label, ratio in r["ratios"].items():
+            self.summary.append((f"`proofkit voice REC` / Python (Silero + faster-whisper), wall time, {label}", "<= 0.8x",
+                                 f"{ratio['time']:.2f}x", "met" if ratio["time"] <= 0.8 else "NOT met"))
+            self.summary.append((f"`proofkit voice REC` / Python, peak RSS, {label}", "<= 1.0x",
+                                 f"{ratio['rss']:.2f}x", "met" if ratio["rss"] <= 1.0 else "NOT met"))
+        self.sections.append(title + "\n\n" + r["markdown"].split("\n", 2)[2])
+
     # --- report ----------------------------------------------------------------------------
     def versions_of_tools(self):
         v = {}
@@ -703,7 +747,8 @@ def main():
     parser.add_argument("--trim-runs", type=int, default=5, help="runs per tool for trim_vs_peers.sh (default 5)")
     parser.add_argument("--quick", action="store_true", help="2 rounds, 30 runs, 3 trim runs (a smoke test)")
     parser.add_argument("--output", default=os.path.join(ROOT, "Benchmarks", "REPORT.md"))
-    parser.add_argument("--only", default="", help="comma list of sections: defaults,inference,image,photo,process,engines,squatread,trim,whisper")
+    parser.add_argument("--only", default="", help="comma list of sections: defaults,inference,image,photo,process,engines,squatread,trim,whisper,"
+                        "resampler,voiceproof")
     args = parser.parse_args()
     if args.quick:
         args.rounds, args.runs, args.trim_runs = 2, 30, 3
@@ -714,7 +759,8 @@ def main():
     suite.versions = suite.versions_of_tools()
     suite.make_photos()
     only = set(filter(None, args.only.split(",")))
-    for name in ("defaults", "inference", "image", "photo", "process", "engines", "squatread", "trim", "whisper"):
+    for name in ("defaults", "inference", "image", "photo", "process", "engines", "squatread", "trim", "whisper",
+                 "resampler", "voiceproof"):
         if not only or name in only:
             getattr(suite, f"{name}_section")()
     suite.write(started, load_before)

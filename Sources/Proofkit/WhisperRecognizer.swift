@@ -1,8 +1,10 @@
+import Dispatch
 import DuaMatching
 import Inference
 public import ProofkitCore
 internal import ProofkitSystem
 public import SpeechRecognition
+import Synchronization
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -321,5 +323,53 @@ public final class WhisperRecognizer: SpeechRecognizing, @unchecked Sendable {
             }
         }
         return (samples, format)
+    }
+}
+
+// MARK: - Loading beside other work
+
+extension WhisperRecognizer {
+    /// Checks, without loading anything big, what would make loading fail as "not installed":
+    /// every file is found in the store and ONNX Runtime loads. A ``Loading`` started after this
+    /// check can then fail only on a damaged file or model (or a file removed meanwhile).
+    /// - Throws: `.runtimeUnavailable` (exit 69), as ``init(store:threads:options:)`` would.
+    public static func checkInstalled(store: PhotoModelStore) throws(ProofkitError) {
+        for name in WhisperModelFiles.all { _ = try store.locate(name) }
+        _ = try OnnxRuntime.load()
+    }
+
+    /// A recogniser loading on a thread of its own (SHA-256 checks and ONNX Runtime sessions,
+    /// a few tenths of a second), so that the caller can decode and gate a recording meanwhile.
+    /// ``wait()`` blocks until the load is done.
+    public final class Loading: Sendable {
+        private let result = Mutex<Result<WhisperRecognizer, ProofkitError>?>(nil)
+        private let done = DispatchSemaphore(value: 0)
+
+        /// Starts loading, as ``WhisperRecognizer/init(store:threads:options:)`` does.
+        /// - Parameters:
+        ///   - store: where the models are.
+        ///   - threads: ONNX Runtime intra-op threads, default 2.
+        public init(store: PhotoModelStore, threads: Int = 2) {
+            runOnDedicatedThread { [self] in
+                let loaded: Result<WhisperRecognizer, ProofkitError>
+                do throws(ProofkitError) {
+                    loaded = .success(try WhisperRecognizer(store: store, threads: threads))
+                } catch {
+                    loaded = .failure(error)
+                }
+                result.withLock { $0 = loaded }
+                done.signal()
+            }
+        }
+
+        /// The recogniser, once loaded (blocks until then; call from any thread, any number of
+        /// times).
+        /// - Throws: what ``WhisperRecognizer/init(store:threads:options:)`` throws.
+        public func wait() throws(ProofkitError) -> WhisperRecognizer {
+            if let loaded = result.withLock({ $0 }) { return try loaded.get() }
+            done.wait()
+            done.signal()  // for the next caller
+            return try result.withLock { $0 }!.get()
+        }
     }
 }

@@ -58,8 +58,13 @@ struct SincResamplerTests {
     }
 
     @Test(
-        "44.1 to 48 kHz and back: a sine comes out as the ideal sine (SNR > 90 dB) with the exact length",
-        arguments: [(44100, 48000, 1000.0), (48000, 44100, 5000.0), (8000, 44100, 440.0), (22050, 16000, 3000.0)])
+        "44.1 to 48 kHz and back, and to 16 kHz: a sine comes out as the ideal sine (SNR > 90 dB) with the exact length",
+        arguments: [
+            (44100, 48000, 1000.0), (48000, 44100, 5000.0), (8000, 44100, 440.0), (22050, 16000, 3000.0),
+            (44100, 16000, 3000.0), (48000, 16000, 5000.0),
+            // 16 000 phases: too many to keep, so each output frame's weights are computed as it comes.
+            (44101, 16000, 1000.0),
+        ])
     func idealSine(from: Int, to: Int, frequency: Double) {
         let frames = from / 2
         let input = TestSignals.sine(frequency: frequency, amplitude: 0.5, sampleRate: from, frames: frames)
@@ -68,6 +73,15 @@ struct SincResamplerTests {
         #expect(output.count == (frames * to + from - 1) / from)
         let ideal = TestSignals.sine(frequency: frequency, amplitude: 0.5, sampleRate: to, frames: output.count)
         #expect(snr(output, ideal, skip: to / 50) > 90)
+    }
+
+    @Test("the output does not depend on how the input is cut: all at once (several blocks) or in uneven chunks")
+    func chunking() {
+        let input = TestSignals.noise(amplitude: 0.3, frames: 2 * 44100 * 2)  // 2 s of stereo
+        var whole = SincResampler(inputRate: 44100, outputRate: 16000, channels: 2)
+        let once = whole.process(input) + whole.finish()
+        #expect(once.count == 2 * 32000)
+        #expect(once == resample(input, channels: 2, from: 44100, to: 16000))
     }
 
     @Test("downsampling removes what the new rate cannot hold (a 6 kHz tone into 8 kHz is gone)")

@@ -59,6 +59,39 @@ struct VoiceGateDefaultTests {
     }
 
     @Test(
+        "a damaged Whisper model exits 78 with no output, on speech and on silence (it loads while the recording is read)",
+        .enabled(if: FileManager.default.fileExists(atPath: generated + "/whisper_base_decoder.onnx")))
+    func damagedWhisper() throws {
+        let folder = try Self.modelsFolder(flipping: false)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for name in ["whisper_tokenizer.json", "whisper_config.json", "whisper_base_decoder.onnx"] {
+            try FileManager.default.copyItem(atPath: Self.generated + "/" + name, toPath: folder + "/" + name)
+        }
+        var encoder = try Data(contentsOf: URL(fileURLWithPath: Self.generated + "/whisper_base_encoder.onnx"))
+        encoder[encoder.count / 2] ^= 0x01
+        try encoder.write(to: URL(fileURLWithPath: folder + "/whisper_base_encoder.onnx"))
+        // 2 s of digital silence, 16-bit mono 16 kHz: no voice, so the recogniser never runs.
+        var silence = Data("RIFF".utf8)
+        let bytes = 2 * 16_000 * 2
+        withUnsafeBytes(of: UInt32(36 + bytes).littleEndian) { silence.append(contentsOf: $0) }
+        silence.append(contentsOf: Data("WAVEfmt ".utf8))
+        for value: UInt32 in [16, 0x0001_0001, 16_000, 32_000, 0x0010_0002] {  // PCM, mono, 2-byte frames
+            withUnsafeBytes(of: value.littleEndian) { silence.append(contentsOf: $0) }
+        }
+        silence.append(contentsOf: Data("data".utf8))
+        withUnsafeBytes(of: UInt32(bytes).littleEndian) { silence.append(contentsOf: $0) }
+        silence.append(Data(count: bytes))
+        try silence.write(to: URL(fileURLWithPath: folder + "/silence.wav"))
+        for recording in [speech, folder + "/silence.wav"] {
+            let run = try TestEnvironment.runProofkit(
+                ["voice", recording, "--json"], environment: ["PROOFKIT_MODELS": folder])
+            #expect(run.status == 78, "\(recording): \(run.stderr)")
+            #expect(run.stdout.isEmpty, "no partial output")
+            #expect(run.stderr.contains("SHA-256"), "\(run.stderr)")
+        }
+    }
+
+    @Test(
         "PROOFKIT_MODELS is honoured: the model there is used; an empty folder falls back to the energy gate and says so"
     )
     func modelsFolderHonoured() throws {

@@ -277,10 +277,20 @@ enum VoiceCommand: Subcommand {
     /// that exits 69. A damaged model exits 78 either way.
     static func loadWhisper(_ choice: inout RecognizerChoice, io: CommandIO) throws(ProofkitError) -> WhisperRecognizer?
     {
+        try startWhisper(&choice, io: io)?.wait()
+    }
+
+    /// Starts loading the built-in recogniser for `choice` on a thread of its own, after checking
+    /// at once what would make it "not installed" (see ``loadWhisper(_:io:)``, whose rules it
+    /// follows: the fallback to `.none` and its one line are decided here, a damaged model is
+    /// thrown by `wait()`).
+    static func startWhisper(_ choice: inout RecognizerChoice, io: CommandIO) throws(ProofkitError)
+        -> WhisperRecognizer.Loading?
+    {
         guard case .whisper(let explicit) = choice else { return nil }
         let store = PhotoModelStore(environment: io.environment)
         do {
-            return try WhisperRecognizer(store: store, threads: 2)
+            try WhisperRecognizer.checkInstalled(store: store)
         } catch {
             guard !explicit, error.code == .runtimeUnavailable else { throw error }
             io.printError(
@@ -288,16 +298,19 @@ enum VoiceCommand: Subcommand {
             choice = .none
             return nil
         }
+        return WhisperRecognizer.Loading(store: store, threads: 2)
     }
 
-    /// Transcribes a whole recording and scores the text by spans (the recording path's recogniser).
-    static func recognize(with whisper: WhisperRecognizer) -> (_ samples: [Float], _ text: DuaText)
+    /// Transcribes a whole recording and scores the text by spans (the recording path's
+    /// recogniser), once `loading` is done (its wait counts in the recogniser's seconds).
+    static func recognize(with loading: WhisperRecognizer.Loading) -> (_ samples: [Float], _ text: DuaText)
         throws(ProofkitError)
         -> ReadingProofRecording.RecognizedReading
     {
         { (samples: [Float], text: DuaText) throws(ProofkitError) in
             let clock = ContinuousClock()
             let start = clock.now
+            let whisper = try loading.wait()
             let features = WhisperFeatures.logMel(of: samples)
             let transcription = try whisper.transcriber.transcribe(features: features)
             let span = try whisper.spanScores(texts: [text.text], features: features, transcription: transcription)[0]
@@ -335,30 +348,39 @@ enum VoiceCommand: Subcommand {
         // The input first (exists, readable once, decodable header, playable rate): a bad one is
         // refused before any model is loaded.
         let recording = try ReadingProofRecording.Recording(path: path)
-        let whisper = try loadWhisper(&choice, io: io)
-        var transcript: [String] = []
-        if let file = arguments.value("transcript-file") {
-            let contents =
-                file == "-"
-                ? try DuaCommand.readStandardInput(joinedBy: "\n", what: "transcript file")
-                : try DuaCommand.readTextFile(file, required: true, what: "transcript file") ?? ""
-            transcript = contents.split(whereSeparator: \.isNewline).map { line in
-                String(line.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
-            }
-            .filter { !$0.isEmpty }
-        }
-        let configuration = try proofConfiguration(arguments, mode: mode, choice: choice, io: io)
+        // Whisper loads on a thread of its own while the recording is decoded, resampled, gated
+        // and run through Silero (issue 38); its errors still come first, as when it loaded first.
+        let whisper = try startWhisper(&choice, io: io)
+        let configuration: ReadingProofConfiguration
         let outcome: ReadingProofRecording.Outcome
+        var transcript: [String] = []
         do {
-            outcome = try ReadingProofRecording.run(
-                recording: recording, configuration: configuration,
-                sileroModelPath: ReadingProofSession.sileroModelPath(environment: io.environment),
-                transcript: transcript,
-                fallback: fallback, recognize: whisper.map(recognize(with:)),
-                forcedScoreRule: forcedScoreRule(arguments))
+            if let file = arguments.value("transcript-file") {
+                let contents =
+                    file == "-"
+                    ? try DuaCommand.readStandardInput(joinedBy: "\n", what: "transcript file")
+                    : try DuaCommand.readTextFile(file, required: true, what: "transcript file") ?? ""
+                transcript = contents.split(whereSeparator: \.isNewline).map { line in
+                    String(line.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+                }
+                .filter { !$0.isEmpty }
+            }
+            configuration = try proofConfiguration(arguments, mode: mode, choice: choice, io: io)
+            do {
+                outcome = try ReadingProofRecording.run(
+                    recording: recording, configuration: configuration,
+                    sileroModelPath: ReadingProofSession.sileroModelPath(environment: io.environment),
+                    transcript: transcript,
+                    fallback: fallback, recognize: whisper.map(recognize(with:)),
+                    forcedScoreRule: forcedScoreRule(arguments))
+            } catch {
+                throw error.path == nil ? error.at(path: path) : error
+            }
         } catch {
-            throw error.path == nil ? error.at(path: path) : error
+            _ = try whisper?.wait()
+            throw error
         }
+        _ = try whisper?.wait()  // a damaged model exits 78 even when no voice was heard
         if let reason = outcome.fallbackReason, fallback != .always {
             io.printError("proofkit voice: warning: Silero is unavailable (\(reason)); using the energy gate alone")
         }
