@@ -259,3 +259,30 @@ struct AlarmHandsFreePrivacyTests {
         #expect(rig.log.contains("listen \(id)"))
     }
 }
+
+@Suite(
+    "hands-free by camera: the service watches for the mat between rings",
+    .enabled(if: TestEnvironment.hasProofkitBinary, "build proofkit first"), .offThePool)
+struct AlarmHandsFreeCameraTests {
+    @Test(
+        "after the first ring a mat held in front of the (fake) camera ends a mat chain as a hands-free proof",
+        .enabled(if: alarmModelsBuilt, "needs the models (bash .ci/setup)"),
+        .enabled(if: FakeCamera.library != nil, "needs cc to build the fake camera"))
+    func matInView() throws {
+        let rig = try AlarmRig()
+        let camera = try FakeCamera.environment(frames: [TestEnvironment.fixture("images/demo_mat.jpg")])
+        try rig.startService(ringSeconds: 2, arguments: ["--mic", "none"], environment: camera)
+        let (id, _) = try rig.add(in: 2, window: 90, gap: 60, extra: ["--proof", "mat"])
+        let watch = try #require(
+            waitForLine(rig, containing: "listen \(id) watching /dev/video0 for the mat", seconds: 30), "\(rig.log)")
+        #expect(!watch.isEmpty)
+        _ = try #require(
+            waitForLine(rig, containing: "proof \(id) mat hands-free camera=/dev/video0", seconds: 60), "\(rig.log)")
+        let status = try rig.status()
+        let outcome = try #require((status["outcomes"] as? [[String: Any]])?.first)
+        #expect(
+            outcome["kind"] as? String == "proof" && (outcome["detail"] as? String)?.hasPrefix("mat hands-free") == true
+        )
+        #expect(!rig.log.contains("ring-due \(id) \(id).r1"))
+    }
+}

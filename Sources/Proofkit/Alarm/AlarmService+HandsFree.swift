@@ -33,6 +33,8 @@ extension AlarmService {
         var running: Int
         /// Whether its provers were asked to stop.
         var stopping = false
+        /// What each prover said it proves (`status` shows them).
+        var details: [String] = []
     }
 
     /// Checks at start whether the microphone opens, and records it (`status` shows it).
@@ -87,35 +89,53 @@ extension AlarmService {
             try store.write { try store.put(["service.listening": nil]) }
             return
         }
-        guard chain.listens, held[id] == nil else { return }
+        guard chain.listens || chain.watches, held[id] == nil else { return }
         if let retry = listenRetry[id], now < retry { return }
         let scheduled = try store.rings(where: "chain = ? AND state = 'scheduled'", [.text(id)]).map(\.ring)
         guard
             let until = AlarmRingScheduler.listeningEnd(
                 now: now, scheduledRings: scheduled, windowEnd: chain.windowEnd)
         else { return }
-        guard let mic = options.microphone else {
-            try noteListeningOff(id, "no microphone (--mic none)", until: until)
+        var provers: [any HandsFreeProver] = []
+        var off: [String] = []
+        if chain.listens {
+            if let mic = options.microphone {
+                // The microphone may have been unplugged (or plugged in) since: a quick open says
+                // which, before the recogniser is asked for anything.
+                do throws(ProofkitError) {
+                    let capture = try MicrophoneCapture(device: mic, configuration: options.soundDevices.configuration)
+                    try capture.close()
+                    provers.append(
+                        VoiceListener(
+                            text: chain.duaText, device: mic, soundDevices: options.soundDevices,
+                            environment: options.environment, recognizers: recognizers, chimes: chimes))
+                } catch {
+                    off.append("the microphone \(mic) cannot be opened (\(error.message))")
+                }
+            } else {
+                off.append("no microphone (--mic none)")
+            }
+        }
+        if chain.watches && options.watchesCamera {
+            if options.camera != nil || !Cameras.list().isEmpty {
+                provers.append(MatWatcher(camera: options.camera, environment: options.environment, chimes: chimes))
+            } else if !chain.listens {
+                off.append("no camera")
+            }
+        }
+        guard !provers.isEmpty else {
+            try noteListeningOff(id, off.joined(separator: "; "), until: until)
             return
         }
-        // The microphone may have been unplugged (or plugged in) since: a quick open says which,
-        // before the recogniser is asked for anything.
-        do throws(ProofkitError) {
-            let capture = try MicrophoneCapture(device: mic, configuration: options.soundDevices.configuration)
-            try capture.close()
-        } catch {
-            try noteListeningOff(id, "the microphone \(mic) cannot be opened (\(error.message))", until: until)
-            return
-        }
-        let listener = VoiceListener(
-            text: chain.duaText, device: mic, soundDevices: options.soundDevices, environment: options.environment,
-            recognizers: recognizers, chimes: chimes)
-        slot = Slot(chain: id, until: until, provers: [listener], running: 1)
+        for reason in off { log("listen-off", id, reason) }
+        slot = Slot(chain: id, until: until, provers: provers, running: provers.count)
         let reports = self.reports
         let eventFD = self.eventFD
-        listener.start(until: until) { report in
-            reports.list.withLock { $0.append((id, report)) }
-            WakeUp.signal(eventFD)
+        for prover in provers {
+            prover.start(until: until) { report in
+                reports.list.withLock { $0.append((id, report)) }
+                WakeUp.signal(eventFD)
+            }
         }
     }
 
@@ -137,7 +157,12 @@ extension AlarmService {
             switch report {
             case .started(let detail):
                 log("listen", chain, detail)
-                try store.write { try store.put(["service.listening": "\(chain): \(detail)"]) }
+                if var open = slot, open.chain == chain {
+                    open.details.append(detail)
+                    slot = open
+                }
+                let all = slot?.details.joined(separator: "; ") ?? detail
+                try store.write { try store.put(["service.listening": "\(chain): \(all)"]) }
             case .rejected(let detail):
                 try store.write {
                     try store.record(chain: chain, kind: "rejected", at: Date(), detail: "voice hands-free \(detail)")
@@ -151,7 +176,12 @@ extension AlarmService {
                 if listenChain == chain { listenChain = nil }
                 due = true
             case .unavailable(let reason):
-                try noteListeningOff(chain, reason, until: slot?.until ?? Date())
+                // One prover that cannot run leaves the others running; the last one says so.
+                if let open = slot, open.chain == chain, open.running > 1 {
+                    log("listen-off", chain, reason)
+                } else {
+                    try noteListeningOff(chain, reason, until: slot?.until ?? Date())
+                }
             case .ended:
                 guard var open = slot, open.chain == chain else { continue }
                 open.running -= 1
@@ -159,7 +189,8 @@ extension AlarmService {
                 if slot == nil {
                     log("listen-end", chain)
                     try store.write {
-                        if try store.setting("service.listening")?.hasPrefix("\(chain): listening") == true {
+                        let now = try store.setting("service.listening") ?? ""
+                        if now.hasPrefix("\(chain): listening") || now.hasPrefix("\(chain): watching") {
                             try store.put(["service.listening": nil])
                         }
                     }

@@ -29,6 +29,11 @@ public struct AlarmServiceOptions: Sendable {
     /// The ALSA capture device the service listens on between rings (hands-free proofs), or
     /// `nil` to never listen ["default"].
     public var microphone: String? = "default"
+    /// The camera the service watches between rings for the mat (hands-free), or `nil` for the
+    /// first video capture device when there is one [nil].
+    public var camera: String? = nil
+    /// Whether the service watches a camera at all (`--camera none` turns it off) [true].
+    public var watchesCamera = true
     /// A sound played when a hands-free proof passes, instead of the generated rising chime [nil].
     public var acceptSound: String? = nil
     /// A sound played when a whole hands-free reading is rejected, instead of the falling chime [nil].

@@ -73,6 +73,10 @@ public struct StoredChain: Sendable, Hashable {
             ?? DuaCatalog.builtIn.text(named: DuaCatalog.defaultName)!
     }
 
+    /// Whether the service watches the camera for the mat between this chain's rings: not `off`,
+    /// and a proof the mat can give (`mat`, `any`).
+    public var watches: Bool { listen != .off && (proof == "mat" || proof == "any") }
+
     /// Whether the service listens for the reading between this chain's rings: `on`, or `auto`
     /// with a proof the voice can give (`voice`, `any`).
     public var listens: Bool {

@@ -75,8 +75,9 @@ final class VoiceListener: HandsFreeProver, @unchecked Sendable {
     let environment: [String: String]
     let recognizers: RecognizerCache
     let chimes: Chimes
-    /// The live proof now listening, whether a stop was asked for, and whether a chime plays.
-    private let state = Mutex<(stopped: Bool, live: LiveReadingProof?, chiming: Bool)>((false, nil, false))
+    /// The live proof now listening.
+    private let live = Mutex<LiveReadingProof?>(nil)
+    let control = ProverControl()
 
     /// Quiet after a reading that ends it, in seconds: 1.5.
     static let pauseSeconds = 1.5
@@ -94,27 +95,15 @@ final class VoiceListener: HandsFreeProver, @unchecked Sendable {
     }
 
     func stop() {
-        let live = state.withLock { state in
-            state.stopped = true
-            return state.live
-        }
-        live?.stop()
+        control.stop()
+        live.withLock { $0 }?.stop()
     }
 
-    var stopped: Bool { state.withLock { $0.stopped } }
+    var stopped: Bool { control.stopped }
 
-    var usesSpeaker: Bool { state.withLock { $0.chiming } }
+    var usesSpeaker: Bool { control.chiming }
 
-    /// Plays a chime unless a stop was asked for (a ring is due: the speaker is the ring's).
-    private func chime(_ kind: Chimes.Kind) {
-        let go = state.withLock { state in
-            state.chiming = !state.stopped
-            return state.chiming
-        }
-        guard go else { return }
-        chimes.play(kind)
-        state.withLock { $0.chiming = false }
-    }
+    private func chime(_ kind: Chimes.Kind) { control.chime(kind, with: chimes) }
 
     func start(until: Date, report: @escaping @Sendable (HandsFreeReport) -> Void) {
         runOnDedicatedThread { [self] in
@@ -150,11 +139,8 @@ final class VoiceListener: HandsFreeProver, @unchecked Sendable {
                 report(.unavailable("the microphone \(device) cannot listen (\(error.message))"))
                 return
             }
-            let stopNow = state.withLock { state in
-                state.live = live
-                return state.stopped
-            }
-            if stopNow { live.stop() }
+            self.live.withLock { $0 = live }
+            if stopped { live.stop() }
             if !announced {
                 announced = true
                 report(
@@ -166,10 +152,8 @@ final class VoiceListener: HandsFreeProver, @unchecked Sendable {
             let summary = live.run { update in
                 if reading.observe(update) { live.stop() }
             }
-            let wasStopped = state.withLock { state in
-                state.live = nil
-                return state.stopped
-            }
+            self.live.withLock { $0 = nil }
+            let wasStopped = stopped
             // Stopped for a ring (or a typed proof) mid-way: a reading not yet ended is not judged,
             // so the ring is not kept waiting for the recogniser.
             if wasStopped && !reading.wholeReading { return }

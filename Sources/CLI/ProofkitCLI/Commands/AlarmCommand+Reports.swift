@@ -30,6 +30,7 @@ extension AlarmCommand {
             let mic = settings["service.mic"] ?? "none"
             guard status == "ok" else {
                 return "hands-free listening: off (microphone \(mic): \(status)); typed proofs work as before"
+                    + (listening.map { "; \($0)" } ?? "")
             }
             return
                 "hands-free listening: microphone \(mic) ok; \(listening ?? "not listening now (it listens between the rings of a due chain)")"
@@ -186,6 +187,7 @@ extension AlarmCommand {
         var extra = ""
         if let device = arguments.value("device") { extra += " --device \(systemdQuoted(device))" }
         if let mic = arguments.value("mic") { extra += " --mic \(systemdQuoted(mic))" }
+        if let camera = arguments.value("camera"), !camera.isEmpty { extra += " --camera \(systemdQuoted(camera))" }
         if let seconds = try arguments.double("ring-seconds") {
             guard seconds > 0, seconds <= 3600 else {
                 throw UsageError("--ring-seconds must be 0...3600, got \(seconds)")

@@ -13,7 +13,7 @@ enum AlarmCommand: Subcommand {
     static let name = "alarm"
     static let summary = "the alarm service: ring at prayer times or set times until the proof passes"
     static let synopsis = """
-        proofkit alarm run [--device D] [--ring-seconds 60] [--input DEVICE] [--stop-key any|KEY] [--mic DEVICE|none] [--accept-sound FILE] [--reject-sound FILE]
+        proofkit alarm run [--device D] [--ring-seconds 60] [--input DEVICE] [--stop-key any|KEY] [--mic DEVICE|none] [--camera DEVICE|none] [--accept-sound FILE] [--reject-sound FILE]
                proofkit alarm prayers --lat LAT --lon LON --tz ZONE --sound FILE [--method M] [--prayers fajr,...] [--proof-window 30m] [--proof any] [--volume 100] [--ramp 3s] [--escalate] [--listen auto|on|off] [--text NAME] [--json]
                proofkit alarm add --at TIME --sound FILE [--window 30m] [--proof voice|mat|squat|any] [--label L] [--volume 100] [--ramp 3s] [--escalate] [--listen auto|on|off] [--text NAME] [--json]
                proofkit alarm stop [--json]
@@ -83,7 +83,10 @@ enum AlarmCommand: Subcommand {
                  is kept with the chain [waking]. --mic none never listens. --accept-sound and
                  --reject-sound replace the chimes. Audio is held in memory only, never written.
                  status says what it listens for and until when, or why it cannot (no
-                 microphone, no recogniser): typed proofs work as before.
+                 microphone, no recogniser): typed proofs work as before. With a camera (run
+                 --camera DEVICE, default the first video capture device; none for never), a
+                 chain whose proof is mat or any is also watched between rings, as 'proofkit mat
+                 --camera' does: the mat held in view ends the chain (a mat proof, hands-free).
         prove    runs the proof for chain ID (default: the one ringing, else the latest due).
                  Only a due chain takes a proof: its first ring has come and its proof window
                  has not ended. With nothing due, nothing changes: it says when the next ring
@@ -214,7 +217,7 @@ enum AlarmCommand: Subcommand {
 
     /// The options each action takes (besides --store); any other is a usage error.
     static let actionOptions: [String: Set<String>] = [
-        "run": ["device", "ring-seconds", "input", "stop-key", "mic", "accept-sound", "reject-sound"],
+        "run": ["device", "ring-seconds", "input", "stop-key", "mic", "camera", "accept-sound", "reject-sound"],
         "prayers": Set(
             [
                 "lat", "lon", "tz", "prayers", "proof-window", "sound", "proof", "json", "volume", "ramp", "escalate",
@@ -232,7 +235,7 @@ enum AlarmCommand: Subcommand {
                 + CameraOptions.specs.map(\.name)),
         "status": ["json"],
         "history": ["json", "days", "plot"],
-        "install": ["user", "system", "print", "device", "ring-seconds", "mic"],
+        "install": ["user", "system", "print", "device", "ring-seconds", "mic", "camera"],
     ]
 
     static func run(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
@@ -335,6 +338,10 @@ enum AlarmCommand: Subcommand {
             options.stopKey = key
         }
         if let mic = arguments.value("mic") { options.microphone = mic == "none" ? nil : mic }
+        if let camera = arguments.value("camera") {
+            options.watchesCamera = camera != "none"
+            options.camera = camera.isEmpty || camera == "none" ? nil : camera
+        }
         options.acceptSound = arguments.value("accept-sound")
         options.rejectSound = arguments.value("reject-sound")
         _ = try zone(io)
