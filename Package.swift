@@ -87,7 +87,9 @@ let productTargets: [Target] = [
 // (TestEnvironment.fixtures), not from a bundle.
 let testTargets: [Target] =
     [
-        .target(name: "TestSupport", dependencies: ["ProofkitCore"], path: "Tests/TestSupport", exclude: ["Fixtures", "FakeCamera"]),
+        .target(
+            name: "TestSupport", dependencies: ["ProofkitCore"], path: "Tests/TestSupport",
+            exclude: ["Fixtures", "FakeCamera"]),
         .testTarget(name: "ProofkitCoreTests", dependencies: ["ProofkitCore", "TestSupport"]),
         .testTarget(name: "ProofkitSystemTests", dependencies: ["ProofkitSystem", "TestSupport"]),
         .testTarget(
