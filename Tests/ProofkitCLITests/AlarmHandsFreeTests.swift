@@ -241,7 +241,18 @@ struct AlarmHandsFreePrivacyTests {
         let (id, _) = try rig.add(in: 2, window: 60, gap: 30, extra: ["--proof", "voice"])
         _ = try #require(waitForLine(rig, containing: "listen \(id) listening on vmic", seconds: 20), "\(rig.log)")
         usleep(4_000_000)  // a few seconds of listening
-        kill(process.processIdentifier, SIGTERM)
+        // SIGTERM to the service itself (strace would detach and leave it running); strace ends
+        // with it. Bounded: both are killed after 15 s.
+        let start = try #require(rig.log.split(separator: "\n").first { $0.contains(" start - ") }, "\(rig.log)")
+        let pid = try #require(
+            start.split(separator: " ").first { $0.hasPrefix("pid=") }.flatMap { Int32($0.dropFirst(4)) }, "\(start)")
+        kill(pid, SIGTERM)
+        let deadline = Date().addingTimeInterval(15)
+        while process.isRunning && Date() < deadline { usleep(50_000) }
+        if process.isRunning {
+            kill(pid, SIGKILL)
+            kill(process.processIdentifier, SIGKILL)
+        }
         process.waitUntilExit()
         let lines = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
         let sockets = lines.filter { $0.contains("socket(") && !$0.contains("= -1") }

@@ -26,6 +26,8 @@ private func skipReason(_ line: String) -> String? {
     switch words[verbIndex + 1] {
     case "alarm": return "alarm examples need the alarm service (issue 32, the lead's)"
     case "bench": return "a benchmark run takes minutes"
+    case "squat" where words.contains("--camera"):
+        return "live squats need a person squatting in front of the camera (CameraSquatTests has the live counter)"
     default: return nil
     }
 }
@@ -149,9 +151,16 @@ private struct ExampleFolder {
         self.environment = environment
     }
 
-    /// Runs `line` with /bin/sh in the folder (globs and redirections as a user's shell does).
+    /// Runs `line` with /bin/sh in the folder (globs and redirections as a user's shell does). A
+    /// camera example runs in front of the tests' fake webcam (LD_PRELOAD), which shows the mat.
     func run(_ line: String) throws -> ProcessResult {
-        try runProcess(
+        var environment = self.environment
+        if line.contains("--camera") || line.contains("proofkit camera") {
+            environment.merge(try FakeCamera.environment(frames: [TestEnvironment.fixture("images/demo_mat.jpg")])) {
+                _, new in new
+            }
+        }
+        return try runProcess(
             "/usr/bin/timeout", ["300", "/bin/sh", "-e", "-c", line], environment: environment, currentDirectory: folder
         )
     }

@@ -19,6 +19,10 @@ extension AlarmCommand {
             throw UsageError(
                 "prove needs one of --voice [REC], --photo PHOTO, --squat POSES|-, --squat --video VIDEO, --escape")
         }
+        // `--squat --video` followed by another option: the parser took that option as the VIDEO.
+        if let video = arguments.value("video"), video.isEmpty || (video.hasPrefix("--") && video.count > 2) {
+            throw UsageError("--squat --video needs a VIDEO file, not '\(video)'")
+        }
         let maxSeconds = try arguments.seconds("max-seconds") ?? AlarmStore.holdLimit
         guard maxSeconds > 0, maxSeconds <= 3600 else { throw UsageError("--max-seconds must be 0...3600") }
         let store = try openStore(arguments, io: io, access: .existing)
