@@ -82,7 +82,9 @@ struct HostileImageEndToEndTests {
             #expect(result.status == 74, "\(path): \(result.status) \(result.stderr)")
             #expect(result.stderr.contains("not a regular file"), "\(path): \(result.stderr)")
             #expect(peak < limitKiB, "\(path): peak RSS \(peak) KiB")
-            #expect(seconds < 5, "\(path): \(seconds) s")
+            // Not a hang (a FIFO without a writer would block for ever, /dev/zero read for ever): the
+            // bound is loose, because the full suite on 2 cores once took 10.5 s to start the child.
+            #expect(seconds < 60, "\(path): \(seconds) s")
         }
     }
 }
