@@ -26,7 +26,6 @@ Usage (from the package root, after the release build and the models build):
 Writes OUT/results.jsonl (resumes) and prints the table. Needs ffmpeg and the standard library.
 """
 import argparse
-import csv
 import json
 import os
 import random
@@ -35,7 +34,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from whisper_dua_eval import normalise  # noqa: E402
+from whisper_dua_eval import manifest_rows, normalise, write_texts  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -60,17 +59,8 @@ def main():
     parser.add_argument("--limit", type=int, default=0, help="only the first N recordings (a quick look)")
     options = parser.parse_args()
     os.makedirs(options.out, exist_ok=True)
-    with open(os.path.join(options.data, "MANIFEST.tsv"), encoding="utf-8") as f:
-        rows = [r for r in csv.DictReader(f, delimiter="\t") if r.get("text_kind", "text") == "text"]
-    for r in rows:
-        r["name"] = "hm" + r["id"]
-        r["half"] = "A" if int(r["id"]) % 2 == 0 else "B"
-        r["path"] = os.path.join(options.data, r["file"])
-    texts = {"texts": [{"name": r["name"], "title": r["title"], "text": r["text"],
-                        "reading_seconds": max(0.5, float(r["duration_s"]))} for r in rows]}
-    texts_path = os.path.join(options.out, "texts.json")
-    with open(texts_path, "w", encoding="utf-8") as f:
-        json.dump(texts, f, ensure_ascii=False)
+    rows = manifest_rows(options.data)
+    texts_path = write_texts(rows, os.path.join(options.out, "texts.json"))
 
     results_path = os.path.join(options.out, "results.jsonl")
     done = {}

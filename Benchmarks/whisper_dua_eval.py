@@ -74,6 +74,27 @@ def cached_json(path, make):
     return value
 
 
+def manifest_rows(data):
+    """The recordings of MANIFEST.tsv that read a text, each with its name (hmID), half (A: even
+    id, B: odd) and path."""
+    with open(os.path.join(data, "MANIFEST.tsv"), encoding="utf-8") as f:
+        rows = [r for r in csv.DictReader(f, delimiter="\t") if r.get("text_kind", "text") == "text"]
+    for r in rows:
+        r["name"] = "hm" + r["id"]
+        r["half"] = "A" if int(r["id"]) % 2 == 0 else "B"
+        r["path"] = os.path.join(data, r["file"])
+    return rows
+
+
+def write_texts(rows, path):
+    """A texts file with every recording's text and no key_words (proofkit picks them); its path."""
+    texts = {"texts": [{"name": r["name"], "title": r["title"], "text": r["text"],
+                        "reading_seconds": max(0.5, float(r["duration_s"]))} for r in rows]}
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(texts, f, ensure_ascii=False, indent=1)
+    return path
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--proofkit", default=os.path.join(ROOT, ".build/release/proofkit"))
@@ -93,20 +114,10 @@ def main():
     ENV = dict(os.environ)
     if options.models:
         ENV["PROOFKIT_MODELS"] = options.models
-    with open(os.path.join(options.data, "MANIFEST.tsv"), encoding="utf-8") as f:
-        rows = list(csv.DictReader(f, delimiter="\t"))
-    rows = [r for r in rows if r.get("text_kind", "text") == "text"]
-    for r in rows:
-        r["name"] = "hm" + r["id"]
-        r["half"] = "A" if int(r["id"]) % 2 == 0 else "B"
-        r["path"] = os.path.join(options.data, r["file"])
+    rows = manifest_rows(options.data)
 
     # 1. A texts file with every recording's text and no key_words: proofkit picks them.
-    texts = {"texts": [{"name": r["name"], "title": r["title"], "text": r["text"],
-                        "reading_seconds": max(0.5, float(r["duration_s"]))} for r in rows]}
-    texts_path = os.path.join(options.out, "texts.json")
-    with open(texts_path, "w", encoding="utf-8") as f:
-        json.dump(texts, f, ensure_ascii=False, indent=1)
+    texts_path = write_texts(rows, os.path.join(options.out, "texts.json"))
 
     # 2. Transcripts. With --forced: one `transcribe --score-text` process per recording (its
     # transcript, and the forced scores of its own text, 6 other recordings' texts chosen by a

@@ -44,10 +44,7 @@ extension AlarmService {
             return
         }
         var found = "ok"
-        do throws(ProofkitError) {
-            let capture = try MicrophoneCapture(device: mic, configuration: options.soundDevices.configuration)
-            try capture.close()
-        } catch {
+        if let error = microphoneProblem(mic) {
             found = "not found: \(error.message)"
             log("mic-missing", "-", "\(mic): \(error.message); hands-free listening is off until it opens")
         }
@@ -69,6 +66,18 @@ extension AlarmService {
             }
         }
         try store.write { try store.put(["service.mic": mic, "service.mic_status": found]) }
+    }
+
+    /// Opens and closes the capture device `mic` (nothing is captured).
+    /// - Returns: why it cannot be opened, or `nil` when it opens.
+    func microphoneProblem(_ mic: String) -> ProofkitError? {
+        do throws(ProofkitError) {
+            let capture = try MicrophoneCapture(device: mic, configuration: options.soundDevices.configuration)
+            try capture.close()
+            return nil
+        } catch {
+            return error
+        }
     }
 
     /// Stops the open slot (a ring is due, a typed proof holds the chain, the chain ended). Its
@@ -102,15 +111,13 @@ extension AlarmService {
             if let mic = options.microphone {
                 // The microphone may have been unplugged (or plugged in) since: a quick open says
                 // which, before the recogniser is asked for anything.
-                do throws(ProofkitError) {
-                    let capture = try MicrophoneCapture(device: mic, configuration: options.soundDevices.configuration)
-                    try capture.close()
+                if let error = microphoneProblem(mic) {
+                    off.append("the microphone \(mic) cannot be opened (\(error.message))")
+                } else {
                     provers.append(
                         VoiceListener(
                             text: chain.duaText, device: mic, soundDevices: options.soundDevices,
                             environment: options.environment, recognizers: recognizers, chimes: chimes))
-                } catch {
-                    off.append("the microphone \(mic) cannot be opened (\(error.message))")
                 }
             } else {
                 off.append("no microphone (--mic none)")

@@ -63,7 +63,7 @@ final class RecognizerCache: Sendable {
 
 /// The hands-free reading proof: the same gate, recogniser, forced score and matcher as
 /// `proofkit voice --live`, on the capture device, paced by the clock. A reading ends when the
-/// voice has been quiet for ``pauseSeconds`` after at least ``ReadingEnd/minimumVoicedSeconds``
+/// voice has been quiet for ``ReadingEnd/defaultPauseSeconds`` after at least ``ReadingEnd/minimumVoicedSeconds``
 /// of voice; it is then judged: a pass ends the chain (rising chime); a rejection of a whole
 /// reading (at least half the text's reading time of voice) plays the falling chime; listening
 /// then starts afresh. Audio is held in memory only; nothing is written.
@@ -78,9 +78,6 @@ final class VoiceListener: HandsFreeProver, @unchecked Sendable {
     /// The live proof now listening.
     private let live = Mutex<LiveReadingProof?>(nil)
     let control = ProverControl()
-
-    /// Quiet after a reading that ends it, in seconds: 1.5.
-    static let pauseSeconds = 1.5
 
     init(
         text: DuaText, device: String, soundDevices: SoundDevices, environment: [String: String],
@@ -120,18 +117,19 @@ final class VoiceListener: HandsFreeProver, @unchecked Sendable {
             report(.unavailable("the recogniser cannot run (\(error.message))"))
             return
         }
+        // The same for every reading of the slot (the Silero model is looked up once).
+        var options = LiveReadingProof.Options()
+        options.device = device
+        options.soundDevices = soundDevices
+        options.pacedByClock = true
+        options.sileroModelPath = ReadingProofSession.sileroModelPath(environment: environment)
+        options.fallback = .always
+        let configuration = ReadingProofConfiguration(
+            text: text, usesRecognizer: true, voiceDetection: .preferred, allowsReadTwice: false,
+            vetoesUnlikeSpeech: true)
         var announced = false
         while !stopped, until.timeIntervalSinceNow > 1 {
-            var options = LiveReadingProof.Options()
-            options.device = device
-            options.soundDevices = soundDevices
             options.maxSeconds = until.timeIntervalSinceNow
-            options.pacedByClock = true
-            options.sileroModelPath = ReadingProofSession.sileroModelPath(environment: environment)
-            options.fallback = .always
-            let configuration = ReadingProofConfiguration(
-                text: text, usesRecognizer: true, voiceDetection: .preferred, allowsReadTwice: false,
-                vetoesUnlikeSpeech: true)
             let live: LiveReadingProof
             do throws(ProofkitError) {
                 live = try LiveReadingProof(configuration: configuration, options: options, whisper: whisper)
@@ -148,7 +146,7 @@ final class VoiceListener: HandsFreeProver, @unchecked Sendable {
                         "listening on \(device) for '\(text.name)' until \(iso8601(until, in: TimeZone(identifier: "UTC")!))"
                     ))
             }
-            let reading = ReadingEnd(pauseSeconds: Self.pauseSeconds)
+            let reading = ReadingEnd()
             let summary = live.run { update in
                 if reading.observe(update) { live.stop() }
             }
@@ -202,8 +200,11 @@ public final class ReadingEnd: @unchecked Sendable {
     /// Voice heard before a pause ends a reading, in seconds: 1.
     public static let minimumVoicedSeconds = 1.0
 
-    /// - Parameter pauseSeconds: the quiet that ends a reading, in seconds [1.5].
-    public init(pauseSeconds: Double = 1.5) { self.pauseSeconds = pauseSeconds }
+    /// The quiet that ends a reading by default, in seconds: 1.5.
+    public static let defaultPauseSeconds = 1.5
+
+    /// - Parameter pauseSeconds: the quiet that ends a reading, in seconds [``defaultPauseSeconds``].
+    public init(pauseSeconds: Double = ReadingEnd.defaultPauseSeconds) { self.pauseSeconds = pauseSeconds }
 
     /// Takes one update of a live proof.
     /// - Returns: whether listening should end now.
