@@ -1,3 +1,5 @@
+import ProofkitCore
+
 /// The catalogue written back in the JSON format ``DuaCatalog/init(json:)`` reads, so that a text
 /// can be kept with what uses it (the alarm store keeps each chain's text this way, and no longer
 /// needs the file it was chosen from).
@@ -10,11 +12,13 @@ extension DuaCatalog {
 
     static func entry(_ text: DuaText) -> String {
         var fields = [
-            "\"name\":" + quoted(text.name), "\"title\":" + quoted(text.title), "\"text\":" + quoted(text.text),
+            "\"name\":" + JSONText.quoted(text.name), "\"title\":" + JSONText.quoted(text.title),
+            "\"text\":" + JSONText.quoted(text.text),
         ]
-        if let source = text.source { fields.append("\"source\":" + quoted(source)) }
+        if let source = text.source { fields.append("\"source\":" + JSONText.quoted(source)) }
         let words = text.keyWords.map { word in
-            "{\"word\":" + quoted(word.word) + ",\"stems\":[" + word.stems.map(quoted).joined(separator: ",") + "]}"
+            "{\"word\":" + JSONText.quoted(word.word) + ",\"stems\":["
+                + word.stems.map(JSONText.quoted).joined(separator: ",") + "]}"
         }
         fields.append("\"key_words\":[" + words.joined(separator: ",") + "]")
         fields.append("\"required\":\(text.requiredKeyWords)")
@@ -22,24 +26,5 @@ extension DuaCatalog {
         let milliseconds = components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
         fields.append("\"reading_seconds\":\(Double(milliseconds) / 1000)")
         return "{" + fields.joined(separator: ",") + "}"
-    }
-
-    /// `value` as a JSON string (quotes, backslashes and control characters escaped).
-    static func quoted(_ value: String) -> String {
-        var result = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case let c where c.value < 0x20:
-                let hex = String(c.value, radix: 16)
-                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
     }
 }

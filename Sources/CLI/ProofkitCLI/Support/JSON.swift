@@ -1,3 +1,5 @@
+import ProofkitCore
+
 /// A JSON value with deterministic output (object keys sorted), written without Foundation
 /// so that `proofkit` starts fast.
 public enum JSONValue: Sendable, Equatable {
@@ -49,26 +51,7 @@ public enum JSONValue: Sendable, Equatable {
         return "\(value)"
     }
 
-    static func quote(_ text: String, into out: inout String) {
-        out += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        out += "\""
-    }
+    static func quote(_ text: String, into out: inout String) { JSONText.quote(text, into: &out) }
 }
 
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
