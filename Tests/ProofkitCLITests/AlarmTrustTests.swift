@@ -78,6 +78,7 @@ struct AlarmTrustTests {
     func prayerInstantInAnyZone(zone: String, lat: String, lon: String) throws {
         let rig = try AlarmRig()
         let place = ["--lat", lat, "--lon", lon, "--tz", zone]
+        let bookedAt = Date()
         let booked = try rig.alarm(["prayers"] + place + ["--sound", rig.sound], environment: ["TZ": "UTC"])
         #expect(booked.status == 0, "\(booked.stderr)")
         let times = try TestEnvironment.runProofkit(["times"] + place + ["--days", "9", "--json"])
@@ -97,7 +98,14 @@ struct AlarmTrustTests {
             let first = try #require(rings(of: id, in: status).first)
             let fire = try #require((first["fire"] as? String).flatMap { parser.date(from: $0) })
             let expected = try #require(fajr[String(id.dropFirst(5))], "\(id)")
-            #expect(abs(fire.timeIntervalSince(expected)) < 1, "\(id): booked \(first["fire"] ?? "") for \(expected)")
+            let shown = "\(id): booked \(first["fire"] ?? "") for \(expected)"
+            if first["ring"] as? Int == 0 {
+                #expect(abs(fire.timeIntervalSince(expected)) < 1, "\(shown)")
+            } else {
+                // Booked during this chain's window: its past rings are left out, so the first one
+                // left is a backup after the prayer's instant and after the booking.
+                #expect(expected < bookedAt && fire > bookedAt, "\(shown)")
+            }
             // The ring shown in the timetable's zone carries its offset, and on the machine's clock too.
             #expect((first["fire"] as? String)?.hasSuffix("+00:00") == false)
             #expect((first["fire_machine"] as? String)?.hasSuffix("+00:00") == true)
@@ -128,8 +136,10 @@ struct AlarmTrustTests {
         for chain in status["chains"] as? [[String: Any]] ?? [] {
             let id = try #require(chain["id"] as? String)
             guard let expected = asr[String(id.dropFirst(4))] else { continue }
-            let fire = try #require(
-                (rings(of: id, in: status).first?["fire"] as? String).flatMap { parser.date(from: $0) })
+            let first = try #require(rings(of: id, in: status).first)
+            // A chain booked inside its own window has lost its past rings: only a first ring is compared.
+            guard first["ring"] as? Int == 0 else { continue }
+            let fire = try #require((first["fire"] as? String).flatMap { parser.date(from: $0) })
             #expect(abs(fire.timeIntervalSince(expected)) < 1, "\(id)")
             compared += 1
         }
