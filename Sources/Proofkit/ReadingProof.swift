@@ -84,6 +84,18 @@ public struct ReadingProgress: Sendable, Equatable {
     public var heardKeyWords: Int
     /// Key words needed.
     public var requiredKeyWords: Int
+
+    /// - Parameters:
+    ///   - voicedSeconds: voice heard so far, in seconds.
+    ///   - neededSeconds: voice the active rule needs, in seconds.
+    ///   - heardKeyWords: different key words heard so far.
+    ///   - requiredKeyWords: key words needed.
+    public init(voicedSeconds: Double, neededSeconds: Double, heardKeyWords: Int, requiredKeyWords: Int) {
+        self.voicedSeconds = voicedSeconds
+        self.neededSeconds = neededSeconds
+        self.heardKeyWords = heardKeyWords
+        self.requiredKeyWords = requiredKeyWords
+    }
 }
 
 /// A key word heard for the first time.

@@ -62,9 +62,8 @@ final class RecognizerCache: Sendable {
 }
 
 /// The hands-free reading proof: the same gate, recogniser, forced score and matcher as
-/// `proofkit voice --live`, on the capture device, paced by the clock. A reading ends when the
-/// voice has been quiet for ``ReadingEnd/defaultPauseSeconds`` after at least ``ReadingEnd/minimumVoicedSeconds``
-/// of voice; it is then judged: a pass ends the chain (rising chime); a rejection of a whole
+/// `proofkit voice --live`, on the capture device, paced by the clock. A reading ends at a pause
+/// (``ReadingEnd``: 1.5 s once the text's reading time of voice was heard, else 4 s); it is then judged: a pass ends the chain (rising chime); a rejection of a whole
 /// reading (at least half the text's reading time of voice) plays the falling chime; listening
 /// then starts afresh. Audio is held in memory only; nothing is written.
 final class VoiceListener: HandsFreeProver, @unchecked Sendable {
@@ -183,15 +182,21 @@ final class VoiceListener: HandsFreeProver, @unchecked Sendable {
     }
 }
 
-/// Tells when a reading has ended, as the alarm's hands-free listener decides it: the voice has
-/// been quiet for ``pauseSeconds`` after at least ``minimumVoicedSeconds`` of voice, or the proof
-/// already passed. `proofkit voice --live --hands-free` ends listening by the same rule.
+/// Tells when a reading has ended, as the alarm's hands-free listener decides it, or the proof
+/// already passed. A reading ends at a quiet of ``pauseSeconds`` once the text's reading time of
+/// voice was heard (``ReadingProgress/neededSeconds``), and before that only at a longer quiet of
+/// ``longPauseSeconds``: a long du'a read with breaths is judged whole, not on its first part.
+/// Either needs at least ``minimumVoicedSeconds`` of voice. `proofkit voice --live --hands-free`
+/// ends listening by the same rule.
 ///
 /// Not thread-safe: one listening thread feeds it (``LiveReadingProof/run(_:)``'s observer).
 public final class ReadingEnd: @unchecked Sendable {
-    /// Quiet after the voice that ends a reading, in seconds.
+    /// Quiet after a whole reading's voice that ends it, in seconds.
     public let pauseSeconds: Double
+    /// Quiet that ends a reading shorter than the text's reading time, in seconds.
+    public let longPauseSeconds: Double
     private var voicedSeconds = 0.0
+    private var neededSeconds = 0.0
     private var quietSince: Double?
     private var voiced = false
     /// Whether listening ended on a whole reading (a pause, or a pass), not on time or a stop.
@@ -200,11 +205,23 @@ public final class ReadingEnd: @unchecked Sendable {
     /// Voice heard before a pause ends a reading, in seconds: 1.
     public static let minimumVoicedSeconds = 1.0
 
-    /// The quiet that ends a reading by default, in seconds: 1.5.
+    /// The quiet that ends a reading once its reading time of voice was heard, in seconds: 1.5.
     public static let defaultPauseSeconds = 1.5
 
-    /// - Parameter pauseSeconds: the quiet that ends a reading, in seconds [``defaultPauseSeconds``].
-    public init(pauseSeconds: Double = ReadingEnd.defaultPauseSeconds) { self.pauseSeconds = pauseSeconds }
+    /// The quiet that ends a reading before its reading time of voice was heard, in seconds: 4.
+    public static let defaultLongPauseSeconds = 4.0
+
+    /// - Parameters:
+    ///   - pauseSeconds: the quiet that ends a whole reading, in seconds [``defaultPauseSeconds``].
+    ///   - longPauseSeconds: the quiet that ends a shorter one, in seconds [``defaultLongPauseSeconds``];
+    ///     never less than `pauseSeconds`.
+    public init(
+        pauseSeconds: Double = ReadingEnd.defaultPauseSeconds,
+        longPauseSeconds: Double = ReadingEnd.defaultLongPauseSeconds
+    ) {
+        self.pauseSeconds = pauseSeconds
+        self.longPauseSeconds = max(pauseSeconds, longPauseSeconds)
+    }
 
     /// Takes one update of a live proof.
     /// - Returns: whether listening should end now.
@@ -225,6 +242,7 @@ public final class ReadingEnd: @unchecked Sendable {
                 return true
             case .progress(let progress):
                 voicedSeconds = progress.voicedSeconds
+                neededSeconds = progress.neededSeconds
             case .voiceStarted:
                 voiced = true
                 quietSince = nil
@@ -234,9 +252,9 @@ public final class ReadingEnd: @unchecked Sendable {
             default: break
             }
         }
-        if let now, !voiced, let quietSince, now - quietSince >= pauseSeconds,
-            voicedSeconds >= Self.minimumVoicedSeconds
-        {
+        guard let now, !voiced, let quietSince, voicedSeconds >= Self.minimumVoicedSeconds else { return false }
+        let quiet = now - quietSince
+        if quiet >= longPauseSeconds || (quiet >= pauseSeconds && voicedSeconds >= neededSeconds) {
             wholeReading = true
             return true
         }

@@ -156,7 +156,7 @@ enum VoiceCommand: Subcommand {
         .option("device", value: "D", help: "ALSA capture device (default 'default')"),
         .flag(
             "hands-free",
-            help: "with --live: end at the first 1.5 s pause after a reading, as the alarm's listener judges"),
+            help: "with --live: end at a pause (1.5 s after a whole reading, else 4 s), as the alarm's listener judges"),
         .flag("list-devices", help: "list the ALSA PCM devices and exit"),
         .option(
             "recognizer", value: "R", choices: ["whisper", "cmd", "none"],
