@@ -278,7 +278,7 @@ struct AlarmHandsFreePrivacyTests {
 }
 
 @Suite(
-    "hands-free by camera: the service watches for the mat between rings",
+    "hands-free by camera: the service watches for the mat and for squats between rings",
     .enabled(if: TestEnvironment.hasProofkitBinary, "build proofkit first"), .offThePool)
 struct AlarmHandsFreeCameraTests {
     @Test(
@@ -300,6 +300,45 @@ struct AlarmHandsFreeCameraTests {
         #expect(
             outcome["kind"] as? String == "proof" && (outcome["detail"] as? String)?.hasPrefix("mat hands-free") == true
         )
+        #expect(!rig.log.contains("ring-due \(id) \(id).r1"))
+    }
+
+    @Test(
+        "a squat chain is watched for squats: a room seen by the camera never passes, and the camera is given up before the backup rings on time",
+        .enabled(if: alarmModelsBuilt, "needs the models (bash .ci/setup)"),
+        .enabled(if: FakeCamera.library != nil, "needs cc to build the fake camera"))
+    func squatChainWatched() throws {
+        let rig = try AlarmRig()
+        let camera = try FakeCamera.environment(frames: [TestEnvironment.fixture("images/demo_coffee.jpg")])
+        try rig.startService(ringSeconds: 2, arguments: ["--mic", "none"], environment: camera)
+        let (id, first) = try rig.add(in: 2, window: 60, gap: 20, extra: ["--proof", "squat"])
+        _ = try #require(
+            waitForLine(rig, containing: "listen \(id) watching /dev/video0 for 10 squats until", seconds: 30),
+            "\(rig.log)")
+        let ring = try #require(waitForLine(rig, containing: "ring \(id) \(id).r1 late_ms=", seconds: 40), "\(rig.log)")
+        #expect(abs(try stamp(ring).timeIntervalSince(first.addingTimeInterval(20))) < 1.0, "\(ring)")
+        let lines = rig.log.split(separator: "\n")
+        let released = try #require(
+            lines.first { $0.contains("listen-stop \(id) reason=ring due") || $0.contains("listen-end \(id)") },
+            "\(rig.log)")
+        #expect(try stamp(released) <= stamp(ring), "\(released)\n\(ring)")
+        #expect(!rig.log.contains("proof \(id)") && !rig.log.contains("listen-off \(id)"), "\(rig.log)")
+    }
+
+    @Test(
+        "an 'any' chain is watched for the mat and for squats on the same frames: the mat held in view ends it",
+        .enabled(if: alarmModelsBuilt, "needs the models (bash .ci/setup)"),
+        .enabled(if: FakeCamera.library != nil, "needs cc to build the fake camera"))
+    func anyChainWatchedForBoth() throws {
+        let rig = try AlarmRig()
+        let camera = try FakeCamera.environment(frames: [TestEnvironment.fixture("images/demo_mat.jpg")])
+        try rig.startService(ringSeconds: 2, arguments: ["--mic", "none"], environment: camera)
+        let (id, _) = try rig.add(in: 2, window: 90, gap: 60, extra: ["--proof", "any"])
+        _ = try #require(
+            waitForLine(rig, containing: "listen \(id) watching /dev/video0 for the mat or 10 squats", seconds: 30),
+            "\(rig.log)")
+        _ = try #require(
+            waitForLine(rig, containing: "proof \(id) mat hands-free camera=/dev/video0", seconds: 60), "\(rig.log)")
         #expect(!rig.log.contains("ring-due \(id) \(id).r1"))
     }
 }

@@ -25,7 +25,7 @@ final class HandsFreeReports: Sendable {
 /// (``StoredChain/listens``). The slot's end is ``AlarmRingScheduler/listeningEnd(now:scheduledRings:windowEnd:minimumSeconds:)``.
 /// Audio stays in memory. `status` shows what the slot listens for (setting `service.listening`).
 extension AlarmService {
-    /// An open slot: the chain it proves and its provers (one listener now; a camera watcher later).
+    /// An open slot: the chain it proves and its provers (the voice listener, the camera watcher).
     struct Slot {
         var chain: String
         var until: Date
@@ -125,7 +125,12 @@ extension AlarmService {
         }
         if chain.watches && options.watchesCamera {
             if options.camera != nil || !Cameras.list().isEmpty {
-                provers.append(MatWatcher(camera: options.camera, environment: options.environment, chimes: chimes))
+                var proofs: CameraWatcher.Proofs = []
+                if chain.watchesMat { proofs.insert(.mat) }
+                if chain.watchesSquats { proofs.insert(.squats) }
+                let watcher = CameraWatcher(
+                    proofs: proofs, camera: options.camera, environment: options.environment, chimes: chimes)
+                provers.append(watcher)
             } else if !chain.listens {
                 off.append("no camera")
             }
@@ -170,9 +175,9 @@ extension AlarmService {
                 }
                 let all = slot?.details.joined(separator: "; ") ?? detail
                 try store.write { try store.put(["service.listening": "\(chain): \(all)"]) }
-            case .rejected(let detail):
+            case .rejected(let kind, let detail):
                 try store.write {
-                    try store.record(chain: chain, kind: "rejected", at: Date(), detail: "voice hands-free \(detail)")
+                    try store.record(chain: chain, kind: "rejected", at: Date(), detail: "\(kind) hands-free \(detail)")
                 }
                 due = true
             case .accepted(let kind, let detail):

@@ -29,7 +29,7 @@ public struct AlarmServiceOptions: Sendable {
     /// The ALSA capture device the service listens on between rings (hands-free proofs), or
     /// `nil` to never listen ["default"].
     public var microphone: String? = "default"
-    /// The camera the service watches between rings for the mat (hands-free), or `nil` for the
+    /// The camera the service watches between rings for the mat or squats (hands-free), or `nil` for the
     /// first video capture device when there is one [nil].
     public var camera: String? = nil
     /// Whether the service watches a camera at all (`--camera none` turns it off) [true].

@@ -75,7 +75,14 @@ public struct StoredChain: Sendable, Hashable {
 
     /// Whether the service watches the camera for the mat between this chain's rings: not `off`,
     /// and a proof the mat can give (`mat`, `any`).
-    public var watches: Bool { listen != .off && (proof == "mat" || proof == "any") }
+    public var watchesMat: Bool { listen != .off && (proof == "mat" || proof == "any") }
+
+    /// Whether the service watches the camera for squats between this chain's rings: not `off`,
+    /// and a proof squats can give (`squat`, `any`).
+    public var watchesSquats: Bool { listen != .off && (proof == "squat" || proof == "any") }
+
+    /// Whether the service watches the camera between this chain's rings (the mat, squats).
+    public var watches: Bool { watchesMat || watchesSquats }
 
     /// Whether the service listens for the reading between this chain's rings: `on`, or `auto`
     /// with a proof the voice can give (`voice`, `any`).

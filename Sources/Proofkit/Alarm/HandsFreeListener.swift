@@ -15,8 +15,9 @@ import Synchronization
 enum HandsFreeReport: Sendable {
     /// The device is open and it proves until the slot's end (what it listens or looks for).
     case started(String)
-    /// A whole attempt that did not pass (a reading heard to its end); it goes on.
-    case rejected(String)
+    /// A whole attempt that did not pass (a reading heard to its end); it goes on. `kind` is the
+    /// proof (`voice`), `detail` what was judged.
+    case rejected(kind: String, detail: String)
     /// The proof passed: the chain ends. `kind` is the proof (`voice`), `detail` what decided it.
     case accepted(kind: String, detail: String)
     /// It could not prove at all (no microphone, no recogniser): the reason, one line.
@@ -26,10 +27,10 @@ enum HandsFreeReport: Sendable {
 }
 
 /// One prover of the alarm's hands-free slot: it runs on a thread of its own between rings, from
-/// ``start(until:report:)`` until the slot's end or ``stop()``. The voice listener is one; a
-/// camera watcher (the mat in view, squats counted) fits beside it with the same three calls.
+/// ``start(until:report:)`` until the slot's end or ``stop()``: the voice listener, and the
+/// camera watcher (the mat in view, squats counted) beside it.
 protocol HandsFreeProver: AnyObject, Sendable {
-    /// The proof it gives: `voice`, `mat` or `squat`.
+    /// The proof it gives: `voice`, `mat`, `squat`, or `mat or squat`.
     var kind: String { get }
     /// Starts proving until `until` (returns at once); `report` is called on the prover's thread,
     /// ending with ``HandsFreeReport/ended``.
@@ -175,8 +176,8 @@ final class VoiceListener: HandsFreeProver, @unchecked Sendable {
             guard reading.wholeReading else { return }  // the slot ended, or a stop
             // A cough or a word is not a reading: only a whole one is answered.
             guard conclusion.result.gate.voicedSeconds >= 0.5 * live.proof.neededSeconds else { continue }
-            report(
-                .rejected("text=\(text.name) voiced=\(decimalText(conclusion.result.gate.voicedSeconds, places: 1))s"))
+            let voiced = decimalText(conclusion.result.gate.voicedSeconds, places: 1)
+            report(.rejected(kind: "voice", detail: "text=\(text.name) voiced=\(voiced)s"))
             chime(.rejected)
         }
     }

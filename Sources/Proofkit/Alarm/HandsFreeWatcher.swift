@@ -1,3 +1,4 @@
+internal import Camera
 import ProofkitCore
 internal import ProofkitSystem
 import Synchronization
@@ -28,18 +29,32 @@ final class ProverControl: Sendable {
     }
 }
 
-/// The hands-free mat proof: the camera watched between rings, as `proofkit mat --camera` does
-/// (``PhotoJudge/watch(_:rule:maxSeconds:isCancelled:onUpdate:)``: a few frames judged a second,
-/// passing on a steady run). Frames stay in memory. A pass ends the chain (rising chime).
-final class MatWatcher: HandsFreeProver, @unchecked Sendable {
-    let kind = "mat"
+/// The hands-free camera proofs: the camera watched between rings for the mat in view (as
+/// `proofkit mat --camera` judges it: a few frames a second, passing on a steady run, ``LiveMatSession``)
+/// and for squats counted (as `proofkit squat --camera` counts them: every frame's pose,
+/// ``LiveSquatSession``, ``squatPlan``), one or both on the same frames as the chain's proof
+/// allows. Frames stay in memory. A pass ends the chain (rising chime).
+final class CameraWatcher: HandsFreeProver, @unchecked Sendable {
+    /// What it watches for.
+    struct Proofs: OptionSet, Sendable {
+        let rawValue: Int
+        static let mat = Proofs(rawValue: 1)
+        static let squats = Proofs(rawValue: 2)
+    }
+
+    /// The squats that end a chain: one set of 10, as `alarm prove --squat` asks.
+    static let squatPlan = LiveSquatPlan(repsPerSet: 10, sets: 1)
+
+    let proofs: Proofs
+    var kind: String { proofs == .squats ? "squat" : proofs == .mat ? "mat" : "mat or squat" }
     /// The camera, or `nil` for the first video capture device.
     let camera: String?
     let environment: [String: String]
     let chimes: Chimes
     let control = ProverControl()
 
-    init(camera: String?, environment: [String: String], chimes: Chimes) {
+    init(proofs: Proofs, camera: String?, environment: [String: String], chimes: Chimes) {
+        self.proofs = proofs
         self.camera = camera
         self.environment = environment
         self.chimes = chimes
@@ -56,26 +71,57 @@ final class MatWatcher: HandsFreeProver, @unchecked Sendable {
     }
 
     private func watch(until: Date, report: @Sendable (HandsFreeReport) -> Void) {
-        let control = self.control
+        let store = PhotoModelStore(environment: environment)
         do throws(ProofkitError) {
-            var judge = try PhotoJudge(options: PhotoJudgeOptions(), store: PhotoModelStore(environment: environment))
+            var judge = proofs.contains(.mat) ? try PhotoJudge(options: PhotoJudgeOptions(), store: store) : nil
+            let estimator = proofs.contains(.squats) ? try PoseEstimator(store: store, threads: 1) : nil
+            var squats = try estimator.map { _ throws(ProofkitError) in
+                try LiveSquatCounter(plan: Self.squatPlan).session()
+            }
+            var mat = LiveMatSession()
             let source = try CameraFrameSource(device: camera)
             defer { source.close() }
+            let wanted = [judge != nil ? "the mat" : nil, squats != nil ? "\(Self.squatPlan.repsPerSet) squats" : nil]
             report(
                 .started(
-                    "watching \(source.path) for the mat until \(iso8601(until, in: TimeZone(identifier: "UTC")!))"))
-            let result = try judge.watch(
-                source, maxSeconds: until.timeIntervalSinceNow, isCancelled: { control.stopped })
-            guard result.ending == .passed else { return }
-            report(
-                .accepted(
-                    kind: "mat",
-                    detail:
-                        "camera=\(source.path) judged=\(result.judged) score=\(decimalText(result.bestScore, places: 2))"
-                ))
-            control.chime(.accepted, with: chimes)
+                    "watching \(source.path) for \(wanted.compactMap { $0 }.joined(separator: " or ")) until "
+                        + iso8601(until, in: TimeZone(identifier: "UTC")!)))
+            var passed = false
+            while !passed, !control.stopped, until.timeIntervalSinceNow > 0 {
+                let wait = min(0.2, max(0.01, until.timeIntervalSinceNow))
+                // Frames the mat judge skips are dropped undecoded when no squats are counted.
+                let notBefore = squats == nil ? mat.nextDue : -.infinity
+                guard let frame = try source.nextFrame(waitingUpTo: wait, notBefore: notBefore) else { continue }
+                if judge != nil, frame.time >= mat.nextDue {
+                    _ = try mat.take(frame, name: "\(source.path) frame \(frame.sequence)", judge: &judge!)
+                    if mat.passed {
+                        report(
+                            .accepted(
+                                kind: "mat",
+                                detail:
+                                    "camera=\(source.path) judged=\(mat.judged) score=\(decimalText(mat.bestScore, places: 2))"
+                            ))
+                        passed = true
+                        continue
+                    }
+                }
+                if let estimator, var session = squats, let image = source.rgb(frame) {
+                    let (_, ending) = try session.take(
+                        CameraImage(image: image, time: frame.time, sequence: frame.sequence, frame: frame),
+                        estimator: estimator)
+                    squats = session
+                    if ending == .passed {
+                        let reps = session.finish().repCount
+                        report(
+                            .accepted(
+                                kind: "squat", detail: "camera=\(source.path) reps=\(reps) frames=\(session.frames)"))
+                        passed = true
+                    }
+                }
+            }
+            if passed { control.chime(.accepted, with: chimes) }
         } catch {
-            report(.unavailable("the camera cannot watch for the mat (\(error.message))"))
+            report(.unavailable("the camera cannot watch (\(error.message))"))
         }
     }
 }

@@ -1,4 +1,4 @@
-internal import Camera
+public import Camera
 public import ProofkitCore
 internal import ProofkitSystem
 
@@ -63,6 +63,64 @@ public struct LiveMatResult: Sendable {
     public var bestScore: Double
 }
 
+/// A live mat proof taken one camera frame at a time: ``PhotoJudge/watch(_:rule:maxSeconds:isCancelled:onUpdate:)``
+/// runs one, and the alarm's camera watcher runs one beside a squat count on the same frames.
+public struct LiveMatSession: Sendable {
+    /// When it passes.
+    public let rule: LiveMatRule
+    /// Monotonic seconds at which it started.
+    public let start: Double
+    /// Passing frames in a row so far.
+    public private(set) var run = 0
+    /// Frames judged so far.
+    public private(set) var judged = 0
+    /// The best mat score of any judged frame, 0...1.
+    public private(set) var bestScore = 0.0
+    /// The hint of the last failing frame ("too dark: turn on a light", ...).
+    public private(set) var hint = MatProofPolicy.notAMatHint
+    /// The verdict of the last judged frame.
+    public private(set) var lastVerdict: Verdict?
+    private var lastJudged = -Double.infinity
+
+    /// - Parameters:
+    ///   - rule: when it passes (default 3 frames in a row, at most 4 judged a second).
+    ///   - start: monotonic seconds at which it starts (default nil: now).
+    public init(rule: LiveMatRule = LiveMatRule(), start: Double? = nil) {
+        self.rule = rule
+        self.start = start ?? POSIX.monotonicSeconds()
+    }
+
+    /// Monotonic seconds before which a frame is not judged (the rest are dropped undecoded).
+    public var nextDue: Double { lastJudged + 1 / rule.judgedPerSecond }
+
+    /// Whether the mat was held in view: ``LiveMatRule/passingFrames`` passing frames in a row.
+    public var passed: Bool { run >= rule.passingFrames }
+
+    /// Judges one frame (call it for frames at or after ``nextDue``).
+    /// - Parameters:
+    ///   - frame: the camera frame, as sent.
+    ///   - name: what to call it in messages.
+    ///   - judge: the photo judge.
+    /// - Returns: the update to show.
+    /// - Throws: the judge's errors (a frame it cannot decode, the runtime's).
+    public mutating func take(_ frame: CameraFrame, name: String, judge: inout PhotoJudge) throws(ProofkitError)
+        -> LiveMatUpdate
+    {
+        lastJudged = frame.time
+        let judgement = try judge.judge(frame: frame, name: name)
+        judged += 1
+        bestScore = max(bestScore, judgement.judgement.score)
+        lastVerdict = judgement.judgement.verdict
+        if judgement.judgement.verdict.isAccepted {
+            run += 1
+        } else {
+            run = 0
+            hint = judgement.judgement.hint ?? hint
+        }
+        return LiveMatUpdate(seconds: frame.time - start, result: judgement, run: run, judged: judged)
+    }
+}
+
 extension PhotoJudge {
     /// Judges camera frames until the mat is held in view (``LiveMatRule``), `maxSeconds` pass or
     /// `isCancelled` says so.
@@ -78,42 +136,26 @@ extension PhotoJudge {
         _ source: CameraFrameSource, rule: LiveMatRule = LiveMatRule(), maxSeconds: Double,
         isCancelled: () -> Bool = { false }, onUpdate: (LiveMatUpdate) -> Void = { _ in }
     ) throws(ProofkitError) -> LiveMatResult {
-        let start = POSIX.monotonicSeconds()
-        var run = 0
-        var judged = 0
+        var session = LiveMatSession(rule: rule)
+        let start = session.start
         let counted = source.frameCount + source.droppedFrames
-        var best = 0.0
-        var lastJudged = -Double.infinity
-        var lastHint = MatProofPolicy.notAMatHint
         func result(_ ending: LiveProofEnding, _ verdict: Verdict) -> LiveMatResult {
             LiveMatResult(
-                ending: ending, verdict: verdict, judged: judged,
+                ending: ending, verdict: verdict, judged: session.judged,
                 seen: source.frameCount + source.droppedFrames - counted,
-                seconds: POSIX.monotonicSeconds() - start, bestScore: best)
+                seconds: POSIX.monotonicSeconds() - start, bestScore: session.bestScore)
         }
         func rejected(_ detail: String) -> Verdict { .rejected(reason: RejectionReason(.belowThreshold, detail)) }
         while true {
             let now = POSIX.monotonicSeconds()
             if isCancelled() { return result(.cancelled, rejected("cancelled")) }
-            if now - start >= maxSeconds { return result(.timeUp, rejected(lastHint)) }
+            if now - start >= maxSeconds { return result(.timeUp, rejected(session.hint)) }
             let wait = min(0.2, max(0.01, start + maxSeconds - now))
             // Frames between two judged ones are dropped undecoded.
-            let next = lastJudged + 1 / rule.judgedPerSecond
-            guard let frame = try source.nextFrame(waitingUpTo: wait, notBefore: next) else { continue }
-            lastJudged = frame.time
-            let judgement = try judge(frame: frame, name: "\(source.path) frame \(frame.sequence)")
-            judged += 1
-            best = max(best, judgement.judgement.score)
-            if judgement.judgement.verdict.isAccepted {
-                run += 1
-            } else {
-                run = 0
-                lastHint = judgement.judgement.hint ?? lastHint
-            }
-            onUpdate(
-                LiveMatUpdate(seconds: frame.time - start, result: judgement, run: run, judged: judged))
-            if run >= rule.passingFrames {
-                return result(.passed, judgement.judgement.verdict)
+            guard let frame = try source.nextFrame(waitingUpTo: wait, notBefore: session.nextDue) else { continue }
+            onUpdate(try session.take(frame, name: "\(source.path) frame \(frame.sequence)", judge: &self))
+            if session.passed, let verdict = session.lastVerdict {
+                return result(.passed, verdict)
             }
         }
     }

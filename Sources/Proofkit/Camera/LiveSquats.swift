@@ -84,6 +84,15 @@ public struct LiveSquatCounter: Sendable {
         self.plan = plan
     }
 
+    /// Starts counting: a ``LiveSquatSession`` takes the frames one at a time.
+    /// - Parameter start: monotonic seconds at which it starts (default nil: now).
+    /// - Throws: `.invalidArgument` when the configuration is invalid.
+    public func session(start: Double? = nil) throws(ProofkitError) -> LiveSquatSession {
+        LiveSquatSession(
+            counter: try SquatRepCounter(configuration: configuration), plan: plan,
+            minimumConfidence: configuration.minimumConfidence, start: start ?? POSIX.monotonicSeconds())
+    }
+
     /// Watches `source` until the plan is done, `maxSeconds` pass, the rest runs over, or
     /// `isCancelled` says so.
     /// - Parameters:
@@ -98,15 +107,12 @@ public struct LiveSquatCounter: Sendable {
         _ source: CameraFrameSource, estimator: PoseEstimator, maxSeconds: Double,
         isCancelled: () -> Bool = { false }, onUpdate: (LiveSquatUpdate) -> Void = { _ in }
     ) throws(ProofkitError) -> LiveSquatResult {
-        var counter = try SquatRepCounter(configuration: configuration)
-        let start = POSIX.monotonicSeconds()
-        var frames = 0
+        var session = try session()
+        let start = session.start
         var seen = 0
-        var previous: PoseEstimate?
-        var restUntil = -Double.infinity
         func result(_ ending: LiveProofEnding) -> LiveSquatResult {
             LiveSquatResult(
-                ending: ending, squats: counter.finish(), frames: frames, seen: seen,
+                ending: ending, squats: session.finish(), frames: session.frames, seen: seen,
                 seconds: POSIX.monotonicSeconds() - start)
         }
         while true {
@@ -116,32 +122,9 @@ public struct LiveSquatCounter: Sendable {
             let wait = min(0.2, max(0.01, start + maxSeconds - now))
             guard let frame = try source.nextImage(waitingUpTo: wait) else { continue }
             seen += 1
-            let seconds = frame.time - start
-            let observation = try estimator.estimate(image: frame.image, previous: previous)
-            previous = observation.estimate
-            frames += 1
-            let pose = Self.poseFrame(observation, time: seconds, width: frame.image.width, height: frame.image.height)
-            let whole = PoseJoint.allCases.allSatisfy { pose[$0].confidence >= configuration.minimumConfidence }
-            if frame.time < restUntil {
-                onUpdate(
-                    LiveSquatUpdate(
-                        seconds: seconds, events: [], personInView: previous != nil, wholeBodyInView: whole,
-                        restLeft: restUntil - frame.time, frames: frames))
-                continue
-            }
-            let events = counter.process(pose)
-            onUpdate(
-                LiveSquatUpdate(
-                    seconds: seconds, events: events, personInView: previous != nil, wholeBodyInView: whole,
-                    restLeft: 0, frames: frames))
-            for event in events {
-                switch event {
-                case .workoutCompleted: return result(.passed)
-                case .restTooLong: return result(.restTooLong)
-                case .setCompleted: restUntil = frame.time + plan.rest
-                default: break
-                }
-            }
+            let (update, ending) = try session.take(frame, estimator: estimator)
+            onUpdate(update)
+            if let ending { return result(ending) }
         }
     }
 
@@ -166,4 +149,68 @@ extension PosePhoto {
             observation: observation, width: image.width, height: image.height, fullWidth: image.width,
             fullHeight: image.height, format: "camera", timings: timings)
     }
+}
+
+/// A live squat count taken one camera frame at a time (``LiveSquatCounter/session(start:)``):
+/// ``LiveSquatCounter/watch(_:estimator:maxSeconds:isCancelled:onUpdate:)`` runs one, and the
+/// alarm's camera watcher runs one beside the mat on the same frames.
+public struct LiveSquatSession: Sendable {
+    private var counter: SquatRepCounter
+    /// The sets, reps and rest.
+    public let plan: LiveSquatPlan
+    private let minimumConfidence: Double
+    /// Monotonic seconds at which it started.
+    public let start: Double
+    /// Frames the pose was estimated on.
+    public private(set) var frames = 0
+    private var previous: PoseEstimate?
+    private var restUntil = -Double.infinity
+
+    init(counter: SquatRepCounter, plan: LiveSquatPlan, minimumConfidence: Double, start: Double) {
+        self.counter = counter
+        self.plan = plan
+        self.minimumConfidence = minimumConfidence
+        self.start = start
+    }
+
+    /// Estimates the pose of one frame (tracked from the last) and counts it, unless a rest is
+    /// running (then the frame is not counted).
+    /// - Parameters:
+    ///   - frame: the decoded camera frame.
+    ///   - estimator: the pose models.
+    /// - Returns: the update to show, and how the workout ended when it did (passed, or the rest ran over).
+    /// - Throws: the runtime's errors.
+    public mutating func take(_ frame: CameraImage, estimator: PoseEstimator) throws(ProofkitError)
+        -> (LiveSquatUpdate, LiveProofEnding?)
+    {
+        let seconds = frame.time - start
+        let observation = try estimator.estimate(image: frame.image, previous: previous)
+        previous = observation.estimate
+        frames += 1
+        let pose = LiveSquatCounter.poseFrame(
+            observation, time: seconds, width: frame.image.width, height: frame.image.height)
+        let whole = PoseJoint.allCases.allSatisfy { pose[$0].confidence >= minimumConfidence }
+        if frame.time < restUntil {
+            let update = LiveSquatUpdate(
+                seconds: seconds, events: [], personInView: previous != nil, wholeBodyInView: whole,
+                restLeft: restUntil - frame.time, frames: frames)
+            return (update, nil)
+        }
+        let events = counter.process(pose)
+        let update = LiveSquatUpdate(
+            seconds: seconds, events: events, personInView: previous != nil, wholeBodyInView: whole,
+            restLeft: 0, frames: frames)
+        for event in events {
+            switch event {
+            case .workoutCompleted: return (update, .passed)
+            case .restTooLong: return (update, .restTooLong)
+            case .setCompleted: restUntil = frame.time + plan.rest
+            default: break
+            }
+        }
+        return (update, nil)
+    }
+
+    /// The counter's result so far (reps, sets, verdict against the plan's total).
+    public func finish() -> SquatResult { counter.finish() }
 }

@@ -85,8 +85,9 @@ enum AlarmCommand: Subcommand {
                  status says what it listens for and until when, or why it cannot (no
                  microphone, no recogniser): typed proofs work as before. With a camera (run
                  --camera DEVICE, default the first video capture device; none for never), a
-                 chain whose proof is mat or any is also watched between rings, as 'proofkit mat
-                 --camera' does: the mat held in view ends the chain (a mat proof, hands-free).
+                 chain whose proof is mat, squat or any is also watched between rings: the mat
+                 held in view (as 'proofkit mat --camera' judges it) or 10 squats (as 'proofkit
+                 squat --camera' counts them) ends the chain (a mat or squat proof, hands-free).
         prove    runs the proof for chain ID (default: the one ringing, else the latest due).
                  Only a due chain takes a proof: its first ring has come and its proof window
                  has not ended. With nothing due, nothing changes: it says when the next ring
