@@ -161,7 +161,7 @@ public struct PhotoJudge: ~Copyable {
             if let digest = try expectedSHA256(ofFileAt: promptsPath) {
                 bytes = try ModelFile.read(promptsPath, expectedSHA256: digest)
             } else {
-                bytes = [UInt8](try PhotoProof.readData(promptsPath))
+                bytes = try PhotoProof.readData(promptsPath)
             }
             let loaded = try PhotoProof.loadPromptEmbeddings(bytes: bytes, path: promptsPath)
             prompts = loaded.prompts

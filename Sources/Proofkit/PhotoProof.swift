@@ -1,6 +1,7 @@
 public import ImageIO
 public import ImageProof
 public import ProofkitCore
+internal import ProofkitSystem
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -505,7 +506,7 @@ extension PhotoProof {
     /// - Throws: `.notFound`, `.io`, or `.modelInvalid` when there are not 1000 names or class
     ///   741 is not "prayer rug, prayer mat".
     public static func loadClassNames(contentsOf path: String) throws(ProofkitError) -> [String] {
-        try loadClassNames(bytes: [UInt8](readData(path)), path: path)
+        try loadClassNames(bytes: readData(path), path: path)
     }
 
     /// ``loadClassNames(contentsOf:)`` over bytes already read (and checked) from `path`, which
@@ -530,7 +531,7 @@ extension PhotoProof {
     public static func loadPromptEmbeddings(contentsOf path: String) throws(ProofkitError)
         -> (scorer: ClipPromptScorer, threshold: Double?, prompts: [String])
     {
-        let loaded = try loadPromptEmbeddings(bytes: [UInt8](readData(path)), path: path)
+        let loaded = try loadPromptEmbeddings(bytes: readData(path), path: path)
         return (loaded.scorer, loaded.threshold, loaded.prompts)
     }
 
@@ -574,7 +575,7 @@ extension PhotoProof {
     /// A logistic head file (``LogisticHead``'s JSON schema).
     /// - Throws: `.notFound`, `.io`, or `.modelInvalid`.
     public static func loadHead(contentsOf path: String) throws(ProofkitError) -> LogisticHead {
-        try loadHead(bytes: [UInt8](readData(path)), path: path)
+        try loadHead(bytes: readData(path), path: path)
     }
 
     /// ``loadHead(contentsOf:)`` over bytes already read (and checked) from `path`, which names
@@ -620,14 +621,9 @@ extension PhotoProof {
         }
     }
 
-    static func readData(_ path: String) throws(ProofkitError) -> Data {
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw ProofkitError(.notFound, "no such file", path: path)
-        }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ProofkitError(.io, "cannot read the file", path: path)
-        }
-        return data
+    /// The bytes of a model's side file (class names, prompt embeddings, the head): at most 64 MiB.
+    static func readData(_ path: String) throws(ProofkitError) -> [UInt8] {
+        try BoundedFile.read(path, limit: 64 << 20, what: "model file")
     }
 }
 

@@ -195,4 +195,25 @@ struct ChokepointTests {
         }
         #expect(count > 100)
     }
+
+    @Test(
+        "one error type: the library's public errors are ProofkitError (and the JSON parser's position), the CLI's UsageError"
+    )
+    func oneErrorType() throws {
+        var declared: [String: String] = [:]  // type -> file
+        for file in try Self.swiftFiles(under: "Sources") {
+            for line in file.text.split(separator: "\n") {
+                let words = line.split(whereSeparator: { $0 == " " || $0 == ":" || $0 == "," || $0 == "{" })
+                guard words.first == "public", words.count >= 4,
+                    ["struct", "enum", "class", "actor"].contains(words[1]),
+                    words.dropFirst(3).contains("Error")
+                else { continue }
+                declared[String(words[2])] = file.path
+            }
+        }
+        // JSONSyntaxError is where a JSON text breaks, worded by its caller into a ProofkitError;
+        // UsageError is the CLI's bad command line (exit 64).
+        #expect(Set(declared.keys) == ["ProofkitError", "JSONSyntaxError", "UsageError"], "\(declared)")
+        #expect(declared["UsageError"]?.contains("Sources/CLI/") == true)
+    }
 }

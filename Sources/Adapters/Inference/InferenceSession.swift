@@ -185,7 +185,7 @@ public struct InferenceSession: ~Copyable, @unchecked Sendable {
         throws(ProofkitError)
     {
         let file = try ModelFile.openChecked(path, expectedSHA256: expectedSHA256)
-        guard FileManager.default.fileExists(atPath: file.procPath) else {
+        guard case .success = POSIX.status(file.procPath) else {
             try self.init(mappingContentsOf: path, expectedSHA256: expectedSHA256, options: options)
             return
         }

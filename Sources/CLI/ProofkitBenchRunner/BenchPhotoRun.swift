@@ -2,7 +2,7 @@ import ImageProof
 import Proofkit
 public import ProofkitCore
 import ProofkitDemoMedia
-internal import ProofkitSystem
+package import ProofkitSystem
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -44,7 +44,7 @@ enum BenchPhotoRun {
         }
         guard job.model == .clipStandin else { return nil }
         let promptsPath = options.modelsFolder + "/clip_standin_prompts.json"
-        guard FileManager.default.fileExists(atPath: promptsPath) else { return nil }
+        guard case .success = POSIX.status(promptsPath) else { return nil }
         let prompts = try PhotoProof.loadPromptEmbeddings(contentsOf: promptsPath)
         let proof = try PhotoProof(
             configuration: try .clip(
@@ -95,17 +95,20 @@ public enum BenchDemoPhoto {
     public static let label = "demo_mat.jpg (embedded demo photo)"
 
     /// Writes the demo photo to a new file in the temporary folder.
-    /// - Returns: the file's path; the caller removes it.
+    /// - Returns: the file's path, in a new temporary folder of this user's that the caller removes.
     /// - Throws: `.internal` when the embedded photo is missing, `.io` when it cannot be written.
-    public static func writeTemporaryFile() throws(ProofkitError) -> String {
+    package static func writeTemporaryFile() throws(ProofkitError) -> (path: String, folder: TemporaryFolder) {
         guard let photo = DemoMedia.photos.first(where: { $0.showsMat }) else {
             throw ProofkitError(.internal, "the embedded demo photo is missing")
         }
-        let path = FileManager.default.temporaryDirectory
-            .appendingPathComponent("proofkit-bench-\(POSIX.processID)-\(photo.name)").path
-        guard FileManager.default.createFile(atPath: path, contents: Data(photo.bytes)) else {
-            throw ProofkitError(.io, "cannot write the demo photo to the temporary folder", path: path)
+        let folder = try TemporaryFolder(prefix: "proofkit-bench")
+        let path = folder.path + "/" + photo.name
+        do throws(ProofkitError) {
+            try AtomicFile.write(photo.bytes, to: path)
+        } catch {
+            folder.remove()
+            throw error
         }
-        return path
+        return (path, folder)
     }
 }

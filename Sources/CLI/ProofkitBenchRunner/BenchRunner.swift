@@ -57,7 +57,7 @@ public struct BenchPlan: Sendable, Equatable {
         var skipped: [BenchSkip] = []
         for model in models {
             let path = options.path(of: model)
-            guard FileManager.default.fileExists(atPath: path) else {
+            guard case .success = POSIX.status(path) else {
                 let reason =
                     switch model {
                     case .clip:

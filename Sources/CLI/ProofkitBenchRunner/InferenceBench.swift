@@ -125,7 +125,7 @@ public enum InferenceBench {
         }
         let clock = ContinuousClock()
         let path = options.path(of: job.model)
-        guard FileManager.default.fileExists(atPath: path) else {
+        guard case .success = POSIX.status(path) else {
             throw ProofkitError(.notFound, "no model file (set-up makes it: bash .ci/setup)", path: path)
         }
         let modelBytes = fileBytes(path)
@@ -279,7 +279,7 @@ public enum InferenceBench {
     ) throws(ProofkitError) -> (result: BenchResult, other: [Double]) {
         let clock = ContinuousClock()
         let path = options.path(of: job.model)
-        guard FileManager.default.fileExists(atPath: path) else {
+        guard case .success = POSIX.status(path) else {
             throw ProofkitError(.notFound, "no model file (set-up makes it: bash .ci/setup)", path: path)
         }
         let modelBytes = files.reduce(0) { $0 + fileBytes(options.modelsFolder + "/" + $1) }

@@ -68,6 +68,11 @@ public struct ExitStatus: RawRepresentable, Hashable, Sendable, CustomStringConv
         case .cameraStalled: self = .cameraStalled
         case .notACamera: self = .notACamera
         case .cameraFormat: self = .cameraFormat
+        case .storeCorrupt: self = .storeCorrupt
+        case .storeReadOnly: self = .storeReadOnly
+        case .serviceRunning: self = .serviceRunning
+        case .serviceNotRunning: self = .unavailable
+        case .notDue: self = .notDue
         default: self = .failure
         }
     }

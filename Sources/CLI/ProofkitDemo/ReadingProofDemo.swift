@@ -2,6 +2,7 @@ import AudioIO
 import DuaMatching
 import Proofkit
 public import ProofkitCore
+internal import ProofkitSystem
 public import VoiceGate
 
 #if canImport(FoundationEssentials)
@@ -96,14 +97,9 @@ public enum ReadingProofDemo {
         guard let noisePath = roomNoisePath ?? locateNearExecutable(defaultRoomNoise) else {
             return .skipped("the room-noise recording \(defaultRoomNoise) was not found")
         }
-        let files = FileManager.default
-        let folder = files.temporaryDirectory.appendingPathComponent("proofkit-demo-\(UUID().uuidString)").path
-        do {
-            try files.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        } catch {
-            throw ProofkitError(.io, "cannot create a temporary folder", path: folder)
-        }
-        defer { try? files.removeItem(atPath: folder) }
+        let temporary = try TemporaryFolder(prefix: "proofkit-demo")
+        let folder = temporary.path
+        defer { temporary.remove() }
 
         // 1. Speech: espeak-ng reads the du'a (with harakat) in Arabic.
         let waking = DuaCatalog.builtIn.text(named: "waking")!
@@ -182,8 +178,7 @@ public enum ReadingProofDemo {
 
     static func findExecutable(_ name: String, environment: [String: String]) -> String? {
         let path = environment["PATH"] ?? "/usr/bin:/bin"
-        for folder in path.split(separator: ":") where FileManager.default.isExecutableFile(atPath: "\(folder)/\(name)")
-        {
+        for folder in path.split(separator: ":") where POSIX.isExecutableFile("\(folder)/\(name)") {
             return "\(folder)/\(name)"
         }
         return nil

@@ -11,6 +11,7 @@ public struct ProofkitError: Error, Sendable, CustomStringConvertible, Equatable
             case invalidArgument, notFound, unsupportedFormat, decodeFailed
             case deviceUnavailable, runtimeUnavailable, modelInvalid, io, busy, `internal`
             case cameraBusy, cameraUnplugged, cameraStalled, notACamera, cameraFormat
+            case storeCorrupt, storeReadOnly, serviceRunning, serviceNotRunning, notDue
         }
         let storage: Storage
         init(_ storage: Storage) { self.storage = storage }
@@ -44,6 +45,18 @@ public struct ProofkitError: Error, Sendable, CustomStringConvertible, Equatable
         public static let notACamera = Code(.notACamera)
         /// The camera offers no pixel format proofkit decodes (MJPEG or YUYV).
         public static let cameraFormat = Code(.cameraFormat)
+        /// The alarm store is not a database, is damaged, or is not a proofkit store; it was left as it is.
+        public static let storeCorrupt = Code(.storeCorrupt)
+        /// The alarm store's folder or file cannot be written (read-only disk, permissions, another
+        /// user's folder when run as root).
+        public static let storeReadOnly = Code(.storeReadOnly)
+        /// Another alarm service holds the store.
+        public static let serviceRunning = Code(.serviceRunning)
+        /// The command needs the alarm service and none is running on the store.
+        public static let serviceNotRunning = Code(.serviceNotRunning)
+        /// A proof or an escape for an alarm chain that is not due (its first ring has not come, or
+        /// its proof window has ended); nothing was changed.
+        public static let notDue = Code(.notDue)
         /// A bug or an unexpected library failure.
         public static let `internal` = Code(.internal)
 

@@ -9,7 +9,7 @@ internal import ProofkitSystem
 /// connection closes). Replies start with `ok` or `error`.
 public enum AlarmControl {
     /// Sends `request` to the service of the store at `socketPath` and returns its reply line.
-    /// - Throws: ``AlarmFailure`` `.noService` when no service listens there.
+    /// - Throws: ``ProofkitError`` `.serviceNotRunning` when no service listens there.
     public static func send(_ request: String, socketPath: String) throws -> String {
         let fd = try connect(socketPath)
         defer { POSIX.closeDescriptor(fd) }
@@ -24,7 +24,7 @@ public enum AlarmControl {
         try writeLine(fd, "hold \(chain)")
         guard let reply = readLine(fd), reply.hasPrefix("ok") else {
             POSIX.closeDescriptor(fd)
-            throw AlarmFailure(.noService, "the alarm service refused the hold")
+            throw ProofkitError(.serviceNotRunning, "the alarm service refused the hold")
         }
         return fd
     }
@@ -33,17 +33,17 @@ public enum AlarmControl {
         do throws(SystemCallFailure) {
             return try UnixSocket.connect(to: path, receiveTimeoutSeconds: 10)
         } catch  where error.operation == "socket" {
-            throw AlarmFailure(.noService, "cannot create a socket: \(error)")
+            throw ProofkitError(.serviceNotRunning, "cannot create a socket: \(error)")
         } catch {
-            throw AlarmFailure(
-                .noService,
+            throw ProofkitError(
+                .serviceNotRunning,
                 "no alarm service is running on this store (\(path): \(error)); start it with 'proofkit alarm run'")
         }
     }
 
     static func writeLine(_ fd: Int32, _ line: String) throws {
         if UnixSocket.sendAll(fd, Array((line + "\n").utf8)) != nil {
-            throw AlarmFailure(.noService, "the alarm service closed the connection")
+            throw ProofkitError(.serviceNotRunning, "the alarm service closed the connection")
         }
     }
 

@@ -115,8 +115,8 @@ public final class AlarmService {
     }
 
     /// Takes the store's lock and opens the socket, the timer, the signals and the watches.
-    /// - Throws: ``AlarmFailure`` `.serviceRunning` when another service holds the store,
-    ///   `.readOnlyStore` when the lock or the socket cannot be made (or the lock is not a
+    /// - Throws: ``ProofkitError`` `.serviceRunning` when another service holds the store,
+    ///   `.storeReadOnly` when the lock or the socket cannot be made (or the lock is not a
     ///   regular file: a planted symlink is never followed); `ProofkitError` when a chime sound
     ///   (``AlarmServiceOptions/acceptSound``, ``AlarmServiceOptions/rejectSound``) cannot be read.
     public init(store: AlarmStore, options: AlarmServiceOptions) throws {
@@ -138,18 +138,18 @@ public final class AlarmService {
         switch POSIX.open(store.lockPath, [.readWrite, .create, .noFollow, .nonBlocking], mode: 0o600) {
         case .success(let fd): lockFD = fd
         case .failure(let errno):
-            throw AlarmFailure(.readOnlyStore, "\(store.lockPath): cannot open the service lock (\(errno))")
+            throw ProofkitError(.storeReadOnly, "\(store.lockPath): cannot open the service lock (\(errno))")
         }
         guard case .success(let info) = POSIX.status(descriptor: lockFD), info.isRegular else {
             POSIX.closeDescriptor(lockFD)
-            throw AlarmFailure(.readOnlyStore, "\(store.lockPath): the service lock is not a regular file")
+            throw ProofkitError(.storeReadOnly, "\(store.lockPath): the service lock is not a regular file")
         }
         self.lockFD = lockFD
         if case .failure = POSIX.lockExclusive(lockFD, wait: false) {
             let held = (try? POSIX.readPrefix(lockFD, count: 31).get()) ?? []
             let pid = held.isEmpty ? "?" : String(decoding: held, as: UTF8.self).filter { !$0.isWhitespace }
             POSIX.closeDescriptor(lockFD)
-            throw AlarmFailure(
+            throw ProofkitError(
                 .serviceRunning, "another alarm service (pid \(pid)) is already running on \(store.folder)")
         }
         _ = POSIX.truncate(lockFD, to: 0)
@@ -159,7 +159,7 @@ public final class AlarmService {
             listenFD = try UnixSocket.listen(at: store.socketPath)  // mode 0600
             POSIX.setNonBlocking(listenFD, true)  // every waiting connection is accepted, then none blocks
         } catch {
-            throw AlarmFailure(.readOnlyStore, "\(store.socketPath): cannot create the control socket (\(error))")
+            throw ProofkitError(.storeReadOnly, "\(store.socketPath): cannot create the control socket (\(error))")
         }
         guard case .success(let timer) = WakeUp.makeTimer(), case .success(let event) = WakeUp.makeEvent(),
             case .success(let signals) = WakeUp.terminationSignals()

@@ -14,7 +14,7 @@ extension AlarmStore {
     /// rules read them (``AlarmHistory``). Record lines of a chain the store no longer holds (a
     /// past prayer chain it dropped) come back as a chain of their own, at the time of its first
     /// line, when the id names a prayer occurrence (`fajr.2026-11-30`).
-    /// - Throws: ``AlarmFailure`` `.corruptStore`.
+    /// - Throws: ``ProofkitError`` `.storeCorrupt`.
     public func historyChains() throws -> [AlarmHistoryChain] {
         try read {
             // A store whose creation was cut before its tables were made has no history.

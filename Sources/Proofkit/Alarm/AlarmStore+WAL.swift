@@ -12,7 +12,7 @@ extension AlarmStore {
     /// Checks the log beside `path` (`path-wal`), reading only: the log's page size must be the
     /// database's, and every committed frame of page 1 must carry the store's `application_id`
     /// when the database file does (a version 1 store, without an id, is checked when migrated).
-    /// - Throws: ``AlarmFailure`` `.corruptStore` naming the log; nothing is changed.
+    /// - Throws: ``ProofkitError`` `.storeCorrupt` naming the log; nothing is changed.
     static func checkLog(of path: String) throws {
         let logPath = path + "-wal"
         guard case .success(let fd) = POSIX.open(logPath, [.readOnly, .noFollow]) else { return }
@@ -31,8 +31,8 @@ extension AlarmStore {
             let header = bytes(fd, 32, at: 0), [0x377F_0682, 0x377F_0683].contains(word(header, 0))
         else { return }  // empty or not a log: SQLite resets it
         let refuse = { (why: String) in
-            AlarmFailure(
-                .corruptStore,
+            ProofkitError(
+                .storeCorrupt,
                 "\(logPath): the write-ahead log belongs to another database (\(why)); the store was left as it is: move the -wal file away to use the store as of its last checkpoint"
             )
         }

@@ -65,9 +65,9 @@ public final class AlarmStore: @unchecked Sendable {
     /// - Parameters:
     ///   - folder: the store's folder.
     ///   - access: whether a missing store is created, and whether it is written [`.create`].
-    /// - Throws: ``AlarmFailure`` `.unknownID` (no store, with `.existing`/`.readOnly`),
-    ///   `.corruptStore` (damaged, not a proofkit store, or missing a table: nothing written),
-    ///   `.readOnlyStore` (cannot be written, or run as root on a folder another user owns);
+    /// - Throws: ``ProofkitError`` `.notFound` (no store, with `.existing`/`.readOnly`),
+    ///   `.storeCorrupt` (damaged, not a proofkit store, or missing a table: nothing written),
+    ///   `.storeReadOnly` (cannot be written, or run as root on a folder another user owns);
     ///   `ProofkitError` `.runtimeUnavailable` when libsqlite3 is missing.
     public init(folder: String, access: Access = .create) throws {
         self.folder = folder
@@ -76,12 +76,12 @@ public final class AlarmStore: @unchecked Sendable {
             try AlarmStore.makeFolder(folder)
         } else {
             guard case .success(let info) = POSIX.status(path), info.isRegular else {
-                throw AlarmFailure(
-                    .unknownID,
+                throw ProofkitError(
+                    .notFound,
                     "no alarm store in \(folder); 'proofkit alarm add' or 'proofkit alarm prayers' creates one")
             }
             if access == .existing, case .failure(let errno) = POSIX.checkWritable(folder) {
-                throw AlarmFailure(.readOnlyStore, "\(folder): the alarm store cannot be written (\(errno))")
+                throw ProofkitError(.storeReadOnly, "\(folder): the alarm store cannot be written (\(errno))")
             }
         }
         try AlarmStore.checkOwner(folder)
@@ -93,8 +93,8 @@ public final class AlarmStore: @unchecked Sendable {
             }
             db = try SQLiteDatabase(path: path, access: access == .readOnly ? .readOnly : .create)
             if access != .readOnly { try AlarmStore.migrate(db) }
-        } catch let failure as AlarmFailure {
-            throw failure
+        } catch let error as ProofkitError where error.code == .storeCorrupt || error.code == .storeReadOnly {
+            throw error
         } catch let error as ProofkitError {
             throw AlarmStore.translate(error, path: path)
         }
@@ -105,11 +105,11 @@ public final class AlarmStore: @unchecked Sendable {
     static func checkOwner(_ folder: String) throws {
         guard case .success(let info) = POSIX.linkStatus(folder) else { return }
         guard info.isDirectory else {
-            throw AlarmFailure(.readOnlyStore, "\(folder): the alarm store is not a folder (it is \(info.kind))")
+            throw ProofkitError(.storeReadOnly, "\(folder): the alarm store is not a folder (it is \(info.kind))")
         }
         if POSIX.effectiveUser == 0 && info.owner != 0 {
-            throw AlarmFailure(
-                .readOnlyStore,
+            throw ProofkitError(
+                .storeReadOnly,
                 "\(folder): the alarm store belongs to user \(info.owner); as root, use a store of root's own (or run as that user)"
             )
         }
@@ -124,14 +124,14 @@ public final class AlarmStore: @unchecked Sendable {
         if id == 0 && names.isEmpty { return }
         let isStore = id == applicationID || (id == 0 && version == 1 && tables.isSubset(of: names))
         guard isStore else {
-            throw AlarmFailure(
-                .corruptStore,
+            throw ProofkitError(
+                .storeCorrupt,
                 "\(path): not a proofkit alarm store (application_id \(id), tables \(names.sorted().joined(separator: ", "))); it was left as it is"
             )
         }
         if let missing = tables.subtracting(names).sorted().first {
-            throw AlarmFailure(
-                .corruptStore, "\(path): the alarm store has no '\(missing)' table; it was left as it is")
+            throw ProofkitError(
+                .storeCorrupt, "\(path): the alarm store has no '\(missing)' table; it was left as it is")
         }
     }
 
@@ -141,27 +141,27 @@ public final class AlarmStore: @unchecked Sendable {
             built += "/" + part
             if case .failure(let errno) = POSIX.makeFolder(built, mode: 0o700), errno != .exists {
                 if [.readOnlyFileSystem, .permissionDenied, .notPermitted].contains(errno) {
-                    throw AlarmFailure(.readOnlyStore, "\(path): the alarm store cannot be written (\(errno))")
+                    throw ProofkitError(.storeReadOnly, "\(path): the alarm store cannot be written (\(errno))")
                 }
                 throw ProofkitError(
                     .io, "cannot create the alarm store folder: \(errno)", underlying: errno.code, path: path)
             }
         }
         if case .failure(let errno) = POSIX.checkWritable(path) {
-            throw AlarmFailure(.readOnlyStore, "\(path): the alarm store cannot be written (\(errno))")
+            throw ProofkitError(.storeReadOnly, "\(path): the alarm store cannot be written (\(errno))")
         }
     }
 
     /// SQLite failures as the alarm commands report them.
-    static func translate(_ error: ProofkitError, path: String) -> any Error {
+    static func translate(_ error: ProofkitError, path: String) -> ProofkitError {
         switch SQLiteDatabase.failure(of: error) {
         case .corrupt:
-            return AlarmFailure(
-                .corruptStore,
+            return ProofkitError(
+                .storeCorrupt,
                 "\(path): the alarm store is corrupt (\(error.message)); it was left as it is: move it away to start a new one"
             )
         case .readOnly:
-            return AlarmFailure(.readOnlyStore, "\(path): the alarm store cannot be written (\(error.message))")
+            return ProofkitError(.storeReadOnly, "\(path): the alarm store cannot be written (\(error.message))")
         default:
             return error
         }
@@ -427,13 +427,13 @@ public final class AlarmStore: @unchecked Sendable {
     /// recorded, in one transaction. A chain that already ended is left alone.
     /// - Parameter requireDue: refuse a chain that is not due at `at` (``isDue(_:now:)``).
     /// - Returns: the ids of the cancelled rings, or `nil` when the chain had already ended.
-    /// - Throws: ``AlarmFailure`` `.unknownID`, `.notDue` (nothing changed).
+    /// - Throws: ``ProofkitError`` `.notFound`, `.notDue` (nothing changed).
     public func end(
         chain id: String, kind: String, at: Date, detail: String? = nil, requireDue: Bool = false
     ) throws -> [String]? {
         try write {
             guard let chain = try chain(id: id) else {
-                throw AlarmFailure(.unknownID, "no alarm chain '\(id)'; 'proofkit alarm status' lists them")
+                throw ProofkitError(.notFound, "no alarm chain '\(id)'; 'proofkit alarm status' lists them")
             }
             guard chain.state == "active" else { return nil }
             if requireDue, try !isDue(chain, now: at) {
@@ -449,7 +449,7 @@ public final class AlarmStore: @unchecked Sendable {
 
     /// The failure for a proof of `chain` (or, with `nil`, of whatever is due) when it is not
     /// due: it names the next ring.
-    public func notDue(_ chain: StoredChain?, now: Date) throws -> AlarmFailure {
+    public func notDue(_ chain: StoredChain?, now: Date) throws -> ProofkitError {
         let next = try rings(where: "state = 'scheduled' AND fire > ?", [.real(now.timeIntervalSince1970)])
             .filter { chain == nil || $0.ring.chain == chain?.id }.first
         let when =
@@ -463,7 +463,7 @@ public final class AlarmStore: @unchecked Sendable {
                     ? "chain \($0.id) is not due yet (its first ring is \(iso8601($0.firstFire, in: TimeZone(identifier: "UTC")!)))"
                     : "chain \($0.id) is past its proof window"
             } ?? "no alarm is due"
-        return AlarmFailure(.notDue, "\(subject): nothing was changed; \(when)")
+        return ProofkitError(.notDue, "\(subject): nothing was changed; \(when)")
     }
 
     /// The chain a proof is for without an id: the one ringing now, else the latest due chain
@@ -623,14 +623,14 @@ public final class AlarmStore: @unchecked Sendable {
     /// Keeps a copy of `path` in the store's sounds folder (atomically: a temporary file, then
     /// rename; a symlink planted as the folder or the copy is never followed) and returns the
     /// copy's path.
-    /// - Throws: `ProofkitError` (the sound cannot be read), ``AlarmFailure`` `.readOnlyStore`.
+    /// - Throws: `ProofkitError` (the sound cannot be read), ``ProofkitError`` `.storeReadOnly`.
     public func keepCopy(of path: String, name: String) throws -> String {
         let data = try BoundedFile.read(path, limit: AlarmStore.soundLimit, what: "sound")
         try AlarmStore.makeFolder(soundsFolder)
         guard case .success(let info) = POSIX.linkStatus(soundsFolder), info.isDirectory,
             info.owner == POSIX.effectiveUser
         else {
-            throw AlarmFailure(.readOnlyStore, "\(soundsFolder): not a folder of this user's; refusing to write there")
+            throw ProofkitError(.storeReadOnly, "\(soundsFolder): not a folder of this user's; refusing to write there")
         }
         let ext =
             path.split(separator: "/").last.flatMap { $0.contains(".") ? $0.split(separator: ".").last : nil }
@@ -642,7 +642,7 @@ public final class AlarmStore: @unchecked Sendable {
         do throws(ProofkitError) {
             try AtomicFile.write(data, to: target)
         } catch {
-            throw AlarmFailure(.readOnlyStore, "\(target): cannot keep a copy of the sound (\(error.message))")
+            throw ProofkitError(.storeReadOnly, "\(target): cannot keep a copy of the sound (\(error.message))")
         }
         return target
     }

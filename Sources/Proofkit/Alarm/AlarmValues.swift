@@ -8,34 +8,6 @@ import ProofkitCore
     public import Foundation
 #endif
 
-/// Why an alarm store or service cannot do what was asked. Each kind has its own exit status in
-/// the CLI (`proofkit help exit-codes`).
-public struct AlarmFailure: Error, Sendable, CustomStringConvertible {
-    public enum Kind: Sendable, Hashable {
-        /// The store's database is not a database or is damaged (exit 76).
-        case corruptStore
-        /// The store's folder or file cannot be written (read-only disk, permissions) (exit 73).
-        case readOnlyStore
-        /// Another service holds this store (exit 75).
-        case serviceRunning
-        /// The command needs the service and none is running on the store (exit 69).
-        case noService
-        /// No chain or ring has this id, or there is no store where one was named (exit 66).
-        case unknownID
-        /// A proof or an escape for a chain that is not due: its first ring has not come, or its
-        /// proof window has ended (exit 3). Nothing was changed.
-        case notDue
-    }
-    public var kind: Kind
-    /// One line.
-    public var message: String
-    public init(_ kind: Kind, _ message: String) {
-        self.kind = kind
-        self.message = message
-    }
-    public var description: String { message }
-}
-
 /// A chain in the store: a one-off (`a7`) or a prayer occurrence (`fajr.2026-11-30`).
 public struct StoredChain: Sendable, Hashable {
     public var id: String

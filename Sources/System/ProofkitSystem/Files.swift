@@ -266,3 +266,30 @@ package enum ScratchFile {
         POSIX.remove(path)
     }
 }
+
+/// A temporary folder of this user's (mode 0700), for work that needs files on disk; removed with
+/// what is in it by ``remove()``.
+package struct TemporaryFolder: Sendable {
+    /// The folder.
+    package let path: String
+
+    /// Creates `$TMPDIR/PREFIX-XXXXXX` (or in /tmp).
+    /// - Throws: `.io` when it cannot be created.
+    package init(prefix: String) throws(ProofkitError) {
+        switch POSIX.makeTemporaryFolder(prefix: prefix) {
+        case .success(let path): self.path = path
+        case .failure(let errno):
+            throw ProofkitError(
+                .io, "cannot create a temporary folder: \(errno)", operation: "mkdtemp", underlying: errno.code)
+        }
+    }
+
+    /// Removes the files in the folder, then the folder (a link is removed, never followed; a
+    /// folder inside it is left, and so is the folder then).
+    package func remove() {
+        for name in POSIX.folderEntries(path) {
+            POSIX.remove(path + "/" + FilePath.string(fromBytes: name))
+        }
+        POSIX.removeFolder(path)
+    }
+}

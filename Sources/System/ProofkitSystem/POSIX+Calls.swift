@@ -308,6 +308,29 @@ package enum POSIX {
         nothingOrErrno { mkdir(FilePath.cString(path), mode_t(mode)) }
     }
 
+    /// The current working folder, or `nil` when it cannot be read (removed). Calls `getcwd`.
+    package static func currentFolder() -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        guard getcwd(&buffer, buffer.count) != nil else { return nil }
+        return FilePath.string(fromBytes: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) })
+    }
+
+    /// Creates a new, empty folder only this user can enter, `FOLDER/PREFIX-XXXXXX` in
+    /// `$TMPDIR` (or /tmp). Calls `mkdtemp`.
+    /// - Returns: its path, or the errno.
+    package static func makeTemporaryFolder(prefix: String) -> Result<String, Errno> {
+        let base = environmentValue("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        var template = FilePath.cString("\(base)/\(prefix)-XXXXXX")
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        guard made != nil else { return .failure(Errno.current) }
+        return .success(FilePath.string(fromBytes: template.dropLast().map { UInt8(bitPattern: $0) }))
+    }
+
+    /// Removes the empty folder `path`, ignoring errors. Calls `rmdir`.
+    package static func removeFolder(_ path: String) {
+        _ = rmdir(FilePath.cString(path))
+    }
+
     /// Removes `path`, ignoring errors. Calls `unlink`.
     package static func remove(_ path: String) {
         _ = unlink(FilePath.cString(path))

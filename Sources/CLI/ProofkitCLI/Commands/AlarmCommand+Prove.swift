@@ -33,7 +33,7 @@ extension AlarmCommand {
             chain = found
             positionals.removeFirst()
         } else if let first = positionals.first, !arguments.has("voice") {
-            throw AlarmFailure(.unknownID, "no alarm chain '\(first)'; 'proofkit alarm status' lists them")
+            throw ProofkitError(.notFound, "no alarm chain '\(first)'; 'proofkit alarm status' lists them")
         }
         guard positionals.count <= (arguments.has("voice") ? 1 : 0) else {
             throw UsageError("unexpected argument '\(positionals.last!)'")

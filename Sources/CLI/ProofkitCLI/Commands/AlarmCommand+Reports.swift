@@ -227,10 +227,7 @@ extension AlarmCommand {
                 io.environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
                 ?? ((io.environment["HOME"] ?? "/root") + "/.config")
             let unitFolder = config + "/systemd/user"
-            do { try FileManager.default.createDirectory(atPath: unitFolder, withIntermediateDirectories: true) } catch
-            {
-                throw ProofkitError(.io, "cannot create the folder for the unit", path: unitFolder)
-            }
+            try makeFolders(unitFolder, what: "the folder for the unit")
             path = unitFolder + "/proofkit-alarm.service"
         }
         try writeFileAtomically(unit, to: path)

@@ -267,25 +267,11 @@ enum AlarmCommand: Subcommand {
                 throw UsageError(
                     "unknown action '\(action)'; run, prayers, add, stop, prove, status, history or install")
             }
-        } catch let failure as AlarmFailure {
-            io.printError("proofkit alarm: \(failure.message)")
-            return exitStatus(failure.kind)
         } catch var error as UsageError {
             // The usage line of the action that was asked for, not the first one.
             error.usage = synopsis.split(separator: "\n").map { String($0.drop { $0 == " " }) }
                 .first { $0.hasPrefix("proofkit alarm \(action) ") || $0 == "proofkit alarm \(action)" }
             throw error
-        }
-    }
-
-    static func exitStatus(_ kind: AlarmFailure.Kind) -> ExitStatus {
-        switch kind {
-        case .corruptStore: .storeCorrupt
-        case .readOnlyStore: .storeReadOnly
-        case .serviceRunning: .serviceRunning
-        case .noService: .unavailable
-        case .unknownID: .noInput
-        case .notDue: .notDue
         }
     }
 
@@ -494,7 +480,7 @@ enum AlarmCommand: Subcommand {
         let handsFree = try handsFree(arguments, proof: proof, io: io)
         try checkSound(sound)
         let store = try openStore(arguments, io: io)
-        let absolute = sound.hasPrefix("/") ? sound : (FileManager.default.currentDirectoryPath + "/" + sound)
+        let absolute = try absolutePath(sound)
         let kept = try store.keepCopy(of: absolute, name: "oneoff-\(Int(now.timeIntervalSince1970 * 1000))")
         func duration(_ s: Double) -> Duration { .milliseconds(Int64((s * 1000).rounded())) }
         let (id, rings) = try store.addOneOff(
@@ -546,7 +532,7 @@ enum AlarmCommand: Subcommand {
         var sound = arguments.value("sound")
         if let path = sound {
             try checkSound(path)
-            sound = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+            sound = try absolutePath(path)
         }
         let store = try openStore(arguments, io: io)
         if sound == nil {

@@ -193,17 +193,17 @@ enum BenchCommand: Subcommand {
             return try compare(first, second, json: json, io: io)
         case .measure(var plan, let json, let plot):
             if let plot { try checkWritable(plot) }
-            if let image = plan.options.image, !FileManager.default.fileExists(atPath: image) {
+            if let image = plan.options.image, case .failure = POSIX.status(image) {
                 throw ProofkitError(.notFound, "no such photo", path: image)
             }
             // Without --image, photo models judge the demo photo (embedded; written to a
             // temporary file for the run, named by its label in the report).
-            var demoPhoto: String?
+            var demoPhoto: (path: String, folder: TemporaryFolder)?
             if plan.options.image == nil, plan.models.contains(where: \.isPhotoModel) {
                 demoPhoto = try BenchDemoPhoto.writeTemporaryFile()
-                plan.options.image = demoPhoto
+                plan.options.image = demoPhoto?.path
             }
-            defer { if let demoPhoto { try? FileManager.default.removeItem(atPath: demoPhoto) } }
+            defer { demoPhoto?.folder.remove() }
             var report = try measure(plan, arguments: arguments, io: io)
             if demoPhoto != nil {
                 report.settings.image = BenchDemoPhoto.label
@@ -238,7 +238,7 @@ enum BenchCommand: Subcommand {
         let commandLine =
             CommandLine.arguments.count > 1 && CommandLine.arguments[1] == name
             ? CommandLine.arguments : ["proofkit", name] + reconstruct(arguments)
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
+        let executable = POSIX.linkTarget("/proc/self/exe").map(FilePath.string(fromBytes:)) ?? ""
         let childIsPossible = plan.isolation == .childProcess && executable.hasSuffix("/proofkit")
         var plan = plan
         if plan.isolation == .childProcess && !childIsPossible { plan.isolation = .inProcess }
@@ -296,7 +296,7 @@ enum BenchCommand: Subcommand {
 
     static func checkWritable(_ path: String) throws(ProofkitError) {
         let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
-        guard FileManager.default.isWritableFile(atPath: folder.isEmpty ? "/" : folder) else {
+        guard case .success = POSIX.checkWritable(folder.isEmpty ? "/" : folder) else {
             throw ProofkitError(.io, "cannot write the plot: the folder is missing or not writable", path: path)
         }
     }

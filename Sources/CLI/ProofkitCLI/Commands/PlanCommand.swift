@@ -220,8 +220,7 @@ enum PlanCommand: Subcommand {
             throw ProofkitError(
                 .decodeFailed, "refused as an alarm sound: \(reason.detail); nothing was booked", path: path)
         }
-        if path.hasPrefix("/") { return path }
-        return FileManager.default.currentDirectoryPath + "/" + path
+        return try absolutePath(path)
     }
 
     static func planJSON(_ plan: AlarmPlan, planner: AlarmChainPlanner) -> [String: JSONValue] {

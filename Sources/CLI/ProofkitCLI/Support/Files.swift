@@ -11,3 +11,26 @@ internal import ProofkitSystem
 public func writeFileAtomically(_ contents: String, to path: String) throws(ProofkitError) {
     try AtomicFile.write(Array(contents.utf8), to: path)
 }
+
+/// `path` made absolute against the current folder (as booked alarms keep their sounds).
+/// - Throws: `ProofkitError` `.io` when the current folder cannot be read (it was removed).
+func absolutePath(_ path: String) throws(ProofkitError) -> String {
+    if path.hasPrefix("/") { return path }
+    guard let current = POSIX.currentFolder() else {
+        throw ProofkitError(.io, "the current folder cannot be read (was it removed?)", path: path)
+    }
+    return (current == "/" ? "" : current) + "/" + path
+}
+
+/// Creates the folder `path` and the folders above it that are missing (mode 0755 less the umask).
+/// - Parameter what: what the folder is, for the message.
+/// - Throws: `ProofkitError` `.io` naming the folder that could not be made.
+func makeFolders(_ path: String, what: String) throws(ProofkitError) {
+    var built = path.hasPrefix("/") ? "" : "."
+    for part in path.split(separator: "/") {
+        built += "/" + part
+        if case .failure(let errno) = POSIX.makeFolder(built, mode: 0o755), errno != .exists {
+            throw ProofkitError(.io, "cannot create \(what): \(errno)", underlying: errno.code, path: built)
+        }
+    }
+}
