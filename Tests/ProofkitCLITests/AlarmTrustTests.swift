@@ -180,6 +180,10 @@ struct AlarmTrustTests {
         let stray = try rig.alarm(["status", "--ring-seconds", "5", "--system", "--label", "foo"])
         #expect(stray.status == 64 && stray.stderr.contains("alarm status does not take"), "\(stray.stderr)")
         #expect(stray.stderr.contains("usage: proofkit alarm status"))
+        // An option no action takes is refused while parsing: still the action's own usage line.
+        let unknown = try rig.alarm(["add", "--bogus", "--sound", rig.sound])
+        #expect(unknown.status == 64 && unknown.stderr.contains("unknown option '--bogus'"), "\(unknown.stderr)")
+        #expect(unknown.stderr.contains("usage: proofkit alarm add --at TIME"), "\(unknown.stderr)")
     }
 
     @Test("a DST-ambiguous or skipped local --at is booked by the documented rule, and the output says so")

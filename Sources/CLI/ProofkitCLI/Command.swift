@@ -118,7 +118,7 @@ public enum ProofkitCLI {
             return try command.run(parsed, io: io)
         } catch let error as UsageError {
             io.printError("proofkit \(command.name): \(displayText(error.message))")
-            io.printError("usage: \(error.usage ?? String(command.synopsis.split(separator: "\n").first ?? ""))")
+            io.printError("usage: \(error.usage ?? usageLine(of: command, tokens: tokens))")
             io.printError("See 'proofkit \(command.name) --help'.")
             return .usage
         } catch let error as ProofkitError {
@@ -128,6 +128,20 @@ public enum ProofkitCLI {
             io.printError("proofkit \(command.name): \(displayText(String(describing: error)))")
             return .failure
         }
+    }
+
+    /// The synopsis line for a usage error: for a verb with actions (`alarm add`, `alarm status`),
+    /// the line of the action named first on the command line, else the synopsis's first line.
+    static func usageLine(of command: any Subcommand.Type, tokens: [String]) -> String {
+        let lines = command.synopsis.split(separator: "\n").map { String($0.drop { $0 == " " }) }
+        if let action = tokens.first(where: { !$0.hasPrefix("-") }),
+            let line = lines.first(where: {
+                $0.hasPrefix("proofkit \(command.name) \(action) ") || $0 == "proofkit \(command.name) \(action)"
+            })
+        {
+            return line
+        }
+        return lines.first ?? ""
     }
 
     /// The help text for one verb.

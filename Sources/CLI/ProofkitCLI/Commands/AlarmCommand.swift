@@ -269,8 +269,7 @@ enum AlarmCommand: Subcommand {
             }
         } catch var error as UsageError {
             // The usage line of the action that was asked for, not the first one.
-            error.usage = synopsis.split(separator: "\n").map { String($0.drop { $0 == " " }) }
-                .first { $0.hasPrefix("proofkit alarm \(action) ") || $0 == "proofkit alarm \(action)" }
+            error.usage = ProofkitCLI.usageLine(of: AlarmCommand.self, tokens: [action])
             throw error
         }
     }
