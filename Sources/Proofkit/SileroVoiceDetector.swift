@@ -17,7 +17,7 @@ public import ProofkitCore
 /// let probabilities = try vad.probabilities(of: clip)   // one per 32 ms chunk
 /// ```
 ///
-/// The detector owns an ``InferenceSession`` (`~Copyable`): one detector per audio stream.
+/// The detector owns an `InferenceSession` (`~Copyable`): one detector per audio stream.
 public struct SileroVoiceDetector: ~Copyable {
     /// Where set-up puts the model, relative to the package root.
     public static let defaultModelPath = "Models/generated/silero_vad.onnx"
