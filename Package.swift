@@ -54,6 +54,8 @@ let cTargets: [Target] =
 // MARK: Core values and the pure engines (no C, no I/O).
 let coreTargets: [Target] =
     [target("ProofkitCore", in: "Core")] + engines.map { target($0, in: "Engines", dependencies: ["ProofkitCore"]) }
+    // The one import of the `ProofkitEngines` product: re-exports ProofkitCore and every engine, no code of its own.
+    + [target("ProofkitEngines", in: "Engines", dependencies: (["ProofkitCore"] + engines).map { .target(name: $0) })]
 
 // MARK: The libc chokepoint (every system call: files, processes, threads, sockets) and the adapters over it.
 let systemTargets: [Target] =
@@ -64,7 +66,8 @@ let systemTargets: [Target] =
     }
 
 // MARK: The facade, the command and the executables.
-let facadeDependencies = ["ProofkitCore", "ProofkitSystem", "CProofkitShims"] + engines + adapters.map(\.name)
+let facadeDependencies =
+    ["ProofkitCore", "ProofkitEngines", "ProofkitSystem", "CProofkitShims"] + engines + adapters.map(\.name)
 let productTargets: [Target] = [
     .target(name: "Proofkit", dependencies: facadeDependencies.map { .target(name: $0) }),
     // The demo: its media (embedded in code, no files needed at run time) and its steps.
@@ -111,7 +114,7 @@ let package = Package(
     platforms: [.iOS(.v16), .macOS(.v13)],
     products: [
         .library(name: "ProofkitCore", targets: ["ProofkitCore"]),
-        .library(name: "ProofkitEngines", targets: engines),
+        .library(name: "ProofkitEngines", targets: ["ProofkitEngines"]),
         .library(name: "Proofkit", targets: ["Proofkit"]),
         .executable(name: "proofkit", targets: ["ProofkitTool"]),
         .executable(name: "proofkit-bench", targets: ["ProofkitBench"]),
@@ -128,7 +131,7 @@ for target in package.targets where target.type != .system && target.type != .bi
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     // Core and engines are pure Swift: hold them to strict memory safety (zero `unsafe`).
-    if (["ProofkitCore"] + engines).contains(target.name) {
+    if (["ProofkitCore", "ProofkitEngines"] + engines).contains(target.name) {
         settings.append(.strictMemorySafety())
     }
     target.swiftSettings = settings

@@ -12,7 +12,7 @@ public import ProofkitCore
 /// let result = try proof.judge(contentsOf: "mat.jpg", model: &model)
 /// ```
 ///
-/// Owns one ``InferenceSession`` (`~Copyable`): create it once and judge many photos with it.
+/// Owns one `InferenceSession` (`~Copyable`): create it once and judge many photos with it.
 /// A model with a fixed batch of 1 (the CLIP encoder) is run one crop at a time.
 public struct OnnxPhotoModel: ~Copyable, PhotoModelRunner {
     /// Where set-up puts the fp32 EfficientNet-Lite0, relative to the package root.
@@ -63,7 +63,7 @@ public struct OnnxPhotoModel: ~Copyable, PhotoModelRunner {
 
     /// Loads a photo model saved in ONNX Runtime's own format (`.ort`, optimised by the models
     /// build on this machine), mapped and checked against `expectedSHA256`, with no further graph
-    /// optimisation (see ``InferenceSession/init(ortFormatContentsOf:expectedSHA256:options:)``).
+    /// optimisation (see `InferenceSession.init(ortFormatContentsOf:expectedSHA256:options:)`).
     /// - Parameters:
     ///   - path: the `.ort` file.
     ///   - expectedSHA256: the digest it must have.

@@ -98,6 +98,9 @@ public struct PhotoModelStore: Sendable, Equatable {
     public let folders: [String]
     /// Whether the folder came from ``environmentVariable``.
     public let isFromEnvironment: Bool
+    /// The ONNX Runtime library given to ``init(folder:onnxRuntimeLibrary:)``; `nil` when the
+    /// runtime is found by its usual search (`PROOFKIT_ORT_LIBRARY`, set-up's copy, the system's).
+    public let onnxRuntimeLibrary: String?
 
     /// The search for this process.
     /// - Parameters:
@@ -112,6 +115,7 @@ public struct PhotoModelStore: Sendable, Equatable {
         if let explicit = environment[Self.environmentVariable], !explicit.isEmpty {
             folders = [explicit]
             isFromEnvironment = true
+            onnxRuntimeLibrary = nil
             return
         }
         var found: [String] = []
@@ -129,6 +133,7 @@ public struct PhotoModelStore: Sendable, Equatable {
         if !found.contains(local) { found.append(local) }
         folders = found
         isFromEnvironment = false
+        onnxRuntimeLibrary = nil
     }
 
     /// The models in `folder` alone, with no search and no environment: for an app that keeps its
@@ -137,6 +142,26 @@ public struct PhotoModelStore: Sendable, Equatable {
     public init(folder: String) {
         folders = [folder]
         isFromEnvironment = false
+        onnxRuntimeLibrary = nil
+    }
+
+    /// The models in `folder` alone, run by the ONNX Runtime library at `onnxRuntimeLibrary`:
+    /// nothing is searched and no environment variable is read, for an app that ships both.
+    ///
+    /// The library is loaded now. ONNX Runtime is process-wide and never unloaded, so make this
+    /// store before anything else in the process opens a model; every ``PhotoJudge``,
+    /// ``PoseEstimator``, ``WhisperRecognizer`` and ``SileroVoiceDetector`` then runs on it.
+    /// - Parameters:
+    ///   - folder: the folder of the model files (and, optionally, their `manifest.json`).
+    ///   - onnxRuntimeLibrary: the path of a `libonnxruntime.so` file, ONNX Runtime 1.15 or newer.
+    /// - Throws: `.runtimeUnavailable` (exit 69) when that file cannot be loaded, is not ONNX
+    ///   Runtime or is too old; `.invalidArgument` when the process already runs ONNX Runtime
+    ///   from another file.
+    public init(folder: String, onnxRuntimeLibrary: String) throws(ProofkitError) {
+        try OnnxRuntime.load(libraryPath: onnxRuntimeLibrary)
+        folders = [folder]
+        isFromEnvironment = false
+        self.onnxRuntimeLibrary = onnxRuntimeLibrary
     }
 
     /// The path of `name` in the first folder that has it.

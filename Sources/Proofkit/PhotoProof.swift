@@ -215,7 +215,7 @@ public struct DecodedImageSummary: Sendable, Equatable {
     public var orientation: ExifOrientation
     /// DCT scale as "num/denom", e.g. "1/4" ("1/1" for a full-size decode and for PNG).
     public var scale: String
-    /// The file's colour model (see ``DecodedImage/colorModel``).
+    /// The file's colour model (see `DecodedImage.colorModel`).
     public var colorModel: String
     /// Non-fatal decoder warnings.
     public var warnings: [String]
@@ -415,7 +415,7 @@ public struct PhotoProof: Sendable {
         return PhotoModelOutput(batch: ran, logits: logits, embeddings: embeddings)
     }
 
-    /// Scores and judges a model's output for a prepared photo (the pure part of ``judge``).
+    /// Scores and judges a model's output for a prepared photo (the pure part of judging).
     /// - Throws: `.modelInvalid` when the output lacks what the scorer, head or enrolment
     ///   needs, or has the wrong batch or width.
     public func evaluate(

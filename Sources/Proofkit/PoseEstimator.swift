@@ -20,7 +20,7 @@ public enum PoseModelFiles {
     /// The landmark model: `image` float32 [1, 256, 256, 3] in [0, 1] → `landmarks` [1, 195],
     /// `presence` [1, 1], `heatmap` [1, 64, 64, 39] (and `segmentation`, `world_landmarks`, unused).
     public static let landmarks = "pose_landmark_full.onnx"
-    /// The pipeline's constants (``PoseEstimation/PosePipelineConfiguration``).
+    /// The pipeline's constants (`PosePipelineConfiguration`).
     public static let pipeline = "pose_pipeline.json"
     /// Every file, in load order.
     public static let all = [pipeline, detector, landmarks]
@@ -53,7 +53,7 @@ public struct PosePhoto: Sendable, Equatable {
     public var timings: PoseTimings
 }
 
-/// Body pose on the device: MediaPipe Pose's single-person pipeline (``PoseEstimation/PosePipeline``)
+/// Body pose on the device: MediaPipe Pose's single-person pipeline (`PosePipeline`)
 /// with its two models run by ONNX Runtime.
 ///
 /// ```swift
@@ -242,7 +242,7 @@ public final class PoseEstimator: @unchecked Sendable {
     /// on the letterboxed image, then the landmark model on the first detection's region, or on
     /// the letterboxed image when nobody is detected (the same work as a frame with a person).
     /// Only the models' runs are timed, not the crops or the decoding.
-    /// - Throws: as ``estimate(image:previous:)``.
+    /// - Throws: as ``estimate(image:previous:redetect:)``.
     public func modelTimings(on image: RGBImage) throws(ProofkitError) -> PoseTimings {
         let side = pipeline.configuration.detectorInputSize
         let detectorInput = try Tensor(shape: [1, side, side, 3], scalars: pipeline.detectorInput(of: image))
@@ -279,7 +279,7 @@ public final class PoseEstimator: @unchecked Sendable {
     /// - Returns: the result, in pixels of the analysed image, with both sizes.
     /// - Throws: `.notFound` (66), `.io` (74), `.decodeFailed` or `.unsupportedFormat` (65: not
     ///   an image, truncated, over 50 MP), naming the file; ONNX Runtime's errors as
-    ///   ``estimate(image:previous:)``.
+    ///   ``estimate(image:previous:redetect:)``.
     public func estimate(photoAt path: String) throws(ProofkitError) -> PosePhoto {
         let decoded = try decoder.decode(contentsOf: path)
         let observation = try estimate(image: decoded.image)

@@ -7,7 +7,7 @@ import VideoIO
 /// (smoothed) tracking landmarks, and the detector again only when the landmark model's
 /// presence drops below its threshold (that frame has nobody, and the next starts with the
 /// detector, as in MediaPipe's graph); the landmarks smoothed over time
-/// (``PoseEstimation/PoseLandmarkSmoother``, MediaPipe's `smooth_landmarks`).
+/// (`PoseLandmarkSmoother`, MediaPipe's `smooth_landmarks`).
 ///
 /// Feed it RGB frames one at a time, from a file (``PoseVideo``) or a camera:
 ///

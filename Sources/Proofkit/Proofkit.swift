@@ -2,15 +2,8 @@
 // are what the proofs take and give, so a caller (the CLI, an app) imports `Proofkit` alone.
 // The adapters (AudioIO, ImageIO, Inference, Storage) stay behind the facade: what a caller needs
 // of them is wrapped here (SoundDevices, SoundFile, LiveReadingProof, ...). ProofkitCore's values
-// (ProofkitError, Verdict, PoseFrame, Keypoint, ...) come with it.
-@_exported public import DuaMatching
-@_exported public import ImageProof
-@_exported public import PoseEstimation
-@_exported public import PrayerPlanning
-@_exported public import ProofkitCore
-@_exported public import SpeechRecognition
-@_exported public import SquatCounting
-@_exported public import VoiceGate
+// (ProofkitError, Verdict, PoseFrame, Keypoint, ...) come with it: ProofkitEngines re-exports them all.
+@_exported public import ProofkitEngines
 
 // The file utilities (bounded reads, the atomic write) are the libc chokepoint's, ProofkitSystem:
 // `package` access, imported where needed inside this package and never re-exported.

@@ -25,12 +25,12 @@ public struct ReadingProofConfiguration: Sendable {
     /// hears the whole reading, so `proofkit voice` turns it off there and the key words alone
     /// decide.
     public var allowsReadTwice: Bool
-    /// Whether ``VoiceGate/SpeechLikenessVeto`` narrows the gate: ``VoiceDetectionMode/energy``
+    /// Whether `SpeechLikenessVeto` narrows the gate: ``VoiceDetectionMode/energy``
     /// keeps only the voiced frames that also look like speech (a pitched drone such as a buzzing
     /// insect stops counting), and ``VoiceDetectionMode/silero`` drops each whole Silero segment
-    /// whose mean likeness is under ``VoiceGate/SpeechLikenessVeto/segmentThreshold`` (bubbling
+    /// whose mean likeness is under `SpeechLikenessVeto.segmentThreshold` (bubbling
     /// heard alone) and cuts each kept one to the veto's frames inside it, plus
-    /// ``VoiceGate/SpeechLikenessVeto/edgePaddingSeconds`` (Silero's tail after the voice). While
+    /// `SpeechLikenessVeto.edgePaddingSeconds` (Silero's tail after the voice). While
     /// streaming, a segment is judged on what is decided so far, so its count can still be
     /// withdrawn until it ends. Only at 16 kHz; voiced seconds then lag the audio by
     /// 350 ms until ``ReadingProof/finish()``. Default `true`.
@@ -141,22 +141,22 @@ public struct ReadingProofResult: Sendable, Equatable {
     /// mode), in seconds.
     public var energySegments: [VoicedSegment]
     /// Those of ``energySegments`` that are a clock's, in seconds: members of trains
-    /// (``VoiceGate/PeriodicTrains``) or inside stretches whose level repeats on a beat
-    /// (``VoiceGate/EnvelopePeriodicity``). They never count as voice where the energy gate decides
+    /// (`PeriodicTrains`) or inside stretches whose level repeats on a beat
+    /// (`EnvelopePeriodicity`). They never count as voice where the energy gate decides
     /// (energy and both modes); empty in ``VoiceDetectionMode/silero``, where it does not decide.
     public var periodicSegments: [VoicedSegment]
     /// Silero's own voiced segments (``SpeechProbabilityGate`` over ``speechProbabilities``), in
     /// seconds; empty in ``VoiceDetectionMode/energy``.
     public var sileroSegments: [VoicedSegment]
-    /// The frames ``VoiceGate/SpeechLikenessVeto`` kept as speech-like (joined into segments, in
+    /// The frames `SpeechLikenessVeto` kept as speech-like (joined into segments, in
     /// seconds), when the veto ran (``ReadingProofConfiguration/vetoesUnlikeSpeech`` in energy or
     /// silero mode at 16 kHz); `nil` otherwise. In energy mode the decided segments are the energy
     /// gate's intersected with these; in silero mode they are Silero's segments whose mean
-    /// likeness reached ``VoiceGate/SpeechLikenessVeto/segmentThreshold``, each cut to these
-    /// stretches plus ``VoiceGate/SpeechLikenessVeto/edgePaddingSeconds`` either side.
+    /// likeness reached `SpeechLikenessVeto.segmentThreshold`, each cut to these
+    /// stretches plus `SpeechLikenessVeto.edgePaddingSeconds` either side.
     public var likeSpeechSegments: [VoicedSegment]?
     /// The veto's mean smoothed likeness (0...1) over each of ``sileroSegments``, in order: a segment
-    /// counts when it is at least ``VoiceGate/SpeechLikenessVeto/segmentThreshold``. `nil` unless
+    /// counts when it is at least `SpeechLikenessVeto.segmentThreshold`. `nil` unless
     /// the veto ran in ``VoiceDetectionMode/silero``.
     public var sileroSegmentLikeness: [Float]?
     /// The key words in the order they were first heard.
@@ -253,8 +253,8 @@ public struct ReadingProof: Sendable {
     }
 
     /// The energy gate's voiced segments so far, split into those it decides with and the clock's:
-    /// members of trains (``VoiceGate/PeriodicTrains``) and segments inside stretches whose level
-    /// repeats on a beat (``VoiceGate/EnvelopePeriodicity``). The clock's never count.
+    /// members of trains (`PeriodicTrains`) and segments inside stretches whose level
+    /// repeats on a beat (`EnvelopePeriodicity`). The clock's never count.
     private var energyVoice: (kept: [VoicedSegment], clock: [VoicedSegment]) {
         let (runs, trains) = PeriodicTrains.separate(gate.voicedSegments)
         guard let periodicity else { return (runs, trains) }
@@ -263,9 +263,9 @@ public struct ReadingProof: Sendable {
     }
 
     /// The segments whose decided frames look like speech on average, each cut to the frames the
-    /// veto kept inside it plus ``VoiceGate/SpeechLikenessVeto/edgePaddingSeconds`` either side
+    /// veto kept inside it plus `SpeechLikenessVeto.edgePaddingSeconds` either side
     /// (a short, isolated kept stretch at an end is not an edge:
-    /// ``VoiceGate/SpeechLikenessVeto/edgeIsolatedShortestSeconds``); a
+    /// `SpeechLikenessVeto.edgeIsolatedShortestSeconds`); a
     /// segment none of whose frames is decided yet does not count until they are. While
     /// streaming, a segment is judged on the frames decided so far, so until it ends its count can
     /// still come or go.

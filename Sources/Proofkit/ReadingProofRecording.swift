@@ -5,7 +5,7 @@ public import ProofkitCore
 public import SpeechRecognition
 import VoiceGate
 
-/// The reading proof over a recording: decode any format ``AudioIO/AudioFileReader`` reads, mix
+/// The reading proof over a recording: decode any format `AudioFileReader` reads, mix
 /// to mono, resample to the gate's rate with ``SincResampler``, and run a ``ReadingProofSession``.
 public enum ReadingProofRecording {
     /// What a run over a recording found.
@@ -22,7 +22,7 @@ public enum ReadingProofRecording {
         public var voiceDetection: VoiceDetectionMode
         /// What the reading needed, in voiced seconds (reading time, or twice it with a recogniser).
         public var neededSeconds: Double
-        /// What the built-in recogniser heard, when one ran (see `recognize` in ``run(path:configuration:sileroModelPath:transcript:maxRecognizedSeconds:recognize:)``).
+        /// What the built-in recogniser heard, when one ran (see `recognize` in ``run(path:configuration:sileroModelPath:transcript:fallback:maxRecognizedSeconds:recognize:forcedScoreRule:)``).
         public var recognition: RecognizedReading?
     }
 
@@ -34,9 +34,9 @@ public enum ReadingProofRecording {
         /// every window pooled).
         public var score: ForcedScore?
         /// The forced score of the recogniser's own transcript where ``score`` came from (the
-        /// reference of ``SpeechRecognition/ForcedScoreRule``), when computed.
+        /// reference of `ForcedScoreRule`), when computed.
         public var transcriptScore: ForcedScore?
-        /// The span forced score (``SpeechRecognition/SpanScore``) that ``score`` and
+        /// The span forced score (`SpanScore`) that ``score`` and
         /// ``transcriptScore`` pool, when the text was scored by spans.
         public var span: SpanScore?
         /// Seconds of audio given to the recogniser (at most the limit).
@@ -72,7 +72,7 @@ public enum ReadingProofRecording {
     }
 
     /// The forced-score rule a recording's proof uses by default beside the key words (see
-    /// ``SpeechRecognition/ForcedScoreRule``; `nil` would leave the key words alone to decide).
+    /// `ForcedScoreRule`; `nil` would leave the key words alone to decide).
     /// On by default since the span score met the own-text target on the held-out half
     /// (`Benchmarks/whisper_dua_eval.md`).
     public static let defaultForcedScoreRule: ForcedScoreRule? = ForcedScoreRule()
@@ -87,11 +87,11 @@ public enum ReadingProofRecording {
     /// The key words' verdict, or an acceptance by the forced score when the key words rejected
     /// and `rule` passes the recognition's text and transcript scores. Pure.
     /// - Parameters:
-    ///   - match: the key-word verdict (``DuaMatching/DuaMatcher``).
+    ///   - match: the key-word verdict (`DuaMatcher`).
     ///   - recognition: what the recogniser heard, with its forced scores.
     ///   - rule: the forced-score rule.
     /// - Returns: `match` unchanged when it accepted or the rule does not pass; else `match`
-    ///   accepted with ``DuaMatching/DuaRule/forcedScore`` (its score the ratio, nats per token).
+    ///   accepted with `DuaRule.forcedScore` (its score the ratio, nats per token).
     public static func acceptingByForcedScore(
         _ match: DuaMatchResult, recognition: RecognizedReading, rule: ForcedScoreRule
     ) -> DuaMatchResult {
@@ -133,7 +133,7 @@ public enum ReadingProofRecording {
 
     /// Decodes `path` to mono at `sampleRate`, in chunks, in bounded memory.
     /// - Parameters:
-    ///   - path: any file ``AudioIO/AudioFileReader`` reads (WAV, FLAC, MP3, OGG, CAF, AIFF...).
+    ///   - path: any file `AudioFileReader` reads (WAV, FLAC, MP3, OGG, CAF, AIFF...).
     ///   - sampleRate: the output rate in Hz, default 16 000.
     ///   - chunkFrames: input frames decoded per step, default 8192.
     ///   - body: called with each chunk of mono samples in -1...1 at `sampleRate`.
@@ -195,8 +195,6 @@ public enum ReadingProofRecording {
     ///     after the audio, at its end time.
     ///   - fallback: when a missing Silero falls back to the energy gate (see
     ///     ``VoiceDetectionFallback``); default ``VoiceDetectionFallback/bothOnly``.
-    /// - Returns: the outcome.
-    /// - Throws: the reader's errors, and ``ReadingProofSession``'s.
     ///   - maxRecognizedSeconds: the most audio handed to `recognize` (its start), default 300 s:
     ///     the recogniser's work stays bounded whatever the recording's length.
     ///   - recognize: a recogniser for the whole recording (mono samples at the gate's rate, the
@@ -205,6 +203,8 @@ public enum ReadingProofRecording {
     ///   - forcedScoreRule: when the key words do not accept, the recogniser's forced scores may
     ///     (see ``acceptingByForcedScore(_:recognition:rule:)``); `nil` turns this off. Default
     ///     ``defaultForcedScoreRule``.
+    /// - Returns: the outcome.
+    /// - Throws: the reader's errors, and ``ReadingProofSession``'s.
     public static func run(
         path: String, configuration: ReadingProofConfiguration, sileroModelPath: String?, transcript: [String] = [],
         fallback: VoiceDetectionFallback = .bothOnly, maxRecognizedSeconds: Double = 300,

@@ -17,7 +17,7 @@ public import ProofkitCore
 /// let probabilities = try vad.probabilities(of: clip)   // one per 32 ms chunk
 /// ```
 ///
-/// The detector owns an ``InferenceSession`` (`~Copyable`): one detector per audio stream.
+/// The detector owns an `InferenceSession` (`~Copyable`): one detector per audio stream.
 public struct SileroVoiceDetector: ~Copyable {
     /// Where set-up puts the model, relative to the package root.
     public static let defaultModelPath = "Models/generated/silero_vad.onnx"
@@ -60,11 +60,18 @@ public struct SileroVoiceDetector: ~Copyable {
     ///     always checked: a damaged or different model is refused before ONNX Runtime reads it.
     ///   - sampleRate: 16 000 (default) or 8 000 Hz.
     ///   - threads: intra-op threads, default 1 (the model is tiny).
-    /// - Throws: `.invalidArgument` (unsupported rate), `.notFound`, `.modelInvalid` (digest
-    ///   mismatch, a malformed manifest, or not a Silero v5/v6 model), `.runtimeUnavailable`.
-    public init(modelPath: String, expectedSHA256: String? = nil, sampleRate: Int = 16_000, threads: Int = 1)
-        throws(ProofkitError)
-    {
+    ///   - onnxRuntimeLibrary: the `libonnxruntime.so` file to run it with, loaded now (one
+    ///     runtime a process, as ``PhotoModelStore/init(folder:onnxRuntimeLibrary:)`` says); `nil` (the default) uses
+    ///     the runtime already loaded, else the usual search (`PROOFKIT_ORT_LIBRARY`, set-up's
+    ///     copy, the system's).
+    /// - Throws: `.invalidArgument` (unsupported rate, or ONNX Runtime already loaded from
+    ///   another file), `.notFound`, `.modelInvalid` (digest mismatch, a malformed manifest, or
+    ///   not a Silero v5/v6 model), `.runtimeUnavailable`.
+    public init(
+        modelPath: String, expectedSHA256: String? = nil, sampleRate: Int = 16_000, threads: Int = 1,
+        onnxRuntimeLibrary: String? = nil
+    ) throws(ProofkitError) {
+        if let onnxRuntimeLibrary { try OnnxRuntime.load(libraryPath: onnxRuntimeLibrary) }
         guard sampleRate == 16_000 || sampleRate == 8_000 else {
             throw ProofkitError(
                 .invalidArgument, "Silero VAD runs at 16000 or 8000 Hz, not \(sampleRate) Hz: resample the audio first."

@@ -1,13 +1,13 @@
 /// Which detector decides that someone is reading aloud.
 public enum VoiceDetectionMode: String, Sendable, Equatable, CaseIterable {
-    /// The room-level energy gate (``VoiceGate/VoiceActivityGate``), whose voiced frames must also
-    /// look like speech to ``VoiceGate/SpeechLikenessVeto`` at 16 kHz (see
+    /// The room-level energy gate (`VoiceActivityGate`), whose voiced frames must also
+    /// look like speech to `SpeechLikenessVeto` at 16 kHz (see
     /// ``ReadingProofConfiguration/vetoesUnlikeSpeech``). Needs no model file or ONNX Runtime;
     /// counts any voice-like sound, a radio included.
     case energy
     /// The Silero VAD neural detector (needs ONNX Runtime and the model): robust to loud steady
     /// noise, but it judges speech, not loudness, so a whisper counts too. At 16 kHz a whole
-    /// segment that does not look like speech to ``VoiceGate/SpeechLikenessVeto`` (bubbling on
+    /// segment that does not look like speech to `SpeechLikenessVeto` (bubbling on
     /// its own) is left out (see ``ReadingProofConfiguration/vetoesUnlikeSpeech``).
     case silero
     /// Voiced only where both agree: the intersection of the energy gate's segments and Silero's.

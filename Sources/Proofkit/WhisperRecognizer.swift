@@ -38,7 +38,7 @@ public enum WhisperModelFiles {
     }
 }
 
-/// Whisper's encoder and decoder on ONNX Runtime, as a ``SpeechRecognition/WhisperStepModel``:
+/// Whisper's encoder and decoder on ONNX Runtime, as a `WhisperStepModel`:
 /// the encoder runs once per 30 s window and hands the decoder its cross-attention keys and
 /// values; the decoder's self-attention cache (`present_k`/`present_v`) is fed back as
 /// `past_k`/`past_v`, so each new token costs one step.
@@ -64,12 +64,14 @@ public final class OnnxWhisperModel: WhisperStepModel, @unchecked Sendable {
     private var pastV: [Float] = []
     private var cached = 0
 
-    /// Loads both graphs after checking their SHA-256 (``Inference/InferenceSession/init(checkingFileAt:expectedSHA256:options:)``:
+    /// Loads both graphs after checking their SHA-256 (`InferenceSession.init(checkingFileAt:expectedSHA256:options:)`:
     /// ONNX Runtime reads the checked files itself). The encoder runs without ONNX Runtime's memory
     /// arena and both without memory patterns, which keeps the peak memory of a transcription low.
     /// - Parameters:
-    ///   - encoderPath, decoderPath: the `.onnx` files.
-    ///   - encoderSHA256, decoderSHA256: the digests they must have (64 hex digits).
+    ///   - encoderPath: the encoder's `.onnx` file.
+    ///   - encoderSHA256: the digest it must have (64 hex digits).
+    ///   - decoderPath: the decoder's `.onnx` file.
+    ///   - decoderSHA256: the digest it must have (64 hex digits).
     ///   - threads: ONNX Runtime intra-op threads (default 2).
     /// - Throws: `.notFound`, `.modelInvalid` (digest mismatch, or not the graphs described in
     ///   ``WhisperModelFiles``), `.runtimeUnavailable` (no ONNX Runtime).
@@ -182,7 +184,7 @@ public final class OnnxWhisperModel: WhisperStepModel, @unchecked Sendable {
 }
 
 /// The built-in recogniser: finds and checks the Whisper files, and transcribes audio with
-/// ``SpeechRecognition/WhisperTranscriber`` over ``OnnxWhisperModel``.
+/// `WhisperTranscriber` over ``OnnxWhisperModel``.
 ///
 /// ```swift
 /// let recognizer = try WhisperRecognizer(store: PhotoModelStore(environment: env))
@@ -259,7 +261,7 @@ public final class WhisperRecognizer: SpeechRecognizing, @unchecked Sendable {
         loadSeconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18
     }
 
-    /// Transcribes mono 16 kHz samples (30 s windows; see ``SpeechRecognition/WhisperTranscriber``).
+    /// Transcribes mono 16 kHz samples (30 s windows; see `WhisperTranscriber`).
     /// - Throws: `.invalidArgument` over the length limit (5 min by default); `.internal` when
     ///   ONNX Runtime fails.
     public func transcribe(samples: [Float]) throws(ProofkitError) -> Transcription {
@@ -267,7 +269,7 @@ public final class WhisperRecognizer: SpeechRecognizing, @unchecked Sendable {
         return try transcriber.transcribe(samples: samples)
     }
 
-    /// The forced score of `text` on the audio (see ``SpeechRecognition/WhisperTranscriber/score(text:samples:)``).
+    /// The forced score of `text` on the audio (see `WhisperTranscriber.score(text:samples:)`).
     public func score(text: String, samples: [Float]) throws(ProofkitError) -> ForcedScore? {
         try transcriber.score(text: text, samples: samples)
     }
@@ -286,8 +288,8 @@ public final class WhisperRecognizer: SpeechRecognizing, @unchecked Sendable {
     }
 
     /// The span forced scores of `texts` over a reading already transcribed (see
-    /// ``SpeechRecognition/WhisperTranscriber/spanScores(texts:features:transcription:letters:)``):
-    /// the rule ``SpeechRecognition/ForcedScoreRule`` judges.
+    /// `WhisperTranscriber.spanScores(texts:features:transcription:letters:)`):
+    /// the rule `ForcedScoreRule` judges.
     /// - Parameters:
     ///   - texts: the texts as written (harakat, punctuation and markup are dropped here).
     ///   - features: the spectrogram that was transcribed.

@@ -1,5 +1,6 @@
 public import ProofkitCore
 internal import ProofkitSystem
+import Synchronization
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -9,7 +10,8 @@ internal import ProofkitSystem
 
 /// The process-wide ONNX Runtime: the library, loaded at run time, and its one environment.
 ///
-/// The library is looked for, in this order:
+/// An app can name the library itself with ``load(libraryPath:)`` (no search, no environment).
+/// Otherwise the library is looked for, in this order:
 /// 1. the path in the environment variable `PROOFKIT_ORT_LIBRARY` (``libraryEnvironmentVariable``),
 ///    when it is set: then only that path is tried;
 /// 2. the copy that set-up installs: `.deps/onnxruntime/libonnxruntime.so.*` in the folder of the
@@ -46,13 +48,60 @@ public enum OnnxRuntime {
         return false
     }
 
-    /// The process-wide runtime, made on first use (Swift runs a global's initialiser once,
-    /// thread-safely) and kept for the life of the process.
-    static let shared: Result<OrtRuntime, ProofkitError> = {
-        let candidates = libraryCandidates(
-            environment: POSIX.environment(), executablePath: currentExecutablePath())
-        return OrtRuntime.load(from: candidates)
-    }()
+    /// Loads ONNX Runtime from `libraryPath` alone: no search, and ``libraryEnvironmentVariable``
+    /// is not read (for an app that ships its own copy, or keeps it where it chooses).
+    ///
+    /// The runtime is process-wide and never unloaded, so call this before anything in the process
+    /// uses ONNX Runtime (opening a model, ``load()``). Once a library is loaded, this only
+    /// confirms that it is the same file; after a search that found nothing, it loads.
+    /// - Parameter libraryPath: the path of a `libonnxruntime.so` file, ONNX Runtime
+    ///   ``minimumVersion`` or newer.
+    /// - Returns: the library's version and path.
+    /// - Throws: `.runtimeUnavailable` when that file cannot be loaded, is not ONNX Runtime or is
+    ///   too old (the message says which); `.invalidArgument` when the process already uses ONNX
+    ///   Runtime from another file.
+    @discardableResult
+    public static func load(libraryPath: String) throws(ProofkitError) -> OnnxRuntimeInfo {
+        let result = state.withLock { state -> Result<OrtRuntime, ProofkitError> in
+            if case .success(let runtime) = state {
+                guard sameFile(runtime.info.libraryPath, libraryPath) else {
+                    return .failure(
+                        ProofkitError(
+                            .invalidArgument,
+                            "ONNX Runtime is already loaded from \(runtime.info.libraryPath), not \(libraryPath): "
+                                + "choose the library before the first model is opened (one runtime a process)"))
+                }
+                return .success(runtime)
+            }
+            let loaded = OrtRuntime.load(from: [RuntimeLibraryCandidate(path: libraryPath, source: .explicit)])
+            if case .success = loaded { state = loaded }
+            return loaded
+        }
+        return try result.get().info
+    }
+
+    /// Whether two library paths name the same file (symbolic links followed).
+    static func sameFile(_ a: String, _ b: String) -> Bool {
+        a == b
+            || URL(fileURLWithPath: a).resolvingSymlinksInPath().path
+                == URL(fileURLWithPath: b).resolvingSymlinksInPath().path
+    }
+
+    /// The loaded runtime, or why none loaded; `nil` before the first use.
+    private static let state = Mutex<Result<OrtRuntime, ProofkitError>?>(nil)
+
+    /// The process-wide runtime: the one ``load(libraryPath:)`` loaded, else the search's (see
+    /// ``OnnxRuntime``), made on first use and kept for the life of the process.
+    static var shared: Result<OrtRuntime, ProofkitError> {
+        state.withLock { state in
+            if let state { return state }
+            let candidates = libraryCandidates(
+                environment: POSIX.environment(), executablePath: currentExecutablePath())
+            let loaded = OrtRuntime.load(from: candidates)
+            state = loaded
+            return loaded
+        }
+    }
 
     /// Where the library is looked for, in order (see ``OnnxRuntime``).
     /// - Parameters:
@@ -121,6 +170,8 @@ public struct RuntimeLibraryCandidate: Sendable, Hashable, CustomStringConvertib
     public enum Source: String, Sendable, Hashable {
         /// The `PROOFKIT_ORT_LIBRARY` environment variable.
         case environment
+        /// Given by the program: ``OnnxRuntime/load(libraryPath:)``.
+        case explicit
         /// `.deps/onnxruntime/` of the project, which set-up fills.
         case setUpCopy
         /// `<executable's folder>/../lib/proofkit/`.
@@ -143,6 +194,7 @@ public struct RuntimeLibraryCandidate: Sendable, Hashable, CustomStringConvertib
     public var description: String {
         switch source {
         case .environment: "\(path) (from \(OnnxRuntime.libraryEnvironmentVariable))"
+        case .explicit: "\(path) (given to OnnxRuntime.load(libraryPath:))"
         case .setUpCopy: "\(path) (set-up's copy)"
         case .installedCopy: "\(path) (installed copy)"
         case .system: "\(path) (system library search)"

@@ -125,7 +125,9 @@ public struct CameraMode: Sendable, Equatable, CustomStringConvertible {
     /// same frame as MJPEG, Benchmarks/CAMERA.md) when both reach 15 fps; and the slowest frame
     /// rate of 15 fps or more (the fastest offered when none is): less work per second for the
     /// proofs, which need no more.
-    /// - Parameter preferring: a format to take whenever it is offered.
+    /// - Parameters:
+    ///   - formats: what the camera offers (its formats, each with its sizes and rates).
+    ///   - preferring: a format to take whenever it is offered.
     /// - Returns: the mode, or nil when neither MJPEG nor YUYV is offered.
     public static func choose(
         from formats: [CameraFormatDescription], preferring: CameraPixelFormat? = nil

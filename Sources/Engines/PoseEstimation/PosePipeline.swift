@@ -54,7 +54,7 @@ public struct PosePipeline: Sendable {
 
     /// The frame's result from the landmark model's outputs.
     /// - Parameters:
-    ///   - landmarks: the `landmarks` output (39 x 5 values).
+    ///   - raw: the `landmarks` output (39 x 5 values).
     ///   - presence: the `presence` output (a probability; the model ends in a sigmoid).
     ///   - heatmap: the `heatmap` output (64 x 64 x 39 logits).
     ///   - region: the region the crop came from.

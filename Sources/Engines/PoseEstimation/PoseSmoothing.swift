@@ -52,7 +52,10 @@ public struct OneEuroFilter: Sendable, Equatable {
     }
 
     /// Filters `value` seen at `time` (seconds).
-    /// - Parameter valueScale: the factor applied to the speed (1 / the object's size).
+    /// - Parameters:
+    ///   - value: the new measurement.
+    ///   - time: when it was seen, in seconds.
+    ///   - valueScale: the factor applied to the speed (1 / the object's size).
     /// - Returns: the filtered value.
     public mutating func apply(_ value: Double, time: Double, valueScale: Double = 1) -> Double {
         // MediaPipe keeps the last time as an integer count of nanoseconds, 0 meaning none yet.

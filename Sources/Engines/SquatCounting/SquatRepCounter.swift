@@ -205,7 +205,7 @@ public struct SquatRepCounter: Sendable {
     public var hasLearnedStandingPose: Bool { isCalibrated }
 
     /// Creates a counter.
-    /// - Parameter configuration: the settings; default ``SquatCounterConfiguration/init(depthThreshold:standThreshold:minimumConfidence:smoothingTimeConstant:standingWindow:stillnessTolerance:minimumRepDuration:maximumBottomHold:maximumGap:kneeExtension:maximumFootTravel:footHoldTime:maximumFloorRise:maximumKneeAsymmetry:minimumTorsoUprightness:plan:recordsDepthTrace:)``.
+    /// - Parameter configuration: the settings; default `SquatCounterConfiguration()` (every setting at its default).
     /// - Throws: `ProofkitError` `.invalidArgument` when a setting is out of range.
     public init(configuration: SquatCounterConfiguration = SquatCounterConfiguration()) throws(ProofkitError) {
         try configuration.validate()

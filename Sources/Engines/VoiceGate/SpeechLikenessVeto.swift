@@ -99,7 +99,7 @@ public struct SpeechLikenessVeto: Sendable {
     public static let segmentThreshold: Float = 0.2
 
     /// How far a kept Silero segment may reach beyond the first and last frames this veto kept
-    /// inside it, in seconds: 0.3 (``VoicedSegments/trimmedEdges(_:to:padding:)``). In noise,
+    /// inside it, in seconds: 0.3 (``VoicedSegments/trimmedEdges(_:to:padding:isolatedGap:isolatedShortest:)``). In noise,
     /// Silero's probability stays up for up to a second after the voice; trimming to the veto's
     /// frames cuts that tail. Chosen on the eight heard noise splits of
     /// `Benchmarks/voice_gate_eval.py` with `Benchmarks/voice_segment_rules.py` (the fewest files

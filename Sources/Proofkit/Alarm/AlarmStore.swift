@@ -332,7 +332,7 @@ public final class AlarmStore: @unchecked Sendable {
         }
     }
 
-    /// Rows whose times are out of ``validTimes`` (skipped everywhere), as `ring ID` / `chain ID`.
+    /// Rows whose times are out of `validTimes` (years 2000 to 2199; skipped everywhere), as `ring ID` / `chain ID`.
     public func invalidRows() throws -> [String] {
         try read {
             try db.query(
@@ -425,7 +425,12 @@ public final class AlarmStore: @unchecked Sendable {
 
     /// Ends a chain (a proof or an escape): its scheduled rings are cancelled and the outcome
     /// recorded, in one transaction. A chain that already ended is left alone.
-    /// - Parameter requireDue: refuse a chain that is not due at `at` (``isDue(_:now:)``).
+    /// - Parameters:
+    ///   - id: the chain's id.
+    ///   - kind: how it ended (the proof's kind, or an escape), recorded as its outcome.
+    ///   - at: when it ended.
+    ///   - detail: a note recorded with the outcome; `nil` (the default) for none.
+    ///   - requireDue: refuse a chain that is not due at `at` (``isDue(_:now:)``).
     /// - Returns: the ids of the cancelled rings, or `nil` when the chain had already ended.
     /// - Throws: ``ProofkitError`` `.notFound`, `.notDue` (nothing changed).
     public func end(

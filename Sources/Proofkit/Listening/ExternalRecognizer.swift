@@ -20,7 +20,7 @@ public final class ExternalRecognizer: Sendable {
     public let command: String
     /// How many restarts are allowed before the recogniser is given up (default 8).
     public let maxRestarts: Int
-    /// Transcript lines (trimmed, non-empty) in order, across restarts. Ends after ``finish()``,
+    /// Transcript lines (trimmed, non-empty) in order, across restarts. Ends after ``finish(timeout:)``,
     /// or when the recogniser died more than `maxRestarts` times.
     public let lines: AsyncStream<String>
 

@@ -19,7 +19,7 @@ import Synchronization
 /// Work is bounded: one window at a time, at most one run per ``interval`` of new voice, and
 /// runs that fall behind are merged (only the latest audio is transcribed).
 ///
-/// Thread contract: ``append(_:voiced:)`` and ``finish()`` from one thread (the consumer).
+/// Thread contract: ``append(_:voiced:lookBack:)`` and ``finish()`` from one thread (the consumer).
 public final class WhisperLiveTranscriber: Sendable {
     /// Transcript lines, in order (each is the current window's whole text). Ends after
     /// ``finish()``.

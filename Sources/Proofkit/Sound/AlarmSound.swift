@@ -60,7 +60,7 @@ public enum AlarmSound {
         /// sound (or none) or the complete new one, never a torn or empty alarm sound; the sync
         /// adds the promise that the new file is on the disk when `trim` returns, on any file
         /// system, at the cost of the disk's write time (see
-        /// ``AudioFileWriter/commit(syncsToDisk:verify:)``). While a synced output is written,
+        /// `AudioFileWriter.commit(syncsToDisk:verify:)`). While a synced output is written,
         /// its data is sent to the disk every MiB, so the final sync waits for little more than
         /// the last MiB.
         public var syncsToDisk = false
@@ -246,7 +246,7 @@ struct TrimSource: ~Copyable {
 
     /// The pipeline for ``passesSamplesThrough`` input: skip, cut and fade on the stored 16-bit
     /// samples. The fade zone is converted to float (`s / 32768`, exact), faded and converted
-    /// back with ``AudioFileWriter/int16(_:)``, exactly as the float path does.
+    /// back with `AudioFileWriter.int16(_:)`, exactly as the float path does.
     mutating func runPassingThrough(
         maxFrames: Int, fadeFrames: Int, sink: (ArraySlice<Int16>) throws(ProofkitError) -> Void
     ) throws(ProofkitError) -> Summary {

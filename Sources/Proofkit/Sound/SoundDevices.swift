@@ -62,6 +62,7 @@ public struct Speaker: ~Copyable, Sendable {
 
     /// Plays `clip` to its end, blocking (call it off Swift's cooperative pool).
     /// - Parameters:
+    ///   - clip: the sound, at the device's rate and channel count.
     ///   - volume: the gain on every sample, 0...1 [1], as an alarm's `--volume` rings it.
     ///   - progress: called with the frames heard so far and the clip's frames.
     /// - Returns: the underruns the device reported.

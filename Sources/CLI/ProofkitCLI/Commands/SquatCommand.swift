@@ -318,7 +318,7 @@ enum SquatCommand: Subcommand {
         _ decoder: inout PoseLineDecoder, _ line: UnsafeBufferPointer<UInt8>, path: String
     ) throws(ProofkitError) -> PoseFrame? {
         do {
-            return try decoder.decode(line)
+            return try decoder.decode(line.span)
         } catch {
             throw ProofkitError(.decodeFailed, error.message, path: path)
         }
