@@ -154,8 +154,8 @@ extension AlarmService {
     /// Records that the slot cannot listen, and why, until `until` (the next ring tries again).
     func noteListeningOff(_ chain: String, _ reason: String, until: Date) throws {
         listenRetry[chain] = until
-        log("listen-off", chain, reason)
         try store.write { try store.put(["service.listening": "\(chain): off, \(reason)"]) }
+        log("listen-off", chain, reason)
     }
 
     /// Handles what the provers reported. Returns whether a tick is due.
@@ -168,13 +168,14 @@ extension AlarmService {
         for (chain, report) in waiting {
             switch report {
             case .started(let detail):
-                log("listen", chain, detail)
                 if var open = slot, open.chain == chain {
                     open.details.append(detail)
                     slot = open
                 }
                 let all = slot?.details.joined(separator: "; ") ?? detail
+                // Status first, then the log: whoever reads the line finds it in `status`.
                 try store.write { try store.put(["service.listening": "\(chain): \(all)"]) }
+                log("listen", chain, detail)
             case .rejected(let kind, let detail):
                 try store.write {
                     try store.record(chain: chain, kind: "rejected", at: Date(), detail: "\(kind) hands-free \(detail)")
