@@ -111,7 +111,7 @@ public struct PhotoModelStore: Sendable, Equatable {
         environment: [String: String], executablePath: String? = PhotoModelStore.currentExecutablePath(),
         currentDirectory: String? = nil
     ) {
-        let currentDirectory = currentDirectory ?? FileManager.default.currentDirectoryPath
+        let currentDirectory = currentDirectory ?? POSIX.currentFolder() ?? "."
         if let explicit = environment[Self.environmentVariable], !explicit.isEmpty {
             folders = [explicit]
             isFromEnvironment = true
@@ -245,8 +245,7 @@ public struct PhotoModelStore: Sendable, Equatable {
 
     /// The running executable (`/proc/self/exe`), or `argv[0]` when that cannot be read.
     public static func currentExecutablePath() -> String? {
-        if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return path }
-        return CommandLine.arguments.first
+        POSIX.executablePath()
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import ProofkitCore
+import ProofkitSystem
 import TestSupport
 import Testing
 
@@ -163,7 +164,7 @@ struct RuntimeLoadingTests {
             // The library this machine has (set-up's copy, or the one the environment names) ...
             let environment = ProcessInfo.processInfo.environment
             let found = OnnxRuntime.libraryCandidates(
-                environment: environment, executablePath: OnnxRuntime.currentExecutablePath()
+                environment: environment, executablePath: POSIX.executablePath()
             ).first { $0.source != .system }
             guard let library = found?.path else { exit(5) }
             // ... given explicitly while the environment points nowhere: only the explicit path is read.

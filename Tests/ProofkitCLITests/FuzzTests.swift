@@ -169,7 +169,7 @@ struct FuzzTests {
         ].map { Array($0.utf8) }
         var decoder = PoseLineDecoder()
         Fuzz.run("pose", seeds: seeds, count: 20_000) { bytes in
-            do throws(PoseLineError) {
+            do throws(ProofkitError) {
                 if let frame = try decoder.decode(bytes[...]) { #expect(frame.time.isFinite) }
             } catch {
                 #expect(!error.message.contains("\n") && error.message.hasPrefix("line "))

@@ -219,4 +219,16 @@ struct ChokepointTests {
         #expect(Set(declared.keys) == ["ProofkitError", "JSONSyntaxError", "UsageError"], "\(declared)")
         #expect(declared["UsageError"]?.contains("Sources/CLI/") == true)
     }
+
+    @Test("no FileManager in Sources: file-system work goes through ProofkitSystem's chokepoint")
+    func noFileManager() throws {
+        var users: [String] = []
+        for file in try Self.swiftFiles(under: "Sources") {
+            let code = file.text.split(separator: "\n").filter {
+                !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//")
+            }
+            if code.contains(where: { $0.contains("FileManager") }) { users.append(file.path) }
+        }
+        #expect(users.isEmpty, "\(users)")
+    }
 }

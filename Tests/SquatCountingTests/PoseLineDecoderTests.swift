@@ -19,8 +19,8 @@ struct PoseLineDecoderTests {
         general.generalOnly = true
         var checked = 0
         for line in lines {
-            let a = Result { () throws(PoseLineError) -> PoseFrame? in try fast.decode(line[...]) }
-            let b = Result { () throws(PoseLineError) -> PoseFrame? in try general.decode(line[...]) }
+            let a = Result { () throws(ProofkitError) -> PoseFrame? in try fast.decode(line[...]) }
+            let b = Result { () throws(ProofkitError) -> PoseFrame? in try general.decode(line[...]) }
             switch (a, b) {
             case (.success(let x), .success(let y)):
                 #expect(x == y, "line \(String(decoding: line, as: UTF8.self))", sourceLocation: sourceLocation)
@@ -87,13 +87,13 @@ struct PoseLineDecoderTests {
             try decoder.decode(#"{"t": 0.5, "keypoints": {"left_hip": [0.4, 0.6, 0.9], "nose": [1, 2, 3]}}"#))
         #expect(frame.time == 0.5 && frame.leftHip == Keypoint(x: 0.4, y: 0.6, confidence: 0.9))
         #expect(frame.rightHip.confidence == 0)  // not in the line: not detected
-        #expect(throws: PoseLineError("line 4: time goes backwards (t = 0.25 s after 0.5 s)")) {
+        #expect(throws: ProofkitError(.decodeFailed, "line 4: time goes backwards (t = 0.25 s after 0.5 s)")) {
             try decoder.decode(#"{"t": 0.25, "keypoints": {}}"#)
         }
-        #expect(throws: PoseLineError(#"line 5: keypoint "left_knee" must be [x, y, conf]"#)) {
+        #expect(throws: ProofkitError(.decodeFailed, #"line 5: keypoint "left_knee" must be [x, y, conf]"#)) {
             try decoder.decode(#"{"t": 1, "keypoints": {"left_knee": [0.5, 0.5]}}"#)
         }
-        let cut = #expect(throws: PoseLineError.self) { try decoder.decode(#"{"t": 1,"#) }
+        let cut = #expect(throws: ProofkitError.self) { try decoder.decode(#"{"t": 1,"#) }
         #expect(cut?.message.hasPrefix("line 6: not JSON: ") == true, "\(String(describing: cut))")
         #expect(decoder.lineNumber == 6)
     }

@@ -96,7 +96,7 @@ public enum OnnxRuntime {
         state.withLock { state in
             if let state { return state }
             let candidates = libraryCandidates(
-                environment: POSIX.environment(), executablePath: currentExecutablePath())
+                environment: POSIX.environment(), executablePath: POSIX.executablePath())
             let loaded = OrtRuntime.load(from: candidates)
             state = loaded
             return loaded
@@ -142,7 +142,7 @@ public enum OnnxRuntime {
     /// The file `libonnxruntime.so.<version>` in `folder` with the highest version, if any.
     static func newestLibrary(in folder: String) -> String? {
         let prefix = "libonnxruntime.so."
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return nil }
+        let names = POSIX.folderEntries(folder).map(FilePath.string(fromBytes:))
         let versioned = names.compactMap { name -> (name: String, version: [Int])? in
             guard name.hasPrefix(prefix) else { return nil }
             let parts = name.dropFirst(prefix.count).split(separator: ".").map { Int($0) }
@@ -155,13 +155,6 @@ public enum OnnxRuntime {
         return folder + "/" + newest.name
     }
 
-    /// The running executable (`/proc/self/exe`), or `argv[0]` when that cannot be read.
-    static func currentExecutablePath() -> String? {
-        if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            return path
-        }
-        return CommandLine.arguments.first
-    }
 }
 
 /// A place where ``OnnxRuntime`` looks for the library.

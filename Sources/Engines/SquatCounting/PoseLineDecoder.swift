@@ -17,19 +17,6 @@ public import ProofkitCore
 // Spans, not unsafe pointers: the engine is held to strict memory safety. Reading lines from a
 // file or a stream is the caller's (the CLI's `PoseLineReader`: one fixed buffer, lines capped).
 
-/// Why a pose line was refused: one line of text that starts with the line's number, e.g.
-/// `line 3: keypoint "left_hip" must be [x, y, conf]`.
-public struct PoseLineError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The message, starting `line N: `.
-    public var message: String
-
-    /// Creates an error with `message`.
-    public init(_ message: String) { self.message = message }
-
-    /// The message.
-    public var description: String { message }
-}
-
 /// Turns the lines of a pose JSON Lines stream into `PoseFrame` (ProofkitCore) values for
 /// ``SquatRepCounter/process(_:)``, checking each line.
 ///
@@ -44,7 +31,7 @@ public struct PoseLineError: Error, Sendable, Equatable, CustomStringConvertible
 ///   are fields other than `t` and `keypoints`.
 ///
 /// Blank lines (spaces, tabs, a trailing carriage return) give `nil`. Anything else that is not
-/// such a frame throws a ``PoseLineError`` naming the line. The decoder keeps the line count and
+/// such a frame throws a `ProofkitError` `.decodeFailed` naming the line. The decoder keeps the line count and
 /// the last time, so use one decoder per stream, feeding it every line in order.
 ///
 /// ```swift
@@ -70,10 +57,10 @@ public struct PoseLineDecoder: Sendable {
     /// Decodes one line, given without its newline (a trailing carriage return is allowed).
     /// - Parameter line: the line's UTF-8 bytes.
     /// - Returns: the frame, or `nil` for a blank line.
-    /// - Throws: ``PoseLineError`` (its message starts with the line number) when the line is
+    /// - Throws: `ProofkitError` `.decodeFailed` (its message starts with the line number) when the line is
     ///   not JSON, lacks `t` or `keypoints`, has a keypoint that is not three finite numbers with
     ///   a confidence in 0...1, or its time does not grow.
-    public mutating func decode(_ line: Span<UInt8>) throws(PoseLineError) -> PoseFrame? {
+    public mutating func decode(_ line: Span<UInt8>) throws(ProofkitError) -> PoseFrame? {
         lineNumber += 1
         var count = line.count
         if count > 0, line[count - 1] == 0x0D { count -= 1 }
@@ -94,67 +81,68 @@ public struct PoseLineDecoder: Sendable {
     }
 
     /// Decodes one line given as bytes, without its newline; see ``decode(_:)-(Span<UInt8>)``.
-    /// - Throws: ``PoseLineError``, as ``decode(_:)-(Span<UInt8>)`` does.
-    public mutating func decode(_ line: ArraySlice<UInt8>) throws(PoseLineError) -> PoseFrame? {
+    /// - Throws: `ProofkitError` `.decodeFailed`, as ``decode(_:)-(Span<UInt8>)`` does.
+    public mutating func decode(_ line: ArraySlice<UInt8>) throws(ProofkitError) -> PoseFrame? {
         try decode(line.span)
     }
 
     /// Decodes one line given as text, without its newline; see ``decode(_:)-(Span<UInt8>)``.
-    /// - Throws: ``PoseLineError``, as ``decode(_:)-(Span<UInt8>)`` does.
-    public mutating func decode(_ line: String) throws(PoseLineError) -> PoseFrame? {
+    /// - Throws: `ProofkitError` `.decodeFailed`, as ``decode(_:)-(Span<UInt8>)`` does.
+    public mutating func decode(_ line: String) throws(ProofkitError) -> PoseFrame? {
         try decode(Array(line.utf8)[...])
     }
 
-    private mutating func decodeGeneral(_ bytes: [UInt8]) throws(PoseLineError) -> PoseFrame {
-        do throws(PoseLineError) {
+    private mutating func decodeGeneral(_ bytes: [UInt8]) throws(ProofkitError) -> PoseFrame {
+        do throws(ProofkitError) {
             let json: JSONNode
             do {
                 json = try JSONReader.node(bytes: bytes)
             } catch {
-                throw PoseLineError("not JSON: \(error.reason) (byte \(error.byteOffset + 1))")
+                throw ProofkitError(.decodeFailed, "not JSON: \(error.reason) (byte \(error.byteOffset + 1))")
             }
             return try frame(from: json)
         } catch {
-            throw PoseLineError("line \(lineNumber): \(error.message)")
+            throw ProofkitError(.decodeFailed, "line \(lineNumber): \(error.message)")
         }
     }
 
-    private mutating func frame(from json: JSONNode) throws(PoseLineError) -> PoseFrame {
+    private mutating func frame(from json: JSONNode) throws(ProofkitError) -> PoseFrame {
         guard case .object(let members) = json else {
-            throw PoseLineError("expected a JSON object {\"t\": ..., \"keypoints\": {...}}")
+            throw ProofkitError(.decodeFailed, "expected a JSON object {\"t\": ..., \"keypoints\": {...}}")
         }
         guard let timeValue = members.first(where: { $0.0 == "t" })?.1 else {
-            throw PoseLineError("missing field \"t\" (seconds)")
+            throw ProofkitError(.decodeFailed, "missing field \"t\" (seconds)")
         }
-        guard case .number(let time) = timeValue else { throw PoseLineError("\"t\" must be a number") }
-        guard time.isFinite else { throw PoseLineError("\"t\" is not a finite number") }
+        guard case .number(let time) = timeValue else { throw ProofkitError(.decodeFailed, "\"t\" must be a number") }
+        guard time.isFinite else { throw ProofkitError(.decodeFailed, "\"t\" is not a finite number") }
         guard time > lastTime else {
-            throw PoseLineError(
+            throw ProofkitError(
+                .decodeFailed,
                 time == lastTime
                     ? "time does not increase (t = \(time) s twice)"
                     : "time goes backwards (t = \(time) s after \(lastTime) s)")
         }
         guard let keypointsValue = members.first(where: { $0.0 == "keypoints" })?.1 else {
-            throw PoseLineError("missing field \"keypoints\"")
+            throw ProofkitError(.decodeFailed, "missing field \"keypoints\"")
         }
         guard case .object(let points) = keypointsValue else {
-            throw PoseLineError("\"keypoints\" must be an object of name: [x, y, conf]")
+            throw ProofkitError(.decodeFailed, "\"keypoints\" must be an object of name: [x, y, conf]")
         }
         var frame = PoseFrame(time: time)
         for (name, value) in points {
             guard let joint = PoseJoint(rawValue: name) else { continue }  // other joints: ignored
             guard case .array(let triple) = value, triple.count == 3 else {
-                throw PoseLineError("keypoint \"\(name)\" must be [x, y, conf]")
+                throw ProofkitError(.decodeFailed, "keypoint \"\(name)\" must be [x, y, conf]")
             }
             var numbers: [Double] = []
             for element in triple {
                 guard case .number(let number) = element, number.isFinite else {
-                    throw PoseLineError("keypoint \"\(name)\" must hold three finite numbers")
+                    throw ProofkitError(.decodeFailed, "keypoint \"\(name)\" must hold three finite numbers")
                 }
                 numbers.append(number)
             }
             guard numbers[2] >= 0, numbers[2] <= 1 else {
-                throw PoseLineError("keypoint \"\(name)\" confidence \(numbers[2]) is not in 0...1")
+                throw ProofkitError(.decodeFailed, "keypoint \"\(name)\" confidence \(numbers[2]) is not in 0...1")
             }
             frame[joint] = Keypoint(x: numbers[0], y: numbers[1], confidence: numbers[2])
         }

@@ -267,6 +267,13 @@ package enum ScratchFile {
     }
 }
 
+extension POSIX {
+    /// The running executable (`/proc/self/exe`), or `argv[0]` when that cannot be read.
+    package static func executablePath() -> String? {
+        linkTarget("/proc/self/exe").map(FilePath.string(fromBytes:)) ?? arguments().first
+    }
+}
+
 /// A temporary folder of this user's (mode 0700), for work that needs files on disk; removed with
 /// what is in it by ``remove()``.
 package struct TemporaryFolder: Sendable {
@@ -276,7 +283,8 @@ package struct TemporaryFolder: Sendable {
     /// Creates `$TMPDIR/PREFIX-XXXXXX` (or in /tmp).
     /// - Throws: `.io` when it cannot be created.
     package init(prefix: String) throws(ProofkitError) {
-        switch POSIX.makeTemporaryFolder(prefix: prefix) {
+        let base = POSIX.environmentValue("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        switch POSIX.makeTemporaryFolder(template: "\(base)/\(prefix)-XXXXXX") {
         case .success(let path): self.path = path
         case .failure(let errno):
             throw ProofkitError(

@@ -1,12 +1,7 @@
-// ProofkitSystem, the one place in proofkit where the C library's system calls are made (after
-// swift-system's `Syscalls.swift`). This file is the only one that imports Glibc: Errno, the
-// valueOrErrno funnel and one thin typed wrapper per call (files and descriptors, memory,
-// processes and signals, Unix sockets, timers, threads), with no logic beyond the call. What is
-// built on them has a file by role and no libc: Reading.swift (capped reads, spooling, mapping),
-// Writing.swift, Files.swift (atomic replacement), StandardError.swift, Processes.swift,
-// Sockets.swift, WakeUp.swift.
-// Every call that sets errno goes through ``valueOrErrno(retryOnInterrupt:_:)``; every failure is
-// an ``Errno``. Paths are ``FilePath`` strings (bytes that are not UTF-8 survive).
+// ProofkitSystem's one file that imports Glibc (after swift-system's `Syscalls.swift`): Errno, the
+// valueOrErrno funnel, and one thin typed wrapper per system call, with no logic beyond the call.
+// What is built on them (capped reads, atomic files, processes, sockets) is in the other files,
+// by role. Every failure is an ``Errno``; paths are ``FilePath`` strings (non-UTF-8 bytes survive).
 internal import CProofkitShims
 internal import ProofkitCore
 import Synchronization
@@ -315,15 +310,14 @@ package enum POSIX {
         return FilePath.string(fromBytes: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) })
     }
 
-    /// Creates a new, empty folder only this user can enter, `FOLDER/PREFIX-XXXXXX` in
-    /// `$TMPDIR` (or /tmp). Calls `mkdtemp`.
-    /// - Returns: its path, or the errno.
-    package static func makeTemporaryFolder(prefix: String) -> Result<String, Errno> {
-        let base = environmentValue("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        var template = FilePath.cString("\(base)/\(prefix)-XXXXXX")
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        guard made != nil else { return .failure(Errno.current) }
-        return .success(FilePath.string(fromBytes: template.dropLast().map { UInt8(bitPattern: $0) }))
+    /// Creates a new folder (mode 0700) from `template`, whose last six characters are `XXXXXX`.
+    /// Calls `mkdtemp`.
+    package static func makeTemporaryFolder(template: String) -> Result<String, Errno> {
+        var bytes = FilePath.cString(template)
+        guard bytes.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
+            return .failure(Errno.current)
+        }
+        return .success(FilePath.string(fromBytes: bytes.dropLast().map { UInt8(bitPattern: $0) }))
     }
 
     /// Removes the empty folder `path`, ignoring errors. Calls `rmdir`.
@@ -424,9 +418,8 @@ package enum POSIX {
     /// `ProcessInfo.environment` replaces them with U+FFFD. An entry without `=` is skipped; of a
     /// name given twice, the first wins (as `getenv` finds it). Reads `environ`; call it while no
     /// other thread calls `setenv`.
-    /// This process's arguments (program name first) as ``FilePath`` strings: an argument that is
-    /// not UTF-8 (a Latin-1 file name) keeps its bytes as escapes, where `CommandLine.arguments`
-    /// replaces them with U+FFFD. Reads `argv` with `strlen`.
+    /// This process's arguments as ``FilePath`` strings (a non-UTF-8 argument keeps its bytes,
+    /// where `CommandLine.arguments` gives U+FFFD). Reads `argv` with `strlen`.
     package static func arguments() -> [String] {
         (0..<Int(CommandLine.argc)).map { index in
             guard let pointer = CommandLine.unsafeArgv[index] else { return "" }

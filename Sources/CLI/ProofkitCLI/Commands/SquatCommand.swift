@@ -320,7 +320,7 @@ enum SquatCommand: Subcommand {
         do {
             return try decoder.decode(line.span)
         } catch {
-            throw ProofkitError(.decodeFailed, error.message, path: path)
+            throw error.at(path: path)
         }
     }
 
