@@ -34,7 +34,7 @@ private struct ScriptedMonth {
     func book(_ label: String, _ first: Date) throws -> (String, [BookedRing]) {
         try store.addOneOff(
             first: first, window: .seconds(1800), firstGap: .seconds(60), gapGrowth: .seconds(60), sound: sound,
-            keptSound: nil, proof: "any", label: label, now: first.addingTimeInterval(-3600))
+            keptSound: nil, proof: .any, label: label, now: first.addingTimeInterval(-3600))
     }
 
     /// Rings that came before `seconds` played; `stops` Stop presses; then the chain ends.
@@ -44,7 +44,7 @@ private struct ScriptedMonth {
         let (id, rings) = try book(label, first)
         try store.write {
             for ring in rings where ring.fireDate < first.addingTimeInterval(seconds) {
-                try store.setRingState(ring.id, "rang", at: ring.fireDate)
+                try store.setRingState(ring.id, .rang, at: ring.fireDate)
             }
             for k in 0..<stops {
                 try store.record(
@@ -71,7 +71,7 @@ private struct ScriptedMonth {
                 let (id, rings) = try book("fajr", at)
                 try store.write {
                     for ring in rings {
-                        try store.setRingState(ring.id, "missed")
+                        try store.setRingState(ring.id, .missed)
                         try store.record(chain: id, kind: "missed", at: at.addingTimeInterval(1900), detail: ring.id)
                     }
                 }

@@ -310,6 +310,12 @@ struct AlarmTrustTests {
         #expect(try python(edit, [database, "UPDATE rings SET fire = -1e300 WHERE id = '\(id).r1'"]).status == 0)
         let status = try rig.status()
         #expect((status["skipped_rows"] as? [String]) == ["ring \(id).r1"])
+        // A state no proofkit wrote (an edited store): shown as failed, with what the store held;
+        // the chain and its other rings go on.
+        #expect(try python(edit, [database, "UPDATE rings SET state = 'bogus' WHERE id = '\(id).r2'"]).status == 0)
+        let odd = try #require(rings(of: id, in: try rig.status()).first { $0["id"] as? String == "\(id).r2" })
+        #expect(odd["state"] as? String == "failed" && odd["detail"] as? String == "unknown state 'bogus' in the store")
+        #expect(rings(of: id, in: try rig.status()).first?["state"] as? String == "scheduled")
         try rig.startService(ringSeconds: 1)
         #expect(rig.log.contains("row-skipped - ring \(id).r1"), "\(rig.log)")
         #expect(try rig.status()["service"] as? String == "running")

@@ -93,7 +93,7 @@ extension AlarmService {
     /// Opens the slot for the chain whose ring ended last, when it may (see the rules above).
     func openSlotIfDue(now: Date, held: [String: Date]) throws {
         guard current == nil, slot == nil, let id = listenChain else { return }
-        guard let chain = try store.chain(id: id), chain.state == "active", now < chain.windowEnd else {
+        guard let chain = try store.chain(id: id), chain.state == .active, now < chain.windowEnd else {
             listenChain = nil
             try store.write { try store.put(["service.listening": nil]) }
             return

@@ -253,7 +253,7 @@ public final class AlarmService {
         try checkMicrophone()
         try store.write {
             for ring in try store.rings(where: "state = 'ringing'") {
-                try store.setRingState(ring.ring.id, "rang")
+                try store.setRingState(ring.ring.id, .rang)
                 log("ring-interrupted", ring.ring.chain, ring.ring.id)
             }
         }
@@ -471,10 +471,10 @@ public final class AlarmService {
         logNewOutcomes()
 
         // A ringing chain that ended (proof, escape) stops at once; so does its hands-free slot.
-        if let current, let chain = try store.chain(id: current.ring.chain), chain.state != "active" {
+        if let current, let chain = try store.chain(id: current.ring.chain), chain.state != .active {
             current.stopRequested.withLock { $0 = true }
         }
-        if let slot, try store.chain(id: slot.chain)?.state != "active" { stopSlot(reason: "chain ended") }
+        if let slot, try store.chain(id: slot.chain)?.state != .active { stopSlot(reason: "chain ended") }
         let chains = Dictionary(
             try store.chains(where: "state = 'active'").map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         let scheduled = try store.rings(where: "state = 'scheduled'")
@@ -485,12 +485,12 @@ public final class AlarmService {
             releasedHolds: released)
         try store.write {
             for ring in decision.missed {
-                try store.setRingState(ring.id, "missed")
+                try store.setRingState(ring.id, .missed)
                 try store.record(chain: ring.chain, kind: "missed", at: now, detail: ring.id)
                 log("missed", ring.chain, "\(ring.id) fire=\(iso8601(ring.fireDate, in: zone))")
             }
             for ring in decision.merged {
-                try store.setRingState(ring.id, "merged", at: now)
+                try store.setRingState(ring.id, .merged, at: now)
                 log("merged", ring.chain, ring.id)
             }
         }
@@ -508,7 +508,7 @@ public final class AlarmService {
             }
             if let current {
                 if current.ring.chain == ring.chain && current.stopRequested.withLock({ !$0 }) {
-                    try store.write { try store.setRingState(ring.id, "merged", at: now) }
+                    try store.write { try store.setRingState(ring.id, .merged, at: now) }
                     log("merged", ring.chain, "\(ring.id) (chain already ringing)")
                 } else {
                     current.stopRequested.withLock { $0 = true }  // the newer chain rings next
@@ -566,7 +566,7 @@ public final class AlarmService {
         }
         guard let clip else {
             let reason = "no playable sound: " + problems.joined(separator: "; ")
-            try store.write { try store.setRingState(ring.id, "failed", at: now, detail: reason) }
+            try store.write { try store.setRingState(ring.id, .failed, at: now, detail: reason) }
             log("ring-failed", chain.id, "\(ring.id) \(reason)")
             return
         }
@@ -609,7 +609,7 @@ public final class AlarmService {
         // Recorded once the ring is under way: an alarm rings first, and a commit (synchronous=FULL)
         // can wait seconds behind other writers' I/O. A kill -9 in between leaves the ring
         // "scheduled", so a restart inside the window rings it again rather than losing it.
-        try store.write { try store.setRingState(ring.id, "ringing", at: now) }
+        try store.write { try store.setRingState(ring.id, .ringing, at: now) }
     }
 
     /// Records the end of the ring that finished: `rang`, or `failed` with the reason.
@@ -619,14 +619,14 @@ public final class AlarmService {
         listenChain = ringing.ring.chain
         listenRetry.removeValue(forKey: ringing.ring.chain)
         if let report = result.0 {
-            try store.write { try store.setRingState(ringing.ring.id, "rang") }
+            try store.write { try store.setRingState(ringing.ring.id, .rang) }
             log(
                 "ring-end", ringing.ring.chain,
                 "\(ringing.ring.id) seconds=\(decimalText(report.seconds, places: 1))\(report.wasStopped ? " stopped" : "")"
             )
         } else {
             let reason = result.1 ?? "unknown"
-            try store.write { try store.setRingState(ringing.ring.id, "failed", detail: reason) }
+            try store.write { try store.setRingState(ringing.ring.id, .failed, detail: reason) }
             log("ring-failed", ringing.ring.chain, "\(ringing.ring.id) \(reason)")
         }
     }

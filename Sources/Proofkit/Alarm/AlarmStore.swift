@@ -277,9 +277,10 @@ public final class AlarmStore: @unchecked Sendable {
     static func chain(_ row: [SQLiteValue]) -> StoredChain {
         StoredChain(
             id: row[0].text ?? "", kind: row[1].text ?? "", label: row[2].text, sound: row[3].text ?? "",
-            keptSound: row[4].text, proof: row[5].text ?? "any",
+            keptSound: row[4].text, proof: row[5].text.flatMap(ProofKind.init(rawValue:)) ?? .any,
             firstFire: Date(timeIntervalSince1970: row[6].real ?? 0),
-            windowEnd: Date(timeIntervalSince1970: row[7].real ?? 0), state: row[8].text ?? "",
+            windowEnd: Date(timeIntervalSince1970: row[7].real ?? 0),
+            state: row[8].text.flatMap(ChainState.init(rawValue:)) ?? .ended,
             volume: min(100, max(1, row[9].real ?? 100)), ramp: min(60, max(0, row[10].real ?? 3)),
             escalate: (row[11].integer ?? 0) != 0, listen: row[12].text.flatMap(HandsFree.Listen.init) ?? .auto,
             textJSON: row[13].text)
@@ -323,11 +324,12 @@ public final class AlarmStore: @unchecked Sendable {
                     ring: BookedRing(
                         id: row[0].text ?? "", chain: row[1].text ?? "", ringIndex: Int(row[2].integer ?? 0),
                         fireDate: Date(timeIntervalSince1970: row[3].real ?? 0)),
-                    sound: row[4].text ?? "", state: row[5].text ?? "",
+                    sound: row[4].text ?? "", state: row[5].text.flatMap(RingState.init(rawValue:)) ?? .failed,
                     rangAt: row[6].real.flatMap {
                         AlarmStore.validTimes.contains($0) ? Date(timeIntervalSince1970: $0) : nil
                     },
-                    detail: row[7].text)
+                    detail: row[5].text.flatMap(RingState.init(rawValue:)) == nil
+                        ? "unknown state '\(row[5].text ?? "")' in the store" : row[7].text)
             }
         }
     }
@@ -357,11 +359,12 @@ public final class AlarmStore: @unchecked Sendable {
     }
 
     /// Sets a ring's state (and when it rang, and why it failed); call inside ``write(_:)``.
-    public func setRingState(_ id: String, _ state: String, at: Date? = nil, detail: String? = nil) throws {
+    public func setRingState(_ id: String, _ state: RingState, at: Date? = nil, detail: String? = nil) throws {
         try db.run(
             "UPDATE rings SET state = ?, rang_at = COALESCE(?, rang_at), detail = ? WHERE id = ?",
             [
-                .text(state), at.map { .real($0.timeIntervalSince1970) } ?? .null, detail.map { .text($0) } ?? .null,
+                .text(state.rawValue), at.map { .real($0.timeIntervalSince1970) } ?? .null,
+                detail.map { .text($0) } ?? .null,
                 .text(id),
             ])
     }
@@ -377,7 +380,7 @@ public final class AlarmStore: @unchecked Sendable {
     /// - Returns: the chain id (`a1`, `a2`, ...).
     public func addOneOff(
         first: Date, window: Duration, firstGap: Duration, gapGrowth: Duration, sound: String,
-        keptSound: String?, proof: String, label: String?, level: RingLevel = RingLevel(),
+        keptSound: String?, proof: ProofKind, label: String?, level: RingLevel = RingLevel(),
         handsFree: HandsFree = HandsFree(), now: Date
     ) throws -> (String, [BookedRing]) {
         try write {
@@ -391,7 +394,7 @@ public final class AlarmStore: @unchecked Sendable {
                 "INSERT INTO chains(id, kind, label, sound, kept_sound, proof, first_fire, window_end, state, created, volume, ramp, escalate, listen, text_name, text_json) VALUES(?, 'oneoff', ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?, ?, ?, ?, ?)",
                 [
                     .text(id), label.map { .text($0) } ?? .null, .text(sound), keptSound.map { .text($0) } ?? .null,
-                    .text(proof), .real(first.timeIntervalSince1970),
+                    .text(proof.rawValue), .real(first.timeIntervalSince1970),
                     .real(first.timeIntervalSince1970 + Double(window.components.seconds)),
                     .real(now.timeIntervalSince1970), .real(level.volume), .real(level.ramp),
                     .integer(level.escalate ? 1 : 0), .text(handsFree.listen.rawValue),
@@ -417,7 +420,7 @@ public final class AlarmStore: @unchecked Sendable {
     /// (plus the late grace and a hold's limit, during which a held backup may still ring) has
     /// not ended, or one of its rings is sounding. Only a due chain takes a proof or an escape.
     public func isDue(_ chain: StoredChain, now: Date) throws -> Bool {
-        guard chain.state == "active" else { return false }
+        guard chain.state == .active else { return false }
         if try !rings(where: "chain = ? AND state = 'ringing'", [.text(chain.id)]).isEmpty { return true }
         let end = chain.windowEnd.addingTimeInterval(AlarmRingScheduler.lateGrace + AlarmStore.holdLimit)
         return chain.firstFire <= now && now <= end
@@ -440,7 +443,7 @@ public final class AlarmStore: @unchecked Sendable {
             guard let chain = try chain(id: id) else {
                 throw ProofkitError(.notFound, "no alarm chain '\(id)'; 'proofkit alarm status' lists them")
             }
-            guard chain.state == "active" else { return nil }
+            guard chain.state == .active else { return nil }
             if requireDue, try !isDue(chain, now: at) {
                 throw try notDue(chain, now: at)
             }
@@ -475,7 +478,7 @@ public final class AlarmStore: @unchecked Sendable {
     /// (``isDue(_:now:)``), else `nil`.
     public func dueChain(now: Date) throws -> StoredChain? {
         if let ringing = try rings(where: "state = 'ringing'").last, let chain = try chain(id: ringing.ring.chain),
-            chain.state == "active"
+            chain.state == .active
         {
             return chain
         }
@@ -541,7 +544,7 @@ public final class AlarmStore: @unchecked Sendable {
                     SystemAlarm(
                         id: AlarmID(rawValue: $0.ring.id),
                         content: AlarmContent(fireDate: $0.ring.fireDate, sound: $0.sound),
-                        state: $0.state == "ringing" ? .ringing : .scheduled)
+                        state: $0.state == .ringing ? .ringing : .scheduled)
                 },
                 syncedFingerprint: s["prayers.fingerprint"])
             var context = ledger.planningContext

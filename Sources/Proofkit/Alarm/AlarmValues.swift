@@ -8,6 +8,45 @@ import ProofkitCore
     public import Foundation
 #endif
 
+/// The proof an alarm chain asks for (`--proof`).
+public enum ProofKind: String, Sendable, Hashable, CaseIterable {
+    /// The du'a read aloud.
+    case voice
+    /// The prayer mat, in a photo or in front of the camera.
+    case mat
+    /// Squats counted.
+    case squat
+    /// Any of the three.
+    case any
+
+    /// Whether a proof of `kind` is one this chain takes.
+    public func accepts(_ kind: ProofKind) -> Bool { self == .any || self == kind }
+}
+
+/// Whether an alarm chain still takes a proof.
+public enum ChainState: String, Sendable, Hashable {
+    /// Booked: it rings, and takes a proof while due.
+    case active
+    /// Proven or escaped: its rings are cancelled.
+    case ended
+}
+
+/// Where a ring is in its life.
+public enum RingState: String, Sendable, Hashable, CaseIterable {
+    /// Booked, not yet due.
+    case scheduled
+    /// Sounding now (kept across a restart inside its window, so it rings again).
+    case ringing
+    /// It sounded.
+    case rang
+    /// It came due while its chain was already ringing, and was folded into that ring.
+    case merged
+    /// Its time passed while the service was down, and its window has ended.
+    case missed
+    /// It could not play (the device, the sound); the reason is kept.
+    case failed
+}
+
 /// A chain in the store: a one-off (`a7`) or a prayer occurrence (`fajr.2026-11-30`).
 public struct StoredChain: Sendable, Hashable {
     public var id: String
@@ -18,14 +57,14 @@ public struct StoredChain: Sendable, Hashable {
     public var sound: String
     /// The last good copy of the sound, in the store's folder.
     public var keptSound: String?
-    /// `voice`, `mat`, `squat` or `any`.
-    public var proof: String
+    /// The proof it takes.
+    public var proof: ProofKind
     /// The first ring.
     public var firstFire: Date
     /// The end of the proof window.
     public var windowEnd: Date
     /// `active` or `ended`.
-    public var state: String
+    public var state: ChainState
     /// How loud it rings, in percent of the sound's own level, 1...100 [100].
     public var volume: Double = 100
     /// The fade-in of each ring, in seconds, 0...60 [3].
@@ -47,11 +86,11 @@ public struct StoredChain: Sendable, Hashable {
 
     /// Whether the service watches the camera for the mat between this chain's rings: not `off`,
     /// and a proof the mat can give (`mat`, `any`).
-    public var watchesMat: Bool { listen != .off && (proof == "mat" || proof == "any") }
+    public var watchesMat: Bool { listen != .off && (proof == .mat || proof == .any) }
 
     /// Whether the service watches the camera for squats between this chain's rings: not `off`,
     /// and a proof squats can give (`squat`, `any`).
-    public var watchesSquats: Bool { listen != .off && (proof == "squat" || proof == "any") }
+    public var watchesSquats: Bool { listen != .off && (proof == .squat || proof == .any) }
 
     /// Whether the service watches the camera between this chain's rings (the mat, squats).
     public var watches: Bool { watchesMat || watchesSquats }
@@ -62,7 +101,7 @@ public struct StoredChain: Sendable, Hashable {
         switch listen {
         case .on: true
         case .off: false
-        case .auto: proof == "voice" || proof == "any"
+        case .auto: proof == .voice || proof == .any
         }
     }
 }
@@ -110,7 +149,7 @@ public struct RingLevel: Sendable, Hashable {
 public struct StoredRing: Sendable, Hashable {
     public var ring: BookedRing
     public var sound: String
-    public var state: String
+    public var state: RingState
     public var rangAt: Date?
     /// Why a `failed` ring could not play (one line), else `nil`.
     public var detail: String? = nil

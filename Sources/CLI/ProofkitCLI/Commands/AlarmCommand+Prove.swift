@@ -42,7 +42,7 @@ extension AlarmCommand {
         // as what it is, so it may end a chain at any time.
         let escape = arguments.has("escape")
         if let named = chain {
-            guard named.state == "active" else {
+            guard named.state == .active else {
                 io.print("chain \(named.id) has already ended")
                 return .success
             }
@@ -82,12 +82,12 @@ extension AlarmCommand {
             report("escape", "escape", cancelled: cancelled)
             return .success
         }
-        let proof: (String, any Subcommand.Type, [String], Bool)
+        let proof: (ProofKind, any Subcommand.Type, [String], Bool)
         if let video = arguments.value("video") {
             guard arguments.value("squat") == "", arguments.value("camera") == nil else {
                 throw UsageError("--video goes with --squat alone: --squat --video VIDEO")
             }
-            proof = ("squat", SquatCommand.self, ["--video", video, "--strict"], false)
+            proof = (.squat, SquatCommand.self, ["--video", video, "--strict"], false)
         } else if let camera = arguments.value("camera") {
             let command: any Subcommand.Type = arguments.value("squat") == "" ? SquatCommand.self : MatCommand.self
             guard arguments.value("squat") == "" || arguments.value("photo") == "" else {
@@ -97,27 +97,27 @@ extension AlarmCommand {
                 arguments.value(name).map { ["--\(name)", $0] } ?? []
             }
             proof = (
-                command == MatCommand.self ? "mat" : "squat", command,
+                command == MatCommand.self ? .mat : .squat, command,
                 ["--camera=\(camera)", "--strict", "--max-seconds", "\(maxSeconds)s"] + passed, true
             )
         } else if let photo = arguments.value("photo") {
             guard !photo.isEmpty else { throw UsageError("--photo needs a PHOTO, or --camera") }
-            proof = ("mat", MatCommand.self, [photo, "--strict"], false)
+            proof = (.mat, MatCommand.self, [photo, "--strict"], false)
         } else if let poses = arguments.value("squat") {
             guard !poses.isEmpty else { throw UsageError("--squat needs POSES or -, or --camera") }
             let limit = ["--max-seconds", "\(maxSeconds)s"]
-            proof = ("squat", SquatCommand.self, [poses, "--strict"] + (poses == "-" ? limit : []), poses == "-")
+            proof = (.squat, SquatCommand.self, [poses, "--strict"] + (poses == "-" ? limit : []), poses == "-")
         } else if let recording = positionals.first {
-            proof = ("voice", VoiceCommand.self, [recording, "--strict"], false)
+            proof = (.voice, VoiceCommand.self, [recording, "--strict"], false)
         } else {
             proof = (
-                "voice", VoiceCommand.self,
+                .voice, VoiceCommand.self,
                 ["--live", "--strict", "--max-seconds", "\(maxSeconds)s"]
                     + (arguments.value("device").map { ["--device", $0] } ?? []), true
             )
         }
-        guard chain.proof == "any" || chain.proof == proof.0 else {
-            throw UsageError("chain \(chain.id) asks for the \(chain.proof) proof, not \(proof.0)")
+        guard chain.proof.accepts(proof.0) else {
+            throw UsageError("chain \(chain.id) asks for the \(chain.proof.rawValue) proof, not \(proof.0.rawValue)")
         }
         // A live proof holds the chain's backups off (at most AlarmStore.holdLimit) and stops the ring.
         var holdFD: Int32 = -1
@@ -132,14 +132,16 @@ extension AlarmCommand {
         case .success:
             // The chain may have left its window during a long proof: a proof that began while it
             // was due still counts.
-            let cancelled = try store.end(chain: chain.id, kind: "proof", at: Date(), detail: proof.0) ?? []
+            let cancelled = try store.end(chain: chain.id, kind: "proof", at: Date(), detail: proof.0.rawValue) ?? []
             poke(store, io: io)
-            report("accepted", proof.0, cancelled: cancelled)
+            report("accepted", proof.0.rawValue, cancelled: cancelled)
             return .success
         case .rejected:
-            try store.write { try store.record(chain: chain.id, kind: "rejected", at: Date(), detail: proof.0) }
+            try store.write {
+                try store.record(chain: chain.id, kind: "rejected", at: Date(), detail: proof.0.rawValue)
+            }
             poke(store, io: io)
-            report("rejected", proof.0, cancelled: [])
+            report("rejected", proof.0.rawValue, cancelled: [])
             return arguments.has("strict") ? .rejected : .success
         default:
             return status

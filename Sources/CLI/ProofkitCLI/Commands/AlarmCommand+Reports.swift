@@ -41,11 +41,11 @@ extension AlarmCommand {
         let rings = try store.allRings()
         let chains = try store.allChains()
         let active = chains.filter { chain in
-            chain.state == "active"
+            chain.state == .active
                 && (chain.windowEnd >= now
-                    || rings.contains { $0.ring.chain == chain.id && ["scheduled", "ringing"].contains($0.state) })
+                    || rings.contains { $0.ring.chain == chain.id && [.scheduled, .ringing].contains($0.state) })
         }
-        let next = rings.filter { $0.state == "scheduled" }.min { $0.ring.fireDate < $1.ring.fireDate }
+        let next = rings.filter { $0.state == .scheduled }.min { $0.ring.fireDate < $1.ring.fireDate }
         let covered = try store.setting("prayers.covered_until")
         let outcomes = try store.outcomes(limit: 10)
         var checked: [String: String] = [:]  // each sound checked once (14 prayer chains share one)
@@ -90,7 +90,7 @@ extension AlarmCommand {
                         active.map { chain in
                             .object([
                                 "id": .string(chain.id), "kind": .string(chain.kind), "label": JSONValue(chain.label),
-                                "proof": .string(chain.proof), "sound": .string(chain.sound),
+                                "proof": .string(chain.proof.rawValue), "sound": .string(chain.sound),
                                 "volume": .rounded(chain.volume, places: 1), "ramp": .rounded(chain.ramp, places: 3),
                                 "escalate": .bool(chain.escalate), "listen": .string(chain.listen.rawValue),
                                 "listens": .bool(chain.listens), "text": .string(chain.duaText.name),
@@ -102,7 +102,7 @@ extension AlarmCommand {
                                             "id": .string($0.ring.id), "ring": .int($0.ring.ringIndex),
                                             "fire": .string(iso8601($0.ring.fireDate, in: zone)),
                                             "fire_machine": .string(iso8601($0.ring.fireDate, in: machine)),
-                                            "state": .string($0.state), "detail": JSONValue($0.detail),
+                                            "state": .string($0.state.rawValue), "detail": JSONValue($0.detail),
                                         ])
                                     }),
                             ])
@@ -133,10 +133,10 @@ extension AlarmCommand {
         io.print("\(active.count) active chain\(active.count == 1 ? "" : "s")")
         for chain in active {
             io.print(
-                "  \(chain.id)\(chain.label.map { " (\($0))" } ?? "")  proof \(chain.proof)  volume \(decimalText(chain.volume, places: 0))%\(chain.escalate ? " rising to 100%" : "")  ramp \(decimalText(chain.ramp, places: 1))s  \(chain.listens ? "listens for '\(chain.duaText.name)'" : "no listening")  window until \(iso8601(chain.windowEnd, in: zone))  sound \(soundStatus(chain))"
+                "  \(chain.id)\(chain.label.map { " (\($0))" } ?? "")  proof \(chain.proof.rawValue)  volume \(decimalText(chain.volume, places: 0))%\(chain.escalate ? " rising to 100%" : "")  ramp \(decimalText(chain.ramp, places: 1))s  \(chain.listens ? "listens for '\(chain.duaText.name)'" : "no listening")  window until \(iso8601(chain.windowEnd, in: zone))  sound \(soundStatus(chain))"
             )
             let parts = rings.filter { $0.ring.chain == chain.id }.map {
-                "\(PrayerOptions.clock($0.ring.fireDate, zone: zone, date: WallClockTime(chain.firstFire, in: zone).date))\(WallClockTime($0.ring.fireDate, in: zone).second == 0 ? "" : ":" + String(100 + WallClockTime($0.ring.fireDate, in: zone).second).dropFirst()) \($0.state)\($0.detail.map { " (\($0))" } ?? "")"
+                "\(PrayerOptions.clock($0.ring.fireDate, zone: zone, date: WallClockTime(chain.firstFire, in: zone).date))\(WallClockTime($0.ring.fireDate, in: zone).second == 0 ? "" : ":" + String(100 + WallClockTime($0.ring.fireDate, in: zone).second).dropFirst()) \($0.state.rawValue)\($0.detail.map { " (\($0))" } ?? "")"
             }
             let offset = iso8601(chain.firstFire, in: zone).suffix(6)
             io.print("    " + parts.joined(separator: ", ") + " (UTC\(offset))")

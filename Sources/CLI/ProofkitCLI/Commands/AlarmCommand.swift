@@ -74,7 +74,8 @@ enum AlarmCommand: Subcommand {
                  its window, and runs the reading proof on what it hears: the same gate,
                  recogniser (Whisper), forced score and matcher as 'proofkit voice --live'. A
                  reading is judged when the voice has been quiet for 1.5 s after the text's
-                 reading time: a pass ends the chain (a voice proof, hands-free; a rising chime),
+                 reading time of voice, or for 4 s before it (a breath does not cut a long
+                 du'a): a pass ends the chain (a voice proof, hands-free; a rising chime),
                  a rejection plays a falling chime and listening goes on. It never listens while
                  a ring sounds, so its own sound is never heard as reading, and it gives the
                  microphone up to a typed live proof. --listen auto [default] listens for chains
@@ -338,10 +339,10 @@ enum AlarmCommand: Subcommand {
 
     // MARK: booking
 
-    static func proofKind(_ arguments: ParsedArguments) throws(UsageError) -> String {
-        let proof = arguments.value("proof") ?? "any"
-        guard ["voice", "mat", "squat", "any"].contains(proof) else {
-            throw UsageError("unknown --proof '\(proof)'; voice, mat, squat or any")
+    static func proofKind(_ arguments: ParsedArguments) throws(UsageError) -> ProofKind {
+        let text = arguments.value("proof") ?? "any"
+        guard let proof = ProofKind(rawValue: text) else {
+            throw UsageError("unknown --proof '\(text)'; voice, mat, squat or any")
         }
         return proof
     }
@@ -360,15 +361,16 @@ enum AlarmCommand: Subcommand {
 
     /// The hands-free settings of `add` and `prayers`: --listen, --text (checked against the
     /// catalogue now, and kept with the chain).
-    static func handsFree(_ arguments: ParsedArguments, proof: String, io: CommandIO) throws -> HandsFree {
+    static func handsFree(_ arguments: ParsedArguments, proof: ProofKind, io: CommandIO) throws -> HandsFree {
         var result = HandsFree()
         if let text = arguments.value("listen") {
             guard let listen = HandsFree.Listen(rawValue: text) else {
                 throw UsageError("--listen must be auto, on or off, not '\(text)'")
             }
-            guard listen != .on || proof == "voice" || proof == "any" else {
+            guard listen != .on || proof.accepts(.voice) else {
                 throw UsageError(
-                    "--listen on hears the voice proof; the chain's proof is \(proof) (use --proof voice or any)")
+                    "--listen on hears the voice proof; the chain's proof is \(proof.rawValue) (use --proof voice or any)"
+                )
             }
             result.listen = listen
         }
@@ -491,7 +493,7 @@ enum AlarmCommand: Subcommand {
         if arguments.has("json") {
             io.printJSON(
                 .object([
-                    "id": .string(id), "first": .string(iso8601(first, in: zone)), "proof": .string(proof),
+                    "id": .string(id), "first": .string(iso8601(first, in: zone)), "proof": .string(proof.rawValue),
                     "volume": .rounded(level.volume, places: 1), "ramp": .rounded(level.ramp, places: 3),
                     "escalate": .bool(level.escalate), "listen": .string(handsFree.listen.rawValue),
                     "text": .string(handsFree.text?.name ?? DuaCatalog.defaultName),
@@ -547,7 +549,8 @@ enum AlarmCommand: Subcommand {
                 "prayers.lon": String(calculator.coordinates.longitude),
                 "prayers.tz": calculator.timeZone.identifier, "prayers.method": arguments.value("method") ?? "mwl",
                 "prayers.list": list.map(\.rawValue).joined(separator: ","), "prayers.window": String(Int(window)),
-                "prayers.proof": proof, "prayers.volume": String(level.volume), "prayers.ramp": String(level.ramp),
+                "prayers.proof": proof.rawValue, "prayers.volume": String(level.volume),
+                "prayers.ramp": String(level.ramp),
                 "prayers.escalate": level.escalate ? "1" : "0", "prayers.listen": handsFree.listen.rawValue,
                 "prayers.text": handsFree.text?.name, "prayers.text_json": handsFree.textJSON,
             ])
@@ -563,14 +566,14 @@ enum AlarmCommand: Subcommand {
         poke(store, io: io)
         let covered = try store.setting("prayers.covered_until") ?? "nothing"
         if arguments.has("json") {
-            let booked = try store.allRings().filter { $0.state == "scheduled" }
+            let booked = try store.allRings().filter { $0.state == .scheduled }
                 .min { $0.ring.fireDate < $1.ring.fireDate }
             io.printJSON(
                 .object([
                     "prayers": .array(list.map { .string($0.rawValue) }), "tz": .string(calculator.timeZone.identifier),
                     "booked": .int(report?.booked.count ?? 0), "cancelled": .int(report?.cancelled.count ?? 0),
                     "failed": .int(report?.failed.count ?? 0), "covered_until": .string(covered),
-                    "proof": .string(proof),
+                    "proof": .string(proof.rawValue),
                     "next_ring": booked.map { .string(iso8601($0.ring.fireDate, in: calculator.timeZone)) } ?? .null,
                 ]))
             return .success
