@@ -137,8 +137,7 @@ public final class PoseEstimator: @unchecked Sendable {
         pipeline = PosePipeline(configuration: configuration)
         decoder = try ImageDecoder(configuration: .init(minimumShorterSide: Self.decodedShorterSide))
         folder = URL(fileURLWithPath: detectorPath).deletingLastPathComponent().path
-        let elapsed = (clock.now - start).components
-        loadSeconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18
+        loadSeconds = (clock.now - start).seconds
     }
 
     /// Each folder's `manifest.json`, read once (`nil`: the folder has none).
@@ -167,8 +166,7 @@ public final class PoseEstimator: @unchecked Sendable {
     }
 
     private static func seconds(since start: ContinuousClock.Instant) -> Double {
-        let elapsed = (ContinuousClock().now - start).components
-        return Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18
+        (ContinuousClock().now - start).seconds
     }
 
     /// The time of the last frame's two models.

@@ -126,9 +126,7 @@ public struct MicrophoneCapture: ~Copyable, Sendable {
     ) throws(ProofkitError) {
         precondition(sampleRate > 0, "sampleRate must be positive")
         precondition(bufferedChunks >= 1, "bufferedChunks must be at least 1")
-        let chunkSeconds =
-            Double(chunkDuration.components.seconds)
-            + Double(chunkDuration.components.attoseconds) / 1e18
+        let chunkSeconds = chunkDuration.seconds
         precondition(chunkSeconds >= 0.01 && chunkSeconds <= 1, "chunkDuration must be 10 ms...1 s")
         let handle = try openPCM(device: device, direction: .capture, configuration: configuration)
         let latency = max(100_000, Int(chunkSeconds * 4e6))
