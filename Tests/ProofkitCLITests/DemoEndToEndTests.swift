@@ -73,6 +73,17 @@ struct DemoEndToEndTests {
         if reading["skipped"] is NSNull {
             #expect(reading["fixed_transcript"] as? String == "الحمدلله الذي احيانا بعدما اماتنا واليه النشور")
         }
+        // The built-in recogniser on a real recording proofkit ships (the adhan, public domain): it
+        // hears "Allah" (الله), and the matcher says it is not the waking du'a.
+        let recognizer = try #require(reading["recognizer"] as? [String: Any])
+        if whisperInstalled {
+            #expect(recognizer["skipped"] is NSNull, "\(recognizer)")
+            #expect((recognizer["transcript"] as? String)?.contains("الله") == true, "\(recognizer)")
+            #expect(recognizer["verdict"] as? String == "rejected" && recognizer["required_key_words"] as? Int == 4)
+            #expect(text.stdout.contains("the recogniser (Whisper base) on a real recording, Asr adhan"))
+        } else {
+            #expect((recognizer["skipped"] as? String)?.hasPrefix("the recogniser is not installed") == true)
+        }
         #expect(AudioTestTools.contents(of: folder) == ["d.caf", "proofkit-demo-alarm.caf"])
     }
 }

@@ -28,9 +28,13 @@ enum DemoCommand: Subcommand {
         Step 3, the reading proof: espeak-ng reads the waking du'a (Sahih al-Bukhari 6312) in
         Arabic, softly (-32 dBFS), into a real recording of an air conditioner (-50 dBFS); the
         voice gate and the du'a matcher judge it twice: with a fixed transcript (the du'a as a
-        recogniser writes it, given by the demo, not heard: no recogniser runs in the demo; try
-        'proofkit voice REC.wav' for the built-in one), and with the voice-only fallback. Skipped
-        (with the reason) when espeak-ng is not installed.
+        recogniser writes it, given by the demo, not heard), and with the voice-only fallback.
+        Skipped (with the reason) when espeak-ng is not installed. Then, when the built-in
+        recogniser (Whisper base) is installed, it transcribes a real recording proofkit ships
+        (the first 14 s of the Asr adhan from Makkah, public domain) and the matcher judges what
+        it heard as the waking du'a: the adhan is not the du'a, so it is rejected (proofkit ships
+        no recording of a du'a: none with a licence to ship was found; try 'proofkit voice
+        REC.wav' on your own reading).
 
         JSON (--json): one object per step, each with "step" naming it:
           {"step": "alarm_sound", "source": str, ...the object 'proofkit trim --json' prints}
@@ -40,8 +44,12 @@ enum DemoCommand: Subcommand {
                        "hint": str|null, "top1": str, "top1_probability": num}]}
           {"step": "reading_proof", "skipped": str|null, "recording_seconds": num,
            "room_dbfs": num, "speech_dbfs": num, "speech_regions": [[start, end], ...],
-           "fixed_transcript": str, "with_transcript": RUN, "voice_only": RUN}
-          (with_transcript: judged with fixed_transcript, given by the demo, not heard)
+           "fixed_transcript": str, "with_transcript": RUN, "voice_only": RUN,
+           "recognizer": {"skipped": str|null, "recording": str, "transcript": str,
+                          "verdict": "accepted"|"rejected", "reason": str|null, "heard": [str],
+                          "required_key_words": int, "seconds": num}}
+          (with_transcript: judged with fixed_transcript, given by the demo, not heard;
+           recognizer: the built-in recogniser on the embedded adhan, judged as the waking du'a)
           RUN = {"verdict": "accepted"|"rejected", "rule": str, "reason": str|null,
                  "heard": [str], "voiced_seconds": num, "needed_seconds": num}
 
@@ -140,6 +148,7 @@ enum DemoCommand: Subcommand {
     /// Step 3: the reading proof on a recording proofkit makes.
     static func readingProofStep(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
         let outcome = try ReadingProofDemo.run(environment: io.environment)
+        let heard = try RecognizerDemo.run(environment: io.environment)
         func json(_ run: ReadingProofDemo.Run?) -> JSONValue {
             guard let run else { return .null }
             return [
@@ -161,26 +170,40 @@ enum DemoCommand: Subcommand {
                     }),
                 "fixed_transcript": .string(ReadingProofDemo.transcript),
                 "with_transcript": json(outcome.withTranscript), "voice_only": json(outcome.voiceOnly),
+                "recognizer": [
+                    "skipped": JSONValue(heard.skippedReason), "recording": .string(heard.recording),
+                    "transcript": .string(heard.transcript), "verdict": .string(heard.verdict),
+                    "reason": JSONValue(heard.reason), "heard": .array(heard.heardKeyWords.map(JSONValue.string)),
+                    "required_key_words": .int(heard.requiredKeyWords), "seconds": .rounded(heard.seconds, places: 2),
+                ],
             ])
         } else {
             io.print("3. Reading proof (the waking du'a, read softly in a room with an air conditioner):")
             if let reason = outcome.skippedReason {
                 io.print("   skipped: \(reason)")
-                return .success
-            }
-            io.print(
-                "   recording: \(outcome.recordingSeconds.fixedDecimal(places: 2)) s, speech \(outcome.speechLevelDecibels.fixedDecimal(places: 2)) dBFS over a room at \(outcome.roomLevelDecibels.fixedDecimal(places: 2)) dBFS"
-            )
-            io.print(
-                "   (the first judgement uses a fixed transcript, given by the demo and not heard: no recogniser runs here)"
-            )
-            for (label, run) in [
-                ("with the fixed transcript", outcome.withTranscript), ("voice only", outcome.voiceOnly),
-            ] {
-                guard let run else { continue }
-                let heard = run.heardKeyWords.isEmpty ? "" : ", heard \(run.heardKeyWords.joined(separator: " "))"
+            } else {
                 io.print(
-                    "   \(label): \(run.verdict) (\(run.rule): voiced \(run.voicedSeconds.fixedDecimal(places: 2)) s of \(run.neededSeconds.fixedDecimal(places: 2)) s needed\(heard))"
+                    "   recording: \(outcome.recordingSeconds.fixedDecimal(places: 2)) s, speech \(outcome.speechLevelDecibels.fixedDecimal(places: 2)) dBFS over a room at \(outcome.roomLevelDecibels.fixedDecimal(places: 2)) dBFS"
+                )
+                io.print("   (the first judgement uses a fixed transcript, given by the demo and not heard)")
+                for (label, run) in [
+                    ("with the fixed transcript", outcome.withTranscript), ("voice only", outcome.voiceOnly),
+                ] {
+                    guard let run else { continue }
+                    let heard = run.heardKeyWords.isEmpty ? "" : ", heard \(run.heardKeyWords.joined(separator: " "))"
+                    io.print(
+                        "   \(label): \(run.verdict) (\(run.rule): voiced \(run.voicedSeconds.fixedDecimal(places: 2)) s of \(run.neededSeconds.fixedDecimal(places: 2)) s needed\(heard))"
+                    )
+                }
+            }
+            if let reason = heard.skippedReason {
+                io.print("   the recogniser on a real recording: skipped: \(reason)")
+            } else {
+                io.print("   the recogniser (Whisper base) on a real recording, \(heard.recording):")
+                io.print("     heard: \(heard.transcript)")
+                let why = heard.reason.map { ": \($0)" } ?? ""
+                io.print(
+                    "     as the waking du'a: \(heard.verdict)\(why) (the adhan is not the du'a; \(heard.seconds.fixedDecimal(places: 1)) s)"
                 )
             }
         }
