@@ -45,6 +45,24 @@ struct WhisperRecognizerTests {
         }
     }
 
+    @Test(
+        "span scores right after the transcription (the window it left encoded, kept) equal those after the window is encoded afresh"
+    )
+    func spanScoresReuseTheEncodedWindow() throws {
+        let recognizer = try #require(Self.recognizer)
+        let audio = try TestAudio.fixture("speech_ar_quran_16k.wav")
+        let features = WhisperFeatures.logMel(of: audio.samples)
+        let transcription = try recognizer.transcriber.transcribe(features: features)
+        let texts = ["إن الله بكل شيء عليم براءة من الله ورسوله", "سبحان ربي العظيم وبحمده"]
+        let kept = try recognizer.spanScores(texts: texts, features: features, transcription: transcription)
+        // Another window in between, so that the reading's window is encoded again.
+        let silence = WhisperFeatures.logMel(of: [Float](repeating: 0, count: 16_000))
+        try recognizer.transcriber.model.encode(melWindow: silence.window(startingAt: 0))
+        let fresh = try recognizer.spanScores(texts: texts, features: features, transcription: transcription)
+        #expect(kept == fresh)
+        #expect(!kept[0].parts.isEmpty && kept[0].parts[0].text.logProbabilities.count > 3)
+    }
+
     @Test("forced scores: the verse that was read scores far above the waking du'a")
     func forcedScore() throws {
         let recognizer = try #require(Self.recognizer)

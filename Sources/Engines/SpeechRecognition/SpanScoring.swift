@@ -186,14 +186,18 @@ extension WhisperTranscriber {
         texts: [SpokenText], features: LogMelSpectrogram, transcription: Transcription,
         letters: (String) -> [Unicode.Scalar]
     ) throws(ProofkitError) -> [SpanScore] {
-        var parts = [[SpanPart]](repeating: [], count: texts.count)
-        for window in transcription.windows where !window.tokens.isEmpty {
+        // The last window first: it is the one the transcription left encoded, which a model may
+        // keep (``WhisperStepModel/encode(melWindow:)`` of the same window again). Each window's
+        // scores depend on that window alone; the parts are put back in window order below.
+        var partsByWindow: [[(text: Int, part: SpanPart)]] = []
+        for window in transcription.windows.reversed() where !window.tokens.isEmpty {
             let heard = letters(window.text)
             guard !heard.isEmpty, prompt.count + window.tokens.count + 1 <= model.maxPositions else { continue }
             let start = Int((window.startSeconds * 100).rounded())
             guard start < max(features.contentFrames, 1) else { continue }
             try model.encode(melWindow: features.window(startingAt: start))
             var reference: ForcedScore?
+            var found: [(text: Int, part: SpanPart)] = []
             for (i, text) in texts.enumerated() {
                 guard let span = TextSpanAligner.align(transcript: heard, text: text.letters),
                     span.endWord > span.firstWord
@@ -205,8 +209,13 @@ extension WhisperTranscriber {
                     reference = try forcedScore(tokens: window.tokens + [endOfText], windowStart: window.startSeconds)
                 }
                 let score = try forcedScore(tokens: tokens, windowStart: window.startSeconds)
-                parts[i].append(SpanPart(span: span, text: score, transcript: reference!))
+                found.append((i, SpanPart(span: span, text: score, transcript: reference!)))
             }
+            partsByWindow.append(found)
+        }
+        var parts = [[SpanPart]](repeating: [], count: texts.count)
+        for found in partsByWindow.reversed() {
+            for (i, part) in found { parts[i].append(part) }
         }
         return zip(parts, texts).map { SpanScore(parts: $0, wordCount: $1.words.count) }
     }
