@@ -311,6 +311,22 @@ public final class WhisperRecognizer: SpeechRecognizing, @unchecked Sendable {
             texts: texts.map(Self.spokenText), features: features, transcription: transcription, letters: Self.letters)
     }
 
+    /// Transcribes a spectrogram and scores `texts` by spans in one pass (see
+    /// ``SpeechRecognition/WhisperTranscriber/transcribeScoringSpans(texts:features:letters:)``):
+    /// the results of ``SpeechRecognition/WhisperTranscriber/transcribe(features:)`` then
+    /// ``spanScores(texts:features:transcription:)``, without encoding any window twice.
+    /// - Parameters:
+    ///   - texts: the texts as written (harakat, punctuation and markup are dropped here).
+    ///   - features: the spectrogram of the reading (``SpeechRecognition/WhisperFeatures/logMel(of:padding:)``).
+    /// - Returns: the transcription and one span score per text.
+    /// - Throws: `.invalidArgument` over the length limit (5 min by default); the model's errors.
+    public func transcribeScoringSpans(texts: [String], features: LogMelSpectrogram)
+        throws(ProofkitError) -> (transcription: Transcription, spans: [SpanScore])
+    {
+        try transcriber.transcribeScoringSpans(
+            texts: texts.map(Self.spokenText), features: features, letters: Self.letters)
+    }
+
     /// Decodes any audio file proofkit reads to mono 16 kHz (bounded: at most `maxSeconds`).
     /// - Returns: the samples and the file's format.
     /// - Throws: the reader's errors; `.unsupportedFormat` (exit 65) when the file is longer than

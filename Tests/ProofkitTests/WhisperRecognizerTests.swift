@@ -63,6 +63,21 @@ struct WhisperRecognizerTests {
         #expect(!kept[0].parts.isEmpty && kept[0].parts[0].text.logProbabilities.count > 3)
     }
 
+    @Test("transcribeScoringSpans over two windows equals transcribe then spanScores (the real model)")
+    func transcribeScoringSpansTwoWindows() throws {
+        let recognizer = try #require(Self.recognizer)
+        let audio = try TestAudio.fixture("speech_ar_quran_16k.wav")
+        let features = WhisperFeatures.logMel(of: Array([[Float]](repeating: audio.samples, count: 4).joined()))
+        let texts = ["إن الله بكل شيء عليم براءة من الله ورسوله", "سبحان ربي العظيم وبحمده"]
+        let transcription = try recognizer.transcriber.transcribe(features: features)
+        #expect(transcription.windows.count == 2)
+        let spans = try recognizer.spanScores(texts: texts, features: features, transcription: transcription)
+        let both = try recognizer.transcribeScoringSpans(texts: texts, features: features)
+        #expect(both.transcription == transcription)
+        #expect(both.spans == spans)
+        #expect(!both.spans[0].parts.isEmpty)
+    }
+
     @Test("forced scores: the verse that was read scores far above the waking du'a")
     func forcedScore() throws {
         let recognizer = try #require(Self.recognizer)

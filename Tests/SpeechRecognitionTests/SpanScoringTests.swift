@@ -160,6 +160,33 @@ struct SpanScoringTests {
         #expect(scores[0].parts.map(\.text.windowStartSeconds) == [0, 30])
         #expect(scores[0].parts.map(\.transcript.windowStartSeconds) == [0, 30])
     }
+
+    @Test(
+        "transcribeScoringSpans gives transcribe then spanScores' results, encoding each window once",
+        .enabled(
+            if: whisperModelFile("whisper_tokenizer.json") != nil,
+            "whisper_tokenizer.json is not built (bash .ci/setup)"))
+    func transcribeScoringSpansInOnePass() throws {
+        let tokenizer = try DecodingLoopTests.tokenizer()
+        let words = tokenizer.encode(" الحمد لله رب العالمين")
+        let speech = (0..<(70 * 16_000)).map { Float(0.3 * Foundation.sin(Double($0) * 0.3)) }
+        let features = WhisperFeatures.logMel(of: speech)
+        let texts = [["قال", "الحمد", "لله", "رب", "العالمين"], ["سبحان", "ربي"]].map {
+            SpokenText(words: $0, letters: $0.map { Array($0.unicodeScalars) })
+        }
+        let letters = { (text: String) in Array(text.unicodeScalars.filter { $0 != " " }) }
+        let separate = try WhisperTranscriber(model: RecordingEncodes(saying: words), tokenizer: tokenizer)
+        let transcription = try separate.transcribe(features: features)
+        let spans = try separate.spanScores(
+            texts: texts, features: features, transcription: transcription, letters: letters)
+        let model = RecordingEncodes(saying: words)
+        let onePass = try WhisperTranscriber(model: model, tokenizer: tokenizer)
+        let both = try onePass.transcribeScoringSpans(texts: texts, features: features, letters: letters)
+        #expect(both.transcription == transcription)
+        #expect(both.spans == spans)
+        #expect(both.spans[0].parts.count == 3)
+        #expect(model.encoded == [0, 3000, 6000].map { features.window(startingAt: $0) })
+    }
 }
 
 /// A small deterministic generator (SplitMix64) for the random cases.
