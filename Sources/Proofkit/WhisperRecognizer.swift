@@ -60,6 +60,7 @@ public final class OnnxWhisperModel: WhisperStepModel, @unchecked Sendable {
     private var encoder: InferenceSession
     private var decoder: InferenceSession
     private var cross: [String: Tensor<Float>] = [:]
+    private var encodedMel: [Float] = []  // the window `cross` was computed from (empty: none)
     private var pastK: [Float] = []
     private var pastV: [Float] = []
     private var cached = 0
@@ -119,9 +120,18 @@ public final class OnnxWhisperModel: WhisperStepModel, @unchecked Sendable {
         }
     }
 
+    /// Encodes one 30 s window (see ``SpeechRecognition/WhisperStepModel/encode(melWindow:)``).
+    /// The same window again, bit for bit, as the one last encoded is not run again: its keys
+    /// and values are kept (the span scores after a transcription ask for the window the
+    /// transcription ended on; the encoder gives the same output for the same input).
     public func encode(melWindow: [Float]) throws(ProofkitError) {
+        if !cross.isEmpty && melWindow.elementsEqual(encodedMel, by: { $0.bitPattern == $1.bitPattern }) {
+            resetTokens()
+            return
+        }
         let mel = try Tensor(shape: [1, WhisperFeatures.melBins, WhisperFeatures.windowFrames], scalars: melWindow)
         cross = [:]  // the previous window's keys and values go first
+        encodedMel = []
         do {
             let outputs = try encoder.run(["mel": mel], outputs: Self.crossNames)
             let shape = [1, Self.heads, Self.audioPositions, Self.headSize]
@@ -134,6 +144,7 @@ public final class OnnxWhisperModel: WhisperStepModel, @unchecked Sendable {
                 cross[name] = tensor
             }
         }
+        encodedMel = melWindow
         // The encoder runs without an arena: its ~85 MB of working memory is freed, and this
         // hands it back to the system before the decoder runs (see ProcessHeap).
         ProcessHeap.returnFreedMemory()
@@ -300,6 +311,22 @@ public final class WhisperRecognizer: SpeechRecognizing, @unchecked Sendable {
     {
         try transcriber.spanScores(
             texts: texts.map(Self.spokenText), features: features, transcription: transcription, letters: Self.letters)
+    }
+
+    /// Transcribes a spectrogram and scores `texts` by spans in one pass (see
+    /// ``SpeechRecognition/WhisperTranscriber/transcribeScoringSpans(texts:features:letters:)``):
+    /// the results of ``SpeechRecognition/WhisperTranscriber/transcribe(features:)`` then
+    /// ``spanScores(texts:features:transcription:)``, without encoding any window twice.
+    /// - Parameters:
+    ///   - texts: the texts as written (harakat, punctuation and markup are dropped here).
+    ///   - features: the spectrogram of the reading (``SpeechRecognition/WhisperFeatures/logMel(of:padding:)``).
+    /// - Returns: the transcription and one span score per text.
+    /// - Throws: `.invalidArgument` over the length limit (5 min by default); the model's errors.
+    public func transcribeScoringSpans(texts: [String], features: LogMelSpectrogram)
+        throws(ProofkitError) -> (transcription: Transcription, spans: [SpanScore])
+    {
+        try transcriber.transcribeScoringSpans(
+            texts: texts.map(Self.spokenText), features: features, letters: Self.letters)
     }
 
     /// Decodes any audio file proofkit reads to mono 16 kHz (bounded: at most `maxSeconds`).

@@ -45,6 +45,39 @@ struct WhisperRecognizerTests {
         }
     }
 
+    @Test(
+        "span scores right after the transcription (the window it left encoded, kept) equal those after the window is encoded afresh"
+    )
+    func spanScoresReuseTheEncodedWindow() throws {
+        let recognizer = try #require(Self.recognizer)
+        let audio = try TestAudio.fixture("speech_ar_quran_16k.wav")
+        let features = WhisperFeatures.logMel(of: audio.samples)
+        let transcription = try recognizer.transcriber.transcribe(features: features)
+        let texts = ["إن الله بكل شيء عليم براءة من الله ورسوله", "سبحان ربي العظيم وبحمده"]
+        let kept = try recognizer.spanScores(texts: texts, features: features, transcription: transcription)
+        // Another window in between, so that the reading's window is encoded again.
+        let silence = WhisperFeatures.logMel(of: [Float](repeating: 0, count: 16_000))
+        try recognizer.transcriber.model.encode(melWindow: silence.window(startingAt: 0))
+        let fresh = try recognizer.spanScores(texts: texts, features: features, transcription: transcription)
+        #expect(kept == fresh)
+        #expect(!kept[0].parts.isEmpty && kept[0].parts[0].text.logProbabilities.count > 3)
+    }
+
+    @Test("transcribeScoringSpans over two windows equals transcribe then spanScores (the real model)")
+    func transcribeScoringSpansTwoWindows() throws {
+        let recognizer = try #require(Self.recognizer)
+        let audio = try TestAudio.fixture("speech_ar_quran_16k.wav")
+        let features = WhisperFeatures.logMel(of: Array([[Float]](repeating: audio.samples, count: 4).joined()))
+        let texts = ["إن الله بكل شيء عليم براءة من الله ورسوله", "سبحان ربي العظيم وبحمده"]
+        let transcription = try recognizer.transcriber.transcribe(features: features)
+        #expect(transcription.windows.count == 2)
+        let spans = try recognizer.spanScores(texts: texts, features: features, transcription: transcription)
+        let both = try recognizer.transcribeScoringSpans(texts: texts, features: features)
+        #expect(both.transcription == transcription)
+        #expect(both.spans == spans)
+        #expect(!both.spans[0].parts.isEmpty)
+    }
+
     @Test("forced scores: the verse that was read scores far above the waking du'a")
     func forcedScore() throws {
         let recognizer = try #require(Self.recognizer)

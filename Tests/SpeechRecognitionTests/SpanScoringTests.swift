@@ -1,3 +1,4 @@
+import Foundation
 import ProofkitCore
 import Testing
 
@@ -133,6 +134,59 @@ struct SpanScoringTests {
         #expect(ForcedScoreRule(minimumTokens: 1).passes(own))
         #expect(!ForcedScoreRule(minimumTokens: 1).passes(scores[1]))
     }
+
+    @Test(
+        "over two windows, spanScores encodes the last window first (the one the transcription left) and gives the parts in window order",
+        .enabled(
+            if: whisperModelFile("whisper_tokenizer.json") != nil,
+            "whisper_tokenizer.json is not built (bash .ci/setup)"))
+    func spanScoresTwoWindows() throws {
+        let tokenizer = try DecodingLoopTests.tokenizer()
+        let words = tokenizer.encode(" الحمد لله رب العالمين")
+        let model = RecordingEncodes(saying: words)
+        let transcriber = try WhisperTranscriber(model: model, tokenizer: tokenizer)
+        let speech = (0..<(40 * 16_000)).map { Float(0.3 * Foundation.sin(Double($0) * 0.3)) }
+        let features = WhisperFeatures.logMel(of: speech)
+        let transcription = try transcriber.transcribe(features: features)
+        #expect(transcription.windows.map(\.startSeconds) == [0, 30])
+        model.encoded = []
+        let text = SpokenText(
+            words: ["الحمد", "لله", "رب", "العالمين"],
+            letters: ["الحمد", "لله", "رب", "العالمين"].map { Array($0.unicodeScalars) })
+        let scores = try transcriber.spanScores(
+            texts: [text], features: features, transcription: transcription,
+            letters: { Array($0.unicodeScalars.filter { $0 != " " }) })
+        #expect(model.encoded == [features.window(startingAt: 3000), features.window(startingAt: 0)])
+        #expect(scores[0].parts.map(\.text.windowStartSeconds) == [0, 30])
+        #expect(scores[0].parts.map(\.transcript.windowStartSeconds) == [0, 30])
+    }
+
+    @Test(
+        "transcribeScoringSpans gives transcribe then spanScores' results, encoding each window once",
+        .enabled(
+            if: whisperModelFile("whisper_tokenizer.json") != nil,
+            "whisper_tokenizer.json is not built (bash .ci/setup)"))
+    func transcribeScoringSpansInOnePass() throws {
+        let tokenizer = try DecodingLoopTests.tokenizer()
+        let words = tokenizer.encode(" الحمد لله رب العالمين")
+        let speech = (0..<(70 * 16_000)).map { Float(0.3 * Foundation.sin(Double($0) * 0.3)) }
+        let features = WhisperFeatures.logMel(of: speech)
+        let texts = [["قال", "الحمد", "لله", "رب", "العالمين"], ["سبحان", "ربي"]].map {
+            SpokenText(words: $0, letters: $0.map { Array($0.unicodeScalars) })
+        }
+        let letters = { (text: String) in Array(text.unicodeScalars.filter { $0 != " " }) }
+        let separate = try WhisperTranscriber(model: RecordingEncodes(saying: words), tokenizer: tokenizer)
+        let transcription = try separate.transcribe(features: features)
+        let spans = try separate.spanScores(
+            texts: texts, features: features, transcription: transcription, letters: letters)
+        let model = RecordingEncodes(saying: words)
+        let onePass = try WhisperTranscriber(model: model, tokenizer: tokenizer)
+        let both = try onePass.transcribeScoringSpans(texts: texts, features: features, letters: letters)
+        #expect(both.transcription == transcription)
+        #expect(both.spans == spans)
+        #expect(both.spans[0].parts.count == 3)
+        #expect(model.encoded == [0, 3000, 6000].map { features.window(startingAt: $0) })
+    }
 }
 
 /// A small deterministic generator (SplitMix64) for the random cases.
@@ -146,4 +200,19 @@ struct SeededGenerator: RandomNumberGenerator {
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
+}
+
+/// A ``TableModel`` that keeps each window it is asked to encode.
+final class RecordingEncodes: WhisperStepModel {
+    let table: TableModel
+    var encoded: [[Float]] = []
+    init(saying words: [Int]) { table = TableModel(saying: words) }
+    var vocabularySize: Int { table.vocabularySize }
+    var maxPositions: Int { table.maxPositions }
+    func encode(melWindow: [Float]) throws(ProofkitError) {
+        encoded.append(melWindow)
+        try table.encode(melWindow: melWindow)
+    }
+    func resetTokens() { table.resetTokens() }
+    func logits(appending tokens: [Int]) throws(ProofkitError) -> [[Float]] { try table.logits(appending: tokens) }
 }

@@ -1,4 +1,4 @@
-// A streaming band-limited resampler (pure Swift, no I/O): polyphase, with SIMD dot products.
+// A streaming band-limited resampler (pure Swift, no I/O): polyphase, one output frame per SIMD lane.
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -16,12 +16,19 @@
 /// from a table with ``tableResolution`` points per zero crossing and linear interpolation.
 /// Weights are renormalised per output frame so that DC passes exactly.
 ///
+/// Each output frame's sum is taken tap by tap in a fixed order with the same float operations
+/// whatever the input's chunking and whichever path computes it, so the samples are bit-identical
+/// to those of the scalar resampler this one replaced (one weight per tap, summed from the first
+/// tap to the last, then multiplied by the frame's 1 / sum of weights; with several channels each
+/// weight is normalised first).
+///
 /// Polyphase: with `g = gcd(inputRate, outputRate)`, the fraction of `t` takes only
-/// `outputRate / g` values (the phases: 160 for 44.1 -> 16 kHz, one for 48 -> 16 kHz). Each
-/// phase's weights are computed once, at creation, when they fit in ``maxCachedWeights`` floats
-/// (else per output frame, as the same function), so each output frame costs one dot product,
-/// eight lanes at a time (`SIMD8<Float>`), over a window of taps rounded up to a multiple of 8
-/// (the added taps lie past the last zero crossing, weight 0).
+/// `outputRate / g` values (the phases: 160 for 44.1 -> 16 kHz, one for 48 -> 16 kHz), and output
+/// frames `n` and `n + outputRate / g` share a phase. Each phase's weights are computed once, at
+/// creation, when they fit in ``maxCachedWeights`` floats; then eight output frames that share a
+/// phase are computed at once, one per lane of a `SIMD8<Float>` (the weight is the same in every
+/// lane, the samples are gathered once per block of output frames). Rates whose phases do not fit
+/// compute each output frame's weights as it comes, one frame at a time.
 ///
 /// Properties: no delay (frame 0 of the output is aligned with frame 0 of the input; the input
 /// is taken as zero before its start and after its end); the output has
@@ -51,18 +58,19 @@ public struct SincResampler: Sendable {
     private let step: Int  // input rate / g: input advance per output, in units of 1/den
     private let den: Int  // output rate / g: the number of phases
     private let halfWidth: Int  // input frames on each side of the centre
-    private let vectors: Int  // SIMD8 vectors per window (window = 8 * vectors >= 2 * halfWidth)
-    private let leftPad: Int  // taps added before the window's first frame (weight 0)
+    private let taps: Int  // 2 * halfWidth: the window
     private let filterScale: Double  // table points per input frame
     private let table: [Float]
-    private let phaseWeights: [SIMD8<Float>]  // den phases of `vectors` vectors, or empty
+    // den phases of `taps` weights (normalised when channels > 1, as the scalar code did), or empty.
+    private let phaseWeights: [Float]
     private let phaseNorms: [Float]  // 1 / (sum of each phase's weights)
+    private let lanePeriod: Int  // output frames between two lanes: a multiple of den
     private var histories: [[Float]]  // per channel, input frames from historyStart on
-    private var historyStart: Int  // absolute input frame of histories[c][0] (negative: zeros)
+    private var historyStart = 0  // absolute input frame of histories[c][0] (earlier frames: zeros)
     private var inputFrames = 0  // absolute input frames received
     private var nextOutput = 0  // absolute index of the next output frame
-    private var scratch: [SIMD8<Float>]  // one phase's weights when they are not cached
-    private var copies: [SIMD8<Float>] = []  // the shifted copies of the history (see produce)
+    private var scratch: [Float]  // one output frame's weights when they are not cached
+    private var lanes: [SIMD8<Float>] = []  // the gathered history of a block (see produceLanes)
 
     /// Creates a resampler.
     /// - Parameters:
@@ -81,24 +89,25 @@ public struct SincResampler: Sendable {
         den = outputRate / a
         let scale = min(1, Double(outputRate) / Double(inputRate))  // stretches the filter when downsampling
         halfWidth = Int((Double(SincResampler.zeroCrossings) / (scale * SincResampler.cutoff)).rounded(.up)) + 1
-        vectors = (2 * halfWidth + 7) / 8
-        leftPad = 8 * vectors - 2 * halfWidth
+        taps = 2 * halfWidth
         filterScale = scale * SincResampler.cutoff * Double(SincResampler.tableResolution)
         table = SincResampler.makeTable()
-        historyStart = -(halfWidth + leftPad)
-        histories = [[Float]](repeating: [Float](repeating: 0, count: halfWidth + leftPad), count: channels)
-        scratch = [SIMD8<Float>](repeating: .zero, count: vectors)
-        var weights: [SIMD8<Float>] = []
+        histories = [[Float]](repeating: [], count: channels)
+        scratch = [Float](repeating: 0, count: taps)
+        // At least 32 output frames between lanes, so that gathering a block's history (8 lanes
+        // of lanePeriod * step / den + taps frames) stays small beside its dot products.
+        lanePeriod = den * max(1, (32 + den - 1) / den)
+        var weights: [Float] = []
         var norms: [Float] = []
-        if den * vectors * 8 <= SincResampler.maxCachedWeights {
-            weights = [SIMD8<Float>](repeating: .zero, count: den * vectors)
+        if den * taps <= SincResampler.maxCachedWeights {
+            weights = [Float](repeating: 0, count: den * taps)
             norms = [Float](repeating: 0, count: den)
-            var phase = [SIMD8<Float>](repeating: .zero, count: vectors)
+            var phase = [Float](repeating: 0, count: taps)
             for p in 0..<den {
-                norms[p] = Self.weights(
-                    phase: p, den: den, halfWidth: halfWidth, leftPad: leftPad, filterScale: filterScale,
-                    table: table, into: &phase)
-                for v in 0..<vectors { weights[p * vectors + v] = phase[v] }
+                let norm = Self.weights(
+                    phase: p, den: den, halfWidth: halfWidth, filterScale: filterScale, table: table, into: &phase)
+                norms[p] = norm
+                for tap in 0..<taps { weights[p * taps + tap] = channels == 1 ? phase[tap] : phase[tap] * norm }
             }
         }
         phaseWeights = weights
@@ -126,27 +135,24 @@ public struct SincResampler: Sendable {
     }
 
     /// The weights of phase `phase` (output time `centre + phase / den`) for the window's taps,
-    /// read from `table` with linear interpolation; returns 1 / their sum (0 when they sum to 0).
+    /// read from `table` with linear interpolation; returns 1 / their sum, taken from the first
+    /// tap to the last (0 when they sum to 0).
     private static func weights(
-        phase: Int, den: Int, halfWidth: Int, leftPad: Int, filterScale: Double, table: [Float],
-        into weights: inout [SIMD8<Float>]
+        phase: Int, den: Int, halfWidth: Int, filterScale: Double, table: [Float], into weights: inout [Float]
     ) -> Float {
         let fraction = Double(phase) / Double(den)
         let tableLimit = table.count - 2
         var sum: Float = 0
-        for v in weights.indices {
-            var vector = SIMD8<Float>.zero
-            for lane in 0..<8 {
-                let tap = 8 * v + lane - leftPad  // tap 0 is the window's first frame
-                let distance = abs(Double(halfWidth - 1 - tap) + fraction) * filterScale
-                let index = Int(distance)
-                guard index < tableLimit else { continue }
+        for tap in weights.indices {
+            let distance = abs(Double(halfWidth - 1 - tap) + fraction) * filterScale
+            let index = Int(distance)
+            var w: Float = 0
+            if index < tableLimit {
                 let t = Float(distance - Double(index))
-                let w = table[index] + (table[index + 1] - table[index]) * t
-                vector[lane] = w
-                sum += w
+                w = table[index] + (table[index + 1] - table[index]) * t
             }
-            weights[v] = vector
+            weights[tap] = w
+            sum += w
         }
         return sum != 0 ? 1 / sum : 0
     }
@@ -188,10 +194,7 @@ public struct SincResampler: Sendable {
 
     /// Flushes the remaining output (the input is taken as zero after its end).
     public mutating func finish() -> [Float] {
-        for channel in 0..<channels {
-            histories[channel].append(contentsOf: repeatElement(0, count: 8 * vectors))
-        }
-        return produce(final: true)
+        produce(final: true)
     }
 
     private mutating func produce(final: Bool) -> [Float] {
@@ -208,20 +211,20 @@ public struct SincResampler: Sendable {
         let count = end - nextOutput
         guard count > 0 else { return [] }
         var out = [Float](repeating: 0, count: count * channels)
-        // In blocks, so that the shifted copies of the history (see below) stay small whatever
-        // the size of the input given at once.
-        let start = nextOutput
-        for block in stride(from: 0, to: count, by: SincResampler.blockFrames) {
-            nextOutput = start + block
-            for channel in 0..<channels {
-                produce(
-                    count: min(SincResampler.blockFrames, count - block), channel: channel, into: &out,
-                    at: block)
+        for channel in 0..<channels {
+            if phaseWeights.isEmpty {
+                produceOneByOne(count: count, channel: channel, into: &out)
+            } else {
+                for block in stride(from: 0, to: count, by: 8 * lanePeriod) {
+                    produceLanes(
+                        from: nextOutput + block, count: min(8 * lanePeriod, count - block), channel: channel,
+                        into: &out, at: block)
+                }
             }
         }
         nextOutput = end
         // Drop input frames no future output can reach.
-        let needed = (nextOutput * step) / den - halfWidth - leftPad
+        let needed = (nextOutput * step) / den - halfWidth
         if needed - historyStart > 4096 {
             let drop = needed - historyStart
             for channel in 0..<channels { histories[channel].removeFirst(drop) }
@@ -230,78 +233,138 @@ public struct SincResampler: Sendable {
         return out
     }
 
-    /// Output frames computed per block: 4096.
-    static let blockFrames = 4096
+    /// The absolute input frame of output frame `n`'s first tap.
+    @inline(__always)
+    private func firstTap(_ n: Int) -> Int { (n * step) / den - halfWidth + 1 }
 
-    /// Computes `count` output frames from `nextOutput` on for one channel into `out`, from its
-    /// frame `at` on.
-    private mutating func produce(count: Int, channel: Int, into out: inout [Float], at outFrame: Int) {
-        let channels = self.channels
-        let (step, den, vectors) = (self.step, self.den, self.vectors)
-        let startOutput = nextOutput
-        let windowOffset = -halfWidth + 1 - leftPad - historyStart  // centre -> index of the first tap
-        let cached = !phaseWeights.isEmpty
-        // Spans, not unsafe pointers: the engine is held to strict memory safety. The scratch
-        // weights are moved out of `self` (no copy) while the phases and history are borrowed.
-        var scratch: [SIMD8<Float>] = []
+    /// Computes output frames `start ..< start + count` (at most 8 * lanePeriod) of one channel
+    /// into `out` from its frame `outFrame` on, with cached weights. Frames `start + p + lanePeriod * j`
+    /// (j = 0..<8) share a phase, and their windows start `lanePeriod * step / den` input frames
+    /// apart: lane j of `lanes[q]` holds input frame `firstTap(start) + q + j * that`, so frame
+    /// `start + p`'s window, for all eight lanes at once, is `lanes[firstTap(start + p) - firstTap(start)...]`,
+    /// one vector per tap. Each lane sums its taps in order: acc + weight * sample, then * norm.
+    private mutating func produceLanes(
+        from start: Int, count: Int, channel: Int, into out: inout [Float], at outFrame: Int
+    ) {
+        let (taps, den, channels) = (self.taps, self.den, self.channels)
+        let laneStride = lanePeriod / den * step  // input frames between lanes
+        let gathered = laneStride + taps
+        let base = firstTap(start)
+        var lanes: [SIMD8<Float>] = []
+        swap(&lanes, &self.lanes)
+        defer { swap(&lanes, &self.lanes) }
+        if lanes.count < gathered { lanes.append(contentsOf: repeatElement(.zero, count: gathered - lanes.count)) }
+        // (The channel's history is moved out of `self`, no copy, so that a span can borrow it.)
+        var frames: [Float] = []
+        swap(&frames, &histories[channel])
+        defer { swap(&frames, &histories[channel]) }
+        do {
+            let history = frames.span
+            var target = lanes.mutableSpan
+            for j in 0..<8 {
+                // Frames of this lane within the history; before and after it, zeros.
+                let from = base + j * laneStride - historyStart
+                let lo = max(0, min(gathered, -from))
+                let hi = max(lo, min(gathered, history.count - from))
+                for q in 0..<lo { target[q][j] = 0 }
+                if lo < hi {
+                    let source = history.extracting((from + lo)..<(from + hi))
+                    for q in source.indices { target[lo + q][j] = source[q] }
+                }
+                for q in hi..<gathered { target[q][j] = 0 }
+            }
+        }
+        let weights = phaseWeights.span
+        let norms = phaseNorms.span
+        let gatheredSpan = lanes.span
+        var result = out.mutableSpan
+        let lanePeriod = self.lanePeriod
+        let rows = min(lanePeriod, count)
+        // Row p's lane j is the block's output frame p + lanePeriod * j, when within `count`.
+        func store(_ acc: SIMD8<Float>, row p: Int, norm: Float, into result: inout MutableSpan<Float>) {
+            for j in 0..<min(8, (count - p + lanePeriod - 1) / lanePeriod) {
+                result[(outFrame + p + lanePeriod * j) * channels + channel] = channels == 1 ? acc[j] * norm : acc[j]
+            }
+        }
+        var p = 0
+        // Four output rows at a time: four independent sums, so the adds do not wait on each other.
+        while p + 4 <= rows {
+            let o0 = firstTap(start + p) - base
+            let o1 = firstTap(start + p + 1) - base
+            let o2 = firstTap(start + p + 2) - base
+            let o3 = firstTap(start + p + 3) - base
+            let ph0 = ((start + p) * step) % den
+            let ph1 = ((start + p + 1) * step) % den
+            let ph2 = ((start + p + 2) * step) % den
+            let ph3 = ((start + p + 3) * step) % den
+            let w0 = weights.extracting((ph0 * taps)..<(ph0 * taps + taps))
+            let w1 = weights.extracting((ph1 * taps)..<(ph1 * taps + taps))
+            let w2 = weights.extracting((ph2 * taps)..<(ph2 * taps + taps))
+            let w3 = weights.extracting((ph3 * taps)..<(ph3 * taps + taps))
+            let s0 = gatheredSpan.extracting(o0..<(o0 + taps))
+            let s1 = gatheredSpan.extracting(o1..<(o1 + taps))
+            let s2 = gatheredSpan.extracting(o2..<(o2 + taps))
+            let s3 = gatheredSpan.extracting(o3..<(o3 + taps))
+            var a0 = SIMD8<Float>.zero
+            var a1 = SIMD8<Float>.zero
+            var a2 = SIMD8<Float>.zero
+            var a3 = SIMD8<Float>.zero
+            let n = min(w0.count, w1.count, w2.count, w3.count, s0.count, s1.count, s2.count, s3.count)
+            for i in 0..<n {
+                a0 += SIMD8(repeating: w0[i]) * s0[i]
+                a1 += SIMD8(repeating: w1[i]) * s1[i]
+                a2 += SIMD8(repeating: w2[i]) * s2[i]
+                a3 += SIMD8(repeating: w3[i]) * s3[i]
+            }
+            store(a0, row: p, norm: norms[ph0], into: &result)
+            store(a1, row: p + 1, norm: norms[ph1], into: &result)
+            store(a2, row: p + 2, norm: norms[ph2], into: &result)
+            store(a3, row: p + 3, norm: norms[ph3], into: &result)
+            p += 4
+        }
+        while p < rows {
+            let o = firstTap(start + p) - base
+            let ph = ((start + p) * step) % den
+            let w = weights.extracting((ph * taps)..<(ph * taps + taps))
+            let s = gatheredSpan.extracting(o..<(o + taps))
+            var a = SIMD8<Float>.zero
+            for i in 0..<min(w.count, s.count) { a += SIMD8(repeating: w[i]) * s[i] }
+            store(a, row: p, norm: norms[ph], into: &result)
+            p += 1
+        }
+    }
+
+    /// Computes `count` output frames from `nextOutput` on for one channel into `out`, each with
+    /// its own weights (rates with too many phases to keep), skipping the taps outside the input.
+    private mutating func produceOneByOne(count: Int, channel: Int, into out: inout [Float]) {
+        let (step, den, taps, channels) = (self.step, self.den, self.taps, self.channels)
+        var scratch: [Float] = []
         swap(&scratch, &self.scratch)
         defer { swap(&scratch, &self.scratch) }
-        // The history over this call's windows as 8 shifted copies of SIMD8 vectors: copy k,
-        // vector j holds frames base+8j+k ..< base+8j+k+8, so every window is whole vector
-        // loads (building them costs one vector per input frame; a window costs `vectors`).
-        let base = (startOutput * step) / den + windowOffset
-        let lastFirst = ((startOutput + count - 1) * step) / den + windowOffset
-        let span = (lastFirst - base) / 8 + vectors  // vectors per copy
-        var copies: [SIMD8<Float>] = []
-        swap(&copies, &self.copies)
-        defer { swap(&copies, &self.copies) }
-        Self.fillCopies(&copies, from: histories[channel], start: base, vectorsPerCopy: span)
-        let shifted = copies.span
-        let allWeights = phaseWeights.span
+        var frames: [Float] = []
+        swap(&frames, &histories[channel])
+        defer { swap(&frames, &histories[channel]) }
+        let history = frames.span
         var target = out.mutableSpan
         for n in 0..<count {
-            let position = (startOutput + n) * step  // input time * den
-            let phase = position % den
-            let offset = position / den + windowOffset - base
-            let at = (offset % 8) * span + offset / 8
-            let samples = shifted.extracting(at..<(at + vectors))
-            let value: Float
-            if cached {
-                let weights = allWeights.extracting((phase * vectors)..<((phase + 1) * vectors))
-                value = Self.dot(weights, samples) * phaseNorms[phase]
+            let output = nextOutput + n
+            let norm = Self.weights(
+                phase: (output * step) % den, den: den, halfWidth: halfWidth, filterScale: filterScale, table: table,
+                into: &scratch)
+            let first = firstTap(output)
+            let lo = max(0, max(first, historyStart, 0) - first)
+            let hi = min(taps, inputFrames - first)
+            guard lo < hi else { continue }
+            let weights = scratch.span.extracting(lo..<hi)
+            let samples = history.extracting((first + lo - historyStart)..<(first + hi - historyStart))
+            var acc: Float = 0
+            if channels == 1 {
+                for i in 0..<min(weights.count, samples.count) { acc += weights[i] * samples[i] }
+                acc *= norm
             } else {
-                let norm = Self.weights(
-                    phase: phase, den: den, halfWidth: halfWidth, leftPad: leftPad, filterScale: filterScale,
-                    table: table, into: &scratch)
-                value = Self.dot(scratch.span, samples) * norm
+                for i in 0..<min(weights.count, samples.count) { acc += weights[i] * norm * samples[i] }
             }
-            target[(outFrame + n) * channels + channel] = value
+            target[n * channels + channel] = acc
         }
-    }
-
-    /// Fills `copies` with 8 shifted copies of `history` from `start` on, `vectorsPerCopy` each.
-    private static func fillCopies(
-        _ copies: inout [SIMD8<Float>], from history: [Float], start: Int, vectorsPerCopy: Int
-    ) {
-        let needed = 8 * vectorsPerCopy
-        if copies.count < needed { copies.append(contentsOf: repeatElement(.zero, count: needed - copies.count)) }
-        let frames = history.span.extracting(start..<history.count)
-        var target = copies.mutableSpan
-        for k in 0..<8 {
-            // (Vectors past the history's end are never read: each window lies within it.)
-            for j in 0..<min(vectorsPerCopy, max(0, (frames.count - k) / 8)) {
-                let s = frames.extracting((8 * j + k)..<(8 * j + k + 8))
-                target[k * vectorsPerCopy + j] = SIMD8(s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7])
-            }
-        }
-    }
-
-    /// The dot product of two windows of vectors, summed over their lanes.
-    @inline(__always)
-    private static func dot(_ weights: Span<SIMD8<Float>>, _ samples: Span<SIMD8<Float>>) -> Float {
-        var acc = SIMD8<Float>.zero
-        let n = min(weights.count, samples.count)  // (equal: tells the compiler both are in bounds)
-        for v in 0..<n { acc += weights[v] * samples[v] }
-        return acc.sum()
     }
 }

@@ -186,28 +186,73 @@ extension WhisperTranscriber {
         texts: [SpokenText], features: LogMelSpectrogram, transcription: Transcription,
         letters: (String) -> [Unicode.Scalar]
     ) throws(ProofkitError) -> [SpanScore] {
+        // The last window first: it is the one the transcription left encoded, which a model may
+        // keep (``WhisperStepModel/encode(melWindow:)`` of the same window again). Each window's
+        // scores depend on that window alone; the parts are put back in window order below.
+        var partsByWindow: [[(text: Int, part: SpanPart)]] = []
+        for window in transcription.windows.reversed() {
+            guard let heard = spannable(window, features: features, letters: letters) else { continue }
+            try model.encode(melWindow: features.window(startingAt: Int((window.startSeconds * 100).rounded())))
+            partsByWindow.append(try spanParts(window, heard: heard, texts: texts))
+        }
         var parts = [[SpanPart]](repeating: [], count: texts.count)
-        for window in transcription.windows where !window.tokens.isEmpty {
-            let heard = letters(window.text)
-            guard !heard.isEmpty, prompt.count + window.tokens.count + 1 <= model.maxPositions else { continue }
-            let start = Int((window.startSeconds * 100).rounded())
-            guard start < max(features.contentFrames, 1) else { continue }
-            try model.encode(melWindow: features.window(startingAt: start))
-            var reference: ForcedScore?
-            for (i, text) in texts.enumerated() {
-                guard let span = TextSpanAligner.align(transcript: heard, text: text.letters),
-                    span.endWord > span.firstWord
-                else { continue }
-                let words = text.words[span.firstWord..<span.endWord].joined(separator: " ")
-                let tokens = tokenizer.encode(" " + words) + [endOfText]
-                guard prompt.count + tokens.count <= model.maxPositions else { continue }
-                if reference == nil {
-                    reference = try forcedScore(tokens: window.tokens + [endOfText], windowStart: window.startSeconds)
-                }
-                let score = try forcedScore(tokens: tokens, windowStart: window.startSeconds)
-                parts[i].append(SpanPart(span: span, text: score, transcript: reference!))
-            }
+        for found in partsByWindow.reversed() {
+            for (i, part) in found { parts[i].append(part) }
         }
         return zip(parts, texts).map { SpanScore(parts: $0, wordCount: $1.words.count) }
+    }
+
+    /// Transcribes a spectrogram and scores texts by spans in one pass: each window's span parts
+    /// are scored right after the window is decoded, while the model still holds its encoding, so
+    /// no window is encoded twice. The same results as ``transcribe(features:)`` then
+    /// ``spanScores(texts:features:transcription:letters:)`` (a window's scores depend on that
+    /// window alone).
+    /// - Parameters: as ``spanScores(texts:features:transcription:letters:)``, less the transcription.
+    /// - Returns: the transcription and one score per text.
+    /// - Throws: as ``transcribe(features:)`` and the model's errors.
+    public func transcribeScoringSpans(
+        texts: [SpokenText], features: LogMelSpectrogram, letters: (String) -> [Unicode.Scalar]
+    ) throws(ProofkitError) -> (transcription: Transcription, spans: [SpanScore]) {
+        var parts = [[SpanPart]](repeating: [], count: texts.count)
+        let transcription = try transcribe(features: features) { (window: WindowTranscript) throws(ProofkitError) in
+            guard let heard = spannable(window, features: features, letters: letters) else { return }
+            for (i, part) in try spanParts(window, heard: heard, texts: texts) { parts[i].append(part) }
+        }
+        return (transcription, zip(parts, texts).map { SpanScore(parts: $0, wordCount: $1.words.count) })
+    }
+
+    /// A window's normalised letters when its transcript can be span-scored (some tokens and
+    /// letters, room for them in the decoder, a start within the spectrogram); else `nil`.
+    private func spannable(
+        _ window: WindowTranscript, features: LogMelSpectrogram, letters: (String) -> [Unicode.Scalar]
+    ) -> [Unicode.Scalar]? {
+        guard !window.tokens.isEmpty else { return nil }
+        let heard = letters(window.text)
+        guard !heard.isEmpty, prompt.count + window.tokens.count + 1 <= model.maxPositions else { return nil }
+        guard Int((window.startSeconds * 100).rounded()) < max(features.contentFrames, 1) else { return nil }
+        return heard
+    }
+
+    /// The span parts of `window` (which the model holds encoded) for each text its transcript
+    /// aligns to: the text's words there, and the transcript itself, scored once.
+    private func spanParts(_ window: WindowTranscript, heard: [Unicode.Scalar], texts: [SpokenText])
+        throws(ProofkitError) -> [(text: Int, part: SpanPart)]
+    {
+        var reference: ForcedScore?
+        var found: [(text: Int, part: SpanPart)] = []
+        for (i, text) in texts.enumerated() {
+            guard let span = TextSpanAligner.align(transcript: heard, text: text.letters),
+                span.endWord > span.firstWord
+            else { continue }
+            let words = text.words[span.firstWord..<span.endWord].joined(separator: " ")
+            let tokens = tokenizer.encode(" " + words) + [endOfText]
+            guard prompt.count + tokens.count <= model.maxPositions else { continue }
+            if reference == nil {
+                reference = try forcedScore(tokens: window.tokens + [endOfText], windowStart: window.startSeconds)
+            }
+            let score = try forcedScore(tokens: tokens, windowStart: window.startSeconds)
+            found.append((i, SpanPart(span: span, text: score, transcript: reference!)))
+        }
+        return found
     }
 }

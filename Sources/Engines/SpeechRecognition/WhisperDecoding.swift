@@ -243,6 +243,14 @@ public final class WhisperTranscriber: SpeechRecognizing {
     /// Transcribes a spectrogram made by ``WhisperFeatures/logMel(of:padding:)``.
     /// - Throws: as ``transcribe(samples:)``.
     public func transcribe(features: LogMelSpectrogram) throws(ProofkitError) -> Transcription {
+        try transcribe(features: features) { (_: WindowTranscript) throws(ProofkitError) in }
+    }
+
+    /// ``transcribe(features:)``, calling `afterWindow` with each window's transcript right after
+    /// it is decoded, while the model still holds the window's encoding.
+    func transcribe(
+        features: LogMelSpectrogram, afterWindow: (WindowTranscript) throws(ProofkitError) -> Void
+    ) throws(ProofkitError) -> Transcription {
         let windowCount = Self.windowCount(contentFrames: features.contentFrames)
         try checkLength(features.contentFrames * WhisperFeatures.hopLength)
         var windows: [WindowTranscript] = []
@@ -252,6 +260,7 @@ public final class WhisperTranscriber: SpeechRecognizing {
             try model.encode(melWindow: features.window(startingAt: start))
             var window = try decodeWindow(steps: &steps)
             window.startSeconds = Double(start) / 100
+            try afterWindow(window)
             windows.append(window)
         }
         let text = windows.map(\.text).map(Self.trimmed).filter { !$0.isEmpty }.joined(separator: " ")

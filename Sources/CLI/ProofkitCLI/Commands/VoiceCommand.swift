@@ -312,10 +312,9 @@ enum VoiceCommand: Subcommand {
             let start = clock.now
             let whisper = try loading.wait()
             let features = WhisperFeatures.logMel(of: samples)
-            let transcription = try whisper.transcriber.transcribe(features: features)
-            let span = try whisper.spanScores(texts: [text.text], features: features, transcription: transcription)[0]
+            let (transcription, spans) = try whisper.transcribeScoringSpans(texts: [text.text], features: features)
             return ReadingProofRecording.RecognizedReading(
-                transcript: transcription.text, span: span, seconds: transcription.seconds,
+                transcript: transcription.text, span: spans[0], seconds: transcription.seconds,
                 elapsedSeconds: (clock.now - start).secondsValue)
         }
     }
