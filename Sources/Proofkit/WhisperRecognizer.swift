@@ -120,7 +120,7 @@ public final class OnnxWhisperModel: WhisperStepModel, @unchecked Sendable {
         }
     }
 
-    /// Encodes one 30 s window (see ``SpeechRecognition/WhisperStepModel/encode(melWindow:)``).
+    /// Encodes one 30 s window (see `SpeechRecognition/WhisperStepModel/encode(melWindow:)`).
     /// The same window again, bit for bit, as the one last encoded is not run again: its keys
     /// and values are kept (the span scores after a transcription ask for the window the
     /// transcription ended on; the encoder gives the same output for the same input).
@@ -314,12 +314,12 @@ public final class WhisperRecognizer: SpeechRecognizing, @unchecked Sendable {
     }
 
     /// Transcribes a spectrogram and scores `texts` by spans in one pass (see
-    /// ``SpeechRecognition/WhisperTranscriber/transcribeScoringSpans(texts:features:letters:)``):
-    /// the results of ``SpeechRecognition/WhisperTranscriber/transcribe(features:)`` then
+    /// `SpeechRecognition/WhisperTranscriber/transcribeScoringSpans(texts:features:letters:)`):
+    /// the results of `SpeechRecognition/WhisperTranscriber/transcribe(features:)` then
     /// ``spanScores(texts:features:transcription:)``, without encoding any window twice.
     /// - Parameters:
     ///   - texts: the texts as written (harakat, punctuation and markup are dropped here).
-    ///   - features: the spectrogram of the reading (``SpeechRecognition/WhisperFeatures/logMel(of:padding:)``).
+    ///   - features: the spectrogram of the reading (`SpeechRecognition/WhisperFeatures/logMel(of:padding:)`).
     /// - Returns: the transcription and one span score per text.
     /// - Throws: `.invalidArgument` over the length limit (5 min by default); the model's errors.
     public func transcribeScoringSpans(texts: [String], features: LogMelSpectrogram)
