@@ -79,6 +79,9 @@ struct AlarmEndToEndTests {
         #expect(proof.stdout.contains("proof rejected: chain \(id) goes on"))
         let strict = try rig.alarm(["prove", id, "--photo", ImageFixtures.path("demo_coffee.jpg"), "--strict"])
         #expect(strict.status == 2, "\(strict.stdout) \(strict.stderr)")
+        // A photo that cannot be read: one line, named as the alarm's own command.
+        let missing = try rig.alarm(["prove", id, "--photo", rig.folder + "/no-such.jpg"])
+        #expect(missing.status == 66 && missing.stderr.hasPrefix("proofkit alarm prove: "), "\(missing.stderr)")
         #expect(rings(of: id, in: try rig.status()).count == 3)
     }
 

@@ -105,9 +105,13 @@ public enum ProofkitCLI {
         allCommands.first { $0.name == name }
     }
 
-    static func execute(_ command: any Subcommand.Type, _ tokens: [String], io: CommandIO)
+    /// Runs `command` on `tokens`, printing a failure as one line that starts with
+    /// `proofkit NAME:`, where NAME is `name` (default the command's own: `alarm prove` passes its
+    /// own, so its errors read as its own).
+    static func execute(_ command: any Subcommand.Type, _ tokens: [String], io: CommandIO, as name: String? = nil)
         -> ExitStatus
     {
+        let name = name ?? command.name
         let helpSpec = OptionSpec.flag("help", short: "h", help: "show this help")
         do {
             let parsed = try parseArguments(tokens, options: command.options + [helpSpec])
@@ -115,17 +119,19 @@ public enum ProofkitCLI {
                 io.writeOut(help(for: command))
                 return .success
             }
+            var io = io
+            io.commandName = name
             return try command.run(parsed, io: io)
         } catch let error as UsageError {
-            io.printError("proofkit \(command.name): \(displayText(error.message))")
+            io.printError("proofkit \(name): \(displayText(error.message))")
             io.printError("usage: \(error.usage ?? usageLine(of: command, tokens: tokens))")
             io.printError("See 'proofkit \(command.name) --help'.")
             return .usage
         } catch let error as ProofkitError {
-            io.printError("proofkit \(command.name): \(error.description)")
+            io.printError("proofkit \(name): \(error.description)")
             return ExitStatus(for: error.code)
         } catch {
-            io.printError("proofkit \(command.name): \(displayText(String(describing: error)))")
+            io.printError("proofkit \(name): \(displayText(String(describing: error)))")
             return .failure
         }
     }

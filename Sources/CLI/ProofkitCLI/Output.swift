@@ -22,6 +22,9 @@ public struct CommandIO: Sendable {
         set { readEnvironment = { newValue } }
     }
     private var readEnvironment: @Sendable () -> [String: String]
+    /// The name a command's own error lines start with (`proofkit NAME:`), when it runs for
+    /// another (`alarm prove` running the photo proof); `nil`: the command's own name.
+    public var commandName: String? = nil
 
     public init(
         writeOut: @escaping @Sendable (String) -> Void,

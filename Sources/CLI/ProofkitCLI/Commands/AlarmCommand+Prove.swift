@@ -127,7 +127,7 @@ extension AlarmCommand {
             }
         }
         defer { if holdFD >= 0 { POSIX.closeDescriptor(holdFD) } }
-        let status = ProofkitCLI.execute(proof.1, proof.2, io: json ? io.discardingOutput : io)
+        let status = ProofkitCLI.execute(proof.1, proof.2, io: json ? io.discardingOutput : io, as: "alarm prove")
         switch status {
         case .success:
             // The chain may have left its window during a long proof: a proof that began while it

@@ -197,7 +197,7 @@ enum MatCommand: Subcommand {
             do {
                 result = try judge.judge(contentsOf: photo)
             } catch {
-                io.printError("proofkit mat: \(error.at(path: photo).description)")
+                io.printError("proofkit \(io.commandName ?? name): \(error.at(path: photo).description)")
                 failed += 1
                 let status = ExitStatus(for: error.code)
                 if status.rawValue > worst.rawValue { worst = status }
