@@ -151,6 +151,12 @@ public final class OnnxWhisperModel: WhisperStepModel, @unchecked Sendable {
         resetTokens()
     }
 
+    /// Forgets the last encoded window, so that the next ``encode(melWindow:)`` runs the encoder
+    /// even for the same window (`proofkit bench` times the encoder this way).
+    public func forgetEncodedWindow() {
+        encodedMel = []
+    }
+
     public func resetTokens() {
         pastK = []
         pastV = []

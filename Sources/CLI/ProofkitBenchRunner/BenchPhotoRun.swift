@@ -1,6 +1,6 @@
 import ImageProof
 import Proofkit
-public import ProofkitCore
+package import ProofkitCore
 import ProofkitDemoMedia
 package import ProofkitSystem
 
