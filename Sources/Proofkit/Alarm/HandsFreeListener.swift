@@ -169,8 +169,11 @@ final class VoiceListener: HandsFreeProver, @unchecked Sendable {
             }
             let match = conclusion.result.match
             if match.verdict.isAccepted {
+                // The chime is claimed before the report: the report ends the chain, and the service
+                // then stops the slot, which must not silence the pass's own chime.
+                let claimed = control.claimChime()
                 report(.accepted(kind: "voice", detail: "text=\(text.name) rule=\(match.rule.rawValue)"))
-                chime(.accepted)
+                if claimed { control.playClaimed(.accepted, with: chimes) }
                 return
             }
             guard reading.wholeReading else { return }  // the slot ended, or a stop

@@ -19,11 +19,22 @@ final class ProverControl: Sendable {
 
     /// Plays a chime unless a stop was asked for (a ring is due: the speaker is the ring's).
     func chime(_ kind: Chimes.Kind, with chimes: Chimes) {
-        let go = state.withLock { state in
+        guard claimChime() else { return }
+        playClaimed(kind, with: chimes)
+    }
+
+    /// Claims the speaker for a chime unless a stop was asked for. A claimed chime plays even if a
+    /// stop comes meanwhile: a pass claims it before reporting, because the report ends the chain
+    /// and the service then stops the slot; a due ring waits for it (``chiming``).
+    func claimChime() -> Bool {
+        state.withLock { state in
             state.chiming = !state.stopped
             return state.chiming
         }
-        guard go else { return }
+    }
+
+    /// Plays a chime claimed by ``claimChime()``, then gives the speaker back.
+    func playClaimed(_ kind: Chimes.Kind, with chimes: Chimes) {
         chimes.play(kind)
         state.withLock { $0.chiming = false }
     }
@@ -87,6 +98,7 @@ final class CameraWatcher: HandsFreeProver, @unchecked Sendable {
                     "watching \(source.path) for \(wanted.compactMap { $0 }.joined(separator: " or ")) until "
                         + iso8601(until, in: TimeZone(identifier: "UTC")!)))
             var passed = false
+            var claimed = false
             while !passed, !control.stopped, until.timeIntervalSinceNow > 0 {
                 let wait = min(0.2, max(0.01, until.timeIntervalSinceNow))
                 // Frames the mat judge skips are dropped undecoded when no squats are counted.
@@ -95,6 +107,7 @@ final class CameraWatcher: HandsFreeProver, @unchecked Sendable {
                 if judge != nil, frame.time >= mat.nextDue {
                     _ = try mat.take(frame, name: "\(source.path) frame \(frame.sequence)", judge: &judge!)
                     if mat.passed {
+                        claimed = control.claimChime()
                         report(
                             .accepted(
                                 kind: "mat",
@@ -112,6 +125,7 @@ final class CameraWatcher: HandsFreeProver, @unchecked Sendable {
                     squats = session
                     if ending == .passed {
                         let reps = session.finish().repCount
+                        claimed = control.claimChime()
                         report(
                             .accepted(
                                 kind: "squat", detail: "camera=\(source.path) reps=\(reps) frames=\(session.frames)"))
@@ -119,7 +133,7 @@ final class CameraWatcher: HandsFreeProver, @unchecked Sendable {
                     }
                 }
             }
-            if passed { control.chime(.accepted, with: chimes) }
+            if passed && claimed { control.playClaimed(.accepted, with: chimes) }
         } catch {
             report(.unavailable("the camera cannot watch (\(error.message))"))
         }
