@@ -102,13 +102,11 @@ public enum BenchDemoPhoto {
             throw ProofkitError(.internal, "the embedded demo photo is missing")
         }
         let folder = try TemporaryFolder(prefix: "proofkit-bench")
-        let path = folder.path + "/" + photo.name
         do throws(ProofkitError) {
-            try AtomicFile.write(photo.bytes, to: path)
+            return (try folder.write(photo.bytes, named: photo.name), folder)
         } catch {
             folder.remove()
             throw error
         }
-        return (path, folder)
     }
 }

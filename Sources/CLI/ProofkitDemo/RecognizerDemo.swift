@@ -57,8 +57,7 @@ public enum RecognizerDemo {
         let start = clock.now
         let folder = try TemporaryFolder(prefix: "proofkit-demo")
         defer { folder.remove() }
-        let path = folder.path + "/adhan.mp3"
-        try AtomicFile.write(DemoMedia.recitationMP3, to: path)
+        let path = try folder.write(DemoMedia.recitationMP3, named: "adhan.mp3")
         let audio = try WhisperRecognizer.readMono16k(path: path, maxSeconds: 30).samples
         let recognizer = try WhisperRecognizer(store: store)
         run.transcript = try recognizer.transcribe(samples: audio).text

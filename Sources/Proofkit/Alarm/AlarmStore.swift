@@ -136,16 +136,12 @@ public final class AlarmStore: @unchecked Sendable {
     }
 
     static func makeFolder(_ path: String) throws {
-        var built = path.hasPrefix("/") ? "" : "."
-        for part in path.split(separator: "/") {
-            built += "/" + part
-            if case .failure(let errno) = POSIX.makeFolder(built, mode: 0o700), errno != .exists {
-                if [.readOnlyFileSystem, .permissionDenied, .notPermitted].contains(errno) {
-                    throw ProofkitError(.storeReadOnly, "\(path): the alarm store cannot be written (\(errno))")
-                }
-                throw ProofkitError(
-                    .io, "cannot create the alarm store folder: \(errno)", underlying: errno.code, path: path)
+        if let (_, errno) = POSIX.makeFolders(path, mode: 0o700) {
+            if [.readOnlyFileSystem, .permissionDenied, .notPermitted].contains(errno) {
+                throw ProofkitError(.storeReadOnly, "\(path): the alarm store cannot be written (\(errno))")
             }
+            throw ProofkitError(
+                .io, "cannot create the alarm store folder: \(errno)", underlying: errno.code, path: path)
         }
         if case .failure(let errno) = POSIX.checkWritable(path) {
             throw ProofkitError(.storeReadOnly, "\(path): the alarm store cannot be written (\(errno))")

@@ -30,8 +30,6 @@ enum HandsFreeReport: Sendable {
 /// ``start(until:report:)`` until the slot's end or ``stop()``: the voice listener, and the
 /// camera watcher (the mat in view, squats counted) beside it.
 protocol HandsFreeProver: AnyObject, Sendable {
-    /// The proof it gives: `voice`, `mat`, `squat`, or `mat or squat`.
-    var kind: String { get }
     /// Starts proving until `until` (returns at once); `report` is called on the prover's thread,
     /// ending with ``HandsFreeReport/ended``.
     func start(until: Date, report: @escaping @Sendable (HandsFreeReport) -> Void)
@@ -68,7 +66,6 @@ final class RecognizerCache: Sendable {
 /// reading (at least half the text's reading time of voice) plays the falling chime; listening
 /// then starts afresh. Audio is held in memory only; nothing is written.
 final class VoiceListener: HandsFreeProver, @unchecked Sendable {
-    let kind = "voice"
     let text: DuaText
     let device: String
     let soundDevices: SoundDevices

@@ -57,7 +57,6 @@ final class CameraWatcher: HandsFreeProver, @unchecked Sendable {
     static let squatPlan = LiveSquatPlan(repsPerSet: 10, sets: 1)
 
     let proofs: Proofs
-    var kind: String { proofs == .squats ? "squat" : proofs == .mat ? "mat" : "mat or squat" }
     /// The camera, or `nil` for the first video capture device.
     let camera: String?
     let environment: [String: String]
@@ -99,6 +98,12 @@ final class CameraWatcher: HandsFreeProver, @unchecked Sendable {
                         + iso8601(until, in: TimeZone(identifier: "UTC")!)))
             var passed = false
             var claimed = false
+            // The chime is claimed before the pass is reported (see ProverControl.claimChime).
+            func pass(_ kind: String, _ detail: String) {
+                claimed = control.claimChime()
+                report(.accepted(kind: kind, detail: "camera=\(source.path) \(detail)"))
+                passed = true
+            }
             while !passed, !control.stopped, until.timeIntervalSinceNow > 0 {
                 let wait = min(0.2, max(0.01, until.timeIntervalSinceNow))
                 // Frames the mat judge skips are dropped undecoded when no squats are counted.
@@ -107,33 +112,17 @@ final class CameraWatcher: HandsFreeProver, @unchecked Sendable {
                 if judge != nil, frame.time >= mat.nextDue {
                     _ = try mat.take(frame, name: "\(source.path) frame \(frame.sequence)", judge: &judge!)
                     if mat.passed {
-                        claimed = control.claimChime()
-                        report(
-                            .accepted(
-                                kind: "mat",
-                                detail:
-                                    "camera=\(source.path) judged=\(mat.judged) score=\(decimalText(mat.bestScore, places: 2))"
-                            ))
-                        passed = true
+                        pass("mat", "judged=\(mat.judged) score=\(decimalText(mat.bestScore, places: 2))")
                         continue
                     }
                 }
-                if let estimator, var session = squats, let image = source.rgb(frame) {
-                    let (_, ending) = try session.take(
-                        CameraImage(image: image, time: frame.time, sequence: frame.sequence, frame: frame),
-                        estimator: estimator)
+                if let estimator, var session = squats, let image = source.image(of: frame) {
+                    let (_, ending) = try session.take(image, estimator: estimator)
                     squats = session
-                    if ending == .passed {
-                        let reps = session.finish().repCount
-                        claimed = control.claimChime()
-                        report(
-                            .accepted(
-                                kind: "squat", detail: "camera=\(source.path) reps=\(reps) frames=\(session.frames)"))
-                        passed = true
-                    }
+                    if ending == .passed { pass("squat", "reps=\(session.finish().repCount) frames=\(session.frames)") }
                 }
             }
-            if passed && claimed { control.playClaimed(.accepted, with: chimes) }
+            if claimed { control.playClaimed(.accepted, with: chimes) }
         } catch {
             report(.unavailable("the camera cannot watch (\(error.message))"))
         }

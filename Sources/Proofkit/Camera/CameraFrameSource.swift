@@ -109,7 +109,14 @@ public final class CameraFrameSource: @unchecked Sendable {
     /// - Returns: the image, or nil when no frame came in time or the frame was damaged.
     /// - Throws: as ``nextFrame(waitingUpTo:notBefore:)``.
     public func nextImage(waitingUpTo seconds: Double = 0.2) throws(ProofkitError) -> CameraImage? {
-        guard let frame = try nextFrame(waitingUpTo: seconds), let image = rgb(frame) else { return nil }
+        guard let frame = try nextFrame(waitingUpTo: seconds) else { return nil }
+        return image(of: frame)
+    }
+
+    /// A frame handed out by ``nextFrame(waitingUpTo:notBefore:)``, decoded; nil (and counted)
+    /// when it cannot be read.
+    public func image(of frame: CameraFrame) -> CameraImage? {
+        guard let image = rgb(frame) else { return nil }
         return CameraImage(image: image, time: frame.time, sequence: frame.sequence, frame: frame)
     }
 

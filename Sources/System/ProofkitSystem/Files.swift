@@ -268,6 +268,18 @@ package enum ScratchFile {
 }
 
 extension POSIX {
+    /// Creates the folder `path` and the folders above it that are missing, each with `mode`
+    /// (less the umask); folders that exist are left as they are.
+    /// - Returns: `nil`, or the folder that could not be made and why.
+    package static func makeFolders(_ path: String, mode: UInt32) -> (folder: String, errno: Errno)? {
+        var built = path.hasPrefix("/") ? "" : "."
+        for part in path.split(separator: "/") {
+            built += "/" + part
+            if case .failure(let errno) = makeFolder(built, mode: mode), errno != .exists { return (built, errno) }
+        }
+        return nil
+    }
+
     /// The running executable (`/proc/self/exe`), or `argv[0]` when that cannot be read.
     package static func executablePath() -> String? {
         linkTarget("/proc/self/exe").map(FilePath.string(fromBytes:)) ?? arguments().first
@@ -290,6 +302,21 @@ package struct TemporaryFolder: Sendable {
             throw ProofkitError(
                 .io, "cannot create a temporary folder: \(errno)", operation: "mkdtemp", underlying: errno.code)
         }
+    }
+
+    /// Writes `bytes` as the file `name` in the folder (a scratch copy: no `fsync`).
+    /// - Returns: the file's path.
+    /// - Throws: `.io` naming the file when it cannot be written.
+    package func write(_ bytes: [UInt8], named name: String) throws(ProofkitError) -> String {
+        let file = path + "/" + name
+        guard case .success(let fd) = POSIX.open(file, [.writeOnly, .create, .noFollow], mode: 0o600) else {
+            throw ProofkitError(.io, "cannot create the file", path: file)
+        }
+        defer { POSIX.closeDescriptor(fd) }
+        if let errno = POSIX.writeAll(fd, bytes) {
+            throw ProofkitError(.io, "cannot write: \(errno)", underlying: errno.code, path: file)
+        }
+        return file
     }
 
     /// Removes the files in the folder, then the folder (a link is removed, never followed; a

@@ -26,11 +26,7 @@ func absolutePath(_ path: String) throws(ProofkitError) -> String {
 /// - Parameter what: what the folder is, for the message.
 /// - Throws: `ProofkitError` `.io` naming the folder that could not be made.
 func makeFolders(_ path: String, what: String) throws(ProofkitError) {
-    var built = path.hasPrefix("/") ? "" : "."
-    for part in path.split(separator: "/") {
-        built += "/" + part
-        if case .failure(let errno) = POSIX.makeFolder(built, mode: 0o755), errno != .exists {
-            throw ProofkitError(.io, "cannot create \(what): \(errno)", underlying: errno.code, path: built)
-        }
+    if let (folder, errno) = POSIX.makeFolders(path, mode: 0o755) {
+        throw ProofkitError(.io, "cannot create \(what): \(errno)", underlying: errno.code, path: folder)
     }
 }
