@@ -22,7 +22,7 @@ whisper_dua_eval.py; nothing here was tuned (ReadingEnd's 1.5 s and 1 s were cho
 ran), so both halves are held out.
 
 Usage (from the package root, after the release build and the models build):
-  python3 Benchmarks/hands_free_dua_eval.py [--proofkit PATH] [--data DIR] [--out DIR] [--limit N]
+  python3 Benchmarks/hands_free_dua_eval.py [--proofkit PATH] [--data DIR] [--out DIR] [--limit N] [--only NAME]
 Writes OUT/results.jsonl (resumes) and prints the table. Needs ffmpeg and the standard library.
 """
 import argparse
@@ -57,6 +57,7 @@ def main():
     parser.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data", "dua_audio"))
     parser.add_argument("--out", default=os.path.join(ROOT, "Benchmarks/out/hands_free_dua"))
     parser.add_argument("--limit", type=int, default=0, help="only the first N recordings (a quick look)")
+    parser.add_argument("--only", action="append", default=[], help="only this recording (by name; repeatable)")
     options = parser.parse_args()
     os.makedirs(options.out, exist_ok=True)
     rows = manifest_rows(options.data)
@@ -70,6 +71,8 @@ def main():
                 value = json.loads(line)
                 done[(value["recording"], value["text"])] = value
     selected = rows[: options.limit] if options.limit else rows
+    if options.only:
+        selected = [r for r in selected if r["name"] in options.only]
     started = time.time()
     with open(results_path, "a", encoding="utf-8") as out:
         for index, r in enumerate(selected):

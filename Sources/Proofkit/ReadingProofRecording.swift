@@ -227,13 +227,86 @@ public enum ReadingProofRecording {
         recognize: ((_ samples: [Float], _ text: DuaText) throws(ProofkitError) -> RecognizedReading)? = nil,
         forcedScoreRule: ForcedScoreRule? = defaultForcedScoreRule
     ) throws(ProofkitError) -> Outcome {
+        var format: AudioFileFormat?
+        var outcome = try judge(
+            configuration: configuration, sileroModelPath: sileroModelPath, transcript: transcript, fallback: fallback,
+            maxRecognizedSeconds: maxRecognizedSeconds, recognize: recognize, forcedScoreRule: forcedScoreRule
+        ) { (body: ([Float]) throws(ProofkitError) -> Void) throws(ProofkitError) in
+            format = try forEachMonoChunk(recording: recording, sampleRate: configuration.gate.sampleRate, body)
+        }
+        outcome.format = format ?? recording.format
+        return outcome
+    }
+
+    /// Runs the reading proof over mono audio already at the gate's rate and held in memory (a
+    /// live reading kept for a second judgement): the same gate, recogniser, forced score and
+    /// matcher as a recording, fed in chunks of 8192 samples as a decoded file is.
+    /// - Parameters:
+    ///   - samples: mono samples in -1...1 at `configuration.gate.sampleRate` (16 000 Hz).
+    ///   - others: as in
+    ///     ``run(path:configuration:sileroModelPath:transcript:fallback:maxRecognizedSeconds:recognize:forcedScoreRule:)``.
+    /// - Returns: the outcome; its ``Outcome/format`` describes the samples (container
+    ///   `"memory"`, one channel, 32-bit float).
+    /// - Throws: ``ReadingProofSession``'s errors and whatever `recognize` throws.
+    public static func run(
+        samples: [Float], configuration: ReadingProofConfiguration, sileroModelPath: String?,
+        fallback: VoiceDetectionFallback = .bothOnly, maxRecognizedSeconds: Double = 300,
+        recognize: ((_ samples: [Float], _ text: DuaText) throws(ProofkitError) -> RecognizedReading)? = nil,
+        forcedScoreRule: ForcedScoreRule? = defaultForcedScoreRule
+    ) throws(ProofkitError) -> Outcome {
+        var outcome = try judge(
+            configuration: configuration, sileroModelPath: sileroModelPath, transcript: [], fallback: fallback,
+            maxRecognizedSeconds: maxRecognizedSeconds, recognize: recognize, forcedScoreRule: forcedScoreRule
+        ) { (body: ([Float]) throws(ProofkitError) -> Void) throws(ProofkitError) in
+            var start = 0
+            while start < samples.count {
+                let end = min(samples.count, start + 8192)
+                try body(Array(samples[start..<end]))
+                start = end
+            }
+        }
+        outcome.format = AudioFileFormat(
+            sampleRate: configuration.gate.sampleRate, channels: 1, headerFrameCount: samples.count,
+            container: .other("memory"), majorFormatName: "RAW", subtypeName: "FLOAT", isSeekable: true)
+        return outcome
+    }
+
+    /// The whole-recording recogniser of the built-in Whisper: transcribes the samples and scores
+    /// the text by spans over the same encoder passes (what `proofkit voice REC` runs).
+    /// - Parameter whisper: the loaded recogniser, or a ``WhisperRecognizer/Loading`` to wait for
+    ///   (its wait counts in ``RecognizedReading/elapsedSeconds``).
+    /// - Returns: a `recognize` closure for ``run(samples:configuration:sileroModelPath:fallback:maxRecognizedSeconds:recognize:forcedScoreRule:)``
+    ///   and the recording runs; it throws the recogniser's errors.
+    public static func wholeReadingRecognizer(
+        _ whisper: @escaping @Sendable () throws(ProofkitError) -> WhisperRecognizer
+    ) -> (_ samples: [Float], _ text: DuaText) throws(ProofkitError) -> RecognizedReading {
+        { (samples: [Float], text: DuaText) throws(ProofkitError) in
+            let clock = ContinuousClock()
+            let start = clock.now
+            let recognizer = try whisper()
+            let features = WhisperFeatures.logMel(of: samples)
+            let (transcription, spans) = try recognizer.transcribeScoringSpans(texts: [text.text], features: features)
+            return RecognizedReading(
+                transcript: transcription.text, span: spans[0], seconds: transcription.seconds,
+                elapsedSeconds: (clock.now - start).seconds)
+        }
+    }
+
+    /// The recording path's work once audio comes: `feed` hands each mono chunk at the gate's
+    /// rate to the body it is given. ``Outcome/format`` is left for the caller to set.
+    private static func judge(
+        configuration: ReadingProofConfiguration, sileroModelPath: String?, transcript: [String],
+        fallback: VoiceDetectionFallback, maxRecognizedSeconds: Double,
+        recognize: ((_ samples: [Float], _ text: DuaText) throws(ProofkitError) -> RecognizedReading)?,
+        forcedScoreRule: ForcedScoreRule?,
+        feed: (_ body: ([Float]) throws(ProofkitError) -> Void) throws(ProofkitError) -> Void
+    ) throws(ProofkitError) -> Outcome {
         var session = try ReadingProofSession(
             configuration: configuration, sileroModelPath: sileroModelPath, fallback: fallback)
         var samples = 0
         var kept: [Float] = []
         let keepLimit = recognize == nil ? 0 : Int(maxRecognizedSeconds * Double(configuration.gate.sampleRate))
-        let format = try forEachMonoChunk(recording: recording, sampleRate: configuration.gate.sampleRate) {
-            (chunk: [Float]) throws(ProofkitError) in
+        try feed { (chunk: [Float]) throws(ProofkitError) in
             samples += chunk.count
             if kept.count < keepLimit { kept += chunk.prefix(keepLimit - kept.count) }
             _ = try session.process(audio: chunk)
@@ -260,9 +333,13 @@ public enum ReadingProofRecording {
             result = session.proof.finish()
         }
         let proof = session.proof
+        let rate = configuration.gate.sampleRate
         return Outcome(
-            result: result, format: format,
-            decodedSeconds: Double(samples) / Double(configuration.gate.sampleRate),
+            result: result,
+            format: AudioFileFormat(
+                sampleRate: rate, channels: 1, headerFrameCount: nil, container: .other("memory"),
+                majorFormatName: "RAW", subtypeName: "FLOAT", isSeekable: false),
+            decodedSeconds: Double(samples) / Double(rate),
             fallbackReason: session.fallbackReason, voiceDetection: proof.configuration.voiceDetection,
             neededSeconds: proof.neededSeconds, recognition: recognition)
     }

@@ -62,9 +62,13 @@ final class RecognizerCache: Sendable {
 
 /// The hands-free reading proof: the same gate, recogniser, forced score and matcher as
 /// `proofkit voice --live`, on the capture device, paced by the clock. A reading ends at a pause
-/// (``ReadingEnd``: 1.5 s once the text's reading time of voice was heard, else 4 s); it is then judged: a pass ends the chain (rising chime); a rejection of a whole
-/// reading (at least half the text's reading time of voice) plays the falling chime; listening
-/// then starts afresh. Audio is held in memory only; nothing is written.
+/// (``ReadingEnd``: 1.5 s once the text's reading time of voice was heard, else 4 s); it is then
+/// judged, and a whole reading the live recogniser rejects is judged again as a recording (the
+/// audio kept in memory, `LiveReadingProof.conclude(heardSeconds:forcedScore:asRecordingWhenRejected:)`),
+/// so it gets the verdict `proofkit voice FILE` would give. A pass ends the chain (rising
+/// chime); a rejection of a whole reading (at least half the text's reading time of voice) plays
+/// the falling chime; listening then starts afresh. Audio is held in memory only; nothing is
+/// written.
 final class VoiceListener: HandsFreeProver, @unchecked Sendable {
     let text: DuaText
     let device: String
@@ -121,6 +125,7 @@ final class VoiceListener: HandsFreeProver, @unchecked Sendable {
         options.pacedByClock = true
         options.sileroModelPath = ReadingProofSession.sileroModelPath(environment: environment)
         options.fallback = .always
+        options.keepsAudio = true  // a whole reading rejected live is judged again as a recording
         let configuration = ReadingProofConfiguration(
             text: text, usesRecognizer: true, voiceDetection: .preferred, allowsReadTwice: false,
             vetoesUnlikeSpeech: true)
@@ -159,7 +164,8 @@ final class VoiceListener: HandsFreeProver, @unchecked Sendable {
             let conclusion: LiveReadingProof.Conclusion
             do throws(ProofkitError) {
                 conclusion = try live.conclude(
-                    heardSeconds: summary.heardSeconds, forcedScore: ReadingProofRecording.defaultForcedScoreRule)
+                    heardSeconds: summary.heardSeconds, forcedScore: ReadingProofRecording.defaultForcedScoreRule,
+                    asRecordingWhenRejected: reading.wholeReading)
             } catch {
                 report(.unavailable("the recogniser failed (\(error.message))"))
                 return
@@ -169,7 +175,8 @@ final class VoiceListener: HandsFreeProver, @unchecked Sendable {
                 // The chime is claimed before the report: the report ends the chain, and the service
                 // then stops the slot, which must not silence the pass's own chime.
                 let claimed = control.claimChime()
-                report(.accepted(kind: "voice", detail: "text=\(text.name) rule=\(match.rule.rawValue)"))
+                let path = conclusion.acceptedAsRecording ? " judged=as-recording" : ""
+                report(.accepted(kind: "voice", detail: "text=\(text.name) rule=\(match.rule.rawValue)\(path)"))
                 if claimed { control.playClaimed(.accepted, with: chimes) }
                 return
             }

@@ -48,6 +48,13 @@ public final class LiveReadingProof: @unchecked Sendable {
         /// Deliver the captured audio no faster than real time (default `false`): the alarm
         /// service listens by the clock, so a virtual microphone plays as a real one would.
         public var pacedByClock = false
+        /// Keep the last ``keptSeconds`` of audio heard in memory (default `false`), so that a
+        /// reading the live recogniser rejects can be judged again as a recording
+        /// (``conclude(heardSeconds:forcedScore:asRecordingWhenRejected:)``). Never written.
+        public var keepsAudio = false
+        /// How much audio ``keepsAudio`` keeps, in seconds (default 300: the recording path's
+        /// limit on what the recogniser is given).
+        public var keptSeconds = 300.0
 
         public init() {}
     }
@@ -77,6 +84,9 @@ public final class LiveReadingProof: @unchecked Sendable {
     private let listening: LiveListening
     private let recognizer: ExternalRecognizer?
     private let live: WhisperLiveTranscriber?
+    private let whisper: WhisperRecognizer?
+    private let configuration: ReadingProofConfiguration
+    private let options: Options
 
     /// The capture's sample rate, in Hz (16000).
     public let sampleRate: Int
@@ -98,7 +108,8 @@ public final class LiveReadingProof: @unchecked Sendable {
         if let command = options.recognizerCommand { try ExternalRecognizer.checkInstalled(command: command) }
         let state = LiveState(
             session: try ReadingProofSession(
-                configuration: configuration, sileroModelPath: options.sileroModelPath, fallback: options.fallback))
+                configuration: configuration, sileroModelPath: options.sileroModelPath, fallback: options.fallback),
+            keptSamples: options.keepsAudio ? Int(max(0, options.keptSeconds) * 16_000) : 0)
         if let record = options.recordPath {
             state.writer = try AudioFileWriter(path: record, container: .wav, sampleRate: 16_000, channels: 1)
         }
@@ -119,6 +130,9 @@ public final class LiveReadingProof: @unchecked Sendable {
         self.state = state
         self.recognizer = recognizer
         self.live = live
+        self.whisper = whisper
+        self.configuration = configuration
+        self.options = options
     }
 
     /// The proof being driven (its configuration says the voice detection actually in use).
@@ -153,6 +167,7 @@ public final class LiveReadingProof: @unchecked Sendable {
                 do throws(ProofkitError) {
                     try state.record(chunk.samples)
                     let samples = chunk.floatSamples
+                    state.keep(samples)
                     proofEvents = try state.session.process(audio: samples)
                     if let live {
                         let before = voiced
@@ -233,17 +248,32 @@ public final class LiveReadingProof: @unchecked Sendable {
         public var recognition: ReadingProofRecording.RecognizedReading?
         /// Whether the forced score turned a rejection into the acceptance.
         public var acceptedByForcedScore: Bool
+        /// Whether the live verdict was a rejection and the recording path, run again on the
+        /// audio kept (``Options/keepsAudio``), accepted: ``result``, ``heardText`` and
+        /// ``recognition`` are then the recording path's.
+        public var acceptedAsRecording = false
     }
 
     /// After ``run(_:)``: gives the proof the recogniser's last words, then applies the forced
     /// score `rule` (as a recording's proof does: the text's span forced score over the voiced
     /// audio) when the built-in recogniser listened.
+    ///
+    /// The live recogniser cuts its windows as the voice comes, so a long reading can come out
+    /// worse than the same audio read from a file (a first window decoded as the basmala alone).
+    /// With `asRecordingWhenRejected`, a rejection is judged once more by the recording path
+    /// (``ReadingProofRecording/run(samples:configuration:sileroModelPath:fallback:maxRecognizedSeconds:recognize:forcedScoreRule:)``:
+    /// its gate, whole-reading windows, forced score and matcher) on the audio kept, and its
+    /// acceptance stands.
     /// - Parameters:
     ///   - heardSeconds: the audio heard, in seconds (``ListeningSummary/heardSeconds``).
     ///   - rule: the forced-score rule, or `nil` for the key words alone.
+    ///   - asRecordingWhenRejected: judge a rejection again as a recording (default `false`;
+    ///     needs ``Options/keepsAudio`` and the built-in recogniser, and is skipped otherwise).
     /// - Returns: the verdict and what decided it.
     /// - Throws: the recogniser's failure.
-    public func conclude(heardSeconds: Double, forcedScore rule: ForcedScoreRule?) throws(ProofkitError) -> Conclusion {
+    public func conclude(
+        heardSeconds: Double, forcedScore rule: ForcedScoreRule?, asRecordingWhenRejected: Bool = false
+    ) throws(ProofkitError) -> Conclusion {
         let lines = try finishTranscriber()
         let finalLines = lines.map { FinalLine(text: $0, events: process(transcript: $0, at: heardSeconds)) }
         var result = finish()
@@ -259,9 +289,36 @@ public final class LiveReadingProof: @unchecked Sendable {
             result.match = ReadingProofRecording.acceptingByForcedScore(result.match, recognition: heard, rule: rule)
             byForcedScore = !before && result.match.verdict.isAccepted
         }
-        return Conclusion(
+        var conclusion = Conclusion(
             finalLines: finalLines, result: result, heardText: heardText, recognition: recognition,
             acceptedByForcedScore: byForcedScore)
+        if asRecordingWhenRejected, !result.match.verdict.isAccepted,
+            let outcome = try judgeKeptAudio(forcedScore: rule), outcome.result.match.verdict.isAccepted
+        {
+            conclusion.result = outcome.result
+            conclusion.heardText = outcome.recognition?.transcript ?? heardText
+            conclusion.recognition = outcome.recognition
+            conclusion.acceptedByForcedScore = outcome.result.match.rule == .forcedScore
+            conclusion.acceptedAsRecording = true
+        }
+        return conclusion
+    }
+
+    /// After ``run(_:)``: the audio kept (``Options/keepsAudio``) judged as a recording, with the
+    /// built-in recogniser over the whole of it.
+    /// - Parameter rule: the forced-score rule, or `nil` for the key words alone.
+    /// - Returns: the outcome, or `nil` when no audio was kept or the built-in recogniser does
+    ///   not listen.
+    /// - Throws: the proof session's and the recogniser's failures.
+    public func judgeKeptAudio(forcedScore rule: ForcedScoreRule?) throws(ProofkitError)
+        -> ReadingProofRecording.Outcome?
+    {
+        guard let whisper, !state.kept.isEmpty else { return nil }
+        return try ReadingProofRecording.run(
+            samples: state.keptAudio(), configuration: configuration, sileroModelPath: options.sileroModelPath,
+            fallback: options.fallback, maxRecognizedSeconds: options.keptSeconds,
+            recognize: ReadingProofRecording.wholeReadingRecognizer { whisper },
+            forcedScoreRule: rule)
     }
 
     /// The verdict, with everything the proof measured.
@@ -292,10 +349,25 @@ public final class LiveReadingProof: @unchecked Sendable {
 final class LiveState: @unchecked Sendable {
     var session: ReadingProofSession
     var writer: AudioFileWriter?
+    /// The last `keptLimit` samples heard (up to twice that between trims), or nothing.
+    private(set) var kept: [Float] = []
+    let keptLimit: Int
 
-    init(session: consuming ReadingProofSession) {
+    init(session: consuming ReadingProofSession, keptSamples: Int) {
         self.session = session
+        keptLimit = keptSamples
     }
+
+    /// Keeps `samples` (the oldest are let go past the limit; trimmed in halves, so the cost per
+    /// sample stays constant).
+    func keep(_ samples: [Float]) {
+        guard keptLimit > 0 else { return }
+        kept += samples
+        if kept.count > 2 * keptLimit { kept.removeFirst(kept.count - keptLimit) }
+    }
+
+    /// The audio kept: at most the limit, the newest.
+    func keptAudio() -> [Float] { Array(kept.suffix(keptLimit)) }
 
     func record(_ samples: [Int16]) throws(ProofkitError) {
         guard var file = writer.take() else { return }

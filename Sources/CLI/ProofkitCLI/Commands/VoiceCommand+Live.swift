@@ -27,6 +27,9 @@ extension VoiceCommand {
         options.transcriptFile = arguments.value("transcript-file")
         options.sileroModelPath = ReadingProofSession.sileroModelPath(environment: io.environment)
         options.fallback = fallback
+        // With --hands-free, a whole reading the live recogniser rejects is judged again as a
+        // recording, as the alarm's listener does (the audio is kept in memory only).
+        options.keepsAudio = arguments.has("hands-free") && whisper != nil
         // Everything that can fail is opened before listening starts.
         let live = try LiveReadingProof(configuration: configuration, options: options, whisper: whisper)
         let json = arguments.has("json")
@@ -74,7 +77,9 @@ extension VoiceCommand {
         if let failure = summary.failure { throw failure }
         // The built-in recogniser's last words (see LiveReadingProof.finishTranscriber): the final
         // text of each window, which is also its best transcript; then the forced score.
-        let conclusion = try live.conclude(heardSeconds: summary.heardSeconds, forcedScore: forcedScoreRule(arguments))
+        let conclusion = try live.conclude(
+            heardSeconds: summary.heardSeconds, forcedScore: forcedScoreRule(arguments),
+            asRecordingWhenRejected: pause?.wholeReading == true)
         for line in conclusion.finalLines {
             if json {
                 io.printJSON([
@@ -105,6 +110,7 @@ extension VoiceCommand {
                 "transcript": .array(result.transcript.map { .string($0) }), "heard_text": .string(heardText),
                 "dropped_chunks": .int(live.droppedChunks), "overruns": .int(live.overruns),
                 "recognizer_restarts": .int(live.recognizerRestarts), "recording": JSONValue(recorded),
+                "judged_as_recording": .bool(conclusion.acceptedAsRecording),
                 "forced_score": live.usesWhisper
                     ? forcedScoreJSON(recognition, rule: forcedScoreRule(arguments)) : .null,
             ]
@@ -125,6 +131,9 @@ extension VoiceCommand {
                 io.print(line)
             }
             if let recorded { io.print("recorded to \(recorded)") }
+            if conclusion.acceptedAsRecording {
+                io.print("the live transcript fell short; the whole reading, judged as a recording, passes")
+            }
             io.print(verdictLine(result.match))
         }
         return result.match.verdict.isAccepted || !arguments.has("strict") ? .success : .rejected

@@ -307,16 +307,7 @@ enum VoiceCommand: Subcommand {
         throws(ProofkitError)
         -> ReadingProofRecording.RecognizedReading
     {
-        { (samples: [Float], text: DuaText) throws(ProofkitError) in
-            let clock = ContinuousClock()
-            let start = clock.now
-            let whisper = try loading.wait()
-            let features = WhisperFeatures.logMel(of: samples)
-            let (transcription, spans) = try whisper.transcribeScoringSpans(texts: [text.text], features: features)
-            return ReadingProofRecording.RecognizedReading(
-                transcript: transcription.text, span: spans[0], seconds: transcription.seconds,
-                elapsedSeconds: (clock.now - start).secondsValue)
-        }
+        ReadingProofRecording.wholeReadingRecognizer { () throws(ProofkitError) in try loading.wait() }
     }
 
     /// The forced-score rule the arguments ask for: the default one unless --no-forced-score.
