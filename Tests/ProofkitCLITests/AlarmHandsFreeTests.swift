@@ -199,6 +199,33 @@ struct AlarmHandsFreeTests {
         #expect(rig.staysQuiet(for: 1), "the ring went on after the key")
     }
 
+    @Test(
+        "a typed voice proof reads the chain's text: the hadith recording proves the chain booked with --text hadith, not one with the waking du'a",
+        needsDuas)
+    func typedProofReadsChainText() throws {
+        let rig = try AlarmRig()
+        let (data, texts) = try SpanForcedScoreEndToEndTests.duaData()
+        let textsFile = try SpanForcedScoreEndToEndTests.textsFile(texts, in: rig.folder)
+        // Due now (no service: nothing rings, the store alone says what is due).
+        let (hadith, _) = try rig.add(
+            in: 1, window: 300, gap: 120, extra: ["--proof", "voice", "--text", "hadith", "--texts", textsFile])
+        let (waking, first) = try rig.add(in: 1, window: 300, gap: 120, extra: ["--proof", "voice"])
+        while Date() < first.addingTimeInterval(0.3) { usleep(100_000) }
+        let reading = data + "/254hm.mp3"
+        let refused = try rig.alarm(["prove", waking, "--voice", reading, "--strict"])
+        #expect(refused.status == 2, "\(refused.stdout) \(refused.stderr)")
+        #expect(
+            refused.stdout.contains("'waking'") && refused.stdout.contains("proof rejected: chain \(waking) goes on"))
+        let proof = try rig.alarm(["prove", hadith, "--voice", reading, "--strict"])
+        #expect(proof.status == 0, "\(proof.stdout) \(proof.stderr)")
+        #expect(proof.stdout.contains("'hadith'") && proof.stdout.contains("accepted:"), "\(proof.stdout)")
+        #expect(proof.stdout.contains("proof accepted: chain \(hadith) ended"), "\(proof.stdout)")
+        let status = try rig.status()
+        let outcomes = try #require(status["outcomes"] as? [[String: Any]], "\(status)")
+        #expect(outcomes.contains { $0["chain"] as? String == hadith && $0["kind"] as? String == "proof" })
+        #expect(outcomes.contains { $0["chain"] as? String == waking && $0["kind"] as? String == "rejected" })
+    }
+
     @Test("no microphone: status says listening is off and why, the chain rings as before, a typed proof ends it")
     func noMicrophone() throws {
         let rig = try AlarmRig()

@@ -28,9 +28,9 @@ extension AlarmCommand {
         let store = try openStore(arguments, io: io, access: .existing)
         let now = Date()
         var positionals = rest
-        var chain: StoredChain? = nil
+        var named: StoredChain? = nil
         if let first = positionals.first, let found = try store.chain(id: first) {
-            chain = found
+            named = found
             positionals.removeFirst()
         } else if let first = positionals.first, !arguments.has("voice") {
             throw ProofkitError(.notFound, "no alarm chain '\(first)'; 'proofkit alarm status' lists them")
@@ -41,110 +41,188 @@ extension AlarmCommand {
         // Only a due chain takes a proof: nothing is proven the night before. An escape is recorded
         // as what it is, so it may end a chain at any time.
         let escape = arguments.has("escape")
-        if let named = chain {
-            guard named.state == .active else {
-                io.print("chain \(named.id) has already ended")
-                return .success
-            }
-            let due = try store.isDue(named, now: now)
-            guard escape || due else { throw try store.notDue(named, now: now) }
-        } else {
-            let due = try store.dueChain(now: now)
-            chain = due == nil && escape ? try store.currentChain(now: now) : due
+        let proofs = ChainProofs(store: store, environment: io.environment)
+        let chain: StoredChain
+        switch try proofs.target(named: named, escape: escape, now: now) {
+        case .ended(let ended):
+            io.print("chain \(ended.id) has already ended")
+            return .success
+        case .due(let due):
+            chain = due
         }
-        guard let chain else { throw try store.notDue(nil, now: now) }
         let json = arguments.has("json")
-        func report(_ verdict: String, _ kind: String, cancelled: [String]) {
+        func report(_ outcome: ChainProofs.Outcome) {
+            if !outcome.serviceWoken {
+                io.printError(
+                    "proofkit alarm: note: no alarm service is running on \(store.folder); start it with 'proofkit alarm run' (or 'proofkit alarm install')"
+                )
+            }
+            let cancelled = outcome.cancelled.count
             if json {
                 io.printJSON(
                     .object([
-                        "chain": .string(chain.id), "proof": .string(kind), "verdict": .string(verdict),
-                        "cancelled": .int(cancelled.count),
+                        "chain": .string(outcome.chain), "proof": .string(outcome.kind),
+                        "verdict": .string(outcome.verdict.rawValue), "cancelled": .int(cancelled),
                     ]))
                 return
             }
-            switch verdict {
-            case "accepted":
-                io.print(
-                    "proof accepted: chain \(chain.id) ended; \(cancelled.count) ring\(cancelled.count == 1 ? "" : "s") cancelled"
-                )
-            case "escape":
-                io.print(
-                    "chain \(chain.id) ended by an escape (not a proof); \(cancelled.count) ring\(cancelled.count == 1 ? "" : "s") cancelled"
-                )
-            default:
-                io.print("proof rejected: chain \(chain.id) goes on; the backups still come")
+            let rings = "\(cancelled) ring\(cancelled == 1 ? "" : "s") cancelled"
+            switch outcome.verdict {
+            case .accepted: io.print("proof accepted: chain \(outcome.chain) ended; \(rings)")
+            case .escape: io.print("chain \(outcome.chain) ended by an escape (not a proof); \(rings)")
+            case .rejected: io.print("proof rejected: chain \(outcome.chain) goes on; the backups still come")
             }
         }
-        if arguments.has("escape") {
-            let cancelled = try store.end(chain: chain.id, kind: "escape", at: Date()) ?? []
-            poke(store, io: io)
-            report("escape", "escape", cancelled: cancelled)
+        if escape {
+            report(try proofs.escape(chain, at: Date()))
             return .success
         }
-        let proof: (ProofKind, any Subcommand.Type, [String], Bool)
-        if let video = arguments.value("video") {
-            guard arguments.value("squat") == "", arguments.value("camera") == nil else {
-                throw UsageError("--video goes with --squat alone: --squat --video VIDEO")
-            }
-            proof = (.squat, SquatCommand.self, ["--video", video, "--strict"], false)
-        } else if let camera = arguments.value("camera") {
-            let command: any Subcommand.Type = arguments.value("squat") == "" ? SquatCommand.self : MatCommand.self
-            guard arguments.value("squat") == "" || arguments.value("photo") == "" else {
-                throw UsageError("--camera takes --photo or --squat without a file")
-            }
-            let passed = ["camera-format", "record"].flatMap { name in
-                arguments.value(name).map { ["--\(name)", $0] } ?? []
-            }
-            proof = (
-                command == MatCommand.self ? .mat : .squat, command,
-                ["--camera=\(camera)", "--strict", "--max-seconds", "\(maxSeconds)s"] + passed, true
-            )
-        } else if let photo = arguments.value("photo") {
-            guard !photo.isEmpty else { throw UsageError("--photo needs a PHOTO, or --camera") }
-            proof = (.mat, MatCommand.self, [photo, "--strict"], false)
-        } else if let poses = arguments.value("squat") {
-            guard !poses.isEmpty else { throw UsageError("--squat needs POSES or -, or --camera") }
-            let limit = ["--max-seconds", "\(maxSeconds)s"]
-            proof = (.squat, SquatCommand.self, [poses, "--strict"] + (poses == "-" ? limit : []), poses == "-")
-        } else if let recording = positionals.first {
-            proof = (.voice, VoiceCommand.self, [recording, "--strict"], false)
-        } else {
-            proof = (
-                .voice, VoiceCommand.self,
-                ["--live", "--strict", "--max-seconds", "\(maxSeconds)s"]
-                    + (arguments.value("device").map { ["--device", $0] } ?? []), true
-            )
-        }
-        guard chain.proof.accepts(proof.0) else {
-            throw UsageError("chain \(chain.id) asks for the \(chain.proof.rawValue) proof, not \(proof.0.rawValue)")
+        let evidence = try Evidence(arguments, recording: positionals.first, maxSeconds: maxSeconds)
+        guard chain.proof.accepts(evidence.kind) else {
+            throw UsageError(
+                "chain \(chain.id) asks for the \(chain.proof.rawValue) proof, not \(evidence.kind.rawValue)")
         }
         // A live proof holds the chain's backups off (at most AlarmStore.holdLimit) and stops the ring.
-        var holdFD: Int32 = -1
-        if proof.3 {
-            do { holdFD = try AlarmControl.hold(chain: chain.id, socketPath: store.socketPath) } catch {
+        var hold: ChainProofs.BackupHold?
+        if evidence.isLive {
+            hold = proofs.holdBackups(of: chain)
+            if hold == nil {
                 io.printError("proofkit alarm: note: no alarm service to hold the backups off during the live proof")
             }
         }
-        defer { if holdFD >= 0 { POSIX.closeDescriptor(holdFD) } }
-        let status = ProofkitCLI.execute(proof.1, proof.2, io: json ? io.discardingOutput : io, as: "alarm prove")
-        switch status {
-        case .success:
-            // The chain may have left its window during a long proof: a proof that began while it
-            // was due still counts.
-            let cancelled = try store.end(chain: chain.id, kind: "proof", at: Date(), detail: proof.0.rawValue) ?? []
-            poke(store, io: io)
-            report("accepted", proof.0.rawValue, cancelled: cancelled)
-            return .success
-        case .rejected:
-            try store.write {
-                try store.record(chain: chain.id, kind: "rejected", at: Date(), detail: proof.0.rawValue)
+        defer { hold?.release() }
+        let shown = json ? io.discardingOutput : io
+        let accepted: Bool
+        do {
+            accepted = try judge(evidence, chain: chain, proofs: proofs, io: shown)
+        } catch let error as ProofkitError {
+            io.printError("proofkit alarm prove: \(error.description)")
+            return ExitStatus(for: error.code)
+        } catch let error as ExitRequest {
+            return error.status
+        }
+        // The chain may have left its window during a long proof: a proof that began while it was
+        // due still counts.
+        report(try proofs.record(accepted: accepted, kind: evidence.kind, chain: chain, at: Date()))
+        return accepted || !arguments.has("strict") ? .success : .rejected
+    }
+
+    /// What `alarm prove` was given to judge.
+    enum Evidence {
+        case recording(String)
+        case microphone(device: String, maxSeconds: Double)
+        case photo(String)
+        /// A proof another command judges (squats, the camera), with its arguments.
+        case command(ProofKind, any Subcommand.Type, [String], live: Bool)
+
+        var kind: ProofKind {
+            switch self {
+            case .recording, .microphone: .voice
+            case .photo: .mat
+            case .command(let kind, _, _, _): kind
             }
-            poke(store, io: io)
-            report("rejected", proof.0.rawValue, cancelled: [])
-            return arguments.has("strict") ? .rejected : .success
-        default:
-            return status
+        }
+
+        var isLive: Bool {
+            switch self {
+            case .microphone: true
+            case .command(_, _, _, let live): live
+            case .recording, .photo: false
+            }
+        }
+
+        init(_ arguments: ParsedArguments, recording: String?, maxSeconds: Double) throws {
+            if let video = arguments.value("video") {
+                guard arguments.value("squat") == "", arguments.value("camera") == nil else {
+                    throw UsageError("--video goes with --squat alone: --squat --video VIDEO")
+                }
+                self = .command(.squat, SquatCommand.self, ["--video", video, "--strict"], live: false)
+            } else if let camera = arguments.value("camera") {
+                let squat = arguments.value("squat") == ""
+                guard squat || arguments.value("photo") == "" else {
+                    throw UsageError("--camera takes --photo or --squat without a file")
+                }
+                let passed = ["camera-format", "record"].flatMap { name in
+                    arguments.value(name).map { ["--\(name)", $0] } ?? []
+                }
+                self = .command(
+                    squat ? .squat : .mat, squat ? SquatCommand.self : MatCommand.self,
+                    ["--camera=\(camera)", "--strict", "--max-seconds", "\(maxSeconds)s"] + passed, live: true)
+            } else if let photo = arguments.value("photo") {
+                guard !photo.isEmpty else { throw UsageError("--photo needs a PHOTO, or --camera") }
+                self = .photo(photo)
+            } else if let poses = arguments.value("squat") {
+                guard !poses.isEmpty else { throw UsageError("--squat needs POSES or -, or --camera") }
+                let limit = ["--max-seconds", "\(maxSeconds)s"]
+                self = .command(
+                    .squat, SquatCommand.self, [poses, "--strict"] + (poses == "-" ? limit : []), live: poses == "-")
+            } else if let recording {
+                self = .recording(recording)
+            } else {
+                self = .microphone(device: arguments.value("device") ?? "default", maxSeconds: maxSeconds)
+            }
+        }
+    }
+
+    /// A proof command's exit status other than a verdict (its error already printed).
+    struct ExitRequest: Error {
+        var status: ExitStatus
+    }
+
+    /// Judges the evidence with the chain's settings (the voice proofs read the chain's text),
+    /// printing what the proof saw.
+    /// - Returns: whether it passed.
+    /// - Throws: the proof's `ProofkitError`; ``ExitRequest`` when a proof command failed.
+    static func judge(_ evidence: Evidence, chain: StoredChain, proofs: ChainProofs, io: CommandIO) throws -> Bool {
+        switch evidence {
+        case .recording(let path):
+            if let missing = proofs.recognizerMissing() {
+                io.printError(
+                    "proofkit alarm prove: the built-in recogniser is not available (\(missing)); judging by voice only"
+                )
+            }
+            let outcome = try proofs.judgeRecording(path, for: chain)
+            let result = outcome.result
+            io.print(
+                "\(path): '\(chain.duaText.name)' read for \(formatSeconds(result.gate.voicedSeconds)) of \(formatSeconds(outcome.neededSeconds)) needed"
+            )
+            if let heard = outcome.recognition?.transcript, !heard.isEmpty { io.print("transcript: " + heard) }
+            io.print(ProofText.verdictLine(result.match))
+            return result.match.verdict.isAccepted
+        case .microphone(let device, let maxSeconds):
+            if let missing = proofs.recognizerMissing() {
+                io.printError(
+                    "proofkit alarm prove: the built-in recogniser is not available (\(missing)); judging by voice only"
+                )
+            }
+            let live = try proofs.openLiveReading(device: device, maxSeconds: maxSeconds, for: chain)
+            let proof = live.proof
+            io.print("listening on \(device): read '\(proof.configuration.text.name)' aloud")
+            let view = LiveView(
+                io: io, json: false, text: proof.configuration.text, usesRecognizer: live.usesWhisper,
+                neededSeconds: proof.neededSeconds, frameSeconds: proof.configuration.gate.frameDuration.seconds)
+            let conclusion = try proofs.judgeLiveReading(live) { view.show($0) }
+            view.finish()
+            if !conclusion.heardText.isEmpty { io.print("transcript: " + conclusion.heardText) }
+            io.print(ProofText.verdictLine(conclusion.result.match))
+            return conclusion.result.match.verdict.isAccepted
+        case .photo(let path):
+            let result = try proofs.judgePhoto(path)
+            let judgement = result.judgement
+            let score = "score \(decimalText(judgement.score, places: 3))"
+            if judgement.verdict.isAccepted {
+                io.print("\(path): accepted (\(score))")
+            } else {
+                io.print("\(path): rejected (\(score)): \(judgement.hint ?? "")")
+            }
+            return judgement.verdict.isAccepted
+        case .command(_, let command, let arguments, _):
+            let status = ProofkitCLI.execute(command, arguments, io: io, as: "alarm prove")
+            switch status {
+            case .success: return true
+            case .rejected: return false
+            default: throw ExitRequest(status: status)
+            }
         }
     }
 }

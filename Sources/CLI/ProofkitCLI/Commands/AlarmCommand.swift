@@ -102,7 +102,9 @@ enum AlarmCommand: Subcommand {
                  proof (time out, end of input, the process killed) the backup that fell inside
                  it rings at once and the later ones keep their times; a held backup is never
                  missed. --escape ends the chain (due or not: a night away) and records an
-                 escape, never a proof.
+                 escape, never a proof. The voice proof reads the chain's text (add --text),
+                 judged as 'proofkit voice' does; live, it ends at the first pause after a
+                 whole reading, as the hands-free listener does.
         status   the next ring, covered-until, each active chain with its rings (in the
                  timetable's zone with its offset, and in the machine's when that differs), a
                  ring that failed and why, whether the service found its playback device, a

@@ -134,7 +134,7 @@ extension VoiceCommand {
             if conclusion.acceptedAsRecording {
                 io.print("the live transcript fell short; the whole reading, judged as a recording, passes")
             }
-            io.print(verdictLine(result.match))
+            io.print(ProofText.verdictLine(result.match))
         }
         return result.match.verdict.isAccepted || !arguments.has("strict") ? .success : .rejected
     }

@@ -418,7 +418,7 @@ enum VoiceCommand: Subcommand {
                     "key words heard: \(result.heardKeyWords.count) of \(text.keyWords.count) (\(text.requiredKeyWords) needed)"
                 )
             }
-            io.print(verdictLine(result.match))
+            io.print(ProofText.verdictLine(result.match))
         }
         return result.match.verdict.isAccepted || !arguments.has("strict") ? .success : .rejected
     }
@@ -433,21 +433,6 @@ enum VoiceCommand: Subcommand {
                 ? "gate: silero (segments that do not look like speech left out; the energy gate tracks the noise floor)"
                 : "gate: silero (the energy gate tracks the noise floor)"
         case .both: return "gate: both (voiced where the energy gate and Silero agree)"
-        }
-    }
-
-    static func verdictLine(_ match: DuaMatchResult) -> String {
-        switch match.verdict {
-        case .accepted:
-            switch match.rule {
-            case .keyWords: return "accepted: the key words were heard"
-            case .readTwice: return "accepted: read aloud twice the reading time, with key words"
-            case .voiceOnly: return "accepted: read aloud for the reading time (voice only)"
-            case .forcedScore:
-                return "accepted: the recogniser finds the text about as likely as what it wrote (forced score)"
-            }
-        case .rejected(let why):
-            return "rejected: \(why.detail)"
         }
     }
 
