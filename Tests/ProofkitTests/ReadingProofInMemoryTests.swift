@@ -89,7 +89,12 @@ struct ReadingProofInMemoryTests {
         }
         let (live, heard) = try listen(options)
         let kept = try #require(try live.judgeKeptAudio(forcedScore: ReadingProofRecording.defaultForcedScoreRule))
-        #expect(abs(kept.decodedSeconds - heard) < 0.05, "kept \(kept.decodedSeconds) s of \(heard) s heard")
+        // Judged from 0.2 s before the first voice (the 1 s of silence the microphone played
+        // first is left out) to the end.
+        let onset = try #require(live.finish().gate.segments.first).start
+        #expect(onset > 0.9, "\(onset)")
+        let expected = heard - (onset - LiveReadingProof.keptLeadSeconds)
+        #expect(abs(kept.decodedSeconds - expected) < 0.05, "kept \(kept.decodedSeconds) s of \(heard) s heard")
         #expect(kept.result.match.verdict.isAccepted, "\(kept.result.match)")
         let fromFile = try ReadingProofRecording.run(
             path: path, configuration: configuration, sileroModelPath: options.sileroModelPath,
@@ -97,9 +102,12 @@ struct ReadingProofInMemoryTests {
         #expect(kept.result.match.verdict.isAccepted == fromFile.result.match.verdict.isAccepted)
         #expect(abs(kept.result.gate.voicedSeconds - fromFile.result.gate.voicedSeconds) < 0.3)
 
-        // At most keptSeconds, the newest: 2 s of the end of the audio heard.
+        // At most keptSeconds, the newest: the last 2 s heard (voice runs into them, so none is
+        // left out before it).
         options.keptSeconds = 2
-        let (short, _) = try listen(options)
+        let (short, shortHeard) = try listen(options)
+        let lastVoice = try #require(short.finish().gate.segments.last)
+        #expect(lastVoice.start < shortHeard - 2 && lastVoice.end > shortHeard - 2, "\(lastVoice) of \(shortHeard) s")
         let tail = try #require(try short.judgeKeptAudio(forcedScore: nil))
         #expect(abs(tail.decodedSeconds - 2) < 0.05, "\(tail.decodedSeconds)")
         // Without keepsAudio nothing is kept, and nothing is judged again.

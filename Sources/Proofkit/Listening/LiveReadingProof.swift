@@ -304,8 +304,15 @@ public final class LiveReadingProof: @unchecked Sendable {
         return conclusion
     }
 
+    /// Voice heard before the first voiced segment that is kept for the recording path's judgement,
+    /// in seconds: 0.2. A reading judged as a recording starts there, as a recording made on purpose
+    /// does: a long lead of silence shifts Whisper's 30 s windows, and on 70hm of the du'a
+    /// recordings a 0.5-1 s lead made the first window decode only the basmala and skip to the next
+    /// (leads of 0 to 0.32 s did not). Chosen after seeing 70hm (half A of the evaluation).
+    public static let keptLeadSeconds = 0.2
+
     /// After ``run(_:)``: the audio kept (``Options/keepsAudio``) judged as a recording, with the
-    /// built-in recogniser over the whole of it.
+    /// built-in recogniser, from ``keptLeadSeconds`` before the first voice in it to its end.
     /// - Parameter rule: the forced-score rule, or `nil` for the key words alone.
     /// - Returns: the outcome, or `nil` when no audio was kept or the built-in recogniser does
     ///   not listen.
@@ -314,8 +321,13 @@ public final class LiveReadingProof: @unchecked Sendable {
         -> ReadingProofRecording.Outcome?
     {
         guard let whisper, !state.kept.isEmpty else { return nil }
+        let rate = Double(configuration.gate.sampleRate)
+        let (audio, first) = state.keptAudio()
+        let keptStart = Double(first) / rate
+        let onset = finish().gate.segments.first { $0.end > keptStart }.map { max(keptStart, $0.start) } ?? keptStart
+        let skip = min(audio.count, max(0, Int(((onset - Self.keptLeadSeconds - keptStart) * rate).rounded())))
         return try ReadingProofRecording.run(
-            samples: state.keptAudio(), configuration: configuration, sileroModelPath: options.sileroModelPath,
+            samples: Array(audio[skip...]), configuration: configuration, sileroModelPath: options.sileroModelPath,
             fallback: options.fallback, maxRecognizedSeconds: options.keptSeconds,
             recognize: ReadingProofRecording.wholeReadingRecognizer { whisper },
             forcedScoreRule: rule)
@@ -351,6 +363,8 @@ final class LiveState: @unchecked Sendable {
     var writer: AudioFileWriter?
     /// The last `keptLimit` samples heard (up to twice that between trims), or nothing.
     private(set) var kept: [Float] = []
+    /// Samples heard before `kept[0]`.
+    private var dropped = 0
     let keptLimit: Int
 
     init(session: consuming ReadingProofSession, keptSamples: Int) {
@@ -363,11 +377,18 @@ final class LiveState: @unchecked Sendable {
     func keep(_ samples: [Float]) {
         guard keptLimit > 0 else { return }
         kept += samples
-        if kept.count > 2 * keptLimit { kept.removeFirst(kept.count - keptLimit) }
+        if kept.count > 2 * keptLimit {
+            dropped += kept.count - keptLimit
+            kept.removeFirst(kept.count - keptLimit)
+        }
     }
 
-    /// The audio kept: at most the limit, the newest.
-    func keptAudio() -> [Float] { Array(kept.suffix(keptLimit)) }
+    /// The audio kept (at most the limit, the newest), and the index in the audio heard of its
+    /// first sample.
+    func keptAudio() -> (samples: [Float], first: Int) {
+        let excess = max(0, kept.count - keptLimit)
+        return (Array(kept[excess...]), dropped + excess)
+    }
 
     func record(_ samples: [Int16]) throws(ProofkitError) {
         guard var file = writer.take() else { return }
