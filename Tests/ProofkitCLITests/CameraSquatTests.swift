@@ -68,6 +68,27 @@ struct CameraSquatTests {
     }
 
     @Test(
+        "alarm prove --squat --camera: the chain's 10 squats counted live; nobody squatting is a rejection and the chain goes on",
+        .enabled(if: PoseFixtures.hasPhotos, "needs the pinned wheels (bash .ci/setup)"))
+    func proveBySquatsRejected() throws {
+        let rig = try AlarmRig()
+        let person = try PoseFixtures.extractPhoto("grace_hopper", into: rig.folder)
+        let environment = try FakeCamera.environment(frames: [person])
+        let (id, first) = try rig.add(in: 1, window: 60, gap: 30, extra: ["--proof", "squat"])
+        while Date() < first.addingTimeInterval(0.2) { usleep(50_000) }  // due: its first ring's time has come
+        let proof = try rig.alarm(
+            ["prove", id, "--squat", "--camera", "--max-seconds", "3", "--strict"], environment: environment)
+        #expect(proof.status == 2, "\(proof.stdout)\(proof.stderr)")
+        #expect(proof.stdout.contains("counting squats: 10 reps"), "\(proof.stdout)")
+        #expect(proof.stdout.contains("only part of you is in view: step back"), "\(proof.stdout)")
+        #expect(proof.stdout.contains("--max-seconds (3 s) reached"), "\(proof.stdout)")
+        #expect(proof.stdout.contains("proof rejected: chain \(id) goes on"), "\(proof.stdout)")
+        let status = try rig.status()
+        let outcome = try #require((status["outcomes"] as? [[String: Any]])?.first, "\(status)")
+        #expect(outcome["kind"] as? String == "rejected" && outcome["detail"] as? String == "squat", "\(outcome)")
+    }
+
+    @Test(
         "squat --camera when the camera is unplugged mid-stream: the count so far, then the reason, exit 81",
         .enabled(if: PoseFixtures.hasPhotos, "needs the pinned wheels (bash .ci/setup)"))
     func unplugged() throws {

@@ -269,6 +269,47 @@ public struct ChainProofs: Sendable {
             asRecordingWhenRejected: reading.wholeReading)
     }
 
+    /// The mat proof by camera, as `proofkit mat --camera` judges it: frames judged a few times a
+    /// second until the mat is held in view (`LiveMatRule`'s default: 3 passing frames in a row)
+    /// or `maxSeconds` pass.
+    /// - Parameters:
+    ///   - source: the camera, opened (`CameraFrameSource`); the caller closes it.
+    ///   - maxSeconds: the most watching, in seconds.
+    ///   - onUpdate: each judged frame.
+    /// - Returns: the result (its verdict, how it ended).
+    /// - Throws: ``ProofkitError``: the model's (69, 78), the camera's (`.cameraUnplugged`,
+    ///   `.cameraStalled`...).
+    public func judgeMat(
+        watching source: CameraFrameSource, maxSeconds: Double, onUpdate: (LiveMatUpdate) -> Void
+    ) throws(ProofkitError) -> LiveMatResult {
+        var judge = try PhotoJudge(
+            options: PhotoJudgeOptions(loadsClassNames: false), store: PhotoModelStore(environment: environment))
+        return try judge.watch(source, rule: Self.matRule, maxSeconds: maxSeconds, onUpdate: onUpdate)
+    }
+
+    /// The rule a mat proof by camera passes by (the default `LiveMatRule`).
+    public static let matRule = LiveMatRule()
+
+    /// The squats a chain's squat proof asks for: one set of 10 (the hands-free watcher's too).
+    public static let squatPlan = LiveSquatPlan(repsPerSet: 10, sets: 1)
+
+    /// The squat proof by camera, as `proofkit squat --camera` counts it: ``squatPlan``, each rep
+    /// as it is counted, until the plan is done or `maxSeconds` pass.
+    /// - Parameters:
+    ///   - source: the camera, opened (`CameraFrameSource`); the caller closes it.
+    ///   - maxSeconds: the most watching, in seconds.
+    ///   - onUpdate: each frame's update (who is in view, the reps counted).
+    /// - Returns: the result; the proof passed when its ending is `.passed` and its squats'
+    ///   verdict accepted.
+    /// - Throws: ``ProofkitError``: the pose models' (69, 78), the camera's.
+    public func judgeSquats(
+        watching source: CameraFrameSource, maxSeconds: Double, onUpdate: (LiveSquatUpdate) -> Void
+    ) throws(ProofkitError) -> LiveSquatResult {
+        let estimator = try PoseEstimator(store: PhotoModelStore(environment: environment), threads: 1)
+        return try LiveSquatCounter(plan: Self.squatPlan).watch(
+            source, estimator: estimator, maxSeconds: maxSeconds, onUpdate: onUpdate)
+    }
+
     /// The photo proof of a photo, as `proofkit mat PHOTO` judges it (the default engine, rule
     /// and threshold, the learned head when installed).
     /// - Parameter path: the photo (JPEG or PNG).

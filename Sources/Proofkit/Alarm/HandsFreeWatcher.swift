@@ -43,7 +43,7 @@ final class ProverControl: Sendable {
 /// The hands-free camera proofs: the camera watched between rings for the mat in view (as
 /// `proofkit mat --camera` judges it: a few frames a second, passing on a steady run, ``LiveMatSession``)
 /// and for squats counted (as `proofkit squat --camera` counts them: every frame's pose,
-/// ``LiveSquatSession``, ``squatPlan``), one or both on the same frames as the chain's proof
+/// ``LiveSquatSession``, ``ChainProofs/squatPlan``), one or both on the same frames as the chain's proof
 /// allows. Frames stay in memory. A pass ends the chain (rising chime).
 final class CameraWatcher: HandsFreeProver, @unchecked Sendable {
     /// What it watches for.
@@ -52,9 +52,6 @@ final class CameraWatcher: HandsFreeProver, @unchecked Sendable {
         static let mat = Proofs(rawValue: 1)
         static let squats = Proofs(rawValue: 2)
     }
-
-    /// The squats that end a chain: one set of 10, as `alarm prove --squat` asks.
-    static let squatPlan = LiveSquatPlan(repsPerSet: 10, sets: 1)
 
     let proofs: Proofs
     /// The camera, or `nil` for the first video capture device.
@@ -86,12 +83,14 @@ final class CameraWatcher: HandsFreeProver, @unchecked Sendable {
             var judge = proofs.contains(.mat) ? try PhotoJudge(options: PhotoJudgeOptions(), store: store) : nil
             let estimator = proofs.contains(.squats) ? try PoseEstimator(store: store, threads: 1) : nil
             var squats = try estimator.map { _ throws(ProofkitError) in
-                try LiveSquatCounter(plan: Self.squatPlan).session()
+                try LiveSquatCounter(plan: ChainProofs.squatPlan).session()
             }
             var mat = LiveMatSession()
             let source = try CameraFrameSource(device: camera)
             defer { source.close() }
-            let wanted = [judge != nil ? "the mat" : nil, squats != nil ? "\(Self.squatPlan.repsPerSet) squats" : nil]
+            let wanted = [
+                judge != nil ? "the mat" : nil, squats != nil ? "\(ChainProofs.squatPlan.repsPerSet) squats" : nil,
+            ]
             report(
                 .started(
                     "watching \(source.path) for \(wanted.compactMap { $0 }.joined(separator: " or ")) until "

@@ -94,7 +94,7 @@ extension AlarmCommand {
         let shown = json ? io.discardingOutput : io
         let accepted: Bool
         do {
-            accepted = try judge(evidence, chain: chain, proofs: proofs, io: shown)
+            accepted = try judge(evidence, arguments, chain: chain, proofs: proofs, io: shown)
         } catch let error as ProofkitError {
             io.printError("proofkit alarm prove: \(error.description)")
             return ExitStatus(for: error.code)
@@ -112,6 +112,8 @@ extension AlarmCommand {
         case recording(String)
         case microphone(device: String, maxSeconds: Double)
         case photo(String)
+        /// The mat (`.mat`) or squats (`.squat`) by camera.
+        case camera(ProofKind, maxSeconds: Double)
         /// A proof another command judges (squats, the camera), with its arguments.
         case command(ProofKind, any Subcommand.Type, [String], live: Bool)
 
@@ -119,13 +121,14 @@ extension AlarmCommand {
             switch self {
             case .recording, .microphone: .voice
             case .photo: .mat
+            case .camera(let kind, _): kind
             case .command(let kind, _, _, _): kind
             }
         }
 
         var isLive: Bool {
             switch self {
-            case .microphone: true
+            case .microphone, .camera: true
             case .command(_, _, _, let live): live
             case .recording, .photo: false
             }
@@ -137,17 +140,12 @@ extension AlarmCommand {
                     throw UsageError("--video goes with --squat alone: --squat --video VIDEO")
                 }
                 self = .command(.squat, SquatCommand.self, ["--video", video, "--strict"], live: false)
-            } else if let camera = arguments.value("camera") {
+            } else if CameraOptions.isLive(arguments) {
                 let squat = arguments.value("squat") == ""
                 guard squat || arguments.value("photo") == "" else {
                     throw UsageError("--camera takes --photo or --squat without a file")
                 }
-                let passed = ["camera-format", "record"].flatMap { name in
-                    arguments.value(name).map { ["--\(name)", $0] } ?? []
-                }
-                self = .command(
-                    squat ? .squat : .mat, squat ? SquatCommand.self : MatCommand.self,
-                    ["--camera=\(camera)", "--strict", "--max-seconds", "\(maxSeconds)s"] + passed, live: true)
+                self = .camera(squat ? .squat : .mat, maxSeconds: maxSeconds)
             } else if let photo = arguments.value("photo") {
                 guard !photo.isEmpty else { throw UsageError("--photo needs a PHOTO, or --camera") }
                 self = .photo(photo)
@@ -173,7 +171,9 @@ extension AlarmCommand {
     /// printing what the proof saw.
     /// - Returns: whether it passed.
     /// - Throws: the proof's `ProofkitError`; ``ExitRequest`` when a proof command failed.
-    static func judge(_ evidence: Evidence, chain: StoredChain, proofs: ChainProofs, io: CommandIO) throws -> Bool {
+    static func judge(
+        _ evidence: Evidence, _ arguments: ParsedArguments, chain: StoredChain, proofs: ChainProofs, io: CommandIO
+    ) throws -> Bool {
         switch evidence {
         case .recording(let path):
             if let missing = proofs.recognizerMissing() {
@@ -216,6 +216,38 @@ extension AlarmCommand {
                 io.print("\(path): rejected (\(score)): \(judgement.hint ?? "")")
             }
             return judgement.verdict.isAccepted
+        case .camera(let kind, let maxSeconds):
+            let source = try CameraOptions.open(arguments, io: io)
+            defer { source.close() }
+            if kind == .mat {
+                let rule = ChainProofs.matRule
+                io.print(LiveProofText.matStart(rule, maxSeconds: maxSeconds))
+                var shown: String?
+                let result = try proofs.judgeMat(watching: source, maxSeconds: maxSeconds) { update in
+                    if let line = LiveProofText.matFrame(update, rule: rule, shown: &shown) { io.print(line) }
+                }
+                io.print(LiveProofText.matResult(result, rule: rule))
+                return result.verdict.isAccepted
+            }
+            io.print(LiveProofText.squatStart(ChainProofs.squatPlan, maxSeconds: maxSeconds))
+            var view: String?
+            var restShown = -1
+            var reps = 0
+            let result = try proofs.judgeSquats(watching: source, maxSeconds: maxSeconds) { update in
+                var resting = false
+                for line in LiveProofText.squatFrame(update, view: &view, restShown: &restShown, resting: &resting) {
+                    io.print(line)
+                }
+                if resting { return }
+                for event in update.events {
+                    if case .rep = event { reps += 1 }
+                    SquatOutput.report(event, json: false, io: io)
+                }
+            }
+            for rep in result.squats.reps.dropFirst(reps) { SquatOutput.report(.rep(rep), json: false, io: io) }
+            SquatOutput.printSummary(result.squats, name: source.path, io: io)
+            io.print(LiveProofText.squatEnding(result, maxSeconds: maxSeconds))
+            return result.ending == .passed && result.squats.verdict.isAccepted
         case .command(_, let command, let arguments, _):
             let status = ProofkitCLI.execute(command, arguments, io: io, as: "alarm prove")
             switch status {

@@ -26,11 +26,7 @@ extension SquatCommand {
         let estimator = try PoseEstimator(store: PhotoModelStore(environment: io.environment), threads: threads)
         let source = try CameraOptions.open(arguments, io: io)
         defer { source.close() }
-        if !json {
-            let sets =
-                plan.sets == 1 ? "" : " in each of \(plan.sets) sets, rest \(decimalText(plan.rest, places: 0)) s"
-            io.print("counting squats: \(plan.repsPerSet) reps\(sets) (up to \(decimalText(maxSeconds, places: 0)) s)")
-        }
+        if !json { io.print(LiveProofText.squatStart(plan, maxSeconds: maxSeconds)) }
         var reps = 0
         var view: String?
         var restShown = -1
@@ -39,28 +35,14 @@ extension SquatCommand {
             result = try counter.watch(
                 source, estimator: estimator, maxSeconds: maxSeconds,
                 onUpdate: { update in
-                    // The hint that applies, printed when it changes.
-                    let now =
-                        !update.personInView
-                        ? "nobody in view: stand where the camera sees you, feet to head"
-                        : update.wholeBodyInView
-                            ? "person in view"
-                            : "only part of you is in view: step back until the camera sees you from shoulders to feet"
-                    if now != view, !json { io.print(now) }
-                    view = now
-                    if update.restLeft > 0 {
-                        let left = Int(update.restLeft.rounded(.up))
-                        if !json, left % 10 == 0 || left <= 3, left != restShown { io.print("rest: \(left) s left") }
-                        restShown = left
-                        return
-                    }
-                    if restShown >= 0 {
-                        restShown = -1
-                        if !json { io.print("go: next set") }
-                    }
+                    var resting = false
+                    let lines = LiveProofText.squatFrame(
+                        update, view: &view, restShown: &restShown, resting: &resting)
+                    if !json { for line in lines { io.print(line) } }
+                    if resting { return }
                     for event in update.events {
                         if case .rep = event { reps += 1 }
-                        report(event, json: json, io: io)
+                        SquatOutput.report(event, json: json, io: io)
                     }
                 })
         } catch {
@@ -69,9 +51,9 @@ extension SquatCommand {
             }
             throw error
         }
-        for rep in result.squats.reps.dropFirst(reps) { report(.rep(rep), json: json, io: io) }
+        for rep in result.squats.reps.dropFirst(reps) { SquatOutput.report(.rep(rep), json: json, io: io) }
         if json {
-            var object = resultJSON(result.squats, file: source.path)
+            var object = SquatOutput.resultJSON(result.squats, file: source.path)
             object["event"] = "result"
             object["ending"] = .string(result.ending.rawValue)
             object["fps"] = .rounded(result.framesPerSecond, places: 2)
@@ -79,17 +61,8 @@ extension SquatCommand {
             object["mode"] = CameraCommand.modeJSON(source.mode)
             io.printJSON(.object(object))
         } else {
-            printSummary(result.squats, name: source.path, io: io)
-            let ending =
-                switch result.ending {
-                case .passed: "the workout is done"
-                case .timeUp: "--max-seconds (\(decimalText(maxSeconds, places: 0)) s) reached"
-                case .cancelled: "cancelled"
-                case .restTooLong: "the rest between sets was too long"
-                }
-            io.print(
-                "\(ending): \(result.frames) frames in \(decimalText(result.seconds, places: 1)) s (\(decimalText(result.framesPerSecond, places: 1)) fps)"
-            )
+            SquatOutput.printSummary(result.squats, name: source.path, io: io)
+            io.print(LiveProofText.squatEnding(result, maxSeconds: maxSeconds))
         }
         let accepted = result.ending == .passed && result.squats.verdict.isAccepted
         if !accepted && arguments.has("strict") { return .rejected }
