@@ -22,7 +22,7 @@ whisper_dua_eval.py; nothing here was tuned (ReadingEnd's 1.5 s and 1 s were cho
 ran), so both halves are held out.
 
 Usage (from the package root, after the release build and the models build):
-  python3 Benchmarks/hands_free_dua_eval.py [--proofkit PATH] [--data DIR] [--out DIR] [--limit N] [--only NAME]
+  python3 Benchmarks/hands_free_dua_eval.py [--proofkit PATH] [--data DIR] [--out DIR] [--limit N] [--only NAME] [--reuse-file RESULTS]
 Writes OUT/results.jsonl (resumes) and prints the table. Needs ffmpeg and the standard library.
 """
 import argparse
@@ -58,6 +58,8 @@ def main():
     parser.add_argument("--out", default=os.path.join(ROOT, "Benchmarks/out/hands_free_dua"))
     parser.add_argument("--limit", type=int, default=0, help="only the first N recordings (a quick look)")
     parser.add_argument("--only", action="append", default=[], help="only this recording (by name; repeatable)")
+    parser.add_argument("--reuse-file", metavar="RESULTS",
+                        help="take the recording's verdicts from an earlier run's results.jsonl (same file path)")
     options = parser.parse_args()
     os.makedirs(options.out, exist_ok=True)
     rows = manifest_rows(options.data)
@@ -70,6 +72,12 @@ def main():
             for line in f:
                 value = json.loads(line)
                 done[(value["recording"], value["text"])] = value
+    earlier = {}
+    if options.reuse_file:
+        with open(options.reuse_file, encoding="utf-8") as f:
+            for line in f:
+                value = json.loads(line)
+                earlier[(value["recording"], value["text"])] = value
     selected = rows[: options.limit] if options.limit else rows
     if options.only:
         selected = [r for r in selected if r["name"] in options.only]
@@ -94,17 +102,19 @@ def main():
                 if (r["name"], text) in done:
                     continue
                 common = ["--text", text, "--texts", texts_path, "--json"]
-                recording = subprocess.run([options.proofkit, "voice", r["path"]] + common,
-                                           capture_output=True, text=True)
+                before = earlier.get((r["name"], text))
+                recording = None if before else subprocess.run([options.proofkit, "voice", r["path"]] + common,
+                                                               capture_output=True, text=True)
                 live = subprocess.run([options.proofkit, "voice", "--live", "--hands-free", "--device", "vmic",
                                        "--max-seconds", f"{seconds:.1f}"] + common,
                                       capture_output=True, text=True,
                                       env=dict(os.environ, PROOFKIT_ALSA_CONFIG=conf))
-                a, rule_a = verdict(recording.stdout)
+                a, rule_a = (before["file"], before["file_rule"]) if before else verdict(recording.stdout)
                 b, rule_b = verdict(live.stdout)
                 value = {"recording": r["name"], "half": r["half"], "kind": kind, "text": text,
                          "file": a, "file_rule": rule_a, "hands_free": b, "hands_free_rule": rule_b,
-                         "errors": [x.stderr.strip()[-300:] for x in (recording, live) if x.returncode != 0]}
+                         "file_reused": bool(before),
+                         "errors": [x.stderr.strip()[-300:] for x in (recording, live) if x and x.returncode != 0]}
                 done[(r["name"], text)] = value
                 out.write(json.dumps(value, ensure_ascii=False) + "\n")
                 out.flush()

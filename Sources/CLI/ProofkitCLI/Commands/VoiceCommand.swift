@@ -108,9 +108,12 @@ enum VoiceCommand: Subcommand {
           {"event":"recognizer_restarted","restarts":N}
           {"event":"recognizer_gave_up"}
           {"event":"end","heard_seconds":S,"transcript":[LINES],"heard_text":TEXT,"dropped_chunks":N,"overruns":N,
-           "recognizer_restarts":N,"recording":PATH|null, ...the RESULT fields below}
+           "recognizer_restarts":N,"recording":PATH|null,"judged_as_recording":BOOL,
+           ...the RESULT fields below}
           (heard_text: what was heard, once: the built-in recogniser's final text of each window, or
-          a recogniser's lines with each interim guess replaced by the line that repeats and extends it)
+          a recogniser's lines with each interim guess replaced by the line that repeats and extends it;
+          judged_as_recording: with --hands-free, a whole reading the live transcript rejected was
+          judged again as a recording, from 0.2 s before its first voice, and passed)
         RECORDING: one object: {"file":PATH,"duration_seconds":S,"input_sample_rate":HZ,
           "input_channels":N,"recognizer":"whisper"|"transcript-file"|"none","transcript":TEXT|null,
           "forced_score":FORCED|null,"recognizer_seconds":S|null,
@@ -156,7 +159,9 @@ enum VoiceCommand: Subcommand {
         .option("device", value: "D", help: "ALSA capture device (default 'default')"),
         .flag(
             "hands-free",
-            help: "with --live: end at a pause (1.5 s after a whole reading, else 4 s), as the alarm's listener judges"),
+            help:
+                "with --live: end at a pause (1.5 s after a whole reading, else 4 s) and judge a whole reading the live transcript rejects again as a recording, as the alarm's listener does"
+        ),
         .flag("list-devices", help: "list the ALSA PCM devices and exit"),
         .option(
             "recognizer", value: "R", choices: ["whisper", "cmd", "none"],
