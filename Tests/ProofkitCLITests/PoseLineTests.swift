@@ -1,11 +1,10 @@
 import Foundation
+import Proofkit
 import ProofkitCore
 import TestSupport
 import Testing
 
-@testable import ProofkitCLI
-
-/// The CLI's pose-line reader (the decoder is SquatCounting's: Tests/SquatCountingTests/PoseLineDecoderTests.swift).
+/// The pose-line reader (Proofkit's) (the decoder is SquatCounting's: Tests/SquatCountingTests/PoseLineDecoderTests.swift).
 @Suite("pose lines: the reader")
 struct PoseLineTests {
     @Test("the reader caps a line without a newline (an endless stream) and ends with exit 65")

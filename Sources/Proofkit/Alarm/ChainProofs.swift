@@ -1,6 +1,7 @@
 import DuaMatching
 public import ProofkitCore
 internal import ProofkitSystem
+import SquatCounting
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -308,6 +309,32 @@ public struct ChainProofs: Sendable {
         let estimator = try PoseEstimator(store: PhotoModelStore(environment: environment), threads: 1)
         return try LiveSquatCounter(plan: Self.squatPlan).watch(
             source, estimator: estimator, maxSeconds: maxSeconds, onUpdate: onUpdate)
+    }
+
+    /// The squat proof of pose JSON Lines, as `proofkit squat POSES --reps 10` counts them: a
+    /// file read whole (its events handed over once every line was read), or `-`, a live stream on
+    /// standard input, ending when the 10 squats are done, the input ends or `maxSeconds` pass.
+    /// - Parameters:
+    ///   - path: the pose lines (`proofkit pose --json`'s format), or `-` for standard input.
+    ///   - maxSeconds: the most waiting for a live stream, in seconds.
+    ///   - onEvent: each rep, rejection and set as it is counted.
+    /// - Returns: the result, and whether `maxSeconds` ended a live stream.
+    /// - Throws: ``ProofkitError``: `.notFound` (66), `.decodeFailed` (65: a bad line, no frame),
+    ///   `.io` (74).
+    public func judgeSquats(
+        poseLinesAt path: String, maxSeconds: Double, onEvent: (SquatEvent) -> Void
+    ) throws(ProofkitError) -> (result: SquatResult, timedOut: Bool) {
+        let live = path == "-"
+        let fd = live ? 0 : try PoseLineReader.openInput(path)
+        defer { if !live { POSIX.closeDescriptor(fd) } }
+        let counter = try SquatRepCounter(
+            configuration: SquatCounterConfiguration(
+                plan: SquatWorkoutPlan(repsPerSet: Self.squatPlan.repsPerSet, sets: 1, maximumRest: Self.squatPlan.rest)
+            ))
+        var counting = PoseLineCounting(counter: counter, name: live ? "stdin" : displayName(path), live: live)
+        let timedOut = try counting.read(
+            fd: fd, deadline: live ? POSIX.monotonicSeconds() + maxSeconds : nil, onEvent: onEvent)
+        return (try counting.finish(path: path, onEvent: onEvent), timedOut)
     }
 
     /// The photo proof of a photo, as `proofkit mat PHOTO` judges it (the default engine, rule

@@ -114,6 +114,8 @@ extension AlarmCommand {
         case photo(String)
         /// The mat (`.mat`) or squats (`.squat`) by camera.
         case camera(ProofKind, maxSeconds: Double)
+        /// Squats from pose lines (a file, or `-`: a live stream on stdin).
+        case poses(String, maxSeconds: Double)
         /// A proof another command judges (squats, the camera), with its arguments.
         case command(ProofKind, any Subcommand.Type, [String], live: Bool)
 
@@ -122,6 +124,7 @@ extension AlarmCommand {
             case .recording, .microphone: .voice
             case .photo: .mat
             case .camera(let kind, _): kind
+            case .poses: .squat
             case .command(let kind, _, _, _): kind
             }
         }
@@ -129,6 +132,7 @@ extension AlarmCommand {
         var isLive: Bool {
             switch self {
             case .microphone, .camera: true
+            case .poses(let path, _): path == "-"
             case .command(_, _, _, let live): live
             case .recording, .photo: false
             }
@@ -151,9 +155,7 @@ extension AlarmCommand {
                 self = .photo(photo)
             } else if let poses = arguments.value("squat") {
                 guard !poses.isEmpty else { throw UsageError("--squat needs POSES or -, or --camera") }
-                let limit = ["--max-seconds", "\(maxSeconds)s"]
-                self = .command(
-                    .squat, SquatCommand.self, [poses, "--strict"] + (poses == "-" ? limit : []), live: poses == "-")
+                self = .poses(poses, maxSeconds: maxSeconds)
             } else if let recording {
                 self = .recording(recording)
             } else {
@@ -248,6 +250,18 @@ extension AlarmCommand {
             SquatOutput.printSummary(result.squats, name: source.path, io: io)
             io.print(LiveProofText.squatEnding(result, maxSeconds: maxSeconds))
             return result.ending == .passed && result.squats.verdict.isAccepted
+        case .poses(let path, let maxSeconds):
+            let name = path == "-" ? "stdin" : displayName(path)
+            let (result, timedOut) = try proofs.judgeSquats(poseLinesAt: path, maxSeconds: maxSeconds) { event in
+                SquatOutput.report(event, json: false, io: io)
+            }
+            if timedOut {
+                io.printError(
+                    "proofkit alarm prove: --max-seconds (\(decimalText(maxSeconds, places: 0)) s) reached; the verdict is on what came"
+                )
+            }
+            SquatOutput.printSummary(result, name: name, io: io)
+            return result.verdict.isAccepted
         case .command(_, let command, let arguments, _):
             let status = ProofkitCLI.execute(command, arguments, io: io, as: "alarm prove")
             switch status {

@@ -229,7 +229,6 @@ enum SquatCommand: Subcommand {
             throw UsageError(error.message)
         }
         let displayName = path == "-" ? "stdin" : ProofkitCore.displayName(path)  // bytes that are not UTF-8 as \xNN
-        var decoder = PoseLineDecoder()
 
         // A file is read exactly as stdin (one fixed buffer, lines capped): memory stays bounded
         // whatever its length. Reading stdin, events are printed as they happen; for a file they
@@ -237,71 +236,39 @@ enum SquatCommand: Subcommand {
         let live = path == "-" && videoPath == nil
         let fd = live ? 0 : (videoPath != nil ? -1 : try PoseLineReader.openInput(path))
         defer { if !live && fd >= 0 { POSIX.closeDescriptor(fd) } }
-        var waiting: [SquatEvent] = []
-        var liveReps = 0  // rep events printed (or waiting to be)
-        var frameCount = 0
         // A live stream ends at the target (the workout done) or at --max-seconds, whichever first.
         let maxSeconds = try arguments.seconds("max-seconds") ?? 300
         guard maxSeconds > 0 else { throw UsageError("--max-seconds must be more than 0") }
-        struct WorkoutDone: Error {}
-        func handle(_ line: UnsafeBufferPointer<UInt8>) throws {
-            guard let frame = try decodeLine(&decoder, line, path: displayName) else { return }
-            frameCount += 1
-            let events = counter.process(frame)
-            if live {
-                for event in events {
-                    if case .rep = event { liveReps += 1 }
-                    SquatOutput.report(event, json: json, io: io)
-                }
-                if events.contains(where: { if case .workoutCompleted = $0 { true } else { false } }) {
-                    throw WorkoutDone()
-                }
-            } else if !json {
-                waiting += events
-            }
+        var counting = PoseLineCounting(counter: counter, name: displayName, live: live)
+        // A file's events are not printed with --json (its result lists them).
+        let show: (SquatEvent) -> Void = { event in
+            if live || !json { SquatOutput.report(event, json: json, io: io) }
         }
-        do {
-            if let videoPath {
-                // The video's frames become the very lines `proofkit pose VIDEO --json` prints, read
-                // by the same decoder: counting from a video equals counting from its pose lines.
-                let estimator = try PoseEstimator(store: PhotoModelStore(environment: io.environment))
-                let stop = try PoseVideoLines.run(
-                    path: videoPath, estimator: estimator, joints: PoseCommand.reported(all: false), io: io
-                ) { _, line in
-                    let bytes = Array(line.serialized.utf8)
-                    try bytes.withUnsafeBufferPointer { try handle($0) }
-                }
-                if let stop {
-                    io.printError("proofkit squat: \(displayName): \(stop); the verdict is on the frames before it")
-                }
-            } else {
-                try PoseLineReader.forEachLine(
-                    fd: fd, name: displayName, deadline: live ? POSIX.monotonicSeconds() + maxSeconds : nil, handle)
+        if let videoPath {
+            // The video's frames become the very lines `proofkit pose VIDEO --json` prints, read
+            // by the same decoder: counting from a video equals counting from its pose lines.
+            let estimator = try PoseEstimator(store: PhotoModelStore(environment: io.environment))
+            let stop = try PoseVideoLines.run(
+                path: videoPath, estimator: estimator, joints: PoseCommand.reported(all: false), io: io
+            ) { _, line in
+                let bytes = Array(line.serialized.utf8)
+                _ = try bytes.withUnsafeBufferPointer { try counting.take($0, onEvent: show) }
             }
-        } catch is WorkoutDone {
-        } catch LineReadFailure.timedOut {
+            if let stop {
+                io.printError("proofkit squat: \(displayName): \(stop); the verdict is on the frames before it")
+            }
+        } else if try counting.read(
+            fd: fd, deadline: live ? POSIX.monotonicSeconds() + maxSeconds : nil, onEvent: show)
+        {
             io.printError(
                 "proofkit squat: --max-seconds (\(decimalText(maxSeconds, places: 0)) s) reached; the verdict is on what came"
             )
         }
-        if !live {
-            guard frameCount > 0 else {
-                throw ProofkitError(
-                    .decodeFailed, videoPath == nil ? "no pose frames in the file" : "no frame of the video decodes",
-                    path: path)
-            }
-            for event in waiting {
-                if case .rep = event { liveReps += 1 }
-                SquatOutput.report(event, json: false, io: io)
-            }
-        }
-
-        let result = counter.finish()
         // A rep the stream ended on (still in its take-off watch, or stood up in the last frames)
-        // is decided by finish(): print it like the others.
-        if live || !json {
-            for rep in result.reps.dropFirst(liveReps) { SquatOutput.report(.rep(rep), json: json, io: io) }
-        }
+        // is decided by finish(): printed like the others.
+        let result = try counting.finish(
+            path: path, whenEmpty: videoPath == nil ? "no pose frames in the file" : "no frame of the video decodes",
+            onEvent: show)
         if let plotPath { try writeFileAtomically(plot(result, title: displayName, configuration), to: plotPath) }
         if json {
             var object = SquatOutput.resultJSON(result, file: displayName)
@@ -312,16 +279,6 @@ enum SquatCommand: Subcommand {
         }
         if arguments.has("strict"), !result.verdict.isAccepted { return .rejected }
         return .success
-    }
-
-    static func decodeLine(
-        _ decoder: inout PoseLineDecoder, _ line: UnsafeBufferPointer<UInt8>, path: String
-    ) throws(ProofkitError) -> PoseFrame? {
-        do {
-            return try decoder.decode(line.span)
-        } catch {
-            throw error.at(path: path)
-        }
     }
 
     static func plot(_ result: SquatResult, title: String, _ configuration: SquatCounterConfiguration) -> String {
