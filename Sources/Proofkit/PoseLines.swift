@@ -36,7 +36,7 @@ public enum PoseLineReader {
     }
 
     /// Opens `path` for reading (a regular file, a FIFO, `/dev/stdin`, ...), once, as `check` and
-    /// `trim` do (``POSIX/openInput(_:what:)``): a FIFO whose writer sends nothing is given up after
+    /// `trim` do (`POSIX.openInput(_:what:)`): a FIFO whose writer sends nothing is given up after
     /// 10 s instead of waiting forever.
     /// - Throws: `ProofkitError` `.notFound` (missing, or a folder) or `.io` (cannot open; no writer).
     public static func openInput(_ path: String) throws(ProofkitError) -> Int32 {
@@ -75,6 +75,9 @@ public struct PoseLineCounting: Sendable {
     }
 
     /// Takes one line (without its newline; blank lines are skipped).
+    /// - Parameters:
+    ///   - line: the line's bytes.
+    ///   - onEvent: each event handed over now (live: the frame's; a file: none until ``finish(path:whenEmpty:onEvent:)``).
     /// - Returns: whether the workout is done (live only: the stream may end there).
     /// - Throws: ``ProofkitError`` `.decodeFailed` naming the input and the line.
     public mutating func take(_ line: UnsafeBufferPointer<UInt8>, onEvent: (SquatEvent) -> Void)
@@ -101,7 +104,7 @@ public struct PoseLineCounting: Sendable {
     /// `deadline` passes.
     /// - Parameters:
     ///   - fd: the input, open for reading (not closed here).
-    ///   - deadline: for a live stream, when to stop waiting (``POSIX``'s monotonic seconds), or `nil`.
+    ///   - deadline: for a live stream, when to stop waiting (monotonic seconds, `POSIX.monotonicSeconds()`), or `nil`.
     ///   - onEvent: each event, as ``take(_:onEvent:)`` hands it over.
     /// - Returns: whether the deadline ended the stream.
     /// - Throws: ``ProofkitError``: `.decodeFailed` (a bad or too long line), `.io` (a read error).
@@ -129,6 +132,7 @@ public struct PoseLineCounting: Sendable {
     /// - Parameters:
     ///   - path: the input's path, named in the error.
     ///   - whenEmpty: the error's message when a file had no pose frame.
+    ///   - onEvent: each event handed over now.
     /// - Returns: the result.
     /// - Throws: ``ProofkitError`` `.decodeFailed` when a file had no pose frame.
     public mutating func finish(

@@ -243,8 +243,15 @@ public enum ReadingProofRecording {
     /// matcher as a recording, fed in chunks of 8192 samples as a decoded file is.
     /// - Parameters:
     ///   - samples: mono samples in -1...1 at `configuration.gate.sampleRate` (16 000 Hz).
-    ///   - others: as in
-    ///     ``run(path:configuration:sileroModelPath:transcript:fallback:maxRecognizedSeconds:recognize:forcedScoreRule:)``.
+    ///   - configuration: text, gate, recogniser use and detection mode.
+    ///   - sileroModelPath: the Silero model for the Silero modes, or `nil`.
+    ///   - fallback: when a missing Silero falls back to the energy gate; default
+    ///     ``VoiceDetectionFallback/bothOnly``.
+    ///   - maxRecognizedSeconds: the most audio handed to `recognize` (its start), default 300 s.
+    ///   - recognize: a recogniser for the whole reading (see ``wholeReadingRecognizer(_:)``); it
+    ///     runs only when the gate heard voice.
+    ///   - forcedScoreRule: the forced-score rule beside the key words, or `nil`; default
+    ///     ``defaultForcedScoreRule``.
     /// - Returns: the outcome; its ``Outcome/format`` describes the samples (container
     ///   `"memory"`, one channel, 32-bit float).
     /// - Throws: ``ReadingProofSession``'s errors and whatever `recognize` throws.
