@@ -127,6 +127,33 @@ public struct PoseLineCounting: Sendable {
         return false
     }
 
+    /// Counts every frame of a video, through the very lines `proofkit pose VIDEO --json` prints
+    /// (``PoseVideoLines``), so that counting from a video equals counting from its pose lines.
+    /// - Parameters:
+    ///   - path: the video.
+    ///   - estimator: the pose models.
+    ///   - progress: ``PoseVideoLines/run(path:estimator:joints:offset:progress:each:)``'s.
+    ///   - onEvent: as ``take(_:onEvent:)`` hands events over.
+    /// - Returns: where the frames ended early, or `nil`.
+    /// - Throws: ``ProofkitError``: the video's (65, 66, 69, 74), the models', a line's.
+    public mutating func read(
+        videoAt path: String, estimator: PoseEstimator, progress: (Int) -> Void = { _ in },
+        onEvent: (SquatEvent) -> Void
+    ) throws(ProofkitError) -> String? {
+        do {
+            return try PoseVideoLines.run(
+                path: path, estimator: estimator, joints: PoseVideoLines.reported(all: false), progress: progress
+            ) { _, line in
+                let bytes = Array(line.serialized.utf8)
+                _ = try bytes.withUnsafeBufferPointer { try take($0, onEvent: onEvent) }
+            }
+        } catch let error as ProofkitError {
+            throw error
+        } catch {
+            throw ProofkitError(.io, "\(error)", path: path)
+        }
+    }
+
     /// After the last line: a file's events are handed over (a live stream's were already), and
     /// the result, with the reps `finish` decided at the end of the input handed over too.
     /// - Parameters:

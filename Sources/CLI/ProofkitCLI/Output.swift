@@ -1,3 +1,4 @@
+public import ProofkitCore
 internal import ProofkitSystem
 
 /// Where a command writes: stdout for results, stderr for diagnostics and progress.
@@ -102,4 +103,32 @@ public struct ProgressBar {
         guard io.isStderrTerminal else { return }
         io.writeErr("\r\u{1B}[K")
     }
+}
+
+/// A ``ProgressBar`` for work whose length comes with its first report (as `PoseVideoLines.run`'s
+/// `progress` gives it): the first value is the total (0: unknown, nothing is drawn), later values
+/// the steps done.
+final class ReportedProgress {
+    private let io: CommandIO
+    private let label: String
+    private var bar: ProgressBar?
+    private var total = 0
+
+    init(io: CommandIO, label: String) {
+        self.io = io
+        self.label = label
+    }
+
+    /// The total on the first call, then the steps done.
+    func report(_ value: Int) {
+        guard bar != nil else {
+            total = value
+            bar = ProgressBar(io: io, label: label, total: value)
+            return
+        }
+        if total > 0 { bar!.update(value) }
+    }
+
+    /// Clears the bar's line.
+    func finish() { bar?.finish() }
 }

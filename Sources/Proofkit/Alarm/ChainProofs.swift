@@ -327,14 +327,39 @@ public struct ChainProofs: Sendable {
         let live = path == "-"
         let fd = live ? 0 : try PoseLineReader.openInput(path)
         defer { if !live { POSIX.closeDescriptor(fd) } }
-        let counter = try SquatRepCounter(
-            configuration: SquatCounterConfiguration(
-                plan: SquatWorkoutPlan(repsPerSet: Self.squatPlan.repsPerSet, sets: 1, maximumRest: Self.squatPlan.rest)
-            ))
-        var counting = PoseLineCounting(counter: counter, name: live ? "stdin" : displayName(path), live: live)
+        var counting = PoseLineCounting(
+            counter: try squatCounter(), name: live ? "stdin" : displayName(path), live: live)
         let timedOut = try counting.read(
             fd: fd, deadline: live ? POSIX.monotonicSeconds() + maxSeconds : nil, onEvent: onEvent)
         return (try counting.finish(path: path, onEvent: onEvent), timedOut)
+    }
+
+    /// The squat proof of a video file, as `proofkit squat --video VIDEO --reps 10` counts it:
+    /// every frame through the pose models with tracking, each frame's `pose --json` line counted
+    /// as ``judgeSquats(poseLinesAt:maxSeconds:onEvent:)`` counts a file's.
+    /// - Parameters:
+    ///   - path: the video (any container and codec FFmpeg's libraries read).
+    ///   - progress: ``PoseVideoLines/run(path:estimator:joints:offset:progress:each:)``'s.
+    ///   - onEvent: each rep, rejection and set, once every frame was read.
+    /// - Returns: the result, and where the frames ended early, if they did.
+    /// - Throws: ``ProofkitError``: the video's (65, 66, 69, 74; `.decodeFailed` when no frame
+    ///   decodes), the pose models' (69, 78).
+    public func judgeSquats(
+        videoAt path: String, progress: (Int) -> Void = { _ in }, onEvent: (SquatEvent) -> Void
+    ) throws(ProofkitError) -> (result: SquatResult, stop: String?) {
+        let estimator = try PoseEstimator(store: PhotoModelStore(environment: environment))
+        var counting = PoseLineCounting(counter: try squatCounter(), name: displayName(path), live: false)
+        let stop = try counting.read(videoAt: path, estimator: estimator, progress: progress, onEvent: onEvent)
+        return (try counting.finish(path: path, whenEmpty: "no frame of the video decodes", onEvent: onEvent), stop)
+    }
+
+    /// A counter for ``squatPlan``.
+    private func squatCounter() throws(ProofkitError) -> SquatRepCounter {
+        try SquatRepCounter(
+            configuration: SquatCounterConfiguration(
+                plan: SquatWorkoutPlan(
+                    repsPerSet: Self.squatPlan.repsPerSet, sets: Self.squatPlan.sets, maximumRest: Self.squatPlan.rest))
+        )
     }
 
     /// The photo proof of a photo, as `proofkit mat PHOTO` judges it (the default engine, rule

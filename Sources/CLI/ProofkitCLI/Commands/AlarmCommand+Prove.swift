@@ -98,8 +98,6 @@ extension AlarmCommand {
         } catch let error as ProofkitError {
             io.printError("proofkit alarm prove: \(error.description)")
             return ExitStatus(for: error.code)
-        } catch let error as ExitRequest {
-            return error.status
         }
         // The chain may have left its window during a long proof: a proof that began while it was
         // due still counts.
@@ -116,16 +114,15 @@ extension AlarmCommand {
         case camera(ProofKind, maxSeconds: Double)
         /// Squats from pose lines (a file, or `-`: a live stream on stdin).
         case poses(String, maxSeconds: Double)
-        /// A proof another command judges (squats, the camera), with its arguments.
-        case command(ProofKind, any Subcommand.Type, [String], live: Bool)
+        /// Squats from a video file.
+        case video(String)
 
         var kind: ProofKind {
             switch self {
             case .recording, .microphone: .voice
             case .photo: .mat
             case .camera(let kind, _): kind
-            case .poses: .squat
-            case .command(let kind, _, _, _): kind
+            case .poses, .video: .squat
             }
         }
 
@@ -133,8 +130,7 @@ extension AlarmCommand {
             switch self {
             case .microphone, .camera: true
             case .poses(let path, _): path == "-"
-            case .command(_, _, _, let live): live
-            case .recording, .photo: false
+            case .recording, .photo, .video: false
             }
         }
 
@@ -143,7 +139,7 @@ extension AlarmCommand {
                 guard arguments.value("squat") == "", arguments.value("camera") == nil else {
                     throw UsageError("--video goes with --squat alone: --squat --video VIDEO")
                 }
-                self = .command(.squat, SquatCommand.self, ["--video", video, "--strict"], live: false)
+                self = .video(video)
             } else if CameraOptions.isLive(arguments) {
                 let squat = arguments.value("squat") == ""
                 guard squat || arguments.value("photo") == "" else {
@@ -164,15 +160,10 @@ extension AlarmCommand {
         }
     }
 
-    /// A proof command's exit status other than a verdict (its error already printed).
-    struct ExitRequest: Error {
-        var status: ExitStatus
-    }
-
     /// Judges the evidence with the chain's settings (the voice proofs read the chain's text),
     /// printing what the proof saw.
     /// - Returns: whether it passed.
-    /// - Throws: the proof's `ProofkitError`; ``ExitRequest`` when a proof command failed.
+    /// - Throws: the proof's `ProofkitError`.
     static func judge(
         _ evidence: Evidence, _ arguments: ParsedArguments, chain: StoredChain, proofs: ChainProofs, io: CommandIO
     ) throws -> Bool {
@@ -262,13 +253,18 @@ extension AlarmCommand {
             }
             SquatOutput.printSummary(result, name: name, io: io)
             return result.verdict.isAccepted
-        case .command(_, let command, let arguments, _):
-            let status = ProofkitCLI.execute(command, arguments, io: io, as: "alarm prove")
-            switch status {
-            case .success: return true
-            case .rejected: return false
-            default: throw ExitRequest(status: status)
+        case .video(let path):
+            let progress = ReportedProgress(io: io, label: "pose \(displayName(path))")
+            defer { progress.finish() }
+            let (result, stop) = try proofs.judgeSquats(videoAt: path, progress: progress.report) { event in
+                SquatOutput.report(event, json: false, io: io)
             }
+            if let stop {
+                io.printError(
+                    "proofkit alarm prove: \(displayName(path)): \(stop); the verdict is on the frames before it")
+            }
+            SquatOutput.printSummary(result, name: displayName(path), io: io)
+            return result.verdict.isAccepted
         }
     }
 }

@@ -80,12 +80,6 @@ enum PoseCommand: Subcommand {
             .option("max-seconds", value: "S", help: "with --camera: stop after S seconds (default 30)"),
         ] + CameraOptions.specs
 
-    /// The landmarks printed: squat's 8 joints or all 33, as (name, landmark number).
-    static func reported(all: Bool) -> [(name: String, index: Int)] {
-        if all { return PoseSkeleton.landmarkNames.enumerated().map { ($1, $0) } }
-        return PoseJoint.allCases.map { ($0.rawValue, PoseSkeleton.landmarkIndex(of: $0)) }
-    }
-
     /// The largest photo `--plot` embeds, in bytes (the SVG is a third larger).
     static let plotPhotoLimit = 64 << 20
 
@@ -108,7 +102,7 @@ enum PoseCommand: Subcommand {
         let threads = try arguments.int("threads") ?? 1
         guard threads >= 0 else { throw UsageError("--threads must be 0 or more, not \(threads)") }
         let json = arguments.has("json")
-        let joints = reported(all: set == "all")
+        let joints = PoseVideoLines.reported(all: set == "all")
 
         let estimator = try PoseEstimator(store: PhotoModelStore(environment: io.environment), threads: threads)
         if CameraOptions.isLive(arguments) {
@@ -123,8 +117,10 @@ enum PoseCommand: Subcommand {
             // --plot takes one photo: its input is read as a photo, whatever it holds.
             if plotPath == nil, !PoseVideoLines.isPhoto(path) {
                 do {
+                    let progress = ReportedProgress(io: io, label: "pose \(displayName(path))")
+                    defer { progress.finish() }
                     let stop = try PoseVideoLines.run(
-                        path: path, estimator: estimator, joints: joints, offset: start, io: io
+                        path: path, estimator: estimator, joints: joints, offset: start, progress: progress.report
                     ) { frame, line in
                         if json {
                             io.printJSON(line)
@@ -176,46 +172,8 @@ enum PoseCommand: Subcommand {
 
     /// One photo's JSON line (squat's keypoint format, with the photo's details).
     static func line(_ photo: PosePhoto, time: Int, path: String, joints: [(name: String, index: Int)]) -> JSONValue {
-        line(photo.observation, width: photo.width, height: photo.height, time: .int(time), path: path, joints: joints)
-    }
-
-    /// One frame's JSON line: `t`, the keypoints normalised to the frame, and the frame's details
-    /// (`frame`: its position in a video, when it is one).
-    static func line(
-        _ observation: PoseObservation, width: Int, height: Int, time: JSONValue, path: String,
-        joints: [(name: String, index: Int)], frame: Int? = nil
-    ) -> JSONValue {
-        var object: [String: JSONValue] = [
-            "t": time, "file": .string(path), "width": .int(width), "height": .int(height),
-        ]
-        if let frame { object["frame"] = .int(frame) }
-        switch observation {
-        case .person(let pose):
-            var keypoints: [String: JSONValue] = [:]
-            for joint in joints {
-                let landmark = pose.landmarks[joint.index]
-                keypoints[joint.name] = [
-                    .rounded(landmark.x / Double(width), places: 6),
-                    .rounded(landmark.y / Double(height), places: 6), .rounded(landmark.visibility, places: 4),
-                ]
-            }
-            object["keypoints"] = .object(keypoints)
-            object["person"] = true
-            object["reason"] = nil
-            object["presence"] = .rounded(pose.presence, places: 4)
-        case .nobody(let absence):
-            object["keypoints"] = .object([:])
-            object["person"] = false
-            switch absence {
-            case .noDetection:
-                object["reason"] = "no detection"
-                object["presence"] = nil
-            case .lowPresence(let presence):
-                object["reason"] = "low presence"
-                object["presence"] = .rounded(presence, places: 4)
-            }
-        }
-        return .object(object)
+        PoseVideoLines.line(
+            photo.observation, width: photo.width, height: photo.height, time: .int(time), path: path, joints: joints)
     }
 
     static func printText(_ photo: PosePhoto, path: String, joints: [(name: String, index: Int)], io: CommandIO) {

@@ -248,12 +248,10 @@ enum SquatCommand: Subcommand {
             // The video's frames become the very lines `proofkit pose VIDEO --json` prints, read
             // by the same decoder: counting from a video equals counting from its pose lines.
             let estimator = try PoseEstimator(store: PhotoModelStore(environment: io.environment))
-            let stop = try PoseVideoLines.run(
-                path: videoPath, estimator: estimator, joints: PoseCommand.reported(all: false), io: io
-            ) { _, line in
-                let bytes = Array(line.serialized.utf8)
-                _ = try bytes.withUnsafeBufferPointer { try counting.take($0, onEvent: show) }
-            }
+            let progress = ReportedProgress(io: io, label: "pose \(displayName)")
+            defer { progress.finish() }
+            let stop = try counting.read(
+                videoAt: videoPath, estimator: estimator, progress: progress.report, onEvent: show)
             if let stop {
                 io.printError("proofkit squat: \(displayName): \(stop); the verdict is on the frames before it")
             }

@@ -1,14 +1,22 @@
-import ProofkitCore
-
 /// A JSON value with deterministic output (object keys sorted), written without Foundation
 /// so that `proofkit` starts fast.
+///
+/// The writer beside ``JSONReader``: what `proofkit` prints with `--json`, and the pose lines
+/// (`PoseLines`) that `squat` reads back.
 public enum JSONValue: Sendable, Equatable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// An integer, written without a fraction.
     case int(Int)
+    /// A number, written as the shortest text that reads back to it (`null` when not finite).
     case number(Double)
+    /// A string, escaped as JSON requires.
     case string(String)
+    /// An array.
     case array([JSONValue])
+    /// An object, written with its keys sorted.
     case object([String: JSONValue])
 
     /// Compact one-line serialisation with sorted keys. Non-finite numbers become `null`.
