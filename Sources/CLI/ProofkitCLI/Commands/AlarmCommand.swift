@@ -377,7 +377,7 @@ enum AlarmCommand: Subcommand {
             result.listen = listen
         }
         if let name = arguments.value("text") {
-            result.text = try DuaCommand.find(name, in: try DuaCommand.loadCatalog(arguments, io: io))
+            result.text = try DuaTexts.find(name, in: try DuaTexts.loadCatalog(arguments, io: io))
         } else if arguments.value("texts") != nil {
             throw UsageError("--texts goes with --text NAME")
         }

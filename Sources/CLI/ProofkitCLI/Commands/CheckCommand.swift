@@ -49,7 +49,7 @@ enum CheckCommand: Subcommand {
             let report = try AlarmSound.check(path: path)
             if !report.verdict.isAccepted { anyRejected = true }
             if arguments.has("json") {
-                io.printJSON(json(for: report))
+                io.printJSON(SoundJSON.json(for: report))
             } else {
                 let f = report.format
                 let facts =
@@ -70,35 +70,4 @@ enum CheckCommand: Subcommand {
         dbfs.isFinite ? decimalText(dbfs, places: 2) : "-inf"
     }
 
-    static func json(format: AudioFileFormat) -> JSONValue {
-        .object([
-            "container": .string(format.container.description),
-            "major_format": .string(format.majorFormatName),
-            "subtype": .string(format.subtypeName),
-            "sample_rate": .int(format.sampleRate),
-            "channels": .int(format.channels),
-            "header_seconds": format.headerSeconds.map { .rounded($0, places: 6) } ?? .null,
-        ])
-    }
-
-    static func json(for report: AlarmSound.CheckReport) -> JSONValue {
-        let reasons: [JSONValue] = report.problems.map {
-            .object(["kind": .string($0.kind.name), "detail": .string($0.detail)])
-        }
-        return .object([
-            "path": .string(report.path),
-            "verdict": .string(report.verdict.name),
-            "reasons": .array(reasons),
-            "decoded_seconds": .rounded(report.decodedSeconds, places: 6),
-            "reached_limit": .bool(report.reachedLimit),
-            "header_seconds": report.format.headerSeconds.map { .rounded($0, places: 6) } ?? .null,
-            "peak_dbfs": TrimCommand.dbfs(report.levels.peakDBFS),
-            "rms_dbfs": TrimCommand.dbfs(report.levels.rmsDBFS),
-            "clipped_samples": .int(report.levels.clippedSamples),
-            "clipped_fraction": .rounded(report.levels.clippedFraction, places: 6),
-            "heavy_clipping": .bool(report.isHeavilyClipped),
-            "format": json(format: report.format),
-            "warnings": .array(report.warnings.map(JSONValue.string)),
-        ])
-    }
 }

@@ -70,7 +70,7 @@ enum DemoCommand: Subcommand {
         let sound = try AlarmSound.demo(output: output)
         let trim = sound.trim
         if arguments.has("json") {
-            guard case .object(var object) = TrimCommand.json(for: trim, warnings: trim.check.warnings) else {
+            guard case .object(var object) = SoundJSON.json(for: trim, warnings: trim.check.warnings) else {
                 return .failure
             }
             object["step"] = "alarm_sound"
@@ -117,7 +117,7 @@ enum DemoCommand: Subcommand {
                     }),
             ]
             if let load = outcome.load {
-                object["load_ms"] = .rounded(MatCommand.msValue(load.readAndVerify + load.sessionCreation), places: 2)
+                object["load_ms"] = .rounded(Formatting.msValue(load.readAndVerify + load.sessionCreation), places: 2)
             }
             io.printJSON(.object(object))
         } else {
@@ -129,17 +129,17 @@ enum DemoCommand: Subcommand {
             for photo in outcome.photos {
                 let judgement = photo.result.judgement
                 let top =
-                    photo.topClass.map { ", the model sees \"\($0.name)\" \(MatCommand.fixed($0.probability, 2))" }
+                    photo.topClass.map { ", the model sees \"\($0.name)\" \(Formatting.fixed($0.probability, 2))" }
                     ?? ""
                 let verdict =
                     judgement.verdict.isAccepted
-                    ? "accepted (score \(MatCommand.fixed(judgement.score, 2)))"
-                    : "rejected (score \(MatCommand.fixed(judgement.score, 2))): \(judgement.hint ?? "")"
+                    ? "accepted (score \(Formatting.fixed(judgement.score, 2)))"
+                    : "rejected (score \(Formatting.fixed(judgement.score, 2))): \(judgement.hint ?? "")"
                 io.print("   \(photo.title): \(verdict)\(top)")
             }
             if let load = outcome.load {
                 io.print(
-                    "   model loaded and checked in \(MatCommand.ms(load.readAndVerify + load.sessionCreation)) ms")
+                    "   model loaded and checked in \(Formatting.ms(load.readAndVerify + load.sessionCreation)) ms")
             }
         }
         return expected ? .success : .failure

@@ -46,11 +46,11 @@ enum DoctorCommand: Subcommand {
         let cameras = Cameras.list()
         if arguments.has("json") {
             guard case .object(var object) = json(for: report) else { return .failure }
-            object["cameras"] = .array(cameras.map(CameraCommand.json))
+            object["cameras"] = .array(cameras.map(CameraOutput.json))
             io.printJSON(.object(object))
         } else {
             var out = lines(for: report)
-            out.insert(contentsOf: CameraCommand.lines(cameras), at: max(0, out.count - 1))
+            out.insert(contentsOf: CameraOutput.lines(cameras), at: max(0, out.count - 1))
             for line in out { io.print(line) }
         }
         if report.models.contains(where: { $0.status == "mismatch" }) { return .modelInvalid }

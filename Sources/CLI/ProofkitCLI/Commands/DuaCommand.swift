@@ -74,7 +74,7 @@ enum DuaCommand: Subcommand {
         switch action {
         case "list":
             _ = try arguments.requirePositionals(1, names: "")
-            let catalog = try loadCatalog(arguments, io: io)
+            let catalog = try DuaTexts.loadCatalog(arguments, io: io)
             for text in catalog.texts {
                 if json {
                     io.printJSON([
@@ -93,7 +93,7 @@ enum DuaCommand: Subcommand {
             return .success
         case "show":
             let name = try arguments.requirePositionals(2, names: "the NAME of a text")[1]
-            let text = try find(name, in: try loadCatalog(arguments, io: io))
+            let text = try DuaTexts.find(name, in: try DuaTexts.loadCatalog(arguments, io: io))
             if json {
                 io.printJSON([
                     "name": .string(text.name), "title": .string(text.title), "source": JSONValue(text.source),
@@ -124,11 +124,11 @@ enum DuaCommand: Subcommand {
             return .success
         case "check":
             var transcript = try arguments.requirePositionals(2, names: "the TRANSCRIPT to check")[1]
-            if transcript == "-" { transcript = try readStandardInput() }
+            if transcript == "-" { transcript = try DuaTexts.readStandardInput() }
             let voiced = try arguments.double("voiced-seconds")
             if let voiced, voiced < 0 { throw UsageError("--voiced-seconds must be at least 0") }
-            let catalog = try loadCatalog(arguments, io: io)
-            let text = try find(arguments.value("text") ?? DuaCatalog.defaultName, in: catalog)
+            let catalog = try DuaTexts.loadCatalog(arguments, io: io)
+            let text = try DuaTexts.find(arguments.value("text") ?? DuaCatalog.defaultName, in: catalog)
             let result = DuaMatcher(text: text).evaluate(transcript: transcript, voicedSeconds: voiced)
             let heard = Set(result.heard)
             var reason: String?
@@ -163,78 +163,6 @@ enum DuaCommand: Subcommand {
         default:
             throw UsageError("unknown action '\(action)': use list, show NAME or check TRANSCRIPT")
         }
-    }
-
-    static func find(_ name: String, in catalog: DuaCatalog) throws(ProofkitError) -> DuaText {
-        guard let text = catalog.text(named: name) else {
-            let names = catalog.texts.map(\.name).joined(separator: ", ")
-            throw ProofkitError(.notFound, "no text named '\(name)' (known: \(names))")
-        }
-        return text
-    }
-
-    /// The shipped texts, then the user's file, then `--texts FILE`.
-    static func loadCatalog(_ arguments: ParsedArguments, io: CommandIO) throws(ProofkitError) -> DuaCatalog {
-        var catalog = DuaCatalog.builtIn
-        let environment = io.environment
-        var userFile: String?
-        if let config = environment["XDG_CONFIG_HOME"], !config.isEmpty {
-            userFile = config + "/proofkit/duas.json"
-        } else if let home = environment["HOME"], !home.isEmpty {
-            userFile = home + "/.config/proofkit/duas.json"
-        }
-        if let userFile, let contents = try readTextFile(userFile, required: false) {
-            catalog = catalog.merging(try parse(contents, path: userFile))
-        }
-        if let path = arguments.value("texts"), let contents = try readTextFile(path, required: true) {
-            catalog = catalog.merging(try parse(contents, path: path))
-        }
-        return catalog
-    }
-
-    static func parse(_ contents: String, path: String) throws(ProofkitError) -> DuaCatalog {
-        do {
-            return try DuaCatalog(json: contents)
-        } catch {
-            throw error.at(path: path)
-        }
-    }
-
-    /// The most bytes read from a texts or transcript file, or from standard input: 4 MiB.
-    static let textLimitBytes = 4 << 20
-
-    /// The file's text, read with a cap that holds while reading (`BoundedFile`), or
-    /// `nil` when the file is optional (`required` false: the user's config file) and missing or
-    /// unreadable (an unreadable `$HOME` must not stop a command that does not need it).
-    /// - Parameter what: what the file is, for messages ("texts file", "transcript file").
-    /// - Throws: `.notFound` (missing and required, or a folder: 66), `.io` (unreadable: 74),
-    ///   `.decodeFailed` (not UTF-8, or over 4 MiB: 65).
-    static func readTextFile(_ path: String, required: Bool, what: String = "texts file") throws(ProofkitError)
-        -> String?
-    {
-        let bytes: [UInt8]
-        do {
-            bytes = try BoundedFile.read(path, limit: textLimitBytes, what: what)
-        } catch let error where !required && (error.code == .notFound || error.code == .io) {
-            return nil
-        }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw ProofkitError(.decodeFailed, "not UTF-8 text", path: path)
-        }
-        return text
-    }
-
-    /// Standard input's text (at most 4 MiB, so `< /dev/zero` cannot grow memory), lines joined
-    /// with `separator`.
-    /// - Throws: `.decodeFailed` (over 4 MiB, not UTF-8: 65), `.io` (a failed read: 74).
-    static func readStandardInput(joinedBy separator: String = " ", what: String = "transcript") throws(ProofkitError)
-        -> String
-    {
-        let bytes = try BoundedFile.read(descriptor: 0, name: "stdin", limit: textLimitBytes, what: what)
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw ProofkitError(.decodeFailed, "not UTF-8 text", path: "stdin")
-        }
-        return text.split(whereSeparator: \.isNewline).joined(separator: separator)
     }
 
     static func seconds(_ value: Double) -> String {

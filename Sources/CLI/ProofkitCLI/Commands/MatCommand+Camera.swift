@@ -36,7 +36,7 @@ extension MatCommand {
                 "judged": .int(result.judged), "frames": .int(result.seen),
                 "seconds": .rounded(result.seconds, places: 3),
                 "best_score": .rounded(result.bestScore), "camera": .string(source.path),
-                "mode": CameraCommand.modeJSON(source.mode),
+                "mode": CameraOutput.modeJSON(source.mode),
             ])
         } else {
             io.print(LiveProofText.matResult(result, rule: rule))

@@ -184,7 +184,7 @@ enum MatCommand: Subcommand {
         let policyThreshold = judge.proof.configuration.policy.threshold
         if verbose && !json {
             io.print(
-                "model: \(judge.load.modelPath) (\(engine), sha256 \(judge.load.modelSHA256.prefix(12))…): read and checked in \(ms(judge.load.readAndVerify)) ms, session created in \(ms(judge.load.sessionCreation)) ms, \(threads) thread\(threads == 1 ? "" : "s")"
+                "model: \(judge.load.modelPath) (\(engine), sha256 \(judge.load.modelSHA256.prefix(12))…): read and checked in \(Formatting.ms(judge.load.readAndVerify)) ms, session created in \(Formatting.ms(judge.load.sessionCreation)) ms, \(threads) thread\(threads == 1 ? "" : "s")"
             )
         }
 
@@ -227,8 +227,8 @@ enum MatCommand: Subcommand {
             ]
             if timings {
                 summary["load_ms"] = [
-                    "read_verify": .rounded(msValue(judge.load.readAndVerify), places: 3),
-                    "session": .rounded(msValue(judge.load.sessionCreation), places: 3),
+                    "read_verify": .rounded(Formatting.msValue(judge.load.readAndVerify), places: 3),
+                    "session": .rounded(Formatting.msValue(judge.load.sessionCreation), places: 3),
                 ]
             }
             io.printJSON(["summary": .object(summary)])
@@ -277,9 +277,9 @@ enum MatCommand: Subcommand {
         }
         if timings {
             object["timings_ms"] = [
-                "decode": .rounded(msValue(result.timings.decode), places: 3),
-                "preprocess": .rounded(msValue(result.timings.preprocess), places: 3),
-                "inference": .rounded(msValue(result.timings.inference), places: 3),
+                "decode": .rounded(Formatting.msValue(result.timings.decode), places: 3),
+                "preprocess": .rounded(Formatting.msValue(result.timings.preprocess), places: 3),
+                "inference": .rounded(Formatting.msValue(result.timings.inference), places: 3),
             ]
         }
         return .object(object)
@@ -291,15 +291,17 @@ enum MatCommand: Subcommand {
     ) {
         let judgement = result.judgement
         let classPasses = judgement.score >= threshold
-        var facts = "score \(fixed(judgement.score, 3)) \(classPasses ? ">=" : "<") \(fixed(threshold, 2))"
+        var facts =
+            "score \(Formatting.fixed(judgement.score, 3)) \(classPasses ? ">=" : "<") \(Formatting.fixed(threshold, 2))"
         if let head = result.headProbability, let headThreshold = judge.proof.configuration.head?.acceptingThreshold {
-            facts += ", head \(fixed(head, 3)) \(head >= headThreshold ? ">=" : "<") \(fixed(headThreshold, 2))"
+            facts +=
+                ", head \(Formatting.fixed(head, 3)) \(head >= headThreshold ? ">=" : "<") \(Formatting.fixed(headThreshold, 2))"
         }
-        facts += ", brightness \(fixed(judgement.brightness, 2))"
+        facts += ", brightness \(Formatting.fixed(judgement.brightness, 2))"
         if judgement.verdict.isAccepted {
             let by =
                 result.acceptedBy == .enrolment
-                ? ", matches your enrolled mat (cosine \(fixed(result.enrolmentSimilarity ?? 0, 2)))" : ""
+                ? ", matches your enrolled mat (cosine \(Formatting.fixed(result.enrolmentSimilarity ?? 0, 2)))" : ""
             io.print("\(result.path): accepted (\(facts)\(by))")
         } else {
             io.print("\(result.path): rejected (\(facts)): \(judgement.hint ?? "")")
@@ -308,13 +310,15 @@ enum MatCommand: Subcommand {
             if !result.topClasses.isEmpty {
                 io.print(
                     "  top 5: "
-                        + result.topClasses.map { "\(judge.className($0.index)) \(fixed($0.probability, 3))" }.joined(
+                        + result.topClasses.map {
+                            "\(judge.className($0.index)) \(Formatting.fixed($0.probability, 3))"
+                        }.joined(
                             separator: "; "))
                 let labels = ["centre", "top-left", "top-right", "bottom-left", "bottom-right"]
                 io.print(
                     "  crops: "
                         + result.cropScores.enumerated().map {
-                            "\($0.offset < labels.count ? labels[$0.offset] : "crop \($0.offset)") \(fixed($0.element, 3))"
+                            "\($0.offset < labels.count ? labels[$0.offset] : "crop \($0.offset)") \(Formatting.fixed($0.element, 3))"
                         }.joined(separator: ", "))
             }
             let d = result.decoded
@@ -324,18 +328,9 @@ enum MatCommand: Subcommand {
         }
         if timings {
             io.print(
-                "  times: decode \(ms(result.timings.decode)) ms, preprocess \(ms(result.timings.preprocess)) ms, inference \(ms(result.timings.inference)) ms"
+                "  times: decode \(Formatting.ms(result.timings.decode)) ms, preprocess \(Formatting.ms(result.timings.preprocess)) ms, inference \(Formatting.ms(result.timings.inference)) ms"
             )
         }
     }
 
-    /// `value` with `places` decimals (no Foundation).
-    static func fixed(_ value: Double, _ places: Int) -> String { decimalText(value, places: places) }
-
-    static func msValue(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return Double(seconds) * 1000 + Double(attoseconds) / 1e15
-    }
-
-    static func ms(_ duration: Duration) -> String { fixed(msValue(duration), 1) }
 }

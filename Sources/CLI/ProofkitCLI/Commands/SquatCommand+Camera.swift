@@ -58,7 +58,7 @@ extension SquatCommand {
             object["ending"] = .string(result.ending.rawValue)
             object["fps"] = .rounded(result.framesPerSecond, places: 2)
             object["camera_frames"] = .int(result.seen)
-            object["mode"] = CameraCommand.modeJSON(source.mode)
+            object["mode"] = CameraOutput.modeJSON(source.mode)
             io.printJSON(.object(object))
         } else {
             SquatOutput.printSummary(result.squats, name: source.path, io: io)

@@ -68,8 +68,8 @@ enum TranscribeCommand: Subcommand {
         var scoreTexts: [DuaText] = []
         let names = arguments.all("score-text")
         if !names.isEmpty {
-            let catalog = try DuaCommand.loadCatalog(arguments, io: io)
-            for name in names { scoreTexts.append(try DuaCommand.find(name, in: catalog)) }
+            let catalog = try DuaTexts.loadCatalog(arguments, io: io)
+            for name in names { scoreTexts.append(try DuaTexts.find(name, in: catalog)) }
         }
         let clock = ContinuousClock()
         var loaded: WhisperRecognizer?
@@ -122,7 +122,7 @@ enum TranscribeCommand: Subcommand {
                     "scores": .array(zip(scores, scoreTexts).map { scoreJSON($0, text: $1) }),
                 ])
             } else {
-                if arguments.positionals.count > 1 { io.print("\(VoiceCommand.baseName(path)):") }
+                if arguments.positionals.count > 1 { io.print("\(Formatting.baseName(path)):") }
                 io.print(transcription.text.isEmpty ? "(nothing heard)" : transcription.text)
                 for (score, scoreText) in zip(scores, scoreTexts) {
                     guard let text = score.score, let span = score.span else {
@@ -153,7 +153,7 @@ enum TranscribeCommand: Subcommand {
     }
 
     static func scoreJSON(_ score: ReadingProofRecording.RecognizedReading, text: DuaText) -> JSONValue {
-        guard case .object(var object) = VoiceCommand.forcedScoreJSON(score, rule: ForcedScoreRule())
+        guard case .object(var object) = VoiceResultJSON.forcedScoreJSON(score, rule: ForcedScoreRule())
         else { return ["text": .string(text.name), "mean_log_prob": .null, "tokens": .null] }
         object["text"] = .string(text.name)
         return .object(object)

@@ -124,13 +124,13 @@ enum TrimCommand: Subcommand {
             warnings.append("the input is clipped; --normalize -1 leaves a little headroom but cannot undo clipping")
         }
         if arguments.has("json") {
-            io.printJSON(json(for: result, warnings: warnings))
+            io.printJSON(SoundJSON.json(for: result, warnings: warnings))
         } else {
             var line =
                 "\(displayName(output)): \(decimalText(check.decodedSeconds, places: 2)) s, \(check.format.sampleRate) Hz, \(check.format.channels) channel\(check.format.channels == 1 ? "" : "s"), \(result.check.format.majorFormatName) 16-bit PCM"
             if result.wasCut {
                 line +=
-                    "; cut at \(decimalText(check.decodedSeconds, places: 2)) s with a \(fadeMilliseconds(result)) ms fade-out"
+                    "; cut at \(decimalText(check.decodedSeconds, places: 2)) s with a \(SoundJSON.fadeMilliseconds(result)) ms fade-out"
             } else {
                 line += "; whole input kept"
             }
@@ -157,33 +157,4 @@ enum TrimCommand: Subcommand {
         return base + ".caf"
     }
 
-    static func fadeMilliseconds(_ result: AlarmSound.TrimResult) -> Int {
-        Int((Double(result.fadeFrames) * 1000 / Double(result.check.format.sampleRate)).rounded())
-    }
-
-    static func json(for result: AlarmSound.TrimResult, warnings: [String]) -> JSONValue {
-        let check = result.check
-        return .object([
-            "input": .string(result.input),
-            "output": .string(result.output),
-            "sample_rate": .int(check.format.sampleRate),
-            "channels": .int(check.format.channels),
-            "frames": .int(check.decodedFrames),
-            "seconds": .rounded(check.decodedSeconds, places: 6),
-            "cut": .bool(result.wasCut),
-            "fade_ms": .int(fadeMilliseconds(result)),
-            "skipped_seconds": .rounded(result.skippedSeconds, places: 6),
-            "gain_db": result.gainDB.map { .rounded($0, places: 3) } ?? .null,
-            "peak_dbfs": dbfs(check.levels.peakDBFS),
-            "rms_dbfs": dbfs(check.levels.rmsDBFS),
-            "clipped_samples": .int(check.levels.clippedSamples),
-            "input_format": CheckCommand.json(format: result.inputFormat),
-            "check": CheckCommand.json(for: check),
-            "warnings": .array(warnings.map(JSONValue.string)),
-        ])
-    }
-
-    static func dbfs(_ value: Double) -> JSONValue {
-        value.isFinite ? .rounded(value, places: 2) : .null
-    }
 }

@@ -112,10 +112,10 @@ extension VoiceCommand {
                 "recognizer_restarts": .int(live.recognizerRestarts), "recording": JSONValue(recorded),
                 "judged_as_recording": .bool(conclusion.acceptedAsRecording),
                 "forced_score": live.usesWhisper
-                    ? forcedScoreJSON(recognition, rule: forcedScoreRule(arguments)) : .null,
+                    ? VoiceResultJSON.forcedScoreJSON(recognition, rule: forcedScoreRule(arguments)) : .null,
             ]
             object.merge(
-                resultFields(
+                VoiceResultJSON.resultFields(
                     result, mode: proof.configuration.voiceDetection,
                     fallback: live.fallbackReason, needed: needed)
             ) { _, new in new }

@@ -324,8 +324,8 @@ enum VoiceCommand: Subcommand {
     static func proofConfiguration(
         _ arguments: ParsedArguments, mode: VoiceDetectionMode, choice: RecognizerChoice, io: CommandIO
     ) throws(ProofkitError) -> ReadingProofConfiguration {
-        let catalog = try DuaCommand.loadCatalog(arguments, io: io)
-        let text = try DuaCommand.find(arguments.value("text") ?? DuaCatalog.defaultName, in: catalog)
+        let catalog = try DuaTexts.loadCatalog(arguments, io: io)
+        let text = try DuaTexts.find(arguments.value("text") ?? DuaCatalog.defaultName, in: catalog)
         var isWhisper = false
         if case .whisper = choice { isWhisper = true }
         return ReadingProofConfiguration(
@@ -353,8 +353,8 @@ enum VoiceCommand: Subcommand {
             if let file = arguments.value("transcript-file") {
                 let contents =
                     file == "-"
-                    ? try DuaCommand.readStandardInput(joinedBy: "\n", what: "transcript file")
-                    : try DuaCommand.readTextFile(file, required: true, what: "transcript file") ?? ""
+                    ? try DuaTexts.readStandardInput(joinedBy: "\n", what: "transcript file")
+                    : try DuaTexts.readTextFile(file, required: true, what: "transcript file") ?? ""
                 transcript = contents.split(whereSeparator: \.isNewline).map { line in
                     String(line.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
                 }
@@ -380,7 +380,7 @@ enum VoiceCommand: Subcommand {
             io.printError("proofkit voice: warning: Silero is unavailable (\(reason)); using the energy gate alone")
         }
         if let plot = arguments.value("plot") {
-            try writePlot(outcome.result, title: "proofkit voice: \(baseName(path))", to: plot)
+            try writePlot(outcome.result, title: "proofkit voice: \(Formatting.baseName(path))", to: plot)
         }
         let result = outcome.result
         if arguments.has("json") {
@@ -389,7 +389,7 @@ enum VoiceCommand: Subcommand {
                 "input_sample_rate": .int(outcome.format.sampleRate), "input_channels": .int(outcome.format.channels),
             ]
             object.merge(
-                resultFields(
+                VoiceResultJSON.resultFields(
                     result, mode: outcome.voiceDetection, fallback: outcome.fallbackReason,
                     needed: outcome.neededSeconds)
             ) { _, new in new }
@@ -397,13 +397,13 @@ enum VoiceCommand: Subcommand {
             let recognition = outcome.recognition
             object["transcript"] =
                 choice == .none ? .null : .string(recognition?.transcript ?? transcript.joined(separator: " "))
-            object["forced_score"] = forcedScoreJSON(recognition, rule: forcedScoreRule(arguments))
+            object["forced_score"] = VoiceResultJSON.forcedScoreJSON(recognition, rule: forcedScoreRule(arguments))
             object["recognizer_seconds"] = recognition.map { .rounded($0.elapsedSeconds, places: 3) } ?? .null
             object["recognizer_skipped"] = JSONValue(recognition?.skippedReason)
             io.printJSON(.object(object))
         } else {
             let text = configuration.text
-            io.print("\(baseName(path)): \(formatSeconds(outcome.decodedSeconds)) of audio, \(text.title)")
+            io.print("\(Formatting.baseName(path)): \(formatSeconds(outcome.decodedSeconds)) of audio, \(text.title)")
             io.print(
                 "voiced \(formatSeconds(result.gate.voicedSeconds)) in \(result.gate.segments.count) segment(s), \(choice == .none || configuration.allowsReadTwice ? "needs" : "reading time") \(formatSeconds(outcome.neededSeconds)); noise floor \(Int(result.gate.finalFloorDecibels.rounded())) dBFS"
             )
@@ -546,7 +546,4 @@ enum VoiceCommand: Subcommand {
         return .success
     }
 
-    static func baseName(_ path: String) -> String {
-        path.split(separator: "/").last.map(String.init) ?? path
-    }
 }

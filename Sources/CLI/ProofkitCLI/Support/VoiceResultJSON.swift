@@ -2,7 +2,8 @@ import Proofkit
 import ProofkitCore
 
 /// `proofkit voice`'s JSON: the result fields shared by the live `end` event and a recording's object.
-extension VoiceCommand {
+/// The reading proof's JSON fields, shared by `voice` (a recording and live) and `transcribe`.
+enum VoiceResultJSON {
     /// The result fields shared by the live `end` event and a recording's object.
     static func resultFields(
         _ result: ReadingProofResult, mode: VoiceDetectionMode, fallback: String?, needed: Double
