@@ -132,7 +132,7 @@ struct DuaMatcherTests {
     }
 }
 
-@Suite("DuaMatchResult gives the words heard (issue 34)")
+@Suite("DuaMatchResult gives the words heard")
 struct HeardWordsTests {
     @Test("heardWords are the key words as written in the text, in the order of heard")
     func heardWords() throws {
@@ -216,7 +216,7 @@ struct DuaCatalogTests {
         }
     }
 
-    @Test("reading_seconds may be left out: estimated from the text, within 25% of each shipped text's own (issue 34)")
+    @Test("reading_seconds may be left out: estimated from the text, within 25% of each shipped text's own")
     func readingSecondsEstimated() throws {
         // The shipped texts' reading times were set by hand; the estimate is checked against them.
         for text in DuaCatalog.builtIn.texts {

@@ -318,7 +318,7 @@ struct ResamplerLivePillowTests {
     }
 }
 
-@Suite("MatJudgement names the score that decided (issue 34)")
+@Suite("MatJudgement names the score that decided")
 struct DecidingScoreTests {
     @Test("the head's probability when the head accepted, the enrolment's similarity when it did, else the score")
     func decidingScore() throws {

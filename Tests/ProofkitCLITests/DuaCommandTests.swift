@@ -60,7 +60,7 @@ struct DuaCommandTests {
         #expect(try objects(waking.out).first?["key_words_picked"] as? Bool == false)
     }
 
-    @Test("a text without reading_seconds loads (it was refused): show says the time was estimated (issue 34)")
+    @Test("a text without reading_seconds loads (it was refused): show says the time was estimated")
     func estimatedReadingTime() throws {
         let folder = try TestEnvironment.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

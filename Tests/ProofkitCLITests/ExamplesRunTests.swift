@@ -167,7 +167,7 @@ private struct ExampleFolder {
 }
 
 @Suite(
-    "issue 34: every example in the README and in every --help runs as written",
+    "every example in the README and in every --help runs as written",
     .enabled(if: canRun, "needs the built binary, the models and sox"), .offThePool, .serialized)
 struct ExamplesRunTests {
     @Test("--help examples")

@@ -42,7 +42,7 @@ private func lastJSON(_ stdout: String) throws -> [String: Any] {
 }
 
 @Suite(
-    "the reading proof through the hands-free path (issue 35)",
+    "the reading proof through the hands-free path",
     .enabled(if: TestEnvironment.hasProofkitBinary, "build proofkit first"),
     .enabled(if: whisperInstalled, "needs the Whisper models"),
     .enabled(if: duaAudio != nil && hasFFmpeg, "needs ../shared/data/dua_audio and ffmpeg"), .offThePool)

@@ -142,7 +142,7 @@ private func statOf(_ path: String) -> stat? {
 }
 
 @Suite(
-    "issue 15 #1, #12, #8, #13: outputs are replaced only when they should be, keeping mode and owner",
+    "outputs are replaced only when they should be, keeping mode and owner",
     .enabled(if: binaryBuilt, "run swift build first"), .offThePool)
 struct OutputReplacementTests {
     @Test("#1 trim -o refuses a FIFO and a device node (exit 74), leaving them as they were")
@@ -247,7 +247,7 @@ struct OutputReplacementTests {
 }
 
 @Suite(
-    "issue 15 #6, #7: rates and channel counts nothing can play are refused",
+    "rates and channel counts nothing can play are refused",
     .enabled(if: binaryBuilt, "run swift build first"), .offThePool)
 struct UnplayableFormatTests {
     static let cases: [(String, Data)] = [
@@ -305,7 +305,7 @@ struct UnplayableFormatTests {
 }
 
 @Suite(
-    "issue 15 #5: endless and size-0 inputs are capped while reading",
+    "endless and size-0 inputs are capped while reading",
     .enabled(if: binaryBuilt, "run swift build first"), .offThePool)
 struct BoundedInputTests {
     @Test("dua check - < /dev/zero stops at the cap with exit 65 (under a 1 GB address-space limit)")
@@ -350,7 +350,7 @@ struct BoundedInputTests {
 }
 
 @Suite(
-    "issue 15 #2, #3: plan --state refuses foreign files, keeps unknown keys, and locks",
+    "plan --state refuses foreign files, keeps unknown keys, and locks",
     .enabled(if: binaryBuilt, "run swift build first"), .offThePool)
 struct StateFileHardeningTests {
     let base = [
@@ -458,7 +458,7 @@ struct StateFileHardeningTests {
 }
 
 @Suite(
-    "issue 15 #9: FIFOs, pipes and /dev/stdin are opened once",
+    "FIFOs, pipes and /dev/stdin are opened once",
     .enabled(if: binaryBuilt, "run swift build first"), .offThePool)
 struct StreamInputTests {
     @Test("WAV, MP3 and FLAC through a FIFO; WAV through /dev/stdin from a pipe", arguments: ["wav", "mp3", "flac"])
@@ -492,7 +492,7 @@ struct StreamInputTests {
 }
 
 @Suite(
-    "issue 15 #10, #11: bench children die with the parent; file names that are not UTF-8 open",
+    "bench children die with the parent; file names that are not UTF-8 open",
     .enabled(if: binaryBuilt, "run swift build first"), .offThePool)
 struct ProcessAndNameTests {
     @Test("#10 kill -TERM or -KILL of bench leaves no --child running", arguments: ["TERM", "KILL"])
@@ -608,7 +608,7 @@ func handMadeFloatWAV(frames: Int, nanEvery: Int) -> Data {
 }
 
 @Suite(
-    "issue 15 #14: exit codes follow the table; names are quoted safely",
+    "exit codes follow the table; names are quoted safely",
     .enabled(if: binaryBuilt, "run swift build first"), .offThePool)
 struct ExitCodeConsistencyTests {
     @Test("/proc/self/mem is an I/O error (74) for every reader")

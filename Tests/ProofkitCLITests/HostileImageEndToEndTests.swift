@@ -35,7 +35,7 @@ private func matMeasured(_ arguments: [String]) throws -> (result: ProcessResult
 private let limitKiB = 128 * 1024
 
 @Suite(
-    "issue 34: proofkit mat on hostile images stays bounded",
+    "proofkit mat on hostile images stays bounded",
     .enabled(if: canRun, "needs the built binary and the models (bash .ci/setup)"),
     .enabled(if: FileManager.default.isExecutableFile(atPath: gnuTime), "needs GNU time at /usr/bin/time"),
     .offThePool)

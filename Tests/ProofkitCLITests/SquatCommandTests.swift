@@ -167,7 +167,7 @@ struct SquatCommandTests {
     }
 
     @Test(
-        "a FIFO with no writer ends like check's: exit 74 and one line within the wait, not a hang (issue 34)",
+        "a FIFO with no writer ends like check's: exit 74 and one line within the wait, not a hang",
         .enabled(if: TestEnvironment.hasProofkitBinary, "run swift build first"))
     func fifoWithoutWriter() throws {
         let folder = try TestEnvironment.makeTemporaryFolder()

@@ -75,7 +75,7 @@ struct VoiceEndToEndTests {
     }
 
     @Test(
-        "a recording that cannot be judged is refused before any model loads: a 1 Hz WAV is 65 in under 64 MiB (issue 34)",
+        "a recording that cannot be judged is refused before any model loads: a 1 Hz WAV is 65 in under 64 MiB",
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/time"), "needs GNU time"))
     func inputCheckedBeforeModels() throws {
         let folder = try TestEnvironment.makeTemporaryFolder()
@@ -96,7 +96,7 @@ struct VoiceEndToEndTests {
         }
     }
 
-    @Test("the transcript: line shows what was heard once, not each interim guess joined (issue 34)")
+    @Test("the transcript: line shows what was heard once, not each interim guess joined")
     func transcriptLineIsCurrentBest() throws {
         let folder = try TestEnvironment.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

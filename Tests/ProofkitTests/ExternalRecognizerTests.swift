@@ -3,7 +3,7 @@ import Testing
 
 @testable import Proofkit
 
-@Suite("ExternalRecognizer: the program a command starts (issue 34)")
+@Suite("ExternalRecognizer: the program a command starts")
 struct RecognizerProgramTests {
     @Test("the first word after NAME=value assignments, quotes removed; shell syntax is left to the shell")
     func programOfCommand() {

@@ -330,7 +330,7 @@ struct ForcedScoreAcceptanceTests {
     }
 }
 
-@Suite("ReadingProof.currentTranscript (issue 34)")
+@Suite("ReadingProof.currentTranscript")
 struct CurrentTranscriptTests {
     @Test("an interim guess is replaced by the line that repeats and extends it; other lines follow")
     func collapsesInterimGuesses() {

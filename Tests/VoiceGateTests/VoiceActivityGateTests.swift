@@ -326,7 +326,7 @@ struct GateMechanicsTests {
     }
 }
 
-@Suite("VoiceActivityGate: impulsive periodic noise (issue 14)")
+@Suite("VoiceActivityGate: impulsive periodic noise")
 struct ImpulsiveNoiseTests {
     /// Speech at -26 dBFS, 3 s into a clock ticking `perSecond` times a second over a quiet room.
     func speechOverClock(perSecond: Double, speech name: String) throws -> (
