@@ -60,12 +60,10 @@ struct HandsFreeReadingTests {
         let other = try #require(recordings["hm102"])
         let folder = try TestEnvironment.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let texts: [String: Any] = [
-            "texts": [own, other].map {
+        _ = try writeTextsFile(
+            [own, other].map {
                 ["name": $0.name, "title": $0.title, "text": $0.text, "reading_seconds": max(0.5, $0.seconds)]
-            }
-        ]
-        try JSONSerialization.data(withJSONObject: texts).write(to: URL(fileURLWithPath: folder + "/texts.json"))
+            }, in: folder)
         // The virtual microphone: 1 s of silence, the recording at 16 kHz (ffmpeg, an independent
         // decoder), then the file ends (the plugin then reads silence).
         let pcm = try runProcess(

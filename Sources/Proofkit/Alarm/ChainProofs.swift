@@ -173,11 +173,11 @@ public struct ChainProofs: Sendable {
         }
     }
 
-    /// The reading proof's settings for `chain`: its text (``StoredChain/duaText``), the default
-    /// gate, and the recogniser when installed (without it, read-twice and voice-only apply).
-    func readingConfiguration(for chain: StoredChain, usesRecognizer: Bool) -> ReadingProofConfiguration {
+    /// The reading proof's settings for a chain's `text` (typed or hands-free): the default gate,
+    /// and the recogniser when installed (without it, read-twice and voice-only apply).
+    static func readingConfiguration(text: DuaText, usesRecognizer: Bool) -> ReadingProofConfiguration {
         ReadingProofConfiguration(
-            text: chain.duaText, usesRecognizer: usesRecognizer, voiceDetection: .preferred,
+            text: text, usesRecognizer: usesRecognizer, voiceDetection: .preferred,
             allowsReadTwice: !usesRecognizer, vetoesUnlikeSpeech: true)
     }
 
@@ -200,7 +200,7 @@ public struct ChainProofs: Sendable {
         do throws(ProofkitError) {
             let outcome = try ReadingProofRecording.run(
                 recording: recording,
-                configuration: readingConfiguration(for: chain, usesRecognizer: whisper != nil),
+                configuration: Self.readingConfiguration(text: chain.duaText, usesRecognizer: whisper != nil),
                 sileroModelPath: ReadingProofSession.sileroModelPath(environment: environment), fallback: .always,
                 recognize: whisper.map { loading in
                     ReadingProofRecording.wholeReadingRecognizer { () throws(ProofkitError) in try loading.wait() }
@@ -237,7 +237,8 @@ public struct ChainProofs: Sendable {
         options.fallback = .always
         options.keepsAudio = whisper != nil
         return try LiveReadingProof(
-            configuration: readingConfiguration(for: chain, usesRecognizer: whisper != nil), options: options,
+            configuration: Self.readingConfiguration(text: chain.duaText, usesRecognizer: whisper != nil),
+            options: options,
             whisper: whisper)
     }
 
@@ -256,13 +257,7 @@ public struct ChainProofs: Sendable {
         let reading = ReadingEnd()
         let summary = live.run { update in
             observe(update)
-            var passed = false
-            switch update {
-            case .audio(_, let events), .transcript(_, _, let events):
-                passed = events.contains { if case .accepted = $0 { true } else { false } }
-            default: break
-            }
-            if passed || reading.observe(update) { live.stop() }
+            if reading.observe(update) { live.stop() }  // a pass, or a whole reading's pause
         }
         if let failure = live.captureFailure ?? summary.failure { throw failure }
         return try live.conclude(

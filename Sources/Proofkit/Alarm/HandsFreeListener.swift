@@ -126,9 +126,7 @@ final class VoiceListener: HandsFreeProver, @unchecked Sendable {
         options.sileroModelPath = ReadingProofSession.sileroModelPath(environment: environment)
         options.fallback = .always
         options.keepsAudio = true  // a whole reading rejected live is judged again as a recording
-        let configuration = ReadingProofConfiguration(
-            text: text, usesRecognizer: true, voiceDetection: .preferred, allowsReadTwice: false,
-            vetoesUnlikeSpeech: true)
+        let configuration = ChainProofs.readingConfiguration(text: text, usesRecognizer: true)
         var announced = false
         while !stopped, until.timeIntervalSinceNow > 1 {
             options.maxSeconds = until.timeIntervalSinceNow
