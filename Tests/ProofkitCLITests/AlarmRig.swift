@@ -61,8 +61,9 @@ final class AlarmRig: @unchecked Sendable {  // used by one test at a time; conc
         service = process
         // Ready when it answers on its socket. A readiness wait, not a measurement: at the start of
         // the full suite (every suite launching at once on 2 cores) the service logged "start" and
-        // the pings still had not seen it running 10 s after launch, so the bound is generous.
-        let deadline = Date().addingTimeInterval(30)
+        // the pings still had not seen it running 10 s after launch, and once (with the Whisper
+        // suites starting beside it) not after 30 s, so the bound is generous.
+        let deadline = Date().addingTimeInterval(90)
         while Date() < deadline {
             if let ping = try? alarm(["status", "--json"]), ping.stdout.contains("\"service\":\"running\"") { return }
             usleep(50_000)
