@@ -25,8 +25,10 @@ struct AlarmEndToEndTests {
         #expect(late >= -0.05 && late <= 4.0, "heard \(late) s after the fire time; \(rig.log)")
     }
 
-    @Test("stop silences the ring at once, and the backup rings later")
-    func stopThenBackup() throws {
+    // The backup after a stop, a late ring and a missed one, and a hold's limit are decided by
+    // the service on an injected clock: AlarmServiceClockTests (ProofkitTests) drives tick() there.
+    @Test("alarm stop silences the ring at once, over the service's socket, and is recorded")
+    func stopSilences() throws {
         let rig = try AlarmRig()
         try rig.startService(ringSeconds: 10)
         let (id, first) = try rig.add(in: 2, window: 5, gap: 5)
@@ -37,12 +39,8 @@ struct AlarmEndToEndTests {
         #expect(stop.stdout.contains("stopped \(id)"))
         usleep(300_000)
         #expect(rig.staysQuiet(for: 1.5), "the ring went on after stop")
-        let backup = first.addingTimeInterval(5)
-        let heard = try #require(
-            rig.firstSound(by: backup.addingTimeInterval(2), fresh: true), "the backup did not ring: \(rig.log)")
-        #expect(heard.timeIntervalSince(backup) > -0.05 && heard.timeIntervalSince(backup) <= 1.0)
         let status = try rig.status()
-        #expect(rings(of: id, in: status).map { $0["state"] as? String } == ["rang", "ringing"])
+        #expect(rings(of: id, in: status).map { $0["state"] as? String } == ["rang", "scheduled"])
         let outcomes = status["outcomes"] as? [[String: Any]] ?? []
         #expect(outcomes.contains { $0["kind"] as? String == "stopped" && $0["chain"] as? String == id })
     }
@@ -126,33 +124,6 @@ struct AlarmEndToEndTests {
         #expect(rig.log.contains("hold \(id)") && rig.log.contains("hold-end \(id)"))
     }
 
-    @Test("during a live proof the ring stops and backups are held off; when it fails the backup comes")
-    func liveProofHoldsBackups() throws {
-        let rig = try AlarmRig()
-        try rig.startService(ringSeconds: 30)
-        let (id, first) = try rig.add(in: 2, window: 4, gap: 2)
-        _ = try #require(rig.firstSound(by: first.addingTimeInterval(2)), "the first ring was not heard: \(rig.log)")
-        // A live keypoint stream on stdin: nothing comes for a while (the sleeper gets ready).
-        let (prove, input) = try rig.startLiveSquatProof(id)
-        usleep(500_000)
-        // The ring stopped, and the backups at +2 s and +4 s do not ring while the proof runs.
-        #expect(rig.staysQuiet(for: max(1, first.addingTimeInterval(4.5).timeIntervalSinceNow)), "\(rig.log)")
-        // Jumping jacks are not squats: the proof fails, the hold ends and the held backup rings.
-        let poses = try Data(
-            contentsOf: URL(fileURLWithPath: TestEnvironment.fixture("squat/pna_1048_jumping_jacks.jsonl")))
-        try? FileManager.default.removeItem(atPath: rig.out)  // quiet so far; the next ring creates it again
-        input.fileHandleForWriting.write(poses)
-        try input.fileHandleForWriting.close()
-        let released = Date()
-        prove.waitUntilExit()
-        #expect(prove.terminationStatus == 0)  // rejected, without --strict
-        let heard = try #require(
-            rig.firstSound(by: released.addingTimeInterval(3)), "no backup after the failed proof: \(rig.log)")
-        #expect(heard.timeIntervalSince(released) <= 1.5)
-        #expect(rig.log.contains("stop \(id) \(id).r0 (live proof)"))
-        #expect(rig.log.contains("merged \(id) \(id).r1"))
-    }
-
     @Test("a sound that breaks after booking is reported by status and rings with the kept copy")
     func brokenSoundRingsKeptCopy() throws {
         let rig = try AlarmRig()
@@ -216,20 +187,6 @@ struct AlarmEndToEndTests {
             "the backup did not ring after the restart: \(rig.log)")
         #expect(heard.timeIntervalSince(backup) > -0.05 && heard.timeIntervalSince(backup) <= 1.0)
         #expect(rig.log.contains("ring-interrupted \(id) \(id).r0"))
-    }
-
-    @Test("a ring missed while the service was down is logged as missed once its window has passed")
-    func missedWhileDown() throws {
-        let rig = try AlarmRig()
-        let (id, first) = try rig.add(in: 1, window: 0, gap: 1)  // one ring, no backups; no service yet
-        let late = first.addingTimeInterval(6).timeIntervalSinceNow  // past the window and its 5 s grace
-        if late > 0 { usleep(useconds_t(late * 1_000_000)) }
-        try rig.startService(ringSeconds: 1)
-        #expect(rig.staysQuiet(for: 1), "a ring outside its window played")
-        let status = try rig.status()
-        let outcomes = status["outcomes"] as? [[String: Any]] ?? []
-        #expect(outcomes.contains { $0["kind"] as? String == "missed" && $0["detail"] as? String == "\(id).r0" })
-        #expect(rig.log.contains("missed \(id) \(id).r0"))
     }
 
     @Test("eight commands at once lose no update")

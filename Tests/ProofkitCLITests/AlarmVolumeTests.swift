@@ -66,19 +66,7 @@ struct AlarmVolumeTests {
         #expect(early > 0.25 * peak && early < 0.4 * peak, "early peak \(early) of \(peak)")
     }
 
-    @Test("--escalate: each backup louder than the last, from --volume to 100 % (the service's own log)")
-    func escalates() throws {
-        let rig = try AlarmRig()
-        try rig.startService(ringSeconds: 0.5)
-        let (id, first) = try rig.add(in: 2, window: 4, gap: 2, extra: ["--volume", "40", "--escalate"])
-        let deadline = first.addingTimeInterval(8)
-        while !rig.log.contains("ring-due \(id) \(id).r2") && Date() < deadline { usleep(100_000) }
-        for (ring, volume) in [(0, 40), (1, 70), (2, 100)] {
-            #expect(
-                rig.log.contains("ring-due \(id) \(id).r\(ring) ") && rig.log.contains("volume=\(volume) "),
-                "\(rig.log)")
-        }
-    }
+    // --escalate (each backup louder) is decided by the service: AlarmServiceClockTests.escalates.
 
     @Test("play --volume 30 writes the same gain, so a level can be tried before booking")
     func playVolume() throws {

@@ -52,16 +52,17 @@ extension AlarmService {
             // The recogniser loads in the background now (seconds on a Pi), so that the first words
             // after a ring are heard; a failure is reported when a slot opens.
             let recognizers = self.recognizers
-            let sink = options.log
+            let options = self.options
             runOnDedicatedThread {
                 let clock = ContinuousClock()
                 let start = clock.now
                 do throws(ProofkitError) {
                     _ = try recognizers.load()
                     let seconds = (clock.now - start).components.seconds
-                    AlarmService.log(sink, "recognizer-loaded", "-", "seconds=\(seconds)")
+                    AlarmService.log(options, "recognizer-loaded", "-", "seconds=\(seconds)")
                 } catch {
-                    AlarmService.log(sink, "recognizer-missing", "-", "\(error.message); hands-free listening is off")
+                    AlarmService.log(
+                        options, "recognizer-missing", "-", "\(error.message); hands-free listening is off")
                 }
             }
         }
@@ -142,11 +143,11 @@ extension AlarmService {
         for reason in off { log("listen-off", id, reason) }
         slot = Slot(chain: id, until: until, provers: provers, running: provers.count)
         let reports = self.reports
-        let eventFD = self.eventFD
+        let event = self.event
         for prover in provers {
             prover.start(until: until) { report in
                 reports.list.withLock { $0.append((id, report)) }
-                WakeUp.signal(eventFD)
+                WakeUp.signal(event.raw)
             }
         }
     }
@@ -178,13 +179,14 @@ extension AlarmService {
                 log("listen", chain, detail)
             case .rejected(let kind, let detail):
                 try store.write {
-                    try store.record(chain: chain, kind: "rejected", at: Date(), detail: "\(kind) hands-free \(detail)")
+                    try store.record(
+                        chain: chain, kind: "rejected", at: options.now(), detail: "\(kind) hands-free \(detail)")
                 }
                 due = true
             case .accepted(let kind, let detail):
                 // A pass that began while the chain was due counts, as a typed proof's does.
                 let cancelled = try store.end(
-                    chain: chain, kind: "proof", at: Date(), detail: "\(kind) hands-free \(detail)")
+                    chain: chain, kind: "proof", at: options.now(), detail: "\(kind) hands-free \(detail)")
                 log("proof-hands-free", chain, "cancelled=\(cancelled?.count ?? 0)")
                 if listenChain == chain { listenChain = nil }
                 due = true
@@ -193,7 +195,7 @@ extension AlarmService {
                 if let open = slot, open.chain == chain, open.running > 1 {
                     log("listen-off", chain, reason)
                 } else {
-                    try noteListeningOff(chain, reason, until: slot?.until ?? Date())
+                    try noteListeningOff(chain, reason, until: slot?.until ?? options.now())
                 }
             case .ended:
                 guard var open = slot, open.chain == chain else { continue }

@@ -6,9 +6,9 @@ import Storage
 import Synchronization
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// Settings of ``AlarmService``.
@@ -38,6 +38,11 @@ public struct AlarmServiceOptions: Sendable {
     public var acceptSound: String? = nil
     /// A sound played when a whole hands-free reading is rejected, instead of the falling chime [nil].
     public var rejectSound: String? = nil
+    /// The wall clock behind every decision of the service: when a ring is due or missed, a hold's
+    /// end, the re-plan at midnight, the times recorded in the store and the log's stamps [the
+    /// system's clock]. The timer still wakes the service on the system's clock, so another clock
+    /// is for driving the decisions by hand (tests call `tick()` at chosen instants).
+    public var now: @Sendable () -> Date = { Date() }
     /// Where event lines go (one line each, no newline) [stderr].
     public var log: @Sendable (String) -> Void = { line in
         _ = POSIX.writeAll(2, Array((line + "\n").utf8))
@@ -60,12 +65,23 @@ public struct AlarmServiceOptions: Sendable {
 public final class AlarmService {
     let store: AlarmStore
     let options: AlarmServiceOptions
-    let lockFD: Int32
-    let listenFD: Int32
-    let timerFD: Int32
-    let eventFD: Int32
-    let inotifyFD: Int32
-    let signalFD: Int32
+    /// The descriptors the service owns (closed when it goes): the store's lock, the control
+    /// socket, the wall-clock timer, the event the ring and prover threads signal, the zone
+    /// watch (-1 without inotify) and the termination signals.
+    let lock: OwnedDescriptor
+    let listener: OwnedDescriptor
+    let timer: OwnedDescriptor
+    let event: OwnedDescriptor
+    let zoneWatch: OwnedDescriptor
+    let signals: OwnedDescriptor
+    var lockFD: Int32 { lock.raw }
+    var listenFD: Int32 { listener.raw }
+    var timerFD: Int32 { timer.raw }
+    var eventFD: Int32 { event.raw }
+    var inotifyFD: Int32 { zoneWatch.raw }
+    var signalFD: Int32 { signals.raw }
+    /// When the timer was last armed to wake the service (``tick()``), on ``AlarmServiceOptions/now``'s clock.
+    var nextWake: Date?
 
     /// A live proof holding a chain's backups off.
     struct Hold {
@@ -78,7 +94,8 @@ public final class AlarmService {
     /// Chains whose hold ended without a proof, with when: the backups due meanwhile ring at once.
     var released: [String: Date] = [:]
 
-    /// A control connection whose request line is still arriving.
+    /// A control connection whose request line is still arriving. Its deadline is on the
+    /// system's clock (it bounds a socket read, not an alarm decision).
     struct PendingRequest {
         var bytes: [UInt8] = []
         var deadline: Date
@@ -144,11 +161,10 @@ public final class AlarmService {
             POSIX.closeDescriptor(lockFD)
             throw ProofkitError(.storeReadOnly, "\(store.lockPath): the service lock is not a regular file")
         }
-        self.lockFD = lockFD
+        lock = OwnedDescriptor(lockFD)
         if case .failure = POSIX.lockExclusive(lockFD, wait: false) {
             let held = (try? POSIX.readPrefix(lockFD, count: 31).get()) ?? []
             let pid = held.isEmpty ? "?" : String(decoding: held, as: UTF8.self).filter { !$0.isWhitespace }
-            POSIX.closeDescriptor(lockFD)
             throw ProofkitError(
                 .serviceRunning, "another alarm service (pid \(pid)) is already running on \(store.folder)")
         }
@@ -156,8 +172,8 @@ public final class AlarmService {
         _ = POSIX.writeAll(lockFD, Array("\(POSIX.processID)\n".utf8), at: 0)
 
         do throws(SystemCallFailure) {
-            listenFD = try UnixSocket.listen(at: store.socketPath)  // mode 0600
-            POSIX.setNonBlocking(listenFD, true)  // every waiting connection is accepted, then none blocks
+            listener = OwnedDescriptor(try UnixSocket.listen(at: store.socketPath))  // mode 0600
+            POSIX.setNonBlocking(listener.raw, true)  // every waiting connection is accepted, then none blocks
         } catch {
             throw ProofkitError(.storeReadOnly, "\(store.socketPath): cannot create the control socket (\(error))")
         }
@@ -166,15 +182,21 @@ public final class AlarmService {
         else {
             throw ProofkitError(.internal, "cannot create the service's timer (timerfd/eventfd/signalfd)")
         }
-        timerFD = timer
-        eventFD = event
-        signalFD = signals
-        inotifyFD = WakeUp.watchFolder("/etc") ?? -1
+        self.timer = OwnedDescriptor(timer)
+        self.event = OwnedDescriptor(event)
+        self.signals = OwnedDescriptor(signals)
+        zoneWatch = OwnedDescriptor(WakeUp.watchFolder("/etc") ?? -1)
         let paths =
             options.inputs
             ?? POSIX.folderEntries("/dev/input").map { FilePath.string(fromBytes: $0) }.filter { $0.hasPrefix("event") }
             .sorted().map { "/dev/input/" + $0 }
         for path in paths { openInput(path) }
+    }
+
+    /// Closes the connections and input devices the service holds; its own descriptors close with
+    /// their owners. The socket and lock files stay (``shutDown(signal:)`` removes them).
+    deinit {
+        for fd in Array(holds.keys) + Array(pending.keys) + Array(inputs.keys) { POSIX.closeDescriptor(fd) }
     }
 
     /// Opens an input device (non-blocking; a FIFO opens without a writer). Returns whether it opened.
@@ -220,7 +242,7 @@ public final class AlarmService {
         guard let current else { return nil }
         current.stopRequested.withLock { $0 = true }
         try store.write {
-            try store.record(chain: current.ring.chain, kind: "stopped", at: Date(), detail: current.ring.id)
+            try store.record(chain: current.ring.chain, kind: "stopped", at: options.now(), detail: current.ring.id)
         }
         log("stop", current.ring.chain, "\(current.ring.id) by \(who)")
         // The ring thread notices within one period (20-50 ms): return once it is quiet, so that
@@ -231,15 +253,16 @@ public final class AlarmService {
     }
 
     func log(_ event: String, _ chain: String = "-", _ detail: String = "") {
-        AlarmService.log(options.log, event, chain, detail)
+        AlarmService.log(options, event, chain, detail)
     }
 
-    static func log(_ sink: @Sendable (String) -> Void, _ event: String, _ chain: String, _ detail: String) {
-        let now = Date()
+    /// Writes one event line to `options.log`, stamped with `options.now()` in UTC.
+    static func log(_ options: AlarmServiceOptions, _ event: String, _ chain: String, _ detail: String) {
+        let now = options.now()
         let millis = Int((now.timeIntervalSince1970 * 1000).truncatingRemainder(dividingBy: 1000))
         let stamp =
             iso8601(now, in: TimeZone(identifier: "UTC")!).prefix(19) + "." + String(1000 + millis).dropFirst() + "Z"
-        sink("\(stamp) \(event) \(chain)\(detail.isEmpty ? "" : " " + detail)")
+        options.log("\(stamp) \(event) \(chain)\(detail.isEmpty ? "" : " " + detail)")
     }
 
     /// Runs until SIGTERM, SIGINT or SIGHUP (then exits 0, removing the socket and the lock). The
@@ -258,7 +281,9 @@ public final class AlarmService {
             }
         }
         for row in try store.invalidRows() { log("row-skipped", "-", "\(row): a time out of range") }
-        for path in (try? store.removeOrphanedSounds(now: Date())) ?? [] { log("sound-orphan-removed", "-", path) }
+        for path in (try? store.removeOrphanedSounds(now: options.now())) ?? [] {
+            log("sound-orphan-removed", "-", path)
+        }
         loggedOutcome = try store.outcomes(limit: 1).first?.sequence ?? 0
         try tick()
         while true {
@@ -330,7 +355,7 @@ public final class AlarmService {
             try store.put([
                 "service.device": options.device, "service.device_status": found,
                 "service.inputs": inputs.values.map(\.path).sorted().joined(separator: ","),
-                "service.started": iso8601(Date(), in: TimeZone(identifier: "UTC")!),
+                "service.started": iso8601(options.now(), in: TimeZone(identifier: "UTC")!),
             ])
         }
     }
@@ -346,7 +371,6 @@ public final class AlarmService {
         }
         POSIX.remove(store.socketPath)
         POSIX.remove(store.lockPath)
-        POSIX.closeDescriptor(lockFD)
         POSIX.exitImmediately(0)
     }
 
@@ -419,7 +443,7 @@ public final class AlarmService {
                 reply = "ok nothing ringing"
             }
         case "hold" where words.count == 2:
-            let now = Date()
+            let now = options.now()
             holds[fd] = Hold(chain: words[1], since: now)
             keepOpen = true
             due = true
@@ -446,13 +470,13 @@ public final class AlarmService {
     func endHold(_ fd: Int32, reason: String) {
         guard let hold = holds.removeValue(forKey: fd) else { return }
         POSIX.closeDescriptor(fd)
-        released[hold.chain] = Date()
+        released[hold.chain] = options.now()
         log("hold-end", hold.chain, "reason=\(reason)")
     }
 
     /// Re-plans when due, marks missed rings, starts due rings, and arms the timer.
     func tick() throws {
-        let now = Date()
+        let now = options.now()
         let zone = currentDeviceZone(environment: options.environment)
         for (fd, hold) in holds where hold.until <= now { endHold(fd, reason: "limit") }
         if let planner = try store.prayerPlanner(deviceZone: zone),
@@ -528,6 +552,7 @@ public final class AlarmService {
         for hold in holds.values { wake = min(wake, hold.until) }
         if pendingRing { wake = min(wake, now.addingTimeInterval(0.05)) }
         wake = max(wake, now.addingTimeInterval(0.001))
+        nextWake = wake
         WakeUp.arm(timerFD, at: wake.timeIntervalSince1970)
     }
 
@@ -578,15 +603,14 @@ public final class AlarmService {
         let volume = AlarmRingScheduler.ringVolume(
             volume: chain.volume, ringIndex: ring.ringIndex, ringCount: ringCount, escalate: chain.escalate)
         let ramp = chain.ramp
-        let eventFD = self.eventFD
+        let wake = self.event  // kept open while the ring thread may signal it
         let lateness = Int((now.timeIntervalSince(ring.fireDate) * 1000).rounded())
         log(
             "ring-due", chain.id,
             "\(ring.id) decided_late_ms=\(lateness) sound=\(source) volume=\(decimalText(volume, places: 0)) ramp=\(decimalText(ramp, places: 1))"
         )
-        let sink = options.log
         let log: @Sendable (String, String, String) -> Void = { event, chain, detail in
-            AlarmService.log(sink, event, chain, detail)
+            AlarmService.log(options, event, chain, detail)
         }
         runOnDedicatedThread {
             var result: (RingReport?, String?) = (nil, nil)
@@ -596,7 +620,7 @@ public final class AlarmService {
                     clip, seconds: options.ringSeconds, volume: Float(volume / 100), rampSeconds: ramp,
                     shouldStop: { ringing.stopRequested.withLock { $0 } },
                     started: {
-                        let late = Int((Date().timeIntervalSince(ring.fireDate) * 1000).rounded())
+                        let late = Int((options.now().timeIntervalSince(ring.fireDate) * 1000).rounded())
                         log("ring", ring.chain, "\(ring.id) late_ms=\(late)")
                     })
                 result = (report, nil)
@@ -604,7 +628,7 @@ public final class AlarmService {
                 result = (nil, error.description)
             }
             ringing.finished.withLock { $0 = result }
-            WakeUp.signal(eventFD)
+            WakeUp.signal(wake.raw)
         }
         // Recorded once the ring is under way: an alarm rings first, and a commit (synchronous=FULL)
         // can wait seconds behind other writers' I/O. A kill -9 in between leaves the ring

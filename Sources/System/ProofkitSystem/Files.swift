@@ -328,3 +328,17 @@ package struct TemporaryFolder: Sendable {
         POSIX.removeFolder(path)
     }
 }
+
+// MARK: Owned descriptors
+
+/// A descriptor with one owner, closed when the last reference goes (`deinit`). A thread that
+/// captures it keeps it open, so it never writes to a number that was closed and reused.
+package final class OwnedDescriptor: Sendable {
+    /// The descriptor; valid while this object lives.
+    package let raw: Int32
+
+    /// Takes ownership of `raw` (closed on `deinit`; -1 for none).
+    package init(_ raw: Int32) { self.raw = raw }
+
+    deinit { if raw >= 0 { POSIX.closeDescriptor(raw) } }
+}
