@@ -67,17 +67,17 @@ struct SincResamplerTests {
         ])
     func idealSine(from: Int, to: Int, frequency: Double) {
         let frames = from / 2
-        let input = TestSignals.sine(frequency: frequency, amplitude: 0.5, sampleRate: from, frames: frames)
+        let input = SyntheticAudio.sine(frequency: frequency, amplitude: 0.5, sampleRate: from, frames: frames)
         let output = resample(input, channels: 1, from: from, to: to)
         #expect(output.count == SincResampler.outputFrameCount(inputFrames: frames, inputRate: from, outputRate: to))
         #expect(output.count == (frames * to + from - 1) / from)
-        let ideal = TestSignals.sine(frequency: frequency, amplitude: 0.5, sampleRate: to, frames: output.count)
+        let ideal = SyntheticAudio.sine(frequency: frequency, amplitude: 0.5, sampleRate: to, frames: output.count)
         #expect(snr(output, ideal, skip: to / 50) > 90)
     }
 
     @Test("the output does not depend on how the input is cut: all at once (several blocks) or in uneven chunks")
     func chunking() {
-        let input = TestSignals.noise(amplitude: 0.3, frames: 2 * 44100 * 2)  // 2 s of stereo
+        let input = SyntheticAudio.noise(amplitude: 0.3, frames: 2 * 44100 * 2)  // 2 s of stereo
         var whole = SincResampler(inputRate: 44100, outputRate: 16000, channels: 2)
         let once = whole.process(input) + whole.finish()
         #expect(once.count == 2 * 32000)
@@ -86,7 +86,7 @@ struct SincResamplerTests {
 
     @Test("downsampling removes what the new rate cannot hold (a 6 kHz tone into 8 kHz is gone)")
     func antiAliasing() {
-        let input = TestSignals.sine(frequency: 6000, amplitude: 0.5, sampleRate: 48000, frames: 24000)
+        let input = SyntheticAudio.sine(frequency: 6000, amplitude: 0.5, sampleRate: 48000, frames: 24000)
         let output = resample(input, channels: 1, from: 48000, to: 8000)
         let kept = output[400..<(output.count - 400)]
         let meanSquare = kept.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(kept.count)
@@ -97,28 +97,28 @@ struct SincResamplerTests {
         "stereo noise resampled 44.1 -> 48 kHz agrees with sox's very-high-quality resampler",
         .enabled(if: TestEnvironment.hasTool("sox")))
     func againstSox() throws {
-        let folder = try AudioTestTools.makeScratchFolder()
-        defer { AudioTestTools.remove(folder) }
-        // Band-limited content both resamplers keep: a chord plus noise low-passed by sox at 16 kHz.
-        let frames = 44100
-        let chord = zip(
-            TestSignals.sine(frequency: 440, amplitude: 0.3, sampleRate: 44100, frames: frames),
-            TestSignals.sine(frequency: 3520, amplitude: 0.2, sampleRate: 44100, frames: frames)
-        ).map { $0 + $1 }
-        let noise = TestSignals.noise(amplitude: 0.3, frames: frames)
-        let source = folder + "/in.wav"
-        try AudioTestTools.writeWithSox(
-            TestSignals.interleave([chord, noise]), channels: 2, sampleRate: 44100,
-            to: source, soxOutputOptions: ["-e", "floating-point", "-b", "32"])
-        let filtered = folder + "/lp.wav"
-        try AudioTestTools.require("sox", [source, "-e", "floating-point", "-b", "32", filtered, "sinc", "-16000"])
-        let input = try AudioTestTools.soxSamples(filtered)
-        let ours = resample(input, channels: 2, from: 44100, to: 48000)
-        let soxOut = folder + "/sox48.wav"
-        try AudioTestTools.require(
-            "sox", [filtered, "-e", "floating-point", "-b", "32", soxOut, "rate", "-v", "48000"])
-        let theirs = try AudioTestTools.soxSamples(soxOut)
-        #expect(ours.count == theirs.count)
-        #expect(snr(ours, theirs, skip: 4800) > 60)
+        try withTemporaryFolder { folder in
+            // Band-limited content both resamplers keep: a chord plus noise low-passed by sox at 16 kHz.
+            let frames = 44100
+            let chord = zip(
+                SyntheticAudio.sine(frequency: 440, amplitude: 0.3, sampleRate: 44100, frames: frames),
+                SyntheticAudio.sine(frequency: 3520, amplitude: 0.2, sampleRate: 44100, frames: frames)
+            ).map { $0 + $1 }
+            let noise = SyntheticAudio.noise(amplitude: 0.3, frames: frames)
+            let source = folder + "/in.wav"
+            try AudioTestTools.writeWithSox(
+                SyntheticAudio.interleave([chord, noise]), channels: 2, sampleRate: 44100,
+                to: source, soxOutputOptions: ["-e", "floating-point", "-b", "32"])
+            let filtered = folder + "/lp.wav"
+            try AudioTestTools.require("sox", [source, "-e", "floating-point", "-b", "32", filtered, "sinc", "-16000"])
+            let input = try AudioTestTools.soxSamples(filtered)
+            let ours = resample(input, channels: 2, from: 44100, to: 48000)
+            let soxOut = folder + "/sox48.wav"
+            try AudioTestTools.require(
+                "sox", [filtered, "-e", "floating-point", "-b", "32", soxOut, "rate", "-v", "48000"])
+            let theirs = try AudioTestTools.soxSamples(soxOut)
+            #expect(ours.count == theirs.count)
+            #expect(snr(ours, theirs, skip: 4800) > 60)
+        }
     }
 }

@@ -87,50 +87,50 @@ struct ALSACaptureTests {
 
     @Test("the virtual microphone delivers the file's samples exactly, in order, then silence")
     func virtualMicrophoneIsExact() async throws {
-        let folder = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        // A ramp that never repeats within the file, so any reordering or loss shows.
-        let input = (0..<24_000).map { Int16(truncatingIfNeeded: $0 &* 7 &- 12_000) }
-        try writeRaw(input, to: folder + "/in.raw")
-        let capture = try MicrophoneCapture(
-            device: "vmic", configuration: .virtualMicrophone(name: "vmic", rawFile: folder + "/in.raw"),
-            chunkDuration: .milliseconds(20), overflow: .waitForConsumer)
-        #expect(capture.chunkFrames == 320)
-        let stream = capture.start()
-        var chunks: [AudioChunk] = []
-        for try await chunk in stream {
-            chunks.append(chunk)
-            if chunks.reduce(0, { $0 + $1.samples.count }) >= 32_000 { break }
+        try await withTemporaryFolder { folder in
+            // A ramp that never repeats within the file, so any reordering or loss shows.
+            let input = (0..<24_000).map { Int16(truncatingIfNeeded: $0 &* 7 &- 12_000) }
+            try writeRaw(input, to: folder + "/in.raw")
+            let capture = try MicrophoneCapture(
+                device: "vmic", configuration: .virtualMicrophone(name: "vmic", rawFile: folder + "/in.raw"),
+                chunkDuration: .milliseconds(20), overflow: .waitForConsumer)
+            #expect(capture.chunkFrames == 320)
+            let stream = capture.start()
+            var chunks: [AudioChunk] = []
+            for try await chunk in stream {
+                chunks.append(chunk)
+                if chunks.reduce(0, { $0 + $1.samples.count }) >= 32_000 { break }
+            }
+            let samples = chunks.flatMap(\.samples)
+            #expect(Array(samples.prefix(24_000)) == input)
+            #expect(samples[24_000..<32_000].allSatisfy { $0 == 0 })
+            // Chunks are contiguous and stamped with their position.
+            var expected = 0
+            for chunk in chunks {
+                #expect(chunk.startFrame == expected)
+                expected += chunk.samples.count
+            }
+            #expect(stream.statistics.framesRead >= 32_000)
+            #expect(stream.statistics.droppedChunks == 0)
         }
-        let samples = chunks.flatMap(\.samples)
-        #expect(Array(samples.prefix(24_000)) == input)
-        #expect(samples[24_000..<32_000].allSatisfy { $0 == 0 })
-        // Chunks are contiguous and stamped with their position.
-        var expected = 0
-        for chunk in chunks {
-            #expect(chunk.startFrame == expected)
-            expected += chunk.samples.count
-        }
-        #expect(stream.statistics.framesRead >= 32_000)
-        #expect(stream.statistics.droppedChunks == 0)
     }
 
     @Test("a 48 kHz stereo microphone is converted to 16 kHz mono by ALSA's plug layer")
     func conversion() async throws {
-        let folder = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try writeRaw(sine(frequency: 1000, seconds: 2, rate: 48000, channels: 2), to: folder + "/in48.raw")
-        let capture = try MicrophoneCapture(
-            device: "usbmic",
-            configuration: .virtualMicrophone(
-                name: "usbmic", rawFile: folder + "/in48.raw", sampleRate: 48000, channels: 2),
-            overflow: .waitForConsumer)
-        #expect(capture.sampleRate == 16000)
-        let samples = try await collect(capture.start(), frames: 16000)
-        let middle = samples[4000..<12000]
-        // Same tone, same level (0.5 full scale sine: RMS 0.5 / sqrt 2), after resampling.
-        #expect(dominantFrequency(middle, rate: 16000, candidates: [250, 500, 1000, 2000, 3000]) == 1000)
-        #expect(isApproximatelyEqual(rms(middle), 0.5 * 32767 / 2.0.squareRoot(), relativeTolerance: 0.1))
+        try await withTemporaryFolder { folder in
+            try writeRaw(sine(frequency: 1000, seconds: 2, rate: 48000, channels: 2), to: folder + "/in48.raw")
+            let capture = try MicrophoneCapture(
+                device: "usbmic",
+                configuration: .virtualMicrophone(
+                    name: "usbmic", rawFile: folder + "/in48.raw", sampleRate: 48000, channels: 2),
+                overflow: .waitForConsumer)
+            #expect(capture.sampleRate == 16000)
+            let samples = try await collect(capture.start(), frames: 16000)
+            let middle = samples[4000..<12000]
+            // Same tone, same level (0.5 full scale sine: RMS 0.5 / sqrt 2), after resampling.
+            #expect(dominantFrequency(middle, rate: 16000, candidates: [250, 500, 1000, 2000, 3000]) == 1000)
+            #expect(isApproximatelyEqual(rms(middle), 0.5 * 32767 / 2.0.squareRoot(), relativeTolerance: 0.1))
+        }
     }
 
     @Test(
@@ -185,20 +185,21 @@ struct ALSACaptureTests {
 
     @Test("stop ends the stream and closes the device, so it can be opened again")
     func stopEnds() async throws {
-        let folder = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try writeRaw(sine(frequency: 440, seconds: 0.5, rate: 16000), to: folder + "/in.raw")
-        let config = ALSAConfiguration.virtualMicrophone(name: "vmic", rawFile: folder + "/in.raw")
-        let stream = try MicrophoneCapture(device: "vmic", configuration: config, overflow: .waitForConsumer).start()
-        var count = 0
-        for try await _ in stream {
-            count += 1
-            if count == 3 { stream.stop() }
+        try await withTemporaryFolder { folder in
+            try writeRaw(sine(frequency: 440, seconds: 0.5, rate: 16000), to: folder + "/in.raw")
+            let config = ALSAConfiguration.virtualMicrophone(name: "vmic", rawFile: folder + "/in.raw")
+            let stream = try MicrophoneCapture(device: "vmic", configuration: config, overflow: .waitForConsumer)
+                .start()
+            var count = 0
+            for try await _ in stream {
+                count += 1
+                if count == 3 { stream.stop() }
+            }
+            #expect(count >= 3)
+            // The loop ended: the stream finished. The same device opens again.
+            let again = try MicrophoneCapture(device: "vmic", configuration: config)
+            try again.close()
         }
-        #expect(count >= 3)
-        // The loop ended: the stream finished. The same device opens again.
-        let again = try MicrophoneCapture(device: "vmic", configuration: config)
-        try again.close()
     }
 
     @Test("chunk bytes are little-endian S16, as a recogniser reads them")
@@ -234,14 +235,14 @@ struct AudioDeviceTests {
     @Test("PROOFKIT_ALSA_CONFIG names a configuration file; unset means the machine's")
     func environment() throws {
         #expect(try ALSAConfiguration.fromEnvironment([:]) == nil)
-        let folder = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try "pcm.x { type null }\n".write(toFile: folder + "/asound.conf", atomically: true, encoding: .utf8)
-        let config = try ALSAConfiguration.fromEnvironment(["PROOFKIT_ALSA_CONFIG": folder + "/asound.conf"])
-        #expect(config?.text == "pcm.x { type null }\n")
-        let error = #expect(throws: ProofkitError.self) {
-            try ALSAConfiguration.fromEnvironment(["PROOFKIT_ALSA_CONFIG": folder + "/missing.conf"])
+        try withTemporaryFolder { folder in
+            try "pcm.x { type null }\n".write(toFile: folder + "/asound.conf", atomically: true, encoding: .utf8)
+            let config = try ALSAConfiguration.fromEnvironment(["PROOFKIT_ALSA_CONFIG": folder + "/asound.conf"])
+            #expect(config?.text == "pcm.x { type null }\n")
+            let error = #expect(throws: ProofkitError.self) {
+                try ALSAConfiguration.fromEnvironment(["PROOFKIT_ALSA_CONFIG": folder + "/missing.conf"])
+            }
+            #expect(error?.code == .notFound)
         }
-        #expect(error?.code == .notFound)
     }
 }

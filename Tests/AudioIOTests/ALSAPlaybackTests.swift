@@ -24,17 +24,17 @@ struct ALSAPlaybackTests {
 
     @Test("what is played to a recording sink is the clip, sample for sample")
     func recordingSink() throws {
-        let folder = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let input = sine(frequency: 523.25, seconds: 0.75, rate: 16000, amplitude: 0.8)
-        // As a decoder gives them: a 16-bit sample / 32768, which playback writes back exactly.
-        let clip = AudioClip(samples: input.map { Float($0) / 32768 }, channels: 1, sampleRate: 16000)
-        var player = try SoundPlayer(
-            device: "tap", configuration: .recordingSink(name: "tap", rawFile: folder + "/out.raw"))
-        try player.play(clip)
-        try player.close()
-        let played = try readRaw(folder + "/out.raw")
-        #expect(played == input)
+        try withTemporaryFolder { folder in
+            let input = sine(frequency: 523.25, seconds: 0.75, rate: 16000, amplitude: 0.8)
+            // As a decoder gives them: a 16-bit sample / 32768, which playback writes back exactly.
+            let clip = AudioClip(samples: input.map { Float($0) / 32768 }, channels: 1, sampleRate: 16000)
+            var player = try SoundPlayer(
+                device: "tap", configuration: .recordingSink(name: "tap", rawFile: folder + "/out.raw"))
+            try player.play(clip)
+            try player.close()
+            let played = try readRaw(folder + "/out.raw")
+            #expect(played == input)
+        }
     }
 
     @Test("playing from async code runs on a dedicated thread and finishes")

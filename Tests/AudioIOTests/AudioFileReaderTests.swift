@@ -91,57 +91,57 @@ struct AudioFileReaderTests {
     func decodesGeneratedAudio(_ testCase: Case) throws {
         let rate = 48000
         let frames = rate * 2
-        let left = TestSignals.sine(frequency: 440, amplitude: 0.4, sampleRate: rate, frames: frames)
+        let left = SyntheticAudio.sine(frequency: 440, amplitude: 0.4, sampleRate: rate, frames: frames)
         let right = zip(
-            TestSignals.sine(frequency: 1000, amplitude: 0.2, sampleRate: rate, frames: frames),
-            TestSignals.noise(amplitude: 0.05, frames: frames)
+            SyntheticAudio.sine(frequency: 1000, amplitude: 0.2, sampleRate: rate, frames: frames),
+            SyntheticAudio.noise(amplitude: 0.05, frames: frames)
         ).map { $0 + $1 }
-        let interleaved = TestSignals.interleave([left, right])
-        let folder = try AudioTestTools.makeScratchFolder()
-        defer { AudioTestTools.remove(folder) }
-        let source = folder + "/source.wav"
-        try AudioTestTools.writeWithSox(
-            interleaved, channels: 2, sampleRate: rate, to: source,
-            soxOutputOptions: ["-e", "floating-point", "-b", "32"])
-        let path = folder + "/" + testCase.fileName
-        switch testCase.tool {
-        case "sox": try AudioTestTools.require("sox", [source] + testCase.options + [path])
-        case "ffmpeg":
-            try AudioTestTools.require("ffmpeg", ["-v", "error", "-y", "-i", source] + testCase.options + [path])
-        default:
-            let pcm = folder + "/pcm16.wav"
-            try AudioTestTools.require("sox", [source, "-b", "16", pcm])
-            try AudioTestTools.require("lame", ["--quiet"] + testCase.options + [pcm, path])
+        let interleaved = SyntheticAudio.interleave([left, right])
+        try withTemporaryFolder { folder in
+            let source = folder + "/source.wav"
+            try AudioTestTools.writeWithSox(
+                interleaved, channels: 2, sampleRate: rate, to: source,
+                soxOutputOptions: ["-e", "floating-point", "-b", "32"])
+            let path = folder + "/" + testCase.fileName
+            switch testCase.tool {
+            case "sox": try AudioTestTools.require("sox", [source] + testCase.options + [path])
+            case "ffmpeg":
+                try AudioTestTools.require("ffmpeg", ["-v", "error", "-y", "-i", source] + testCase.options + [path])
+            default:
+                let pcm = folder + "/pcm16.wav"
+                try AudioTestTools.require("sox", [source, "-b", "16", pcm])
+                try AudioTestTools.require("lame", ["--quiet"] + testCase.options + [pcm, path])
+            }
+            let (format, samples) = try decodeAll(path)
+            #expect(format.majorFormatName == testCase.major)
+            #expect(format.subtypeName == testCase.subtype)
+            #expect(format.sampleRate == rate)
+            #expect(format.channels == 2)
+            let decodedFrames = samples.count / 2
+            if testCase.isLossless {
+                #expect(decodedFrames == frames)
+                #expect(format.headerFrameCount == frames)
+                // Exact up to the quantisation of the stored format (16-bit: one step).
+                let tolerance: Float = testCase.subtype == "PCM_16" ? 1.0 / 32768 : 1.0 / 4_000_000
+                let worst = zip(samples, interleaved).map { abs($0 - $1) }.max() ?? 1
+                #expect(worst <= tolerance)
+            } else {
+                // Lossy codecs add encoder delay/padding: the length is close, the content similar.
+                #expect(abs(decodedFrames - frames) < rate / 10)
+                // Compare with ffmpeg's decoding of the same file (an independent decoder that also
+                // honours the encoder delay recorded in the file).
+                let reference = try AudioTestTools.ffmpegSamples(path)
+                #expect(relativeErrorDB(samples, reference) < -40)
+                let peak = samples.enumerated().filter { $0.offset % 2 == 0 }.map { abs($0.element) }.max() ?? 0
+                #expect(peak > 0.3 && peak < 0.5)
+            }
+            // The same file renamed with a lying extension decodes the same (detection by content).
+            let liar = folder + "/liar.txt"
+            try FileManager.default.copyItem(atPath: path, toPath: liar)
+            let (liarFormat, liarSamples) = try decodeAll(liar)
+            #expect(liarFormat == format)
+            #expect(liarSamples == samples)
         }
-        let (format, samples) = try decodeAll(path)
-        #expect(format.majorFormatName == testCase.major)
-        #expect(format.subtypeName == testCase.subtype)
-        #expect(format.sampleRate == rate)
-        #expect(format.channels == 2)
-        let decodedFrames = samples.count / 2
-        if testCase.isLossless {
-            #expect(decodedFrames == frames)
-            #expect(format.headerFrameCount == frames)
-            // Exact up to the quantisation of the stored format (16-bit: one step).
-            let tolerance: Float = testCase.subtype == "PCM_16" ? 1.0 / 32768 : 1.0 / 4_000_000
-            let worst = zip(samples, interleaved).map { abs($0 - $1) }.max() ?? 1
-            #expect(worst <= tolerance)
-        } else {
-            // Lossy codecs add encoder delay/padding: the length is close, the content similar.
-            #expect(abs(decodedFrames - frames) < rate / 10)
-            // Compare with ffmpeg's decoding of the same file (an independent decoder that also
-            // honours the encoder delay recorded in the file).
-            let reference = try AudioTestTools.ffmpegSamples(path)
-            #expect(relativeErrorDB(samples, reference) < -40)
-            let peak = samples.enumerated().filter { $0.offset % 2 == 0 }.map { abs($0.element) }.max() ?? 0
-            #expect(peak > 0.3 && peak < 0.5)
-        }
-        // The same file renamed with a lying extension decodes the same (detection by content).
-        let liar = folder + "/liar.txt"
-        try FileManager.default.copyItem(atPath: path, toPath: liar)
-        let (liarFormat, liarSamples) = try decodeAll(liar)
-        #expect(liarFormat == format)
-        #expect(liarSamples == samples)
     }
 
     @Test(
@@ -150,33 +150,34 @@ struct AudioFileReaderTests {
     func decodesOddLayouts(channels: Int, rate: Int) throws {
         let frames = rate / 4
         let signals = (0..<channels).map {
-            TestSignals.sine(frequency: 100 * Double($0 + 1), amplitude: 0.3, sampleRate: rate, frames: frames)
+            SyntheticAudio.sine(frequency: 100 * Double($0 + 1), amplitude: 0.3, sampleRate: rate, frames: frames)
         }
-        let folder = try AudioTestTools.makeScratchFolder()
-        defer { AudioTestTools.remove(folder) }
-        let path = folder + "/odd.wav"
-        try AudioTestTools.writeWithSox(TestSignals.interleave(signals), channels: channels, sampleRate: rate, to: path)
-        let (format, samples) = try decodeAll(path)
-        #expect(format.channels == channels && format.sampleRate == rate)
-        #expect(samples.count == frames * channels)
-        let expected = try AudioTestTools.soxSamples(path)
-        #expect(samples == expected)
+        try withTemporaryFolder { folder in
+            let path = folder + "/odd.wav"
+            try AudioTestTools.writeWithSox(
+                SyntheticAudio.interleave(signals), channels: channels, sampleRate: rate, to: path)
+            let (format, samples) = try decodeAll(path)
+            #expect(format.channels == channels && format.sampleRate == rate)
+            #expect(samples.count == frames * channels)
+            let expected = try AudioTestTools.soxSamples(path)
+            #expect(samples == expected)
+        }
     }
 
     @Test("skipping by seek gives the same frames as decoding and dropping")
     func skipMatchesDecoding() throws {
-        let folder = try AudioTestTools.makeScratchFolder()
-        defer { AudioTestTools.remove(folder) }
-        let noise = TestSignals.noise(frames: 30000)
-        for name in ["a.wav", "a.flac", "a.mp3"] {
-            let path = folder + "/" + name
-            try AudioTestTools.writeWithSox(noise, channels: 1, sampleRate: 16000, to: path)
-            var reader = try AudioFileReader(path: path)
-            #expect(try reader.skip(frames: 12345) == 12345)
-            let afterSkip = try reader.readChunk(maxFrames: 500)
-            reader.close()
-            let (_, all) = try decodeAll(path)
-            #expect(afterSkip == Array(all[12345..<12845]), "\(name)")
+        try withTemporaryFolder { folder in
+            let noise = SyntheticAudio.noise(frames: 30000)
+            for name in ["a.wav", "a.flac", "a.mp3"] {
+                let path = folder + "/" + name
+                try AudioTestTools.writeWithSox(noise, channels: 1, sampleRate: 16000, to: path)
+                var reader = try AudioFileReader(path: path)
+                #expect(try reader.skip(frames: 12345) == 12345)
+                let afterSkip = try reader.readChunk(maxFrames: 500)
+                reader.close()
+                let (_, all) = try decodeAll(path)
+                #expect(afterSkip == Array(all[12345..<12845]), "\(name)")
+            }
         }
     }
 
@@ -199,30 +200,30 @@ struct AudioFileReaderTests {
         "an MP3 cut mid-frame decodes to its end in 65536-frame reads (as trim reads them), as long as ffmpeg and sox decode it",
         arguments: [1.0, 2.5, 4.0])
     func truncatedMP3(seconds: Double) throws {
-        let folder = try AudioTestTools.makeScratchFolder()
-        defer { AudioTestTools.remove(folder) }
-        let fixture = TestEnvironment.fixture("rec_001.mp3")
-        // 64 kbit/s: `seconds` of audio and 333 bytes into the next frame, as `head -c` cuts.
-        let whole = try Data(contentsOf: URL(fileURLWithPath: fixture))
-        let path = folder + "/cut.mp3"
-        try whole.prefix(Int(64000 / 8 * seconds) + 333).write(to: URL(fileURLWithPath: path))
-        var reader = try AudioFileReader(path: path)
-        var buffer = [Float](repeating: 0, count: 65536 * 2)
-        var samples: [Float] = []
-        while case let frames = try reader.read(into: &buffer, maxFrames: 65536), frames > 0 {
-            samples += buffer[0..<(frames * 2)]
+        try withTemporaryFolder { folder in
+            let fixture = TestEnvironment.fixture("rec_001.mp3")
+            // 64 kbit/s: `seconds` of audio and 333 bytes into the next frame, as `head -c` cuts.
+            let whole = try Data(contentsOf: URL(fileURLWithPath: fixture))
+            let path = folder + "/cut.mp3"
+            try whole.prefix(Int(64000 / 8 * seconds) + 333).write(to: URL(fileURLWithPath: path))
+            var reader = try AudioFileReader(path: path)
+            var buffer = [Float](repeating: 0, count: 65536 * 2)
+            var samples: [Float] = []
+            while case let frames = try reader.read(into: &buffer, maxFrames: 65536), frames > 0 {
+                samples += buffer[0..<(frames * 2)]
+            }
+            reader.close()
+            let ours = Double(samples.count / 2) / 44100
+            let ffmpeg = Double(try AudioTestTools.ffmpegSamples(path).count / 2) / 44100
+            let sox = Double(try AudioTestTools.soxSamples(path).count / 2) / 44100
+            // Within a few MPEG frames (26 ms each): decoders differ in what they make of the cut
+            // frame. Before, the read that met the cut was dropped whole: up to 1.49 s, or all.
+            #expect(abs(ours - ffmpeg) < 0.1, "ours \(ours) s, ffmpeg \(ffmpeg) s")
+            #expect(abs(ours - sox) < 0.1, "ours \(ours) s, sox \(sox) s")
+            // What is decoded is the start of the whole file, sample for sample around the re-read.
+            let (_, reference) = try decodeAll(fixture, chunk: 4096)
+            #expect(relativeErrorDB(samples, Array(reference.prefix(samples.count))) < -60)
         }
-        reader.close()
-        let ours = Double(samples.count / 2) / 44100
-        let ffmpeg = Double(try AudioTestTools.ffmpegSamples(path).count / 2) / 44100
-        let sox = Double(try AudioTestTools.soxSamples(path).count / 2) / 44100
-        // Within a few MPEG frames (26 ms each): decoders differ in what they make of the cut
-        // frame. Before, the read that met the cut was dropped whole: up to 1.49 s, or all.
-        #expect(abs(ours - ffmpeg) < 0.1, "ours \(ours) s, ffmpeg \(ffmpeg) s")
-        #expect(abs(ours - sox) < 0.1, "ours \(ours) s, sox \(sox) s")
-        // What is decoded is the start of the whole file, sample for sample around the re-read.
-        let (_, reference) = try decodeAll(fixture, chunk: 4096)
-        #expect(relativeErrorDB(samples, Array(reference.prefix(samples.count))) < -60)
     }
 }
 
@@ -249,24 +250,26 @@ struct AudioFileReaderErrorTests {
 
     @Test("missing file, folder, empty file, random bytes and a truncated Ogg give the right codes")
     func badFiles() throws {
-        let folder = try AudioTestTools.makeScratchFolder()
-        defer { AudioTestTools.remove(folder) }
-        _ = FileManager.default.createFile(atPath: folder + "/empty.wav", contents: Data())
-        let random = Data(
-            TestSignals.noise(amplitude: 1, frames: 20000).map { UInt8(truncatingIfNeeded: Int(($0 + 1) * 127.5)) })
-        _ = FileManager.default.createFile(atPath: folder + "/random.mp3", contents: random)
-        let cases: [(String, ProofkitError.Code, String)] = [
-            (folder + "/missing.wav", .notFound, "no such file"),
-            (folder, .notFound, "folder"),
-            (folder + "/empty.wav", .decodeFailed, "empty"),
-            (folder + "/random.mp3", .decodeFailed, "not a readable audio file"),
-            (TestEnvironment.fixture("odd_truncated_001.ogg"), .decodeFailed, "not a readable audio file"),
-        ]
-        for (path, code, words) in cases {
-            let error = try #require(thrownError { _ = try AudioFileReader(path: path) }, "\(path)")
-            #expect(error.code == code, "\(path)")
-            #expect(error.description.hasPrefix(path + ": "))
-            #expect(error.description.contains(words), "\(error)")
+        try withTemporaryFolder { folder in
+            _ = FileManager.default.createFile(atPath: folder + "/empty.wav", contents: Data())
+            let random = Data(
+                SyntheticAudio.noise(amplitude: 1, frames: 20000).map {
+                    UInt8(truncatingIfNeeded: Int(($0 + 1) * 127.5))
+                })
+            _ = FileManager.default.createFile(atPath: folder + "/random.mp3", contents: random)
+            let cases: [(String, ProofkitError.Code, String)] = [
+                (folder + "/missing.wav", .notFound, "no such file"),
+                (folder, .notFound, "folder"),
+                (folder + "/empty.wav", .decodeFailed, "empty"),
+                (folder + "/random.mp3", .decodeFailed, "not a readable audio file"),
+                (TestEnvironment.fixture("odd_truncated_001.ogg"), .decodeFailed, "not a readable audio file"),
+            ]
+            for (path, code, words) in cases {
+                let error = try #require(thrownError { _ = try AudioFileReader(path: path) }, "\(path)")
+                #expect(error.code == code, "\(path)")
+                #expect(error.description.hasPrefix(path + ": "))
+                #expect(error.description.contains(words), "\(error)")
+            }
         }
     }
 }
@@ -277,28 +280,28 @@ struct AudioFileReaderInt16Tests {
         "16-bit PCM read as Int16 gives the stored samples, and s / 32768 is what the float read gives",
         arguments: ["wav", "caf", "aiff", "flac"])
     func int16MatchesFloat(ext: String) throws {
-        let folder = try AudioTestTools.makeScratchFolder()
-        defer { AudioTestTools.remove(folder) }
-        let path = folder + "/in." + ext
-        let frames = 20000
-        let signal = TestSignals.interleave([
-            TestSignals.sine(frequency: 330, amplitude: 0.9, sampleRate: 16000, frames: frames),
-            TestSignals.noise(amplitude: 0.5, frames: frames),
-        ])
-        try AudioTestTools.writeWithSox(
-            signal, channels: 2, sampleRate: 16000, to: path, soxOutputOptions: ["-D", "-b", "16"])
-        let expected = try AudioTestTools.soxInt16(path)  // independent reader
+        try withTemporaryFolder { folder in
+            let path = folder + "/in." + ext
+            let frames = 20000
+            let signal = SyntheticAudio.interleave([
+                SyntheticAudio.sine(frequency: 330, amplitude: 0.9, sampleRate: 16000, frames: frames),
+                SyntheticAudio.noise(amplitude: 0.5, frames: frames),
+            ])
+            try AudioTestTools.writeWithSox(
+                signal, channels: 2, sampleRate: 16000, to: path, soxOutputOptions: ["-D", "-b", "16"])
+            let expected = try AudioTestTools.soxInt16(path)  // independent reader
 
-        var reader = try AudioFileReader(path: path)
-        #expect(reader.format.isLinearPCM16)
-        var buffer = [Int16](repeating: 0, count: 3000 * 2)
-        var shorts: [Int16] = []
-        while case let n = try reader.read(into: &buffer, maxFrames: 3000), n > 0 {
-            shorts += buffer[0..<(n * 2)]
+            var reader = try AudioFileReader(path: path)
+            #expect(reader.format.isLinearPCM16)
+            var buffer = [Int16](repeating: 0, count: 3000 * 2)
+            var shorts: [Int16] = []
+            while case let n = try reader.read(into: &buffer, maxFrames: 3000), n > 0 {
+                shorts += buffer[0..<(n * 2)]
+            }
+            reader.close()
+            #expect(shorts == expected)
+            let (_, floats) = try decodeAll(path, chunk: 777)
+            #expect(floats == shorts.map { Float($0) / 32768 })
         }
-        reader.close()
-        #expect(shorts == expected)
-        let (_, floats) = try decodeAll(path, chunk: 777)
-        #expect(floats == shorts.map { Float($0) / 32768 })
     }
 }

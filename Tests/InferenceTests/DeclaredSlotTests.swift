@@ -53,26 +53,28 @@
             fromBytes.close()
             // Saving the optimised model in ORT format: the file it writes loads as one, and
             // gives the same outputs as the .onnx.
-            let folder = try TestEnvironment.makeTemporaryFolder()
-            defer { try? FileManager.default.removeItem(atPath: folder) }
-            var optimizing = try InferenceSession(
-                contentsOf: InferenceFixtures.model("add_relu"),
-                options: InferenceSession.Options(optimizedModelPath: folder + "/add_relu.ort"))
-            let direct = try optimizing.run(["a": a, "b": a])
-            optimizing.close()
-            let saved = folder + "/add_relu.ort"
-            var reloaded = try InferenceSession(
-                ortFormatContentsOf: saved, expectedSHA256: try ModelFile.sha256(ofFileAt: saved),
-                options: InferenceSession.Options(graphOptimization: .disabled))
-            let again = try reloaded.run(["a": a, "b": a])
-            reloaded.close()
-            #expect(try direct.tensor("relu", as: Float.self).scalars == again.tensor("relu", as: Float.self).scalars)
+            try withTemporaryFolder { folder in
+                var optimizing = try InferenceSession(
+                    contentsOf: InferenceFixtures.model("add_relu"),
+                    options: InferenceSession.Options(optimizedModelPath: folder + "/add_relu.ort"))
+                let direct = try optimizing.run(["a": a, "b": a])
+                optimizing.close()
+                let saved = folder + "/add_relu.ort"
+                var reloaded = try InferenceSession(
+                    ortFormatContentsOf: saved, expectedSHA256: try ModelFile.sha256(ofFileAt: saved),
+                    options: InferenceSession.Options(graphOptimization: .disabled))
+                let again = try reloaded.run(["a": a, "b": a])
+                reloaded.close()
+                #expect(
+                    try direct.tensor("relu", as: Float.self).scalars == again.tensor("relu", as: Float.self).scalars)
 
-            let called = OrtSlotLog.called.withLock { $0 }
-            let neverCalled = Set(Self.declaredSlots).subtracting(called)
-            #expect(neverCalled.isEmpty, "declared but never called: \(neverCalled.sorted())")
-            // The log only names real slots (a misspelt name in the Swift wrapper shows up here).
-            #expect(called.isSubset(of: Set(Self.declaredSlots)), "unknown: \(called.subtracting(Self.declaredSlots))")
+                let called = OrtSlotLog.called.withLock { $0 }
+                let neverCalled = Set(Self.declaredSlots).subtracting(called)
+                #expect(neverCalled.isEmpty, "declared but never called: \(neverCalled.sorted())")
+                // The log only names real slots (a misspelt name in the Swift wrapper shows up here).
+                #expect(
+                    called.isSubset(of: Set(Self.declaredSlots)), "unknown: \(called.subtracting(Self.declaredSlots))")
+            }
         }
     }
 #endif

@@ -27,12 +27,6 @@ struct BenchCommandTests {
         return (status, captured.stdout, captured.stderr)
     }
 
-    func temporaryFolder() throws -> String {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("proofkit-bench-cli-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        return folder
-    }
-
     // MARK: Parsing
 
     @Test("defaults: all models, threads 1,2,4 up to the cores, 100 runs after 10 warm-ups, child processes")
@@ -113,50 +107,50 @@ struct BenchCommandTests {
 
     @Test("--compare prints both machines and B/A ratios; --json gives the ratio per metric")
     func compare() throws {
-        let folder = try temporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        func report(_ p50: Double, cpu: String) -> String {
-            var info = MachineInfo.current()
-            info.cpuModel = cpu
-            let memory = BenchMemory(
-                residentBeforeLoadBytes: 1, residentAfterLoadBytes: 2, peakResidentBytes: 64 * 1_048_576,
-                isolation: .childProcess)
-            let result = BenchResult(
-                model: "lite0", modelFile: "efficientnet_lite0_int8.onnx", modelBytes: 5, threads: 1,
-                runtimeLoadSeconds: 0, loadSeconds: 0.04, samples: [p50, p50, p50], unit: "images",
-                audioSecondsPerRun: nil, memory: memory, photo: nil, photoNote: nil)
-            return BenchReport(
-                onnxRuntime: BenchRuntime(version: "1.32.0", apiVersion: 15), machine: BenchMachine(info),
-                timestamp: "2025-01-01T00:00:00Z", commandLine: ["proofkit", "bench"],
-                settings: BenchSettings(
-                    runs: 3, warmup: 0, threads: [1], allowsSpinning: false, isolation: .childProcess, image: nil),
-                results: [result], skipped: [], wallSeconds: 1
-            ).encoded()
+        try withTemporaryFolder { folder in
+            func report(_ p50: Double, cpu: String) -> String {
+                var info = MachineInfo.current()
+                info.cpuModel = cpu
+                let memory = BenchMemory(
+                    residentBeforeLoadBytes: 1, residentAfterLoadBytes: 2, peakResidentBytes: 64 * 1_048_576,
+                    isolation: .childProcess)
+                let result = BenchResult(
+                    model: "lite0", modelFile: "efficientnet_lite0_int8.onnx", modelBytes: 5, threads: 1,
+                    runtimeLoadSeconds: 0, loadSeconds: 0.04, samples: [p50, p50, p50], unit: "images",
+                    audioSecondsPerRun: nil, memory: memory, photo: nil, photoNote: nil)
+                return BenchReport(
+                    onnxRuntime: BenchRuntime(version: "1.32.0", apiVersion: 15), machine: BenchMachine(info),
+                    timestamp: "2025-01-01T00:00:00Z", commandLine: ["proofkit", "bench"],
+                    settings: BenchSettings(
+                        runs: 3, warmup: 0, threads: [1], allowsSpinning: false, isolation: .childProcess, image: nil),
+                    results: [result], skipped: [], wallSeconds: 1
+                ).encoded()
+            }
+            try report(0.004, cpu: "Laptop CPU").write(toFile: folder + "/a.json", atomically: true, encoding: .utf8)
+            try report(0.016, cpu: "Cortex-A76").write(toFile: folder + "/b.json", atomically: true, encoding: .utf8)
+            let (status, out, err) = run(["--compare", folder + "/a.json", folder + "/b.json"])
+            #expect(status == 0 && err.isEmpty)
+            #expect(out.contains("Laptop CPU") && out.contains("Cortex-A76"))
+            #expect(out.contains("4.00x"))
+            let json = run(["--compare", folder + "/a.json", folder + "/b.json", "--json"])
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any])
+            let rows = try #require(object["rows"] as? [[String: Any]])
+            let p50 = try #require(rows.first?["p50_s"] as? [String: Any])
+            #expect(isApproximatelyEqual(try #require(p50["ratio"] as? Double), 4))
+            #expect(isApproximatelyEqual(try #require(object["geometric_mean_p50_ratio"] as? Double), 4))
         }
-        try report(0.004, cpu: "Laptop CPU").write(toFile: folder + "/a.json", atomically: true, encoding: .utf8)
-        try report(0.016, cpu: "Cortex-A76").write(toFile: folder + "/b.json", atomically: true, encoding: .utf8)
-        let (status, out, err) = run(["--compare", folder + "/a.json", folder + "/b.json"])
-        #expect(status == 0 && err.isEmpty)
-        #expect(out.contains("Laptop CPU") && out.contains("Cortex-A76"))
-        #expect(out.contains("4.00x"))
-        let json = run(["--compare", folder + "/a.json", folder + "/b.json", "--json"])
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any])
-        let rows = try #require(object["rows"] as? [[String: Any]])
-        let p50 = try #require(rows.first?["p50_s"] as? [String: Any])
-        #expect(isApproximatelyEqual(try #require(p50["ratio"] as? Double), 4))
-        #expect(isApproximatelyEqual(try #require(object["geometric_mean_p50_ratio"] as? Double), 4))
     }
 
     @Test("--compare: a missing report exits 66, a file that is not a report 65, naming the file")
     func compareErrors() throws {
-        let folder = try temporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try "hello".write(toFile: folder + "/junk.json", atomically: true, encoding: .utf8)
-        let missing = run(["--compare", folder + "/none.json", folder + "/junk.json"])
-        #expect(missing.status == 66 && missing.err.contains("none.json"))
-        let junk = run(["--compare", folder + "/junk.json", folder + "/junk.json"])
-        #expect(junk.status == 65 && junk.err.contains("junk.json"))
-        #expect(junk.err.split(separator: "\n").count == 1)
+        try withTemporaryFolder { folder in
+            try "hello".write(toFile: folder + "/junk.json", atomically: true, encoding: .utf8)
+            let missing = run(["--compare", folder + "/none.json", folder + "/junk.json"])
+            #expect(missing.status == 66 && missing.err.contains("none.json"))
+            let junk = run(["--compare", folder + "/junk.json", folder + "/junk.json"])
+            #expect(junk.status == 65 && junk.err.contains("junk.json"))
+            #expect(junk.err.split(separator: "\n").count == 1)
+        }
     }
 
     @Test("a missing photo exits 66 before measuring, and a plot in a missing folder exits 74")
@@ -171,18 +165,18 @@ struct BenchCommandTests {
         "no model file to measure exits 66 naming the reason; no ONNX Runtime exits 69",
         .enabled(if: TestEnvironment.hasProofkitBinary, "needs the built proofkit (swift build --build-tests)"))
     func unavailable() throws {
-        let folder = try temporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let none = try runProcess(TestEnvironment.proofkitBinary, ["bench", "--model", "clip", "--models", folder])
-        #expect(none.status == 66)
-        #expect(none.stdout.isEmpty)
-        #expect(none.stderr.contains("nothing to measure") && none.stderr.contains("export_mobileclip.py"))
-        let noRuntime = try runProcess(
-            TestEnvironment.proofkitBinary, ["bench", "--model", "silero"],
-            environment: ["PROOFKIT_ORT_LIBRARY": folder + "/libonnxruntime.so.1"])
-        #expect(noRuntime.status == 69)
-        #expect(noRuntime.stderr.contains("PROOFKIT_ORT_LIBRARY"))
-        #expect(noRuntime.stderr.split(separator: "\n").count == 1)
+        try withTemporaryFolder { folder in
+            let none = try runProcess(TestEnvironment.proofkitBinary, ["bench", "--model", "clip", "--models", folder])
+            #expect(none.status == 66)
+            #expect(none.stdout.isEmpty)
+            #expect(none.stderr.contains("nothing to measure") && none.stderr.contains("export_mobileclip.py"))
+            let noRuntime = try runProcess(
+                TestEnvironment.proofkitBinary, ["bench", "--model", "silero"],
+                environment: ["PROOFKIT_ORT_LIBRARY": folder + "/libonnxruntime.so.1"])
+            #expect(noRuntime.status == 69)
+            #expect(noRuntime.stderr.contains("PROOFKIT_ORT_LIBRARY"))
+            #expect(noRuntime.stderr.split(separator: "\n").count == 1)
+        }
     }
 
     // MARK: Real runs
@@ -191,21 +185,21 @@ struct BenchCommandTests {
         "in process: Silero at 1 and 2 threads gives a table and a plot with one CDF per thread count",
         .enabled(if: hasModels, "needs ONNX Runtime and the models (bash .ci/setup)"))
     func inProcessRun() throws {
-        let folder = try temporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let plot = folder + "/bench.svg"
-        let (status, out, _) = run([
-            "--model", "silero", "--threads", "1,2", "--runs", "5", "--warmup", "1", "--models", Self.modelsFolder,
-            "--in-process", "--plot", plot,
-        ])
-        #expect(status == 0)
-        #expect(out.contains("ONNX Runtime"))
-        #expect(out.split(separator: "\n").filter { $0.hasPrefix("silero ") && $0.contains(" chunks") }.count == 2)
-        #expect(out.contains("x real time"))
-        let svg = try String(contentsOfFile: plot, encoding: .utf8)
-        #expect(svg.hasPrefix("<svg") && svg.hasSuffix("</svg>\n"))
-        #expect(svg.contains("1 thread (p50") && svg.contains("2 threads (p50"))
-        #expect(svg.components(separatedBy: "<polyline").count - 1 >= 2)
+        try withTemporaryFolder { folder in
+            let plot = folder + "/bench.svg"
+            let (status, out, _) = run([
+                "--model", "silero", "--threads", "1,2", "--runs", "5", "--warmup", "1", "--models", Self.modelsFolder,
+                "--in-process", "--plot", plot,
+            ])
+            #expect(status == 0)
+            #expect(out.contains("ONNX Runtime"))
+            #expect(out.split(separator: "\n").filter { $0.hasPrefix("silero ") && $0.contains(" chunks") }.count == 2)
+            #expect(out.contains("x real time"))
+            let svg = try String(contentsOfFile: plot, encoding: .utf8)
+            #expect(svg.hasPrefix("<svg") && svg.hasSuffix("</svg>\n"))
+            #expect(svg.contains("1 thread (p50") && svg.contains("2 threads (p50"))
+            #expect(svg.components(separatedBy: "<polyline").count - 1 >= 2)
+        }
     }
 
     @Test(
@@ -324,40 +318,40 @@ struct BenchCommandTests {
     func poseRun() throws {
         guard case .measure(let all, _, _) = try parse([]) else { return }
         #expect(!all.models.contains(.pose))
-        let folder = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let photo = try PoseFixtures.extractPhoto("astronaut", into: folder)
-        let result = try runProcess(
-            TestEnvironment.proofkitBinary,
-            [
-                "bench", "--model", "pose", "--threads", "1", "--runs", "3", "--warmup", "1", "--json", "--image",
-                photo,
-                "--models", Self.modelsFolder,
-            ])
-        #expect(result.status == 0, "\(result.stderr)")
-        let report = try BenchReport.decode(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
-        let pose = try #require(report.results.first)
-        #expect(pose.model == "pose" && pose.unit == "frames" && pose.threads == 1)
-        #expect(pose.modelFile == "pose_detection.onnx + pose_landmark_full.onnx")
-        #expect(pose.latency.count == 3 && pose.latency.min > 0)
-        let landmarks = try #require(pose.landmarkModel)
-        #expect(landmarks.count == 3 && landmarks.min > 0)
-        #expect(pose.photo == nil && pose.decoderToken == nil && pose.realTimeFactor == nil)
-        var bytes = 0
-        for name in ["pose_detection.onnx", "pose_landmark_full.onnx"] {
-            bytes += try FileManager.default.attributesOfItem(atPath: Self.modelsFolder + "/" + name)[.size] as! Int
+        try withTemporaryFolder { folder in
+            let photo = try PoseFixtures.extractPhoto("astronaut", into: folder)
+            let result = try runProcess(
+                TestEnvironment.proofkitBinary,
+                [
+                    "bench", "--model", "pose", "--threads", "1", "--runs", "3", "--warmup", "1", "--json", "--image",
+                    photo,
+                    "--models", Self.modelsFolder,
+                ])
+            #expect(result.status == 0, "\(result.stderr)")
+            let report = try BenchReport.decode(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+            let pose = try #require(report.results.first)
+            #expect(pose.model == "pose" && pose.unit == "frames" && pose.threads == 1)
+            #expect(pose.modelFile == "pose_detection.onnx + pose_landmark_full.onnx")
+            #expect(pose.latency.count == 3 && pose.latency.min > 0)
+            let landmarks = try #require(pose.landmarkModel)
+            #expect(landmarks.count == 3 && landmarks.min > 0)
+            #expect(pose.photo == nil && pose.decoderToken == nil && pose.realTimeFactor == nil)
+            var bytes = 0
+            for name in ["pose_detection.onnx", "pose_landmark_full.onnx"] {
+                bytes += try FileManager.default.attributesOfItem(atPath: Self.modelsFolder + "/" + name)[.size] as! Int
+            }
+            #expect(pose.modelBytes == bytes)
+            #expect(pose.memory.peakResidentBytes > pose.memory.residentBeforeLoadBytes)
+            // Without --image, a fixed pattern (nobody): both models still run; the text has the line.
+            let text = try runProcess(
+                TestEnvironment.proofkitBinary,
+                [
+                    "bench", "--model", "pose", "--threads", "1", "--runs", "2", "--warmup", "0", "--models",
+                    Self.modelsFolder,
+                ])
+            #expect(text.status == 0, "\(text.stderr)")
+            #expect(text.stdout.contains("pose x1: detector") && text.stdout.contains("ms tracked"))
         }
-        #expect(pose.modelBytes == bytes)
-        #expect(pose.memory.peakResidentBytes > pose.memory.residentBeforeLoadBytes)
-        // Without --image, a fixed pattern (nobody): both models still run; the text has the line.
-        let text = try runProcess(
-            TestEnvironment.proofkitBinary,
-            [
-                "bench", "--model", "pose", "--threads", "1", "--runs", "2", "--warmup", "0", "--models",
-                Self.modelsFolder,
-            ])
-        #expect(text.status == 0, "\(text.stderr)")
-        #expect(text.stdout.contains("pose x1: detector") && text.stdout.contains("ms tracked"))
     }
 
     @Test("--help names the whisper model and its figures")

@@ -36,48 +36,48 @@ struct DuaCommandTests {
 
     @Test("a text without key_words: show states the picking rule and the picked words; check uses them")
     func pickedKeyWords() throws {
-        let folder = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let file = folder + "/texts.json"
-        try
-            #"{"texts": [{"name": "clothes", "text": "اَلحَمدُ لِلهِ الَّذِي كَسَانِي هَذَا (الثَّوْبَ) وَرَزَقَنِيهِ مِنْ غَيْرِ حَولٍ مِنِّي وَ لَا قُوَّةٍ", "reading_seconds": 6}]}"#
-            .write(toFile: file, atomically: true, encoding: .utf8)
-        let shown = run(["show", "clothes", "--texts", file])
-        #expect(shown.status == 0)
-        #expect(shown.out.contains("key words picked from the text"))
-        #expect(shown.out.contains("longest"))
-        let json = try #require(try objects(run(["show", "clothes", "--texts", file, "--json"]).out).first)
-        #expect(json["key_words_picked"] as? Bool == true)
-        #expect((json["key_words_rule"] as? String)?.isEmpty == false)
-        let words = (json["key_words"] as? [[String: Any]])?.compactMap { $0["word"] as? String } ?? []
-        #expect(words.count == 5 && json["required"] as? Int == 4)
-        #expect(!words.contains("الثَّوْبَ"))  // a note in parentheses
-        let heard = run([
-            "check", "الحمد لله الذي كسانيه ورزقنيه من غير حول مني ولا قوة", "--text", "clothes", "--texts", file,
-        ])
-        #expect(heard.out.contains("accepted"))
-        let waking = run(["show", "waking", "--json"])
-        #expect(try objects(waking.out).first?["key_words_picked"] as? Bool == false)
+        try withTemporaryFolder { folder in
+            let file = folder + "/texts.json"
+            try
+                #"{"texts": [{"name": "clothes", "text": "اَلحَمدُ لِلهِ الَّذِي كَسَانِي هَذَا (الثَّوْبَ) وَرَزَقَنِيهِ مِنْ غَيْرِ حَولٍ مِنِّي وَ لَا قُوَّةٍ", "reading_seconds": 6}]}"#
+                .write(toFile: file, atomically: true, encoding: .utf8)
+            let shown = run(["show", "clothes", "--texts", file])
+            #expect(shown.status == 0)
+            #expect(shown.out.contains("key words picked from the text"))
+            #expect(shown.out.contains("longest"))
+            let json = try #require(try objects(run(["show", "clothes", "--texts", file, "--json"]).out).first)
+            #expect(json["key_words_picked"] as? Bool == true)
+            #expect((json["key_words_rule"] as? String)?.isEmpty == false)
+            let words = (json["key_words"] as? [[String: Any]])?.compactMap { $0["word"] as? String } ?? []
+            #expect(words.count == 5 && json["required"] as? Int == 4)
+            #expect(!words.contains("الثَّوْبَ"))  // a note in parentheses
+            let heard = run([
+                "check", "الحمد لله الذي كسانيه ورزقنيه من غير حول مني ولا قوة", "--text", "clothes", "--texts", file,
+            ])
+            #expect(heard.out.contains("accepted"))
+            let waking = run(["show", "waking", "--json"])
+            #expect(try objects(waking.out).first?["key_words_picked"] as? Bool == false)
+        }
     }
 
     @Test("a text without reading_seconds loads (it was refused): show says the time was estimated")
     func estimatedReadingTime() throws {
-        let folder = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let file = folder + "/texts.json"
-        try #"{"texts": [{"name": "clothes", "text": "اَلحَمدُ لِلهِ الَّذِي كَسَانِي هَذَا وَرَزَقَنِيهِ مِنْ غَيْرِ حَولٍ مِنِّي وَ لَا قُوَّةٍ"}]}"#
-            .write(toFile: file, atomically: true, encoding: .utf8)
-        let shown = run(["show", "clothes", "--texts", file])
-        #expect(shown.status == 0, "\(shown.err)")
-        #expect(shown.out.contains("(estimated from the text"), "\(shown.out)")
-        let json = try #require(try objects(run(["show", "clothes", "--texts", file, "--json"]).out).first)
-        #expect(json["reading_seconds_estimated"] as? Bool == true)
-        // 44 Arabic letters at 5.5 a second: 8 s.
-        #expect(json["reading_seconds"] as? Double == 8)
-        let waking = try #require(try objects(run(["show", "waking", "--json"]).out).first)
-        #expect(waking["reading_seconds_estimated"] as? Bool == false)
-        let help = run(["--help"])
-        #expect(help.out.contains("reading_seconds, how long a calm reading takes"))
+        try withTemporaryFolder { folder in
+            let file = folder + "/texts.json"
+            try #"{"texts": [{"name": "clothes", "text": "اَلحَمدُ لِلهِ الَّذِي كَسَانِي هَذَا وَرَزَقَنِيهِ مِنْ غَيْرِ حَولٍ مِنِّي وَ لَا قُوَّةٍ"}]}"#
+                .write(toFile: file, atomically: true, encoding: .utf8)
+            let shown = run(["show", "clothes", "--texts", file])
+            #expect(shown.status == 0, "\(shown.err)")
+            #expect(shown.out.contains("(estimated from the text"), "\(shown.out)")
+            let json = try #require(try objects(run(["show", "clothes", "--texts", file, "--json"]).out).first)
+            #expect(json["reading_seconds_estimated"] as? Bool == true)
+            // 44 Arabic letters at 5.5 a second: 8 s.
+            #expect(json["reading_seconds"] as? Double == 8)
+            let waking = try #require(try objects(run(["show", "waking", "--json"]).out).first)
+            #expect(waking["reading_seconds_estimated"] as? Bool == false)
+            let help = run(["--help"])
+            #expect(help.out.contains("reading_seconds, how long a calm reading takes"))
+        }
     }
 
     @Test("show prints the text, key words and stems")
@@ -149,37 +149,37 @@ struct DuaCommandTests {
 
     @Test("--texts FILE and the user's file add texts")
     func userTexts() throws {
-        let folder = try TestTools.temporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let file = folder + "/mine.json"
-        try
-            #"{"texts": [{"name": "ikhlas", "text": "قُلْ هُوَ اللَّهُ أَحَدٌ", "key_words": ["أحد", "قل"], "reading_seconds": 2}]}"#
-            .write(toFile: file, atomically: true, encoding: .utf8)
-        #expect(run(["check", "قل هو الله احد", "--texts", file, "--text", "ikhlas", "--strict"]).status == 0)
-        // The same file as the user's config file.
-        try FileManager.default.createDirectory(atPath: folder + "/proofkit", withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: file, toPath: folder + "/proofkit/duas.json")
-        let listed = run(["list"], environment: ["XDG_CONFIG_HOME": folder])
-        #expect(listed.out.contains("ikhlas"))
-        #expect(!run(["list"]).out.contains("ikhlas"))
+        try withTemporaryFolder { folder in
+            let file = folder + "/mine.json"
+            try
+                #"{"texts": [{"name": "ikhlas", "text": "قُلْ هُوَ اللَّهُ أَحَدٌ", "key_words": ["أحد", "قل"], "reading_seconds": 2}]}"#
+                .write(toFile: file, atomically: true, encoding: .utf8)
+            #expect(run(["check", "قل هو الله احد", "--texts", file, "--text", "ikhlas", "--strict"]).status == 0)
+            // The same file as the user's config file.
+            try FileManager.default.createDirectory(atPath: folder + "/proofkit", withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: file, toPath: folder + "/proofkit/duas.json")
+            let listed = run(["list"], environment: ["XDG_CONFIG_HOME": folder])
+            #expect(listed.out.contains("ikhlas"))
+            #expect(!run(["list"]).out.contains("ikhlas"))
+        }
     }
 
     @Test("bad input: clear one-line errors and the right exit codes")
     func badInput() throws {
-        let folder = try TestTools.temporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let broken = folder + "/broken.json"
-        try "{\"texts\": [".write(toFile: broken, atomically: true, encoding: .utf8)
-        let decode = run(["list", "--texts", broken])
-        #expect(decode.status == 65)
-        #expect(decode.err.contains("broken.json: invalid JSON"))
-        #expect(decode.err.split(separator: "\n").count == 1)
-        #expect(run(["list", "--texts", folder + "/missing.json"]).status == 66)
-        #expect(run(["list", "--texts", folder]).status == 66)
-        #expect(run([]).status == 64)
-        #expect(run(["dance"]).status == 64)
-        #expect(run(["check"]).status == 64)
-        #expect(run(["check", "x", "--voiced-seconds", "abc"]).status == 64)
-        #expect(run(["list", "--bogus"]).status == 64)
+        try withTemporaryFolder { folder in
+            let broken = folder + "/broken.json"
+            try "{\"texts\": [".write(toFile: broken, atomically: true, encoding: .utf8)
+            let decode = run(["list", "--texts", broken])
+            #expect(decode.status == 65)
+            #expect(decode.err.contains("broken.json: invalid JSON"))
+            #expect(decode.err.split(separator: "\n").count == 1)
+            #expect(run(["list", "--texts", folder + "/missing.json"]).status == 66)
+            #expect(run(["list", "--texts", folder]).status == 66)
+            #expect(run([]).status == 64)
+            #expect(run(["dance"]).status == 64)
+            #expect(run(["check"]).status == 64)
+            #expect(run(["check", "x", "--voiced-seconds", "abc"]).status == 64)
+            #expect(run(["list", "--bogus"]).status == 64)
+        }
     }
 }

@@ -91,7 +91,7 @@ private struct ExampleFolder {
     let environment: [String: String]
 
     init() throws {
-        let folder = try TestEnvironment.makeTemporaryFolder()
+        let folder = try TemporaryFolder.make()
         let fixtures = TestEnvironment.packageRoot.path + "/Tests/TestSupport/Fixtures/"
         let manager = FileManager.default
         func copy(_ fixture: String, _ names: [String]) throws {

@@ -134,7 +134,6 @@ enum Fuzz {
         !error.description.contains("\n") && !error.description.isEmpty
     }
 
-    static func scratchFolder() throws -> String { try AudioTestTools.makeScratchFolder("proofkit-fuzz") }
 }
 
 @Suite("Fuzzing the parsers of untrusted bytes (seeded; PROOFKIT_FUZZ_RUNS scales it)", .offThePool)
@@ -211,51 +210,53 @@ struct FuzzTests {
 
     @Test("models manifest: entries, or a one-line .modelInvalid naming the manifest")
     func manifest() throws {
-        let folder = try Fuzz.scratchFolder()
-        defer { AudioTestTools.remove(folder) }
-        let digest = String(repeating: "ab", count: 32)
-        let seeds = [
-            #"{"format": "proofkit-models-manifest", "files": {"lite0.onnx": {"sha256": "\#(digest)"}, "lite0.ort": {"sha256": "\#(digest)", "source_sha256": "\#(digest)", "cpu": "x86_64", "onnxruntime": "1.23.2"}}}"#
-        ].map { Array($0.utf8) }
-        let path = folder + "/manifest.json"
-        Fuzz.run("manifest", seeds: seeds, count: 1_000) { bytes in
-            try? Data(bytes).write(to: URL(fileURLWithPath: path))
-            do throws(ProofkitError) {
-                let manifest = try ModelsManifest.load(besideFileAt: folder + "/model.onnx")
-                for entry in manifest?.entries.values.map({ $0 }) ?? [] {
-                    if let sha = entry.sha256 { #expect(sha.count == 64) }
+        try withTemporaryFolder { folder in
+            let digest = String(repeating: "ab", count: 32)
+            let seeds = [
+                #"{"format": "proofkit-models-manifest", "files": {"lite0.onnx": {"sha256": "\#(digest)"}, "lite0.ort": {"sha256": "\#(digest)", "source_sha256": "\#(digest)", "cpu": "x86_64", "onnxruntime": "1.23.2"}}}"#
+            ].map { Array($0.utf8) }
+            let path = folder + "/manifest.json"
+            Fuzz.run("manifest", seeds: seeds, count: 1_000) { bytes in
+                try? Data(bytes).write(to: URL(fileURLWithPath: path))
+                do throws(ProofkitError) {
+                    let manifest = try ModelsManifest.load(besideFileAt: folder + "/model.onnx")
+                    for entry in manifest?.entries.values.map({ $0 }) ?? [] {
+                        if let sha = entry.sha256 { #expect(sha.count == 64) }
+                    }
+                } catch {
+                    #expect(
+                        error.code == .modelInvalid && Fuzz.isOneLine(error) && error.description.count < 600,
+                        "\(error)")
                 }
-            } catch {
-                #expect(
-                    error.code == .modelInvalid && Fuzz.isOneLine(error) && error.description.count < 600, "\(error)")
             }
         }
     }
 
     @Test("WAV and CAF sniffing and decoding: audio (bounded) or one line; never a crash or a hang")
     func audioFiles() throws {
-        let folder = try Fuzz.scratchFolder()
-        defer { AudioTestTools.remove(folder) }
-        let seeds = [
-            [UInt8](handMadeWAV(rate: 16000, channels: 1, frames: 200)),
-            [UInt8](handMadeWAV(rate: 44100, channels: 2, frames: 100)),
-            [UInt8](handMadeCAF(rate: 48000, channels: 1, frames: 200)),
-            [UInt8](handMadeFloatWAV(frames: 100, nanEvery: 7)),
-        ]
-        let path = folder + "/case.bin"
-        Fuzz.run("audio", seeds: seeds, count: 1_500) { bytes in
-            try? Data(bytes).write(to: URL(fileURLWithPath: path))
-            do throws(ProofkitError) {
-                var reader = try AudioFileReader(path: path)
-                let channels = reader.format.channels
-                guard channels <= 64 else { return }
-                var buffer = [Float](repeating: 0, count: 1024 * channels)
-                var total = 0
-                while total < 200_000, case let frames = try reader.read(into: &buffer, maxFrames: 1024), frames > 0 {
-                    total += frames
+        try withTemporaryFolder { folder in
+            let seeds = [
+                [UInt8](handMadeWAV(rate: 16000, channels: 1, frames: 200)),
+                [UInt8](handMadeWAV(rate: 44100, channels: 2, frames: 100)),
+                [UInt8](handMadeCAF(rate: 48000, channels: 1, frames: 200)),
+                [UInt8](handMadeFloatWAV(frames: 100, nanEvery: 7)),
+            ]
+            let path = folder + "/case.bin"
+            Fuzz.run("audio", seeds: seeds, count: 1_500) { bytes in
+                try? Data(bytes).write(to: URL(fileURLWithPath: path))
+                do throws(ProofkitError) {
+                    var reader = try AudioFileReader(path: path)
+                    let channels = reader.format.channels
+                    guard channels <= 64 else { return }
+                    var buffer = [Float](repeating: 0, count: 1024 * channels)
+                    var total = 0
+                    while total < 200_000, case let frames = try reader.read(into: &buffer, maxFrames: 1024), frames > 0
+                    {
+                        total += frames
+                    }
+                } catch {
+                    #expect(Fuzz.isOneLine(error), "\(error)")
                 }
-            } catch {
-                #expect(Fuzz.isOneLine(error), "\(error)")
             }
         }
     }
@@ -270,20 +271,20 @@ struct FuzzRegressionTests {
     )
     func loneHighSurrogate() throws {
         let fixtures = TestEnvironment.fixtures.appendingPathComponent("fuzz").path
-        let folder = try AudioTestTools.makeScratchFolder()
-        defer { AudioTestTools.remove(folder) }
-        let state = folder + "/state.json"
-        try FileManager.default.copyItem(atPath: fixtures + "/state/lone-high-surrogate.json", toPath: state)
-        let runs = [
-            ["dua", "check", "--texts", fixtures + "/texts/lone-high-surrogate.json", "x"],
-            ["plan", "--lat", "24.86", "--lon", "67.0", "--tz", "Asia/Karachi", "--state", state],
-        ]
-        for arguments in runs {
-            let result = try TestEnvironment.runProofkit(arguments)
-            #expect(result.status == 0 || result.status == 65, "\(arguments): \(result.status) \(result.stderr)")
-            #expect(result.stderr.split(separator: "\n").count <= 1)
+        try withTemporaryFolder { folder in
+            let state = folder + "/state.json"
+            try FileManager.default.copyItem(atPath: fixtures + "/state/lone-high-surrogate.json", toPath: state)
+            let runs = [
+                ["dua", "check", "--texts", fixtures + "/texts/lone-high-surrogate.json", "x"],
+                ["plan", "--lat", "24.86", "--lon", "67.0", "--tz", "Asia/Karachi", "--state", state],
+            ]
+            for arguments in runs {
+                let result = try TestEnvironment.runProofkit(arguments)
+                #expect(result.status == 0 || result.status == 65, "\(arguments): \(result.status) \(result.stderr)")
+                #expect(result.stderr.split(separator: "\n").count <= 1)
+            }
+            let pose = try TestEnvironment.runProofkit(["squat", fixtures + "/pose/lone-high-surrogate.jsonl"])
+            #expect(pose.status != 132 && pose.status != 133 && pose.status < 128, "\(pose.status) \(pose.stderr)")
         }
-        let pose = try TestEnvironment.runProofkit(["squat", fixtures + "/pose/lone-high-surrogate.jsonl"])
-        #expect(pose.status != 132 && pose.status != 133 && pose.status < 128, "\(pose.status) \(pose.stderr)")
     }
 }

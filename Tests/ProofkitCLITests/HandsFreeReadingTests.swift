@@ -58,45 +58,45 @@ struct HandsFreeReadingTests {
         let recordings = try duaRecordings(try #require(duaAudio))
         let own = try #require(recordings["hm70"])
         let other = try #require(recordings["hm102"])
-        let folder = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        _ = try writeTextsFile(
-            [own, other].map {
-                ["name": $0.name, "title": $0.title, "text": $0.text, "reading_seconds": max(0.5, $0.seconds)]
-            }, in: folder)
-        // The virtual microphone: 1 s of silence, the recording at 16 kHz (ffmpeg, an independent
-        // decoder), then the file ends (the plugin then reads silence).
-        let pcm = try runProcess(
-            "/usr/bin/ffmpeg", ["-v", "error", "-i", own.file, "-f", "s16le", "-ac", "1", "-ar", "16000", "-"])
-        #expect(pcm.status == 0, "\(pcm.stderr)")
-        let audio = Data(count: 32_000) + pcm.stdoutData
-        try audio.write(to: URL(fileURLWithPath: folder + "/mic.raw"))
-        try """
-        pcm.vmic { type file slave.pcm { type null } file "/dev/null" infile "\(folder)/mic.raw" format "raw" }
-        """.write(toFile: folder + "/asound.conf", atomically: true, encoding: .utf8)
-        let seconds = String(format: "%.1f", Double(audio.count) / 32_000 + 6)
+        try withTemporaryFolder { folder in
+            _ = try writeTextsFile(
+                [own, other].map {
+                    ["name": $0.name, "title": $0.title, "text": $0.text, "reading_seconds": max(0.5, $0.seconds)]
+                }, in: folder)
+            // The virtual microphone: 1 s of silence, the recording at 16 kHz (ffmpeg, an independent
+            // decoder), then the file ends (the plugin then reads silence).
+            let pcm = try runProcess(
+                "/usr/bin/ffmpeg", ["-v", "error", "-i", own.file, "-f", "s16le", "-ac", "1", "-ar", "16000", "-"])
+            #expect(pcm.status == 0, "\(pcm.stderr)")
+            let audio = Data(count: 32_000) + pcm.stdoutData
+            try audio.write(to: URL(fileURLWithPath: folder + "/mic.raw"))
+            try """
+            pcm.vmic { type file slave.pcm { type null } file "/dev/null" infile "\(folder)/mic.raw" format "raw" }
+            """.write(toFile: folder + "/asound.conf", atomically: true, encoding: .utf8)
+            let seconds = String(format: "%.1f", Double(audio.count) / 32_000 + 6)
 
-        func handsFree(_ text: String) throws -> [String: Any] {
-            let run = try TestEnvironment.runProofkit(
-                [
-                    "voice", "--live", "--hands-free", "--device", "vmic", "--max-seconds", seconds, "--text", text,
-                    "--texts", folder + "/texts.json", "--json",
-                ], environment: ["PROOFKIT_ALSA_CONFIG": folder + "/asound.conf"])
-            #expect(run.status == 0, "\(run.stderr)")
-            return try lastJSON(run.stdout)
+            func handsFree(_ text: String) throws -> [String: Any] {
+                let run = try TestEnvironment.runProofkit(
+                    [
+                        "voice", "--live", "--hands-free", "--device", "vmic", "--max-seconds", seconds, "--text", text,
+                        "--texts", folder + "/texts.json", "--json",
+                    ], environment: ["PROOFKIT_ALSA_CONFIG": folder + "/asound.conf"])
+                #expect(run.status == 0, "\(run.stderr)")
+                return try lastJSON(run.stdout)
+            }
+            let file = try TestEnvironment.runProofkit(
+                ["voice", own.file, "--text", own.name, "--texts", folder + "/texts.json", "--json"])
+            #expect(try lastJSON(file.stdout)["verdict"] as? String == "accepted", "\(file.stdout)")
+
+            let accepted = try handsFree(own.name)
+            #expect(accepted["verdict"] as? String == "accepted", "\(accepted)")
+            #expect(accepted["judged_as_recording"] is Bool, "\(accepted)")
+            // Judged as a whole: more than 50 s of voice was heard before the verdict.
+            #expect((accepted["voiced_seconds"] as? Double ?? 0) > 50, "\(accepted)")
+
+            let refused = try handsFree(other.name)
+            #expect(refused["verdict"] as? String == "rejected", "\(refused)")
+            #expect(refused["judged_as_recording"] as? Bool == false, "\(refused)")
         }
-        let file = try TestEnvironment.runProofkit(
-            ["voice", own.file, "--text", own.name, "--texts", folder + "/texts.json", "--json"])
-        #expect(try lastJSON(file.stdout)["verdict"] as? String == "accepted", "\(file.stdout)")
-
-        let accepted = try handsFree(own.name)
-        #expect(accepted["verdict"] as? String == "accepted", "\(accepted)")
-        #expect(accepted["judged_as_recording"] is Bool, "\(accepted)")
-        // Judged as a whole: more than 50 s of voice was heard before the verdict.
-        #expect((accepted["voiced_seconds"] as? Double ?? 0) > 50, "\(accepted)")
-
-        let refused = try handsFree(other.name)
-        #expect(refused["verdict"] as? String == "rejected", "\(refused)")
-        #expect(refused["judged_as_recording"] as? Bool == false, "\(refused)")
     }
 }

@@ -42,49 +42,49 @@ private let limitKiB = 128 * 1024
 struct HostileImageEndToEndTests {
     @Test("a JPEG header claiming 1x60000, a real 4x50000 PNG and a real 50000x4 PNG: exit 65 at once, under 128 MiB")
     func stripsRefused() throws {
-        let folder = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let claim = HostileImages.jpeg(try ImageFixtures.bytes("orientation_1.jpg"), claiming: 1, height: 60_000)
-        try Data(claim).write(to: URL(fileURLWithPath: folder + "/claim.jpg"))
-        let tall = HostileImages.png(width: 4, height: 50_000) { x, y, c in UInt8((x * 31 + y + c * 70) & 0xFF) }
-        try Data(tall).write(to: URL(fileURLWithPath: folder + "/tall.png"))
-        let wide = HostileImages.png(width: 50_000, height: 4) { x, y, c in UInt8((x + y * 31 + c * 70) & 0xFF) }
-        try Data(wide).write(to: URL(fileURLWithPath: folder + "/wide.png"))
-        for name in ["claim.jpg", "tall.png", "wide.png"] {
-            let (result, peak, seconds) = try matMeasured([folder + "/" + name])
-            #expect(result.status == 65, "\(name): \(result.status) \(result.stderr)")
-            #expect(result.stderr.contains("nothing to judge"), "\(name): \(result.stderr)")
-            #expect(result.stderr.split(separator: "\n").count == 1, "\(name): \(result.stderr)")
-            #expect(peak < limitKiB, "\(name): peak RSS \(peak) KiB")
-            #expect(seconds < 10, "\(name): \(seconds) s")
+        try withTemporaryFolder { folder in
+            let claim = HostileImages.jpeg(try ImageFixtures.bytes("orientation_1.jpg"), claiming: 1, height: 60_000)
+            try Data(claim).write(to: URL(fileURLWithPath: folder + "/claim.jpg"))
+            let tall = HostileImages.png(width: 4, height: 50_000) { x, y, c in UInt8((x * 31 + y + c * 70) & 0xFF) }
+            try Data(tall).write(to: URL(fileURLWithPath: folder + "/tall.png"))
+            let wide = HostileImages.png(width: 50_000, height: 4) { x, y, c in UInt8((x + y * 31 + c * 70) & 0xFF) }
+            try Data(wide).write(to: URL(fileURLWithPath: folder + "/wide.png"))
+            for name in ["claim.jpg", "tall.png", "wide.png"] {
+                let (result, peak, seconds) = try matMeasured([folder + "/" + name])
+                #expect(result.status == 65, "\(name): \(result.status) \(result.stderr)")
+                #expect(result.stderr.contains("nothing to judge"), "\(name): \(result.stderr)")
+                #expect(result.stderr.split(separator: "\n").count == 1, "\(name): \(result.stderr)")
+                #expect(peak < limitKiB, "\(name): peak RSS \(peak) KiB")
+                #expect(seconds < 10, "\(name): \(seconds) s")
+            }
         }
     }
 
     @Test("a real 10 MP PNG (over the 8 MP decoded) is judged from a shrunk decode, under 128 MiB")
     func largePNGJudged() throws {
-        let folder = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let png = HostileImages.png(width: 4000, height: 2500) { x, y, c in UInt8((x / 8 + y / 8 + c * 40) & 0xFF) }
-        try Data(png).write(to: URL(fileURLWithPath: folder + "/big.png"))
-        let (result, peak, _) = try matMeasured(["--json", folder + "/big.png"])
-        #expect(result.status == 0, "\(result.status) \(result.stderr)")
-        #expect(result.stdout.contains("\"verdict\""), "\(result.stdout)")
-        #expect(peak < limitKiB, "peak RSS \(peak) KiB")
+        try withTemporaryFolder { folder in
+            let png = HostileImages.png(width: 4000, height: 2500) { x, y, c in UInt8((x / 8 + y / 8 + c * 40) & 0xFF) }
+            try Data(png).write(to: URL(fileURLWithPath: folder + "/big.png"))
+            let (result, peak, _) = try matMeasured(["--json", folder + "/big.png"])
+            #expect(result.status == 0, "\(result.status) \(result.stderr)")
+            #expect(result.stdout.contains("\"verdict\""), "\(result.stdout)")
+            #expect(peak < limitKiB, "peak RSS \(peak) KiB")
+        }
     }
 
     @Test("/dev/zero and a FIFO without a writer are refused before reading: exit 74 at once, under 128 MiB")
     func nonRegularRefused() throws {
-        let folder = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        #expect(mkfifo(folder + "/photo.jpg", 0o644) == 0)
-        for path in ["/dev/zero", folder + "/photo.jpg"] {
-            let (result, peak, seconds) = try matMeasured([path])
-            #expect(result.status == 74, "\(path): \(result.status) \(result.stderr)")
-            #expect(result.stderr.contains("not a regular file"), "\(path): \(result.stderr)")
-            #expect(peak < limitKiB, "\(path): peak RSS \(peak) KiB")
-            // Not a hang (a FIFO without a writer would block for ever, /dev/zero read for ever): the
-            // bound is loose, because the full suite on 2 cores once took 10.5 s to start the child.
-            #expect(seconds < 60, "\(path): \(seconds) s")
+        try withTemporaryFolder { folder in
+            #expect(mkfifo(folder + "/photo.jpg", 0o644) == 0)
+            for path in ["/dev/zero", folder + "/photo.jpg"] {
+                let (result, peak, seconds) = try matMeasured([path])
+                #expect(result.status == 74, "\(path): \(result.status) \(result.stderr)")
+                #expect(result.stderr.contains("not a regular file"), "\(path): \(result.stderr)")
+                #expect(peak < limitKiB, "\(path): peak RSS \(peak) KiB")
+                // Not a hang (a FIFO without a writer would block for ever, /dev/zero read for ever): the
+                // bound is loose, because the full suite on 2 cores once took 10.5 s to start the child.
+                #expect(seconds < 60, "\(path): \(seconds) s")
+            }
         }
     }
 }

@@ -41,45 +41,45 @@ struct GeneratedDocsTests {
         "man -l renders the page without warnings, and it names every command and option of --help",
         .enabled(if: TestEnvironment.hasTool("man"), "man is not installed"))
     func manPage() throws {
-        let folder = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let page = try TestEnvironment.runProofkit(["help", "man"])
-        #expect(page.status == 0)
-        #expect(page.stdout.hasPrefix(".TH PROOFKIT 1 "))
-        try page.stdout.write(toFile: folder + "/proofkit.1", atomically: true, encoding: .utf8)
-        let rendered = try runProcess(
-            "/usr/bin/env", ["man", "--warnings", "-E", "UTF-8", "-l", folder + "/proofkit.1"],
-            environment: ["MANWIDTH": "100", "MANPAGER": "cat", "PAGER": "cat", "LC_ALL": "C.UTF-8"])
-        #expect(rendered.status == 0, "\(rendered.stderr)")
-        #expect(rendered.stderr.isEmpty, "man warned: \(rendered.stderr)")
-        // Rendered text uses plain hyphens; lines may wrap, so compare word by word.
-        let text = rendered.stdout.replacingOccurrences(of: "\u{2010}", with: "-")
-        for (verb, options) in try commandsAndOptions() {
-            #expect(text.contains("proofkit \(verb)"), "the man page lacks the command \(verb)")
-            for option in options {
-                #expect(text.contains(option), "the man page lacks \(verb) \(option)")
+        try withTemporaryFolder { folder in
+            let page = try TestEnvironment.runProofkit(["help", "man"])
+            #expect(page.status == 0)
+            #expect(page.stdout.hasPrefix(".TH PROOFKIT 1 "))
+            try page.stdout.write(toFile: folder + "/proofkit.1", atomically: true, encoding: .utf8)
+            let rendered = try runProcess(
+                "/usr/bin/env", ["man", "--warnings", "-E", "UTF-8", "-l", folder + "/proofkit.1"],
+                environment: ["MANWIDTH": "100", "MANPAGER": "cat", "PAGER": "cat", "LC_ALL": "C.UTF-8"])
+            #expect(rendered.status == 0, "\(rendered.stderr)")
+            #expect(rendered.stderr.isEmpty, "man warned: \(rendered.stderr)")
+            // Rendered text uses plain hyphens; lines may wrap, so compare word by word.
+            let text = rendered.stdout.replacingOccurrences(of: "\u{2010}", with: "-")
+            for (verb, options) in try commandsAndOptions() {
+                #expect(text.contains("proofkit \(verb)"), "the man page lacks the command \(verb)")
+                for option in options {
+                    #expect(text.contains(option), "the man page lacks \(verb) \(option)")
+                }
             }
+            #expect(text.contains("EXIT STATUS") && text.contains("78"))
         }
-        #expect(text.contains("EXIT STATUS") && text.contains("78"))
     }
 
     /// What bash's completion offers for the words typed so far (the last one being completed).
     func bashCompletions(_ words: [String]) throws -> [String] {
-        let folder = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let script = try TestEnvironment.runProofkit(["help", "completion", "bash"])
-        #expect(script.status == 0)
-        try script.stdout.write(toFile: folder + "/proofkit.bash", atomically: true, encoding: .utf8)
-        let quoted = words.map { "'\($0)'" }.joined(separator: " ")
-        let program = """
-            source '\(folder)/proofkit.bash'
-            COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1)
-            _proofkit
-            printf '%s\\n' "${COMPREPLY[@]}"
-            """
-        let result = try runProcess("/bin/bash", ["--norc", "-c", program], currentDirectory: folder)
-        #expect(result.status == 0, "\(result.stderr)")
-        return result.stdout.split(separator: "\n").map(String.init)
+        return try withTemporaryFolder { folder in
+            let script = try TestEnvironment.runProofkit(["help", "completion", "bash"])
+            #expect(script.status == 0)
+            try script.stdout.write(toFile: folder + "/proofkit.bash", atomically: true, encoding: .utf8)
+            let quoted = words.map { "'\($0)'" }.joined(separator: " ")
+            let program = """
+                source '\(folder)/proofkit.bash'
+                COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1)
+                _proofkit
+                printf '%s\\n' "${COMPREPLY[@]}"
+                """
+            let result = try runProcess("/bin/bash", ["--norc", "-c", program], currentDirectory: folder)
+            #expect(result.status == 0, "\(result.stderr)")
+            return result.stdout.split(separator: "\n").map(String.init)
+        }
     }
 
     @Test("bash completes commands, sub-verbs and options")
@@ -108,30 +108,30 @@ struct GeneratedDocsTests {
             }
         }
         if TestEnvironment.hasTool("zsh") {
-            let folder = try TestEnvironment.makeTemporaryFolder()
-            defer { try? FileManager.default.removeItem(atPath: folder) }
-            try zsh.stdout.write(toFile: folder + "/_proofkit", atomically: true, encoding: .utf8)
-            let parsed = try runProcess("/usr/bin/env", ["zsh", "-n", folder + "/_proofkit"])
-            #expect(parsed.status == 0, "\(parsed.stderr)")
+            try withTemporaryFolder { folder in
+                try zsh.stdout.write(toFile: folder + "/_proofkit", atomically: true, encoding: .utf8)
+                let parsed = try runProcess("/usr/bin/env", ["zsh", "-n", folder + "/_proofkit"])
+                #expect(parsed.status == 0, "\(parsed.stderr)")
+            }
         }
         if TestEnvironment.hasTool("fish") {
-            let folder = try TestEnvironment.makeTemporaryFolder()
-            defer { try? FileManager.default.removeItem(atPath: folder) }
-            try fish.stdout.write(toFile: folder + "/proofkit.fish", atomically: true, encoding: .utf8)
-            let complete = { (line: String) throws -> String in
-                try runProcess(
-                    "/usr/bin/env",
-                    ["fish", "--no-config", "-c", "source \(folder)/proofkit.fish; complete -C'\(line)'"],
-                    currentDirectory: folder
-                ).stdout
+            try withTemporaryFolder { folder in
+                try fish.stdout.write(toFile: folder + "/proofkit.fish", atomically: true, encoding: .utf8)
+                let complete = { (line: String) throws -> String in
+                    try runProcess(
+                        "/usr/bin/env",
+                        ["fish", "--no-config", "-c", "source \(folder)/proofkit.fish; complete -C'\(line)'"],
+                        currentDirectory: folder
+                    ).stdout
+                }
+                #expect(try complete("proofkit tri").hasPrefix("trim\t"))
+                #expect(try complete("proofkit trim --no").hasPrefix("--normalize\t"))
+                let duaWords = Set(
+                    try complete("proofkit dua ").split(separator: "\n").map {
+                        $0.split(separator: "\t").first.map(String.init) ?? ""
+                    })
+                #expect(duaWords.isSuperset(of: ["list", "show", "check"]), "\(duaWords)")
             }
-            #expect(try complete("proofkit tri").hasPrefix("trim\t"))
-            #expect(try complete("proofkit trim --no").hasPrefix("--normalize\t"))
-            let duaWords = Set(
-                try complete("proofkit dua ").split(separator: "\n").map {
-                    $0.split(separator: "\t").first.map(String.init) ?? ""
-                })
-            #expect(duaWords.isSuperset(of: ["list", "show", "check"]), "\(duaWords)")
         }
         let unknown = try TestEnvironment.runProofkit(["help", "completion", "tcsh"])
         #expect(unknown.status == 64 && unknown.stderr.contains("bash, zsh, fish"))
@@ -164,20 +164,21 @@ struct GeneratedDocsTests {
         let fish = try TestEnvironment.runProofkit(["help", "completion", "fish"]).stdout
         #expect(!fish.contains("see below"), "fish shows help with nothing below it")
         guard TestEnvironment.hasTool("fish") else { return }
-        let folder = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try fish.write(toFile: folder + "/proofkit.fish", atomically: true, encoding: .utf8)
-        func words(_ line: String) throws -> Set<String> {
-            let out = try runProcess(
-                "/usr/bin/env", ["fish", "--no-config", "-c", "source \(folder)/proofkit.fish; complete -C'\(line)'"],
-                currentDirectory: folder
-            ).stdout
-            return Set(out.split(separator: "\n").map { String($0.split(separator: "\t").first ?? "") })
+        try withTemporaryFolder { folder in
+            try fish.write(toFile: folder + "/proofkit.fish", atomically: true, encoding: .utf8)
+            func words(_ line: String) throws -> Set<String> {
+                let out = try runProcess(
+                    "/usr/bin/env",
+                    ["fish", "--no-config", "-c", "source \(folder)/proofkit.fish; complete -C'\(line)'"],
+                    currentDirectory: folder
+                ).stdout
+                return Set(out.split(separator: "\n").map { String($0.split(separator: "\t").first ?? "") })
+            }
+            #expect(try words("proofkit mat --engine ") == ["lite0", "lite0-fp32", "clip"])
+            #expect(try words("proofkit voice --vad ") == ["energy", "silero", "both"])
+            #expect(try words("proofkit help completion ") == ["bash", "zsh", "fish"])
+            #expect(try words("proofkit times --method ").isSuperset(of: ["mwl", "isna", "msc", "custom"]))
         }
-        #expect(try words("proofkit mat --engine ") == ["lite0", "lite0-fp32", "clip"])
-        #expect(try words("proofkit voice --vad ") == ["energy", "silero", "both"])
-        #expect(try words("proofkit help completion ") == ["bash", "zsh", "fish"])
-        #expect(try words("proofkit times --method ").isSuperset(of: ["mwl", "isna", "msc", "custom"]))
     }
 
     @Test("every choice a completion offers is accepted by its command")
@@ -249,41 +250,43 @@ struct InstallEndToEndTests {
 
     func checkTree(prefix: String) throws {
         let binary = prefix + "/bin/proofkit"
-        let elsewhere = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: elsewhere) }
-        let doctor = try runInstalled(binary, ["doctor", "--json"], in: elsewhere)
-        #expect(doctor.status == 0, "\(doctor.stdout) \(doctor.stderr)")
-        let report = try #require(try JSONSerialization.jsonObject(with: doctor.stdoutData) as? [String: Any])
-        #expect((report["model_folders"] as? [String])?.first == prefix + "/share/proofkit/models")
-        #expect(
-            ((report["onnxruntime"] as? [String: Any])?["library"] as? String)?.hasPrefix(prefix + "/lib/proofkit/")
-                == true)
-        let models = try #require(report["models"] as? [[String: Any]])
-        #expect(models.count >= 5 && models.allSatisfy { $0["status"] as? String == "verified" })
+        try withTemporaryFolder { elsewhere in
+            let doctor = try runInstalled(binary, ["doctor", "--json"], in: elsewhere)
+            #expect(doctor.status == 0, "\(doctor.stdout) \(doctor.stderr)")
+            let report = try #require(try JSONSerialization.jsonObject(with: doctor.stdoutData) as? [String: Any])
+            #expect((report["model_folders"] as? [String])?.first == prefix + "/share/proofkit/models")
+            #expect(
+                ((report["onnxruntime"] as? [String: Any])?["library"] as? String)?.hasPrefix(prefix + "/lib/proofkit/")
+                    == true)
+            let models = try #require(report["models"] as? [[String: Any]])
+            #expect(models.count >= 5 && models.allSatisfy { $0["status"] as? String == "verified" })
 
-        let photo = TestEnvironment.fixture("images/demo_mat.jpg")
-        let mat = try runInstalled(binary, ["mat", "--json", photo], in: elsewhere)
-        #expect(mat.status == 0, "\(mat.stderr)")
-        #expect(mat.stdout.contains("\"verdict\":\"accepted\""), "\(mat.stdout)")
-        let voice = try runInstalled(
-            binary, ["voice", TestEnvironment.fixture("speech_ar_quran_16k.wav"), "--json"], in: elsewhere)
-        #expect(voice.status == 0, "\(voice.stderr)")
-        let demo = try runInstalled(binary, ["demo"], in: elsewhere)
-        #expect(demo.status == 0, "\(demo.stderr)")
-        #expect(demo.stdout.contains("check: accepted") && demo.stdout.contains("accepted (score 0."), "\(demo.stdout)")
-        #expect(!demo.stdout.contains("skipped: the room-noise"), "\(demo.stdout)")
-        // The man page and completions are where man and the shells look.
-        for file in [
-            "share/man/man1/proofkit.1.gz", "share/bash-completion/completions/proofkit",
-            "share/zsh/vendor-completions/_proofkit", "share/fish/vendor_completions.d/proofkit.fish",
-            "share/doc/proofkit/THIRD_PARTY_NOTICES.md", "share/doc/proofkit/onnxruntime/LICENSE",
-        ] {
-            #expect(FileManager.default.fileExists(atPath: prefix + "/" + file), "missing \(file)")
+            let photo = TestEnvironment.fixture("images/demo_mat.jpg")
+            let mat = try runInstalled(binary, ["mat", "--json", photo], in: elsewhere)
+            #expect(mat.status == 0, "\(mat.stderr)")
+            #expect(mat.stdout.contains("\"verdict\":\"accepted\""), "\(mat.stdout)")
+            let voice = try runInstalled(
+                binary, ["voice", TestEnvironment.fixture("speech_ar_quran_16k.wav"), "--json"], in: elsewhere)
+            #expect(voice.status == 0, "\(voice.stderr)")
+            let demo = try runInstalled(binary, ["demo"], in: elsewhere)
+            #expect(demo.status == 0, "\(demo.stderr)")
+            #expect(
+                demo.stdout.contains("check: accepted") && demo.stdout.contains("accepted (score 0."), "\(demo.stdout)")
+            #expect(!demo.stdout.contains("skipped: the room-noise"), "\(demo.stdout)")
+            // The man page and completions are where man and the shells look.
+            for file in [
+                "share/man/man1/proofkit.1.gz", "share/bash-completion/completions/proofkit",
+                "share/zsh/vendor-completions/_proofkit", "share/fish/vendor_completions.d/proofkit.fish",
+                "share/doc/proofkit/THIRD_PARTY_NOTICES.md", "share/doc/proofkit/onnxruntime/LICENSE",
+            ] {
+                #expect(FileManager.default.fileExists(atPath: prefix + "/" + file), "missing \(file)")
+            }
+            // The alarm service's systemd user unit runs the installed binary.
+            let unit =
+                (try? String(contentsOfFile: prefix + "/lib/systemd/user/proofkit-alarm.service", encoding: .utf8))
+                ?? ""
+            #expect(unit.contains("/bin/proofkit alarm run\n") && unit.contains("Restart=always"), "\(unit)")
         }
-        // The alarm service's systemd user unit runs the installed binary.
-        let unit =
-            (try? String(contentsOfFile: prefix + "/lib/systemd/user/proofkit-alarm.service", encoding: .utf8)) ?? ""
-        #expect(unit.contains("/bin/proofkit alarm run\n") && unit.contains("Restart=always"), "\(unit)")
     }
 
     /// On a CPU other than the one that built it, an installed tree makes its own `.ort` on first
@@ -296,83 +299,86 @@ struct InstallEndToEndTests {
             of: #""cpu": *"[^"]*""#, with: #""cpu": "aarch64-0000000000000000""#, options: .regularExpression)
         #expect(otherCPU != manifest, "the manifest records no cpu for the .ort files")
         try otherCPU.write(toFile: manifestPath, atomically: true, encoding: .utf8)
-        let cache = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: cache) }
-        let photo = TestEnvironment.fixture("images/demo_mat.jpg")
-        func judge() throws -> String {
-            let result = try runProcess(
+        try withTemporaryFolder { cache in
+            let photo = TestEnvironment.fixture("images/demo_mat.jpg")
+            func judge() throws -> String {
+                let result = try runProcess(
+                    "/usr/bin/env",
+                    [
+                        "-i", "PATH=/usr/bin:/bin", "XDG_CACHE_HOME=" + cache, prefix + "/bin/proofkit", "mat",
+                        "--verbose",
+                        photo,
+                    ])
+                #expect(result.status == 0, "\(result.stderr)")
+                #expect(result.stdout.contains(": accepted"), "\(result.stdout)")
+                return result.stdout
+            }
+            let first = try judge()
+            #expect(
+                first.contains("model: " + prefix + "/share/proofkit/models/efficientnet_lite0_int8.onnx"), "\(first)")
+            let made = try FileManager.default.contentsOfDirectory(atPath: cache + "/proofkit/ort")
+            #expect(
+                made.filter { $0.hasSuffix(".ort") }.count == 1 && made.filter { $0.hasSuffix(".ort.json") }.count == 1,
+                "\(made)")
+            #expect(!made.contains { $0.contains(".tmp-") })
+            let second = try judge()
+            #expect(second.contains("model: " + cache + "/proofkit/ort/efficientnet_lite0_int8-"), "\(second)")
+            // A damaged cached copy is never used: it is dropped, the .onnx judges, and a new copy is made.
+            let cached = cache + "/proofkit/ort/" + (made.first { $0.hasSuffix(".ort") } ?? "")
+            var bytes = try Data(contentsOf: URL(fileURLWithPath: cached))
+            bytes[bytes.count / 2] ^= 0xFF
+            try bytes.write(to: URL(fileURLWithPath: cached))
+            let damaged = try runProcess(
                 "/usr/bin/env",
-                [
-                    "-i", "PATH=/usr/bin:/bin", "XDG_CACHE_HOME=" + cache, prefix + "/bin/proofkit", "mat", "--verbose",
-                    photo,
-                ])
-            #expect(result.status == 0, "\(result.stderr)")
-            #expect(result.stdout.contains(": accepted"), "\(result.stdout)")
-            return result.stdout
+                ["-i", "PATH=/usr/bin:/bin", "XDG_CACHE_HOME=" + cache, prefix + "/bin/proofkit", "mat", photo])
+            #expect(damaged.status == 0 && damaged.stdout.contains(": accepted"), "\(damaged.stdout) \(damaged.stderr)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: cached)) != bytes, "the damaged copy was not replaced")
+            #expect(try judge().contains("model: " + cache + "/proofkit/ort/efficientnet_lite0_int8-"))
+            try manifest.write(toFile: manifestPath, atomically: true, encoding: .utf8)
         }
-        let first = try judge()
-        #expect(first.contains("model: " + prefix + "/share/proofkit/models/efficientnet_lite0_int8.onnx"), "\(first)")
-        let made = try FileManager.default.contentsOfDirectory(atPath: cache + "/proofkit/ort")
-        #expect(
-            made.filter { $0.hasSuffix(".ort") }.count == 1 && made.filter { $0.hasSuffix(".ort.json") }.count == 1,
-            "\(made)")
-        #expect(!made.contains { $0.contains(".tmp-") })
-        let second = try judge()
-        #expect(second.contains("model: " + cache + "/proofkit/ort/efficientnet_lite0_int8-"), "\(second)")
-        // A damaged cached copy is never used: it is dropped, the .onnx judges, and a new copy is made.
-        let cached = cache + "/proofkit/ort/" + (made.first { $0.hasSuffix(".ort") } ?? "")
-        var bytes = try Data(contentsOf: URL(fileURLWithPath: cached))
-        bytes[bytes.count / 2] ^= 0xFF
-        try bytes.write(to: URL(fileURLWithPath: cached))
-        let damaged = try runProcess(
-            "/usr/bin/env",
-            ["-i", "PATH=/usr/bin:/bin", "XDG_CACHE_HOME=" + cache, prefix + "/bin/proofkit", "mat", photo])
-        #expect(damaged.status == 0 && damaged.stdout.contains(": accepted"), "\(damaged.stdout) \(damaged.stderr)")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: cached)) != bytes, "the damaged copy was not replaced")
-        #expect(try judge().contains("model: " + cache + "/proofkit/ort/efficientnet_lite0_int8-"))
-        try manifest.write(toFile: manifestPath, atomically: true, encoding: .utf8)
     }
 
     @Test("bash .ci/install --prefix DIR: mat, voice, demo and doctor work from any folder with env -i")
     func prefixInstall() throws {
-        let prefix = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: prefix) }
-        let install = try runProcess("/bin/bash", [root + "/.ci/install", "--prefix", prefix])
-        #expect(install.status == 0, "\(install.stderr)")
-        try checkTree(prefix: prefix)
-        try checkOptimizedModelCache(prefix: prefix)
-        // A relative prefix is refused, not installed somewhere surprising.
-        let relative = try runProcess("/bin/bash", [root + "/.ci/install", "--prefix", "relative/dir"])
-        #expect(relative.status == 64 && relative.stderr.contains("absolute"))
+        try withTemporaryFolder { prefix in
+            let install = try runProcess("/bin/bash", [root + "/.ci/install", "--prefix", prefix])
+            #expect(install.status == 0, "\(install.stderr)")
+            try checkTree(prefix: prefix)
+            try checkOptimizedModelCache(prefix: prefix)
+            // A relative prefix is refused, not installed somewhere surprising.
+            let relative = try runProcess("/bin/bash", [root + "/.ci/install", "--prefix", "relative/dir"])
+            #expect(relative.status == 64 && relative.stderr.contains("absolute"))
+        }
     }
 
     @Test(
         "bash .ci/package: a .deb with its dependencies that unpacks (dpkg -x) into a working tree",
         .enabled(if: TestEnvironment.hasTool("dpkg-deb"), "dpkg-deb is not installed"))
     func debianPackage() throws {
-        let folder = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let build = try runProcess(
-            "/bin/bash", [root + "/.ci/package", "--out", folder], environment: ["PROOFKIT_DEB_COMPRESSION": "gzip"])
-        #expect(build.status == 0, "\(build.stderr)")
-        let deb = build.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(deb.hasSuffix(".deb") && FileManager.default.fileExists(atPath: deb))
-        let fields = try runProcess("/usr/bin/dpkg-deb", ["--field", deb])
-        #expect(fields.stdout.contains("Package: proofkit"))
-        for library in [
-            "libsndfile1", "libasound2", "libturbojpeg0", "libpng16-16", "libsqlite3-0", "libavformat59",
-            "libavcodec59", "libavutil57", "libswscale6",
-        ] {
-            #expect(fields.stdout.contains(library), "Depends lacks \(library): \(fields.stdout)")
+        try withTemporaryFolder { folder in
+            let build = try runProcess(
+                "/bin/bash", [root + "/.ci/package", "--out", folder], environment: ["PROOFKIT_DEB_COMPRESSION": "gzip"]
+            )
+            #expect(build.status == 0, "\(build.stderr)")
+            let deb = build.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(deb.hasSuffix(".deb") && FileManager.default.fileExists(atPath: deb))
+            let fields = try runProcess("/usr/bin/dpkg-deb", ["--field", deb])
+            #expect(fields.stdout.contains("Package: proofkit"))
+            for library in [
+                "libsndfile1", "libasound2", "libturbojpeg0", "libpng16-16", "libsqlite3-0", "libavformat59",
+                "libavcodec59", "libavutil57", "libswscale6",
+            ] {
+                #expect(fields.stdout.contains(library), "Depends lacks \(library): \(fields.stdout)")
+            }
+            let contents = try runProcess("/usr/bin/dpkg-deb", ["--contents", deb])
+            #expect(
+                contents.stdout.contains("./usr/bin/proofkit")
+                    && contents.stdout.contains("./usr/share/doc/proofkit/copyright"))
+            let scratch = folder + "/root"
+            let unpacked = try runProcess("/usr/bin/dpkg", ["-x", deb, scratch])
+            #expect(unpacked.status == 0, "\(unpacked.stderr)")
+            try checkTree(prefix: scratch + "/usr")
         }
-        let contents = try runProcess("/usr/bin/dpkg-deb", ["--contents", deb])
-        #expect(
-            contents.stdout.contains("./usr/bin/proofkit")
-                && contents.stdout.contains("./usr/share/doc/proofkit/copyright"))
-        let scratch = folder + "/root"
-        let unpacked = try runProcess("/usr/bin/dpkg", ["-x", deb, scratch])
-        #expect(unpacked.status == 0, "\(unpacked.stderr)")
-        try checkTree(prefix: scratch + "/usr")
     }
 }
 
@@ -400,24 +406,25 @@ struct DoctorTests {
             })
 
         // A copy of the models with one byte of the class names changed.
-        let folder = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        for name in ["manifest.json", "imagenet_classes.txt", "silero_vad.onnx"] {
-            try FileManager.default.copyItem(atPath: root + "/Models/generated/" + name, toPath: folder + "/" + name)
-        }
-        var names = try Data(contentsOf: URL(fileURLWithPath: folder + "/imagenet_classes.txt"))
-        names[10] ^= 0x20
-        try names.write(to: URL(fileURLWithPath: folder + "/imagenet_classes.txt"))
-        let damaged = try TestEnvironment.runProofkit(["doctor"], environment: ["PROOFKIT_MODELS": folder])
-        #expect(damaged.status == 78)
-        #expect(damaged.stdout.contains("imagenet_classes.txt: mismatch"), "\(damaged.stdout)")
-        #expect(damaged.stdout.contains("silero_vad.onnx: verified"))
-        #expect(damaged.stdout.contains("efficientnet_lite0_int8.onnx: missing"))
-        #expect(damaged.stdout.contains("model folders (from PROOFKIT_MODELS): \(folder)"))
+        try withTemporaryFolder { folder in
+            for name in ["manifest.json", "imagenet_classes.txt", "silero_vad.onnx"] {
+                try FileManager.default.copyItem(
+                    atPath: root + "/Models/generated/" + name, toPath: folder + "/" + name)
+            }
+            var names = try Data(contentsOf: URL(fileURLWithPath: folder + "/imagenet_classes.txt"))
+            names[10] ^= 0x20
+            try names.write(to: URL(fileURLWithPath: folder + "/imagenet_classes.txt"))
+            let damaged = try TestEnvironment.runProofkit(["doctor"], environment: ["PROOFKIT_MODELS": folder])
+            #expect(damaged.status == 78)
+            #expect(damaged.stdout.contains("imagenet_classes.txt: mismatch"), "\(damaged.stdout)")
+            #expect(damaged.stdout.contains("silero_vad.onnx: verified"))
+            #expect(damaged.stdout.contains("efficientnet_lite0_int8.onnx: missing"))
+            #expect(damaged.stdout.contains("model folders (from PROOFKIT_MODELS): \(folder)"))
 
-        let noRuntime = try TestEnvironment.runProofkit(
-            ["doctor"], environment: ["PROOFKIT_ORT_LIBRARY": folder + "/none.so"])
-        #expect(noRuntime.status == 69)
-        #expect(noRuntime.stdout.contains("ONNX Runtime: not available: "), "\(noRuntime.stdout)")
+            let noRuntime = try TestEnvironment.runProofkit(
+                ["doctor"], environment: ["PROOFKIT_ORT_LIBRARY": folder + "/none.so"])
+            #expect(noRuntime.status == 69)
+            #expect(noRuntime.stdout.contains("ONNX Runtime: not available: "), "\(noRuntime.stdout)")
+        }
     }
 }

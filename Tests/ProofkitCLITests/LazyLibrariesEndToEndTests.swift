@@ -47,32 +47,34 @@ struct LazyLibrariesEndToEndTests {
 
     @Test("--version maps none of them; trim maps libsndfile alone; voice --list-devices libasound alone")
     func mappedOnUse() throws {
-        let folder = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        #expect(try librariesMapped(["--version"], in: folder).isEmpty)
-        let trimmed = try librariesMapped(
-            ["trim", TestEnvironment.fixture("speech_en_ljspeech_16k.wav"), "-o", folder + "/out.caf"], in: folder)
-        #expect(trimmed == ["libsndfile.so.1"])
-        #expect(try librariesMapped(["voice", "--list-devices"], in: folder) == ["libasound.so.2"])
-        // alarm: install writes no store and maps nothing; status reads the SQLite store and checks the sounds (a folder each, as
-        // the trace files are named after the first argument).
-        for sub in ["install", "status"] {
-            try FileManager.default.createDirectory(atPath: folder + "/" + sub, withIntermediateDirectories: true)
-        }
-        #expect(
-            try librariesMapped(["alarm", "install", "--print", "--store", folder + "/store"], in: folder + "/install")
+        try withTemporaryFolder { folder in
+            #expect(try librariesMapped(["--version"], in: folder).isEmpty)
+            let trimmed = try librariesMapped(
+                ["trim", TestEnvironment.fixture("speech_en_ljspeech_16k.wav"), "-o", folder + "/out.caf"], in: folder)
+            #expect(trimmed == ["libsndfile.so.1"])
+            #expect(try librariesMapped(["voice", "--list-devices"], in: folder) == ["libasound.so.2"])
+            // alarm: install writes no store and maps nothing; status reads the SQLite store and checks the sounds (a folder each, as
+            // the trace files are named after the first argument).
+            for sub in ["install", "status"] {
+                try FileManager.default.createDirectory(atPath: folder + "/" + sub, withIntermediateDirectories: true)
+            }
+            #expect(
+                try librariesMapped(
+                    ["alarm", "install", "--print", "--store", folder + "/store"], in: folder + "/install"
+                )
                 .isEmpty)
-        // status only reads an existing store (it creates none): book one first, in a run of its own.
-        let booked = try TestEnvironment.runProofkit(
-            [
-                "alarm", "add", "--at", "+1h", "--sound", TestEnvironment.fixture("speech_en_ljspeech_16k.wav"),
-                "--store",
-                folder + "/store",
-            ])
-        #expect(booked.status == 0, "\(booked.stderr)")
-        #expect(
-            try librariesMapped(["alarm", "status", "--store", folder + "/store"], in: folder + "/status") == [
-                "libsqlite3.so.0", "libsndfile.so.1",  // the store, and each booked chain's sound checked
-            ])
+            // status only reads an existing store (it creates none): book one first, in a run of its own.
+            let booked = try TestEnvironment.runProofkit(
+                [
+                    "alarm", "add", "--at", "+1h", "--sound", TestEnvironment.fixture("speech_en_ljspeech_16k.wav"),
+                    "--store",
+                    folder + "/store",
+                ])
+            #expect(booked.status == 0, "\(booked.stderr)")
+            #expect(
+                try librariesMapped(["alarm", "status", "--store", folder + "/store"], in: folder + "/status") == [
+                    "libsqlite3.so.0", "libsndfile.so.1",  // the store, and each booked chain's sound checked
+                ])
+        }
     }
 }

@@ -74,22 +74,22 @@ struct LibraryPackageTests {
         let program = try Self.readmeEnginesProgram()
         let imports = program.split(separator: "\n").filter { $0.hasPrefix("import ") }
         #expect(imports == ["import ProofkitEngines  // every pure engine and ProofkitCore's values"])
-        let folder = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let binary = try Self.buildApp(in: folder, product: "ProofkitEngines", source: program)
-        // A recorded set of 5 squats (the manifest's true count), 297 frames.
-        let poses = try Data(
-            contentsOf: TestEnvironment.fixtures.appendingPathComponent(
-                "squat/bwr_190925_philippe_set1_squat.jsonl"))
-        let result = try runProcess(binary, [], stdin: poses)
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout == "reading: true\nsquats: 5\n", "\(result.stdout)")
-        // A bad line ends the program with the decoder's error, naming the line.
-        var damaged = poses
-        damaged.append(contentsOf: Array(#"{"t": 1, "keypoints": {}}"#.utf8) + [0x0A])
-        let bad = try runProcess(binary, [], stdin: damaged)
-        #expect(bad.status != 0)
-        #expect(bad.stderr.contains("line 298: time goes backwards"), "\(bad.stderr)")
+        try withTemporaryFolder { folder in
+            let binary = try Self.buildApp(in: folder, product: "ProofkitEngines", source: program)
+            // A recorded set of 5 squats (the manifest's true count), 297 frames.
+            let poses = try Data(
+                contentsOf: TestEnvironment.fixtures.appendingPathComponent(
+                    "squat/bwr_190925_philippe_set1_squat.jsonl"))
+            let result = try runProcess(binary, [], stdin: poses)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout == "reading: true\nsquats: 5\n", "\(result.stdout)")
+            // A bad line ends the program with the decoder's error, naming the line.
+            var damaged = poses
+            damaged.append(contentsOf: Array(#"{"t": 1, "keypoints": {}}"#.utf8) + [0x0A])
+            let bad = try runProcess(binary, [], stdin: damaged)
+            #expect(bad.status != 0)
+            #expect(bad.stderr.contains("line 298: time goes backwards"), "\(bad.stderr)")
+        }
     }
 
     @Test(
@@ -103,25 +103,26 @@ struct LibraryPackageTests {
             "needs the models and ONNX Runtime (bash .ci/setup)"),
         .timeLimit(.minutes(30)))
     func explicitModelsAndRuntime() throws {
-        let folder = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let binary = try Self.buildApp(in: folder, product: "Proofkit", source: facadeApp)
-        let library = try #require(
-            try FileManager.default.contentsOfDirectory(atPath: runtimeFolder).filter {
-                $0.hasPrefix("libonnxruntime.so.")
-            }.sorted().last)
-        let photo = ImageFixtures.path("demo_mat.jpg")
-        // No PROOFKIT_MODELS, no PROOFKIT_ORT_LIBRARY, no HOME: and the executable lives in a
-        // temporary folder, so the usual searches (above the executable) cannot find either.
-        let result = try runProcess(
-            "/usr/bin/env", ["-i", binary, models, runtimeFolder + "/" + library, photo], currentDirectory: "/")
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.hasPrefix("photo: true "), "\(result.stdout)")
-        #expect(result.stdout.hasSuffix("\nvad chunk: 512\n"), "\(result.stdout)")
-        // The library given is the only one tried: a missing one is named, and nothing else is.
-        let missing = try runProcess(
-            "/usr/bin/env", ["-i", binary, models, "/nonexistent/libonnxruntime.so.1", photo], currentDirectory: "/")
-        #expect(missing.status != 0)
-        #expect(missing.stderr.contains("/nonexistent/libonnxruntime.so.1"), "\(missing.stderr)")
+        try withTemporaryFolder { folder in
+            let binary = try Self.buildApp(in: folder, product: "Proofkit", source: facadeApp)
+            let library = try #require(
+                try FileManager.default.contentsOfDirectory(atPath: runtimeFolder).filter {
+                    $0.hasPrefix("libonnxruntime.so.")
+                }.sorted().last)
+            let photo = ImageFixtures.path("demo_mat.jpg")
+            // No PROOFKIT_MODELS, no PROOFKIT_ORT_LIBRARY, no HOME: and the executable lives in a
+            // temporary folder, so the usual searches (above the executable) cannot find either.
+            let result = try runProcess(
+                "/usr/bin/env", ["-i", binary, models, runtimeFolder + "/" + library, photo], currentDirectory: "/")
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.hasPrefix("photo: true "), "\(result.stdout)")
+            #expect(result.stdout.hasSuffix("\nvad chunk: 512\n"), "\(result.stdout)")
+            // The library given is the only one tried: a missing one is named, and nothing else is.
+            let missing = try runProcess(
+                "/usr/bin/env", ["-i", binary, models, "/nonexistent/libonnxruntime.so.1", photo], currentDirectory: "/"
+            )
+            #expect(missing.status != 0)
+            #expect(missing.stderr.contains("/nonexistent/libonnxruntime.so.1"), "\(missing.stderr)")
+        }
     }
 }

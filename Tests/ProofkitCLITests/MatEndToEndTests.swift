@@ -48,7 +48,7 @@ private func stderrLines(_ result: ProcessResult) -> [Substring] {
 
 /// A temporary models folder with copies of `files` (`name in folder` -> `source name`).
 private func modelsFolder(_ files: [String: String]) throws -> String {
-    let folder = try TestEnvironment.makeTemporaryFolder()
+    let folder = try TemporaryFolder.make()
     for (name, source) in files {
         try FileManager.default.copyItem(atPath: models + "/" + source, toPath: folder + "/" + name)
     }
@@ -166,22 +166,23 @@ struct MatEndToEndTests {
         "many photos share one session: the model file is opened once, and a summary ends the output",
         .enabled(if: TestEnvironment.hasTool("strace")))
     func manyPhotosOneSession() throws {
-        let folder = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let trace = folder + "/trace.txt"
-        let photos = Array(
-            repeating: [photo("demo_mat.jpg"), photo("demo_coffee.jpg"), photo("dark_coffee.jpg")], count: 3
-        ).flatMap { $0 }
-        let result = try runProcess(
-            "/usr/bin/env",
-            ["strace", "-f", "-e", "trace=openat,open", "-o", trace, TestEnvironment.proofkitBinary, "mat"] + photos,
-            environment: ["PROOFKIT_MODELS": "", "PROOFKIT_ORT_LIBRARY": ""])
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.hasSuffix("\n3 of 9 photos accepted\n"), "\(result.stdout)")
-        let opens = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
-            // The .onnx, or the ORT-format copy the models build made for this machine: one of them, once.
-            .filter { $0.contains("efficientnet_lite0_int8.") && !$0.contains("ENOENT") }
-        #expect(opens.count == 1, "\(opens)")
+        try withTemporaryFolder { folder in
+            let trace = folder + "/trace.txt"
+            let photos = Array(
+                repeating: [photo("demo_mat.jpg"), photo("demo_coffee.jpg"), photo("dark_coffee.jpg")], count: 3
+            ).flatMap { $0 }
+            let result = try runProcess(
+                "/usr/bin/env",
+                ["strace", "-f", "-e", "trace=openat,open", "-o", trace, TestEnvironment.proofkitBinary, "mat"]
+                    + photos,
+                environment: ["PROOFKIT_MODELS": "", "PROOFKIT_ORT_LIBRARY": ""])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.hasSuffix("\n3 of 9 photos accepted\n"), "\(result.stdout)")
+            let opens = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
+                // The .onnx, or the ORT-format copy the models build made for this machine: one of them, once.
+                .filter { $0.contains("efficientnet_lite0_int8.") && !$0.contains("ENOENT") }
+            #expect(opens.count == 1, "\(opens)")
+        }
     }
 
     @Test("enrolling a photo of a mat accepts that mat by its embedding")
@@ -240,16 +241,16 @@ struct MatEndToEndTests {
 
     @Test("bad photos are refused with one stderr line and their exit code", arguments: badInputs)
     func badPhoto(_ input: BadInput) throws {
-        let folder = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let path = try input.make(folder)
-        let result = try proofkit(["mat", path])
-        #expect(result.status == input.status, "\(result.stderr)")
-        #expect(result.stdout.isEmpty)
-        let lines = stderrLines(result)
-        #expect(lines.count == 1, "\(lines)")
-        #expect(lines.first?.hasPrefix("proofkit mat: \(path): ") == true, "\(lines)")
-        #expect(lines.first?.contains(input.message) == true, "\(lines)")
+        try withTemporaryFolder { folder in
+            let path = try input.make(folder)
+            let result = try proofkit(["mat", path])
+            #expect(result.status == input.status, "\(result.stderr)")
+            #expect(result.stdout.isEmpty)
+            let lines = stderrLines(result)
+            #expect(lines.count == 1, "\(lines)")
+            #expect(lines.first?.hasPrefix("proofkit mat: \(path): ") == true, "\(lines)")
+            #expect(lines.first?.contains(input.message) == true, "\(lines)")
+        }
     }
 
     @Test("a CMYK JPEG is decoded and judged")
@@ -263,23 +264,23 @@ struct MatEndToEndTests {
 
     @Test("one bad photo among good ones: reported on stderr, the others judged, the worst exit code")
     func mixedPhotos() throws {
-        let folder = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let missing = folder + "/missing.jpg"
-        let result = try proofkit([
-            "mat", "--json", photo("demo_mat.jpg"), photo("truncated.jpg"), missing, photo("demo_coffee.jpg"),
-        ])
-        #expect(result.status == 66)
-        let all = try objects(result)
-        #expect(all.compactMap { $0["file"] as? String } == [photo("demo_mat.jpg"), photo("demo_coffee.jpg")])
-        let summary = try #require(all.last?["summary"] as? [String: Any])
-        #expect(summary["failed"] as? Int == 2 && summary["exit_code"] as? Int == 66)
-        #expect(stderrLines(result).count == 2)
-        // --strict: an undecodable photo (65) outranks a rejection (2).
-        let strict = try proofkit(["mat", "--strict", photo("demo_coffee.jpg"), photo("truncated.jpg")])
-        #expect(strict.status == 65)
-        let rejectedOnly = try proofkit(["mat", "--strict", photo("demo_mat.jpg"), photo("demo_coffee.jpg")])
-        #expect(rejectedOnly.status == 2)
+        try withTemporaryFolder { folder in
+            let missing = folder + "/missing.jpg"
+            let result = try proofkit([
+                "mat", "--json", photo("demo_mat.jpg"), photo("truncated.jpg"), missing, photo("demo_coffee.jpg"),
+            ])
+            #expect(result.status == 66)
+            let all = try objects(result)
+            #expect(all.compactMap { $0["file"] as? String } == [photo("demo_mat.jpg"), photo("demo_coffee.jpg")])
+            let summary = try #require(all.last?["summary"] as? [String: Any])
+            #expect(summary["failed"] as? Int == 2 && summary["exit_code"] as? Int == 66)
+            #expect(stderrLines(result).count == 2)
+            // --strict: an undecodable photo (65) outranks a rejection (2).
+            let strict = try proofkit(["mat", "--strict", photo("demo_coffee.jpg"), photo("truncated.jpg")])
+            #expect(strict.status == 65)
+            let rejectedOnly = try proofkit(["mat", "--strict", photo("demo_mat.jpg"), photo("demo_coffee.jpg")])
+            #expect(rejectedOnly.status == 2)
+        }
     }
 
     @Test("usage errors exit 64")
@@ -298,15 +299,15 @@ struct MatEndToEndTests {
 
     @Test("a missing model: exit 69 and how to build it")
     func missingModel() throws {
-        let folder = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let result = try proofkit(["mat", photo("demo_mat.jpg")], environment: ["PROOFKIT_MODELS": folder])
-        #expect(result.status == 69)
-        let lines = stderrLines(result)
-        #expect(lines.count == 1)
-        #expect(lines.first?.contains("efficientnet_lite0_int8.onnx is not installed") == true, "\(lines)")
-        #expect(lines.first?.contains("bash .ci/setup") == true)
-        #expect(lines.first?.contains(folder) == true)
+        try withTemporaryFolder { folder in
+            let result = try proofkit(["mat", photo("demo_mat.jpg")], environment: ["PROOFKIT_MODELS": folder])
+            #expect(result.status == 69)
+            let lines = stderrLines(result)
+            #expect(lines.count == 1)
+            #expect(lines.first?.contains("efficientnet_lite0_int8.onnx is not installed") == true, "\(lines)")
+            #expect(lines.first?.contains("bash .ci/setup") == true)
+            #expect(lines.first?.contains(folder) == true)
+        }
     }
 
     @Test("a model whose SHA-256 does not match: exit 78 with both digests", arguments: [false, true])
@@ -451,13 +452,13 @@ struct MatEndToEndTests {
 
     @Test("the clip engine without MobileCLIP: exit 69 and how to export it")
     func clipMissing() throws {
-        let folder = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let result = try proofkit(
-            ["mat", "--engine", "clip", photo("demo_mat.jpg")], environment: ["PROOFKIT_MODELS": folder])
-        #expect(result.status == 69)
-        #expect(result.stderr.contains("mobileclip_s0_image.onnx is not installed"))
-        #expect(result.stderr.contains("Models/export_mobileclip.py"))
+        try withTemporaryFolder { folder in
+            let result = try proofkit(
+                ["mat", "--engine", "clip", photo("demo_mat.jpg")], environment: ["PROOFKIT_MODELS": folder])
+            #expect(result.status == 69)
+            #expect(result.stderr.contains("mobileclip_s0_image.onnx is not installed"))
+            #expect(result.stderr.contains("Models/export_mobileclip.py"))
+        }
     }
 
     @Test("the clip engine end to end with the stand-in encoder named as MobileCLIP, against numpy")
@@ -500,22 +501,23 @@ struct MatEndToEndTests {
 
     @Test("proofkit mat opens no socket (strace -f -e trace=network)", .enabled(if: TestEnvironment.hasTool("strace")))
     func noSocket() throws {
-        let folder = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let trace = folder + "/trace.txt"
-        let result = try runProcess(
-            "/usr/bin/env",
-            [
-                "strace", "-f", "-e", "trace=network", "-o", trace, TestEnvironment.proofkitBinary, "mat", "--verbose",
-                photo("demo_mat.jpg"), photo("demo_coffee.jpg"),
-            ],
-            environment: ["PROOFKIT_MODELS": "", "PROOFKIT_ORT_LIBRARY": ""])
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.contains("accepted"))
-        let text = try String(contentsOfFile: trace, encoding: .utf8)
-        let calls = text.split(separator: "\n").filter { !$0.contains("+++ exited") && !$0.contains("--- SIG") }
-        #expect(calls.isEmpty, "network calls: \(calls)")
-        #expect(text.contains("+++ exited with 0 +++"), "strace saw the run: \(text)")
+        try withTemporaryFolder { folder in
+            let trace = folder + "/trace.txt"
+            let result = try runProcess(
+                "/usr/bin/env",
+                [
+                    "strace", "-f", "-e", "trace=network", "-o", trace, TestEnvironment.proofkitBinary, "mat",
+                    "--verbose",
+                    photo("demo_mat.jpg"), photo("demo_coffee.jpg"),
+                ],
+                environment: ["PROOFKIT_MODELS": "", "PROOFKIT_ORT_LIBRARY": ""])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.contains("accepted"))
+            let text = try String(contentsOfFile: trace, encoding: .utf8)
+            let calls = text.split(separator: "\n").filter { !$0.contains("+++ exited") && !$0.contains("--- SIG") }
+            #expect(calls.isEmpty, "network calls: \(calls)")
+            #expect(text.contains("+++ exited with 0 +++"), "strace saw the run: \(text)")
+        }
     }
 
     @Test("ONNX Runtime's telemetry is off: no device id, event queue or other file appears in HOME")
@@ -523,14 +525,14 @@ struct MatEndToEndTests {
         // The pinned ONNX Runtime wheel's library otherwise creates
         // ~/.cache/Microsoft/DeveloperTools/.onnxruntime/{deviceid,onnxruntime.db} and queues
         // events for upload; proofkit sets ORT_DISABLE_TELEMETRY=1 before loading it.
-        let home = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: home) }
-        let result = try proofkit(
-            ["mat", photo("demo_mat.jpg")],
-            environment: ["HOME": home, "XDG_CACHE_HOME": home + "/.cache", "ORT_DISABLE_TELEMETRY": "0"])
-        #expect(result.status == 0, "\(result.stderr)")
-        let left = FileManager.default.enumerator(atPath: home)?.allObjects as? [String] ?? []
-        #expect(left.isEmpty, "files written under HOME: \(left)")
+        try withTemporaryFolder { home in
+            let result = try proofkit(
+                ["mat", photo("demo_mat.jpg")],
+                environment: ["HOME": home, "XDG_CACHE_HOME": home + "/.cache", "ORT_DISABLE_TELEMETRY": "0"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let left = FileManager.default.enumerator(atPath: home)?.allObjects as? [String] ?? []
+            #expect(left.isEmpty, "files written under HOME: \(left)")
+        }
     }
 
     // MARK: The shared photo set (16 mats, 36 others), when present.

@@ -170,17 +170,17 @@ struct SquatCommandTests {
         "a FIFO with no writer ends like check's: exit 74 and one line within the wait, not a hang",
         .enabled(if: TestEnvironment.hasProofkitBinary, "run swift build first"))
     func fifoWithoutWriter() throws {
-        let folder = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        #expect(mkfifo(folder + "/poses.jsonl", 0o644) == 0)
-        let started = Date()
-        // `timeout` ends a hang (status 124) so that a regression fails instead of blocking the suite.
-        let result = try runProcess(
-            "/usr/bin/env", ["timeout", "30", TestEnvironment.proofkitBinary, "squat", folder + "/poses.jsonl"])
-        #expect(result.status == 74, "\(result.status) \(result.stderr)")
-        #expect(result.stderr.contains("no writer sent anything to this FIFO within 10 s"), "\(result.stderr)")
-        #expect(result.stderr.split(separator: "\n").count == 1)
-        #expect(Date().timeIntervalSince(started) < 20)
+        try withTemporaryFolder { folder in
+            #expect(mkfifo(folder + "/poses.jsonl", 0o644) == 0)
+            let started = Date()
+            // `timeout` ends a hang (status 124) so that a regression fails instead of blocking the suite.
+            let result = try runProcess(
+                "/usr/bin/env", ["timeout", "30", TestEnvironment.proofkitBinary, "squat", folder + "/poses.jsonl"])
+            #expect(result.status == 74, "\(result.status) \(result.stderr)")
+            #expect(result.stderr.contains("no writer sent anything to this FIFO within 10 s"), "\(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1)
+            #expect(Date().timeIntervalSince(started) < 20)
+        }
     }
 
     @Test(

@@ -192,93 +192,96 @@ struct TimesPlanCommandTests {
 
     @Test("plan --state: books, then does nothing, re-syncs on a structure change, keeps ringing alarms")
     func planState() throws {
-        let folder = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let state = folder + "/alarms.json"
-        try "{}".write(toFile: state, atomically: true, encoding: .utf8)
-        let base = [
-            "plan", "--lat", "24.8607", "--lon", "67.0011", "--tz", "Asia/Karachi", "--days", "2",
-            "--now", "2026-11-30T04:00:00+05:00", "--state", state, "--json",
-        ]
-        let first = run(base)
-        #expect(first.status == 0)
-        let firstPlan = try firstObject(first.out)
-        let operations = try #require(firstPlan["operations"] as? [[String: Any]])
-        #expect(operations.count == 28 && operations.allSatisfy { $0["op"] as? String == "schedule" })
-        let saved = try object(Substring(try String(contentsOfFile: state, encoding: .utf8)))
-        #expect(
-            (saved["alarms"] as? [Any])?.count == 28
-                && saved["fingerprint"] as? String == firstPlan["fingerprint"] as? String)
+        try withTemporaryFolder { folder in
+            let state = folder + "/alarms.json"
+            try "{}".write(toFile: state, atomically: true, encoding: .utf8)
+            let base = [
+                "plan", "--lat", "24.8607", "--lon", "67.0011", "--tz", "Asia/Karachi", "--days", "2",
+                "--now", "2026-11-30T04:00:00+05:00", "--state", state, "--json",
+            ]
+            let first = run(base)
+            #expect(first.status == 0)
+            let firstPlan = try firstObject(first.out)
+            let operations = try #require(firstPlan["operations"] as? [[String: Any]])
+            #expect(operations.count == 28 && operations.allSatisfy { $0["op"] as? String == "schedule" })
+            let saved = try object(Substring(try String(contentsOfFile: state, encoding: .utf8)))
+            #expect(
+                (saved["alarms"] as? [Any])?.count == 28
+                    && saved["fingerprint"] as? String == firstPlan["fingerprint"] as? String)
 
-        // Idempotent.
-        let second = run(base)
-        #expect((try firstObject(second.out)["operations"] as? [Any])?.isEmpty == true)
+            // Idempotent.
+            let second = run(base)
+            #expect((try firstObject(second.out)["operations"] as? [Any])?.isEmpty == true)
 
-        // A ringing alarm and an unknown id appear in the file.
-        var edited = saved
-        var alarms = try #require(saved["alarms"] as? [[String: Any]])
-        alarms.append(["id": "isha.2026-11-29.1900.r2", "state": "ringing"])
-        alarms.append(["id": "OLD_BUILD_7"])
-        edited["alarms"] = alarms
-        try JSONSerialization.data(withJSONObject: edited).write(to: URL(fileURLWithPath: state))
-        let third = run(base)
-        let thirdOps = try #require(try firstObject(third.out)["operations"] as? [[String: Any]])
-        #expect(
-            thirdOps.count == 1 && thirdOps[0]["id"] as? String == "OLD_BUILD_7"
-                && thirdOps[0]["reason"] as? String == "unknownID")
-        let afterThird = try String(contentsOfFile: state, encoding: .utf8)
-        #expect(afterThird.contains("isha.2026-11-29.1900.r2") && !afterThird.contains("OLD_BUILD_7"))
+            // A ringing alarm and an unknown id appear in the file.
+            var edited = saved
+            var alarms = try #require(saved["alarms"] as? [[String: Any]])
+            alarms.append(["id": "isha.2026-11-29.1900.r2", "state": "ringing"])
+            alarms.append(["id": "OLD_BUILD_7"])
+            edited["alarms"] = alarms
+            try JSONSerialization.data(withJSONObject: edited).write(to: URL(fileURLWithPath: state))
+            let third = run(base)
+            let thirdOps = try #require(try firstObject(third.out)["operations"] as? [[String: Any]])
+            #expect(
+                thirdOps.count == 1 && thirdOps[0]["id"] as? String == "OLD_BUILD_7"
+                    && thirdOps[0]["reason"] as? String == "unknownID")
+            let afterThird = try String(contentsOfFile: state, encoding: .utf8)
+            #expect(afterThird.contains("isha.2026-11-29.1900.r2") && !afterThird.contains("OLD_BUILD_7"))
 
-        // A longer proof window changes the structure: a full re-sync, ringing still untouched.
-        let fourth = run(base + ["--proof-window", "45m"])
-        let fourthPlan = try firstObject(fourth.out)
-        #expect(fourthPlan["full_resync"] as? Bool == true)
-        let fourthOps = try #require(fourthPlan["operations"] as? [[String: Any]])
-        #expect(!fourthOps.contains { ($0["id"] as? String)?.hasPrefix("isha") == true })
-        #expect(try String(contentsOfFile: state, encoding: .utf8).contains("isha.2026-11-29.1900.r2"))
-        // The text output lists the operations too.
-        let text = run(Array(base.dropLast()) + ["--proof-window", "45m"])
-        #expect(text.status == 0 && text.out.contains("0 operations") && text.out.contains("covered until 2026-12-01"))
+            // A longer proof window changes the structure: a full re-sync, ringing still untouched.
+            let fourth = run(base + ["--proof-window", "45m"])
+            let fourthPlan = try firstObject(fourth.out)
+            #expect(fourthPlan["full_resync"] as? Bool == true)
+            let fourthOps = try #require(fourthPlan["operations"] as? [[String: Any]])
+            #expect(!fourthOps.contains { ($0["id"] as? String)?.hasPrefix("isha") == true })
+            #expect(try String(contentsOfFile: state, encoding: .utf8).contains("isha.2026-11-29.1900.r2"))
+            // The text output lists the operations too.
+            let text = run(Array(base.dropLast()) + ["--proof-window", "45m"])
+            #expect(
+                text.status == 0 && text.out.contains("0 operations") && text.out.contains("covered until 2026-12-01"))
+        }
     }
 
     @Test(
         "plan --state: a missing file is a first run (created, the chains booked; issue 34), a dangling symlink is 66, a broken file 65, and neither is written"
     )
     func planStateErrors() throws {
-        let folder = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let base = ["plan", "--lat", "24.8607", "--lon", "67.0011", "--tz", "Asia/Karachi"]
-        let first = run(base + ["--state", folder + "/alarms.json", "--now", "2026-11-29T12:00:00+05:00", "--json"])
-        #expect(first.status == 0, "\(first.err)")
-        let created = try String(contentsOfFile: folder + "/alarms.json", encoding: .utf8)
-        #expect(created.contains("\"proofkit-alarm-state\"") && created.contains("fajr.2026-11-30"))
-        #expect(first.out.contains("\"op\":\"schedule\"") || first.out.contains("\"op\": \"schedule\""), "\(first.out)")
-        let again = run(base + ["--state", folder + "/alarms.json", "--now", "2026-11-29T12:00:00+05:00"])
-        #expect(again.status == 0 && again.out.contains("0 operations"), "\(again.out)")
-        try FileManager.default.removeItem(atPath: folder + "/alarms.json")
-        try FileManager.default.createSymbolicLink(
-            atPath: folder + "/planted.json", withDestinationPath: folder + "/gone")
-        let dangling = run(base + ["--state", folder + "/planted.json"])
-        #expect(dangling.status == 66 && dangling.out.isEmpty, "\(dangling.err)")
-        #expect(dangling.err.split(separator: "\n").count == 1 && dangling.err.contains("symbolic link to nothing"))
-        #expect(!FileManager.default.fileExists(atPath: folder + "/gone"))
-        try FileManager.default.removeItem(atPath: folder + "/planted.json")
-        for broken in [
-            "not json", "[1, 2]", "{\"alarms\": [{\"state\": \"scheduled\"}]}", "{\"version\": 9}",
-            "{\"alarms\": [{\"id\": \"x\", \"fire\": \"soon\"}]}",
-        ] {
-            let path = folder + "/broken.json"
-            try broken.write(toFile: path, atomically: true, encoding: .utf8)
-            let result = run(base + ["--state", path])
-            #expect(result.status == 65, "\(broken)")
-            #expect(result.err.split(separator: "\n").count == 1 && result.err.contains("broken.json"))
-            #expect(try String(contentsOfFile: path, encoding: .utf8) == broken, "input changed")
+        try withTemporaryFolder { folder in
+            let base = ["plan", "--lat", "24.8607", "--lon", "67.0011", "--tz", "Asia/Karachi"]
+            let first = run(
+                base + ["--state", folder + "/alarms.json", "--now", "2026-11-29T12:00:00+05:00", "--json"])
+            #expect(first.status == 0, "\(first.err)")
+            let created = try String(contentsOfFile: folder + "/alarms.json", encoding: .utf8)
+            #expect(created.contains("\"proofkit-alarm-state\"") && created.contains("fajr.2026-11-30"))
+            #expect(
+                first.out.contains("\"op\":\"schedule\"") || first.out.contains("\"op\": \"schedule\""), "\(first.out)")
+            let again = run(base + ["--state", folder + "/alarms.json", "--now", "2026-11-29T12:00:00+05:00"])
+            #expect(again.status == 0 && again.out.contains("0 operations"), "\(again.out)")
+            try FileManager.default.removeItem(atPath: folder + "/alarms.json")
+            try FileManager.default.createSymbolicLink(
+                atPath: folder + "/planted.json", withDestinationPath: folder + "/gone")
+            let dangling = run(base + ["--state", folder + "/planted.json"])
+            #expect(dangling.status == 66 && dangling.out.isEmpty, "\(dangling.err)")
+            #expect(dangling.err.split(separator: "\n").count == 1 && dangling.err.contains("symbolic link to nothing"))
+            #expect(!FileManager.default.fileExists(atPath: folder + "/gone"))
+            try FileManager.default.removeItem(atPath: folder + "/planted.json")
+            for broken in [
+                "not json", "[1, 2]", "{\"alarms\": [{\"state\": \"scheduled\"}]}", "{\"version\": 9}",
+                "{\"alarms\": [{\"id\": \"x\", \"fire\": \"soon\"}]}",
+            ] {
+                let path = folder + "/broken.json"
+                try broken.write(toFile: path, atomically: true, encoding: .utf8)
+                let result = run(base + ["--state", path])
+                #expect(result.status == 65, "\(broken)")
+                #expect(result.err.split(separator: "\n").count == 1 && result.err.contains("broken.json"))
+                #expect(try String(contentsOfFile: path, encoding: .utf8) == broken, "input changed")
+            }
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["broken.json"],
+                "no temp files left")
+            let directory = run(base + ["--state", folder])
+            #expect(directory.status == 66)
         }
-        #expect(
-            try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["broken.json"],
-            "no temp files left")
-        let directory = run(base + ["--state", folder])
-        #expect(directory.status == 66)
     }
 
     @Test(

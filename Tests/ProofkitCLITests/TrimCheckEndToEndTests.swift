@@ -10,7 +10,7 @@ private let hasBinary = FileManager.default.isExecutableFile(atPath: proofkitPat
 struct TrimCheckEndToEndTests {
     static let binary = proofkitPath
 
-    func proofkit(_ arguments: [String], in folder: String? = nil) throws -> AudioTestTools.Outcome {
+    func proofkit(_ arguments: [String], in folder: String? = nil) throws -> ProcessResult {
         try AudioTestTools.run(Self.binary, arguments, currentDirectory: folder)
     }
 
@@ -31,24 +31,26 @@ struct TrimCheckEndToEndTests {
         "trim --start 1m30s (the help's own example) starts at 90 s; so do --start 90s and --start 1.5m",
         .enabled(if: hasBinary, "run swift build first"))
     func compoundStart() throws {
-        let folder = try AudioTestTools.makeScratchFolder()
-        defer { AudioTestTools.remove(folder) }
-        // 100 s at 8 kHz whose sample value is 100 x the second it is in: where a cut starts is read
-        // off its samples.
-        let rate = 8000
-        let samples = (0..<(100 * rate)).map { Int16($0 / rate * 100) }
-        try TestAudio.writeWAV(samples, rate: rate, to: folder + "/long.wav")
-        for start in ["1m30s", "90s", "1.5m"] {
-            let out = folder + "/cut-\(start).caf"
-            let result = try proofkit(["trim", folder + "/long.wav", "-o", out, "--start", start, "--max-seconds", "5"])
-            #expect(result.status == 0, "--start \(start): \(result.status) \(result.stderr)")
-            let cut = try AudioTestTools.soxInt16(out)
-            // 1 s in (before the end fade): the 91st second.
-            #expect(cut.count > rate && cut[rate] == 9100, "--start \(start): \(cut.count > rate ? cut[rate] : -1)")
+        try withTemporaryFolder { folder in
+            // 100 s at 8 kHz whose sample value is 100 x the second it is in: where a cut starts is read
+            // off its samples.
+            let rate = 8000
+            let samples = (0..<(100 * rate)).map { Int16($0 / rate * 100) }
+            try TestAudio.writeWAV(samples, rate: rate, to: folder + "/long.wav")
+            for start in ["1m30s", "90s", "1.5m"] {
+                let out = folder + "/cut-\(start).caf"
+                let result = try proofkit([
+                    "trim", folder + "/long.wav", "-o", out, "--start", start, "--max-seconds", "5",
+                ])
+                #expect(result.status == 0, "--start \(start): \(result.status) \(result.stderr)")
+                let cut = try AudioTestTools.soxInt16(out)
+                // 1 s in (before the end fade): the 91st second.
+                #expect(cut.count > rate && cut[rate] == 9100, "--start \(start): \(cut.count > rate ? cut[rate] : -1)")
+            }
+            let bad = try proofkit(["trim", folder + "/long.wav", "-o", folder + "/x.caf", "--start", "30s1m"])
+            #expect(bad.status == 64)
+            #expect(bad.stderr.contains("1m30s"), "\(bad.stderr)")
         }
-        let bad = try proofkit(["trim", folder + "/long.wav", "-o", folder + "/x.caf", "--start", "30s1m"])
-        #expect(bad.status == 64)
-        #expect(bad.stderr.contains("1m30s"), "\(bad.stderr)")
     }
 
     // MARK: Every input format, longer than the limit.
@@ -80,31 +82,31 @@ struct TrimCheckEndToEndTests {
         "an input longer than the cut in every format becomes a 16-bit CAF cut exactly that check accepts (WAV 16-bit: 31 s at the default 29 s; the others: 3 s at --max-seconds 2)",
         .enabled(if: hasBinary), arguments: TrimCheckEndToEndTests.formats)
     func everyFormat(_ format: Format) throws {
-        let folder = try AudioTestTools.makeScratchFolder()
-        defer { AudioTestTools.remove(folder) }
-        let rate = 48000
-        // One format goes through the real default cut; the others through a short one.
-        let (seconds, cut) = format.name == "WAV 16-bit" ? (31, 29) : (3, 2)
-        let source = folder + "/source.wav"
-        try AudioTestTools.require(
-            "sox",
-            [
-                "-n", "-r", String(rate), "-c", "2", "-b", "16", source,
-                "synth", String(seconds), "sine", "440", "sine", "660", "vol", "0.5",
-            ])
-        let input = folder + "/" + format.file
-        let command = format.command.map { $0 == "IN" ? source : $0 == "OUT" ? input : $0 }
-        try AudioTestTools.require(command[0], Array(command.dropFirst()))
-        let output = folder + "/alarm.caf"
-        let run = try proofkit(["trim", input, "-o", output] + (cut == 29 ? [] : ["--max-seconds", String(cut)]))
-        #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.stderr.isEmpty)
-        #expect(run.stdout.contains("cut at \(cut).00 s"))
-        try confirmAlarmCAF(output, rate: rate, channels: 2, maxSeconds: Double(cut))
-        let probe = try AudioTestTools.ffprobe(output)
-        #expect(probe["duration"] == "\(cut).000000")
-        let check = try proofkit(["check", "--strict", output])
-        #expect(check.status == 0 && check.stdout.hasPrefix(output + ": ok"))
+        try withTemporaryFolder { folder in
+            let rate = 48000
+            // One format goes through the real default cut; the others through a short one.
+            let (seconds, cut) = format.name == "WAV 16-bit" ? (31, 29) : (3, 2)
+            let source = folder + "/source.wav"
+            try AudioTestTools.require(
+                "sox",
+                [
+                    "-n", "-r", String(rate), "-c", "2", "-b", "16", source,
+                    "synth", String(seconds), "sine", "440", "sine", "660", "vol", "0.5",
+                ])
+            let input = folder + "/" + format.file
+            let command = format.command.map { $0 == "IN" ? source : $0 == "OUT" ? input : $0 }
+            try AudioTestTools.require(command[0], Array(command.dropFirst()))
+            let output = folder + "/alarm.caf"
+            let run = try proofkit(["trim", input, "-o", output] + (cut == 29 ? [] : ["--max-seconds", String(cut)]))
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stderr.isEmpty)
+            #expect(run.stdout.contains("cut at \(cut).00 s"))
+            try confirmAlarmCAF(output, rate: rate, channels: 2, maxSeconds: Double(cut))
+            let probe = try AudioTestTools.ffprobe(output)
+            #expect(probe["duration"] == "\(cut).000000")
+            let check = try proofkit(["check", "--strict", output])
+            #expect(check.status == 0 && check.stdout.hasPrefix(output + ": ok"))
+        }
     }
 
     // MARK: Odd but valid inputs.
@@ -151,60 +153,60 @@ struct TrimCheckEndToEndTests {
     @Test(
         "odd but valid inputs make a correct CAF", .enabled(if: hasBinary), arguments: TrimCheckEndToEndTests.oddInputs)
     func trimsOddInputs(_ odd: OddInput) throws {
-        let folder = try AudioTestTools.makeScratchFolder()
-        defer { AudioTestTools.remove(folder) }
-        let input = folder + "/" + odd.file
-        try AudioTestTools.require("sox", ["-n"] + odd.soxArguments.map { $0 == "OUT" ? input : $0 })
-        let output = folder + "/out.caf"
-        let run = try proofkit(["trim", input, "-o", output, "--json"] + odd.extra)
-        #expect(run.status == 0, "\(run.stderr)")
-        try confirmAlarmCAF(output, rate: odd.rate, channels: odd.channels, maxSeconds: odd.maxSeconds + 0.0001)
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
-        #expect(json["sample_rate"] as? Int == odd.rate)
-        #expect(json["channels"] as? Int == odd.channels)
-        #expect((json["check"] as? [String: Any])?["verdict"] as? String == "accepted")
+        try withTemporaryFolder { folder in
+            let input = folder + "/" + odd.file
+            try AudioTestTools.require("sox", ["-n"] + odd.soxArguments.map { $0 == "OUT" ? input : $0 })
+            let output = folder + "/out.caf"
+            let run = try proofkit(["trim", input, "-o", output, "--json"] + odd.extra)
+            #expect(run.status == 0, "\(run.stderr)")
+            try confirmAlarmCAF(output, rate: odd.rate, channels: odd.channels, maxSeconds: odd.maxSeconds + 0.0001)
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+            #expect(json["sample_rate"] as? Int == odd.rate)
+            #expect(json["channels"] as? Int == odd.channels)
+            #expect((json["check"] as? [String: Any])?["verdict"] as? String == "accepted")
+        }
     }
 
     @Test(
         "real files: a mid-frame MP3 and a real recitation MP3 are trimmed; the default output is ./NAME.caf",
         .enabled(if: hasBinary))
     func realFiles() throws {
-        let folder = try AudioTestTools.makeScratchFolder()
-        defer { AudioTestTools.remove(folder) }
-        for (name, rate, channels) in [("odd_midframe_001.mp3", 44100, 2), ("rec_001.mp3", 44100, 2)] {
-            let run = try proofkit(["trim", TestEnvironment.fixture(name)], in: folder)
-            #expect(run.status == 0, "\(run.stderr)")
-            let output = folder + "/" + name.replacingOccurrences(of: ".mp3", with: ".caf")
-            try confirmAlarmCAF(output, rate: rate, channels: channels)
+        try withTemporaryFolder { folder in
+            for (name, rate, channels) in [("odd_midframe_001.mp3", 44100, 2), ("rec_001.mp3", 44100, 2)] {
+                let run = try proofkit(["trim", TestEnvironment.fixture(name)], in: folder)
+                #expect(run.status == 0, "\(run.stderr)")
+                let output = folder + "/" + name.replacingOccurrences(of: ".mp3", with: ".caf")
+                try confirmAlarmCAF(output, rate: rate, channels: channels)
+            }
+            #expect(AudioTestTools.contents(of: folder) == ["odd_midframe_001.caf", "rec_001.caf"])
         }
-        #expect(AudioTestTools.contents(of: folder) == ["odd_midframe_001.caf", "rec_001.caf"])
     }
 
     @Test(
         "options end to end: --start, --max-seconds, --trim-silence, --normalize, --mono, --rate",
         .enabled(if: hasBinary))
     func options() throws {
-        let folder = try AudioTestTools.makeScratchFolder()
-        defer { AudioTestTools.remove(folder) }
-        let input = folder + "/in.wav"
-        try AudioTestTools.require(
-            "sox",
-            [
-                "-n", "-r", "44100", "-c", "2", input, "synth", "2", "sine", "0", ":",
-                "synth", "8", "sine", "440", "vol", "0.2",
+        try withTemporaryFolder { folder in
+            let input = folder + "/in.wav"
+            try AudioTestTools.require(
+                "sox",
+                [
+                    "-n", "-r", "44100", "-c", "2", input, "synth", "2", "sine", "0", ":",
+                    "synth", "8", "sine", "440", "vol", "0.2",
+                ])
+            let output = folder + "/out.caf"
+            let run = try proofkit([
+                "trim", input, "-o", output, "--start=1", "--trim-silence", "--max-seconds", "5s",
+                "--normalize", "-3", "--mono", "--rate", "48000", "--json",
             ])
-        let output = folder + "/out.caf"
-        let run = try proofkit([
-            "trim", input, "-o", output, "--start=1", "--trim-silence", "--max-seconds", "5s",
-            "--normalize", "-3", "--mono", "--rate", "48000", "--json",
-        ])
-        #expect(run.status == 0, "\(run.stderr)")
-        try confirmAlarmCAF(output, rate: 48000, channels: 1, maxSeconds: 5)
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
-        #expect(json["frames"] as? Int == 5 * 48000)
-        #expect(json["cut"] as? Bool == true)
-        #expect(abs((json["skipped_seconds"] as? Double ?? 0) - 2) < 0.01)
-        #expect(abs((json["peak_dbfs"] as? Double ?? 0) + 3) < 0.02)
+            #expect(run.status == 0, "\(run.stderr)")
+            try confirmAlarmCAF(output, rate: 48000, channels: 1, maxSeconds: 5)
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+            #expect(json["frames"] as? Int == 5 * 48000)
+            #expect(json["cut"] as? Bool == true)
+            #expect(abs((json["skipped_seconds"] as? Double ?? 0) - 2) < 0.01)
+            #expect(abs((json["peak_dbfs"] as? Double ?? 0) + 3) < 0.02)
+        }
     }
 
     // MARK: Bad input: exit code, one line on stderr, no output.
@@ -236,130 +238,130 @@ struct TrimCheckEndToEndTests {
         "bad input is refused with its exit code, one stderr line naming the file, and no output",
         .enabled(if: hasBinary), arguments: TrimCheckEndToEndTests.badInputs)
     func refusesBadInput(_ bad: BadInput) throws {
-        let folder = try AudioTestTools.makeScratchFolder()
-        defer { AudioTestTools.remove(folder) }
-        let tone = folder + "/tone.wav"
-        try AudioTestTools.require(
-            "sox", ["-n", "-r", "8000", "-c", "1", tone, "synth", "1", "sine", "440", "vol", "0.3"])
-        var input = folder + "/input.wav"
-        var output = folder + "/out/alarm.caf"
-        try FileManager.default.createDirectory(atPath: folder + "/out", withIntermediateDirectories: false)
-        var extra: [String] = []
-        switch bad.name {
-        case "missing file": input = folder + "/nothing.wav"
-        case "folder": input = folder + "/out"
-        case "empty file": _ = FileManager.default.createFile(atPath: input, contents: Data())
-        case "random bytes":
-            let bytes = TestSignals.noise(amplitude: 1, frames: 50000).map {
-                UInt8(truncatingIfNeeded: Int(($0 + 1) * 127.5))
+        try withTemporaryFolder { folder in
+            let tone = folder + "/tone.wav"
+            try AudioTestTools.require(
+                "sox", ["-n", "-r", "8000", "-c", "1", tone, "synth", "1", "sine", "440", "vol", "0.3"])
+            var input = folder + "/input.wav"
+            var output = folder + "/out/alarm.caf"
+            try FileManager.default.createDirectory(atPath: folder + "/out", withIntermediateDirectories: false)
+            var extra: [String] = []
+            switch bad.name {
+            case "missing file": input = folder + "/nothing.wav"
+            case "folder": input = folder + "/out"
+            case "empty file": _ = FileManager.default.createFile(atPath: input, contents: Data())
+            case "random bytes":
+                let bytes = SyntheticAudio.noise(amplitude: 1, frames: 50000).map {
+                    UInt8(truncatingIfNeeded: Int(($0 + 1) * 127.5))
+                }
+                _ = FileManager.default.createFile(atPath: input, contents: Data(bytes))
+            case "WAV header with no audio":
+                let data = try Data(contentsOf: URL(fileURLWithPath: tone))
+                _ = FileManager.default.createFile(atPath: input, contents: data.prefix(44))
+            case "truncated Ogg (36 bytes, real)": input = TestEnvironment.fixture("odd_truncated_001.ogg")
+            case "all digital silence (real)": input = TestEnvironment.fixture("odd_silence_001.wav")
+            case "AAC in M4A (real)": input = TestEnvironment.fixture("rec_003_excerpt2s.m4a")
+            case "raw ADTS AAC (real)": input = TestEnvironment.fixture("rec_008_excerpt2s.aac")
+            case "missing output folder":
+                input = tone
+                output = folder + "/no/such/folder/alarm.caf"
+            case "output over the input":
+                input = folder + "/out/alarm.caf"
+                try AudioTestTools.require("sox", [tone, "-b", "16", input])
+                output = folder + "/out/../out/alarm.caf"
+            case "--max-seconds above 29.9":
+                input = tone
+                extra = ["--max-seconds", "30"]
+            case "--rate not a common rate":
+                input = tone
+                extra = ["--rate", "12345"]
+            default: Issue.record("unknown case")
             }
-            _ = FileManager.default.createFile(atPath: input, contents: Data(bytes))
-        case "WAV header with no audio":
-            let data = try Data(contentsOf: URL(fileURLWithPath: tone))
-            _ = FileManager.default.createFile(atPath: input, contents: data.prefix(44))
-        case "truncated Ogg (36 bytes, real)": input = TestEnvironment.fixture("odd_truncated_001.ogg")
-        case "all digital silence (real)": input = TestEnvironment.fixture("odd_silence_001.wav")
-        case "AAC in M4A (real)": input = TestEnvironment.fixture("rec_003_excerpt2s.m4a")
-        case "raw ADTS AAC (real)": input = TestEnvironment.fixture("rec_008_excerpt2s.aac")
-        case "missing output folder":
-            input = tone
-            output = folder + "/no/such/folder/alarm.caf"
-        case "output over the input":
-            input = folder + "/out/alarm.caf"
-            try AudioTestTools.require("sox", [tone, "-b", "16", input])
-            output = folder + "/out/../out/alarm.caf"
-        case "--max-seconds above 29.9":
-            input = tone
-            extra = ["--max-seconds", "30"]
-        case "--rate not a common rate":
-            input = tone
-            extra = ["--rate", "12345"]
-        default: Issue.record("unknown case")
+            let before = AudioTestTools.contents(of: folder + "/out")
+            let run = try proofkit(["trim", input, "-o", output] + extra)
+            #expect(run.status == bad.status, "\(run.stderr)")
+            #expect(run.stdout.isEmpty)
+            let first = run.stderrLines.first ?? ""
+            #expect(first.contains(bad.words), "\(run.stderr)")
+            if bad.status == 64 {
+                #expect(run.stderrLines.count <= 3)  // the message, the usage line, the --help hint
+            } else {
+                #expect(run.stderrLines.count == 1, "\(run.stderr)")
+                #expect(
+                    first.hasPrefix("proofkit trim: \(input): ") || first.hasPrefix("proofkit trim: \(output): "),
+                    "\(first)")
+            }
+            #expect(AudioTestTools.contents(of: folder + "/out") == before)
+            #expect(!AudioTestTools.exists(output) || bad.name == "output over the input")
         }
-        let before = AudioTestTools.contents(of: folder + "/out")
-        let run = try proofkit(["trim", input, "-o", output] + extra)
-        #expect(run.status == bad.status, "\(run.stderr)")
-        #expect(run.stdout.isEmpty)
-        let first = run.stderrLines.first ?? ""
-        #expect(first.contains(bad.words), "\(run.stderr)")
-        if bad.status == 64 {
-            #expect(run.stderrLines.count <= 3)  // the message, the usage line, the --help hint
-        } else {
-            #expect(run.stderrLines.count == 1, "\(run.stderr)")
-            #expect(
-                first.hasPrefix("proofkit trim: \(input): ") || first.hasPrefix("proofkit trim: \(output): "),
-                "\(first)")
-        }
-        #expect(AudioTestTools.contents(of: folder + "/out") == before)
-        #expect(!AudioTestTools.exists(output) || bad.name == "output over the input")
     }
 
     @Test(
         "a full disk fails with 74, one line, no output and the old output untouched (tmpfs, else RLIMIT_FSIZE)",
         .enabled(if: hasBinary))
     func fullDisk() throws {
-        let folder = try AudioTestTools.makeScratchFolder()
-        defer { AudioTestTools.remove(folder) }
-        let input = folder + "/long.wav"
-        try AudioTestTools.require(
-            "sox", ["-n", "-r", "44100", "-c", "2", input, "synth", "10", "sine", "440", "vol", "0.3"])
-        let disk = folder + "/disk"
-        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: false)
-        let mounted = getuid() == 0 && AudioTestTools.mountTmpfs(at: disk, kilobytes: 512)
-        defer { if mounted { AudioTestTools.unmount(disk) } }
-        let output = disk + "/alarm.caf"
-        let original = Data("the alarm from yesterday".utf8)
-        _ = FileManager.default.createFile(atPath: output, contents: original)
-        let run: AudioTestTools.Outcome
-        if mounted {
-            run = try proofkit(["trim", input, "-o", output])
-        } else {
-            // A 512 KiB file size limit, with SIGXFSZ ignored so that write() fails with EFBIG.
-            run = try AudioTestTools.run(
+        try withTemporaryFolder { folder in
+            let input = folder + "/long.wav"
+            try AudioTestTools.require(
+                "sox", ["-n", "-r", "44100", "-c", "2", input, "synth", "10", "sine", "440", "vol", "0.3"])
+            let disk = folder + "/disk"
+            try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: false)
+            let mounted = getuid() == 0 && AudioTestTools.mountTmpfs(at: disk, kilobytes: 512)
+            defer { if mounted { AudioTestTools.unmount(disk) } }
+            let output = disk + "/alarm.caf"
+            let original = Data("the alarm from yesterday".utf8)
+            _ = FileManager.default.createFile(atPath: output, contents: original)
+            let run: ProcessResult
+            if mounted {
+                run = try proofkit(["trim", input, "-o", output])
+            } else {
+                // A 512 KiB file size limit, with SIGXFSZ ignored so that write() fails with EFBIG.
+                run = try AudioTestTools.run(
+                    "/bin/sh",
+                    [
+                        "-c", "ulimit -f 1024; trap '' XFSZ; exec \"$0\" \"$@\"",
+                        Self.binary, "trim", input, "-o", output,
+                    ])
+            }
+            #expect(run.status == 74, "\(run.stderr)")
+            #expect(run.stderrLines.count == 1, "\(run.stderr)")
+            #expect(run.stderr.contains(output) && run.stderr.contains("cannot write"))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: output)) == original)
+            #expect(AudioTestTools.contents(of: disk) == ["alarm.caf"])
+        }
+    }
+
+    @Test("a file size limit (RLIMIT_FSIZE) is handled like a full disk", .enabled(if: hasBinary))
+    func fileSizeLimit() throws {
+        try withTemporaryFolder { folder in
+            let input = folder + "/long.wav"
+            try AudioTestTools.require(
+                "sox", ["-n", "-r", "44100", "-c", "2", input, "synth", "10", "sine", "440", "vol", "0.3"])
+            let output = folder + "/alarm.caf"
+            let run = try AudioTestTools.run(
                 "/bin/sh",
                 [
                     "-c", "ulimit -f 1024; trap '' XFSZ; exec \"$0\" \"$@\"",
                     Self.binary, "trim", input, "-o", output,
                 ])
+            #expect(run.status == 74, "\(run.stderr)")
+            #expect(run.stderrLines.count == 1, "\(run.stderr)")
+            #expect(AudioTestTools.contents(of: folder) == ["long.wav"])
         }
-        #expect(run.status == 74, "\(run.stderr)")
-        #expect(run.stderrLines.count == 1, "\(run.stderr)")
-        #expect(run.stderr.contains(output) && run.stderr.contains("cannot write"))
-        #expect(try Data(contentsOf: URL(fileURLWithPath: output)) == original)
-        #expect(AudioTestTools.contents(of: disk) == ["alarm.caf"])
-    }
-
-    @Test("a file size limit (RLIMIT_FSIZE) is handled like a full disk", .enabled(if: hasBinary))
-    func fileSizeLimit() throws {
-        let folder = try AudioTestTools.makeScratchFolder()
-        defer { AudioTestTools.remove(folder) }
-        let input = folder + "/long.wav"
-        try AudioTestTools.require(
-            "sox", ["-n", "-r", "44100", "-c", "2", input, "synth", "10", "sine", "440", "vol", "0.3"])
-        let output = folder + "/alarm.caf"
-        let run = try AudioTestTools.run(
-            "/bin/sh",
-            [
-                "-c", "ulimit -f 1024; trap '' XFSZ; exec \"$0\" \"$@\"",
-                Self.binary, "trim", input, "-o", output,
-            ])
-        #expect(run.status == 74, "\(run.stderr)")
-        #expect(run.stderrLines.count == 1, "\(run.stderr)")
-        #expect(AudioTestTools.contents(of: folder) == ["long.wav"])
     }
 
     @Test("a read-only output folder fails with 74 and writes nothing", .enabled(if: hasBinary && getuid() == 0))
     func readOnlyFolder() throws {
-        let folder = try AudioTestTools.makeScratchFolder()
-        defer { AudioTestTools.remove(folder) }
-        let readOnly = folder + "/ro"
-        try FileManager.default.createDirectory(atPath: readOnly, withIntermediateDirectories: false)
-        guard AudioTestTools.mountTmpfs(at: readOnly, kilobytes: 64, readOnly: true) else { return }
-        defer { AudioTestTools.unmount(readOnly) }
-        let run = try proofkit(["trim", TestEnvironment.fixture("rec_001.mp3"), "-o", readOnly + "/alarm.caf"])
-        #expect(run.status == 74, "\(run.stderr)")
-        #expect(run.stderrLines.count == 1 && run.stderr.contains("Read-only file system"))
-        #expect(AudioTestTools.contents(of: readOnly).isEmpty)
+        try withTemporaryFolder { folder in
+            let readOnly = folder + "/ro"
+            try FileManager.default.createDirectory(atPath: readOnly, withIntermediateDirectories: false)
+            guard AudioTestTools.mountTmpfs(at: readOnly, kilobytes: 64, readOnly: true) else { return }
+            defer { AudioTestTools.unmount(readOnly) }
+            let run = try proofkit(["trim", TestEnvironment.fixture("rec_001.mp3"), "-o", readOnly + "/alarm.caf"])
+            #expect(run.status == 74, "\(run.stderr)")
+            #expect(run.stderrLines.count == 1 && run.stderr.contains("Read-only file system"))
+            #expect(AudioTestTools.contents(of: readOnly).isEmpty)
+        }
     }
 
     // MARK: check.
@@ -408,15 +410,15 @@ struct TrimCheckEndToEndTests {
         "trim of an MP3 cut mid-frame keeps its audio to the cut, as ffmpeg decodes it (it once lost the last 65536-frame read)",
         .enabled(if: hasBinary))
     func truncatedMP3() throws {
-        let folder = try AudioTestTools.makeScratchFolder()
-        defer { AudioTestTools.remove(folder) }
-        // 64 kbit/s: 4 s and 333 bytes into the next frame, as `head -c` cuts a download.
-        let whole = try Data(contentsOf: URL(fileURLWithPath: TestEnvironment.fixture("rec_001.mp3")))
-        try whole.prefix(32333).write(to: URL(fileURLWithPath: folder + "/cut.mp3"))
-        let run = try proofkit(["trim", "cut.mp3", "-o", "out.caf"], in: folder)
-        #expect(run.status == 0, "\(run.stderr)")
-        let kept = try #require(Double(try AudioTestTools.ffprobe(folder + "/out.caf")["duration"] ?? ""))
-        let ffmpeg = Double(try AudioTestTools.ffmpegSamples(folder + "/cut.mp3").count / 2) / 44100
-        #expect(abs(kept - ffmpeg) < 0.1, "trim kept \(kept) s, ffmpeg decodes \(ffmpeg) s")
+        try withTemporaryFolder { folder in
+            // 64 kbit/s: 4 s and 333 bytes into the next frame, as `head -c` cuts a download.
+            let whole = try Data(contentsOf: URL(fileURLWithPath: TestEnvironment.fixture("rec_001.mp3")))
+            try whole.prefix(32333).write(to: URL(fileURLWithPath: folder + "/cut.mp3"))
+            let run = try proofkit(["trim", "cut.mp3", "-o", "out.caf"], in: folder)
+            #expect(run.status == 0, "\(run.stderr)")
+            let kept = try #require(Double(try AudioTestTools.ffprobe(folder + "/out.caf")["duration"] ?? ""))
+            let ffmpeg = Double(try AudioTestTools.ffmpegSamples(folder + "/cut.mp3").count / 2) / 44100
+            #expect(abs(kept - ffmpeg) < 0.1, "trim kept \(kept) s, ffmpeg decodes \(ffmpeg) s")
+        }
     }
 }

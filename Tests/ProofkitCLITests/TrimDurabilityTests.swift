@@ -85,40 +85,42 @@ struct TrimDurabilityTests {
         "default: the complete file's writes are started (sync_file_range, no wait) before the rename; no fdatasync",
         .enabled(if: canRun))
     func orderedBeforeRename() throws {
-        let folder = try AudioTestTools.makeScratchFolder()
-        defer { AudioTestTools.remove(folder) }
-        _ = try makeInput(in: folder)
-        let calls = try trace(["trim", "in.wav", "-o", "out.caf"], in: folder)
-        let seen = try order(of: "sync_file_range", in: calls, output: "out.caf")
-        #expect(seen.writes.count > 10)
-        #expect(
-            seen.writes.allSatisfy { $0 < seen.call },
-            "a write to the temporary after the writeback started: it did not cover the final file")
-        #expect(seen.call < seen.close && seen.close < seen.rename)
-        #expect(calls[seen.call].line.contains("SYNC_FILE_RANGE_WRITE") && !calls[seen.call].line.contains("WAIT"))
-        #expect(
-            !calls.contains { $0.name == "fsync" || $0.name == "fdatasync" }, "the default does not wait for the disk")
-        // The output is complete and plays.
-        #expect(try AudioTestTools.ffprobe(folder + "/out.caf")["codec_name"] == "pcm_s16le")
+        try withTemporaryFolder { folder in
+            _ = try makeInput(in: folder)
+            let calls = try trace(["trim", "in.wav", "-o", "out.caf"], in: folder)
+            let seen = try order(of: "sync_file_range", in: calls, output: "out.caf")
+            #expect(seen.writes.count > 10)
+            #expect(
+                seen.writes.allSatisfy { $0 < seen.call },
+                "a write to the temporary after the writeback started: it did not cover the final file")
+            #expect(seen.call < seen.close && seen.close < seen.rename)
+            #expect(calls[seen.call].line.contains("SYNC_FILE_RANGE_WRITE") && !calls[seen.call].line.contains("WAIT"))
+            #expect(
+                !calls.contains { $0.name == "fsync" || $0.name == "fdatasync" },
+                "the default does not wait for the disk")
+            // The output is complete and plays.
+            #expect(try AudioTestTools.ffprobe(folder + "/out.caf")["codec_name"] == "pcm_s16le")
+        }
     }
 
     @Test(
         "--sync: every write to the temporary comes before fdatasync, then close, then the rename; same samples",
         .enabled(if: canRun))
     func syncedBeforeRename() throws {
-        let folder = try AudioTestTools.makeScratchFolder()
-        defer { AudioTestTools.remove(folder) }
-        _ = try makeInput(in: folder)
-        let calls = try trace(["trim", "--sync", "in.wav", "-o", "synced.caf"], in: folder)
-        let seen = try order(of: "fdatasync", in: calls, output: "synced.caf")
-        #expect(seen.writes.count > 10)
-        #expect(
-            seen.writes.allSatisfy { $0 < seen.call },
-            "a write to the temporary after fdatasync: the synced file was not final")
-        #expect(seen.call < seen.close && seen.close < seen.rename)
-        #expect(calls[seen.call].line.hasSuffix("= 0"))
-        _ = try AudioTestTools.run(
-            AudioTestTools.proofkitBinary, ["trim", "in.wav", "-o", "plain.caf"], currentDirectory: folder)
-        #expect(try AudioTestTools.soxInt16(folder + "/plain.caf") == AudioTestTools.soxInt16(folder + "/synced.caf"))
+        try withTemporaryFolder { folder in
+            _ = try makeInput(in: folder)
+            let calls = try trace(["trim", "--sync", "in.wav", "-o", "synced.caf"], in: folder)
+            let seen = try order(of: "fdatasync", in: calls, output: "synced.caf")
+            #expect(seen.writes.count > 10)
+            #expect(
+                seen.writes.allSatisfy { $0 < seen.call },
+                "a write to the temporary after fdatasync: the synced file was not final")
+            #expect(seen.call < seen.close && seen.close < seen.rename)
+            #expect(calls[seen.call].line.hasSuffix("= 0"))
+            _ = try AudioTestTools.run(
+                AudioTestTools.proofkitBinary, ["trim", "in.wav", "-o", "plain.caf"], currentDirectory: folder)
+            #expect(
+                try AudioTestTools.soxInt16(folder + "/plain.caf") == AudioTestTools.soxInt16(folder + "/synced.caf"))
+        }
     }
 }

@@ -18,7 +18,7 @@ struct VoiceGateDefaultTests {
     /// A models folder with a copy of the set-up's Silero model and manifest; `flipping` flips one
     /// bit of the model in the middle (a damaged or tampered file of the same size).
     static func modelsFolder(flipping: Bool) throws -> String {
-        let folder = try TestEnvironment.makeTemporaryFolder()
+        let folder = try TemporaryFolder.make()
         var model = try Data(contentsOf: URL(fileURLWithPath: generated + "/silero_vad.onnx"))
         if flipping { model[model.count / 2] ^= 0x01 }
         try model.write(to: URL(fileURLWithPath: folder + "/silero_vad.onnx"))
@@ -96,7 +96,7 @@ struct VoiceGateDefaultTests {
     )
     func modelsFolderHonoured() throws {
         let good = try Self.modelsFolder(flipping: false)
-        let empty = try TestEnvironment.makeTemporaryFolder()
+        let empty = try TemporaryFolder.make()
         defer {
             try? FileManager.default.removeItem(atPath: good)
             try? FileManager.default.removeItem(atPath: empty)
@@ -137,21 +137,21 @@ struct VoiceGateDefaultTests {
 
     @Test("--plot marks the gate that decided: Silero's and the energy gate's lanes, and the decided regions")
     func plotShowsDecider() throws {
-        let folder = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let run = try TestEnvironment.runProofkit(["voice", speech, "--plot", folder + "/levels.svg"])
-        #expect(run.status == 0, "\(run.stderr)")
-        let svg = try String(contentsOfFile: folder + "/levels.svg", encoding: .utf8)
-        #expect(svg.contains("voiced (Silero decided)"))
-        #expect(svg.contains("Silero: voice") && svg.contains("energy gate: voice"))
-        let energy = try TestEnvironment.runProofkit([
-            "voice", speech, "--vad", "energy", "--plot", folder + "/energy.svg",
-        ])
-        #expect(energy.status == 0)
-        let energySVG = try String(contentsOfFile: folder + "/energy.svg", encoding: .utf8)
-        #expect(energySVG.contains("voiced (energy gate decided)"))
-        #expect(!energySVG.contains("Silero: voice"))
-        #expect(energySVG.contains("looks like speech (veto)"))
+        try withTemporaryFolder { folder in
+            let run = try TestEnvironment.runProofkit(["voice", speech, "--plot", folder + "/levels.svg"])
+            #expect(run.status == 0, "\(run.stderr)")
+            let svg = try String(contentsOfFile: folder + "/levels.svg", encoding: .utf8)
+            #expect(svg.contains("voiced (Silero decided)"))
+            #expect(svg.contains("Silero: voice") && svg.contains("energy gate: voice"))
+            let energy = try TestEnvironment.runProofkit([
+                "voice", speech, "--vad", "energy", "--plot", folder + "/energy.svg",
+            ])
+            #expect(energy.status == 0)
+            let energySVG = try String(contentsOfFile: folder + "/energy.svg", encoding: .utf8)
+            #expect(energySVG.contains("voiced (energy gate decided)"))
+            #expect(!energySVG.contains("Silero: voice"))
+            #expect(energySVG.contains("looks like speech (veto)"))
+        }
     }
 
     /// A real noise fixture looped to 15 s at the evaluation's noise-alone level (-36 dBFS RMS),
@@ -169,61 +169,62 @@ struct VoiceGateDefaultTests {
 
     @Test("--vad energy leaves out a real mosquito's buzz (the veto); --no-veto counts it; the output says which")
     func energyVeto() throws {
-        let folder = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        // The mosquito (openclonk-data, CC0).
-        let path = try Self.noiseAlone("audio/veto_mosquito.wav", in: folder)
-        let vetoed = try Self.voiceJSON(path, ["--vad", "energy"])
-        let alone = try Self.voiceJSON(path, ["--vad", "energy", "--no-veto"])
-        #expect(vetoed["vad_veto"] as? Bool == true && alone["vad_veto"] as? Bool == false)
-        let kept = try #require(vetoed["voiced_seconds"] as? Double)
-        let counted = try #require(alone["voiced_seconds"] as? Double)
-        #expect(kept <= 1.0 && counted > 2, "with the veto \(kept) s, without \(counted) s")
-        // The veto's own stretches are reported (their overlap with the energy gate's is what counts);
-        // Silero did not run.
-        let stretches = try #require(vetoed["veto_segments"] as? [[Double]])
-        #expect(stretches.reduce(0) { $0 + $1[1] - $1[0] } <= 1.0, "\(stretches)")
-        #expect(vetoed["silero_segments"] is NSNull && vetoed["silero_likeness"] is NSNull)
-        let text = try TestEnvironment.runProofkit(["voice", path, "--vad", "energy", "--recognizer", "none"])
-        #expect(text.stdout.contains("gate: energy (frames that do not look like speech left out)"), "\(text.stdout)")
+        try withTemporaryFolder { folder in
+            // The mosquito (openclonk-data, CC0).
+            let path = try Self.noiseAlone("audio/veto_mosquito.wav", in: folder)
+            let vetoed = try Self.voiceJSON(path, ["--vad", "energy"])
+            let alone = try Self.voiceJSON(path, ["--vad", "energy", "--no-veto"])
+            #expect(vetoed["vad_veto"] as? Bool == true && alone["vad_veto"] as? Bool == false)
+            let kept = try #require(vetoed["voiced_seconds"] as? Double)
+            let counted = try #require(alone["voiced_seconds"] as? Double)
+            #expect(kept <= 1.0 && counted > 2, "with the veto \(kept) s, without \(counted) s")
+            // The veto's own stretches are reported (their overlap with the energy gate's is what counts);
+            // Silero did not run.
+            let stretches = try #require(vetoed["veto_segments"] as? [[Double]])
+            #expect(stretches.reduce(0) { $0 + $1[1] - $1[0] } <= 1.0, "\(stretches)")
+            #expect(vetoed["silero_segments"] is NSNull && vetoed["silero_likeness"] is NSNull)
+            let text = try TestEnvironment.runProofkit(["voice", path, "--vad", "energy", "--recognizer", "none"])
+            #expect(
+                text.stdout.contains("gate: energy (frames that do not look like speech left out)"), "\(text.stdout)")
+        }
     }
 
     @Test("--vad energy names runs on a clock's beat (a real word every 2 s) and never counts them; --plot draws them")
     func periodicTrains() throws {
-        let folder = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let path = folder + "/beat.wav"
-        let room = try TestAudio.fixture("noise_ac_16k.wav").looped(toSeconds: 15).scaled(toRMS: -50)
-        try room.mixing(try TestAudio.spokenWord(), at: [1, 3, 5, 7, 9, 11, 13]).writeWAV(to: path)
-        let energy = try Self.voiceJSON(path, ["--vad", "energy", "--plot", folder + "/beat.svg"])
-        let trains = try #require(energy["periodic_segments"] as? [[Double]])
-        #expect(trains.count == 7 && zip(trains, [1, 3, 5, 7, 9, 11, 13]).allSatisfy { abs($0[0] - $1) < 0.15 })
-        #expect(energy["voiced_seconds"] as? Double == 0 && energy["voiced_segments"] as? [[Double]] == [])
-        let svg = try String(contentsOfFile: folder + "/beat.svg", encoding: .utf8)
-        #expect(svg.contains("clock-like (not voice)"))
-        #expect(try Self.voiceJSON(path)["periodic_segments"] is NSNull, "Silero decides: no trains")
+        try withTemporaryFolder { folder in
+            let path = folder + "/beat.wav"
+            let room = try TestAudio.fixture("noise_ac_16k.wav").looped(toSeconds: 15).scaled(toRMS: -50)
+            try room.mixing(try TestAudio.spokenWord(), at: [1, 3, 5, 7, 9, 11, 13]).writeWAV(to: path)
+            let energy = try Self.voiceJSON(path, ["--vad", "energy", "--plot", folder + "/beat.svg"])
+            let trains = try #require(energy["periodic_segments"] as? [[Double]])
+            #expect(trains.count == 7 && zip(trains, [1, 3, 5, 7, 9, 11, 13]).allSatisfy { abs($0[0] - $1) < 0.15 })
+            #expect(energy["voiced_seconds"] as? Double == 0 && energy["voiced_segments"] as? [[Double]] == [])
+            let svg = try String(contentsOfFile: folder + "/beat.svg", encoding: .utf8)
+            #expect(svg.contains("clock-like (not voice)"))
+            #expect(try Self.voiceJSON(path)["periodic_segments"] is NSNull, "Silero decides: no trains")
+        }
     }
 
     @Test("the default gate (Silero) drops a segment of real bubbling heard alone; --no-veto counts it")
     func sileroSegmentVeto() throws {
-        let folder = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        // A fermenter's bubbles (widelands-data, CC0): Silero takes half a second of it for speech.
-        let path = try Self.noiseAlone("audio/veto_bubbles.wav", in: folder)
-        let checked = try Self.voiceJSON(path)
-        let unchecked = try Self.voiceJSON(path, ["--no-veto"])
-        #expect(checked["vad"] as? String == "silero" && unchecked["vad"] as? String == "silero")
-        let kept = try #require(checked["voiced_seconds"] as? Double)
-        let counted = try #require(unchecked["voiced_seconds"] as? Double)
-        #expect(kept == 0 && counted >= 0.25, "with the veto \(kept) s, without \(counted) s")
-        // Silero's own segments are reported with the veto's likeness over each, which is under the
-        // segment threshold (0.2); without the veto there is no likeness.
-        let found = try #require(checked["silero_segments"] as? [[Double]])
-        let likeness = try #require(checked["silero_likeness"] as? [Double])
-        #expect(abs(found.reduce(0) { $0 + $1[1] - $1[0] } - counted) < 0.01, "\(found)")
-        #expect(likeness.count == found.count && likeness.allSatisfy { $0 < 0.2 }, "\(likeness)")
-        #expect(checked["veto_segments"] is [[Double]] && checked["voiced_segments"] as? [[Double]] == [])
-        #expect(unchecked["silero_likeness"] is NSNull && unchecked["veto_segments"] is NSNull)
-        #expect(unchecked["silero_segments"] as? [[Double]] == unchecked["voiced_segments"] as? [[Double]])
+        try withTemporaryFolder { folder in
+            // A fermenter's bubbles (widelands-data, CC0): Silero takes half a second of it for speech.
+            let path = try Self.noiseAlone("audio/veto_bubbles.wav", in: folder)
+            let checked = try Self.voiceJSON(path)
+            let unchecked = try Self.voiceJSON(path, ["--no-veto"])
+            #expect(checked["vad"] as? String == "silero" && unchecked["vad"] as? String == "silero")
+            let kept = try #require(checked["voiced_seconds"] as? Double)
+            let counted = try #require(unchecked["voiced_seconds"] as? Double)
+            #expect(kept == 0 && counted >= 0.25, "with the veto \(kept) s, without \(counted) s")
+            // Silero's own segments are reported with the veto's likeness over each, which is under the
+            // segment threshold (0.2); without the veto there is no likeness.
+            let found = try #require(checked["silero_segments"] as? [[Double]])
+            let likeness = try #require(checked["silero_likeness"] as? [Double])
+            #expect(abs(found.reduce(0) { $0 + $1[1] - $1[0] } - counted) < 0.01, "\(found)")
+            #expect(likeness.count == found.count && likeness.allSatisfy { $0 < 0.2 }, "\(likeness)")
+            #expect(checked["veto_segments"] is [[Double]] && checked["voiced_segments"] as? [[Double]] == [])
+            #expect(unchecked["silero_likeness"] is NSNull && unchecked["veto_segments"] is NSNull)
+            #expect(unchecked["silero_segments"] as? [[Double]] == unchecked["voiced_segments"] as? [[Double]])
+        }
     }
 }

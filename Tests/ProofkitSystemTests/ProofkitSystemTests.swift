@@ -9,12 +9,6 @@ import Testing
 
 @Suite("ProofkitSystem: capped reads, mapping, errno kept", .offThePool)
 struct CappedReadTests {
-    /// A fresh folder under the system's temporary folder.
-    static func scratchFolder() throws -> String {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("proofkit-system-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url.path
-    }
 
     @Test("a regular file over 64 KiB reads and maps to Foundation's bytes")
     func regularFile() throws {
@@ -59,122 +53,126 @@ struct CappedReadTests {
 
     @Test("missing, folder and unopenable paths keep their errno and exit codes")
     func failures() throws {
-        let folder = try Self.scratchFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        #expect(throws: ProofkitError.self) { try BoundedFile.read("\(folder)/absent", limit: 10, what: "state file") }
-        do {
-            _ = try BoundedFile.read("\(folder)/absent", limit: 10, what: "state file")
-        } catch {
-            #expect(error.code == .notFound && error.underlying == ENOENT)
-        }
-        do {
-            _ = try BoundedFile.read(folder, limit: 10, what: "state file")
-        } catch {
-            #expect(error.code == .notFound && error.message == "is a folder, not a state file")
-        }
-        // A Unix socket cannot be opened (ENXIO): an I/O error with that errno, not "no such file".
-        let socket = "\(folder)/control.sock"
-        let made = try runProcess(
-            "/usr/bin/python3", ["-c", "import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])", socket])
-        try #require(made.status == 0, "python3 could not make a socket")
-        do {
-            _ = try BoundedFile.read(socket, limit: 10, what: "state file")
-            Issue.record("a socket was read")
-        } catch {
-            #expect(error.code == .io && error.underlying == ENXIO)
-            #expect(error.message.hasPrefix("cannot open the state file: "))
-        }
-        // Not as root (root may open anything): a file without read permission is EACCES, an I/O error.
-        if POSIX.effectiveUser != 0 {
-            let locked = "\(folder)/locked"
-            try Data("x".utf8).write(to: URL(fileURLWithPath: locked))
-            _ = chmod(locked, 0)
-            do {
-                _ = try BoundedFile.read(locked, limit: 10, what: "state file")
+        try withTemporaryFolder { folder throws in
+            #expect(throws: ProofkitError.self) {
+                try BoundedFile.read("\(folder)/absent", limit: 10, what: "state file")
+            }
+            do throws(ProofkitError) {
+                _ = try BoundedFile.read("\(folder)/absent", limit: 10, what: "state file")
             } catch {
-                #expect(error.code == .io && error.underlying == EACCES)
+                #expect(error.code == .notFound && error.underlying == ENOENT)
+            }
+            do throws(ProofkitError) {
+                _ = try BoundedFile.read(folder, limit: 10, what: "state file")
+            } catch {
+                #expect(error.code == .notFound && error.message == "is a folder, not a state file")
+            }
+            // A Unix socket cannot be opened (ENXIO): an I/O error with that errno, not "no such file".
+            let socket = "\(folder)/control.sock"
+            let made = try runProcess(
+                "/usr/bin/python3",
+                ["-c", "import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])", socket])
+            try #require(made.status == 0, "python3 could not make a socket")
+            do throws(ProofkitError) {
+                _ = try BoundedFile.read(socket, limit: 10, what: "state file")
+                Issue.record("a socket was read")
+            } catch {
+                #expect(error.code == .io && error.underlying == ENXIO)
+                #expect(error.message.hasPrefix("cannot open the state file: "))
+            }
+            // Not as root (root may open anything): a file without read permission is EACCES, an I/O error.
+            if POSIX.effectiveUser != 0 {
+                let locked = "\(folder)/locked"
+                try Data("x".utf8).write(to: URL(fileURLWithPath: locked))
+                _ = chmod(locked, 0)
+                do throws(ProofkitError) {
+                    _ = try BoundedFile.read(locked, limit: 10, what: "state file")
+                } catch {
+                    #expect(error.code == .io && error.underlying == EACCES)
+                }
             }
         }
     }
 
     @Test("the atomic write keeps the mode, refuses a FIFO, and leaves no temporary")
     func atomicWrite() throws {
-        let folder = try Self.scratchFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let path = "\(folder)/out.json"
-        try Data("old".utf8).write(to: URL(fileURLWithPath: path))
-        _ = chmod(path, 0o640)
-        try AtomicFile.write(Array("new".utf8), to: path)
-        #expect(try String(contentsOfFile: path, encoding: .utf8) == "new")
-        #expect((try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) == 0o640)
-        let fifo = "\(folder)/fifo"
-        #expect(mkfifo(fifo, 0o600) == 0)
-        #expect {
-            try AtomicFile.write(Array("x".utf8), to: fifo)
-        } throws: { error in
-            (error as? ProofkitError)?.message == "is not a regular file (it is a FIFO); refusing to replace it"
+        try withTemporaryFolder { folder in
+            let path = "\(folder)/out.json"
+            try Data("old".utf8).write(to: URL(fileURLWithPath: path))
+            _ = chmod(path, 0o640)
+            try AtomicFile.write(Array("new".utf8), to: path)
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == "new")
+            #expect((try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) == 0o640)
+            let fifo = "\(folder)/fifo"
+            #expect(mkfifo(fifo, 0o600) == 0)
+            #expect {
+                try AtomicFile.write(Array("x".utf8), to: fifo)
+            } throws: { error in
+                (error as? ProofkitError)?.message == "is not a regular file (it is a FIFO); refusing to replace it"
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["fifo", "out.json"])
+            #expect(POSIX.sameFile(path, "\(folder)/./out.json"))
+            #expect(!POSIX.sameFile(path, fifo))
         }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["fifo", "out.json"])
-        #expect(POSIX.sameFile(path, "\(folder)/./out.json"))
-        #expect(!POSIX.sameFile(path, fifo))
     }
 
     @Test(
         "stale temporaries of the output's own naming are removed, also for a name that is not UTF-8; fresh, other and misnamed ones stay"
     )
     func staleTemporaries() throws {
-        let folder = try Self.scratchFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        // The output "o\xE9.caf" (Latin-1 é), kept in a String as FilePath escapes it.
-        let nameBytes: [UInt8] = Array("o".utf8) + [0xE9] + Array(".caf".utf8)
-        let output = "\(folder)/" + FilePath.string(fromBytes: nameBytes)
-        func temporary(_ base: [UInt8], _ suffix: String) -> [CChar] {
-            FilePath.cString("\(folder)/").dropLast()
-                + ([0x2E] + base + Array(".tmp-\(suffix)".utf8) + [0]).map {
-                    CChar(bitPattern: $0)
-                }
+        try withTemporaryFolder { folder throws in
+            // The output "o\xE9.caf" (Latin-1 é), kept in a String as FilePath escapes it.
+            let nameBytes: [UInt8] = Array("o".utf8) + [0xE9] + Array(".caf".utf8)
+            let output = "\(folder)/" + FilePath.string(fromBytes: nameBytes)
+            func temporary(_ base: [UInt8], _ suffix: String) -> [CChar] {
+                FilePath.cString("\(folder)/").dropLast()
+                    + ([0x2E] + base + Array(".tmp-\(suffix)".utf8) + [0]).map {
+                        CChar(bitPattern: $0)
+                    }
+            }
+            let stale = temporary(nameBytes, "AbC123")
+            let fresh = temporary(nameBytes, "XyZ789")
+            let tooLong = temporary(nameBytes, "AbC1234")
+            let other = temporary(Array("x.caf".utf8), "AbC123")
+            let now = POSIX.now
+            for (path, age) in [(stale, 600), (fresh, 10), (tooLong, 600), (other, 600)] {
+                let fd = open(path, O_CREAT | O_WRONLY | O_EXCL, 0o600)
+                #expect(fd >= 0)
+                close(fd)
+                var times = [timespec(tv_sec: now - age, tv_nsec: 0), timespec(tv_sec: now - age, tv_nsec: 0)]
+                #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
+            }
+            // Many unrelated entries, as in a busy output folder.
+            for index in 0..<50 {
+                #expect(FileManager.default.createFile(atPath: "\(folder)/f\(index).caf", contents: nil))
+            }
+            POSIX.removeStaleTemporaries(beside: output)
+            #expect(access(stale, F_OK) != 0, "the stale temporary of the non-UTF-8 name is still there")
+            #expect(access(fresh, F_OK) == 0, "a fresh temporary (maybe a running writer's) was removed")
+            #expect(access(tooLong, F_OK) == 0, "a name that is not of our pattern was removed")
+            #expect(access(other, F_OK) == 0, "another output's temporary was removed")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder).count == 53)
         }
-        let stale = temporary(nameBytes, "AbC123")
-        let fresh = temporary(nameBytes, "XyZ789")
-        let tooLong = temporary(nameBytes, "AbC1234")
-        let other = temporary(Array("x.caf".utf8), "AbC123")
-        let now = POSIX.now
-        for (path, age) in [(stale, 600), (fresh, 10), (tooLong, 600), (other, 600)] {
-            let fd = open(path, O_CREAT | O_WRONLY | O_EXCL, 0o600)
-            #expect(fd >= 0)
-            close(fd)
-            var times = [timespec(tv_sec: now - age, tv_nsec: 0), timespec(tv_sec: now - age, tv_nsec: 0)]
-            #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
-        }
-        // Many unrelated entries, as in a busy output folder.
-        for index in 0..<50 {
-            #expect(FileManager.default.createFile(atPath: "\(folder)/f\(index).caf", contents: nil))
-        }
-        POSIX.removeStaleTemporaries(beside: output)
-        #expect(access(stale, F_OK) != 0, "the stale temporary of the non-UTF-8 name is still there")
-        #expect(access(fresh, F_OK) == 0, "a fresh temporary (maybe a running writer's) was removed")
-        #expect(access(tooLong, F_OK) == 0, "a name that is not of our pattern was removed")
-        #expect(access(other, F_OK) == 0, "another output's temporary was removed")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).count == 53)
     }
 
     @Test("a scratch file is 0600 and close-on-exec temporaries are not inherited")
     func scratch() throws {
-        let folder = try Self.scratchFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let made = try ScratchFile.write(Array("abc".utf8), beside: "\(folder)/x.wav")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: made)) == Data("abc".utf8))
-        #expect((try FileManager.default.attributesOfItem(atPath: made)[.posixPermissions] as? Int) == 0o600)
-        ScratchFile.remove(made)
-        #expect(!FileManager.default.fileExists(atPath: made))
-        // A temporary held open while a child runs does not appear among the child's descriptors.
-        let (fd, temporary) = try POSIX.makeTemporary(beside: "\(folder)/y").get()
-        defer {
-            POSIX.closeDescriptor(fd)
-            POSIX.remove(temporary)
+        try withTemporaryFolder { folder in
+            let made = try ScratchFile.write(Array("abc".utf8), beside: "\(folder)/x.wav")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: made)) == Data("abc".utf8))
+            #expect((try FileManager.default.attributesOfItem(atPath: made)[.posixPermissions] as? Int) == 0o600)
+            ScratchFile.remove(made)
+            #expect(!FileManager.default.fileExists(atPath: made))
+            // A temporary held open while a child runs does not appear among the child's descriptors.
+            let (fd, temporary) = try POSIX.makeTemporary(beside: "\(folder)/y").get()
+            defer {
+                POSIX.closeDescriptor(fd)
+                POSIX.remove(temporary)
+            }
+            let listing = try ChildProcess.run(
+                "/bin/ls", arguments: ["-l", "/proc/self/fd/"], stdout: true, stderr: false)
+            #expect(!String(decoding: listing.stdout, as: UTF8.self).contains(temporary))
         }
-        let listing = try ChildProcess.run("/bin/ls", arguments: ["-l", "/proc/self/fd/"], stdout: true, stderr: false)
-        #expect(!String(decoding: listing.stdout, as: UTF8.self).contains(temporary))
     }
 }
 
@@ -184,22 +182,22 @@ struct LineReaderTests {
     static func lines(
         of bytes: [UInt8], maximumLineLength: Int, skipsLongLines: Bool = false, chunk: Int
     ) throws -> (lines: [String], failure: LineReadFailure?) {
-        let folder = try CappedReadTests.scratchFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let path = folder + "/lines.txt"
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
-        let fd = try POSIX.open(path, .readOnly).get()
-        defer { POSIX.closeDescriptor(fd) }
-        var lines: [String] = []
-        do {
-            try POSIX.forEachLine(
-                fd, maximumLineLength: maximumLineLength, skipsLongLines: skipsLongLines, chunk: chunk
-            ) {
-                line in lines.append(String(decoding: line, as: UTF8.self))
+        return try withTemporaryFolder { folder in
+            let path = folder + "/lines.txt"
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            let fd = try POSIX.open(path, .readOnly).get()
+            defer { POSIX.closeDescriptor(fd) }
+            var lines: [String] = []
+            do {
+                try POSIX.forEachLine(
+                    fd, maximumLineLength: maximumLineLength, skipsLongLines: skipsLongLines, chunk: chunk
+                ) {
+                    line in lines.append(String(decoding: line, as: UTF8.self))
+                }
+                return (lines, nil)
+            } catch let failure as LineReadFailure {
+                return (lines, failure)
             }
-            return (lines, nil)
-        } catch let failure as LineReadFailure {
-            return (lines, failure)
         }
     }
 

@@ -27,7 +27,7 @@ struct TrimFixture {
         seconds: Double, rate: Int = 44100, channels: Int = 2, name: String = "in.wav",
         leadingSilence: Double = 0, amplitude: Double = 0.5
     ) throws {
-        folder = try AudioTestTools.makeScratchFolder()
+        folder = try TemporaryFolder.make()
         input = folder + "/" + name
         self.rate = rate
         self.channels = channels
@@ -35,20 +35,20 @@ struct TrimFixture {
         let silent = Int(leadingSilence * Double(rate))
         var perChannel: [[Float]] = []
         for c in 0..<channels {
-            let tone = TestSignals.sine(
+            let tone = SyntheticAudio.sine(
                 frequency: 220 * Double(c + 1), amplitude: amplitude * 0.8, sampleRate: rate, frames: frames)
-            let noise = TestSignals.noise(
+            let noise = SyntheticAudio.noise(
                 amplitude: amplitude * 0.2, frames: frames, seed: UInt64(c + 1) * 0x1234_5678_9ABC)
             perChannel.append(
                 zip(tone, noise).enumerated().map { $0.offset < silent ? 0 : $0.element.0 + $0.element.1 })
         }
         try AudioTestTools.writeWithSox(
-            TestSignals.interleave(perChannel), channels: channels, sampleRate: rate,
+            SyntheticAudio.interleave(perChannel), channels: channels, sampleRate: rate,
             to: input, soxOutputOptions: ["-D", "-b", "16"])
         samples = try AudioTestTools.soxInt16(input)
     }
 
-    func remove() { AudioTestTools.remove(folder) }
+    func remove() { TemporaryFolder.remove(folder) }
 }
 
 extension AlarmSound.TrimOptions {
@@ -164,25 +164,25 @@ struct AlarmSoundTrimTests {
     @Test("--normalize puts the peak of the kept part at the target, never clipping", arguments: [-1.0, 0.0, -6.0])
     func normalize(target: Double) throws {
         // A quiet first part and a loud tail after the cut: only the kept part counts.
-        let folder = try AudioTestTools.makeScratchFolder()
-        defer { AudioTestTools.remove(folder) }
-        let rate = 8000
-        let quiet = TestSignals.sine(frequency: 300, amplitude: 0.1, sampleRate: rate, frames: 30 * rate)
-        let loud = TestSignals.sine(frequency: 300, amplitude: 0.9, sampleRate: rate, frames: 5 * rate)
-        let input = folder + "/in.wav"
-        try AudioTestTools.writeWithSox(
-            quiet + loud, channels: 1, sampleRate: rate, to: input, soxOutputOptions: ["-D", "-b", "16"])
-        var options = AlarmSound.TrimOptions()
-        options.normalizePeakDBFS = target
-        let output = folder + "/out.caf"
-        let result = try AlarmSound.trim(input: input, output: output, options: options)
-        let written = try AudioTestTools.soxInt16(output)
-        let peak = written.map { abs(Int($0)) }.max()!
-        let expected = Int((pow(10, target / 20) * 32767).rounded())
-        #expect(abs(peak - expected) <= 1, "peak \(peak) expected \(expected)")
-        #expect(abs(result.check.levels.peakDBFS - target) < 0.01)
-        #expect(result.check.levels.clippedSamples == 0)
-        #expect(isApproximatelyEqual(result.gainDB!, target + 20, absoluteTolerance: 0.01))
+        try withTemporaryFolder { folder in
+            let rate = 8000
+            let quiet = SyntheticAudio.sine(frequency: 300, amplitude: 0.1, sampleRate: rate, frames: 30 * rate)
+            let loud = SyntheticAudio.sine(frequency: 300, amplitude: 0.9, sampleRate: rate, frames: 5 * rate)
+            let input = folder + "/in.wav"
+            try AudioTestTools.writeWithSox(
+                quiet + loud, channels: 1, sampleRate: rate, to: input, soxOutputOptions: ["-D", "-b", "16"])
+            var options = AlarmSound.TrimOptions()
+            options.normalizePeakDBFS = target
+            let output = folder + "/out.caf"
+            let result = try AlarmSound.trim(input: input, output: output, options: options)
+            let written = try AudioTestTools.soxInt16(output)
+            let peak = written.map { abs(Int($0)) }.max()!
+            let expected = Int((pow(10, target / 20) * 32767).rounded())
+            #expect(abs(peak - expected) <= 1, "peak \(peak) expected \(expected)")
+            #expect(abs(result.check.levels.peakDBFS - target) < 0.01)
+            #expect(result.check.levels.clippedSamples == 0)
+            #expect(isApproximatelyEqual(result.gainDB!, target + 20, absoluteTolerance: 0.01))
+        }
     }
 
     @Test("--rate resamples to a common rate and still cuts exactly (at 2 s)", arguments: [48000, 22050])
@@ -216,56 +216,56 @@ struct AlarmSoundTrimTests {
 
     @Test("all-silence input fails, writes nothing, and leaves an existing output as it was")
     func silenceFails() throws {
-        let folder = try AudioTestTools.makeScratchFolder()
-        defer { AudioTestTools.remove(folder) }
-        let output = folder + "/alarm.caf"
-        let original = Data("old alarm".utf8)
-        _ = FileManager.default.createFile(atPath: output, contents: original)
-        let error = try #require(
-            thrownError {
-                _ = try AlarmSound.trim(input: TestEnvironment.fixture("odd_silence_001.wav"), output: output)
-            })
-        #expect(error.code == .decodeFailed)
-        #expect(error.description.contains("silence"))
-        #expect(try Data(contentsOf: URL(fileURLWithPath: output)) == original)
-        #expect(AudioTestTools.contents(of: folder) == ["alarm.caf"])
-        var options = AlarmSound.TrimOptions()
-        options.trimsLeadingSilence = true
-        let again = try #require(
-            thrownError {
-                _ = try AlarmSound.trim(
-                    input: TestEnvironment.fixture("odd_silence_001.wav"), output: output, options: options)
-            })
-        #expect(again.code == .decodeFailed)
-        #expect(AudioTestTools.contents(of: folder) == ["alarm.caf"])
+        try withTemporaryFolder { folder in
+            let output = folder + "/alarm.caf"
+            let original = Data("old alarm".utf8)
+            _ = FileManager.default.createFile(atPath: output, contents: original)
+            let error = try #require(
+                thrownError {
+                    _ = try AlarmSound.trim(input: TestEnvironment.fixture("odd_silence_001.wav"), output: output)
+                })
+            #expect(error.code == .decodeFailed)
+            #expect(error.description.contains("silence"))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: output)) == original)
+            #expect(AudioTestTools.contents(of: folder) == ["alarm.caf"])
+            var options = AlarmSound.TrimOptions()
+            options.trimsLeadingSilence = true
+            let again = try #require(
+                thrownError {
+                    _ = try AlarmSound.trim(
+                        input: TestEnvironment.fixture("odd_silence_001.wav"), output: output, options: options)
+                })
+            #expect(again.code == .decodeFailed)
+            #expect(AudioTestTools.contents(of: folder) == ["alarm.caf"])
+        }
     }
 
     @Test("real recitations: a 5.7 s MP3 is kept whole; the 28.7 s WAV is kept whole and bit-identical")
     func realRecitations() throws {
-        let folder = try AudioTestTools.makeScratchFolder()
-        defer { AudioTestTools.remove(folder) }
-        let mp3 = try AlarmSound.trim(input: TestEnvironment.fixture("rec_001.mp3"), output: folder + "/r1.caf")
-        #expect(!mp3.wasCut && mp3.check.verdict.isAccepted)
-        #expect(mp3.check.decodedFrames == 249455)  // libsndfile/mpg123, gapless (ffmpeg: 249984)
-        let full = TestEnvironment.sharedData?.appendingPathComponent("audio/recitation/rec_007.wav").path
-        let wav =
-            full.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
-            ?? TestEnvironment.fixture("rec_007_excerpt3s.wav")
-        let result = try AlarmSound.trim(input: wav, output: folder + "/r7.caf")
-        #expect(!result.wasCut && result.fadeFrames == 0)
-        #expect(try AudioTestTools.soxInt16(folder + "/r7.caf") == AudioTestTools.soxInt16(wav))
-        #expect(result.check.isHeavilyClipped)  // a loud, clipped master: reported
-        if wav == full { #expect(abs(result.check.decodedSeconds - 28.723) < 0.001) }
+        try withTemporaryFolder { folder in
+            let mp3 = try AlarmSound.trim(input: TestEnvironment.fixture("rec_001.mp3"), output: folder + "/r1.caf")
+            #expect(!mp3.wasCut && mp3.check.verdict.isAccepted)
+            #expect(mp3.check.decodedFrames == 249455)  // libsndfile/mpg123, gapless (ffmpeg: 249984)
+            let full = TestEnvironment.sharedData?.appendingPathComponent("audio/recitation/rec_007.wav").path
+            let wav =
+                full.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
+                ?? TestEnvironment.fixture("rec_007_excerpt3s.wav")
+            let result = try AlarmSound.trim(input: wav, output: folder + "/r7.caf")
+            #expect(!result.wasCut && result.fadeFrames == 0)
+            #expect(try AudioTestTools.soxInt16(folder + "/r7.caf") == AudioTestTools.soxInt16(wav))
+            #expect(result.check.isHeavilyClipped)  // a loud, clipped master: reported
+            if wav == full { #expect(abs(result.check.decodedSeconds - 28.723) < 0.001) }
+        }
     }
 
     @Test("a long real adhan (130 s MP3) is cut at 29 s", .enabled(if: TestEnvironment.sharedData != nil))
     func longRealAdhan() throws {
-        let folder = try AudioTestTools.makeScratchFolder()
-        defer { AudioTestTools.remove(folder) }
-        let input = TestEnvironment.sharedData!.appendingPathComponent("audio/recitation/rec_002.mp3").path
-        let result = try AlarmSound.trim(input: input, output: folder + "/r2.caf")
-        #expect(result.wasCut)
-        #expect(result.check.decodedFrames == 29 * 22050)
+        try withTemporaryFolder { folder in
+            let input = TestEnvironment.sharedData!.appendingPathComponent("audio/recitation/rec_002.mp3").path
+            let result = try AlarmSound.trim(input: input, output: folder + "/r2.caf")
+            #expect(result.wasCut)
+            #expect(result.check.decodedFrames == 29 * 22050)
+        }
     }
 }
 
@@ -325,16 +325,16 @@ struct AlarmSoundCheckTests {
     func silence() throws {
         let silent = try AlarmSound.check(path: TestEnvironment.fixture("odd_silence_001.wav"))
         #expect(silent.problems.map(\.kind) == [.silent])
-        let folder = try AudioTestTools.makeScratchFolder()
-        defer { AudioTestTools.remove(folder) }
-        for (amplitude, accepted) in [(0.002, false), (0.05, true)] {
-            let path = folder + "/tone\(amplitude).wav"
-            try AudioTestTools.writeWithSox(
-                TestSignals.sine(frequency: 440, amplitude: amplitude, sampleRate: 8000, frames: 8000),
-                channels: 1, sampleRate: 8000, to: path, soxOutputOptions: ["-D", "-b", "16"])
-            let report = try AlarmSound.check(path: path)
-            #expect(report.verdict.isAccepted == accepted, "\(amplitude)")
-            if !accepted { #expect(report.problems.map(\.kind) == [.nearlySilent]) }
+        try withTemporaryFolder { folder in
+            for (amplitude, accepted) in [(0.002, false), (0.05, true)] {
+                let path = folder + "/tone\(amplitude).wav"
+                try AudioTestTools.writeWithSox(
+                    SyntheticAudio.sine(frequency: 440, amplitude: amplitude, sampleRate: 8000, frames: 8000),
+                    channels: 1, sampleRate: 8000, to: path, soxOutputOptions: ["-D", "-b", "16"])
+                let report = try AlarmSound.check(path: path)
+                #expect(report.verdict.isAccepted == accepted, "\(amplitude)")
+                if !accepted { #expect(report.problems.map(\.kind) == [.nearlySilent]) }
+            }
         }
     }
 
@@ -366,29 +366,29 @@ struct AlarmSoundCheckTests {
     func mp3HeaderShorterThanAudio() throws {
         // 2 s of loud noise (high bitrate frames first) and 5 s of a soft tone (low bitrate):
         // the length estimated from the first frame's bitrate is under 4 s; the audio is 7 s.
-        let folder = try AudioTestTools.makeScratchFolder()
-        defer { AudioTestTools.remove(folder) }
-        let rate = 44100
-        let loud = TestSignals.noise(amplitude: 0.5, frames: 2 * rate)
-        let soft = TestSignals.sine(frequency: 440, amplitude: 0.05, sampleRate: rate, frames: 5 * rate)
-        let wav = folder + "/in.wav"
-        try AudioTestTools.writeWithSox(loud + soft, channels: 1, sampleRate: rate, to: wav)
-        let mp3 = folder + "/vbr.mp3"
-        try AudioTestTools.require("lame", ["--quiet", "-V", "0", "-t", wav, mp3])  // -t: no Xing/Info tag
-        let report = try AlarmSound.check(path: mp3, limitSeconds: 6)
-        #expect(report.format.headerSeconds! < 4)
-        #expect(report.reachedLimit)
-        #expect(report.problems.map(\.kind) == [.tooLong, .notAlarmFormat])
-        var options = AlarmSound.TrimOptions()
-        options.limitSeconds = 6
-        options.maxSeconds = 5
-        let trimmed = try AlarmSound.trim(input: mp3, output: folder + "/out.caf", options: options)
-        #expect(trimmed.wasCut)
-        #expect(trimmed.check.decodedFrames == 5 * rate)
-        // The soft tone after 2 s (and after the estimated end) made it into the output.
-        let tail = try AudioTestTools.soxInt16(folder + "/out.caf")[(4 * rate)..<(4 * rate + rate / 2)]
-        let peak = tail.map { abs(Int($0)) }.max()!
-        #expect(peak > 1200 && peak < 2000)
+        try withTemporaryFolder { folder in
+            let rate = 44100
+            let loud = SyntheticAudio.noise(amplitude: 0.5, frames: 2 * rate)
+            let soft = SyntheticAudio.sine(frequency: 440, amplitude: 0.05, sampleRate: rate, frames: 5 * rate)
+            let wav = folder + "/in.wav"
+            try AudioTestTools.writeWithSox(loud + soft, channels: 1, sampleRate: rate, to: wav)
+            let mp3 = folder + "/vbr.mp3"
+            try AudioTestTools.require("lame", ["--quiet", "-V", "0", "-t", wav, mp3])  // -t: no Xing/Info tag
+            let report = try AlarmSound.check(path: mp3, limitSeconds: 6)
+            #expect(report.format.headerSeconds! < 4)
+            #expect(report.reachedLimit)
+            #expect(report.problems.map(\.kind) == [.tooLong, .notAlarmFormat])
+            var options = AlarmSound.TrimOptions()
+            options.limitSeconds = 6
+            options.maxSeconds = 5
+            let trimmed = try AlarmSound.trim(input: mp3, output: folder + "/out.caf", options: options)
+            #expect(trimmed.wasCut)
+            #expect(trimmed.check.decodedFrames == 5 * rate)
+            // The soft tone after 2 s (and after the estimated end) made it into the output.
+            let tail = try AudioTestTools.soxInt16(folder + "/out.caf")[(4 * rate)..<(4 * rate + rate / 2)]
+            let peak = tail.map { abs(Int($0)) }.max()!
+            #expect(peak > 1200 && peak < 2000)
+        }
     }
 }
 
@@ -396,23 +396,23 @@ struct AlarmSoundCheckTests {
 struct AlarmSoundDemoTests {
     @Test("makes an accepted, normalised CAF from the embedded recitation and leaves no temporary")
     func demo() throws {
-        let folder = try AudioTestTools.makeScratchFolder()
-        defer { AudioTestTools.remove(folder) }
-        let output = folder + "/demo.caf"
-        let result = try AlarmSound.demo(output: output)
-        #expect(result.trim.check.verdict.isAccepted)
-        #expect(result.trim.inputFormat.container == .mpeg)
-        #expect(abs(result.trim.check.levels.peakDBFS + 1) < 0.01)
-        #expect(AudioTestTools.contents(of: folder) == ["demo.caf"])
-        let probe = try AudioTestTools.ffprobe(output)
-        #expect(probe["codec_name"] == "pcm_s16le" && probe["sample_rate"] == "22050" && probe["channels"] == "1")
-        let seconds = try #require(Double(probe["duration"] ?? ""))
-        #expect(seconds > 13 && seconds < 14.2)
-        // Real sound: a recitation, not a tone or noise. Its level varies a lot over time.
-        let samples = try AudioTestTools.soxSamples(output)
-        let windows = stride(from: 0, to: samples.count - 2205, by: 2205).map { start in
-            (samples[start..<(start + 2205)].map { $0 * $0 }.reduce(0, +) / 2205).squareRoot()
+        try withTemporaryFolder { folder in
+            let output = folder + "/demo.caf"
+            let result = try AlarmSound.demo(output: output)
+            #expect(result.trim.check.verdict.isAccepted)
+            #expect(result.trim.inputFormat.container == .mpeg)
+            #expect(abs(result.trim.check.levels.peakDBFS + 1) < 0.01)
+            #expect(AudioTestTools.contents(of: folder) == ["demo.caf"])
+            let probe = try AudioTestTools.ffprobe(output)
+            #expect(probe["codec_name"] == "pcm_s16le" && probe["sample_rate"] == "22050" && probe["channels"] == "1")
+            let seconds = try #require(Double(probe["duration"] ?? ""))
+            #expect(seconds > 13 && seconds < 14.2)
+            // Real sound: a recitation, not a tone or noise. Its level varies a lot over time.
+            let samples = try AudioTestTools.soxSamples(output)
+            let windows = stride(from: 0, to: samples.count - 2205, by: 2205).map { start in
+                (samples[start..<(start + 2205)].map { $0 * $0 }.reduce(0, +) / 2205).squareRoot()
+            }
+            #expect((windows.max() ?? 0) > 20 * (windows.min() ?? 1))
         }
-        #expect((windows.max() ?? 0) > 20 * (windows.min() ?? 1))
     }
 }

@@ -62,10 +62,10 @@ struct LibraryExamplesTests {
         #expect(result.judgement.verdict.isAccepted)
         #expect(result.judgement.decidedBy == .score && result.judgement.decidingScore > 0.3)
         // The folder given is the only one searched: a missing model names it (exit 69).
-        let empty = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: empty) }
-        #expect(throws: ProofkitError.self) {
-            _ = try PhotoJudge(options: PhotoJudgeOptions(), store: PhotoModelStore(folder: empty))
+        try withTemporaryFolder { empty in
+            #expect(throws: ProofkitError.self) {
+                _ = try PhotoJudge(options: PhotoJudgeOptions(), store: PhotoModelStore(folder: empty))
+            }
         }
     }
 }

@@ -58,27 +58,27 @@ struct PhotoJudgeTests {
 
     @Test("the expected digest comes from manifest.json, else the committed table")
     func expectedDigest() throws {
-        let folder = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let model = folder + "/efficientnet_lite0_fp32.onnx"
-        #expect(
-            try PhotoModelStore.expectedSHA256(ofFileAt: model)
-                == PhotoModelStore.committedSHA256["efficientnet_lite0_fp32.onnx"])
-        #expect(try PhotoModelStore.expectedSHA256(ofFileAt: folder + "/unknown.onnx") == nil)
-        #expect(try ModelsManifest.load(besideFileAt: model) == nil)
-        let digest = String(repeating: "ab", count: 32)
-        try
-            #"{"format": "proofkit-models-manifest", "version": 1, "files": {"efficientnet_lite0_fp32.onnx": {"sha256": "\#(digest.uppercased())", "bytes": 1}}}"#
-            .write(toFile: folder + "/manifest.json", atomically: true, encoding: .utf8)
-        #expect(try PhotoModelStore.expectedSHA256(ofFileAt: model) == digest)
-        let manifest = try #require(try ModelsManifest.load(besideFileAt: model))
-        #expect(manifest.entries.count == 1 && manifest.entries["efficientnet_lite0_fp32.onnx"]?.sha256 == digest)
-        #expect(manifest.entries["efficientnet_lite0_fp32.onnx"]?.cpu == nil)
-        #expect(
-            PhotoModelStore.expectedSHA256(ofFileAt: folder + "/silero_vad.onnx", manifest: manifest)
-                == PhotoModelStore.committedSHA256["silero_vad.onnx"])
-        try "not json".write(toFile: folder + "/manifest.json", atomically: true, encoding: .utf8)
-        #expect(throws: ProofkitError.self) { _ = try PhotoModelStore.expectedSHA256(ofFileAt: model) }
+        try withTemporaryFolder { folder in
+            let model = folder + "/efficientnet_lite0_fp32.onnx"
+            #expect(
+                try PhotoModelStore.expectedSHA256(ofFileAt: model)
+                    == PhotoModelStore.committedSHA256["efficientnet_lite0_fp32.onnx"])
+            #expect(try PhotoModelStore.expectedSHA256(ofFileAt: folder + "/unknown.onnx") == nil)
+            #expect(try ModelsManifest.load(besideFileAt: model) == nil)
+            let digest = String(repeating: "ab", count: 32)
+            try
+                #"{"format": "proofkit-models-manifest", "version": 1, "files": {"efficientnet_lite0_fp32.onnx": {"sha256": "\#(digest.uppercased())", "bytes": 1}}}"#
+                .write(toFile: folder + "/manifest.json", atomically: true, encoding: .utf8)
+            #expect(try PhotoModelStore.expectedSHA256(ofFileAt: model) == digest)
+            let manifest = try #require(try ModelsManifest.load(besideFileAt: model))
+            #expect(manifest.entries.count == 1 && manifest.entries["efficientnet_lite0_fp32.onnx"]?.sha256 == digest)
+            #expect(manifest.entries["efficientnet_lite0_fp32.onnx"]?.cpu == nil)
+            #expect(
+                PhotoModelStore.expectedSHA256(ofFileAt: folder + "/silero_vad.onnx", manifest: manifest)
+                    == PhotoModelStore.committedSHA256["silero_vad.onnx"])
+            try "not json".write(toFile: folder + "/manifest.json", atomically: true, encoding: .utf8)
+            #expect(throws: ProofkitError.self) { _ = try PhotoModelStore.expectedSHA256(ofFileAt: model) }
+        }
     }
 
     @Test("PhotoJudge judges files and bytes alike, with one session", .enabled(if: canRunModel))
@@ -200,29 +200,29 @@ struct PhotoJudgeTests {
         #expect(fast.path == modelsFolder + "/" + engine.optimizedModelFile!)
 
         // The same folder, but its manifest says the .ort copies were made on another CPU.
-        let folder = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        for name in [engine.modelFile, engine.optimizedModelFile!, "imagenet_classes.txt", "mat_head.json"] {
-            try FileManager.default.copyItem(atPath: modelsFolder + "/" + name, toPath: folder + "/" + name)
-        }
-        let manifest = try String(contentsOfFile: modelsFolder + "/manifest.json", encoding: .utf8)
-        try manifest.replacingOccurrences(of: PhotoModelStore.cpuFingerprint, with: "other-0000000000000000")
-            .write(toFile: folder + "/manifest.json", atomically: true, encoding: .utf8)
-        let portable = try scores(folder)
-        #expect(portable.path == folder + "/" + engine.modelFile)
-        for (a, b) in zip(fast.scores, portable.scores) {
-            #expect(a.count == b.count)
-            for (x, y) in zip(a, b) { #expect(abs(x - y) < 1e-5, "\(x) vs \(y)") }
-        }
+        return try withTemporaryFolder { folder in
+            for name in [engine.modelFile, engine.optimizedModelFile!, "imagenet_classes.txt", "mat_head.json"] {
+                try FileManager.default.copyItem(atPath: modelsFolder + "/" + name, toPath: folder + "/" + name)
+            }
+            let manifest = try String(contentsOfFile: modelsFolder + "/manifest.json", encoding: .utf8)
+            try manifest.replacingOccurrences(of: PhotoModelStore.cpuFingerprint, with: "other-0000000000000000")
+                .write(toFile: folder + "/manifest.json", atomically: true, encoding: .utf8)
+            let portable = try scores(folder)
+            #expect(portable.path == folder + "/" + engine.modelFile)
+            for (a, b) in zip(fast.scores, portable.scores) {
+                #expect(a.count == b.count)
+                for (x, y) in zip(a, b) { #expect(abs(x - y) < 1e-5, "\(x) vs \(y)") }
+            }
 
-        // Back to this CPU, with one byte of the .ort changed: refused like any damaged model.
-        try manifest.write(toFile: folder + "/manifest.json", atomically: true, encoding: .utf8)
-        let ort = folder + "/" + engine.optimizedModelFile!
-        var bytes = try Data(contentsOf: URL(fileURLWithPath: ort))
-        bytes[bytes.count / 2] ^= 0x5A
-        try bytes.write(to: URL(fileURLWithPath: ort))
-        let damaged = try #require(throws: ProofkitError.self) { _ = try scores(folder) }
-        #expect(damaged.code == .modelInvalid)
-        #expect(damaged.path == ort)
+            // Back to this CPU, with one byte of the .ort changed: refused like any damaged model.
+            try manifest.write(toFile: folder + "/manifest.json", atomically: true, encoding: .utf8)
+            let ort = folder + "/" + engine.optimizedModelFile!
+            var bytes = try Data(contentsOf: URL(fileURLWithPath: ort))
+            bytes[bytes.count / 2] ^= 0x5A
+            try bytes.write(to: URL(fileURLWithPath: ort))
+            let damaged = try #require(throws: ProofkitError.self) { _ = try scores(folder) }
+            #expect(damaged.code == .modelInvalid)
+            #expect(damaged.path == ort)
+        }
     }
 }

@@ -55,64 +55,65 @@ struct ReadingProofInMemoryTests {
         let whisper = try WhisperRecognizer(store: whisperStore)
         let path = TestEnvironment.fixture("speech_ar_quran_16k.wav")
         let audio = try TestAudio.readWAV(path)
-        let folder = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        // A virtual microphone (ALSA's file plugin): 1 s of silence, then the recitation.
-        var raw = Data(count: 32_000)
-        for sample in audio.samples {
-            let bits = UInt16(bitPattern: Int16((max(-1, min(1, sample)) * 32767).rounded()))
-            raw.append(UInt8(truncatingIfNeeded: bits))
-            raw.append(UInt8(truncatingIfNeeded: bits >> 8))
-        }
-        try raw.write(to: URL(fileURLWithPath: folder + "/mic.raw"))
-        try """
-        pcm.vmic { type file slave.pcm { type null } file "/dev/null" infile "\(folder)/mic.raw" format "raw" }
-        """.write(toFile: folder + "/asound.conf", atomically: true, encoding: .utf8)
-        let catalog = try DuaCatalog(json: Self.verseJSON)
-        let configuration = ReadingProofConfiguration(
-            text: try #require(catalog.text(named: "anfal75")), usesRecognizer: true, voiceDetection: .preferred,
-            allowsReadTwice: false, vetoesUnlikeSpeech: true)
-        var options = LiveReadingProof.Options()
-        options.device = "vmic"
-        options.soundDevices = try SoundDevices(environment: ["PROOFKIT_ALSA_CONFIG": folder + "/asound.conf"])
-        options.maxSeconds = audio.seconds + 2
-        options.sileroModelPath = ReadingProofSession.sileroModelPath(
-            environment: ["PROOFKIT_MODELS": whisperStore.folders[0]])
-        options.keepsAudio = true
+        try withTemporaryFolder { folder in
+            // A virtual microphone (ALSA's file plugin): 1 s of silence, then the recitation.
+            var raw = Data(count: 32_000)
+            for sample in audio.samples {
+                let bits = UInt16(bitPattern: Int16((max(-1, min(1, sample)) * 32767).rounded()))
+                raw.append(UInt8(truncatingIfNeeded: bits))
+                raw.append(UInt8(truncatingIfNeeded: bits >> 8))
+            }
+            try raw.write(to: URL(fileURLWithPath: folder + "/mic.raw"))
+            try """
+            pcm.vmic { type file slave.pcm { type null } file "/dev/null" infile "\(folder)/mic.raw" format "raw" }
+            """.write(toFile: folder + "/asound.conf", atomically: true, encoding: .utf8)
+            let catalog = try DuaCatalog(json: Self.verseJSON)
+            let configuration = ReadingProofConfiguration(
+                text: try #require(catalog.text(named: "anfal75")), usesRecognizer: true, voiceDetection: .preferred,
+                allowsReadTwice: false, vetoesUnlikeSpeech: true)
+            var options = LiveReadingProof.Options()
+            options.device = "vmic"
+            options.soundDevices = try SoundDevices(environment: ["PROOFKIT_ALSA_CONFIG": folder + "/asound.conf"])
+            options.maxSeconds = audio.seconds + 2
+            options.sileroModelPath = ReadingProofSession.sileroModelPath(
+                environment: ["PROOFKIT_MODELS": whisperStore.folders[0]])
+            options.keepsAudio = true
 
-        func listen(_ options: LiveReadingProof.Options) throws -> (LiveReadingProof, Double) {
-            let live = try LiveReadingProof(configuration: configuration, options: options, whisper: whisper)
-            let summary = live.run { _ in }
-            #expect(live.captureFailure == nil && summary.failure == nil)
-            _ = try live.finishTranscriber()
-            return (live, summary.heardSeconds)
-        }
-        let (live, heard) = try listen(options)
-        let kept = try #require(try live.judgeKeptAudio(forcedScore: ReadingProofRecording.defaultForcedScoreRule))
-        // Judged from 0.2 s before the first voice (the 1 s of silence the microphone played
-        // first is left out) to the end.
-        let onset = try #require(live.finish().gate.segments.first).start
-        #expect(onset > 0.9, "\(onset)")
-        let expected = heard - (onset - LiveReadingProof.keptLeadSeconds)
-        #expect(abs(kept.decodedSeconds - expected) < 0.05, "kept \(kept.decodedSeconds) s of \(heard) s heard")
-        #expect(kept.result.match.verdict.isAccepted, "\(kept.result.match)")
-        let fromFile = try ReadingProofRecording.run(
-            path: path, configuration: configuration, sileroModelPath: options.sileroModelPath,
-            recognize: ReadingProofRecording.wholeReadingRecognizer { whisper })
-        #expect(kept.result.match.verdict.isAccepted == fromFile.result.match.verdict.isAccepted)
-        #expect(abs(kept.result.gate.voicedSeconds - fromFile.result.gate.voicedSeconds) < 0.3)
+            func listen(_ options: LiveReadingProof.Options) throws -> (LiveReadingProof, Double) {
+                let live = try LiveReadingProof(configuration: configuration, options: options, whisper: whisper)
+                let summary = live.run { _ in }
+                #expect(live.captureFailure == nil && summary.failure == nil)
+                _ = try live.finishTranscriber()
+                return (live, summary.heardSeconds)
+            }
+            let (live, heard) = try listen(options)
+            let kept = try #require(try live.judgeKeptAudio(forcedScore: ReadingProofRecording.defaultForcedScoreRule))
+            // Judged from 0.2 s before the first voice (the 1 s of silence the microphone played
+            // first is left out) to the end.
+            let onset = try #require(live.finish().gate.segments.first).start
+            #expect(onset > 0.9, "\(onset)")
+            let expected = heard - (onset - LiveReadingProof.keptLeadSeconds)
+            #expect(abs(kept.decodedSeconds - expected) < 0.05, "kept \(kept.decodedSeconds) s of \(heard) s heard")
+            #expect(kept.result.match.verdict.isAccepted, "\(kept.result.match)")
+            let fromFile = try ReadingProofRecording.run(
+                path: path, configuration: configuration, sileroModelPath: options.sileroModelPath,
+                recognize: ReadingProofRecording.wholeReadingRecognizer { whisper })
+            #expect(kept.result.match.verdict.isAccepted == fromFile.result.match.verdict.isAccepted)
+            #expect(abs(kept.result.gate.voicedSeconds - fromFile.result.gate.voicedSeconds) < 0.3)
 
-        // At most keptSeconds, the newest: the last 2 s heard (voice runs into them, so none is
-        // left out before it).
-        options.keptSeconds = 2
-        let (short, shortHeard) = try listen(options)
-        let lastVoice = try #require(short.finish().gate.segments.last)
-        #expect(lastVoice.start < shortHeard - 2 && lastVoice.end > shortHeard - 2, "\(lastVoice) of \(shortHeard) s")
-        let tail = try #require(try short.judgeKeptAudio(forcedScore: nil))
-        #expect(abs(tail.decodedSeconds - 2) < 0.05, "\(tail.decodedSeconds)")
-        // Without keepsAudio nothing is kept, and nothing is judged again.
-        options.keepsAudio = false
-        let (none, _) = try listen(options)
-        #expect(try none.judgeKeptAudio(forcedScore: nil) == nil)
+            // At most keptSeconds, the newest: the last 2 s heard (voice runs into them, so none is
+            // left out before it).
+            options.keptSeconds = 2
+            let (short, shortHeard) = try listen(options)
+            let lastVoice = try #require(short.finish().gate.segments.last)
+            #expect(
+                lastVoice.start < shortHeard - 2 && lastVoice.end > shortHeard - 2, "\(lastVoice) of \(shortHeard) s")
+            let tail = try #require(try short.judgeKeptAudio(forcedScore: nil))
+            #expect(abs(tail.decodedSeconds - 2) < 0.05, "\(tail.decodedSeconds)")
+            // Without keepsAudio nothing is kept, and nothing is judged again.
+            options.keepsAudio = false
+            let (none, _) = try listen(options)
+            #expect(try none.judgeKeptAudio(forcedScore: nil) == nil)
+        }
     }
 }

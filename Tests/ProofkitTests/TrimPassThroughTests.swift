@@ -54,33 +54,33 @@ struct TrimPassThroughTests {
 
     @Test("check gives the same levels for 16-bit PCM (read as 16-bit) and the same samples as float WAV")
     func checkLevelsMatchFloatPath() throws {
-        let folder = try AudioTestTools.makeScratchFolder()
-        defer { AudioTestTools.remove(folder) }
-        // A loud tone with flat tops at both full-scale rails (clipping), then quiet noise.
-        let rate = 22050
-        var samples: [Float] = []
-        for index in 0..<(rate * 2) {
-            let x = 1.3 * sin(2 * Double.pi * 441 * Double(index) / Double(rate))
-            let clipped = min(32767, max(-32768, (x * 32768).rounded()))
-            samples.append(Float(clipped) / 32768)
+        try withTemporaryFolder { folder in
+            // A loud tone with flat tops at both full-scale rails (clipping), then quiet noise.
+            let rate = 22050
+            var samples: [Float] = []
+            for index in 0..<(rate * 2) {
+                let x = 1.3 * sin(2 * Double.pi * 441 * Double(index) / Double(rate))
+                let clipped = min(32767, max(-32768, (x * 32768).rounded()))
+                samples.append(Float(clipped) / 32768)
+            }
+            samples += SyntheticAudio.noise(amplitude: 0.01, frames: rate).map { ($0 * 32768).rounded() / 32768 }
+            let pcm16 = folder + "/pcm16.wav"
+            let float32 = folder + "/float.wav"
+            try AudioTestTools.writeWithSox(
+                samples, channels: 1, sampleRate: rate, to: pcm16, soxOutputOptions: ["-D", "-b", "16"])
+            try AudioTestTools.require("sox", [pcm16, "-e", "floating-point", "-b", "32", float32])
+            let a = try AlarmSound.check(path: pcm16)
+            let b = try AlarmSound.check(path: float32)
+            #expect(a.format.isLinearPCM16 && !b.format.isLinearPCM16)
+            #expect(a.decodedFrames == b.decodedFrames)
+            // The same peak, clipping and count exactly; the 16-bit path sums the squares
+            // in its own order, so the two RMS values may differ by float rounding (~1e-7 dB) only.
+            #expect(a.levels.peak == b.levels.peak)
+            #expect(a.levels.clippedSamples == b.levels.clippedSamples)
+            #expect(a.levels.sampleCount == b.levels.sampleCount)
+            #expect(isApproximatelyEqual(a.levels.rmsDBFS, b.levels.rmsDBFS, absoluteTolerance: 1e-5))
+            #expect(a.levels.clippedSamples > 100)
+            #expect(a.levels.peak == 1)
         }
-        samples += TestSignals.noise(amplitude: 0.01, frames: rate).map { ($0 * 32768).rounded() / 32768 }
-        let pcm16 = folder + "/pcm16.wav"
-        let float32 = folder + "/float.wav"
-        try AudioTestTools.writeWithSox(
-            samples, channels: 1, sampleRate: rate, to: pcm16, soxOutputOptions: ["-D", "-b", "16"])
-        try AudioTestTools.require("sox", [pcm16, "-e", "floating-point", "-b", "32", float32])
-        let a = try AlarmSound.check(path: pcm16)
-        let b = try AlarmSound.check(path: float32)
-        #expect(a.format.isLinearPCM16 && !b.format.isLinearPCM16)
-        #expect(a.decodedFrames == b.decodedFrames)
-        // The same peak, clipping and count exactly; the 16-bit path sums the squares
-        // in its own order, so the two RMS values may differ by float rounding (~1e-7 dB) only.
-        #expect(a.levels.peak == b.levels.peak)
-        #expect(a.levels.clippedSamples == b.levels.clippedSamples)
-        #expect(a.levels.sampleCount == b.levels.sampleCount)
-        #expect(isApproximatelyEqual(a.levels.rmsDBFS, b.levels.rmsDBFS, absoluteTolerance: 1e-5))
-        #expect(a.levels.clippedSamples > 100)
-        #expect(a.levels.peak == 1)
     }
 }

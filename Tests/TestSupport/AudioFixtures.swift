@@ -455,42 +455,51 @@ public enum SyntheticAudio {
     }
 }
 
-/// Runs external tools for tests (sox, espeak-ng).
+/// Speech made by external tools for tests (espeak-ng, sox).
 public enum TestTools {
-    /// Runs `tool` with `arguments`, waits, and returns its exit status.
-    @discardableResult
-    public static func run(_ tool: String, _ arguments: [String]) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [tool] + arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
-    }
-
-    /// A fresh temporary folder for one test.
-    public static func temporaryFolder() throws -> String {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "proofkit-test-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url.path
-    }
-
     /// Arabic speech from espeak-ng, resampled by sox to 16 kHz mono 16-bit.
     /// - Throws: when a tool fails.
     public static func espeakArabic(_ text: String, speed: Int = 130) throws -> TestAudio {
-        let folder = try temporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let raw = folder + "/espeak.wav"
-        let wav = folder + "/speech16k.wav"
-        guard try run("espeak-ng", ["-v", "ar", "-s", String(speed), "-w", raw, text]) == 0 else {
-            throw TestAudioError("espeak-ng failed")
+        try withTemporaryFolder { folder in
+            let raw = folder + "/espeak.wav"
+            let wav = folder + "/speech16k.wav"
+            try AudioTestTools.require("espeak-ng", ["-v", "ar", "-s", String(speed), "-w", raw, text])
+            try AudioTestTools.require("sox", [raw, "-r", "16000", "-c", "1", "-b", "16", wav])
+            return try TestAudio.readWAV(wav)
         }
-        guard try run("sox", [raw, "-r", "16000", "-c", "1", "-b", "16", wav]) == 0 else {
-            throw TestAudioError("sox failed")
+    }
+}
+
+/// Plain signals as sample arrays (the same family as the sounds above: deterministic, seeded).
+extension SyntheticAudio {
+    /// A sine of `frequency` Hz at `amplitude`, `frames` long, mono.
+    public static func sine(frequency: Double, amplitude: Double = 0.5, sampleRate: Int, frames: Int)
+        -> [Float]
+    {
+        (0..<frames).map { Float(amplitude * sin(2 * Double.pi * frequency * Double($0) / Double(sampleRate))) }
+    }
+
+    /// Uniform white noise at `amplitude` from a fixed seed, mono (xorshift: the values the
+    /// resampler and file tests were written against).
+    public static func noise(amplitude: Double = 0.3, frames: Int, seed: UInt64 = 0x9E37_79B9_7F4A_7C15)
+        -> [Float]
+    {
+        var state = seed
+        return (0..<frames).map { _ in
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            return Float(amplitude * (Double(state >> 11) / Double(1 << 53) * 2 - 1))
         }
-        return try TestAudio.readWAV(wav)
+    }
+
+    /// Interleaves per-channel signals of equal length.
+    public static func interleave(_ channels: [[Float]]) -> [Float] {
+        guard let first = channels.first else { return [] }
+        var out = [Float](repeating: 0, count: first.count * channels.count)
+        for (c, channel) in channels.enumerated() {
+            for (i, x) in channel.enumerated() { out[i * channels.count + c] = x }
+        }
+        return out
     }
 }

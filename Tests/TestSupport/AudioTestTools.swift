@@ -1,35 +1,23 @@
 import Foundation
 
 /// Helpers for audio tests: running external tools (sox, ffmpeg, ffprobe, lame, the built
-/// `proofkit`), scratch folders, and an independent reader (sox) for decoded samples.
+/// `proofkit`) through the one runner (`runProcess`), and independent readers (sox, ffmpeg) of
+/// decoded samples.
 public enum AudioTestTools {
-    /// What a finished process printed and returned.
-    public struct Outcome: Sendable {
-        /// Exit status (or 128 + signal when killed by a signal).
-        public var status: Int32
-        /// Everything written to stdout.
-        public var stdout: String
-        /// Everything written to stderr.
-        public var stderr: String
-        /// Non-empty stderr lines.
-        public var stderrLines: [String] { stderr.split(separator: "\n").map(String.init) }
-    }
-
     /// Runs `executable` (a path, or a name looked up on PATH) with `arguments`, reading both
     /// pipes to the end before waiting, so that a chatty child can never deadlock.
     public static func run(
         _ executable: String, _ arguments: [String], currentDirectory: String? = nil
-    ) throws -> Outcome {
+    ) throws -> ProcessResult {
         // A name goes through /usr/bin/env, which looks it up on PATH.
         let (path, words) =
             executable.contains("/") ? (executable, arguments) : ("/usr/bin/env", [executable] + arguments)
-        let result = try runProcess(path, words, currentDirectory: currentDirectory)
-        return Outcome(status: result.status, stdout: result.stdout, stderr: result.stderr)
+        return try runProcess(path, words, currentDirectory: currentDirectory)
     }
 
     /// Runs a tool and throws when it fails (for generating test inputs).
     @discardableResult
-    public static func require(_ executable: String, _ arguments: [String]) throws -> Outcome {
+    public static func require(_ executable: String, _ arguments: [String]) throws -> ProcessResult {
         let outcome = try run(executable, arguments)
         guard outcome.status == 0 else {
             throw ToolFailure(
@@ -44,20 +32,6 @@ public enum AudioTestTools {
         public var description: String
     }
 
-    /// A new empty folder under the system's temporary folder.
-    public static func makeScratchFolder(_ label: String = "proofkit-test") throws -> String {
-        var template = Array("\(NSTemporaryDirectory())/\(label)-XXXXXX".utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw ToolFailure(description: "mkdtemp failed")
-        }
-        return String(cString: made)
-    }
-
-    /// Removes a folder and everything in it.
-    public static func remove(_ path: String) {
-        try? FileManager.default.removeItem(atPath: path)
-    }
-
     /// Whether a file exists at `path`.
     public static func exists(_ path: String) -> Bool {
         FileManager.default.fileExists(atPath: path)
@@ -70,7 +44,7 @@ public enum AudioTestTools {
 
     /// Interleaved samples of `path` decoded by sox (an independent reader), as 32-bit floats.
     public static func soxSamples(_ path: String) throws -> [Float] {
-        let scratch = try makeScratchFolder("sox-read")
+        let scratch = try TemporaryFolder.make("sox-read")
         defer { remove(scratch) }
         let raw = scratch + "/out.f32"
         try require("sox", [path, "-t", "f32", "-e", "floating-point", "-b", "32", "-L", raw])
@@ -80,7 +54,7 @@ public enum AudioTestTools {
 
     /// Interleaved samples of `path` decoded by ffmpeg (an independent decoder), as 32-bit floats.
     public static func ffmpegSamples(_ path: String) throws -> [Float] {
-        let scratch = try makeScratchFolder("ffmpeg-read")
+        let scratch = try TemporaryFolder.make("ffmpeg-read")
         defer { remove(scratch) }
         let raw = scratch + "/out.f32"
         try require("ffmpeg", ["-v", "error", "-i", path, "-f", "f32le", "-c:a", "pcm_f32le", raw])
@@ -90,7 +64,7 @@ public enum AudioTestTools {
 
     /// Interleaved 16-bit samples of a 16-bit file decoded by sox.
     public static func soxInt16(_ path: String) throws -> [Int16] {
-        let scratch = try makeScratchFolder("sox-read")
+        let scratch = try TemporaryFolder.make("sox-read")
         defer { remove(scratch) }
         let raw = scratch + "/out.s16"
         try require("sox", [path, "-t", "s16", "-L", raw])
@@ -150,38 +124,5 @@ public enum AudioTestTools {
     /// Unmounts what ``mountTmpfs(at:kilobytes:readOnly:)`` mounted.
     public static func unmount(_ folder: String) {
         _ = try? run("umount", [folder])
-    }
-}
-
-/// Deterministic test signals.
-public enum TestSignals {
-    /// A sine of `frequency` Hz at `amplitude`, `frames` long, mono.
-    public static func sine(frequency: Double, amplitude: Double = 0.5, sampleRate: Int, frames: Int)
-        -> [Float]
-    {
-        (0..<frames).map { Float(amplitude * sin(2 * Double.pi * frequency * Double($0) / Double(sampleRate))) }
-    }
-
-    /// Uniform white noise at `amplitude` from a fixed seed (xorshift), mono.
-    public static func noise(amplitude: Double = 0.3, frames: Int, seed: UInt64 = 0x9E37_79B9_7F4A_7C15)
-        -> [Float]
-    {
-        var state = seed
-        return (0..<frames).map { _ in
-            state ^= state << 13
-            state ^= state >> 7
-            state ^= state << 17
-            return Float(amplitude * (Double(state >> 11) / Double(1 << 53) * 2 - 1))
-        }
-    }
-
-    /// Interleaves per-channel signals of equal length.
-    public static func interleave(_ channels: [[Float]]) -> [Float] {
-        guard let first = channels.first else { return [] }
-        var out = [Float](repeating: 0, count: first.count * channels.count)
-        for (c, channel) in channels.enumerated() {
-            for (i, x) in channel.enumerated() { out[i * channels.count + c] = x }
-        }
-        return out
     }
 }

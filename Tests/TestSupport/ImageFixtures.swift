@@ -47,10 +47,7 @@ public enum ImageFixtures {
 
     /// A fresh temporary folder (removed by the caller when done).
     public static func temporaryFolder() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "proofkit-image-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
+        URL(fileURLWithPath: try TemporaryFolder.make("proofkit-image"))
     }
 }
 

@@ -68,21 +68,21 @@ public enum PoseFixtures {
     /// ``ImageFixtures/pythonWithPillow``.
     public static func decodedPhoto(_ photo: String) throws -> RGBImage {
         guard let python = ImageFixtures.pythonWithPillow else { throw CocoaError(.executableNotLoadable) }
-        let folder = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let file = try extractPhoto(photo, into: folder)
-        let out = folder + "/pixels.rgb"
-        let script = """
-            import sys
-            from PIL import Image
-            image = Image.open(sys.argv[1]).convert('RGB')
-            open(sys.argv[2], 'wb').write(image.tobytes())
-            print(image.width, image.height)
-            """
-        let result = try runProcess(python, ["-c", script, file, out])
-        let words = result.stdout.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
-        guard result.status == 0, words.count == 2 else { throw CocoaError(.fileReadCorruptFile) }
-        return RGBImage(
-            width: words[0], height: words[1], pixels: [UInt8](try Data(contentsOf: URL(fileURLWithPath: out))))
+        return try withTemporaryFolder { folder in
+            let file = try extractPhoto(photo, into: folder)
+            let out = folder + "/pixels.rgb"
+            let script = """
+                import sys
+                from PIL import Image
+                image = Image.open(sys.argv[1]).convert('RGB')
+                open(sys.argv[2], 'wb').write(image.tobytes())
+                print(image.width, image.height)
+                """
+            let result = try runProcess(python, ["-c", script, file, out])
+            let words = result.stdout.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+            guard result.status == 0, words.count == 2 else { throw CocoaError(.fileReadCorruptFile) }
+            return RGBImage(
+                width: words[0], height: words[1], pixels: [UInt8](try Data(contentsOf: URL(fileURLWithPath: out))))
+        }
     }
 }

@@ -10,6 +10,8 @@ public struct ProcessResult: Sendable {
     public var stderr: String
     /// stdout as raw bytes.
     public var stdoutData: Data
+    /// Non-empty stderr lines.
+    public var stderrLines: [String] { stderr.split(separator: "\n").map(String.init) }
 }
 
 /// Runs `executable` with `arguments`, feeding `stdin` and draining both pipes before waiting
@@ -113,12 +115,6 @@ extension TestEnvironment {
             currentDirectory: currentDirectory)
     }
 
-    /// A new empty temporary folder, removed by the caller (`defer { try? FileManager.default.removeItem(atPath:) }`).
-    public static func makeTemporaryFolder() throws -> String {
-        let path = NSTemporaryDirectory() + "proofkit-test-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }
 }
 
 /// Ignores SIGPIPE in the test process, once: a write to a child's closed pipe then fails with

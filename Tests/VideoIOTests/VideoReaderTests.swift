@@ -93,55 +93,55 @@ struct VideoReaderTests {
         }
         #expect(frames.map(\.index) == Array(0..<frames.count))
         // Frame 40 as the ffmpeg CLI decodes it to RGB (its own conversion: a level or two apart).
-        let folder = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try ffmpeg([
-            "-i", walkers, "-vf", "select=eq(n\\,40)", "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24",
-            folder + "/f.rgb",
-        ])
-        let reference = [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder + "/f.rgb")))
-        let ours = frames[40].image.pixels
-        #expect(reference.count == ours.count)
-        let difference = zip(reference, ours).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }
-        #expect(Double(difference) / Double(max(1, ours.count)) < 2.0)
+        try withTemporaryFolder { folder in
+            try ffmpeg([
+                "-i", walkers, "-vf", "select=eq(n\\,40)", "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24",
+                folder + "/f.rgb",
+            ])
+            let reference = [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder + "/f.rgb")))
+            let ours = frames[40].image.pixels
+            #expect(reference.count == ours.count)
+            let difference = zip(reference, ours).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }
+            #expect(Double(difference) / Double(max(1, ours.count)) < 2.0)
+        }
     }
 
     @Test("a video cut to 60 % of its bytes gives the frames that decode, then says where it stopped")
     func truncated() throws {
         let bytes = try Data(contentsOf: URL(fileURLWithPath: walkers))
-        let folder = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let path = folder + "/cut.mp4"
-        try bytes.prefix(bytes.count * 6 / 10).write(to: URL(fileURLWithPath: path))
-        let (frames, reader) = try readAll(path)
-        #expect(frames.count > 10 && frames.count < 90)
-        let stop = try #require(reader.stop)
-        #expect(stop.framesRead == frames.count)
-        #expect(stop.lastTime == frames.last?.time)
-        #expect(stop.description.hasPrefix("stopped after frame \(frames.count) ("))
+        try withTemporaryFolder { folder in
+            let path = folder + "/cut.mp4"
+            try bytes.prefix(bytes.count * 6 / 10).write(to: URL(fileURLWithPath: path))
+            let (frames, reader) = try readAll(path)
+            #expect(frames.count > 10 && frames.count < 90)
+            let stop = try #require(reader.stop)
+            #expect(stop.framesRead == frames.count)
+            #expect(stop.lastTime == frames.last?.time)
+            #expect(stop.description.hasPrefix("stopped after frame \(frames.count) ("))
+        }
     }
 
     @Test("not a video: text, an audio-only file and an empty file are decodeFailed (65); a folder is notFound (66)")
     func notAVideo() throws {
-        let folder = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try Data("just some text, not a video\n".utf8).write(to: URL(fileURLWithPath: folder + "/a.mp4"))
-        try Data().write(to: URL(fileURLWithPath: folder + "/empty.mp4"))
-        let audio = TestEnvironment.fixture("speech_en_ljspeech_16k.wav")
-        for path in [folder + "/a.mp4", folder + "/empty.mp4", audio] {
-            #expect(throws: ProofkitError.self) { _ = try VideoReader(path: path) }
-            do {
-                _ = try VideoReader(path: path)
-            } catch {
-                #expect(error.code == .decodeFailed, "\(path): \(error)")
-                #expect(error.path == path)
+        try withTemporaryFolder { folder in
+            try Data("just some text, not a video\n".utf8).write(to: URL(fileURLWithPath: folder + "/a.mp4"))
+            try Data().write(to: URL(fileURLWithPath: folder + "/empty.mp4"))
+            let audio = TestEnvironment.fixture("speech_en_ljspeech_16k.wav")
+            for path in [folder + "/a.mp4", folder + "/empty.mp4", audio] {
+                #expect(throws: ProofkitError.self) { _ = try VideoReader(path: path) }
+                do throws(ProofkitError) {
+                    _ = try VideoReader(path: path)
+                } catch {
+                    #expect(error.code == .decodeFailed, "\(path): \(error)")
+                    #expect(error.path == path)
+                }
             }
-        }
-        do {
-            _ = try VideoReader(path: folder)
-            Issue.record("a folder opened as a video")
-        } catch {
-            #expect(error.code == .notFound)
+            do throws(ProofkitError) {
+                _ = try VideoReader(path: folder)
+                Issue.record("a folder opened as a video")
+            } catch {
+                #expect(error.code == .notFound)
+            }
         }
     }
 
@@ -149,47 +149,47 @@ struct VideoReaderTests {
         "a huge or extreme stream is bounded: 8K+ and 20:1 are refused before decoding, 4K is scaled to 1280x720 while it decodes",
         .enabled(if: TestEnvironment.hasTool("ffmpeg")))
     func bounded() throws {
-        let folder = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        for (name, size) in [("huge", "9000x5000"), ("thin", "4000x200"), ("uhd", "3840x2160")] {
-            try ffmpeg([
-                "-f", "lavfi", "-i", "testsrc2=size=\(size):rate=5:duration=0.4", "-c:v", "libx264", "-preset",
-                "ultrafast", "-pix_fmt", "yuv420p", folder + "/\(name).mp4",
-            ])
-        }
-        for name in ["huge", "thin"] {
-            do {
-                _ = try VideoReader(path: folder + "/\(name).mp4")
-                Issue.record("\(name) opened")
-            } catch {
-                #expect(error.code == .unsupportedFormat, "\(name): \(error)")
+        try withTemporaryFolder { folder in
+            for (name, size) in [("huge", "9000x5000"), ("thin", "4000x200"), ("uhd", "3840x2160")] {
+                try ffmpeg([
+                    "-f", "lavfi", "-i", "testsrc2=size=\(size):rate=5:duration=0.4", "-c:v", "libx264", "-preset",
+                    "ultrafast", "-pix_fmt", "yuv420p", folder + "/\(name).mp4",
+                ])
             }
+            for name in ["huge", "thin"] {
+                do throws(ProofkitError) {
+                    _ = try VideoReader(path: folder + "/\(name).mp4")
+                    Issue.record("\(name) opened")
+                } catch {
+                    #expect(error.code == .unsupportedFormat, "\(name): \(error)")
+                }
+            }
+            let (frames, reader) = try readAll(folder + "/uhd.mp4")
+            #expect(reader.stop == nil)
+            #expect(frames.count == 2)
+            #expect(frames.allSatisfy { $0.image.width == 1280 && $0.image.height == 720 })
+            #expect(reader.frameSize == (1280, 720))
         }
-        let (frames, reader) = try readAll(folder + "/uhd.mp4")
-        #expect(reader.stop == nil)
-        #expect(frames.count == 2)
-        #expect(frames.allSatisfy { $0.image.width == 1280 && $0.image.height == 720 })
-        #expect(reader.frameSize == (1280, 720))
     }
 
     @Test(
         "a phone video's rotation (its display matrix) is applied as the ffmpeg CLI applies it: 640x480 becomes 480x640"
     )
     func rotation() throws {
-        let folder = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let rotated = folder + "/rotated.mp4"
-        try ffmpeg(["-i", walkers, "-t", "0.5", "-c", "copy", "-metadata:s:v:0", "rotate=90", rotated])
-        let (frames, reader) = try readAll(rotated)
-        // FFmpeg 5.1's mov muxer writes `rotate=90` as a matrix that the ffmpeg CLI turns 270
-        // degrees clockwise; the pixels below are the CLI's.
-        #expect(reader.rotation == 270)
-        let first = try #require(frames.first)
-        #expect(first.image.width == 480 && first.image.height == 640)
-        try ffmpeg(["-i", rotated, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", folder + "/f.rgb"])
-        let reference = [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder + "/f.rgb")))
-        #expect(reference.count == first.image.pixels.count)
-        let difference = zip(reference, first.image.pixels).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }
-        #expect(Double(difference) / Double(max(1, reference.count)) < 2.0)
+        try withTemporaryFolder { folder in
+            let rotated = folder + "/rotated.mp4"
+            try ffmpeg(["-i", walkers, "-t", "0.5", "-c", "copy", "-metadata:s:v:0", "rotate=90", rotated])
+            let (frames, reader) = try readAll(rotated)
+            // FFmpeg 5.1's mov muxer writes `rotate=90` as a matrix that the ffmpeg CLI turns 270
+            // degrees clockwise; the pixels below are the CLI's.
+            #expect(reader.rotation == 270)
+            let first = try #require(frames.first)
+            #expect(first.image.width == 480 && first.image.height == 640)
+            try ffmpeg(["-i", rotated, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", folder + "/f.rgb"])
+            let reference = [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder + "/f.rgb")))
+            #expect(reference.count == first.image.pixels.count)
+            let difference = zip(reference, first.image.pixels).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }
+            #expect(Double(difference) / Double(max(1, reference.count)) < 2.0)
+        }
     }
 }

@@ -1,0 +1,48 @@
+import Foundation
+
+/// The tests' temporary folders: one maker (`mkdtemp`: a fresh name no one else can have planted,
+/// mode 0700, under the system's temporary folder) and one scope that removes the folder with
+/// everything in it when the body returns or throws.
+public enum TemporaryFolder {
+    /// A new empty folder named `LABEL-XXXXXX`; the caller removes it (prefer
+    /// ``withTemporaryFolder(_:_:)-(_,(String)->T)``, which does).
+    /// - Parameter label: the start of the folder's name ["proofkit-test"].
+    /// - Throws: ``TestAudioError`` when `mkdtemp` fails.
+    public static func make(_ label: String = "proofkit-test") throws -> String {
+        // NSTemporaryDirectory() ends with a slash: no second one (tests compare paths as text).
+        var base = NSTemporaryDirectory()
+        while base.hasSuffix("/") && base.count > 1 { base.removeLast() }
+        var template = Array("\(base)/\(label)-XXXXXX".utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw TestAudioError("mkdtemp failed for \(label) (errno \(errno))")
+        }
+        return String(cString: made)
+    }
+
+    /// Removes `path` and everything in it (nothing when it is gone already).
+    public static func remove(_ path: String) {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}
+
+/// Runs `body` with a new empty temporary folder (``TemporaryFolder/make(_:)``), then removes the
+/// folder and everything in it, whether `body` returns or throws.
+/// - Parameters:
+///   - label: the start of the folder's name ["proofkit-test"].
+///   - body: gets the folder's path.
+/// - Returns: what `body` returns.
+/// - Throws: what `body` throws, or when the folder cannot be made.
+public func withTemporaryFolder<T>(_ label: String = "proofkit-test", _ body: (String) throws -> T) throws -> T {
+    let folder = try TemporaryFolder.make(label)
+    defer { TemporaryFolder.remove(folder) }
+    return try body(folder)
+}
+
+/// The `async` form of ``withTemporaryFolder(_:_:)-(_,(String)->T)``.
+public func withTemporaryFolder<T>(
+    _ label: String = "proofkit-test", _ body: (String) async throws -> T
+) async throws -> T {
+    let folder = try TemporaryFolder.make(label)
+    defer { TemporaryFolder.remove(folder) }
+    return try await body(folder)
+}
