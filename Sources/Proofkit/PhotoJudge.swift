@@ -245,8 +245,7 @@ public struct PhotoJudge: ~Copyable {
         // runtime release than the one that saved the file is dropped.)
         // An installed tree on another CPU than the one that built it makes its own copy on
         // first use, in the user's cache (``OptimizedModelCache``).
-        let cacheEnvironment =
-            OptimizedModelCache.isUsed(forModelAt: modelPath) ? POSIX.environment() : nil
+        let cacheEnvironment = OptimizedModelCache.isUsed(forModelAt: modelPath) ? store.environment : nil
         var optimized = PhotoModelStore.optimizedModel(
             for: engine, modelPath: modelPath, modelSHA256: expected, manifest: modelManifest)
         var fast: OnnxPhotoModel? = nil

@@ -129,34 +129,35 @@ struct ReadingProofSessionTests {
 struct ReadingProofDemoTests {
     @Test("espeak-ng Arabic in a real room: accepted with the transcript; voice-only finds the two readings")
     func demo() throws {
-        let folder = try TestEnvironment.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let kept = folder + "/demo.wav"
-        let outcome = try ReadingProofDemo.run(
-            roomNoisePath: TestEnvironment.fixture("noise_ac_16k.wav"), keepRecordingAt: kept)
-        #expect(outcome.skippedReason == nil)
-        let withTranscript = try #require(outcome.withTranscript)
-        #expect(withTranscript.verdict == "accepted")
-        #expect(withTranscript.rule == "keyWords")
-        #expect(withTranscript.heardKeyWords.count == 5)
-        let voiceOnly = try #require(outcome.voiceOnly)
-        #expect(outcome.speechRegions.count == 2)
-        // Voice is found inside the two readings only, and covers most of them.
-        let speech = outcome.speechRegions.reduce(0) { $0 + $1.duration }
-        let inside = voiceOnly.segments.reduce(0.0) { total, segment in
-            total
-                + outcome.speechRegions.reduce(0) {
-                    $0 + max(0, min(segment.end, $1.end + 0.1) - max(segment.start, $1.start - 0.1))
-                }
+        try withTemporaryFolder { folder in
+            let kept = folder + "/demo.wav"
+            let outcome = try ReadingProofDemo.run(
+                roomNoisePath: TestEnvironment.fixture("noise_ac_16k.wav"), keepRecordingAt: kept,
+                environment: ProcessInfo.processInfo.environment)
+            #expect(outcome.skippedReason == nil)
+            let withTranscript = try #require(outcome.withTranscript)
+            #expect(withTranscript.verdict == "accepted")
+            #expect(withTranscript.rule == "keyWords")
+            #expect(withTranscript.heardKeyWords.count == 5)
+            let voiceOnly = try #require(outcome.voiceOnly)
+            #expect(outcome.speechRegions.count == 2)
+            // Voice is found inside the two readings only, and covers most of them.
+            let speech = outcome.speechRegions.reduce(0) { $0 + $1.duration }
+            let inside = voiceOnly.segments.reduce(0.0) { total, segment in
+                total
+                    + outcome.speechRegions.reduce(0) {
+                        $0 + max(0, min(segment.end, $1.end + 0.1) - max(segment.start, $1.start - 0.1))
+                    }
+            }
+            #expect(voiceOnly.voicedSeconds - inside < 0.2, "\(voiceOnly.segments)")
+            #expect(voiceOnly.voicedSeconds > 0.6 * speech, "\(voiceOnly.voicedSeconds) of \(speech)")
+            #expect(voiceOnly.verdict == (voiceOnly.voicedSeconds >= voiceOnly.neededSeconds ? "accepted" : "rejected"))
+            #expect(abs(outcome.finalFloorDecibels + 50) < 4)
+            // The kept recording is a real 16 kHz WAV of the stated length.
+            let audio = try TestAudio.readWAV(kept)
+            #expect(audio.sampleRate == 16000)
+            #expect(abs(audio.seconds - outcome.recordingSeconds) < 0.001)
         }
-        #expect(voiceOnly.voicedSeconds - inside < 0.2, "\(voiceOnly.segments)")
-        #expect(voiceOnly.voicedSeconds > 0.6 * speech, "\(voiceOnly.voicedSeconds) of \(speech)")
-        #expect(voiceOnly.verdict == (voiceOnly.voicedSeconds >= voiceOnly.neededSeconds ? "accepted" : "rejected"))
-        #expect(abs(outcome.finalFloorDecibels + 50) < 4)
-        // The kept recording is a real 16 kHz WAV of the stated length.
-        let audio = try TestAudio.readWAV(kept)
-        #expect(audio.sampleRate == 16000)
-        #expect(abs(audio.seconds - outcome.recordingSeconds) < 0.001)
     }
 
     @Test("without espeak-ng on PATH the demo is skipped with a reason, not an error")

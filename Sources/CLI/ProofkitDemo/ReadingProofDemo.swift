@@ -17,7 +17,7 @@ public import VoiceGate
 /// voice-only fallback (no recogniser).
 ///
 /// ```swift
-/// let outcome = try ReadingProofDemo.run()
+/// let outcome = try ReadingProofDemo.run(environment: ["PATH": "/usr/bin:/bin"])
 /// if let reason = outcome.skippedReason { print("reading proof skipped: \(reason)") }
 /// else { print(outcome.withTranscript!.verdict, outcome.voiceOnly!.voicedSeconds) }
 /// ```
@@ -82,15 +82,15 @@ public enum ReadingProofDemo {
     ///     ``defaultRoomNoise`` found above the executable's folder or in the current folder.
     ///   - keepRecordingAt: where to write the mix (16-bit WAV, atomically); default a temporary
     ///     file that is removed.
-    ///   - environment: the environment whose `PATH` finds espeak-ng; default the process's.
+    ///   - environment: the environment whose `PATH` finds espeak-ng (the caller's: nothing is read
+    ///     on the side).
     /// - Returns: the outcome; ``Outcome/skippedReason`` says why when espeak-ng or the room noise
     ///   is missing (not an error: the demo goes on without this part).
     /// - Throws: `ProofkitError` when espeak-ng fails, a file cannot be read or written.
     public static func run(
         roomNoisePath: String? = nil, keepRecordingAt: String? = nil,
-        environment: [String: String]? = nil
+        environment: [String: String]
     ) throws(ProofkitError) -> Outcome {
-        let environment = environment ?? ProcessInfo.processInfo.environment
         guard let espeak = findExecutable("espeak-ng", environment: environment) else {
             return .skipped("espeak-ng is not installed (apt install espeak-ng): no Arabic speech to test with")
         }
