@@ -431,6 +431,38 @@ public struct VoiceActivityGate: Sendable {
         let current = frameIndex
         frameIndex += 1
 
+        let isWarmingUp = followLevel(level)
+        let isSteady = updateSteadiness()
+
+        // Decision against the floor as it stood before this frame.
+        let onThreshold = floor + configuration.marginDecibels
+        let offThreshold = onThreshold - configuration.hysteresisDecibels
+        let floorPower = power(decibels: floor)
+
+        let bandLevel = max(silence, decibels(power: sumBandSquares / n))
+        trackModulation(bandLevel: bandLevel, frame: current, onThreshold: onThreshold)
+        if usesHarmonicity {
+            trackVoicing(level: level, frame: current, offThreshold: offThreshold)
+        }
+        if !isWarmingUp {
+            advanceState(
+                level: level, energy: energy, difference: differenceEnergy, frame: current,
+                onThreshold: onThreshold, offThreshold: offThreshold, floorPower: floorPower)
+        }
+        updateFloor(isWarmingUp: isWarmingUp, isSteady: isSteady, frame: current)
+        learnRoomShape(energy: energy, difference: differenceEnergy, isWarmingUp: isWarmingUp)
+
+        let frame = VoiceGateFrame(
+            seconds: Double(current) * frameSeconds, levelDecibels: level, floorDecibels: floor,
+            thresholdDecibels: floor + configuration.marginDecibels, isVoiced: state == .voiced)
+        if configuration.recordsTrack { track.append(frame) }
+        return frame
+    }
+
+    /// Counts the frame in the room and smooths its level into the floor's and the light level
+    /// (the first frame starts them); returns whether the gate is still warming up.
+    @inline(__always)
+    private mutating func followLevel(_ level: Float) -> Bool {
         if !hasFloor {
             floor = level
             smoothedLevel = level
@@ -441,8 +473,13 @@ public struct VoiceActivityGate: Sendable {
         let isWarmingUp = roomFrames <= warmUpFrames
         smoothedLevel += (level - smoothedLevel) * (isWarmingUp ? max(smoothing, 0.5) : smoothing)
         lightLevel += (level - lightLevel) * 0.5
+        return isWarmingUp
+    }
 
-        // Steadiness: the lightly smoothed level stayed within a narrow range over the window.
+    /// Records the smoothed level and says whether it stayed within a narrow range over the
+    /// steadiness window.
+    @inline(__always)
+    private mutating func updateSteadiness() -> Bool {
         recentLevels[recentIndex] = smoothedLevel
         recentIndex = (recentIndex + 1) % recentLevels.count
         recentCount = min(recentCount + 1, recentLevels.count)
@@ -461,17 +498,15 @@ public struct VoiceActivityGate: Sendable {
             }
             isSteady = high - low <= configuration.steadinessDecibels
         }
+        return isSteady
+    }
 
-        // Decision against the floor as it stood before this frame.
-        let onThreshold = floor + configuration.marginDecibels
-        let offThreshold = onThreshold - configuration.hysteresisDecibels
-        let floorPower = power(decibels: floor)
-
-        // The syllable cue: the light speech-band level fell fast from its recent peak while the
-        // full-band level peaked above the start threshold. The speech band (around 1 kHz)
-        // matters: a car's rumble and a fan's hum jitter from frame to frame by several dB in the
-        // full band, but their share of the speech band is smooth.
-        let bandLevel = max(silence, decibels(power: sumBandSquares / n))
+    /// The syllable cue: the light speech-band level fell fast from its recent peak while the
+    /// full-band level peaked above the start threshold. The speech band (around 1 kHz)
+    /// matters: a car's rumble and a fan's hum jitter from frame to frame by several dB in the
+    /// full band, but their share of the speech band is smooth.
+    @inline(__always)
+    private mutating func trackModulation(bandLevel: Float, frame current: Int, onThreshold: Float) {
         lightBandLevel = current == 0 ? bandLevel : lightBandLevel + (bandLevel - lightBandLevel) * 0.5
         peakLevels[peakIndex] = lightLevel
         peakBandLevels[peakIndex] = lightBandLevel
@@ -485,86 +520,95 @@ public struct VoiceActivityGate: Sendable {
         if recentPeak > onThreshold, recentBandPeak - lightBandLevel >= modulationDecibels {
             lastModulationFrame = current
         }
+    }
 
-        // The voicing cue: loud frames that repeat at a voice's pitch, in stretches.
-        if usesHarmonicity {
-            var isPitched = false
-            if level > offThreshold, pitch.strength() >= configuration.minimumHarmonicity {
-                // A pure tone (a bubble, a drop's ring) is periodic without being a voice.
-                isPitched = !usesHarmonicShare || pitch.harmonicSpread() <= configuration.maximumHarmonicShare
-            }
-            if isPitched {
-                // A stretch continues only while the pitch glides (bubbles come at unrelated
-                // pitches) and the level holds.
-                if harmonicStreak > 0,
-                    (continuity > 0 && !isContinuous(previousLag, pitch.bestLag))
-                        || level < stretchPeakLevel - configuration.maximumVoicedFallDecibels
-                {
-                    harmonicStreak = 0
-                }
-                // A ringing bubble or drop decays by 4-20 dB per frame; a vowel holds its level.
-                stretchPeakLevel = harmonicStreak == 0 ? level : max(stretchPeakLevel, level)
-                harmonicStreak += 1
-                // The tail's count asks only for the level to hold: a word's end may glide fast.
-                if pitchedStreak > 0, level < pitchedPeakLevel - configuration.maximumVoicedFallDecibels {
-                    pitchedStreak = 0
-                }
-                pitchedPeakLevel = pitchedStreak == 0 ? level : max(pitchedPeakLevel, level)
-                pitchedStreak += 1
-                previousLag = pitch.bestLag
-            } else {
+    /// The voicing cue: loud frames that repeat at a voice's pitch, in stretches.
+    @inline(__always)
+    private mutating func trackVoicing(level: Float, frame current: Int, offThreshold: Float) {
+        var isPitched = false
+        if level > offThreshold, pitch.strength() >= configuration.minimumHarmonicity {
+            // A pure tone (a bubble, a drop's ring) is periodic without being a voice.
+            isPitched = !usesHarmonicShare || pitch.harmonicSpread() <= configuration.maximumHarmonicShare
+        }
+        if isPitched {
+            // A stretch continues only while the pitch glides (bubbles come at unrelated
+            // pitches) and the level holds.
+            if harmonicStreak > 0,
+                (continuity > 0 && !isContinuous(previousLag, pitch.bestLag))
+                    || level < stretchPeakLevel - configuration.maximumVoicedFallDecibels
+            {
                 harmonicStreak = 0
+            }
+            // A ringing bubble or drop decays by 4-20 dB per frame; a vowel holds its level.
+            stretchPeakLevel = harmonicStreak == 0 ? level : max(stretchPeakLevel, level)
+            harmonicStreak += 1
+            // The tail's count asks only for the level to hold: a word's end may glide fast.
+            if pitchedStreak > 0, level < pitchedPeakLevel - configuration.maximumVoicedFallDecibels {
                 pitchedStreak = 0
             }
-            if pitchedStreak >= 2 { lastVoicingFrame = current }
-            if harmonicStreak >= voicedStretchFrames { lastStretchFrame = current }
+            pitchedPeakLevel = pitchedStreak == 0 ? level : max(pitchedPeakLevel, level)
+            pitchedStreak += 1
+            previousLag = pitch.bestLag
+        } else {
+            harmonicStreak = 0
+            pitchedStreak = 0
         }
+        if pitchedStreak >= 2 { lastVoicingFrame = current }
+        if harmonicStreak >= voicedStretchFrames { lastStretchFrame = current }
+    }
 
-        if !isWarmingUp {
-            // A candidate run that stayed below the continue threshold for the closing time
-            // without showing the cue is dropped; shorter dips are bridged.
-            if state == .candidate, current - lastLoudFrame > closingFrames {
+    /// Moves the decision (idle, candidate run, voiced) on by one frame after the warm-up.
+    @inline(__always)
+    private mutating func advanceState(
+        level: Float, energy: Float, difference differenceEnergy: Float, frame current: Int,
+        onThreshold: Float, offThreshold: Float, floorPower: Float
+    ) {
+        // A candidate run that stayed below the continue threshold for the closing time
+        // without showing the cue is dropped; shorter dips are bridged.
+        if state == .candidate, current - lastLoudFrame > closingFrames {
+            state = .idle
+        }
+        switch state {
+        case .idle:
+            if level > onThreshold {
+                state = .candidate
+                runStartFrame = current
+                runLength = 0
+                runExcessEnergy = 0
+                runExcessDifference = 0
+                lastLoudFrame = current
+                accumulateRun(energy: energy, difference: differenceEnergy, floorPower: floorPower)
+                confirmIfReady()
+            }
+        case .candidate:
+            if level > offThreshold {
+                lastLoudFrame = current
+                accumulateRun(energy: energy, difference: differenceEnergy, floorPower: floorPower)
+                confirmIfReady()
+            } else {
+                // Closing: a syllable that just ended shows the cue now or within the
+                // closing time.
+                confirmIfReady()
+            }
+        case .voiced:
+            // Loud frames extend the segment only near voiced frames: a tick between words or
+            // the room after the reading does not.
+            if level > offThreshold,
+                isLowPitched(energy: energy, difference: differenceEnergy, floorPower: floorPower),
+                !usesHarmonicity || current - lastVoicingFrame <= voicedTailFrames
+            {
+                lastActiveFrame = current
+            } else if current - lastActiveFrame > hangOverFrames {
+                segments.append(segment(from: runStartFrame, through: lastActiveFrame))
+                voicedFrames += lastActiveFrame + 1 - runStartFrame
                 state = .idle
             }
-            switch state {
-            case .idle:
-                if level > onThreshold {
-                    state = .candidate
-                    runStartFrame = current
-                    runLength = 0
-                    runExcessEnergy = 0
-                    runExcessDifference = 0
-                    lastLoudFrame = current
-                    accumulateRun(energy: energy, difference: differenceEnergy, floorPower: floorPower)
-                    confirmIfReady()
-                }
-            case .candidate:
-                if level > offThreshold {
-                    lastLoudFrame = current
-                    accumulateRun(energy: energy, difference: differenceEnergy, floorPower: floorPower)
-                    confirmIfReady()
-                } else {
-                    // Closing: a syllable that just ended shows the cue now or within the
-                    // closing time.
-                    confirmIfReady()
-                }
-            case .voiced:
-                // Loud frames extend the segment only near voiced frames: a tick between words or
-                // the room after the reading does not.
-                if level > offThreshold,
-                    isLowPitched(energy: energy, difference: differenceEnergy, floorPower: floorPower),
-                    !usesHarmonicity || current - lastVoicingFrame <= voicedTailFrames
-                {
-                    lastActiveFrame = current
-                } else if current - lastActiveFrame > hangOverFrames {
-                    segments.append(segment(from: runStartFrame, through: lastActiveFrame))
-                    voicedFrames += lastActiveFrame + 1 - runStartFrame
-                    state = .idle
-                }
-            }
         }
+    }
 
-        // Floor update: follows the smoothed level, falling fast and rising slowly.
+    /// Moves the floor toward the smoothed level: falling fast and rising slowly.
+    @inline(__always)
+    private mutating func updateFloor(isWarmingUp: Bool, isSteady: Bool, frame current: Int) {
         if isWarmingUp {
             floor = smoothedLevel
         } else if smoothedLevel < floor {
@@ -585,17 +629,15 @@ public struct VoiceActivityGate: Sendable {
             }
             floor = min(smoothedLevel, floor + step)
         }
-        // The room's spectral shape, learnt while nothing is happening.
+    }
+
+    /// Learns the room's spectral shape (its difference-to-energy ratio) while nothing is happening.
+    @inline(__always)
+    private mutating func learnRoomShape(energy: Float, difference differenceEnergy: Float, isWarmingUp: Bool) {
         if state == .idle, energy > 0 {
             let ratio = differenceEnergy / energy
             floorDifferenceRatio += (ratio - floorDifferenceRatio) * (isWarmingUp ? 0.3 : 0.05)
         }
-
-        let frame = VoiceGateFrame(
-            seconds: Double(current) * frameSeconds, levelDecibels: level, floorDecibels: floor,
-            thresholdDecibels: floor + configuration.marginDecibels, isVoiced: state == .voiced)
-        if configuration.recordsTrack { track.append(frame) }
-        return frame
     }
 
     /// Whether a pitch lag continues the previous one: within ``VoiceGateConfiguration/pitchContinuity``
@@ -617,6 +659,7 @@ public struct VoiceActivityGate: Sendable {
         return added.difference <= frameDifferenceLimit * added.energy
     }
 
+    /// Adds a frame's power above the floor to the candidate run.
     private mutating func accumulateRun(energy: Float, difference: Float, floorPower: Float) {
         let added = excess(energy: energy, difference: difference, floorPower: floorPower)
         runLength += 1
@@ -624,6 +667,7 @@ public struct VoiceActivityGate: Sendable {
         runExcessDifference += added.difference
     }
 
+    /// Turns voice on when the candidate run is long enough and shows every cue in use.
     private mutating func confirmIfReady() {
         guard runLength >= minimumRunFrames else { return }
         guard modulationDecibels == 0 || lastModulationFrame >= runStartFrame else { return }
