@@ -317,7 +317,6 @@ struct TrimSource: ~Copyable {
     ) throws(ProofkitError) -> Summary {
         let inChannels = inputFormat.channels
         let inRate = inputFormat.sampleRate
-        let path = reader.path
         let chunkFrames = TrimSource.chunkFrames
         var buffer = [Float](repeating: 0, count: chunkFrames * inChannels)
 
@@ -327,74 +326,31 @@ struct TrimSource: ~Copyable {
         // 2. --trim-silence: decode until the first frame at or above the threshold.
         var pending: [Float] = []
         if options.trimsLeadingSilence {
-            let threshold = Float(Decibels.toAmplitude(options.silenceThresholdDBFS))
-            while true {
-                let frames = try reader.read(into: &buffer, maxFrames: chunkFrames)
-                if frames == 0 {
-                    let reason =
-                        reader.position == 0
-                        ? "has no audio"
-                        : "is all silence (below \(Int(options.silenceThresholdDBFS)) dBFS) after the start; nothing to keep"
-                    throw ProofkitError(.decodeFailed, reason, path: path)
-                }
-                let chunk = Array(buffer[0..<(frames * inChannels)])
-                if let first = SignalMath.firstFrame(atOrAbove: threshold, in: chunk, channels: inChannels) {
-                    skipped += first
-                    pending = Array(chunk[(first * inChannels)...])
-                    break
-                }
-                skipped += frames
-            }
+            let silence = try skipLeadingSilence(buffer: &buffer)
+            skipped += silence.frames
+            pending = silence.rest
         }
 
         var resampler: SincResampler? =
             outputRate != inRate
             ? SincResampler(inputRate: inRate, outputRate: outputRate, channels: outputChannels) : nil
-        let safeLimit = max(0, maxFrames - fadeFrames)
-        var produced = 0  // output frames handed on (or held in tail)
-        var tail: [Float] = []
-        var wasCut = false
+        var cut = TrimCut(channels: outputChannels, maxFrames: maxFrames, fadeFrames: fadeFrames)
         var inputEnded = false
         var decodedAny = !pending.isEmpty
 
-        // Routes output-rate frames: the part before the fade zone goes straight to the sink,
-        // the fade zone is held until we know whether the input goes on past the cut.
-        func route(_ output: [Float]) throws(ProofkitError) {
-            let frames = output.count / outputChannels
-            var offset = 0
-            if produced < safeLimit {
-                let n = min(frames, safeLimit - produced)
-                if n > 0 {
-                    var part = Array(output[0..<(n * outputChannels)])
-                    try sink(&part)
-                    produced += n
-                    offset = n
-                }
-            }
-            if offset < frames && produced < maxFrames {
-                let n = min(frames - offset, maxFrames - produced)
-                tail.append(contentsOf: output[(offset * outputChannels)..<((offset + n) * outputChannels)])
-                produced += n
-                offset += n
-            }
-            if offset < frames { wasCut = true }
-        }
-
-        while !wasCut {
+        while !cut.wasCut {
             var chunk: [Float]
             if !pending.isEmpty {
                 chunk = pending
                 pending = []
             } else if !inputEnded {
                 // Without resampling, ask for no more than one frame past the cut.
-                let want = resampler == nil ? min(chunkFrames, maxFrames + 1 - produced) : chunkFrames
-                let frames = try reader.read(into: &buffer, maxFrames: max(1, want))
-                if frames == 0 {
+                let want = resampler == nil ? min(chunkFrames, maxFrames + 1 - cut.produced) : chunkFrames
+                chunk = try readChunk(into: &buffer, maxFrames: max(1, want))
+                if chunk.isEmpty {
                     inputEnded = true
-                    chunk = []
                 } else {
                     decodedAny = true
-                    chunk = Array(buffer[0..<(frames * inChannels)])
                 }
             } else {
                 break
@@ -405,19 +361,105 @@ struct TrimSource: ~Copyable {
             if resampler != nil {
                 var output = resampler!.process(chunk)
                 if inputEnded { output += resampler!.finish() }
-                try route(output)
+                try cut.route(output, to: sink)
             } else {
-                try route(chunk)
+                try cut.route(chunk, to: sink)
             }
             if inputEnded { break }
         }
 
-        if wasCut {
-            SignalMath.applyFadeOut(&tail, channels: outputChannels)
-        }
-        if !tail.isEmpty { try sink(&tail) }
+        try cut.finish(to: sink)
         let reason =
             decodedAny ? "has no audio after the start" : "has no audio (0 frames decoded)"
-        return Summary(skippedFrames: skipped, wasCut: wasCut, noAudioReason: reason)
+        return Summary(skippedFrames: skipped, wasCut: cut.wasCut, noAudioReason: reason)
+    }
+
+    /// Decodes the next chunk, at most `maxFrames` frames, as interleaved input samples: empty
+    /// at the end of the input.
+    private mutating func readChunk(into buffer: inout [Float], maxFrames: Int) throws(ProofkitError) -> [Float] {
+        let frames = try reader.read(into: &buffer, maxFrames: maxFrames)
+        if frames == 0 { return [] }
+        return Array(buffer[0..<(frames * inputFormat.channels)])
+    }
+
+    /// `--trim-silence`: decodes until the first frame at or above the threshold.
+    /// - Returns: the silent frames dropped, and the rest of the chunk from the first loud frame on.
+    /// - Throws: `.decodeFailed` when the input ends first.
+    private mutating func skipLeadingSilence(
+        buffer: inout [Float]
+    ) throws(ProofkitError) -> (frames: Int, rest: [Float]) {
+        let inChannels = inputFormat.channels
+        let threshold = Float(Decibels.toAmplitude(options.silenceThresholdDBFS))
+        var skipped = 0
+        while true {
+            let chunk = try readChunk(into: &buffer, maxFrames: TrimSource.chunkFrames)
+            if chunk.isEmpty {
+                let reason =
+                    reader.position == 0
+                    ? "has no audio"
+                    : "is all silence (below \(Int(options.silenceThresholdDBFS)) dBFS) after the start; nothing to keep"
+                throw ProofkitError(.decodeFailed, reason, path: reader.path)
+            }
+            if let first = SignalMath.firstFrame(atOrAbove: threshold, in: chunk, channels: inChannels) {
+                return (skipped + first, Array(chunk[(first * inChannels)...]))
+            }
+            skipped += chunk.count / inChannels
+        }
+    }
+}
+
+/// The cut at the end of the trim pipeline: output-rate frames before the fade zone go straight
+/// to the sink; the fade zone is held until it is known whether the input goes on past the cut.
+struct TrimCut {
+    /// Channels per frame.
+    let channels: Int
+    /// Where the cut falls, in output frames.
+    let maxFrames: Int
+    /// Where the fade zone starts, in output frames.
+    let safeLimit: Int
+    /// Output frames handed on (or held in `tail`).
+    private(set) var produced = 0
+    /// The fade zone so far.
+    private var tail: [Float] = []
+    /// Whether the input went on past the cut.
+    private(set) var wasCut = false
+
+    init(channels: Int, maxFrames: Int, fadeFrames: Int) {
+        self.channels = channels
+        self.maxFrames = maxFrames
+        safeLimit = max(0, maxFrames - fadeFrames)
+    }
+
+    /// Routes output-rate frames: to the sink before the fade zone, into the held tail within it,
+    /// and notes a cut for any frame past `maxFrames`.
+    mutating func route(
+        _ output: [Float], to sink: (inout [Float]) throws(ProofkitError) -> Void
+    ) throws(ProofkitError) {
+        let frames = output.count / channels
+        var offset = 0
+        if produced < safeLimit {
+            let n = min(frames, safeLimit - produced)
+            if n > 0 {
+                var part = Array(output[0..<(n * channels)])
+                try sink(&part)
+                produced += n
+                offset = n
+            }
+        }
+        if offset < frames && produced < maxFrames {
+            let n = min(frames - offset, maxFrames - produced)
+            tail.append(contentsOf: output[(offset * channels)..<((offset + n) * channels)])
+            produced += n
+            offset += n
+        }
+        if offset < frames { wasCut = true }
+    }
+
+    /// Fades the held tail out when the input was cut, and hands it to the sink.
+    mutating func finish(to sink: (inout [Float]) throws(ProofkitError) -> Void) throws(ProofkitError) {
+        if wasCut {
+            SignalMath.applyFadeOut(&tail, channels: channels)
+        }
+        if !tail.isEmpty { try sink(&tail) }
     }
 }
