@@ -61,118 +61,167 @@ struct StateFile {
     /// - Throws: `.decodeFailed` (exit 65) naming `path`.
     static func parse(_ bytes: [UInt8], path: String) throws(ProofkitError) -> StateFile {
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return StateFile() }
-        func bad(_ message: String) -> ProofkitError {
-            ProofkitError(.decodeFailed, "not a proofkit state file: \(message)", path: path)
-        }
         let root: JSONNode
         do { root = try JSONReader.node(bytes: bytes) } catch {
-            throw bad("not JSON (\(error.reason) at byte \(error.byteOffset + 1))")
+            throw bad("not JSON (\(error.reason) at byte \(error.byteOffset + 1))", path: path)
         }
-        guard let members = root.members else { throw bad("not a JSON object") }
+        guard let members = root.members else { throw bad("not a JSON object", path: path) }
         if members.isEmpty { return StateFile() }
+        try checkHeader(root, members: members, path: path)
+        var file = StateFile()
+        file.unknownMembers = members.filter { !knownMembers.contains($0.0) }
+        let alarms = try parseAlarms(root["alarms"], unknownMembers: &file.unknownAlarmMembers, path: path)
+        let outcomes = try parseOutcomes(root["outcomes"], unknownMembers: &file.unknownOutcomeMembers, path: path)
+        let postponed = try parsePostponed(root["postponed"], path: path)
+        let merged = try parseMerged(root["merged"], path: path)
+        let fingerprint = try parseFingerprint(root["fingerprint"], path: path)
+        let chains = try parseChainFingerprints(root["chain_fingerprints"], path: path)
+        file.ledger = AlarmLedger(
+            alarms: alarms, syncedFingerprint: fingerprint, outcomes: outcomes,
+            postponed: postponed, merged: merged, syncedChains: chains)
+        return file
+    }
+
+    /// The error for bytes that are not a valid state file (exit 65), naming `path`.
+    private static func bad(_ message: String, path: String) -> ProofkitError {
+        ProofkitError(.decodeFailed, "not a proofkit state file: \(message)", path: path)
+    }
+
+    /// Checks that no member appears twice, that `"format"` (when there) is proofkit's, and that
+    /// `"version"` is the one this proofkit reads.
+    private static func checkHeader(
+        _ root: JSONNode, members: [(String, JSONNode)], path: String
+    ) throws(ProofkitError) {
         var seen: Set<String> = []
-        for (key, _) in members where !seen.insert(key).inserted { throw bad("\"\(key)\" appears twice") }
+        for (key, _) in members where !seen.insert(key).inserted {
+            throw bad("\"\(key)\" appears twice", path: path)
+        }
         if let format = root["format"], format.string != formatName {
-            throw bad("\"format\" is not \"\(formatName)\"")
+            throw bad("\"format\" is not \"\(formatName)\"", path: path)
         }
         guard let versionNode = root["version"] else {
-            throw bad("no \"version\" (an empty file or {} starts a new one)")
+            throw bad("no \"version\" (an empty file or {} starts a new one)", path: path)
         }
-        guard let version = versionNode.integer else { throw bad("\"version\" must be an integer") }
+        guard let version = versionNode.integer else { throw bad("\"version\" must be an integer", path: path) }
         guard version == StateFile.version else {
             throw ProofkitError(
                 .decodeFailed,
                 "state file version \(version) is not supported (this proofkit reads version \(StateFile.version))",
                 path: path)
         }
-        var file = StateFile()
-        file.unknownMembers = members.filter { !knownMembers.contains($0.0) }
+    }
 
+    /// The `"alarms"` array, each entry's unknown members kept by alarm id.
+    private static func parseAlarms(
+        _ value: JSONNode?, unknownMembers: inout [String: [(String, JSONNode)]], path: String
+    ) throws(ProofkitError) -> [SystemAlarm] {
+        guard let value else { return [] }
+        guard let entries = value.array else { throw bad("\"alarms\" must be an array", path: path) }
         var alarms: [SystemAlarm] = []
-        if let value = root["alarms"] {
-            guard let entries = value.array else { throw bad("\"alarms\" must be an array") }
-            for entry in entries {
-                guard let fields = entry.members else { throw bad("every alarm must be an object") }
-                guard let id = entry["id"]?.string, !id.isEmpty else { throw bad("every alarm needs an \"id\" string") }
-                for key in ["state", "fire", "sound"] {
-                    if let field = entry[key], field.string == nil {
-                        throw bad("alarm \(id): \"\(key)\" must be a string")
-                    }
-                }
-                let stateText = entry["state"]?.string ?? "scheduled"
-                guard let state = SystemAlarm.State(rawValue: stateText) else {
-                    throw bad("alarm \(id): unknown state '\(stateText)'")
-                }
-                var content: AlarmContent? = nil
-                if let fire = entry["fire"]?.string {
-                    guard let date = parseISO8601(fire) else {
-                        throw bad("alarm \(id): \"fire\" is not ISO-8601 with an offset")
-                    }
-                    content = AlarmContent(fireDate: date, sound: entry["sound"]?.string ?? "")
-                }
-                alarms.append(SystemAlarm(id: AlarmID(rawValue: id), content: content, state: state))
-                let unknown = fields.filter { !knownAlarmMembers.contains($0.0) }
-                if !unknown.isEmpty { file.unknownAlarmMembers[id] = unknown }
+        for entry in entries {
+            guard let fields = entry.members else { throw bad("every alarm must be an object", path: path) }
+            guard let id = entry["id"]?.string, !id.isEmpty else {
+                throw bad("every alarm needs an \"id\" string", path: path)
             }
+            for key in ["state", "fire", "sound"] {
+                if let field = entry[key], field.string == nil {
+                    throw bad("alarm \(id): \"\(key)\" must be a string", path: path)
+                }
+            }
+            let stateText = entry["state"]?.string ?? "scheduled"
+            guard let state = SystemAlarm.State(rawValue: stateText) else {
+                throw bad("alarm \(id): unknown state '\(stateText)'", path: path)
+            }
+            var content: AlarmContent? = nil
+            if let fire = entry["fire"]?.string {
+                guard let date = parseISO8601(fire) else {
+                    throw bad("alarm \(id): \"fire\" is not ISO-8601 with an offset", path: path)
+                }
+                content = AlarmContent(fireDate: date, sound: entry["sound"]?.string ?? "")
+            }
+            alarms.append(SystemAlarm(id: AlarmID(rawValue: id), content: content, state: state))
+            let unknown = fields.filter { !knownAlarmMembers.contains($0.0) }
+            if !unknown.isEmpty { unknownMembers[id] = unknown }
         }
+        return alarms
+    }
+
+    /// The `"outcomes"` array, each entry's unknown members kept by "occurrence kind".
+    private static func parseOutcomes(
+        _ value: JSONNode?, unknownMembers: inout [String: [(String, JSONNode)]], path: String
+    ) throws(ProofkitError) -> [ChainOutcome] {
+        guard let value else { return [] }
+        guard let entries = value.array else { throw bad("\"outcomes\" must be an array", path: path) }
         var outcomes: [ChainOutcome] = []
-        if let value = root["outcomes"] {
-            guard let entries = value.array else { throw bad("\"outcomes\" must be an array") }
-            for entry in entries {
-                guard let fields = entry.members, let text = entry["occurrence"]?.string,
-                    let occurrence = Occurrence(text), let kindText = entry["kind"]?.string,
-                    let kind = ChainOutcome.Kind(rawValue: kindText), let atText = entry["at"]?.string,
-                    let at = parseISO8601(atText)
-                else {
-                    throw bad(
-                        "every outcome needs \"occurrence\" (fajr.YYYY-MM-DD), \"kind\" (proof|escape) and \"at\"")
-                }
-                outcomes.append(ChainOutcome(occurrence: occurrence, kind: kind, at: at))
-                let unknown = fields.filter { !knownOutcomeMembers.contains($0.0) }
-                if !unknown.isEmpty { file.unknownOutcomeMembers["\(text) \(kindText)"] = unknown }
+        for entry in entries {
+            guard let fields = entry.members, let text = entry["occurrence"]?.string,
+                let occurrence = Occurrence(text), let kindText = entry["kind"]?.string,
+                let kind = ChainOutcome.Kind(rawValue: kindText), let atText = entry["at"]?.string,
+                let at = parseISO8601(atText)
+            else {
+                throw bad(
+                    "every outcome needs \"occurrence\" (fajr.YYYY-MM-DD), \"kind\" (proof|escape) and \"at\"",
+                    path: path)
             }
+            outcomes.append(ChainOutcome(occurrence: occurrence, kind: kind, at: at))
+            let unknown = fields.filter { !knownOutcomeMembers.contains($0.0) }
+            if !unknown.isEmpty { unknownMembers["\(text) \(kindText)"] = unknown }
+        }
+        return outcomes
+    }
+
+    /// The `"postponed"` object: alarm id to the time it was postponed to.
+    private static func parsePostponed(_ value: JSONNode?, path: String) throws(ProofkitError) -> [AlarmID: Date] {
+        guard let value else { return [:] }
+        guard let entries = value.members else {
+            throw bad("\"postponed\" must be an object of id: time", path: path)
         }
         var postponed: [AlarmID: Date] = [:]
-        if let value = root["postponed"] {
-            guard let entries = value.members else { throw bad("\"postponed\" must be an object of id: time") }
-            for (id, value) in entries {
-                guard let text = value.string, let date = parseISO8601(text) else {
-                    throw bad("postponed \(id): not ISO-8601")
-                }
-                postponed[AlarmID(rawValue: id)] = date
+        for (id, value) in entries {
+            guard let text = value.string, let date = parseISO8601(text) else {
+                throw bad("postponed \(id): not ISO-8601", path: path)
             }
+            postponed[AlarmID(rawValue: id)] = date
         }
-        var merged: Set<AlarmID> = []
-        if let value = root["merged"] {
-            guard let items = value.array, items.allSatisfy({ $0.string != nil }) else {
-                throw bad("\"merged\" must be an array of id strings")
-            }
-            merged = Set(items.compactMap(\.string).map(AlarmID.init(rawValue:)))
+        return postponed
+    }
+
+    /// The `"merged"` array of alarm ids.
+    private static func parseMerged(_ value: JSONNode?, path: String) throws(ProofkitError) -> Set<AlarmID> {
+        guard let value else { return [] }
+        guard let items = value.array, items.allSatisfy({ $0.string != nil }) else {
+            throw bad("\"merged\" must be an array of id strings", path: path)
         }
-        var fingerprint: String? = nil
-        if let value = root["fingerprint"] {
-            switch value {
-            case .null: break
-            case .string(let text): fingerprint = text
-            default: throw bad("\"fingerprint\" must be a string or null")
-            }
+        return Set(items.compactMap(\.string).map(AlarmID.init(rawValue:)))
+    }
+
+    /// The `"fingerprint"` string, or `nil` when it is null or absent.
+    private static func parseFingerprint(_ value: JSONNode?, path: String) throws(ProofkitError) -> String? {
+        switch value {
+        case nil, .null?: return nil
+        case .string(let text)?: return text
+        default: throw bad("\"fingerprint\" must be a string or null", path: path)
+        }
+    }
+
+    /// The `"chain_fingerprints"` object: occurrence to fingerprint.
+    private static func parseChainFingerprints(
+        _ value: JSONNode?, path: String
+    ) throws(ProofkitError) -> [Occurrence: String] {
+        guard let value else { return [:] }
+        guard let members = value.members else {
+            throw bad("\"chain_fingerprints\" must be an object", path: path)
         }
         var chains: [Occurrence: String] = [:]
-        if let value = root["chain_fingerprints"] {
-            guard let members = value.members else { throw bad("\"chain_fingerprints\" must be an object") }
-            for (text, value) in members {
-                guard let occurrence = Occurrence(text), let hash = value.string else {
-                    throw bad(
-                        "chain_fingerprints: \(text) needs a fingerprint string and an occurrence such as fajr.YYYY-MM-DD"
-                    )
-                }
-                chains[occurrence] = hash
+        for (text, value) in members {
+            guard let occurrence = Occurrence(text), let hash = value.string else {
+                throw bad(
+                    "chain_fingerprints: \(text) needs a fingerprint string and an occurrence such as fajr.YYYY-MM-DD",
+                    path: path)
             }
+            chains[occurrence] = hash
         }
-        file.ledger = AlarmLedger(
-            alarms: alarms, syncedFingerprint: fingerprint, outcomes: outcomes,
-            postponed: postponed, merged: merged, syncedChains: chains)
-        return file
+        return chains
     }
 
     /// Writes the ledger to `path` atomically (`AtomicFile`: mode and owner kept, a
