@@ -138,62 +138,17 @@ public struct PhotoJudge: ~Copyable {
         let start = clock.now
         let engine = options.engine
         let modelPath = try store.locate(engine.modelFile)
-        var configuration: PhotoProofConfiguration
-        var names: [String] = []
-        var prompts: [String] = []
-        var headFile: (path: String, sha256: String)?
-        // Each folder's manifest is read once (the model, its class names or prompts and its
-        // ORT-format copy are usually in one folder).
-        let modelManifest = try ModelsManifest.load(besideFileAt: modelPath)
-        func manifest(besideFileAt path: String) throws(ProofkitError) -> ModelsManifest? {
-            URL(fileURLWithPath: path).deletingLastPathComponent()
-                == URL(fileURLWithPath: modelPath).deletingLastPathComponent()
-                ? modelManifest : try ModelsManifest.load(besideFileAt: path)
-        }
-        func expectedSHA256(ofFileAt path: String) throws(ProofkitError) -> String? {
-            PhotoModelStore.expectedSHA256(ofFileAt: path, manifest: try manifest(besideFileAt: path))
-        }
-        var expected = PhotoModelStore.expectedSHA256(ofFileAt: modelPath, manifest: modelManifest)
+        let manifests = try ModelsManifestLookup(modelPath: modelPath)
+        var expected = PhotoModelStore.expectedSHA256(ofFileAt: modelPath, manifest: manifests.modelManifest)
+        let sideFiles: PhotoSideFiles
         if let promptsFile = engine.promptsFile {
-            let promptsPath = try store.locate(promptsFile)
-            // Read once: the bytes checked are the bytes parsed.
-            let bytes: [UInt8]
-            if let digest = try expectedSHA256(ofFileAt: promptsPath) {
-                bytes = try ModelFile.read(promptsPath, expectedSHA256: digest)
-            } else {
-                bytes = try PhotoProof.readData(promptsPath)
-            }
-            let loaded = try PhotoProof.loadPromptEmbeddings(bytes: bytes, path: promptsPath)
-            prompts = loaded.prompts
-            if expected == nil { expected = loaded.encoderSHA256 }
-            configuration = try .clip(
-                prompts: loaded.scorer,
-                threshold: options.threshold ?? loaded.threshold ?? MatProofPolicy.clipThreshold,
-                fastDecode: options.fastDecode)
+            sideFiles = try Self.readPrompts(promptsFile, options: options, store: store, manifests: manifests)
         } else {
-            configuration = try .lite0(
-                threshold: options.threshold ?? MatProofPolicy.lite0Threshold, fastDecode: options.fastDecode,
-                crops: options.fiveCrop ? CropRegion.fiveCrop() : [.center])
-            configuration.stopsAtFirstPassingCrop = options.stopsAtFirstPassingCrop
-            if options.rule == .classOrHead, let file = engine.headFile {
-                // Found and its digest known now (errors before any work); read and checked below,
-                // while ONNX Runtime loads on another thread.
-                let path = try store.locate(file)
-                guard let digest = try expectedSHA256(ofFileAt: path) else {
-                    throw ProofkitError(
-                        .modelInvalid, "no SHA-256 is known for this file (no manifest.json entry)", path: path)
-                }
-                headFile = (path, digest.lowercased())
-            }
-            if options.loadsClassNames, let file = engine.classNamesFile {
-                let path = try store.locate(file)
-                guard let digest = try expectedSHA256(ofFileAt: path) else {
-                    throw ProofkitError(
-                        .modelInvalid, "no SHA-256 is known for this file (no manifest.json entry)", path: path)
-                }
-                names = try PhotoProof.loadClassNames(bytes: ModelFile.read(path, expectedSHA256: digest), path: path)
-            }
+            sideFiles = try Self.readLite0SideFiles(options: options, store: store, manifests: manifests)
         }
+        if expected == nil { expected = sideFiles.encoderSHA256 }
+        var configuration = sideFiles.configuration
+        let headFile = sideFiles.headFile
         // Three things at once: this thread checks the model file; another loads ONNX Runtime
         // (dlopen and its environment, the first time in the process: the longest step before the
         // session); a third decodes and preprocesses the first photo, which is ready by the time
@@ -203,28 +158,12 @@ public struct PhotoJudge: ~Copyable {
             (try? OnnxRuntime.load()) != nil  // errors surface on this thread when the session is made
         }
         defer { _ = runtime.wait() }
-        let background = BackgroundWork { () -> PreparedPhotoInputResult? in
-            guard let firstPhoto else { return nil }
-            return PreparedPhotoInputResult(
-                path: firstPhoto,
-                result: Result { () throws(ProofkitError) in
-                    try Self.checkNotFolder(firstPhoto)
-                    return try proofForPrefetch.prepare(contentsOf: firstPhoto)
-                })
-        }
+        let background = Self.prefetch(firstPhoto, with: proofForPrefetch)
         defer { _ = background.wait() }
         // The mat head: read, checked against its SHA-256 and parsed while the runtime loads.
         var proof = proofForPrefetch
         if let headFile {
-            let head = try PhotoProof.loadHead(
-                bytes: ModelFile.read(headFile.path, expectedSHA256: headFile.sha256), path: headFile.path)
-            guard head.dimension == Self.lite0EmbeddingDimension else {
-                throw ProofkitError(
-                    .modelInvalid,
-                    "not the Lite0 mat head: it has \(head.dimension) weights, the embedding \(Self.lite0EmbeddingDimension) values",
-                    path: headFile.path)
-            }
-            configuration.head = head
+            configuration.head = try Self.readMatHead(headFile)
             proof = try PhotoProof(configuration: configuration)
         }
         guard let expected else {
@@ -233,9 +172,115 @@ public struct PhotoJudge: ~Copyable {
                 "no SHA-256 is known for this model (no manifest.json entry, no committed digest, no prompts file naming it)",
                 path: modelPath)
         }
-        var model: OnnxPhotoModel
-        var loadedPath = modelPath
-        var loadedDigest = expected
+        let loaded = try Self.loadModel(
+            engine: engine, modelPath: modelPath, sha256: expected, manifest: manifests.modelManifest,
+            threads: options.threads, clock: clock)
+        var model = loaded.model
+        // Lite0's pooled features are needed only to enrol a mat (``enrol(contentsOf:threshold:)``
+        // turns them back on); fetching just the logits is what a plain judgement needs.
+        model.fetchesEmbedding = engine == .clip || configuration.head != nil
+        let created = clock.now
+        self.prefetched = background.wait()
+        self.model = model
+        self.proof = proof
+        self.engine = engine
+        self.classNames = sideFiles.classNames
+        self.prompts = sideFiles.prompts
+        self.rule = engine == .clip ? nil : options.rule
+        self.headSHA256 = headFile?.sha256
+        self.load = PhotoModelLoad(
+            modelPath: loaded.path, modelSHA256: loaded.sha256, readAndVerify: loaded.verified - start,
+            sessionCreation: created - loaded.verified)
+    }
+
+    /// CLIP's side file: reads and checks the prompts file and makes the configuration from it.
+    private static func readPrompts(
+        _ promptsFile: String, options: PhotoJudgeOptions, store: PhotoModelStore, manifests: ModelsManifestLookup
+    ) throws(ProofkitError) -> PhotoSideFiles {
+        let promptsPath = try store.locate(promptsFile)
+        // Read once: the bytes checked are the bytes parsed.
+        let bytes: [UInt8]
+        if let digest = try manifests.expectedSHA256(ofFileAt: promptsPath) {
+            bytes = try ModelFile.read(promptsPath, expectedSHA256: digest)
+        } else {
+            bytes = try PhotoProof.readData(promptsPath)
+        }
+        let loaded = try PhotoProof.loadPromptEmbeddings(bytes: bytes, path: promptsPath)
+        let configuration = try PhotoProofConfiguration.clip(
+            prompts: loaded.scorer,
+            threshold: options.threshold ?? loaded.threshold ?? MatProofPolicy.clipThreshold,
+            fastDecode: options.fastDecode)
+        return PhotoSideFiles(
+            configuration: configuration, prompts: loaded.prompts, encoderSHA256: loaded.encoderSHA256)
+    }
+
+    /// Lite0's side files: makes the configuration, finds the mat head (with the class-or-head
+    /// rule) and reads and checks the class names (when asked for).
+    private static func readLite0SideFiles(
+        options: PhotoJudgeOptions, store: PhotoModelStore, manifests: ModelsManifestLookup
+    ) throws(ProofkitError) -> PhotoSideFiles {
+        let engine = options.engine
+        var configuration = try PhotoProofConfiguration.lite0(
+            threshold: options.threshold ?? MatProofPolicy.lite0Threshold, fastDecode: options.fastDecode,
+            crops: options.fiveCrop ? CropRegion.fiveCrop() : [.center])
+        configuration.stopsAtFirstPassingCrop = options.stopsAtFirstPassingCrop
+        var headFile: (path: String, sha256: String)?
+        if options.rule == .classOrHead, let file = engine.headFile {
+            // Found and its digest known now (errors before any work); read and checked later,
+            // while ONNX Runtime loads on another thread.
+            let path = try store.locate(file)
+            guard let digest = try manifests.expectedSHA256(ofFileAt: path) else {
+                throw ProofkitError(
+                    .modelInvalid, "no SHA-256 is known for this file (no manifest.json entry)", path: path)
+            }
+            headFile = (path, digest.lowercased())
+        }
+        var names: [String] = []
+        if options.loadsClassNames, let file = engine.classNamesFile {
+            let path = try store.locate(file)
+            guard let digest = try manifests.expectedSHA256(ofFileAt: path) else {
+                throw ProofkitError(
+                    .modelInvalid, "no SHA-256 is known for this file (no manifest.json entry)", path: path)
+            }
+            names = try PhotoProof.loadClassNames(bytes: ModelFile.read(path, expectedSHA256: digest), path: path)
+        }
+        return PhotoSideFiles(configuration: configuration, classNames: names, headFile: headFile)
+    }
+
+    /// Decodes and preprocesses `firstPhoto` (when given) on a thread of its own.
+    private static func prefetch(
+        _ firstPhoto: String?, with proof: PhotoProof
+    ) -> BackgroundWork<PreparedPhotoInputResult?> {
+        BackgroundWork { () -> PreparedPhotoInputResult? in
+            guard let firstPhoto else { return nil }
+            return PreparedPhotoInputResult(
+                path: firstPhoto,
+                result: Result { () throws(ProofkitError) in
+                    try Self.checkNotFolder(firstPhoto)
+                    return try proof.prepare(contentsOf: firstPhoto)
+                })
+        }
+    }
+
+    /// Reads the mat head, checks it against its SHA-256 and that it fits Lite0's embedding.
+    private static func readMatHead(_ headFile: (path: String, sha256: String)) throws(ProofkitError) -> LogisticHead {
+        let head = try PhotoProof.loadHead(
+            bytes: ModelFile.read(headFile.path, expectedSHA256: headFile.sha256), path: headFile.path)
+        guard head.dimension == Self.lite0EmbeddingDimension else {
+            throw ProofkitError(
+                .modelInvalid,
+                "not the Lite0 mat head: it has \(head.dimension) weights, the embedding \(Self.lite0EmbeddingDimension) values",
+                path: headFile.path)
+        }
+        return head
+    }
+
+    /// Makes the session: from the ORT-format copy when one fits, else from the `.onnx` (read and
+    /// checked against `sha256`, and cached as an ORT-format copy where that is used).
+    private static func loadModel(
+        engine: PhotoEngine, modelPath: String, sha256 expected: String, manifest: ModelsManifest?, threads: Int,
+        clock: ContinuousClock
+    ) throws(ProofkitError) -> LoadedPhotoModel {
         var verified = clock.now
         // The models build's ORT-format copy, optimised on this machine, when it fits this CPU,
         // this runtime and this .onnx: its session is made about twice as fast. Its SHA-256 is
@@ -247,7 +292,7 @@ public struct PhotoJudge: ~Copyable {
         // first use, in the user's cache (``OptimizedModelCache``).
         let cacheEnvironment = OptimizedModelCache.isUsed(forModelAt: modelPath) ? store.environment : nil
         var optimized = PhotoModelStore.optimizedModel(
-            for: engine, modelPath: modelPath, modelSHA256: expected, manifest: modelManifest)
+            for: engine, modelPath: modelPath, modelSHA256: expected, manifest: manifest)
         var fast: OnnxPhotoModel? = nil
         if optimized == nil, let cacheEnvironment,
             let cached = OptimizedModelCache.lookup(for: engine, modelSHA256: expected, environment: cacheEnvironment)
@@ -255,41 +300,24 @@ public struct PhotoJudge: ~Copyable {
             // A cached copy that is damaged is dropped (and made again), not an error: the
             // installed .onnx it came from is the model.
             optimized = cached
-            do { fast = try Self.loadOptimized(cached, threads: options.threads) } catch {
+            do { fast = try Self.loadOptimized(cached, threads: threads) } catch {
                 OptimizedModelCache.discard(cached)
                 optimized = nil
             }
         } else if let optimized {
-            fast = try Self.loadOptimized(optimized, threads: options.threads)
+            fast = try Self.loadOptimized(optimized, threads: threads)
         }
         if let optimized, let fast = fast.take(), (try? OnnxRuntime.load().version) == optimized.runtimeVersion {
-            model = fast
-            loadedPath = optimized.path
-            loadedDigest = optimized.sha256
-        } else {
-            let bytes = try ModelFile.read(modelPath, expectedSHA256: expected)
-            verified = clock.now
-            model = try OnnxPhotoModel(bytes: bytes, path: modelPath, threads: options.threads)
-            if let cacheEnvironment {
-                OptimizedModelCache.store(
-                    for: engine, bytes: bytes, modelSHA256: expected, environment: cacheEnvironment)
-            }
+            return LoadedPhotoModel(model: fast, path: optimized.path, sha256: optimized.sha256, verified: verified)
         }
-        // Lite0's pooled features are needed only to enrol a mat (``enrol(contentsOf:threshold:)``
-        // turns them back on); fetching just the logits is what a plain judgement needs.
-        model.fetchesEmbedding = engine == .clip || configuration.head != nil
-        let created = clock.now
-        self.prefetched = background.wait()
-        self.model = model
-        self.proof = proof
-        self.engine = engine
-        self.classNames = names
-        self.prompts = prompts
-        self.rule = engine == .clip ? nil : options.rule
-        self.headSHA256 = headFile?.sha256
-        self.load = PhotoModelLoad(
-            modelPath: loadedPath, modelSHA256: loadedDigest, readAndVerify: verified - start,
-            sessionCreation: created - verified)
+        let bytes = try ModelFile.read(modelPath, expectedSHA256: expected)
+        verified = clock.now
+        let model = try OnnxPhotoModel(bytes: bytes, path: modelPath, threads: threads)
+        if let cacheEnvironment {
+            OptimizedModelCache.store(
+                for: engine, bytes: bytes, modelSHA256: expected, environment: cacheEnvironment)
+        }
+        return LoadedPhotoModel(model: model, path: modelPath, sha256: expected, verified: verified)
     }
 
     /// The ORT-format model, or `nil` when ONNX Runtime cannot load it (then the `.onnx` is used).
@@ -379,6 +407,60 @@ public struct PhotoJudge: ~Copyable {
     public func className(_ index: Int) -> String {
         classNames.indices.contains(index) ? classNames[index] : "class \(index)"
     }
+}
+
+/// Each folder's manifest, read once: the model, its class names or prompts and its ORT-format
+/// copy are usually in one folder.
+struct ModelsManifestLookup {
+    /// The model file's path.
+    let modelPath: String
+    /// The manifest beside the model, if any.
+    let modelManifest: ModelsManifest?
+
+    /// Reads the manifest beside the model.
+    init(modelPath: String) throws(ProofkitError) {
+        self.modelPath = modelPath
+        modelManifest = try ModelsManifest.load(besideFileAt: modelPath)
+    }
+
+    /// The manifest beside `path`: the model's when in the model's folder, else read.
+    func manifest(besideFileAt path: String) throws(ProofkitError) -> ModelsManifest? {
+        URL(fileURLWithPath: path).deletingLastPathComponent()
+            == URL(fileURLWithPath: modelPath).deletingLastPathComponent()
+            ? modelManifest : try ModelsManifest.load(besideFileAt: path)
+    }
+
+    /// The SHA-256 expected of the file at `path`, from the manifest beside it or a committed digest.
+    func expectedSHA256(ofFileAt path: String) throws(ProofkitError) -> String? {
+        PhotoModelStore.expectedSHA256(ofFileAt: path, manifest: try manifest(besideFileAt: path))
+    }
+}
+
+/// What an engine's side files give ``PhotoJudge``: the pipeline's configuration and what was read
+/// beside the model.
+struct PhotoSideFiles {
+    /// The pipeline's configuration (without the mat head, which is read later).
+    var configuration: PhotoProofConfiguration
+    /// The ImageNet class names (Lite0, when asked for).
+    var classNames: [String] = []
+    /// The prompt texts (CLIP).
+    var prompts: [String] = []
+    /// The mat head file, found and its digest known (Lite0 with the class-or-head rule).
+    var headFile: (path: String, sha256: String)?
+    /// The image encoder's SHA-256 that the prompts file names (CLIP), if any.
+    var encoderSHA256: String?
+}
+
+/// The session ``PhotoJudge`` made, and from which file.
+struct LoadedPhotoModel: ~Copyable {
+    /// The session.
+    var model: OnnxPhotoModel
+    /// The file loaded: the `.onnx` or its ORT-format copy.
+    var path: String
+    /// That file's SHA-256.
+    var sha256: String
+    /// When the model file was read and checked (before the session was made).
+    var verified: ContinuousClock.Instant
 }
 
 /// A photo prepared ahead (see ``PhotoJudge/init(options:store:prefetching:)``).
