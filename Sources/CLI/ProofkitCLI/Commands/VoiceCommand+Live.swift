@@ -190,7 +190,4 @@ extension VoiceCommand {
         }
         io.print(ProofText.verdictLine(result.match))
     }
-
-    /// Which gate decided, for the text output: "gate: silero (energy floor tracked)" or
-    /// "gate: energy (Silero unavailable: ...)"; `vetoed` when the speech-likeness veto ran.
 }

@@ -428,6 +428,8 @@ enum VoiceCommand: Subcommand {
         return result.match.verdict.isAccepted || !arguments.has("strict") ? .success : .rejected
     }
 
+    /// Which gate decided, for the text output: "gate: silero (energy floor tracked)" or
+    /// "gate: energy (Silero unavailable: ...)"; `vetoed` when the speech-likeness veto ran.
     static func gateLine(_ mode: VoiceDetectionMode, fallback: String?, vetoed: Bool) -> String {
         let veto = vetoed ? ", frames that do not look like speech left out" : ""
         if let fallback { return "gate: energy (Silero unavailable: \(fallback)\(veto))" }
