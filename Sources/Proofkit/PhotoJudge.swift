@@ -174,7 +174,7 @@ public struct PhotoJudge: ~Copyable {
         }
         let loaded = try Self.loadModel(
             engine: engine, modelPath: modelPath, sha256: expected, manifest: manifests.modelManifest,
-            threads: options.threads, clock: clock)
+            threads: options.threads, environment: store.environment, clock: clock)
         var model = loaded.model
         // Lite0's pooled features are needed only to enrol a mat (``enrol(contentsOf:threshold:)``
         // turns them back on); fetching just the logits is what a plain judgement needs.
@@ -276,10 +276,11 @@ public struct PhotoJudge: ~Copyable {
     }
 
     /// Makes the session: from the ORT-format copy when one fits, else from the `.onnx` (read and
-    /// checked against `sha256`, and cached as an ORT-format copy where that is used).
+    /// checked against `sha256`, and cached as an ORT-format copy where that is used, in the
+    /// cache folder `environment` names).
     private static func loadModel(
         engine: PhotoEngine, modelPath: String, sha256 expected: String, manifest: ModelsManifest?, threads: Int,
-        clock: ContinuousClock
+        environment: [String: String], clock: ContinuousClock
     ) throws(ProofkitError) -> LoadedPhotoModel {
         var verified = clock.now
         // The models build's ORT-format copy, optimised on this machine, when it fits this CPU,
@@ -290,7 +291,7 @@ public struct PhotoJudge: ~Copyable {
         // runtime release than the one that saved the file is dropped.)
         // An installed tree on another CPU than the one that built it makes its own copy on
         // first use, in the user's cache (``OptimizedModelCache``).
-        let cacheEnvironment = OptimizedModelCache.isUsed(forModelAt: modelPath) ? store.environment : nil
+        let cacheEnvironment = OptimizedModelCache.isUsed(forModelAt: modelPath) ? environment : nil
         var optimized = PhotoModelStore.optimizedModel(
             for: engine, modelPath: modelPath, modelSHA256: expected, manifest: manifest)
         var fast: OnnxPhotoModel? = nil
