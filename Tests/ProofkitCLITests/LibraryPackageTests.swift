@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -9,7 +10,9 @@ import Testing
 //   JSON Lines from stdin with SquatCounting's public PoseLineDecoder.
 // - An app that names the models folder and the ONNX Runtime library itself, run with an empty
 //   environment (`env -i`) from a folder where no search could find either: it judges a photo.
-// Each builds in a package of its own (only what its product needs), one at a time.
+// Both are executables of one scratch package, built once by `swift build` (the engines compile
+// once for both): `EnginesApp` depends on the `ProofkitEngines` product alone, `FacadeApp` on
+// `Proofkit`; each target links only what its product brings.
 
 /// An app that gives the models folder and the ONNX Runtime library explicitly:
 /// `FacadeApp MODELS LIBRARY PHOTO`.
@@ -43,11 +46,26 @@ struct LibraryPackageTests {
         return program
     }
 
-    /// Makes a package in `folder` with one executable, `App`, of `source` (its `main.swift`),
-    /// depending on proofkit's `product` by path, and builds it. (A package found by path is
-    /// named after its folder: `proofkit` in a clone, the worktree's name elsewhere.)
-    /// - Returns: the executable's path.
-    static func buildApp(in folder: String, product: String, source: String) throws -> String {
+    /// The scratch package: in a temporary folder removed when the test process exits, two executables
+    /// (`EnginesApp`: `source` of the README, on `ProofkitEngines`; `FacadeApp`: ``facadeApp``,
+    /// on `Proofkit`) depending on proofkit by path, built once with `swift build`. (A package
+    /// found by path is named after its folder: `proofkit` in a clone, the worktree's name
+    /// elsewhere.)
+    /// - Returns: the folder of the built executables (`.build/debug`).
+    static func buildApps(enginesSource: String) throws -> String {
+        try builtApps.withLock { built in
+            if let built { return try built.get() }
+            let result = Result { try makeAndBuild(enginesSource: enginesSource) }
+            built = result
+            return try result.get()
+        }
+    }
+
+    private static let builtApps = Mutex<Result<String, any Error>?>(nil)
+
+    private static func makeAndBuild(enginesSource: String) throws -> String {
+        let folder = try TemporaryFolder.makeForProcess("proofkit-library-app")
+        let package = TestEnvironment.packageRoot.lastPathComponent
         let manifest = """
             // swift-tools-version: 6.2
             import PackageDescription
@@ -56,15 +74,21 @@ struct LibraryPackageTests {
                 name: "ScratchApp",
                 platforms: [.macOS(.v13), .iOS(.v16)],
                 dependencies: [.package(path: "\(TestEnvironment.packageRoot.path)")],
-                targets: [.executableTarget(name: "App", dependencies: [.product(name: "\(product)", package: "\(TestEnvironment.packageRoot.lastPathComponent)")])]
+                targets: [
+                    .executableTarget(name: "EnginesApp", dependencies: [.product(name: "ProofkitEngines", package: "\(package)")]),
+                    .executableTarget(name: "FacadeApp", dependencies: [.product(name: "Proofkit", package: "\(package)")]),
+                ]
             )
             """
         try manifest.write(toFile: folder + "/Package.swift", atomically: true, encoding: .utf8)
-        try FileManager.default.createDirectory(atPath: folder + "/Sources/App", withIntermediateDirectories: true)
-        try source.write(toFile: folder + "/Sources/App/main.swift", atomically: true, encoding: .utf8)
+        for (target, source) in [("EnginesApp", enginesSource), ("FacadeApp", facadeApp)] {
+            try FileManager.default.createDirectory(
+                atPath: folder + "/Sources/\(target)", withIntermediateDirectories: true)
+            try source.write(toFile: folder + "/Sources/\(target)/main.swift", atomically: true, encoding: .utf8)
+        }
         let result = try runProcess("/usr/bin/env", ["swift", "build"], currentDirectory: folder)
         try #require(result.status == 0, "swift build:\n\(result.stdout)\n\(result.stderr)")
-        return folder + "/.build/debug/App"
+        return folder + "/.build/debug"
     }
 
     @Test(
@@ -74,8 +98,8 @@ struct LibraryPackageTests {
         let program = try Self.readmeEnginesProgram()
         let imports = program.split(separator: "\n").filter { $0.hasPrefix("import ") }
         #expect(imports == ["import ProofkitEngines  // every pure engine and ProofkitCore's values"])
-        try withTemporaryFolder { folder in
-            let binary = try Self.buildApp(in: folder, product: "ProofkitEngines", source: program)
+        do {
+            let binary = try Self.buildApps(enginesSource: program) + "/EnginesApp"
             // A recorded set of 5 squats (the manifest's true count), 297 frames.
             let poses = try Data(
                 contentsOf: TestEnvironment.fixtures.appendingPathComponent(
@@ -103,8 +127,8 @@ struct LibraryPackageTests {
             "needs the models and ONNX Runtime (bash .ci/setup)"),
         .timeLimit(.minutes(30)))
     func explicitModelsAndRuntime() throws {
-        try withTemporaryFolder { folder in
-            let binary = try Self.buildApp(in: folder, product: "Proofkit", source: facadeApp)
+        do {
+            let binary = try Self.buildApps(enginesSource: try Self.readmeEnginesProgram()) + "/FacadeApp"
             let library = try #require(
                 try FileManager.default.contentsOfDirectory(atPath: runtimeFolder).filter {
                     $0.hasPrefix("libonnxruntime.so.")

@@ -51,21 +51,17 @@ public enum ImageFixtures {
     }
 }
 
-/// The folder of ``ImageFixtures/regenerated``, removed when the test process exits.
-/// Written once, before the exit handler that reads it is installed.
-nonisolated(unsafe) private var regeneratedFolderPath: String?
-
 extension ImageFixtures {
     /// The fixtures re-made now by `Tests/Scripts/make_image_fixtures.py` with the Python that
     /// has Pillow (made once per test process), so tests can compare against Pillow live as
     /// well as against the committed expectations. `nil` when no such Python is available.
     public static let regenerated: URL? = {
-        guard let python = pythonWithPillow, let folder = try? temporaryFolder() else { return nil }
+        guard let python = pythonWithPillow,
+            let folder = try? TemporaryFolder.makeForProcess("proofkit-image-fixtures")
+        else { return nil }
         let script = TestEnvironment.packageRoot.appendingPathComponent("Tests/Scripts/make_image_fixtures.py").path
-        regeneratedFolderPath = folder.path
-        atexit { if let path = regeneratedFolderPath { try? FileManager.default.removeItem(atPath: path) } }
-        guard let result = try? runProcess(python, [script, folder.path]), result.status == 0 else { return nil }
-        return folder
+        guard let result = try? runProcess(python, [script, folder]), result.status == 0 else { return nil }
+        return URL(fileURLWithPath: folder)
     }()
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The tests' temporary folders: one maker (`mkdtemp`: a fresh name no one else can have planted,
 /// mode 0700, under the system's temporary folder) and one scope that removes the folder with
@@ -18,6 +19,24 @@ public enum TemporaryFolder {
         }
         return String(cString: made)
     }
+
+    /// A new empty folder shared by the tests of one process (something made once, such as a
+    /// built scratch package), removed with everything in it when the test process exits.
+    /// - Parameter label: the start of the folder's name.
+    /// - Throws: ``TestAudioError`` when `mkdtemp` fails.
+    public static func makeForProcess(_ label: String) throws -> String {
+        let folder = try make(label)
+        removedAtExit.withLock { list in
+            if list.isEmpty {
+                atexit { for path in TemporaryFolder.removedAtExit.withLock({ $0 }) { TemporaryFolder.remove(path) } }
+            }
+            list.append(folder)
+        }
+        return folder
+    }
+
+    /// The folders ``makeForProcess(_:)`` made.
+    private static let removedAtExit = Mutex<[String]>([])
 
     /// Removes `path` and everything in it (nothing when it is gone already).
     public static func remove(_ path: String) {
