@@ -1,5 +1,8 @@
+import Dispatch
 public import PoseEstimation
 public import ProofkitCore
+internal import ProofkitSystem
+import Synchronization
 import VideoIO
 
 /// Body pose on a sequence of frames, as MediaPipe Pose runs it on video (`static_image_mode`
@@ -102,16 +105,29 @@ public struct PoseVideoFrame: Sendable, Equatable {
 /// if let stop = video.stop { print(stop) }   // a truncated or damaged file: where it stopped
 /// ```
 ///
-/// Memory stays bounded: one frame at a time, each at most ``longestSide`` pixels on its longer
-/// side (scaled while it is converted to RGB); a stream over 8192 x 4320 or more than 8:1 is refused.
-/// `@unchecked Sendable`: the reader and tracker are owned here and used by one caller at a time.
+/// The next frames are decoded ahead on a thread of their own while the models run on this one
+/// (as MediaPipe's graph overlaps its decoder and its calculators). Memory stays bounded: at most
+/// ``framesAhead`` frames wait, each at most ``longestSide`` pixels on its longer side (scaled
+/// while it is converted to RGB); a stream over 8192 x 4320 or more than 8:1 is refused.
+/// `@unchecked Sendable`: the tracker is owned here and used by one caller at a time; the reader
+/// by the decoding thread alone.
 public final class PoseVideo: @unchecked Sendable {
     /// The longer side of the frames the models see, at most, in pixels.
     public static let longestSide = 1280
+    /// How many decoded frames may wait for the models, at most: 2.
+    public static let framesAhead = 2
 
     /// The tracker the frames go through.
     public let tracker: PoseTracker
     private let reader: VideoReader
+    /// The decoding thread, started by the first frame asked for.
+    private var started: FramesAhead?
+    private var ahead: FramesAhead {
+        if let started { return started }
+        let ahead = FramesAhead(reader: reader, depth: Self.framesAhead)
+        started = ahead
+        return ahead
+    }
 
     /// Opens a video and its decoder.
     /// - Parameters:
@@ -143,7 +159,7 @@ public final class PoseVideo: @unchecked Sendable {
     /// - Throws: ``PoseTracker/track(_:time:)``'s errors (ONNX Runtime); a damaged file is not
     ///   an error (see ``stop``).
     public func next() throws(ProofkitError) -> PoseVideoFrame? {
-        guard let frame = try reader.next() else { return nil }
+        guard let frame = try ahead.next() else { return nil }
         let observation = try tracker.track(frame.image, time: frame.time)
         return PoseVideoFrame(
             observation: observation, time: frame.time, index: frame.index, width: frame.image.width,
@@ -153,7 +169,58 @@ public final class PoseVideo: @unchecked Sendable {
     /// Decodes the next frame without running the models (for benchmarks of the decoder alone).
     /// - Returns: the frame, upright RGB, and its time in seconds; `nil` after the last.
     public func nextImage() throws(ProofkitError) -> (image: RGBImage, time: Double)? {
-        guard let frame = try reader.next() else { return nil }
+        guard let frame = try ahead.next() else { return nil }
         return (frame.image, frame.time)
+    }
+
+    /// Stops the decoding thread (after the frame it is decoding, if any).
+    deinit { started?.cancel() }
+}
+
+/// A video's frames decoded ahead on a thread of their own, at most `depth` of them waiting, so
+/// that decoding the next frame overlaps the work on this one. The reader is used by that thread
+/// alone; the frames, the end (`nil`) and an error come out in order through ``next()``.
+final class FramesAhead: Sendable {
+    private let waiting = Mutex<[Result<VideoFrame?, ProofkitError>]>([])
+    /// Signalled once per item put in `waiting`.
+    private let ready = DispatchSemaphore(value: 0)
+    /// Room left in `waiting` (`depth` at first).
+    private let room: DispatchSemaphore
+    private let cancelled = Atomic<Bool>(false)
+    /// Whether ``next()`` has given the end or an error (nothing more comes).
+    private let ended = Mutex(false)
+
+    /// Starts decoding `reader`'s frames on a thread of its own.
+    /// - Parameter depth: how many decoded frames may wait, at least 1.
+    init(reader: VideoReader, depth: Int) {
+        room = DispatchSemaphore(value: max(1, depth))
+        runOnDedicatedThread { [self] in
+            while true {
+                room.wait()
+                if cancelled.load(ordering: .acquiring) { return }
+                let item = Result { () throws(ProofkitError) -> VideoFrame? in try reader.next() }
+                waiting.withLock { $0.append(item) }
+                ready.signal()
+                guard case .success(.some) = item else { return }
+            }
+        }
+    }
+
+    /// The next frame, `nil` after the last (and from then on).
+    /// - Throws: the reader's error, once; `nil` follows.
+    func next() throws(ProofkitError) -> VideoFrame? {
+        if ended.withLock({ $0 }) { return nil }
+        ready.wait()
+        let item = waiting.withLock { $0.removeFirst() }
+        room.signal()
+        if case .success(.some) = item { return try item.get() }
+        ended.withLock { $0 = true }
+        return try item.get()
+    }
+
+    /// Asks the thread to stop after the frame it is decoding (it keeps the reader until then).
+    func cancel() {
+        cancelled.store(true, ordering: .releasing)
+        room.signal()
     }
 }
