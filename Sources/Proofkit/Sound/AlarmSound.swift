@@ -255,39 +255,24 @@ struct TrimSource: ~Copyable {
         let skipped = try skipStart()
         let chunkFrames = TrimSource.chunkFrames
         var buffer = [Int16](repeating: 0, count: chunkFrames * channels)
-        let safeLimit = max(0, maxFrames - fadeFrames)
-        var produced = 0
-        var tail: [Int16] = []  // the fade zone, held until we know whether the input goes on
-        var wasCut = false
+        var cut = TrimCut<Int16>(channels: channels, maxFrames: maxFrames, fadeFrames: fadeFrames)
         var decodedAny = false
-        while !wasCut {
+        while !cut.wasCut {
             // Ask for no more than one frame past the cut.
-            let frames = try reader.read(into: &buffer, maxFrames: max(1, min(chunkFrames, maxFrames + 1 - produced)))
+            let frames = try reader.read(
+                into: &buffer, maxFrames: max(1, min(chunkFrames, maxFrames + 1 - cut.produced)))
             if frames == 0 { break }
             decodedAny = true
-            var offset = 0
-            if produced < safeLimit {
-                let n = min(frames, safeLimit - produced)
-                try sink(buffer[0..<(n * channels)])
-                produced += n
-                offset = n
-            }
-            if offset < frames && produced < maxFrames {
-                let n = min(frames - offset, maxFrames - produced)
-                tail.append(contentsOf: buffer[(offset * channels)..<((offset + n) * channels)])
-                produced += n
-                offset += n
-            }
-            if offset < frames { wasCut = true }
+            try cut.route(buffer[0..<(frames * channels)], to: sink)
         }
-        if wasCut {
-            var faded = tail.map { Float($0) / 32768 }
-            SignalMath.applyFadeOut(&faded, channels: channels)
-            for index in tail.indices { tail[index] = AudioFileWriter.int16(faded[index]) }
-        }
-        if !tail.isEmpty { try sink(tail[...]) }
+        try cut.finish(
+            fade: { tail, channels in
+                var faded = tail.map { Float($0) / 32768 }
+                SignalMath.applyFadeOut(&faded, channels: channels)
+                for index in tail.indices { tail[index] = AudioFileWriter.int16(faded[index]) }
+            }, to: sink)
         let reason = decodedAny ? "has no audio after the start" : "has no audio (0 frames decoded)"
-        return Summary(skippedFrames: skipped, wasCut: wasCut, noAudioReason: reason)
+        return Summary(skippedFrames: skipped, wasCut: cut.wasCut, noAudioReason: reason)
     }
 
     /// Frames decoded per read: 65536 (256 KiB of 16-bit stereo, 512 KiB as float; bounded for
@@ -334,7 +319,11 @@ struct TrimSource: ~Copyable {
         var resampler: SincResampler? =
             outputRate != inRate
             ? SincResampler(inputRate: inRate, outputRate: outputRate, channels: outputChannels) : nil
-        var cut = TrimCut(channels: outputChannels, maxFrames: maxFrames, fadeFrames: fadeFrames)
+        var cut = TrimCut<Float>(channels: outputChannels, maxFrames: maxFrames, fadeFrames: fadeFrames)
+        func give(_ part: ArraySlice<Float>) throws(ProofkitError) {
+            var samples = Array(part)
+            try sink(&samples)
+        }
         var inputEnded = false
         var decodedAny = !pending.isEmpty
 
@@ -361,14 +350,14 @@ struct TrimSource: ~Copyable {
             if resampler != nil {
                 var output = resampler!.process(chunk)
                 if inputEnded { output += resampler!.finish() }
-                try cut.route(output, to: sink)
+                try cut.route(output[...], to: give)
             } else {
-                try cut.route(chunk, to: sink)
+                try cut.route(chunk[...], to: give)
             }
             if inputEnded { break }
         }
 
-        try cut.finish(to: sink)
+        try cut.finish(fade: { SignalMath.applyFadeOut(&$0, channels: $1) }, to: give)
         let reason =
             decodedAny ? "has no audio after the start" : "has no audio (0 frames decoded)"
         return Summary(skippedFrames: skipped, wasCut: cut.wasCut, noAudioReason: reason)
@@ -408,9 +397,10 @@ struct TrimSource: ~Copyable {
     }
 }
 
-/// The cut at the end of the trim pipeline: output-rate frames before the fade zone go straight
-/// to the sink; the fade zone is held until it is known whether the input goes on past the cut.
-struct TrimCut {
+/// The cut at the end of the trim pipeline, on float or 16-bit samples: output-rate frames
+/// before the fade zone go straight to the sink; the fade zone is held until it is known whether
+/// the input goes on past the cut.
+struct TrimCut<Sample> {
     /// Channels per frame.
     let channels: Int
     /// Where the cut falls, in output frames.
@@ -420,7 +410,7 @@ struct TrimCut {
     /// Output frames handed on (or held in `tail`).
     private(set) var produced = 0
     /// The fade zone so far.
-    private var tail: [Float] = []
+    private var tail: [Sample] = []
     /// Whether the input went on past the cut.
     private(set) var wasCut = false
 
@@ -433,33 +423,33 @@ struct TrimCut {
     /// Routes output-rate frames: to the sink before the fade zone, into the held tail within it,
     /// and notes a cut for any frame past `maxFrames`.
     mutating func route(
-        _ output: [Float], to sink: (inout [Float]) throws(ProofkitError) -> Void
+        _ output: ArraySlice<Sample>, to sink: (ArraySlice<Sample>) throws(ProofkitError) -> Void
     ) throws(ProofkitError) {
         let frames = output.count / channels
+        let start = output.startIndex
         var offset = 0
         if produced < safeLimit {
             let n = min(frames, safeLimit - produced)
             if n > 0 {
-                var part = Array(output[0..<(n * channels)])
-                try sink(&part)
+                try sink(output[start..<(start + n * channels)])
                 produced += n
                 offset = n
             }
         }
         if offset < frames && produced < maxFrames {
             let n = min(frames - offset, maxFrames - produced)
-            tail.append(contentsOf: output[(offset * channels)..<((offset + n) * channels)])
+            tail.append(contentsOf: output[(start + offset * channels)..<(start + (offset + n) * channels)])
             produced += n
             offset += n
         }
         if offset < frames { wasCut = true }
     }
 
-    /// Fades the held tail out when the input was cut, and hands it to the sink.
-    mutating func finish(to sink: (inout [Float]) throws(ProofkitError) -> Void) throws(ProofkitError) {
-        if wasCut {
-            SignalMath.applyFadeOut(&tail, channels: channels)
-        }
-        if !tail.isEmpty { try sink(&tail) }
+    /// Fades the held tail out with `fade` when the input was cut, and hands it to the sink.
+    mutating func finish(
+        fade: (inout [Sample], _ channels: Int) -> Void, to sink: (ArraySlice<Sample>) throws(ProofkitError) -> Void
+    ) throws(ProofkitError) {
+        if wasCut { fade(&tail, channels) }
+        if !tail.isEmpty { try sink(tail[...]) }
     }
 }
