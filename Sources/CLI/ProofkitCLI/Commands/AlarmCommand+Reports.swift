@@ -12,147 +12,220 @@ internal import ProofkitSystem
 extension AlarmCommand {
     // MARK: status
 
+    /// Prints the service's state, the active chains with their rings and the last outcomes.
     static func status(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
         let store = try openStore(arguments, io: io, access: .readOnly)
-        // Rings are shown in the timetable's zone (the prayers' --tz), and in the machine's too
-        // when that differs.
-        let machine = try zone(io)
-        let zone = try store.setting("prayers.tz").flatMap { TimeZone(identifier: $0) } ?? machine
-        let differs =
-            zone.secondsFromGMT(for: Date()) != machine.secondsFromGMT(for: Date())
-            || zone.identifier != machine.identifier
-        let settings = try store.settings()
-        let device = settings["service.device"].map { ($0, settings["service.device_status"] ?? "unknown") }
-        // Hands-free: the microphone the service found, and what it listens for now (or why not).
-        let micStatus = settings["service.mic_status"]
-        let listening = settings["service.listening"]
-        let handsFreeLine: String? = micStatus.map { status in
-            let mic = settings["service.mic"] ?? "none"
-            guard status == "ok" else {
-                return "hands-free listening: off (microphone \(mic): \(status)); typed proofs work as before"
-                    + (listening.map { "; \($0)" } ?? "")
-            }
-            return
-                "hands-free listening: microphone \(mic) ok; \(listening ?? "not listening now (it listens between the rings of a due chain)")"
-        }
-        let skipped = try store.invalidRows()
-        let now = Date()
-        let running = (try? AlarmControl.send("ping", socketPath: store.socketPath))?.hasPrefix("ok") == true
-        let rings = try store.allRings()
-        let chains = try store.allChains()
-        let active = chains.filter { chain in
-            chain.state == .active
-                && (chain.windowEnd >= now
-                    || rings.contains { $0.ring.chain == chain.id && [.scheduled, .ringing].contains($0.state) })
-        }
-        let next = rings.filter { $0.state == .scheduled }.min { $0.ring.fireDate < $1.ring.fireDate }
-        let covered = try store.setting("prayers.covered_until")
-        let outcomes = try store.outcomes(limit: 10)
-        var checked: [String: String] = [:]  // each sound checked once (14 prayer chains share one)
-        func soundStatus(_ chain: StoredChain) -> String {
-            if let known = checked[chain.sound] { return known }
-            let verdict: String
-            do {
-                let report = try AlarmSound.check(path: chain.sound)
-                if case .rejected(let reason) = report.verdict {
-                    verdict = "broken: \(reason.detail); rings with the kept copy"
-                } else {
-                    verdict = "ok"
-                }
-            } catch {
-                verdict = "broken: \(error.description); rings with the kept copy"
-            }
-            checked[chain.sound] = verdict
-            return verdict
-        }
+        let status = try StatusSnapshot(store: store, io: io)
         if arguments.has("json") {
-            io.printJSON(
-                .object([
-                    "store": .string(store.folder), "service": .string(running ? "running" : "stopped"),
-                    "now": .string(iso8601(now, in: zone)),
-                    "next_ring": next.map {
+            io.printJSON(status.json())
+        } else {
+            status.printText(io: io)
+        }
+        return .success
+    }
+
+    /// What `alarm status` shows, read from the store once: the service, the active chains and
+    /// their rings, the last outcomes.
+    private struct StatusSnapshot {
+        let folder: String
+        /// The timetable's zone (the prayers' --tz): rings are shown in it.
+        let zone: TimeZone
+        /// The machine's zone, shown beside the timetable's when `differs`.
+        let machine: TimeZone
+        let differs: Bool
+        let settings: [String: String]
+        /// The playback device the service found, and its status.
+        let device: (String, String)?
+        /// The microphone's status as the service found it (`nil`: no hands-free report).
+        let micStatus: String?
+        /// What the service listens for now, or why not.
+        let listening: String?
+        let skipped: [String]
+        let now: Date
+        let running: Bool
+        let rings: [StoredRing]
+        /// The chains still to ring, or ringing.
+        let active: [StoredChain]
+        let next: StoredRing?
+        let covered: String?
+        let outcomes: [StoredOutcome]
+        /// Each active chain's sound checked, once a sound (14 prayer chains share one).
+        let soundChecks: [String: String]
+
+        /// Reads the store, the service's settings and a ping of the service.
+        init(store: AlarmStore, io: CommandIO) throws {
+            folder = store.folder
+            // Rings are shown in the timetable's zone (the prayers' --tz), and in the machine's too
+            // when that differs.
+            let machine = try AlarmCommand.zone(io)
+            let zone = try store.setting("prayers.tz").flatMap { TimeZone(identifier: $0) } ?? machine
+            self.machine = machine
+            self.zone = zone
+            differs =
+                zone.secondsFromGMT(for: Date()) != machine.secondsFromGMT(for: Date())
+                || zone.identifier != machine.identifier
+            let settings = try store.settings()
+            self.settings = settings
+            device = settings["service.device"].map { ($0, settings["service.device_status"] ?? "unknown") }
+            micStatus = settings["service.mic_status"]
+            listening = settings["service.listening"]
+            skipped = try store.invalidRows()
+            let now = Date()
+            self.now = now
+            running = (try? AlarmControl.send("ping", socketPath: store.socketPath))?.hasPrefix("ok") == true
+            let rings = try store.allRings()
+            self.rings = rings
+            active = try store.allChains().filter { chain in
+                chain.state == .active
+                    && (chain.windowEnd >= now
+                        || rings.contains { $0.ring.chain == chain.id && [.scheduled, .ringing].contains($0.state) })
+            }
+            next = rings.filter { $0.state == .scheduled }.min { $0.ring.fireDate < $1.ring.fireDate }
+            covered = try store.setting("prayers.covered_until")
+            outcomes = try store.outcomes(limit: 10)
+            var checked: [String: String] = [:]
+            for chain in active where checked[chain.sound] == nil {
+                checked[chain.sound] = Self.checkSound(chain.sound)
+            }
+            soundChecks = checked
+        }
+
+        /// `ok`, or why the chain's sound is broken (it then rings with the kept copy).
+        private static func checkSound(_ path: String) -> String {
+            do {
+                let report = try AlarmSound.check(path: path)
+                if case .rejected(let reason) = report.verdict {
+                    return "broken: \(reason.detail); rings with the kept copy"
+                }
+                return "ok"
+            } catch {
+                return "broken: \(error.description); rings with the kept copy"
+            }
+        }
+
+        /// The chain's sound check: `ok` or why it is broken (each active chain's is checked in `init`).
+        private func soundStatus(of chain: StoredChain) -> String { soundChecks[chain.sound] ?? "ok" }
+
+        /// The hands-free line: the microphone the service found, and what it listens for now (or why not).
+        var handsFreeLine: String? {
+            micStatus.map { status in
+                let mic = settings["service.mic"] ?? "none"
+                guard status == "ok" else {
+                    return "hands-free listening: off (microphone \(mic): \(status)); typed proofs work as before"
+                        + (listening.map { "; \($0)" } ?? "")
+                }
+                return
+                    "hands-free listening: microphone \(mic) ok; \(listening ?? "not listening now (it listens between the rings of a due chain)")"
+            }
+        }
+
+        /// The chain's rings in the store.
+        func rings(of chain: StoredChain) -> [StoredRing] {
+            rings.filter { $0.ring.chain == chain.id }
+        }
+
+        /// The `--json` report.
+        func json() -> JSONValue {
+            .object([
+                "store": .string(folder), "service": .string(running ? "running" : "stopped"),
+                "now": .string(iso8601(now, in: zone)),
+                "next_ring": next.map {
+                    .object([
+                        "id": .string($0.ring.id), "chain": .string($0.ring.chain),
+                        "fire": .string(iso8601($0.ring.fireDate, in: zone)),
+                    ])
+                } ?? .null,
+                "covered_until": JSONValue(covered),
+                "zone": .string(zone.identifier), "machine_zone": .string(machine.identifier),
+                "device": device.map { .object(["name": .string($0.0), "status": .string($0.1)]) } ?? .null,
+                "hands_free": micStatus.map { status in
+                    .object([
+                        "mic": JSONValue(settings["service.mic"]), "mic_status": .string(status),
+                        "listening": JSONValue(listening),
+                    ])
+                } ?? .null,
+                "skipped_rows": .array(skipped.map { .string($0) }),
+                "chains": .array(active.map(chainJSON)),
+                "outcomes": .array(
+                    outcomes.map {
                         .object([
-                            "id": .string($0.ring.id), "chain": .string($0.ring.chain),
+                            "chain": .string($0.chain), "kind": .string($0.kind),
+                            "at": .string(iso8601($0.at, in: zone)),
+                            "detail": JSONValue($0.detail),
+                        ])
+                    }),
+            ])
+        }
+
+        /// One active chain in the `--json` report, with its rings.
+        private func chainJSON(_ chain: StoredChain) -> JSONValue {
+            .object([
+                "id": .string(chain.id), "kind": .string(chain.kind), "label": JSONValue(chain.label),
+                "proof": .string(chain.proof.rawValue), "sound": .string(chain.sound),
+                "volume": .rounded(chain.volume, places: 1), "ramp": .rounded(chain.ramp, places: 3),
+                "escalate": .bool(chain.escalate), "listen": .string(chain.listen.rawValue),
+                "listens": .bool(chain.listens), "text": .string(chain.duaText.name),
+                "sound_status": .string(soundStatus(of: chain)),
+                "window_end": .string(iso8601(chain.windowEnd, in: zone)),
+                "rings": .array(
+                    rings(of: chain).map {
+                        .object([
+                            "id": .string($0.ring.id), "ring": .int($0.ring.ringIndex),
                             "fire": .string(iso8601($0.ring.fireDate, in: zone)),
+                            "fire_machine": .string(iso8601($0.ring.fireDate, in: machine)),
+                            "state": .string($0.state.rawValue), "detail": JSONValue($0.detail),
                         ])
-                    } ?? .null,
-                    "covered_until": JSONValue(covered),
-                    "zone": .string(zone.identifier), "machine_zone": .string(machine.identifier),
-                    "device": device.map { .object(["name": .string($0.0), "status": .string($0.1)]) } ?? .null,
-                    "hands_free": micStatus.map { status in
-                        .object([
-                            "mic": JSONValue(settings["service.mic"]), "mic_status": .string(status),
-                            "listening": JSONValue(listening),
-                        ])
-                    } ?? .null,
-                    "skipped_rows": .array(skipped.map { .string($0) }),
-                    "chains": .array(
-                        active.map { chain in
-                            .object([
-                                "id": .string(chain.id), "kind": .string(chain.kind), "label": JSONValue(chain.label),
-                                "proof": .string(chain.proof.rawValue), "sound": .string(chain.sound),
-                                "volume": .rounded(chain.volume, places: 1), "ramp": .rounded(chain.ramp, places: 3),
-                                "escalate": .bool(chain.escalate), "listen": .string(chain.listen.rawValue),
-                                "listens": .bool(chain.listens), "text": .string(chain.duaText.name),
-                                "sound_status": .string(soundStatus(chain)),
-                                "window_end": .string(iso8601(chain.windowEnd, in: zone)),
-                                "rings": .array(
-                                    rings.filter { $0.ring.chain == chain.id }.map {
-                                        .object([
-                                            "id": .string($0.ring.id), "ring": .int($0.ring.ringIndex),
-                                            "fire": .string(iso8601($0.ring.fireDate, in: zone)),
-                                            "fire_machine": .string(iso8601($0.ring.fireDate, in: machine)),
-                                            "state": .string($0.state.rawValue), "detail": JSONValue($0.detail),
-                                        ])
-                                    }),
-                            ])
-                        }),
-                    "outcomes": .array(
-                        outcomes.map {
-                            .object([
-                                "chain": .string($0.chain), "kind": .string($0.kind),
-                                "at": .string(iso8601($0.at, in: zone)),
-                                "detail": JSONValue($0.detail),
-                            ])
-                        }),
-                ]))
-            return .success
+                    }),
+            ])
         }
-        io.print("store \(store.folder): service \(running ? "running" : "not running")")
-        if let device {
-            io.print("playback device \(device.0): \(device.1) (when the service started)")
+
+        /// The text report: the service, the zones, the next ring, the chains, the last outcomes.
+        func printText(io: CommandIO) {
+            io.print("store \(folder): service \(running ? "running" : "not running")")
+            if let device {
+                io.print("playback device \(device.0): \(device.1) (when the service started)")
+            }
+            if let handsFreeLine { io.print(handsFreeLine) }
+            io.print("times in \(zone.identifier)\(differs ? "; this machine's zone is \(machine.identifier)" : "")")
+            io.print("next ring: \(next.map { "\($0.ring.id) at \(both($0.ring.fireDate))" } ?? "none")")
+            if let covered { io.print("prayer alarms covered until \(covered)") }
+            io.print("\(active.count) active chain\(active.count == 1 ? "" : "s")")
+            for chain in active { printChain(chain, io: io) }
+            io.print("last outcomes:")
+            for outcome in outcomes {
+                io.print(
+                    "  \(iso8601(outcome.at, in: zone))  \(outcome.kind.padded(toLength: 9))\(outcome.chain)\(outcome.detail.map { " " + $0 } ?? "")"
+                )
+            }
+            if outcomes.isEmpty { io.print("  none") }
+            for row in skipped { io.print("skipped (a time out of range): \(row)") }
         }
-        if let handsFreeLine { io.print(handsFreeLine) }
-        func both(_ date: Date) -> String {
+
+        /// A time in the timetable's zone, and on the machine's clock when that differs.
+        private func both(_ date: Date) -> String {
             iso8601(date, in: zone)
                 + (differs ? " (\(iso8601(date, in: machine)) on this machine, \(machine.identifier))" : "")
         }
-        io.print("times in \(zone.identifier)\(differs ? "; this machine's zone is \(machine.identifier)" : "")")
-        io.print("next ring: \(next.map { "\($0.ring.id) at \(both($0.ring.fireDate))" } ?? "none")")
-        if let covered { io.print("prayer alarms covered until \(covered)") }
-        io.print("\(active.count) active chain\(active.count == 1 ? "" : "s")")
-        for chain in active {
+
+        /// One active chain's lines: its settings, then its rings' times and states.
+        private func printChain(_ chain: StoredChain, io: CommandIO) {
             io.print(
-                "  \(chain.id)\(chain.label.map { " (\($0))" } ?? "")  proof \(chain.proof.rawValue)  volume \(decimalText(chain.volume, places: 0))%\(chain.escalate ? " rising to 100%" : "")  ramp \(decimalText(chain.ramp, places: 1))s  \(chain.listens ? "listens for '\(chain.duaText.name)'" : "no listening")  window until \(iso8601(chain.windowEnd, in: zone))  sound \(soundStatus(chain))"
+                "  \(chain.id)\(chain.label.map { " (\($0))" } ?? "")  proof \(chain.proof.rawValue)  volume \(decimalText(chain.volume, places: 0))%\(chain.escalate ? " rising to 100%" : "")  ramp \(decimalText(chain.ramp, places: 1))s  \(chain.listens ? "listens for '\(chain.duaText.name)'" : "no listening")  window until \(iso8601(chain.windowEnd, in: zone))  sound \(soundStatus(of: chain))"
             )
-            let parts = rings.filter { $0.ring.chain == chain.id }.map {
-                "\(PrayerOptions.clock($0.ring.fireDate, zone: zone, date: WallClockTime(chain.firstFire, in: zone).date))\(WallClockTime($0.ring.fireDate, in: zone).second == 0 ? "" : ":" + String(100 + WallClockTime($0.ring.fireDate, in: zone).second).dropFirst()) \($0.state.rawValue)\($0.detail.map { " (\($0))" } ?? "")"
-            }
+            let parts = rings(of: chain).map { ringText($0, of: chain) }
             let offset = iso8601(chain.firstFire, in: zone).suffix(6)
             io.print("    " + parts.joined(separator: ", ") + " (UTC\(offset))")
             if differs {
                 io.print("    first ring on this machine's clock: \(iso8601(chain.firstFire, in: machine))")
             }
         }
-        io.print("last outcomes:")
-        for outcome in outcomes {
-            io.print(
-                "  \(iso8601(outcome.at, in: zone))  \(outcome.kind.padded(toLength: 9))\(outcome.chain)\(outcome.detail.map { " " + $0 } ?? "")"
-            )
+
+        /// A ring as `HH:MM[:SS] state (detail)`, with `(+N)` when not on the chain's first day.
+        private func ringText(_ ring: StoredRing, of chain: StoredChain) -> String {
+            let second = WallClockTime(ring.ring.fireDate, in: zone).second
+            return
+                "\(PrayerOptions.clock(ring.ring.fireDate, zone: zone, date: WallClockTime(chain.firstFire, in: zone).date))\(second == 0 ? "" : ":" + String(100 + second).dropFirst()) \(ring.state.rawValue)\(ring.detail.map { " (\($0))" } ?? "")"
         }
-        if outcomes.isEmpty { io.print("  none") }
-        for row in skipped { io.print("skipped (a time out of range): \(row)") }
-        return .success
     }
 
     // MARK: history
