@@ -108,11 +108,44 @@ enum PlanCommand: Subcommand {
             .flag("json", help: "one JSON object on stdout"),
         ]
 
+    /// Reads the options, plans (reconciling with --state when given) and prints the plan.
     static func run(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
         guard arguments.positionals.isEmpty else {
             throw UsageError("unexpected argument '\(arguments.positionals[0])'")
         }
         let calculator = try PrayerOptions.calculator(arguments)
+        let configuration = try chainConfiguration(arguments, calculator: calculator)
+        let planner = try makePlanner(arguments, calculator: calculator, configuration: configuration)
+        let now = try planningTime(arguments, zone: configuration.deviceTimeZone)
+        let statePath = arguments.value("state")
+        let plan: AlarmPlan
+        var reconciliation: Reconciliation? = nil
+        if let statePath {
+            let lockWait = try lockWaitSeconds(arguments)
+            let applied = try planAndApply(to: statePath, planner: planner, now: now, lockWait: lockWait)
+            plan = applied.plan
+            reconciliation = applied.reconciliation
+        } else {
+            plan = planner.plan(now: now, context: AlarmLedger().planningContext)
+        }
+        if arguments.has("json") {
+            var output = planJSON(plan, planner: planner)
+            if let statePath, let reconciliation {
+                output.merge(
+                    reconciliationJSON(reconciliation, statePath: statePath, zone: configuration.deviceTimeZone)
+                ) { _, new in new }
+            }
+            io.printJSON(.object(output))
+        } else {
+            printText(plan, planner: planner, reconciliation: reconciliation, io: io)
+        }
+        return .success
+    }
+
+    /// The chain configuration the options ask for: zones, clock, prayers, days, window, backups and budget.
+    static func chainConfiguration(
+        _ arguments: ParsedArguments, calculator: PrayerTimeCalculator
+    ) throws -> AlarmChainConfiguration {
         var configuration = AlarmChainConfiguration(
             deviceTimeZone: arguments.value("device-tz") == nil
                 ? calculator.timeZone : try PrayerOptions.zone(arguments, option: "device-tz"))
@@ -123,17 +156,7 @@ enum PlanCommand: Subcommand {
             default: throw UsageError("unknown --clock '\(text)'; timetable or instant")
             }
         }
-        if let text = arguments.value("prayers") {
-            var prayers: Set<Prayer> = []
-            for name in text.split(separator: ",") {
-                guard let prayer = Prayer(rawValue: name.lowercased().trimmingSpaces()) else {
-                    throw UsageError("unknown prayer '\(name)' in --prayers; fajr, dhuhr, asr, maghrib, isha")
-                }
-                guard prayer != .sunrise else { throw UsageError("sunrise is not a prayer and never gets an alarm") }
-                prayers.insert(prayer)
-            }
-            configuration.prayers = prayers
-        }
+        if let text = arguments.value("prayers") { configuration.prayers = try prayers(text) }
         if let days = try arguments.int("days") { configuration.days = days }
         if let text = arguments.value("proof-window"), text.last.map({ !$0.isLetter }) ?? true {
             throw UsageError("--proof-window needs a unit, e.g. 30m or 1800s, got '\(text)'")
@@ -144,11 +167,31 @@ enum PlanCommand: Subcommand {
             configuration.budget.systemLimit = budget
         }
         if let reminders = try arguments.int("reminders") { configuration.budget.reservedForReminders = reminders }
+        return configuration
+    }
+
+    /// The prayers named in `--prayers` (comma-separated; sunrise is refused).
+    static func prayers(_ text: String) throws(UsageError) -> Set<Prayer> {
+        var prayers: Set<Prayer> = []
+        for name in text.split(separator: ",") {
+            guard let prayer = Prayer(rawValue: name.lowercased().trimmingSpaces()) else {
+                throw UsageError("unknown prayer '\(name)' in --prayers; fajr, dhuhr, asr, maghrib, isha")
+            }
+            guard prayer != .sunrise else { throw UsageError("sunrise is not a prayer and never gets an alarm") }
+            prayers.insert(prayer)
+        }
+        return prayers
+    }
+
+    /// The planner for `configuration`, with `--sound` (checked before anything is planned or
+    /// booked) ringing every chosen prayer.
+    static func makePlanner(
+        _ arguments: ParsedArguments, calculator: PrayerTimeCalculator, configuration: AlarmChainConfiguration
+    ) throws -> AlarmChainPlanner {
         var planner: AlarmChainPlanner
         do { planner = try AlarmChainPlanner(calculator: calculator, configuration: configuration) } catch {
             throw UsageError(error.message)
         }
-        // The sound is checked before anything is planned or booked.
         if let sound = arguments.value("sound") {
             let path = try checkedSound(sound)
             var withSound = planner.configuration
@@ -157,58 +200,64 @@ enum PlanCommand: Subcommand {
                 throw UsageError(error.message)
             }
         }
-        let now: Date
-        if let text = arguments.value("now") {
-            guard let date = parseISO8601(text, defaultZone: configuration.deviceTimeZone) else {
-                throw UsageError("--now needs ISO-8601 such as 2026-11-30T04:00:00+05:00, got '\(text)'")
-            }
-            // Plans reach 60 days past --now; keep every date they print within four-digit years.
-            guard date >= Date(timeIntervalSince1970: 0), date < Date(timeIntervalSince1970: 7_258_118_400) else {
-                throw UsageError("--now must be between 1970 and 2199, got '\(text)'")
-            }
-            now = date
-        } else {
-            now = Date()  // the CLI may read the clock; engines may not
-        }
+        return planner
+    }
 
-        var ledger = AlarmLedger()
-        let statePath = arguments.value("state")
-        // The read-modify-write of the state file holds its lock from the read to the rename.
-        var stateFile = StateFile()
-        var lock: StateFileLock? = nil
-        if let statePath {
-            let wait = try arguments.seconds("lock-wait") ?? 10
-            guard wait >= 0, wait <= 3600 else { throw UsageError("--lock-wait must be between 0 and 3600 seconds") }
-            lock = try StateFileLock.acquire(for: statePath, waitSeconds: wait)
-            stateFile = try StateFile.read(statePath)
-            ledger = stateFile.ledger
+    /// `--now` (ISO-8601 with an offset, or a wall time in `zone`; 1970...2199), else the clock.
+    static func planningTime(_ arguments: ParsedArguments, zone: TimeZone) throws(UsageError) -> Date {
+        guard let text = arguments.value("now") else {
+            return Date()  // the CLI may read the clock; engines may not
         }
+        guard let date = parseISO8601(text, defaultZone: zone) else {
+            throw UsageError("--now needs ISO-8601 such as 2026-11-30T04:00:00+05:00, got '\(text)'")
+        }
+        // Plans reach 60 days past --now; keep every date they print within four-digit years.
+        guard date >= Date(timeIntervalSince1970: 0), date < Date(timeIntervalSince1970: 7_258_118_400) else {
+            throw UsageError("--now must be between 1970 and 2199, got '\(text)'")
+        }
+        return date
+    }
+
+    /// `--lock-wait` in seconds, 0...3600 [10].
+    static func lockWaitSeconds(_ arguments: ParsedArguments) throws -> Double {
+        let wait = try arguments.seconds("lock-wait") ?? 10
+        guard wait >= 0, wait <= 3600 else { throw UsageError("--lock-wait must be between 0 and 3600 seconds") }
+        return wait
+    }
+
+    /// Plans against the alarms the state file holds and applies the reconciliation to it; the
+    /// read-modify-write holds the file's lock from the read to the rename.
+    /// - Returns: the plan and the operations applied.
+    static func planAndApply(
+        to statePath: String, planner: AlarmChainPlanner, now: Date, lockWait: Double
+    ) throws -> (plan: AlarmPlan, reconciliation: Reconciliation) {
+        let lock = try StateFileLock.acquire(for: statePath, waitSeconds: lockWait)
         defer { withExtendedLifetime(lock) {} }
+        var stateFile = try StateFile.read(statePath)
+        var ledger = stateFile.ledger
         let plan = planner.plan(now: now, context: ledger.planningContext)
+        let configuration = planner.configuration
+        let result = AlarmReconciler.reconcile(plan: plan, ledger: ledger, capacity: configuration.budget.capacity)
+        // The file is the system here: every step succeeds, and the file is written once,
+        // atomically, after all of them.
+        _ = ledger.apply(result, perform: { _ in nil })
+        ledger.prune(before: plan.firstDay.adding(days: -7))
+        stateFile.ledger = ledger
+        try stateFile.write(to: statePath, zone: configuration.deviceTimeZone)
+        return (plan, result)
+    }
 
-        var output = planJSON(plan, planner: planner)
-        var reconciliation: Reconciliation? = nil
-        if let statePath {
-            let result = AlarmReconciler.reconcile(plan: plan, ledger: ledger, capacity: configuration.budget.capacity)
-            reconciliation = result
-            // The file is the system here: every step succeeds, and the file is written once,
-            // atomically, after all of them.
-            _ = ledger.apply(result, perform: { _ in nil })
-            ledger.prune(before: plan.firstDay.adding(days: -7))
-            stateFile.ledger = ledger
-            try stateFile.write(to: statePath, zone: configuration.deviceTimeZone)
-            output["operations"] = .array(
-                result.operations.map { operationJSON($0, zone: configuration.deviceTimeZone) })
-            output["full_resync"] = .bool(result.isFullResync)
-            output["resynced_chains"] = .array(result.resyncedChains.map { .string($0.description) })
-            output["state"] = .string(statePath)
-        }
-        if arguments.has("json") {
-            io.printJSON(.object(output))
-        } else {
-            printText(plan, planner: planner, reconciliation: reconciliation, io: io)
-        }
-        return .success
+    /// The `--json` members of a reconciliation with the state file: its operations, the chains
+    /// booked again and the file.
+    static func reconciliationJSON(
+        _ reconciliation: Reconciliation, statePath: String, zone: TimeZone
+    ) -> [String: JSONValue] {
+        [
+            "operations": .array(reconciliation.operations.map { operationJSON($0, zone: zone) }),
+            "full_resync": .bool(reconciliation.isFullResync),
+            "resynced_chains": .array(reconciliation.resyncedChains.map { .string($0.description) }),
+            "state": .string(statePath),
+        ]
     }
 
     /// The absolute path of `path` once `proofkit check`'s rules accept it.
