@@ -66,102 +66,125 @@ enum DuaCommand: Subcommand {
         .flag("json", help: "one JSON object per result on stdout"),
     ]
 
+    /// Runs the action: `list`, `show NAME` or `check TRANSCRIPT`.
     static func run(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
         guard let action = arguments.positionals.first else {
             throw UsageError("missing an action: list, show NAME or check TRANSCRIPT")
         }
-        let json = arguments.has("json")
         switch action {
-        case "list":
-            _ = try arguments.requirePositionals(1, names: "")
-            let catalog = try DuaTexts.loadCatalog(arguments, io: io)
-            for text in catalog.texts {
-                if json {
-                    io.printJSON([
-                        "name": .string(text.name), "title": .string(text.title), "source": JSONValue(text.source),
-                        "key_words": .array(text.keyWords.map { .string($0.word) }),
-                        "required": .int(text.requiredKeyWords),
-                        "reading_seconds": .rounded(text.readingSeconds, places: 3),
-                    ])
-                } else {
-                    let pad = String(repeating: " ", count: max(1, 10 - text.name.count))
-                    io.print(
-                        "\(text.name)\(pad)\(text.title) (\(text.keyWords.count) key words, \(text.requiredKeyWords) needed, \(seconds(text.readingSeconds)) s)"
-                    )
-                }
-            }
-            return .success
-        case "show":
-            let name = try arguments.requirePositionals(2, names: "the NAME of a text")[1]
-            let text = try DuaTexts.find(name, in: try DuaTexts.loadCatalog(arguments, io: io))
-            if json {
-                io.printJSON([
-                    "name": .string(text.name), "title": .string(text.title), "source": JSONValue(text.source),
-                    "text": .string(text.text),
-                    "key_words": .array(
-                        text.keyWords.map {
-                            ["word": .string($0.word), "stems": .array($0.stems.map(JSONValue.string))]
-                        }),
-                    "required": .int(text.requiredKeyWords),
-                    "reading_seconds": .rounded(text.readingSeconds, places: 3),
-                    "reading_seconds_estimated": .bool(text.readingIsEstimated),
-                    "key_words_picked": .bool(text.keyWordsArePicked),
-                    "key_words_rule": JSONValue(text.keyWordsArePicked ? KeyWordPicker.ruleDescription : nil),
-                ])
-            } else {
-                io.print("\(text.title)" + (text.source.map { " (\($0))" } ?? ""))
-                io.print(text.text)
-                if text.keyWordsArePicked { io.print(KeyWordPicker.ruleDescription) }
-                io.print("key words (\(text.requiredKeyWords) of \(text.keyWords.count) needed):")
-                for keyWord in text.keyWords {
-                    io.print("  \(keyWord.word)  [\(keyWord.stems.joined(separator: ", "))]")
-                }
-                io.print(
-                    "reading time: \(seconds(text.readingSeconds)) s"
-                        + (text.readingIsEstimated
-                            ? " (estimated from the text: its Arabic letters at 5.5 a second)" : ""))
-            }
-            return .success
-        case "check":
-            var transcript = try arguments.requirePositionals(2, names: "the TRANSCRIPT to check")[1]
-            if transcript == "-" { transcript = try DuaTexts.readStandardInput() }
-            let voiced = try arguments.double("voiced-seconds")
-            if let voiced, voiced < 0 { throw UsageError("--voiced-seconds must be at least 0") }
-            let catalog = try DuaTexts.loadCatalog(arguments, io: io)
-            let text = try DuaTexts.find(arguments.value("text") ?? DuaCatalog.defaultName, in: catalog)
-            let result = DuaMatcher(text: text).evaluate(transcript: transcript, voicedSeconds: voiced)
-            let heard = Set(result.heard)
-            var reason: String?
-            if case .rejected(let why) = result.verdict { reason = why.detail }
-            if json {
-                io.printJSON([
-                    "text": .string(text.name),
-                    "key_words": .array(
-                        text.keyWords.indices.map {
-                            ["word": .string(text.keyWords[$0].word), "heard": .bool(heard.contains($0))]
-                        }),
-                    "heard": .array(result.heard.map { .string(text.keyWords[$0].word) }),
-                    "heard_count": .int(result.heard.count), "required": .int(result.required),
-                    "verdict": .string(result.verdict.name), "rule": .string(result.rule.rawValue),
-                    "reason": JSONValue(reason), "voiced_seconds": JSONValue(voiced),
-                ])
-            } else {
-                io.print(
-                    "\(text.title): heard \(result.heard.count) of \(text.keyWords.count) key words (\(result.required) needed)"
-                )
-                for index in text.keyWords.indices {
-                    io.print("  \(heard.contains(index) ? "[x]" : "[ ]") \(text.keyWords[index].word)")
-                }
-                switch result.verdict {
-                case .accepted:
-                    io.print("accepted" + (result.rule == .readTwice ? " (read twice)" : ""))
-                case .rejected(let why):
-                    io.print("rejected: \(why.detail)")
-                }
-            }
-            return result.verdict.isAccepted || !arguments.has("strict") ? .success : .rejected
+        case "list": return try list(arguments, io: io)
+        case "show": return try show(arguments, io: io)
+        case "check": return try check(arguments, io: io)
         default:
             throw UsageError("unknown action '\(action)': use list, show NAME or check TRANSCRIPT")
+        }
+    }
+
+    /// `dua list`: each text of the catalog, one line (or one JSON object) a text.
+    static func list(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
+        _ = try arguments.requirePositionals(1, names: "")
+        let catalog = try DuaTexts.loadCatalog(arguments, io: io)
+        for text in catalog.texts {
+            if arguments.has("json") {
+                io.printJSON([
+                    "name": .string(text.name), "title": .string(text.title), "source": JSONValue(text.source),
+                    "key_words": .array(text.keyWords.map { .string($0.word) }),
+                    "required": .int(text.requiredKeyWords),
+                    "reading_seconds": .rounded(text.readingSeconds, places: 3),
+                ])
+            } else {
+                let pad = String(repeating: " ", count: max(1, 10 - text.name.count))
+                io.print(
+                    "\(text.name)\(pad)\(text.title) (\(text.keyWords.count) key words, \(text.requiredKeyWords) needed, \(seconds(text.readingSeconds)) s)"
+                )
+            }
+        }
+        return .success
+    }
+
+    /// `dua show NAME`: the text, its key words with their stems and its reading time.
+    static func show(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
+        let name = try arguments.requirePositionals(2, names: "the NAME of a text")[1]
+        let text = try DuaTexts.find(name, in: try DuaTexts.loadCatalog(arguments, io: io))
+        if arguments.has("json") {
+            io.printJSON([
+                "name": .string(text.name), "title": .string(text.title), "source": JSONValue(text.source),
+                "text": .string(text.text),
+                "key_words": .array(
+                    text.keyWords.map {
+                        ["word": .string($0.word), "stems": .array($0.stems.map(JSONValue.string))]
+                    }),
+                "required": .int(text.requiredKeyWords),
+                "reading_seconds": .rounded(text.readingSeconds, places: 3),
+                "reading_seconds_estimated": .bool(text.readingIsEstimated),
+                "key_words_picked": .bool(text.keyWordsArePicked),
+                "key_words_rule": JSONValue(text.keyWordsArePicked ? KeyWordPicker.ruleDescription : nil),
+            ])
+        } else {
+            io.print("\(text.title)" + (text.source.map { " (\($0))" } ?? ""))
+            io.print(text.text)
+            if text.keyWordsArePicked { io.print(KeyWordPicker.ruleDescription) }
+            io.print("key words (\(text.requiredKeyWords) of \(text.keyWords.count) needed):")
+            for keyWord in text.keyWords {
+                io.print("  \(keyWord.word)  [\(keyWord.stems.joined(separator: ", "))]")
+            }
+            io.print(
+                "reading time: \(seconds(text.readingSeconds)) s"
+                    + (text.readingIsEstimated
+                        ? " (estimated from the text: its Arabic letters at 5.5 a second)" : ""))
+        }
+        return .success
+    }
+
+    /// `dua check TRANSCRIPT` (`-`: stdin): the key words heard in it and the verdict.
+    static func check(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
+        var transcript = try arguments.requirePositionals(2, names: "the TRANSCRIPT to check")[1]
+        if transcript == "-" { transcript = try DuaTexts.readStandardInput() }
+        let voiced = try arguments.double("voiced-seconds")
+        if let voiced, voiced < 0 { throw UsageError("--voiced-seconds must be at least 0") }
+        let catalog = try DuaTexts.loadCatalog(arguments, io: io)
+        let text = try DuaTexts.find(arguments.value("text") ?? DuaCatalog.defaultName, in: catalog)
+        let result = DuaMatcher(text: text).evaluate(transcript: transcript, voicedSeconds: voiced)
+        if arguments.has("json") {
+            io.printJSON(checkJSON(result, text: text, voiced: voiced))
+        } else {
+            printCheck(result, text: text, io: io)
+        }
+        return result.verdict.isAccepted || !arguments.has("strict") ? .success : .rejected
+    }
+
+    /// The `--json` object of a check: each key word and whether it was heard, the verdict and its rule.
+    static func checkJSON(_ result: DuaMatchResult, text: DuaText, voiced: Double?) -> JSONValue {
+        let heard = Set(result.heard)
+        var reason: String?
+        if case .rejected(let why) = result.verdict { reason = why.detail }
+        return [
+            "text": .string(text.name),
+            "key_words": .array(
+                text.keyWords.indices.map {
+                    ["word": .string(text.keyWords[$0].word), "heard": .bool(heard.contains($0))]
+                }),
+            "heard": .array(result.heard.map { .string(text.keyWords[$0].word) }),
+            "heard_count": .int(result.heard.count), "required": .int(result.required),
+            "verdict": .string(result.verdict.name), "rule": .string(result.rule.rawValue),
+            "reason": JSONValue(reason), "voiced_seconds": JSONValue(voiced),
+        ]
+    }
+
+    /// A check as text: the count heard, each key word ticked or not, then the verdict.
+    static func printCheck(_ result: DuaMatchResult, text: DuaText, io: CommandIO) {
+        let heard = Set(result.heard)
+        io.print(
+            "\(text.title): heard \(result.heard.count) of \(text.keyWords.count) key words (\(result.required) needed)"
+        )
+        for index in text.keyWords.indices {
+            io.print("  \(heard.contains(index) ? "[x]" : "[ ]") \(text.keyWords[index].word)")
+        }
+        switch result.verdict {
+        case .accepted:
+            io.print("accepted" + (result.rule == .readTwice ? " (read twice)" : ""))
+        case .rejected(let why):
+            io.print("rejected: \(why.detail)")
         }
     }
 
