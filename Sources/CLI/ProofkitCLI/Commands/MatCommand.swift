@@ -145,12 +145,38 @@ enum MatCommand: Subcommand {
             .option("max-seconds", value: "S", help: "with --camera: give up after S seconds (default 60)"),
         ] + CameraOptions.specs
 
+    /// Checks the options, loads the model, then judges the photos (or watches the camera) and
+    /// prints each verdict and the summary.
     static func run(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
         let photos = arguments.positionals
         let live = CameraOptions.isLive(arguments)
         if live && !photos.isEmpty { throw UsageError("--camera judges the camera's frames; give no PHOTO") }
         if !live && arguments.value("max-seconds") != nil { throw UsageError("--max-seconds applies to --camera") }
         guard !photos.isEmpty || live else { throw UsageError("missing PHOTO") }
+        let options = try judgeOptions(arguments)
+        let verbose = arguments.has("verbose")
+        let json = arguments.has("json")
+        var judge = try PhotoJudge(
+            options: options, store: PhotoModelStore(environment: io.environment), prefetching: photos.first)
+        let enrolPhotos = arguments.all("enrol")
+        if !enrolPhotos.isEmpty { try judge.enrol(contentsOf: enrolPhotos) }
+        if live { return try watch(&judge, arguments, io: io) }
+        if verbose && !json { printModelLine(judge, options: options, io: io) }
+        var tally = judgePhotos(photos, with: &judge, options: options, arguments, io: io)
+        if tally.rejected > 0 && arguments.has("strict") && tally.worst.rawValue < ExitStatus.rejected.rawValue {
+            tally.worst = .rejected
+        }
+        if json {
+            io.printJSON(summaryJSON(tally, photos: photos.count, judge: judge, options: options, arguments))
+        } else if photos.count > 1 {
+            let failures = tally.failed > 0 ? " (\(tally.failed) could not be judged)" : ""
+            io.print("\(tally.accepted) of \(photos.count) photos accepted\(failures)")
+        }
+        return tally.worst
+    }
+
+    /// The judge's options from `--engine`, `--rule`, `--threshold`, `--threads` and the flags.
+    static func judgeOptions(_ arguments: ParsedArguments) throws -> PhotoJudgeOptions {
         let engineName = arguments.value("engine") ?? PhotoEngine.lite0.rawValue
         guard let engine = PhotoEngine(rawValue: engineName) else {
             throw UsageError("unknown engine '\(engineName)'; choose lite0, lite0-fp32 or clip")
@@ -169,74 +195,84 @@ enum MatCommand: Subcommand {
         }
         let threads = try arguments.int("threads") ?? 1
         guard threads >= 0 else { throw UsageError("--threads must be 0 or more, not \(threads)") }
-        let verbose = arguments.has("verbose")
-        let timings = arguments.has("timings") || verbose
-        let json = arguments.has("json")
-
-        let options = PhotoJudgeOptions(
+        return PhotoJudgeOptions(
             engine: engine, threshold: threshold, fastDecode: !arguments.has("full-size"), threads: threads,
-            loadsClassNames: verbose, stopsAtFirstPassingCrop: !arguments.has("all-crops"), rule: rule)
-        var judge = try PhotoJudge(
-            options: options, store: PhotoModelStore(environment: io.environment), prefetching: photos.first)
-        let enrolPhotos = arguments.all("enrol")
-        if !enrolPhotos.isEmpty { try judge.enrol(contentsOf: enrolPhotos) }
-        if live { return try watch(&judge, arguments, io: io) }
-        let policyThreshold = judge.proof.configuration.policy.threshold
-        if verbose && !json {
-            io.print(
-                "model: \(judge.load.modelPath) (\(engine), sha256 \(judge.load.modelSHA256.prefix(12))…): read and checked in \(Formatting.ms(judge.load.readAndVerify)) ms, session created in \(Formatting.ms(judge.load.sessionCreation)) ms, \(threads) thread\(threads == 1 ? "" : "s")"
-            )
-        }
+            loadsClassNames: arguments.has("verbose"), stopsAtFirstPassingCrop: !arguments.has("all-crops"),
+            rule: rule)
+    }
 
+    /// The `--verbose` model line: the file, its hash, the load times and the threads.
+    static func printModelLine(_ judge: borrowing PhotoJudge, options: PhotoJudgeOptions, io: CommandIO) {
+        let threads = options.threads
+        io.print(
+            "model: \(judge.load.modelPath) (\(options.engine), sha256 \(judge.load.modelSHA256.prefix(12))…): read and checked in \(Formatting.ms(judge.load.readAndVerify)) ms, session created in \(Formatting.ms(judge.load.sessionCreation)) ms, \(threads) thread\(threads == 1 ? "" : "s")"
+        )
+    }
+
+    /// What the photos came to: the worst exit status so far and the counts.
+    struct Tally {
         var worst = ExitStatus.success
         var accepted = 0
         var rejected = 0
         var failed = 0
+    }
+
+    /// Judges each photo and prints its verdict; a photo that cannot be judged is reported on
+    /// stderr and counted, and the others go on.
+    static func judgePhotos(
+        _ photos: [String], with judge: inout PhotoJudge, options: PhotoJudgeOptions, _ arguments: ParsedArguments,
+        io: CommandIO
+    ) -> Tally {
+        let verbose = arguments.has("verbose")
+        let timings = arguments.has("timings") || verbose
+        let policyThreshold = judge.proof.configuration.policy.threshold
+        var tally = Tally()
         for photo in photos {
             let result: PhotoProofResult
             do {
                 result = try judge.judge(contentsOf: photo)
             } catch {
                 io.printError("proofkit \(io.commandName ?? name): \(error.at(path: photo).description)")
-                failed += 1
+                tally.failed += 1
                 let status = ExitStatus(for: error.code)
-                if status.rawValue > worst.rawValue { worst = status }
+                if status.rawValue > tally.worst.rawValue { tally.worst = status }
                 continue
             }
-            if result.judgement.verdict.isAccepted { accepted += 1 } else { rejected += 1 }
-            if json {
+            if result.judgement.verdict.isAccepted { tally.accepted += 1 } else { tally.rejected += 1 }
+            if arguments.has("json") {
                 io.printJSON(
                     photoJSON(
-                        result, engine: engine, threshold: policyThreshold, judge: judge, verbose: verbose,
+                        result, engine: options.engine, threshold: policyThreshold, judge: judge, verbose: verbose,
                         timings: timings))
             } else {
                 printText(result, threshold: policyThreshold, judge: judge, verbose: verbose, timings: timings, io: io)
             }
         }
-        if rejected > 0 && arguments.has("strict") && worst.rawValue < ExitStatus.rejected.rawValue {
-            worst = .rejected
-        }
-        if json {
-            var summary: [String: JSONValue] = [
-                "photos": .int(photos.count), "accepted": .int(accepted), "rejected": .int(rejected),
-                "failed": .int(failed), "exit_code": .int(Int(worst.rawValue)), "engine": .string(engine.rawValue),
-                "rule": .string(judge.rule?.rawValue ?? "clip"),
-                "threshold": .number(policyThreshold), "model_sha256": .string(judge.load.modelSHA256),
-                "head_threshold": JSONValue(judge.proof.configuration.head?.acceptingThreshold),
-                "head_sha256": JSONValue(judge.headSHA256),
+        return tally
+    }
+
+    /// The `--json` summary object: the counts, the exit code and the model's settings (its load
+    /// times with `--timings`).
+    static func summaryJSON(
+        _ tally: Tally, photos: Int, judge: borrowing PhotoJudge, options: PhotoJudgeOptions,
+        _ arguments: ParsedArguments
+    ) -> JSONValue {
+        var summary: [String: JSONValue] = [
+            "photos": .int(photos), "accepted": .int(tally.accepted), "rejected": .int(tally.rejected),
+            "failed": .int(tally.failed), "exit_code": .int(Int(tally.worst.rawValue)),
+            "engine": .string(options.engine.rawValue), "rule": .string(judge.rule?.rawValue ?? "clip"),
+            "threshold": .number(judge.proof.configuration.policy.threshold),
+            "model_sha256": .string(judge.load.modelSHA256),
+            "head_threshold": JSONValue(judge.proof.configuration.head?.acceptingThreshold),
+            "head_sha256": JSONValue(judge.headSHA256),
+        ]
+        if arguments.has("timings") || arguments.has("verbose") {
+            summary["load_ms"] = [
+                "read_verify": .rounded(Formatting.msValue(judge.load.readAndVerify), places: 3),
+                "session": .rounded(Formatting.msValue(judge.load.sessionCreation), places: 3),
             ]
-            if timings {
-                summary["load_ms"] = [
-                    "read_verify": .rounded(Formatting.msValue(judge.load.readAndVerify), places: 3),
-                    "session": .rounded(Formatting.msValue(judge.load.sessionCreation), places: 3),
-                ]
-            }
-            io.printJSON(["summary": .object(summary)])
-        } else if photos.count > 1 {
-            let failures = failed > 0 ? " (\(failed) could not be judged)" : ""
-            io.print("\(accepted) of \(photos.count) photos accepted\(failures)")
         }
-        return worst
+        return ["summary": .object(summary)]
     }
 
     static func photoJSON(
