@@ -335,6 +335,7 @@ enum VoiceCommand: Subcommand {
 
     // MARK: - A recording
 
+    /// Judges a recording: refuses a bad input before any model loads, then prints the verdict.
     static func runRecording(
         _ path: String, _ arguments: ParsedArguments, mode: VoiceDetectionMode, fallback: VoiceDetectionFallback,
         choice: RecognizerChoice, io: CommandIO
@@ -346,20 +347,40 @@ enum VoiceCommand: Subcommand {
         // Whisper loads on a thread of its own while the recording is decoded, resampled, gated
         // and run through Silero (issue 38); its errors still come first, as when it loaded first.
         let whisper = try startWhisper(&choice, io: io)
+        let judged = try judgeRecording(
+            recording, path, arguments, mode: mode, fallback: fallback, choice: choice, whisper: whisper, io: io)
+        let outcome = judged.outcome
+        if let reason = outcome.fallbackReason, fallback != .always {
+            io.printError("proofkit voice: warning: Silero is unavailable (\(reason)); using the energy gate alone")
+        }
+        if let plot = arguments.value("plot") {
+            try writePlot(outcome.result, title: "proofkit voice: \(Formatting.baseName(path))", to: plot)
+        }
+        if arguments.has("json") {
+            io.printJSON(
+                recordingJSON(outcome, path: path, choice: choice, transcript: judged.transcript, arguments))
+        } else {
+            printRecording(
+                outcome, path: path, text: judged.configuration.text, choice: choice,
+                allowsReadTwice: judged.configuration.allowsReadTwice, arguments, io: io)
+        }
+        return outcome.result.match.verdict.isAccepted || !arguments.has("strict") ? .success : .rejected
+    }
+
+    /// Reads `--transcript-file` and judges the recording with the options' configuration; waits
+    /// for Whisper's load either way, so a damaged model exits 78 even when no voice was heard.
+    /// - Returns: the configuration, the outcome and the transcript file's lines.
+    private static func judgeRecording(
+        _ recording: ReadingProofRecording.Recording, _ path: String, _ arguments: ParsedArguments,
+        mode: VoiceDetectionMode, fallback: VoiceDetectionFallback, choice: RecognizerChoice,
+        whisper: WhisperRecognizer.Loading?, io: CommandIO
+    ) throws -> (configuration: ReadingProofConfiguration, outcome: ReadingProofRecording.Outcome, transcript: [String])
+    {
         let configuration: ReadingProofConfiguration
         let outcome: ReadingProofRecording.Outcome
         var transcript: [String] = []
         do {
-            if let file = arguments.value("transcript-file") {
-                let contents =
-                    file == "-"
-                    ? try DuaTexts.readStandardInput(joinedBy: "\n", what: "transcript file")
-                    : try DuaTexts.readTextFile(file, required: true, what: "transcript file") ?? ""
-                transcript = contents.split(whereSeparator: \.isNewline).map { line in
-                    String(line.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
-                }
-                .filter { !$0.isEmpty }
-            }
+            if let file = arguments.value("transcript-file") { transcript = try transcriptLines(file) }
             configuration = try proofConfiguration(arguments, mode: mode, choice: choice, io: io)
             do {
                 outcome = try ReadingProofRecording.run(
@@ -376,56 +397,72 @@ enum VoiceCommand: Subcommand {
             throw error
         }
         _ = try whisper?.wait()  // a damaged model exits 78 even when no voice was heard
-        if let reason = outcome.fallbackReason, fallback != .always {
-            io.printError("proofkit voice: warning: Silero is unavailable (\(reason)); using the energy gate alone")
+        return (configuration, outcome, transcript)
+    }
+
+    /// The non-empty lines of a transcript file (`-`: stdin), spaces trimmed at both ends.
+    private static func transcriptLines(_ file: String) throws(ProofkitError) -> [String] {
+        let contents =
+            file == "-"
+            ? try DuaTexts.readStandardInput(joinedBy: "\n", what: "transcript file")
+            : try DuaTexts.readTextFile(file, required: true, what: "transcript file") ?? ""
+        return contents.split(whereSeparator: \.isNewline).map { line in
+            String(line.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
         }
-        if let plot = arguments.value("plot") {
-            try writePlot(outcome.result, title: "proofkit voice: \(Formatting.baseName(path))", to: plot)
-        }
+        .filter { !$0.isEmpty }
+    }
+
+    /// The `--json` object of a recording: the input, the proof's fields and the recogniser's.
+    private static func recordingJSON(
+        _ outcome: ReadingProofRecording.Outcome, path: String, choice: RecognizerChoice, transcript: [String],
+        _ arguments: ParsedArguments
+    ) -> JSONValue {
+        var object: [String: JSONValue] = [
+            "file": .string(path), "duration_seconds": .rounded(outcome.decodedSeconds, places: 3),
+            "input_sample_rate": .int(outcome.format.sampleRate), "input_channels": .int(outcome.format.channels),
+        ]
+        object.merge(
+            VoiceResultJSON.resultFields(
+                outcome.result, mode: outcome.voiceDetection, fallback: outcome.fallbackReason,
+                needed: outcome.neededSeconds)
+        ) { _, new in new }
+        object["recognizer"] = .string(choice.name)
+        let recognition = outcome.recognition
+        object["transcript"] =
+            choice == .none ? .null : .string(recognition?.transcript ?? transcript.joined(separator: " "))
+        object["forced_score"] = VoiceResultJSON.forcedScoreJSON(recognition, rule: forcedScoreRule(arguments))
+        object["recognizer_seconds"] = recognition.map { .rounded($0.elapsedSeconds, places: 3) } ?? .null
+        object["recognizer_skipped"] = JSONValue(recognition?.skippedReason)
+        return .object(object)
+    }
+
+    /// A recording's text report: the audio, the voiced time, the gate, what was heard and the verdict.
+    private static func printRecording(
+        _ outcome: ReadingProofRecording.Outcome, path: String, text: DuaText, choice: RecognizerChoice,
+        allowsReadTwice: Bool, _ arguments: ParsedArguments, io: CommandIO
+    ) {
         let result = outcome.result
-        if arguments.has("json") {
-            var object: [String: JSONValue] = [
-                "file": .string(path), "duration_seconds": .rounded(outcome.decodedSeconds, places: 3),
-                "input_sample_rate": .int(outcome.format.sampleRate), "input_channels": .int(outcome.format.channels),
-            ]
-            object.merge(
-                VoiceResultJSON.resultFields(
-                    result, mode: outcome.voiceDetection, fallback: outcome.fallbackReason,
-                    needed: outcome.neededSeconds)
-            ) { _, new in new }
-            object["recognizer"] = .string(choice.name)
-            let recognition = outcome.recognition
-            object["transcript"] =
-                choice == .none ? .null : .string(recognition?.transcript ?? transcript.joined(separator: " "))
-            object["forced_score"] = VoiceResultJSON.forcedScoreJSON(recognition, rule: forcedScoreRule(arguments))
-            object["recognizer_seconds"] = recognition.map { .rounded($0.elapsedSeconds, places: 3) } ?? .null
-            object["recognizer_skipped"] = JSONValue(recognition?.skippedReason)
-            io.printJSON(.object(object))
-        } else {
-            let text = configuration.text
-            io.print("\(Formatting.baseName(path)): \(formatSeconds(outcome.decodedSeconds)) of audio, \(text.title)")
-            io.print(
-                "voiced \(formatSeconds(result.gate.voicedSeconds)) in \(result.gate.segments.count) segment(s), \(choice == .none || configuration.allowsReadTwice ? "needs" : "reading time") \(formatSeconds(outcome.neededSeconds)); noise floor \(Int(result.gate.finalFloorDecibels.rounded())) dBFS"
-            )
-            io.print(
-                gateLine(
-                    outcome.voiceDetection, fallback: outcome.fallbackReason, vetoed: result.likeSpeechSegments != nil))
-            if let recognition = outcome.recognition {
-                if let skipped = recognition.skippedReason {
-                    io.print("recogniser: \(skipped)")
-                } else {
-                    io.print("heard: " + (recognition.transcript.isEmpty ? "(nothing)" : recognition.transcript))
-                }
-                if let line = forcedScoreLine(recognition, rule: forcedScoreRule(arguments)) { io.print(line) }
+        io.print("\(Formatting.baseName(path)): \(formatSeconds(outcome.decodedSeconds)) of audio, \(text.title)")
+        io.print(
+            "voiced \(formatSeconds(result.gate.voicedSeconds)) in \(result.gate.segments.count) segment(s), \(choice == .none || allowsReadTwice ? "needs" : "reading time") \(formatSeconds(outcome.neededSeconds)); noise floor \(Int(result.gate.finalFloorDecibels.rounded())) dBFS"
+        )
+        io.print(
+            gateLine(
+                outcome.voiceDetection, fallback: outcome.fallbackReason, vetoed: result.likeSpeechSegments != nil))
+        if let recognition = outcome.recognition {
+            if let skipped = recognition.skippedReason {
+                io.print("recogniser: \(skipped)")
+            } else {
+                io.print("heard: " + (recognition.transcript.isEmpty ? "(nothing)" : recognition.transcript))
             }
-            if choice != .none {
-                io.print(
-                    "key words heard: \(result.heardKeyWords.count) of \(text.keyWords.count) (\(text.requiredKeyWords) needed)"
-                )
-            }
-            io.print(ProofText.verdictLine(result.match))
+            if let line = forcedScoreLine(recognition, rule: forcedScoreRule(arguments)) { io.print(line) }
         }
-        return result.match.verdict.isAccepted || !arguments.has("strict") ? .success : .rejected
+        if choice != .none {
+            io.print(
+                "key words heard: \(result.heardKeyWords.count) of \(text.keyWords.count) (\(text.requiredKeyWords) needed)"
+            )
+        }
+        io.print(ProofText.verdictLine(result.match))
     }
 
     /// Which gate decided, for the text output: "gate: silero (energy floor tracked)" or
