@@ -527,55 +527,17 @@ public final class AlarmStore: @unchecked Sendable {
         try write {
             guard let planner = try prayerPlanner(deviceZone: deviceZone) else { return nil }
             let s = try settings()
-            // The system's list: what rings now, and what is still to come. Rings already due
-            // but not yet rung are the ring scheduler's (it rings them inside their window or
-            // logs them as missed), so the plan does not cancel them as past.
-            let prayerRings = try rings(
-                where:
-                    "(state = 'ringing' OR (state = 'scheduled' AND fire > ?)) AND chain IN (SELECT id FROM chains WHERE kind = 'prayer')",
-                [.real(now.timeIntervalSince1970)])
-            let ended = Set(try chains(where: "kind = 'prayer' AND state = 'ended'").compactMap { Occurrence($0.id) })
-            var ledger = AlarmLedger(
-                alarms: prayerRings.map {
-                    SystemAlarm(
-                        id: AlarmID(rawValue: $0.ring.id),
-                        content: AlarmContent(fireDate: $0.ring.fireDate, sound: $0.sound),
-                        state: $0.state == .ringing ? .ringing : .scheduled)
-                },
-                syncedFingerprint: s["prayers.fingerprint"])
+            var ledger = try prayerLedger(now: now, syncedFingerprint: s["prayers.fingerprint"])
             var context = ledger.planningContext
-            context.ended = ended
+            context.ended = Set(
+                try chains(where: "kind = 'prayer' AND state = 'ended'").compactMap { Occurrence($0.id) })
             let plan = planner.plan(now: now, context: context)
             let reconciliation = AlarmReconciler.reconcile(
                 plan: plan, system: ledger.systemAlarms,
                 syncedFingerprint: ledger.syncedFingerprint, capacity: nil)
-            let window = Double(planner.configuration.proofWindow.components.seconds)
-            let kept = s["prayers.kept_sound"]
             let report = ledger.apply(reconciliation) { operation in
                 do {
-                    switch operation {
-                    case .schedule(let alarm):
-                        let first = alarm.fireDate.addingTimeInterval(
-                            -Double(planner.configuration.ringOffsets[alarm.ringIndex].components.seconds))
-                        try db.run(
-                            "INSERT INTO chains(id, kind, label, sound, kept_sound, proof, first_fire, window_end, state, created) VALUES(?, 'prayer', ?, ?, ?, ?, ?, ?, 'active', ?) ON CONFLICT(id) DO UPDATE SET sound = excluded.sound, kept_sound = excluded.kept_sound, proof = excluded.proof, first_fire = excluded.first_fire, window_end = excluded.window_end",
-                            [
-                                .text(alarm.occurrence.description), .text(alarm.occurrence.prayer.rawValue),
-                                .text(alarm.content.sound),
-                                kept.map { .text($0) } ?? .null, .text(s["prayers.proof"] ?? "any"),
-                                .real(first.timeIntervalSince1970), .real(first.timeIntervalSince1970 + window),
-                                .real(now.timeIntervalSince1970),
-                            ])
-                        try db.run(
-                            "INSERT INTO rings(id, chain, ring, fire, sound, state) VALUES(?, ?, ?, ?, ?, 'scheduled') ON CONFLICT(id) DO UPDATE SET fire = excluded.fire, sound = excluded.sound, state = 'scheduled'",
-                            [
-                                .text(alarm.id.rawValue), .text(alarm.occurrence.description),
-                                .integer(Int64(alarm.ringIndex)),
-                                .real(alarm.fireDate.timeIntervalSince1970), .text(alarm.content.sound),
-                            ])
-                    case .cancel(let id, _):
-                        try db.run("DELETE FROM rings WHERE id = ? AND state = 'scheduled'", [.text(id.rawValue)])
-                    }
+                    try performPrayerOperation(operation, configuration: planner.configuration, settings: s, now: now)
                     return nil
                 } catch {
                     return "\(error)"
@@ -592,26 +554,83 @@ public final class AlarmStore: @unchecked Sendable {
             try db.run(
                 "DELETE FROM rings WHERE state NOT IN ('scheduled', 'ringing') AND fire < ?",
                 [.real(now.timeIntervalSince1970 - 30 * 86_400)])
-            // Settings apply to every chain that is not ringing (a chain booked before keeps its
-            // id, so the upsert above does not reach those the plan left alone).
-            try db.run(
-                "UPDATE chains SET proof = ?, sound = COALESCE(?, sound), kept_sound = COALESCE(?, kept_sound), window_end = first_fire + ?, volume = ?, ramp = ?, escalate = ?, listen = ?, text_name = ?, text_json = ? WHERE kind = 'prayer' AND state = 'active' AND id NOT IN (SELECT chain FROM rings WHERE state = 'ringing')",
-                [
-                    .text(s["prayers.proof"] ?? "any"), s["prayers.sound"].map { .text($0) } ?? .null,
-                    kept.map { .text($0) } ?? .null, .real(window), .real(Double(s["prayers.volume"] ?? "") ?? 100),
-                    .real(Double(s["prayers.ramp"] ?? "") ?? 3), .integer(s["prayers.escalate"] == "1" ? 1 : 0),
-                    .text(s["prayers.listen"] ?? "auto"), s["prayers.text"].map { .text($0) } ?? .null,
-                    s["prayers.text_json"].map { .text($0) } ?? .null,
-                ])
-            try db.run(
-                "UPDATE rings SET sound = ? WHERE state = 'scheduled' AND chain IN (SELECT id FROM chains WHERE kind = 'prayer')",
-                [s["prayers.sound"].map { .text($0) } ?? .null])
+            try applyPrayerSettings(s, window: Double(planner.configuration.proofWindow.components.seconds))
             // Chains with no ring left (a prayer turned off, or the plan's past that never rang)
             // are dropped: no empty "active" chain stays behind.
             try db.run(
                 "DELETE FROM chains WHERE kind = 'prayer' AND state = 'active' AND id NOT IN (SELECT chain FROM rings)")
             return report
         }
+    }
+
+    /// The system's list of prayer alarms, as the reconciler sees it: what rings now, and what is
+    /// still to come; call inside ``write(_:)``.
+    private func prayerLedger(now: Date, syncedFingerprint: String?) throws -> AlarmLedger {
+        // Rings already due but not yet rung are the ring scheduler's (it rings them inside their
+        // window or logs them as missed), so the plan does not cancel them as past.
+        let prayerRings = try rings(
+            where:
+                "(state = 'ringing' OR (state = 'scheduled' AND fire > ?)) AND chain IN (SELECT id FROM chains WHERE kind = 'prayer')",
+            [.real(now.timeIntervalSince1970)])
+        return AlarmLedger(
+            alarms: prayerRings.map {
+                SystemAlarm(
+                    id: AlarmID(rawValue: $0.ring.id),
+                    content: AlarmContent(fireDate: $0.ring.fireDate, sound: $0.sound),
+                    state: $0.state == .ringing ? .ringing : .scheduled)
+            },
+            syncedFingerprint: syncedFingerprint)
+    }
+
+    /// One step of a prayer re-plan on the store: a ring booked (its chain created or updated
+    /// with the prayer settings `s`), or a scheduled ring cancelled.
+    private func performPrayerOperation(
+        _ operation: AlarmOperation, configuration: AlarmChainConfiguration, settings s: [String: String], now: Date
+    ) throws {
+        switch operation {
+        case .schedule(let alarm):
+            let window = Double(configuration.proofWindow.components.seconds)
+            let first = alarm.fireDate.addingTimeInterval(
+                -Double(configuration.ringOffsets[alarm.ringIndex].components.seconds))
+            try db.run(
+                "INSERT INTO chains(id, kind, label, sound, kept_sound, proof, first_fire, window_end, state, created) VALUES(?, 'prayer', ?, ?, ?, ?, ?, ?, 'active', ?) ON CONFLICT(id) DO UPDATE SET sound = excluded.sound, kept_sound = excluded.kept_sound, proof = excluded.proof, first_fire = excluded.first_fire, window_end = excluded.window_end",
+                [
+                    .text(alarm.occurrence.description), .text(alarm.occurrence.prayer.rawValue),
+                    .text(alarm.content.sound),
+                    s["prayers.kept_sound"].map { .text($0) } ?? .null, .text(s["prayers.proof"] ?? "any"),
+                    .real(first.timeIntervalSince1970), .real(first.timeIntervalSince1970 + window),
+                    .real(now.timeIntervalSince1970),
+                ])
+            try db.run(
+                "INSERT INTO rings(id, chain, ring, fire, sound, state) VALUES(?, ?, ?, ?, ?, 'scheduled') ON CONFLICT(id) DO UPDATE SET fire = excluded.fire, sound = excluded.sound, state = 'scheduled'",
+                [
+                    .text(alarm.id.rawValue), .text(alarm.occurrence.description),
+                    .integer(Int64(alarm.ringIndex)),
+                    .real(alarm.fireDate.timeIntervalSince1970), .text(alarm.content.sound),
+                ])
+        case .cancel(let id, _):
+            try db.run("DELETE FROM rings WHERE id = ? AND state = 'scheduled'", [.text(id.rawValue)])
+        }
+    }
+
+    /// Applies the prayer settings `s` to every prayer chain that is not ringing, and the sound to
+    /// their scheduled rings; call inside ``write(_:)``.
+    private func applyPrayerSettings(_ s: [String: String], window: Double) throws {
+        // A chain booked before keeps its id, so the upsert of a re-plan does not reach those the
+        // plan left alone.
+        try db.run(
+            "UPDATE chains SET proof = ?, sound = COALESCE(?, sound), kept_sound = COALESCE(?, kept_sound), window_end = first_fire + ?, volume = ?, ramp = ?, escalate = ?, listen = ?, text_name = ?, text_json = ? WHERE kind = 'prayer' AND state = 'active' AND id NOT IN (SELECT chain FROM rings WHERE state = 'ringing')",
+            [
+                .text(s["prayers.proof"] ?? "any"), s["prayers.sound"].map { .text($0) } ?? .null,
+                s["prayers.kept_sound"].map { .text($0) } ?? .null, .real(window),
+                .real(Double(s["prayers.volume"] ?? "") ?? 100),
+                .real(Double(s["prayers.ramp"] ?? "") ?? 3), .integer(s["prayers.escalate"] == "1" ? 1 : 0),
+                .text(s["prayers.listen"] ?? "auto"), s["prayers.text"].map { .text($0) } ?? .null,
+                s["prayers.text_json"].map { .text($0) } ?? .null,
+            ])
+        try db.run(
+            "UPDATE rings SET sound = ? WHERE state = 'scheduled' AND chain IN (SELECT id FROM chains WHERE kind = 'prayer')",
+            [s["prayers.sound"].map { .text($0) } ?? .null])
     }
 
     /// The stamp of the last prayer plan.
