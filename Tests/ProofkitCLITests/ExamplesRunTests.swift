@@ -32,11 +32,14 @@ private func skipReason(_ line: String) -> String? {
     }
 }
 
-/// The examples of `proofkit CMD --help` (the lines under "Examples:").
-private func helpExamples() throws -> [String] {
-    let verbs = [
-        "demo", "trim", "check", "play", "mat", "voice", "dua", "transcribe", "squat", "times", "plan", "doctor",
-    ]
+/// The commands whose `--help` examples run, in groups that run side by side (each in a folder of
+/// its own): the Whisper ones apart, so that no group waits for all the others.
+private let helpVerbGroups = [
+    ["demo", "trim", "check", "play"], ["mat", "squat", "times", "plan", "doctor"], ["voice", "dua"], ["transcribe"],
+]
+
+/// The examples of `proofkit CMD --help` for each of `verbs` (the lines under "Examples:").
+private func helpExamples(of verbs: [String]) throws -> [String] {
     var examples: [String] = []
     for verb in verbs {
         let help = try TestEnvironment.runProofkit([verb, "--help"]).stdout
@@ -146,6 +149,7 @@ private struct ExampleFolder {
         environment["PATH"] = bin + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
         environment["PROOFKIT_ALSA_CONFIG"] = folder + "/asound.conf"
         environment["XDG_CONFIG_HOME"] = folder + "/config"
+        environment["XDG_STATE_HOME"] = folder + "/state"  // an alarm store of its own, never the user's
         environment["PROOFKIT_MODELS"] = nil
         self.folder = folder
         self.environment = environment
@@ -168,20 +172,22 @@ private struct ExampleFolder {
 
 @Suite(
     "every example in the README and in every --help runs as written",
-    .enabled(if: canRun, "needs the built binary, the models and sox"), .offThePool, .serialized)
+    .enabled(if: canRun, "needs the built binary, the models and sox"), .offThePool)
 struct ExamplesRunTests {
-    @Test("--help examples")
-    func helpExamplesRun() throws {
-        try runAll(try helpExamples())
+    @Test("--help examples", arguments: helpVerbGroups)
+    func helpExamplesRun(verbs: [String]) throws {
+        try runAll(try helpExamples(of: verbs), atLeast: verbs.count)
     }
 
     @Test("README examples")
     func readmeExamplesRun() throws {
-        try runAll(try readmeExamples())
+        try runAll(try readmeExamples(), atLeast: 10)
     }
 
-    func runAll(_ examples: [String]) throws {
-        #expect(examples.count > 10)
+    /// Runs each example not skipped in a fresh ``ExampleFolder``, one after another (a README
+    /// block may use what an earlier one made); at least `atLeast` examples must be found.
+    func runAll(_ examples: [String], atLeast: Int) throws {
+        #expect(examples.count >= atLeast, "\(examples.count) examples")
         let folder = try ExampleFolder()
         defer { try? FileManager.default.removeItem(atPath: folder.folder) }
         var ran = 0
@@ -192,6 +198,6 @@ struct ExamplesRunTests {
             #expect(allowed.contains(result.status), "\(example): exit \(result.status): \(result.stderr)")
             ran += 1
         }
-        #expect(ran > 5)
+        #expect(ran > 0, "every example was skipped")
     }
 }
