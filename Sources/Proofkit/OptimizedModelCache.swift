@@ -44,10 +44,8 @@ enum OptimizedModelCache {
     }
 
     /// The cached `.ort` for this model, CPU and runtime, when there is one whose record fits.
-    static func lookup(
-        for engine: PhotoEngine, modelSHA256: String, environment: [String: String]
-    ) -> OptimizedPhotoModel? {
-        guard let folder = folder(environment: environment), let runtime = try? OnnxRuntime.load().version,
+    static func lookup(for engine: PhotoEngine, modelSHA256: String, in folder: String) -> OptimizedPhotoModel? {
+        guard let runtime = try? OnnxRuntime.load().version,
             let name = fileName(for: engine, modelSHA256: modelSHA256, runtime: runtime)
         else { return nil }
         let path = folder + "/" + name
@@ -66,10 +64,8 @@ enum OptimizedModelCache {
     /// - Returns: whether the cache now has it. Never throws: a cache that cannot be written
     ///   leaves the `.onnx` in use.
     @discardableResult
-    static func store(
-        for engine: PhotoEngine, bytes: [UInt8], modelSHA256: String, environment: [String: String]
-    ) -> Bool {
-        guard let folder = folder(environment: environment), let runtime = try? OnnxRuntime.load().version,
+    static func store(for engine: PhotoEngine, bytes: [UInt8], modelSHA256: String, in folder: String) -> Bool {
+        guard let runtime = try? OnnxRuntime.load().version,
             let name = fileName(for: engine, modelSHA256: modelSHA256, runtime: runtime),
             makeFolders(folder)
         else { return false }

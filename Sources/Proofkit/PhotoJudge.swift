@@ -174,7 +174,7 @@ public struct PhotoJudge: ~Copyable {
         }
         let loaded = try Self.loadModel(
             engine: engine, modelPath: modelPath, sha256: expected, manifest: manifests.modelManifest,
-            threads: options.threads, environment: store.environment, clock: clock)
+            threads: options.threads, cacheFolder: store.optimizedModelCache, clock: clock)
         var model = loaded.model
         // Lite0's pooled features are needed only to enrol a mat (``enrol(contentsOf:threshold:)``
         // turns them back on); fetching just the logits is what a plain judgement needs.
@@ -276,11 +276,11 @@ public struct PhotoJudge: ~Copyable {
     }
 
     /// Makes the session: from the ORT-format copy when one fits, else from the `.onnx` (read and
-    /// checked against `sha256`, and cached as an ORT-format copy where that is used, in the
-    /// cache folder `environment` names).
+    /// checked against `sha256`, and cached as an ORT-format copy in `cacheFolder` where that is
+    /// used).
     private static func loadModel(
         engine: PhotoEngine, modelPath: String, sha256 expected: String, manifest: ModelsManifest?, threads: Int,
-        environment: [String: String], clock: ContinuousClock
+        cacheFolder: String?, clock: ContinuousClock
     ) throws(ProofkitError) -> LoadedPhotoModel {
         var verified = clock.now
         // The models build's ORT-format copy, optimised on this machine, when it fits this CPU,
@@ -291,12 +291,12 @@ public struct PhotoJudge: ~Copyable {
         // runtime release than the one that saved the file is dropped.)
         // An installed tree on another CPU than the one that built it makes its own copy on
         // first use, in the user's cache (``OptimizedModelCache``).
-        let cacheEnvironment = OptimizedModelCache.isUsed(forModelAt: modelPath) ? environment : nil
+        let cache = OptimizedModelCache.isUsed(forModelAt: modelPath) ? cacheFolder : nil
         var optimized = PhotoModelStore.optimizedModel(
             for: engine, modelPath: modelPath, modelSHA256: expected, manifest: manifest)
         var fast: OnnxPhotoModel? = nil
-        if optimized == nil, let cacheEnvironment,
-            let cached = OptimizedModelCache.lookup(for: engine, modelSHA256: expected, environment: cacheEnvironment)
+        if optimized == nil, let cache,
+            let cached = OptimizedModelCache.lookup(for: engine, modelSHA256: expected, in: cache)
         {
             // A cached copy that is damaged is dropped (and made again), not an error: the
             // installed .onnx it came from is the model.
@@ -314,9 +314,8 @@ public struct PhotoJudge: ~Copyable {
         let bytes = try ModelFile.read(modelPath, expectedSHA256: expected)
         verified = clock.now
         let model = try OnnxPhotoModel(bytes: bytes, path: modelPath, threads: threads)
-        if let cacheEnvironment {
-            OptimizedModelCache.store(
-                for: engine, bytes: bytes, modelSHA256: expected, environment: cacheEnvironment)
+        if let cache {
+            OptimizedModelCache.store(for: engine, bytes: bytes, modelSHA256: expected, in: cache)
         }
         return LoadedPhotoModel(model: model, path: modelPath, sha256: expected, verified: verified)
     }

@@ -101,10 +101,10 @@ public struct PhotoModelStore: Sendable, Equatable {
     /// The ONNX Runtime library given to ``init(folder:onnxRuntimeLibrary:)``; `nil` when the
     /// runtime is found by its usual search (`PROOFKIT_ORT_LIBRARY`, set-up's copy, the system's).
     public let onnxRuntimeLibrary: String?
-    /// The environment the store was made from (``init(environment:executablePath:currentDirectory:)``),
-    /// empty for an explicit folder: it places the per-user cache of optimised models
-    /// (`XDG_CACHE_HOME`, `HOME`), so nothing reads the process's environment on the side.
-    let environment: [String: String]
+    /// The per-user cache of optimised models, from the environment the store was made from
+    /// (`XDG_CACHE_HOME`, `HOME`: ``init(environment:executablePath:currentDirectory:)``), so
+    /// nothing reads the process's environment on the side; `nil` for an explicit folder.
+    let optimizedModelCache: String?
 
     /// The search for this process.
     /// - Parameters:
@@ -116,7 +116,7 @@ public struct PhotoModelStore: Sendable, Equatable {
         currentDirectory: String? = nil
     ) {
         let currentDirectory = currentDirectory ?? POSIX.currentFolder() ?? "."
-        self.environment = environment
+        optimizedModelCache = OptimizedModelCache.folder(environment: environment)
         if let explicit = environment[Self.environmentVariable], !explicit.isEmpty {
             folders = [explicit]
             isFromEnvironment = true
@@ -148,7 +148,7 @@ public struct PhotoModelStore: Sendable, Equatable {
         folders = [folder]
         isFromEnvironment = false
         onnxRuntimeLibrary = nil
-        environment = [:]
+        optimizedModelCache = nil
     }
 
     /// The models in `folder` alone, run by the ONNX Runtime library at `onnxRuntimeLibrary`:
@@ -168,7 +168,7 @@ public struct PhotoModelStore: Sendable, Equatable {
         folders = [folder]
         isFromEnvironment = false
         self.onnxRuntimeLibrary = onnxRuntimeLibrary
-        environment = [:]
+        optimizedModelCache = nil
     }
 
     /// The path of `name` in the first folder that has it.
