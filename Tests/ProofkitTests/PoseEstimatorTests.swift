@@ -12,11 +12,12 @@ private let store = PhotoModelStore(environment: ["PROOFKIT_MODELS": PoseFixture
 // Runtime on the same graphs, in Fixtures/pose/pose_reference.json). Both decode the photo to the
 // same pixels (libpng / libjpeg-turbo here, Pillow there: the crops are checked bit-exact in
 // PoseEstimationTests), cut the same crops and run the same fp32 graphs in ONNX Runtime 1.32 on
-// one thread, so the landmarks can differ only by the last bits of a few float sums and by the
-// reference's 12 significant digits: measured at most 4.2e-12 of the diagonal over the three
-// photos of people. 1e-8 of the diagonal (7e-6 pixel here) leaves room for a sum taken in another
-// order and still fails at once on any real change of the pipeline (the bound is 2e-2).
-private let diagonalTolerance = 1e-8
+// one thread, so the landmarks can differ only by the last bits of float sums: measured at most
+// 4.2e-12 of the diagonal over the three photos of people on the CPU that wrote the reference,
+// and up to 2.9e-7 on an AMD EPYC, where ONNX Runtime's kernels sum in another order. 1e-6 of
+// the diagonal (7e-4 pixel here) leaves room for any CPU's kernels and still fails at once on any
+// real change of the pipeline (the bound is 2e-2).
+private let diagonalTolerance = 1e-6
 
 @Suite("PoseEstimator: BlazePose on ONNX Runtime, against the Python reference")
 struct PoseEstimatorTests {
