@@ -91,7 +91,7 @@ let productTargets: [Target] = [
 let testTargets: [Target] =
     [
         .target(
-            name: "TestSupport", dependencies: ["ProofkitCore"], path: "Tests/TestSupport",
+            name: "TestSupport", dependencies: ["ProofkitCore", "ProofkitSystem"], path: "Tests/TestSupport",
             exclude: ["Fixtures", "FakeCamera"]),
         .testTarget(name: "ProofkitCoreTests", dependencies: ["ProofkitCore", "TestSupport"]),
         .testTarget(name: "ProofkitSystemTests", dependencies: ["ProofkitSystem", "TestSupport"]),

@@ -85,9 +85,8 @@ struct CameraModeTests {
         "YUYV of a real photo converts as ffmpeg's swscale does (BT.601 limited range)",
         .enabled(if: hasFFmpeg))
     func yuyvMatchesFFmpeg() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("proofkit-yuyv-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = URL(fileURLWithPath: try TestFolder.make("proofkit-yuyv"))
+        defer { TestFolder.remove(folder.path) }
         let yuyv = folder.appendingPathComponent("frame.yuyv").path
         let rgb = folder.appendingPathComponent("frame.rgb").path
         let photo = TestEnvironment.fixture("images/demo_mat.jpg")

@@ -61,9 +61,8 @@ struct SHA256Tests {
         "agrees with sha256sum on every length around the block boundaries and on the fixture models",
         .enabled(if: TestEnvironment.hasTool("sha256sum")))
     func agreesWithSha256sum() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("proofkit-sha-\(getpid())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = URL(fileURLWithPath: try TestFolder.make("proofkit-sha"))
+        defer { TestFolder.remove(folder.path) }
         var generator = SystemRandomNumberGenerator()
         var paths: [String] = []
         var ours: [String] = []
@@ -174,9 +173,8 @@ struct SHA256Tests {
         "checkingFileAt: ORT reads the checked open file itself and runs like contentsOf; a wrong digest, a missing file, an unparsable file",
         .enabled(if: InferenceFixtures.runtimeAvailable, "set PROOFKIT_ORT_LIBRARY"))
     func checkingFile() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("proofkit-checking-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let folder = try TestFolder.make("proofkit-checking")
+        defer { TestFolder.remove(folder) }
         let path = folder + "/model.onnx"
         try FileManager.default.copyItem(atPath: InferenceFixtures.model("int64_affine"), toPath: path)
         let digest = try ModelFile.sha256(ofFileAt: path)

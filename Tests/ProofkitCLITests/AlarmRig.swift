@@ -18,7 +18,7 @@ final class AlarmRig: @unchecked Sendable {  // used by one test at a time; conc
 
     /// - Parameter store: the store's path inside the rig's folder [`store`].
     init(store name: String = "store") throws {
-        folder = try TemporaryFolder.make()
+        folder = try TestFolder.make()
         store = folder + "/" + name
         out = folder + "/OUT.raw"
         config = folder + "/asound.conf"

@@ -133,9 +133,8 @@ struct CameraEndToEndTests {
         .enabled(if: alarmModelsBuilt, "needs the models (bash .ci/setup)"),
         .enabled(if: TestEnvironment.hasTool("strace"), "needs strace (bash .ci/setup)"))
     func privacy() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("proofkit-strace-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = URL(fileURLWithPath: try TestFolder.make("proofkit-strace"))
+        defer { TestFolder.remove(folder.path) }
         let trace = folder.appendingPathComponent("trace.txt").path
         var environment = try FakeCamera.environment(frames: [Self.matPhoto])
         // strace itself must not run under the fake camera: pass LD_PRELOAD to the child only.
@@ -192,9 +191,8 @@ struct CameraEndToEndTests {
         "--record DIR writes each frame handed out, and only there",
         .enabled(if: alarmModelsBuilt, "needs the models (bash .ci/setup)"))
     func record() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("proofkit-record-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = URL(fileURLWithPath: try TestFolder.make("proofkit-record"))
+        defer { TestFolder.remove(folder.path) }
         let result = try Self.run(
             ["mat", "--camera", "--camera-format", "mjpeg", "--record", folder.path, "--max-seconds", "20"],
             frames: [Self.matPhoto])

@@ -94,7 +94,7 @@ private struct ExampleFolder {
     let environment: [String: String]
 
     init() throws {
-        let folder = try TemporaryFolder.make()
+        let folder = try TestFolder.make()
         let fixtures = TestEnvironment.packageRoot.path + "/Tests/TestSupport/Fixtures/"
         let manager = FileManager.default
         func copy(_ fixture: String, _ names: [String]) throws {

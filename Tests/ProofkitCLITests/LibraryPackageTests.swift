@@ -64,7 +64,7 @@ struct LibraryPackageTests {
     private static let builtApps = Mutex<Result<String, any Error>?>(nil)
 
     private static func makeAndBuild(enginesSource: String) throws -> String {
-        let folder = try TemporaryFolder.makeForProcess("proofkit-library-app")
+        let folder = try TestFolder.makeForProcess("proofkit-library-app")
         let package = TestEnvironment.packageRoot.lastPathComponent
         let manifest = """
             // swift-tools-version: 6.2

@@ -48,7 +48,7 @@ private func stderrLines(_ result: ProcessResult) -> [Substring] {
 
 /// A temporary models folder with copies of `files` (`name in folder` -> `source name`).
 private func modelsFolder(_ files: [String: String]) throws -> String {
-    let folder = try TemporaryFolder.make()
+    let folder = try TestFolder.make()
     for (name, source) in files {
         try FileManager.default.copyItem(atPath: models + "/" + source, toPath: folder + "/" + name)
     }

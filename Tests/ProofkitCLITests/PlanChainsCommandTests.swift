@@ -32,7 +32,7 @@ private func prayer(_ row: [String: Any]) -> String { String((row["id"] as? Stri
 struct PlanChainsCommandTests {
     /// A state file holding two days of Fajr and Maghrib, booked by `plan --state`.
     private func bookedState() throws -> (folder: String, state: String) {
-        let folder = try TemporaryFolder.make()
+        let folder = try TestFolder.make()
         let state = folder + "/alarms.json"
         try "{}".write(toFile: state, atomically: true, encoding: .utf8)
         let rows = try operations(run(karachi + ["--state", state, "--json"]))

@@ -20,8 +20,8 @@ struct SquatCommandTests {
     }
 
     func temporaryFile(_ contents: String, name: String = "poses.jsonl") throws -> String {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("proofkit-squat-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        // Removed with everything in it when the test process exits.
+        let folder = URL(fileURLWithPath: try TestFolder.makeForProcess("proofkit-squat"))
         let url = folder.appendingPathComponent(name)
         try contents.write(to: url, atomically: true, encoding: .utf8)
         return url.path

@@ -18,7 +18,7 @@ struct VoiceGateDefaultTests {
     /// A models folder with a copy of the set-up's Silero model and manifest; `flipping` flips one
     /// bit of the model in the middle (a damaged or tampered file of the same size).
     static func modelsFolder(flipping: Bool) throws -> String {
-        let folder = try TemporaryFolder.make()
+        let folder = try TestFolder.make()
         var model = try Data(contentsOf: URL(fileURLWithPath: generated + "/silero_vad.onnx"))
         if flipping { model[model.count / 2] ^= 0x01 }
         try model.write(to: URL(fileURLWithPath: folder + "/silero_vad.onnx"))
@@ -96,7 +96,7 @@ struct VoiceGateDefaultTests {
     )
     func modelsFolderHonoured() throws {
         let good = try Self.modelsFolder(flipping: false)
-        let empty = try TemporaryFolder.make()
+        let empty = try TestFolder.make()
         defer {
             try? FileManager.default.removeItem(atPath: good)
             try? FileManager.default.removeItem(atPath: empty)

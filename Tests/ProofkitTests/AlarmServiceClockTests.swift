@@ -38,7 +38,7 @@ final class ServiceClockRig {
     let sound: String
 
     init(start: Date, ringSeconds: Double = 0.3, zone: String = "UTC") throws {
-        folder = try TemporaryFolder.make()
+        folder = try TestFolder.make()
         clock = ManualClock(start)
         let config = folder + "/asound.conf"
         try #"pcm.speaker { type file slave.pcm { type null } file "\#(folder)/OUT.raw" format "raw" }"#

@@ -27,7 +27,7 @@ struct TrimFixture {
         seconds: Double, rate: Int = 44100, channels: Int = 2, name: String = "in.wav",
         leadingSilence: Double = 0, amplitude: Double = 0.5
     ) throws {
-        folder = try TemporaryFolder.make()
+        folder = try TestFolder.make()
         input = folder + "/" + name
         self.rate = rate
         self.channels = channels
@@ -48,7 +48,7 @@ struct TrimFixture {
         samples = try AudioTestTools.soxInt16(input)
     }
 
-    func remove() { TemporaryFolder.remove(folder) }
+    func remove() { TestFolder.remove(folder) }
 }
 
 extension AlarmSound.TrimOptions {

@@ -86,9 +86,8 @@ struct BenchTests {
 
     @Test("a missing real MobileCLIP is skipped with the export note, and the stand-in is not measured in its place")
     func clipSkipped() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("proofkit-bench-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let folder = try TestFolder.make("proofkit-bench-test")
+        defer { TestFolder.remove(folder) }
         _ = FileManager.default.createFile(atPath: folder + "/clip_standin.onnx", contents: Data([1]))
         _ = FileManager.default.createFile(atPath: folder + "/silero_vad.onnx", contents: Data([1]))
         let plan = BenchPlan(

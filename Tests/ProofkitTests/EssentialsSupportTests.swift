@@ -53,11 +53,8 @@ struct TextHelperTests {
 struct FileAndJSONTests {
     @Test("FileKind agrees with FileManager.fileExists(atPath:isDirectory:), following links")
     func fileKind() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "proofkit-filekind-\(UUID().uuidString)"
-        ).path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let folder = try TestFolder.make("proofkit-filekind")
+        defer { TestFolder.remove(folder) }
         let file = folder + "/file.txt"
         #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))
         try FileManager.default.createSymbolicLink(atPath: folder + "/to-folder", withDestinationPath: folder)

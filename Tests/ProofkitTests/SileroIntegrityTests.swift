@@ -21,7 +21,7 @@ struct SileroIntegrityTests {
 
     /// A models folder with the installed model (one bit flipped when `flipping`) and manifest.
     func folder(flipping: Bool) throws -> String {
-        let folder = try TemporaryFolder.make()
+        let folder = try TestFolder.make()
         var bytes = try Data(contentsOf: URL(fileURLWithPath: Self.installed))
         if flipping { bytes[bytes.count / 3] ^= 0x80 }
         try bytes.write(to: URL(fileURLWithPath: folder + "/silero_vad.onnx"))

@@ -87,7 +87,7 @@ struct SQLiteReadOnlyTests {
         "in a folder and file without write permission, a database without its -wal is read",
         .enabled(if: getuid() != 0, "root is not stopped by file modes: see the read-only disk test"))
     func readOnlyModes() throws {
-        let folder = try TemporaryFolder.make()
+        let folder = try TestFolder.make()
         defer {
             chmod(folder, 0o755)
             try? FileManager.default.removeItem(atPath: folder)

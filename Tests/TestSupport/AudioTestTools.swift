@@ -44,7 +44,7 @@ public enum AudioTestTools {
 
     /// Interleaved samples of `path` decoded by sox (an independent reader), as 32-bit floats.
     public static func soxSamples(_ path: String) throws -> [Float] {
-        let scratch = try TemporaryFolder.make("sox-read")
+        let scratch = try TestFolder.make("sox-read")
         defer { remove(scratch) }
         let raw = scratch + "/out.f32"
         try require("sox", [path, "-t", "f32", "-e", "floating-point", "-b", "32", "-L", raw])
@@ -54,7 +54,7 @@ public enum AudioTestTools {
 
     /// Interleaved samples of `path` decoded by ffmpeg (an independent decoder), as 32-bit floats.
     public static func ffmpegSamples(_ path: String) throws -> [Float] {
-        let scratch = try TemporaryFolder.make("ffmpeg-read")
+        let scratch = try TestFolder.make("ffmpeg-read")
         defer { remove(scratch) }
         let raw = scratch + "/out.f32"
         try require("ffmpeg", ["-v", "error", "-i", path, "-f", "f32le", "-c:a", "pcm_f32le", raw])
@@ -64,7 +64,7 @@ public enum AudioTestTools {
 
     /// Interleaved 16-bit samples of a 16-bit file decoded by sox.
     public static func soxInt16(_ path: String) throws -> [Int16] {
-        let scratch = try TemporaryFolder.make("sox-read")
+        let scratch = try TestFolder.make("sox-read")
         defer { remove(scratch) }
         let raw = scratch + "/out.s16"
         try require("sox", [path, "-t", "s16", "-L", raw])

@@ -14,12 +14,11 @@ public enum FakeCamera {
         TestEnvironment.hasTool("cc") && FileManager.default.fileExists(atPath: "/usr/include/linux/videodev2.h")
         && FileManager.default.fileExists(atPath: "/usr/include/turbojpeg.h")
 
-    /// The built library, or nil when it could not be built (the error is in `buildError`).
+    /// The built library, or nil when it could not be built.
     public static let library: String? = {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "proofkit-fakecam-\(ProcessInfo.processInfo.processIdentifier)")
-        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let output = folder.appendingPathComponent("fakecam.so").path
+        // Built once per test process, removed when it exits.
+        guard let folder = try? TestFolder.makeForProcess("proofkit-fakecam") else { return nil }
+        let output = folder + "/fakecam.so"
         guard
             let result = try? runProcess(
                 "/usr/bin/env",

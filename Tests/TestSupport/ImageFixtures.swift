@@ -47,7 +47,7 @@ public enum ImageFixtures {
 
     /// A fresh temporary folder (removed by the caller when done).
     public static func temporaryFolder() throws -> URL {
-        URL(fileURLWithPath: try TemporaryFolder.make("proofkit-image"))
+        URL(fileURLWithPath: try TestFolder.make("proofkit-image"))
     }
 }
 
@@ -57,7 +57,7 @@ extension ImageFixtures {
     /// well as against the committed expectations. `nil` when no such Python is available.
     public static let regenerated: URL? = {
         guard let python = pythonWithPillow,
-            let folder = try? TemporaryFolder.makeForProcess("proofkit-image-fixtures")
+            let folder = try? TestFolder.makeForProcess("proofkit-image-fixtures")
         else { return nil }
         let script = TestEnvironment.packageRoot.appendingPathComponent("Tests/Scripts/make_image_fixtures.py").path
         guard let result = try? runProcess(python, [script, folder]), result.status == 0 else { return nil }

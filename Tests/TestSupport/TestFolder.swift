@@ -1,23 +1,17 @@
 import Foundation
+import ProofkitSystem
 import Synchronization
 
-/// The tests' temporary folders: one maker (`mkdtemp`: a fresh name no one else can have planted,
-/// mode 0700, under the system's temporary folder) and one scope that removes the folder with
-/// everything in it when the body returns or throws.
-public enum TemporaryFolder {
+/// The tests' temporary folders: one maker (ProofkitSystem's `TemporaryFolder`: `mkdtemp`, a fresh
+/// name no one else can have planted, mode 0700, in `$TMPDIR` or /tmp) and one scope that removes
+/// the folder with everything in it when the body returns or throws.
+public enum TestFolder {
     /// A new empty folder named `LABEL-XXXXXX`; the caller removes it (prefer
     /// ``withTemporaryFolder(_:_:)-(_,(String)->T)``, which does).
     /// - Parameter label: the start of the folder's name ["proofkit-test"].
-    /// - Throws: ``TestAudioError`` when `mkdtemp` fails.
+    /// - Throws: `ProofkitError` (`.io`) when `mkdtemp` fails.
     public static func make(_ label: String = "proofkit-test") throws -> String {
-        // NSTemporaryDirectory() ends with a slash: no second one (tests compare paths as text).
-        var base = NSTemporaryDirectory()
-        while base.hasSuffix("/") && base.count > 1 { base.removeLast() }
-        var template = Array("\(base)/\(label)-XXXXXX".utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw TestAudioError("mkdtemp failed for \(label) (errno \(errno))")
-        }
-        return String(cString: made)
+        try TemporaryFolder(prefix: label).path
     }
 
     /// A new empty folder shared by the tests of one process (something made once, such as a
@@ -28,7 +22,7 @@ public enum TemporaryFolder {
         let folder = try make(label)
         removedAtExit.withLock { list in
             if list.isEmpty {
-                atexit { for path in TemporaryFolder.removedAtExit.withLock({ $0 }) { TemporaryFolder.remove(path) } }
+                atexit { for path in TestFolder.removedAtExit.withLock({ $0 }) { TestFolder.remove(path) } }
             }
             list.append(folder)
         }
@@ -44,7 +38,7 @@ public enum TemporaryFolder {
     }
 }
 
-/// Runs `body` with a new empty temporary folder (``TemporaryFolder/make(_:)``), then removes the
+/// Runs `body` with a new empty temporary folder (``TestFolder/make(_:)``), then removes the
 /// folder and everything in it, whether `body` returns or throws.
 /// - Parameters:
 ///   - label: the start of the folder's name ["proofkit-test"].
@@ -52,8 +46,8 @@ public enum TemporaryFolder {
 /// - Returns: what `body` returns.
 /// - Throws: what `body` throws, or when the folder cannot be made.
 public func withTemporaryFolder<T>(_ label: String = "proofkit-test", _ body: (String) throws -> T) throws -> T {
-    let folder = try TemporaryFolder.make(label)
-    defer { TemporaryFolder.remove(folder) }
+    let folder = try TestFolder.make(label)
+    defer { TestFolder.remove(folder) }
     return try body(folder)
 }
 
@@ -61,7 +55,7 @@ public func withTemporaryFolder<T>(_ label: String = "proofkit-test", _ body: (S
 public func withTemporaryFolder<T>(
     _ label: String = "proofkit-test", _ body: (String) async throws -> T
 ) async throws -> T {
-    let folder = try TemporaryFolder.make(label)
-    defer { TemporaryFolder.remove(folder) }
+    let folder = try TestFolder.make(label)
+    defer { TestFolder.remove(folder) }
     return try await body(folder)
 }
