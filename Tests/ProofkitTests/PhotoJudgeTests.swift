@@ -42,7 +42,9 @@ struct PhotoJudgeTests {
         }
     }
 
-    @Test("model search: PROOFKIT_MODELS alone when set; else above the executable, then ./Models/generated")
+    @Test(
+        "model search: PROOFKIT_MODELS alone when set; else above the executable, then ./Models/generated when only this user could have made it"
+    )
     func search() throws {
         let explicit = PhotoModelStore(environment: ["PROOFKIT_MODELS": "/some/folder"])
         #expect(explicit.folders == ["/some/folder"] && explicit.isFromEnvironment)
@@ -50,10 +52,31 @@ struct PhotoJudgeTests {
         #expect(error.code == .runtimeUnavailable)
         #expect(error.message.contains("PROOFKIT_MODELS=/some/folder") && error.message.contains("bash .ci/setup"))
         let executable = TestEnvironment.packageRoot.appendingPathComponent(".build/debug/proofkit").path
-        let store = PhotoModelStore(environment: [:], executablePath: executable, currentDirectory: "/tmp")
-        #expect(store.folders == [modelsFolder, "/tmp/Models/generated"])
-        let none = PhotoModelStore(environment: [:], executablePath: nil, currentDirectory: "/tmp")
-        #expect(none.folders == ["/tmp/Models/generated"])
+        try withTemporaryFolder { current in
+            let local = current + "/Models/generated"
+            try FileManager.default.createDirectory(atPath: local, withIntermediateDirectories: true)
+            for folder in [current + "/Models", local] {
+                try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder)
+            }
+            let store = PhotoModelStore(environment: [:], executablePath: executable, currentDirectory: current)
+            #expect(store.folders == [modelsFolder, local])
+            let none = PhotoModelStore(environment: [:], executablePath: nil, currentDirectory: current)
+            #expect(none.folders == [local])
+            // A folder others can write to (as /tmp is) could hold a planted model and the
+            // manifest.json that vouches for it: not searched. Nor is a missing one, or a link.
+            for (folder, mode) in [(current + "/Models", 0o757), (local, 0o775), (local, 0o1777)] {
+                try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: folder)
+                #expect(PhotoModelStore(environment: [:], executablePath: nil, currentDirectory: current).folders == [])
+                try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder)
+            }
+            try FileManager.default.removeItem(atPath: local)
+            try FileManager.default.createSymbolicLink(atPath: local, withDestinationPath: modelsFolder)
+            #expect(PhotoModelStore(environment: [:], executablePath: nil, currentDirectory: current).folders == [])
+            try FileManager.default.removeItem(atPath: current + "/Models")
+            #expect(PhotoModelStore(environment: [:], executablePath: nil, currentDirectory: current).folders == [])
+        }
+        let fromTmp = PhotoModelStore(environment: [:], executablePath: executable, currentDirectory: "/tmp")
+        #expect(fromTmp.folders == [modelsFolder])
     }
 
     @Test("the expected digest comes from manifest.json, else the committed table")

@@ -67,7 +67,8 @@ enum DoctorCommand: Subcommand {
         case .failure(let error): out.append("ONNX Runtime: not available: \(error.message)")
         }
         let from = report.modelFoldersFromEnvironment ? " (from PROOFKIT_MODELS)" : ""
-        out.append("model folders\(from): \(report.modelFolders.map(quotedPath).joined(separator: ", "))")
+        let folders = report.modelFolders.map(quotedPath).joined(separator: ", ")
+        out.append("model folders\(from): \(folders.isEmpty ? "none" : folders)")
         if report.models.isEmpty { out.append("  no models found: run 'bash .ci/setup' or set PROOFKIT_MODELS") }
         for model in report.models {
             out.append("  \(model.name): \(model.status)\(model.path.map { " (\(quotedPath($0)))" } ?? "")")
