@@ -66,11 +66,11 @@ public enum PhotoEngine: String, Sendable, CaseIterable, CustomStringConvertible
 ///    the Debian package put them (an installed `bin/proofkit` finds its own models);
 /// 3. `Models/generated` in the folder of the running executable or the nearest folder above it
 ///    that has one with the file (a build inside the package finds the package's models);
-/// 4. `Models/generated` under the current folder, only when no one else could have put it
-///    there: `Models` and `Models/generated` are each a real folder (not a symbolic link), owned
-///    by the user running proofkit or by root, and not writable by group or others. (Run from a
-///    shared folder such as /tmp, another user could otherwise plant a model there, and the
-///    `manifest.json` that vouches for it.)
+/// 4. `Models/generated` under the current folder.
+///
+/// In steps 3 and 4, `Models` and `Models/generated` must each be a real folder (not a symbolic
+/// link) owned by the user running proofkit or by root: run from a shared folder such as /tmp,
+/// another user could otherwise plant a model there, with the `manifest.json` that vouches for it.
 ///
 /// The SHA-256 a file must have comes from the folder's `manifest.json` (written by
 /// `Models/build.sh` from the files it made; the int8 model's bytes differ between CPU
@@ -135,11 +135,11 @@ public struct PhotoModelStore: Sendable, Equatable {
         }
         for folder in executablePath.map(foldersUpward(from:)) ?? [] {
             let candidate = folder.appendingPathComponent(Self.relativeFolder).path
-            if FileKind(atPath: candidate) == .folder { found.append(candidate) }
+            if POSIX.isOwnFolder(candidate, components: 2) { found.append(candidate) }
         }
-        let models = URL(fileURLWithPath: currentDirectory).appendingPathComponent("Models").standardizedFileURL
-        let local = models.appendingPathComponent("generated").path
-        if !found.contains(local), Self.isOwnFolder(models.path), Self.isOwnFolder(local) { found.append(local) }
+        let local = URL(fileURLWithPath: currentDirectory).appendingPathComponent(Self.relativeFolder)
+            .standardizedFileURL.path
+        if !found.contains(local), POSIX.isOwnFolder(local, components: 2) { found.append(local) }
         folders = found
         isFromEnvironment = false
         onnxRuntimeLibrary = nil
@@ -186,13 +186,6 @@ public struct PhotoModelStore: Sendable, Equatable {
         }
         throw ProofkitError(
             .runtimeUnavailable, "\(name) is not installed: \(Self.howToMake(name)) (\(triedText))")
-    }
-
-    /// Whether `path` is a real folder (a symbolic link is not followed) that only this user or
-    /// root can change: owned by one of them, and not writable by group or others.
-    static func isOwnFolder(_ path: String) -> Bool {
-        guard case .success(let info) = POSIX.linkStatus(path), info.isDirectory else { return false }
-        return (info.owner == POSIX.effectiveUser || info.owner == 0) && info.mode & 0o022 == 0
     }
 
     /// The folders tried, for messages.

@@ -49,6 +49,31 @@ struct RuntimeLoadingTests {
         }
     }
 
+    @Test(
+        "a .deps folder that another user made, or a link, is not searched: it could hold a planted library",
+        .enabled(if: POSIX.effectiveUser == 0, "needs root, to make a folder of another user's"))
+    func plantedDeps() throws {
+        try withTemporaryFolder { root in
+            let deps = root + "/.deps/onnxruntime"
+            try FileManager.default.createDirectory(atPath: deps, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: root + "/bin", withIntermediateDirectories: true)
+            _ = FileManager.default.createFile(atPath: deps + "/libonnxruntime.so.1.32.0", contents: Data())
+            func sources() -> [RuntimeLibraryCandidate.Source] {
+                OnnxRuntime.libraryCandidates(environment: [:], executablePath: root + "/bin/proofkit").map(\.source)
+            }
+            #expect(sources() == [.setUpCopy, .system])
+            for folder in [root + "/.deps", deps] {
+                try FileManager.default.setAttributes([.ownerAccountID: 65534], ofItemAtPath: folder)
+                #expect(sources() == [.system], "\(folder) owned by nobody")
+                try FileManager.default.setAttributes([.ownerAccountID: 0], ofItemAtPath: folder)
+            }
+            try FileManager.default.moveItem(atPath: root + "/.deps", toPath: root + "/elsewhere")
+            try FileManager.default.createSymbolicLink(
+                atPath: root + "/.deps", withDestinationPath: root + "/elsewhere")
+            #expect(sources() == [.system])
+        }
+    }
+
     @Test("when nothing usable is found, the error lists each path tried with its reason, and the fix")
     func unavailableMessage() throws {
         try withTemporaryFolder { root in

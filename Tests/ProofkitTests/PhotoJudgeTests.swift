@@ -4,6 +4,7 @@ import Inference
 import Proofkit
 import ProofkitCore
 import ProofkitDemo
+import ProofkitSystem
 import TestSupport
 import Testing
 
@@ -55,20 +56,11 @@ struct PhotoJudgeTests {
         try withTemporaryFolder { current in
             let local = current + "/Models/generated"
             try FileManager.default.createDirectory(atPath: local, withIntermediateDirectories: true)
-            for folder in [current + "/Models", local] {
-                try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder)
-            }
             let store = PhotoModelStore(environment: [:], executablePath: executable, currentDirectory: current)
             #expect(store.folders == [modelsFolder, local])
             let none = PhotoModelStore(environment: [:], executablePath: nil, currentDirectory: current)
             #expect(none.folders == [local])
-            // A folder others can write to (as /tmp is) could hold a planted model and the
-            // manifest.json that vouches for it: not searched. Nor is a missing one, or a link.
-            for (folder, mode) in [(current + "/Models", 0o757), (local, 0o775), (local, 0o1777)] {
-                try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: folder)
-                #expect(PhotoModelStore(environment: [:], executablePath: nil, currentDirectory: current).folders == [])
-                try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder)
-            }
+            // A link is not followed (it could point anywhere), and a missing folder is not listed.
             try FileManager.default.removeItem(atPath: local)
             try FileManager.default.createSymbolicLink(atPath: local, withDestinationPath: modelsFolder)
             #expect(PhotoModelStore(environment: [:], executablePath: nil, currentDirectory: current).folders == [])
@@ -77,6 +69,32 @@ struct PhotoJudgeTests {
         }
         let fromTmp = PhotoModelStore(environment: [:], executablePath: executable, currentDirectory: "/tmp")
         #expect(fromTmp.folders == [modelsFolder])
+    }
+
+    @Test(
+        "a Models folder that another user made is not searched: it could hold a planted model and the manifest.json that vouches for it",
+        .enabled(if: POSIX.effectiveUser == 0, "needs root, to make a folder of another user's"))
+    func plantedModels() throws {
+        try withTemporaryFolder { current in
+            let local = current + "/Models/generated"
+            try FileManager.default.createDirectory(atPath: local, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: current + "/bin", withIntermediateDirectories: true)
+            let fromHere = PhotoModelStore(environment: [:], executablePath: nil, currentDirectory: current)
+            let beside = PhotoModelStore(
+                environment: [:], executablePath: current + "/bin/proofkit", currentDirectory: "/nonexistent")
+            #expect(fromHere.folders == [local] && beside.folders == [local])
+            for folder in [current + "/Models", local] {
+                try FileManager.default.setAttributes([.ownerAccountID: 65534], ofItemAtPath: folder)
+                #expect(
+                    PhotoModelStore(environment: [:], executablePath: nil, currentDirectory: current).folders == [],
+                    "\(folder) owned by nobody")
+                #expect(
+                    PhotoModelStore(
+                        environment: [:], executablePath: current + "/bin/proofkit", currentDirectory: "/nonexistent"
+                    ).folders == [])
+                try FileManager.default.setAttributes([.ownerAccountID: 0], ofItemAtPath: folder)
+            }
+        }
     }
 
     @Test("the expected digest comes from manifest.json, else the committed table")

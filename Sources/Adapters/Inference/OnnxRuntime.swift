@@ -15,7 +15,9 @@ import Synchronization
 /// 1. the path in the environment variable `PROOFKIT_ORT_LIBRARY` (``libraryEnvironmentVariable``),
 ///    when it is set: then only that path is tried;
 /// 2. the copy that set-up installs: `.deps/onnxruntime/libonnxruntime.so.*` in the folder of the
-///    executable or the nearest folder above it that has one (the newest version there wins);
+///    executable or the nearest folder above it that has one (the newest version there wins),
+///    where `.deps` and `.deps/onnxruntime` are real folders (not links) owned by the user running
+///    proofkit or by root: one that another user made, in /tmp say, could hold a planted library;
 /// 3. an installed copy beside the executable: `<executable's folder>/../lib/proofkit/libonnxruntime.so.*`;
 /// 4. the system's `libonnxruntime.so.1`, found the usual `ld.so` way.
 ///
@@ -122,7 +124,7 @@ public enum OnnxRuntime {
             var directory = folder
             while true {
                 let deps = directory.appendingPathComponent(".deps/onnxruntime").path
-                if let newest = newestLibrary(in: deps) {
+                if POSIX.isOwnFolder(deps, components: 2), let newest = newestLibrary(in: deps) {
                     candidates.append(RuntimeLibraryCandidate(path: newest, source: .setUpCopy))
                     break
                 }

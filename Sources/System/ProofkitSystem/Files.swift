@@ -48,6 +48,24 @@ extension POSIX {
         }
     }
 
+    /// Whether each of `path`'s last `components` folders (`base/.deps/onnxruntime` with 2: both
+    /// `.deps` and `.deps/onnxruntime`) is a real folder, not a symbolic link, owned by this user
+    /// or by root: a folder that another user made (in a shared folder such as /tmp, say) could
+    /// hold a planted library or model, so a search for proofkit's own files skips it.
+    /// - Parameters:
+    ///   - path: the folder searched.
+    ///   - components: how many of its last path components were added to a trusted base [1].
+    package static func isOwnFolder(_ path: String, components: Int = 1) -> Bool {
+        var folder = path
+        for _ in 0..<max(1, components) {
+            guard case .success(let info) = linkStatus(folder), info.isDirectory,
+                info.owner == effectiveUser || info.owner == 0
+            else { return false }
+            folder = split(folder).folder
+        }
+        return true
+    }
+
     /// "a state file", "an audio file".
     package static func article(_ what: String) -> String {
         (what.first.map { "aeiou".contains($0) } ?? false ? "an " : "a ") + what
