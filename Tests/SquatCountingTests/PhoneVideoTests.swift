@@ -95,10 +95,12 @@ enum PhoneData {
         }
     }()
 
-    /// The videos the fix was studied on (the video06, the other two read as jumps, and
-    /// the six already in the shared set), and the rest, held out.
+    /// The videos the first fix was studied on (the video06, the other two read as jumps,
+    /// and the six already in the shared set); the four misses the second round studied; and the
+    /// eight that neither studied (the check set of the second round; no video is held out any more).
     static let tuning = ["04", "06", "08", "11", "12", "16", "20", "24", "27"]
-    static let heldOut = ["03", "07", "09", "13", "14", "15", "17", "18", "19", "21", "23", "25"]
+    static let tuningRound2 = ["07", "13", "18", "19"]
+    static let notStudied = ["03", "09", "14", "15", "17", "21", "23", "25"]
 
     static func truth(_ video: String) throws -> Int {
         let folder = try #require(folder)
@@ -130,11 +132,28 @@ struct PhoneVideoRealTests {
         #expect(!result.rejections.contains { $0.reason == .jumped })
     }
 
-    /// Exact videos: tuning 5 of 9 before the fix, 8 after; held out 8 of 12 before and after
+    /// Video19: after a "rep" rejected as too long (the person standing while the floor line
+    /// read them 0.13 deep), standing still with straight knees is standing again: 5 of its 6
+    /// reps count (0 before). The last ends standing 0.12-0.22 "deep" until the recording stops.
+    @Test("standing still after a rejected rep is standing (video19: 5 of 6, none before)")
+    func standingAfterRejection() throws {
+        let result = try PhoneData.result("19")
+        #expect(result.repCount == 5, "\(result.rejections)")
+        #expect(result.rejections.map(\.reason) == [.tooLong, .tooLong])
+        #expect(!result.rejections.contains { $0.reason == .jumped })
+    }
+
+    /// Exact videos: first-round tuning 5 of 9 before its fix, 8 after; second-round tuning 0 of
+    /// 4 before and after (video19 5 of 6, from 0); the 8 not studied 8 of 8 before and after
     /// (Benchmarks/SQUAT_PHONE_VIDEOS.md).
-    @Test("split by video: tuning and held-out figures, no worse than measured")
+    @Test("split by video: each part's figures, no worse than measured")
     func splitByVideo() throws {
-        for (name, videos, minimum) in [("tuning", PhoneData.tuning, 8), ("held-out", PhoneData.heldOut, 8)] {
+        let parts = [
+            ("tuning (first round)", PhoneData.tuning, 8, 0.12),
+            ("tuning (second round)", PhoneData.tuningRound2, 0, 2.26),
+            ("not studied", PhoneData.notStudied, 8, 0.0),
+        ]
+        for (name, videos, minimum, maximumError) in parts {
             var line = AccuracyLine()
             for video in videos {
                 let counted = try PhoneData.result(video).repCount
@@ -142,6 +161,7 @@ struct PhoneVideoRealTests {
             }
             print("squat phone videos \(name): \(line.text)")
             #expect(line.exact >= minimum, "\(name): \(line.text)")
+            #expect(line.meanAbsoluteError <= maximumError, "\(name): \(line.text)")
         }
     }
 }

@@ -42,8 +42,8 @@ extension SquatRepCounter {
         // torso and shins and slides the ankle estimates, and the feet are planted during a rep.
         let settleLimit = 0.5 * configuration.standThreshold
         let settled =
-            phase == .standing && !(smoothedDepth > settleLimit)
-            && !((currentDepth ?? 0) > settleLimit)
+            (phase == .standing && !(smoothedDepth > settleLimit) && !((currentDepth ?? 0) > settleLimit))
+            || standingAfterRejection(sample, isStill: isStill)
         let feet = updateFeet(sample, dt: dt)
         updateScale(sample, dt: dt, settled: settled, repositioning: feet.repositioning)
         let scale = bodyScale()
@@ -53,6 +53,22 @@ extension SquatRepCounter {
         }
         let depth = updateDepth(sample, scale: scale, dt: dt)
         advance(sample, depth: depth, scale: scale, feet: feet, dt: dt, into: &events)
+    }
+
+    /// Standing, whatever the depth reads, after a rejected rep: while the counter waits for the
+    /// person to stand back up (``Phase/recovering``), the hip-to-floor height has been still for
+    /// at least the longest flight (``longestFlight``, 1 s) with the knees straight (the
+    /// hip-to-knee height back to ``SquatCounterConfiguration/kneeExtension`` of standing, the
+    /// check that ends a rep) and upright. Nobody holds a squat with straight knees: a depth that
+    /// reads above the stand threshold there comes from a stale standing reference or floor line
+    /// (the view moved down during the rep, or the legs look shorter than when the reference was
+    /// learned), and the reference, body scale and floor line follow the person as they do at
+    /// depth 0. Without it the counter waited for a depth it never saw again (phone video 19:
+    /// standing read 0.13 deep after a "rep" rejected as too long; 0 of 6 counted).
+    func standingAfterRejection(_ sample: Sample, isStill: Bool) -> Bool {
+        guard phase == .recovering, isStill, isCalibrated else { return false }
+        return sample.time - runStart >= Self.longestFlight && isUpright(sample)
+            && kneesStraight(sample, scale: bodyScale())
     }
 
     /// Smooths the ankles, measures how far the feet have moved (sustained) and whether they left

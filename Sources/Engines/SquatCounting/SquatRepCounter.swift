@@ -16,7 +16,8 @@ public import ProofkitCore
 ///    seen before (up to about 20 s) are then replayed, so a rep that begins in the first second
 ///    still counts. A person never still long enough is measured from the whole sequence when the
 ///    stream ends. While the person stands still the reference follows them; it rises at once if
-///    they stand taller.
+///    they stand taller. After a rejected rep, 1 s standing still with straight knees is standing
+///    whatever the depth reads (a floor line or reference gone stale), and they follow from there.
 /// 3. **Depth** = `1 - (height / bodyScale) / L`: the hip drop as a fraction of the person's own
 ///    standing leg extent, corrected by `bodyScale` (the median of how much larger the torso, shin
 ///    and shoulder width look than at calibration), so stepping closer or further does not look like a squat.
