@@ -19,7 +19,9 @@ enum DoctorCommand: Subcommand {
           ONNX Runtime: $PROOFKIT_ORT_LIBRARY (then only it), .deps/onnxruntime above the
                         executable, <bin>/../lib/proofkit, the system's libonnxruntime.so.1
         An explicit setting wins over what is installed, so a test or a second model set can be
-        chosen without reinstalling.
+        chosen without reinstalling. Models/generated and .deps/onnxruntime are used only where
+        they are real folders of this user's or root's: one that another user made (in /tmp, say)
+        could hold a planted model or library.
 
         Exit status: 0 when everything was found and verified, 69 when something is missing (a
         library, ONNX Runtime, the models), 78 when a model's checksum does not match.
