@@ -85,40 +85,43 @@ struct CameraModeTests {
         "YUYV of a real photo converts as ffmpeg's swscale does (BT.601 limited range)",
         .enabled(if: hasFFmpeg))
     func yuyvMatchesFFmpeg() throws {
-        let folder = URL(fileURLWithPath: try TestFolder.make("proofkit-yuyv"))
-        defer { TestFolder.remove(folder.path) }
-        let yuyv = folder.appendingPathComponent("frame.yuyv").path
-        let rgb = folder.appendingPathComponent("frame.rgb").path
-        let photo = TestEnvironment.fixture("images/demo_mat.jpg")
-        let quiet = ["-hide_banner", "-loglevel", "error", "-y"]
-        let encode = try runProcess(
-            "/usr/bin/env",
-            ["ffmpeg"] + quiet + ["-i", photo, "-vf", "scale=640:480", "-pix_fmt", "yuyv422", "-f", "rawvideo", yuyv])
-        #expect(encode.status == 0, "\(encode.stderr)")
-        let decode = try runProcess(
-            "/usr/bin/env",
-            ["ffmpeg"] + quiet + [
-                "-f", "rawvideo", "-pix_fmt", "yuyv422", "-s", "640x480", "-i", yuyv, "-sws_flags",
-                "accurate_rnd+bitexact", "-pix_fmt", "rgb24", "-f", "rawvideo", rgb,
-            ])
-        #expect(decode.status == 0, "\(decode.stderr)")
-        let frame = [UInt8](try Data(contentsOf: URL(fileURLWithPath: yuyv)))
-        let reference = [UInt8](try Data(contentsOf: URL(fileURLWithPath: rgb)))
-        let image = try #require(YUYV.rgb(frame, width: 640, height: 480))
-        #expect(image.pixels.count == reference.count)
-        var total = 0
-        var far = 0
-        for (a, b) in zip(image.pixels, reference) {
-            let difference = abs(Int(a) - Int(b))
-            total += difference
-            if difference > 12 { far += 1 }
+        try withTemporaryFolder("proofkit-yuyv") { scratch in
+            let folder = URL(fileURLWithPath: scratch)
+            let yuyv = folder.appendingPathComponent("frame.yuyv").path
+            let rgb = folder.appendingPathComponent("frame.rgb").path
+            let photo = TestEnvironment.fixture("images/demo_mat.jpg")
+            let quiet = ["-hide_banner", "-loglevel", "error", "-y"]
+            let encode = try runProcess(
+                "/usr/bin/env",
+                ["ffmpeg"] + quiet + [
+                    "-i", photo, "-vf", "scale=640:480", "-pix_fmt", "yuyv422", "-f", "rawvideo", yuyv,
+                ])
+            #expect(encode.status == 0, "\(encode.stderr)")
+            let decode = try runProcess(
+                "/usr/bin/env",
+                ["ffmpeg"] + quiet + [
+                    "-f", "rawvideo", "-pix_fmt", "yuyv422", "-s", "640x480", "-i", yuyv, "-sws_flags",
+                    "accurate_rnd+bitexact", "-pix_fmt", "rgb24", "-f", "rawvideo", rgb,
+                ])
+            #expect(decode.status == 0, "\(decode.stderr)")
+            let frame = [UInt8](try Data(contentsOf: URL(fileURLWithPath: yuyv)))
+            let reference = [UInt8](try Data(contentsOf: URL(fileURLWithPath: rgb)))
+            let image = try #require(YUYV.rgb(frame, width: 640, height: 480))
+            #expect(image.pixels.count == reference.count)
+            var total = 0
+            var far = 0
+            for (a, b) in zip(image.pixels, reference) {
+                let difference = abs(Int(a) - Int(b))
+                total += difference
+                if difference > 12 { far += 1 }
+            }
+            let mean = Double(total) / Double(reference.count)
+            // ffmpeg interpolates the chroma between pixel pairs; proofkit repeats it (as libjpeg's
+            // fast upsampling does): the two differ at colour edges, 1.53 on average for this photo.
+            // A wrong matrix, swapped U and V or full range is off by 10 or more.
+            #expect(mean < 2, "mean difference \(mean)")
+            #expect(Double(far) / Double(reference.count) < 0.01, "\(far) samples differ by more than 12")
         }
-        let mean = Double(total) / Double(reference.count)
-        // ffmpeg interpolates the chroma between pixel pairs; proofkit repeats it (as libjpeg's
-        // fast upsampling does): the two differ at colour edges, 1.53 on average for this photo.
-        // A wrong matrix, swapped U and V or full range is off by 10 or more.
-        #expect(mean < 2, "mean difference \(mean)")
-        #expect(Double(far) / Double(reference.count) < 0.01, "\(far) samples differ by more than 12")
     }
 
     @Test("a truncated or odd-sized YUYV frame is refused, not read past")

@@ -61,31 +61,32 @@ struct SHA256Tests {
         "agrees with sha256sum on every length around the block boundaries and on the fixture models",
         .enabled(if: TestEnvironment.hasTool("sha256sum")))
     func agreesWithSha256sum() throws {
-        let folder = URL(fileURLWithPath: try TestFolder.make("proofkit-sha"))
-        defer { TestFolder.remove(folder.path) }
-        var generator = SystemRandomNumberGenerator()
-        var paths: [String] = []
-        var ours: [String] = []
-        for length in [0, 1, 55, 56, 57, 63, 64, 65, 119, 120, 127, 128, 129, 1000, 70_001] {
-            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
-            let path = folder.appendingPathComponent("\(length).bin").path
-            try Data(bytes).write(to: URL(fileURLWithPath: path))
-            paths.append(path)
-            ours.append(SHA256.hexDigest(of: bytes))
-            // The generic-sequence path gives the same digest as the buffer path.
-            var generic = SHA256()
-            generic.update(bytes.lazy.map { $0 })
-            #expect(SHA256.hex(generic.finalize()) == ours.last)
+        try withTemporaryFolder("proofkit-sha") { scratch in
+            let folder = URL(fileURLWithPath: scratch)
+            var generator = SystemRandomNumberGenerator()
+            var paths: [String] = []
+            var ours: [String] = []
+            for length in [0, 1, 55, 56, 57, 63, 64, 65, 119, 120, 127, 128, 129, 1000, 70_001] {
+                let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                let path = folder.appendingPathComponent("\(length).bin").path
+                try Data(bytes).write(to: URL(fileURLWithPath: path))
+                paths.append(path)
+                ours.append(SHA256.hexDigest(of: bytes))
+                // The generic-sequence path gives the same digest as the buffer path.
+                var generic = SHA256()
+                generic.update(bytes.lazy.map { $0 })
+                #expect(SHA256.hex(generic.finalize()) == ours.last)
+            }
+            for name in ["add_relu", "dense_relu", "int64_affine", "small_types"] {
+                let path = InferenceFixtures.model(name)
+                paths.append(path)
+                ours.append(try ModelFile.sha256(ofFileAt: path))
+            }
+            let result = try runProcess("/usr/bin/env", ["sha256sum"] + paths)
+            #expect(result.status == 0)
+            let theirs = result.stdout.split(separator: "\n").map { String($0.prefix(64)) }
+            #expect(theirs == ours)
         }
-        for name in ["add_relu", "dense_relu", "int64_affine", "small_types"] {
-            let path = InferenceFixtures.model(name)
-            paths.append(path)
-            ours.append(try ModelFile.sha256(ofFileAt: path))
-        }
-        let result = try runProcess("/usr/bin/env", ["sha256sum"] + paths)
-        #expect(result.status == 0)
-        let theirs = result.stdout.split(separator: "\n").map { String($0.prefix(64)) }
-        #expect(theirs == ours)
     }
 
     @Test("ModelFile.read checks the digest: match, mismatch, missing file, malformed digest")
@@ -173,43 +174,44 @@ struct SHA256Tests {
         "checkingFileAt: ORT reads the checked open file itself and runs like contentsOf; a wrong digest, a missing file, an unparsable file",
         .enabled(if: InferenceFixtures.runtimeAvailable, "set PROOFKIT_ORT_LIBRARY"))
     func checkingFile() throws {
-        let folder = try TestFolder.make("proofkit-checking")
-        defer { TestFolder.remove(folder) }
-        let path = folder + "/model.onnx"
-        try FileManager.default.copyItem(atPath: InferenceFixtures.model("int64_affine"), toPath: path)
-        let digest = try ModelFile.sha256(ofFileAt: path)
-        // Memory pattern and arena off (what the Whisper decoder uses) change nothing in the result.
-        var options = InferenceSession.Options()
-        options.memoryPattern = false
-        options.cpuMemoryArena = false
-        var session = try InferenceSession(checkingFileAt: path, expectedSHA256: digest.uppercased(), options: options)
-        #expect(session.path == path)
-        for value in [Int64(2), 5, -3] {
-            let scaled = try session.run(["ids": Tensor<Int64>(shape: [1], scalars: [value])]).tensor(
-                "scaled", as: Int64.self)
-            var plain = try InferenceSession(contentsOf: path)
-            let expected = try plain.run(["ids": Tensor<Int64>(shape: [1], scalars: [value])]).tensor(
-                "scaled", as: Int64.self)
-            #expect(scaled.scalars == expected.scalars)
+        try withTemporaryFolder("proofkit-checking") { folder in
+            let path = folder + "/model.onnx"
+            try FileManager.default.copyItem(atPath: InferenceFixtures.model("int64_affine"), toPath: path)
+            let digest = try ModelFile.sha256(ofFileAt: path)
+            // Memory pattern and arena off (what the Whisper decoder uses) change nothing in the result.
+            var options = InferenceSession.Options()
+            options.memoryPattern = false
+            options.cpuMemoryArena = false
+            var session = try InferenceSession(
+                checkingFileAt: path, expectedSHA256: digest.uppercased(), options: options)
+            #expect(session.path == path)
+            for value in [Int64(2), 5, -3] {
+                let scaled = try session.run(["ids": Tensor<Int64>(shape: [1], scalars: [value])]).tensor(
+                    "scaled", as: Int64.self)
+                var plain = try InferenceSession(contentsOf: path)
+                let expected = try plain.run(["ids": Tensor<Int64>(shape: [1], scalars: [value])]).tensor(
+                    "scaled", as: Int64.self)
+                #expect(scaled.scalars == expected.scalars)
+            }
+            let other = try ModelFile.sha256(ofFileAt: InferenceFixtures.model("add_relu"))
+            let mismatch = try #require(throws: ProofkitError.self) {
+                _ = try InferenceSession(checkingFileAt: path, expectedSHA256: other)
+            }
+            #expect(mismatch.code == .modelInvalid)
+            #expect(mismatch.operation == "sha256")
+            let missing = try #require(throws: ProofkitError.self) {
+                _ = try InferenceSession(checkingFileAt: path + ".missing", expectedSHA256: digest)
+            }
+            #expect(missing.code == .notFound)
+            // A file ORT cannot parse, with its right digest: ORT's refusal naming the real path
+            // (not /proc/self/fd/N).
+            let junk = folder + "/junk.onnx"
+            try Data("not a model".utf8).write(to: URL(fileURLWithPath: junk))
+            let refused = try #require(throws: ProofkitError.self) {
+                _ = try InferenceSession(checkingFileAt: junk, expectedSHA256: try ModelFile.sha256(ofFileAt: junk))
+            }
+            #expect(refused.code == .modelInvalid)
+            #expect(refused.path == junk)
         }
-        let other = try ModelFile.sha256(ofFileAt: InferenceFixtures.model("add_relu"))
-        let mismatch = try #require(throws: ProofkitError.self) {
-            _ = try InferenceSession(checkingFileAt: path, expectedSHA256: other)
-        }
-        #expect(mismatch.code == .modelInvalid)
-        #expect(mismatch.operation == "sha256")
-        let missing = try #require(throws: ProofkitError.self) {
-            _ = try InferenceSession(checkingFileAt: path + ".missing", expectedSHA256: digest)
-        }
-        #expect(missing.code == .notFound)
-        // A file ORT cannot parse, with its right digest: ORT's refusal naming the real path
-        // (not /proc/self/fd/N).
-        let junk = folder + "/junk.onnx"
-        try Data("not a model".utf8).write(to: URL(fileURLWithPath: junk))
-        let refused = try #require(throws: ProofkitError.self) {
-            _ = try InferenceSession(checkingFileAt: junk, expectedSHA256: try ModelFile.sha256(ofFileAt: junk))
-        }
-        #expect(refused.code == .modelInvalid)
-        #expect(refused.path == junk)
     }
 }

@@ -133,40 +133,42 @@ struct CameraEndToEndTests {
         .enabled(if: alarmModelsBuilt, "needs the models (bash .ci/setup)"),
         .enabled(if: TestEnvironment.hasTool("strace"), "needs strace (bash .ci/setup)"))
     func privacy() throws {
-        let folder = URL(fileURLWithPath: try TestFolder.make("proofkit-strace"))
-        defer { TestFolder.remove(folder.path) }
-        let trace = folder.appendingPathComponent("trace.txt").path
-        var environment = try FakeCamera.environment(frames: [Self.matPhoto])
-        // strace itself must not run under the fake camera: pass LD_PRELOAD to the child only.
-        let preload = environment.removeValue(forKey: "LD_PRELOAD") ?? ""
-        let result = try runProcess(
-            "/usr/bin/env",
-            [
-                "strace", "-f", "-qq", "-e", "trace=%file,%network", "-o", trace, "-E", "LD_PRELOAD=\(preload)",
-                TestEnvironment.proofkitBinary, "mat", "--camera", "--max-seconds", "20",
-            ], environment: environment)
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.contains("accepted"))
-        let lines = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
-        #expect(lines.count > 10)
-        // Nothing is opened to write, created, renamed or removed, and no socket is made. (The fake
-        // camera answers the node's open in the process, so it makes no system call of its own.)
-        // Each line is "PID NAME(ARGUMENTS) = RESULT"; "<... NAME resumed>" lines finish a call.
-        let changing: Set<String> = [
-            "creat", "unlink", "unlinkat", "rename", "renameat", "renameat2", "mkdir", "mkdirat", "rmdir", "link",
-            "linkat", "symlink", "symlinkat", "truncate", "chmod", "fchmodat", "chown", "fchownat", "lchown",
-        ]
-        let writes = lines.filter { line in
-            let words = line.split(separator: " ", maxSplits: 1)
-            guard words.count == 2, let open = words[1].firstIndex(of: "(") else { return false }
-            let name = String(words[1][..<open])
-            let opensToWrite =
-                name.hasPrefix("open") && ["O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC"].contains { line.contains($0) }
-            return opensToWrite || changing.contains(name)
+        try withTemporaryFolder("proofkit-strace") { scratch in
+            let folder = URL(fileURLWithPath: scratch)
+            let trace = folder.appendingPathComponent("trace.txt").path
+            var environment = try FakeCamera.environment(frames: [Self.matPhoto])
+            // strace itself must not run under the fake camera: pass LD_PRELOAD to the child only.
+            let preload = environment.removeValue(forKey: "LD_PRELOAD") ?? ""
+            let result = try runProcess(
+                "/usr/bin/env",
+                [
+                    "strace", "-f", "-qq", "-e", "trace=%file,%network", "-o", trace, "-E", "LD_PRELOAD=\(preload)",
+                    TestEnvironment.proofkitBinary, "mat", "--camera", "--max-seconds", "20",
+                ], environment: environment)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.contains("accepted"))
+            let lines = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
+            #expect(lines.count > 10)
+            // Nothing is opened to write, created, renamed or removed, and no socket is made. (The fake
+            // camera answers the node's open in the process, so it makes no system call of its own.)
+            // Each line is "PID NAME(ARGUMENTS) = RESULT"; "<... NAME resumed>" lines finish a call.
+            let changing: Set<String> = [
+                "creat", "unlink", "unlinkat", "rename", "renameat", "renameat2", "mkdir", "mkdirat", "rmdir", "link",
+                "linkat", "symlink", "symlinkat", "truncate", "chmod", "fchmodat", "chown", "fchownat", "lchown",
+            ]
+            let writes = lines.filter { line in
+                let words = line.split(separator: " ", maxSplits: 1)
+                guard words.count == 2, let open = words[1].firstIndex(of: "(") else { return false }
+                let name = String(words[1][..<open])
+                let opensToWrite =
+                    name.hasPrefix("open")
+                    && ["O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC"].contains { line.contains($0) }
+                return opensToWrite || changing.contains(name)
+            }
+            #expect(writes.isEmpty, "\(writes)")
+            let sockets = lines.filter { $0.contains("socket(") || $0.contains("connect(") || $0.contains("sendto(") }
+            #expect(sockets.isEmpty, "\(sockets)")
         }
-        #expect(writes.isEmpty, "\(writes)")
-        let sockets = lines.filter { $0.contains("socket(") || $0.contains("connect(") || $0.contains("sendto(") }
-        #expect(sockets.isEmpty, "\(sockets)")
     }
 
     @Test(
@@ -191,16 +193,17 @@ struct CameraEndToEndTests {
         "--record DIR writes each frame handed out, and only there",
         .enabled(if: alarmModelsBuilt, "needs the models (bash .ci/setup)"))
     func record() throws {
-        let folder = URL(fileURLWithPath: try TestFolder.make("proofkit-record"))
-        defer { TestFolder.remove(folder.path) }
-        let result = try Self.run(
-            ["mat", "--camera", "--camera-format", "mjpeg", "--record", folder.path, "--max-seconds", "20"],
-            frames: [Self.matPhoto])
-        #expect(result.status == 0, "\(result.stderr)")
-        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
-        #expect(!names.isEmpty)
-        #expect(names.allSatisfy { $0.hasPrefix("frame-") && $0.hasSuffix(".jpg") })
-        let first = try Data(contentsOf: folder.appendingPathComponent(names[0]))
-        #expect(first.prefix(3) == Data([0xFF, 0xD8, 0xFF]))
+        try withTemporaryFolder("proofkit-record") { scratch in
+            let folder = URL(fileURLWithPath: scratch)
+            let result = try Self.run(
+                ["mat", "--camera", "--camera-format", "mjpeg", "--record", folder.path, "--max-seconds", "20"],
+                frames: [Self.matPhoto])
+            #expect(result.status == 0, "\(result.stderr)")
+            let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+            #expect(!names.isEmpty)
+            #expect(names.allSatisfy { $0.hasPrefix("frame-") && $0.hasSuffix(".jpg") })
+            let first = try Data(contentsOf: folder.appendingPathComponent(names[0]))
+            #expect(first.prefix(3) == Data([0xFF, 0xD8, 0xFF]))
+        }
     }
 }

@@ -86,18 +86,19 @@ struct BenchTests {
 
     @Test("a missing real MobileCLIP is skipped with the export note, and the stand-in is not measured in its place")
     func clipSkipped() throws {
-        let folder = try TestFolder.make("proofkit-bench-test")
-        defer { TestFolder.remove(folder) }
-        _ = FileManager.default.createFile(atPath: folder + "/clip_standin.onnx", contents: Data([1]))
-        _ = FileManager.default.createFile(atPath: folder + "/silero_vad.onnx", contents: Data([1]))
-        let plan = BenchPlan(
-            models: BenchModel.all, threads: [2, 1], options: BenchOptions(modelsFolder: folder), isolation: .inProcess)
-        let (jobs, skipped) = plan.jobs()
-        #expect(jobs == [BenchJob(model: .silero, threads: 1), BenchJob(model: .silero, threads: 2)])
-        #expect(skipped.map(\.model) == ["lite0", "lite0-fp32", "clip"])
-        let clip = try #require(skipped.first { $0.model == "clip" })
-        #expect(clip.reason.contains("export_mobileclip.py"))
-        #expect(clip.reason.contains("stand-in is not measured as CLIP"))
+        try withTemporaryFolder("proofkit-bench-test") { folder in
+            _ = FileManager.default.createFile(atPath: folder + "/clip_standin.onnx", contents: Data([1]))
+            _ = FileManager.default.createFile(atPath: folder + "/silero_vad.onnx", contents: Data([1]))
+            let plan = BenchPlan(
+                models: BenchModel.all, threads: [2, 1], options: BenchOptions(modelsFolder: folder),
+                isolation: .inProcess)
+            let (jobs, skipped) = plan.jobs()
+            #expect(jobs == [BenchJob(model: .silero, threads: 1), BenchJob(model: .silero, threads: 2)])
+            #expect(skipped.map(\.model) == ["lite0", "lite0-fp32", "clip"])
+            let clip = try #require(skipped.first { $0.model == "clip" })
+            #expect(clip.reason.contains("export_mobileclip.py"))
+            #expect(clip.reason.contains("stand-in is not measured as CLIP"))
+        }
     }
 
     @Test("a job is written MODEL:THREADS for the child process and read back")

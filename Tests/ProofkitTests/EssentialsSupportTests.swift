@@ -53,20 +53,21 @@ struct TextHelperTests {
 struct FileAndJSONTests {
     @Test("FileKind agrees with FileManager.fileExists(atPath:isDirectory:), following links")
     func fileKind() throws {
-        let folder = try TestFolder.make("proofkit-filekind")
-        defer { TestFolder.remove(folder) }
-        let file = folder + "/file.txt"
-        #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))
-        try FileManager.default.createSymbolicLink(atPath: folder + "/to-folder", withDestinationPath: folder)
-        try FileManager.default.createSymbolicLink(atPath: folder + "/dangling", withDestinationPath: folder + "/none")
-        for path in [
-            folder, file, folder + "/to-folder", folder + "/dangling", folder + "/missing", "/dev/null",
-            "/proc/self/exe",
-        ] {
-            var isDirectory: ObjCBool = false
-            let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-            let expected: FileKind? = exists ? (isDirectory.boolValue ? .folder : .other) : nil
-            #expect(FileKind(atPath: path) == expected, "\(path)")
+        try withTemporaryFolder("proofkit-filekind") { folder in
+            let file = folder + "/file.txt"
+            #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))
+            try FileManager.default.createSymbolicLink(atPath: folder + "/to-folder", withDestinationPath: folder)
+            try FileManager.default.createSymbolicLink(
+                atPath: folder + "/dangling", withDestinationPath: folder + "/none")
+            for path in [
+                folder, file, folder + "/to-folder", folder + "/dangling", folder + "/missing", "/dev/null",
+                "/proc/self/exe",
+            ] {
+                var isDirectory: ObjCBool = false
+                let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+                let expected: FileKind? = exists ? (isDirectory.boolValue ? .folder : .other) : nil
+                #expect(FileKind(atPath: path) == expected, "\(path)")
+            }
         }
     }
 

@@ -54,8 +54,8 @@ extension POSIX {
     /// hold a planted library or model, so a search for proofkit's own files skips it.
     /// - Parameters:
     ///   - path: the folder searched.
-    ///   - components: how many of its last path components were added to a trusted base [1].
-    package static func isOwnFolder(_ path: String, components: Int = 1) -> Bool {
+    ///   - components: how many of its last path components were added to a trusted base.
+    package static func isOwnFolder(_ path: String, components: Int) -> Bool {
         var folder = path
         for _ in 0..<max(1, components) {
             guard case .success(let info) = linkStatus(folder), info.isDirectory,
