@@ -57,6 +57,22 @@ int proofkit_posix_make_temporary(char *name_template) {
 #include <sys/prctl.h>
 #endif
 
+#include <spawn.h>
+
+int proofkit_make_pipe(int ends[2]) {
+    return pipe2(ends, O_CLOEXEC);
+}
+
+int proofkit_spawn_close_from(void *actions, int lowest) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+    return posix_spawn_file_actions_addclosefrom_np((posix_spawn_file_actions_t *)actions, lowest);
+#else
+    (void)actions;
+    (void)lowest;
+    return ENOSYS;
+#endif
+}
+
 int proofkit_set_parent_death_signal(int signal) {
 #if defined(__linux__)
     pid_t parent = getppid();

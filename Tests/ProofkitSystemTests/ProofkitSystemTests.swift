@@ -174,6 +174,22 @@ struct CappedReadTests {
             #expect(!String(decoding: listing.stdout, as: UTF8.self).contains(temporary))
         }
     }
+
+    @Test("a child gets only its three standard streams, even a descriptor made without close-on-exec")
+    func onlyStandardStreamsInherited() throws {
+        // A plain pipe(2) (as Foundation's Pipe and some C libraries make them): before, its write
+        // end lived on in every child spawned meanwhile, so the pipe's reader saw no end-of-file
+        // until that child ended.
+        var ends: [Int32] = [-1, -1]
+        #expect(pipe(&ends) == 0)
+        defer { for fd in ends { close(fd) } }
+        #expect(fcntl(ends[1], F_GETFD) & FD_CLOEXEC == 0)
+        let listing = try ChildProcess.run("/bin/ls", arguments: ["/proc/self/fd/"], stdout: true, stderr: false)
+        let open = String(decoding: listing.stdout, as: UTF8.self).split(separator: "\n").compactMap { Int32($0) }
+        // ls itself holds one more: the folder it lists.
+        #expect(Set(open).isSuperset(of: [0, 1, 2]) && open.count == 4, "\(open)")
+        #expect(!open.contains(ends[0]) && !open.contains(ends[1]), "\(open) holds \(ends)")
+    }
 }
 
 @Suite("ProofkitSystem: reading lines through one bounded buffer")

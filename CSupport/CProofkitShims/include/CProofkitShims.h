@@ -134,6 +134,19 @@ int proofkit_posix_ioctl(int fd, unsigned long request, void *argument);
 
 // MARK: Child processes
 
+/// `pipe2(ends, O_CLOEXEC)`: a pipe whose ends are close-on-exec from the start, so that no child
+/// another thread spawns meanwhile inherits them. Returns 0, or -1 with `errno` set.
+///
+/// Why C: `pipe2` is a GNU extension, hidden from Swift's Glibc module.
+int proofkit_make_pipe(int ends[2]);
+
+/// Adds to `actions` the closing of every descriptor from `lowest` up in the child
+/// (`posix_spawn_file_actions_addclosefrom_np`, glibc 2.34 and later). Returns 0 or an errno
+/// (`ENOSYS` where the C library lacks it).
+///
+/// Why C: it is a GNU extension, hidden from Swift's Glibc module.
+int proofkit_spawn_close_from(void *actions, int lowest);
+
 /// Asks the kernel to send `signal` to this process when its parent thread exits
 /// (Linux `prctl(PR_SET_PDEATHSIG)`; a no-op elsewhere). Returns 0, or -1 when the parent is
 /// already gone (this process was re-parented before the call), or an errno.

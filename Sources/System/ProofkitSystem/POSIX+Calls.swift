@@ -343,7 +343,7 @@ package enum POSIX {
     }
 
     /// Creates a new, empty temporary file next to `path` (same folder, so that a rename onto
-    /// `path` is atomic), named `.NAME.tmp-XXXXXX`, mode 0600, close-on-exec. Calls `mkostemp` (through `proofkit_posix_make_temporary`).
+    /// `path` is atomic), named `.NAME.tmp-XXXXXX`, mode 0600, close-on-exec. Calls `mkostemp`.
     /// - Returns: the descriptor and the temporary's path, or the errno.
     package static func makeTemporary(beside path: String) -> Result<(fd: Int32, path: String), Errno> {
         let (folder, base) = split(path)
@@ -465,8 +465,8 @@ package enum POSIX {
     }
 
     /// Sends the device request `request` to `fd`, with `argument` the one struct the driver reads
-    /// and/or fills (a V4L2 `VIDIOC_*`). Retries on EINTR. Calls `ioctl` (through
-    /// `proofkit_posix_ioctl`, as Swift does not import variadic C functions).
+    /// and/or fills (a V4L2 `VIDIOC_*`). Retries on EINTR. Calls `ioctl` (a variadic C function,
+    /// through `proofkit_posix_ioctl`).
     package static func control(_ fd: Int32, _ request: UInt, _ argument: UnsafeMutableRawPointer)
         -> Result<Int32, Errno>
     {
@@ -551,8 +551,7 @@ package enum POSIX {
         _ = madvise(UnsafeMutableRawPointer(mutating: base), bytes.count, MADV_DONTNEED)
     }
 
-    /// Gives the C heap's free memory back to the system. Calls `malloc_trim(0)` (through
-    /// `proofkit_heap_trim`).
+    /// Gives the C heap's free memory back to the system. Calls `malloc_trim(0)`.
     package static func trimHeap() {
         proofkit_heap_trim()
     }
@@ -605,7 +604,7 @@ package enum POSIX {
     }
 
     /// Starts `executable` with `arguments` (`argv[0]` included), this process's environment and
-    /// folder, and the child's standard streams as given (see ``ChildProcess/spawn(_:arguments:stdin:stdout:stderr:resetsSignals:)``).
+    /// folder, and `streams` as its stdin, stdout and stderr (no other descriptor).
     /// - Returns: the process id, or `posix_spawn`'s error. Calls `posix_spawn`.
     package static func spawn(
         _ executable: String, arguments: [String], streams: [ChildProcess.Stream], resetsSignals: Bool
@@ -621,6 +620,9 @@ package enum POSIX {
             case .descriptor(let fd): posix_spawn_file_actions_adddup2(&actions, fd, target)
             }
         }
+        // Not a descriptor without close-on-exec either (a library's device, another thread's
+        // plain pipe): glibc 2.34 and later.
+        _ = proofkit_spawn_close_from(&actions, 3)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -651,11 +653,10 @@ package enum POSIX {
         return valueOrErrno { waitpid(pid, &status, 0) }.map { _ in status }
     }
 
-    /// A pipe whose two ends are close-on-exec: (read end, write end). Calls `pipe`, `fcntl`.
+    /// A close-on-exec pipe: (read end, write end). Calls `proofkit_make_pipe`.
     package static func makePipe() -> Result<(read: Int32, write: Int32), Errno> {
         var ends: [Int32] = [-1, -1]
-        if case .failure(let failure) = nothingOrErrno({ pipe(&ends) }) { return .failure(failure) }
-        for fd in ends { setCloseOnExec(fd) }
+        if case .failure(let failure) = nothingOrErrno({ proofkit_make_pipe(&ends) }) { return .failure(failure) }
         return .success((ends[0], ends[1]))
     }
 

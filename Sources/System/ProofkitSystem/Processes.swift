@@ -84,7 +84,7 @@ package enum ChildProcess {
 
     /// A pipe whose two ends are close-on-exec (so that no child inherits them by accident; `dup2`
     /// in ``spawn(_:arguments:stdin:stdout:stderr:resetsSignals:)`` clears the flag on the copy).
-    /// - Returns: (read end, write end). Calls `pipe`, `fcntl`.
+    /// - Returns: (read end, write end). Calls `pipe2`.
     package static func makePipe() throws(Failure) -> (read: Int32, write: Int32) {
         switch POSIX.makePipe() {
         case .success(let ends): return ends
