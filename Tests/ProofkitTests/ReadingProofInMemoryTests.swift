@@ -116,4 +116,37 @@ struct ReadingProofInMemoryTests {
             #expect(try none.judgeKeptAudio(forcedScore: nil) == nil)
         }
     }
+
+    @Test(
+        "after a pass the live recogniser transcribes nothing more: finish(transcribingRest: false) makes no last run")
+    func noLastRunAfterPass() async throws {
+        let whisper = try WhisperRecognizer(store: whisperStore)
+        let audio = try TestAudio.readWAV(TestEnvironment.fixture("speech_ar_quran_16k.wav")).samples
+        /// 2 s of the recitation (a run is due after 1.2 s of voice), its line awaited, then 1 s
+        /// more (no run due yet), then finish.
+        func runs(transcribingRest: Bool) async throws -> (runs: Int, lines: [String], first: String) {
+            let live = WhisperLiveTranscriber(recognizer: whisper)
+            live.append(Array(audio.prefix(32_000)), voiced: true)
+            let first = try await withThrowingTaskGroup(of: String?.self) { group in
+                group.addTask { await live.lines.first { _ in true } }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(60))
+                    return nil
+                }
+                defer { group.cancelAll() }
+                return try await group.next() ?? nil
+            }
+            let line = try #require(first, "no line within 60 s")
+            live.append(Array(audio.dropFirst(32_000).prefix(16_000)), voiced: true)
+            let finished = try live.finish(transcribingRest: transcribingRest)
+            return (finished.runs, finished.lines, line)
+        }
+        let passed = try await runs(transcribingRest: false)
+        #expect(passed.runs == 1, "\(passed)")
+        #expect(passed.lines == [passed.first], "\(passed)")
+        // As before for a reading not yet judged: the last second is transcribed too.
+        let notYet = try await runs(transcribingRest: true)
+        #expect(notYet.runs == 2, "\(notYet)")
+        #expect(notYet.lines.count == 1 && notYet.lines != [notYet.first], "\(notYet)")
+    }
 }

@@ -159,6 +159,22 @@ final class VoiceListener: HandsFreeProver, @unchecked Sendable {
                 report(.unavailable("the microphone \(device) stopped (\(failure.message))"))
                 return
             }
+            func accept(rule: String, asRecording: Bool) {
+                // The chime is claimed before the report: the report ends the chain, and the service
+                // then stops the slot, which must not silence the pass's own chime.
+                let claimed = control.claimChime()
+                let path = asRecording ? " judged=as-recording" : ""
+                report(.accepted(kind: "voice", detail: "text=\(text.name) rule=\(rule)\(path)"))
+                if claimed { control.playClaimed(.accepted, with: chimes) }
+            }
+            // A pass heard while listening is answered at once; only then is the recogniser's run
+            // under way waited for (conclude transcribes nothing more after a pass), so the ring
+            // does not go on for a run that cannot change the verdict.
+            if live.acceptedWhileListening {
+                accept(rule: live.finish().match.rule.rawValue, asRecording: false)
+                _ = try? live.conclude(heardSeconds: summary.heardSeconds, forcedScore: nil)
+                return
+            }
             let conclusion: LiveReadingProof.Conclusion
             do throws(ProofkitError) {
                 conclusion = try live.conclude(
@@ -170,12 +186,7 @@ final class VoiceListener: HandsFreeProver, @unchecked Sendable {
             }
             let match = conclusion.result.match
             if match.verdict.isAccepted {
-                // The chime is claimed before the report: the report ends the chain, and the service
-                // then stops the slot, which must not silence the pass's own chime.
-                let claimed = control.claimChime()
-                let path = conclusion.acceptedAsRecording ? " judged=as-recording" : ""
-                report(.accepted(kind: "voice", detail: "text=\(text.name) rule=\(match.rule.rawValue)\(path)"))
-                if claimed { control.playClaimed(.accepted, with: chimes) }
+                accept(rule: match.rule.rawValue, asRecording: conclusion.acceptedAsRecording)
                 return
             }
             guard reading.wholeReading else { return }  // the slot ended, or a stop

@@ -43,6 +43,8 @@ public final class WhisperLiveTranscriber: Sendable {
         var everVoiced = false
         var voiceStopped = false
         var finishing = false
+        /// Set by ``finish(transcribingRest:)`` with `false`: no run after the one under way.
+        var skipsRest = false
         var lastLine = ""
         /// The last text of each full window, and of the current one.
         var windowTexts: [String] = []
@@ -117,13 +119,21 @@ public final class WhisperLiveTranscriber: Sendable {
         if shouldWake { wake.signal() }
     }
 
-    /// Transcribes what is left, waits for it, and ends ``lines``.
-    /// - Returns: the final text of every window (a line sent on ``lines`` near the end may not
-    ///   have been read before the caller stopped reading: feed these again; key words count
-    ///   once), and how many runs were made.
+    /// Transcribes what is left (unless told not to), waits for it, and ends ``lines``.
+    /// - Parameter transcribingRest: run the recogniser once more on the voice heard since its
+    ///   last run, and on a full window not yet transcribed (default `true`). With `false`, only a
+    ///   run already under way is waited for: for a reading that has already passed, where the
+    ///   last words cannot change the verdict and a final run (seconds on a Pi) would only keep
+    ///   the alarm ringing.
+    /// - Returns: the final text of every window transcribed (a line sent on ``lines`` near the
+    ///   end may not have been read before the caller stopped reading: feed these again; key
+    ///   words count once), and how many runs were made.
     /// - Throws: the first recogniser failure, if any.
-    public func finish() throws(ProofkitError) -> (lines: [String], runs: Int) {
-        state.withLock { $0.finishing = true }
+    public func finish(transcribingRest: Bool = true) throws(ProofkitError) -> (lines: [String], runs: Int) {
+        state.withLock {
+            $0.finishing = true
+            $0.skipsRest = !transcribingRest
+        }
         wake.signal()
         done.wait()
         let (texts, runs, failure) = state.withLock { ($0.windowTexts + [$0.currentText], $0.runs, $0.failure) }
@@ -158,6 +168,7 @@ public final class WhisperLiveTranscriber: Sendable {
         while true {
             _ = wake.wait(timeout: .now() + .milliseconds(250))
             let job: (audio: [Float], isLast: Bool, isFull: Bool)? = state.withLock { state in
+                if state.finishing && state.skipsRest { return ([], true, false) }
                 if let first = state.full.first {
                     state.full.removeFirst()
                     return (first, false, true)
@@ -198,7 +209,7 @@ public final class WhisperLiveTranscriber: Sendable {
                     state.withLock { if $0.failure == nil { $0.failure = error } }
                 }
             }
-            if job.isLast && state.withLock({ $0.full.isEmpty && $0.newSamples == 0 }) { break }
+            if job.isLast && state.withLock({ $0.skipsRest || ($0.full.isEmpty && $0.newSamples == 0) }) { break }
         }
         continuation.finish()
         done.signal()

@@ -48,12 +48,13 @@ enum VoiceCommand: Subcommand {
         against it. Accepted by it (rule "forcedScore") when the ratio over all windows is at least
         -\(decimalText(ForcedScoreRule.defaultMargin, places: 1)), the scored words have at least \(ForcedScoreRule.defaultMinimumTokens) tokens and cover at least \(Int((ForcedScoreRule.defaultMinimumCoverage * 100).rounded()))% of the text's words. A
         RECORDING is scored after it is transcribed; live, the voiced audio of each window is
-        scored against its last transcript when listening ends (an "accepted" event with rule
-        "forcedScore" then comes just before "end"). --forced-score is the default (kept for
-        scripts); --no-forced-score turns it off. Benchmarks/whisper_dua_eval.md has its
-        figures. When its model is not installed the default goes on with the voice-only rule and
-        says so in one line on stderr; --recognizer whisper then exits 69, and a damaged model
-        exits 78. none: voice only. cmd: --recognizer-cmd (which implies it).
+        scored against its last transcript when listening ends without a pass (an "accepted"
+        event with rule "forcedScore" then comes just before "end"; after a pass while
+        listening nothing more is transcribed or scored, and "forced_score" is null).
+        --forced-score is the default (kept for scripts); --no-forced-score turns it off.
+        Benchmarks/whisper_dua_eval.md has its figures. When its model is not installed the
+        default goes on with the voice-only rule and says so in one line on stderr; --recognizer
+        whisper then exits 69, and a damaged model exits 78. none: voice only. cmd: --recognizer-cmd (which implies it).
 
         --recognizer-cmd CMD runs any recogniser through /bin/sh: proofkit writes the captured
         audio (16 kHz mono S16_LE, headerless) to its stdin and reads one transcript line per line
