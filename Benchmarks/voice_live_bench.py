@@ -19,9 +19,15 @@ Usage: Benchmarks/voice_live_bench.py [--binary .build/release/proofkit] [--seco
 
 The listening runs the whole reading proof (voice gate, du'a matcher, JSON level and progress
 events), so the figures include everything `proofkit voice --live --json` does.
+
+With --dua ID (a recording of ../shared/data/dua_audio, evaluation only: decoded to 16 kHz by
+ffmpeg, 1 s of silence before it and 6 s after), the text is the recording's own and Whisper
+listens too; the line also gives when the "accepted" event came and how long after it the "end"
+event did (`end_after_accepted_s`: what a caller waits for once the reading has passed).
 Prints one JSON line. Stdlib only.
 """
 import argparse
+import csv
 import json
 import math
 import os
@@ -62,15 +68,41 @@ def main():
     parser.add_argument("--audio")
     parser.add_argument("--vad", default="energy", choices=["default", "energy", "silero", "both"])
     parser.add_argument("--no-veto", action="store_true", help="pass --no-veto (the energy gate without its speech-likeness veto)")
+    parser.add_argument("--dua", help="a dua_audio recording's id: its audio, and its text to read")
     args = parser.parse_args()
 
-    audio = open(args.audio, "rb").read() if args.audio else generated_audio(args.seconds)
-    audio = audio[: int(args.seconds * RATE) * 2]
     folder = tempfile.mkdtemp(prefix="proofkit-bench-")
+    args.extra = []
+    if args.dua:
+        audio = dua_audio(args, root, folder)
+    else:
+        audio = open(args.audio, "rb").read() if args.audio else generated_audio(args.seconds)
+        audio = audio[: int(args.seconds * RATE) * 2]
     try:
         measure(args, audio, folder, root)
     finally:
         shutil.rmtree(folder, ignore_errors=True)  # the FIFO and the ALSA configuration
+
+
+def dua_audio(args, root, folder):
+    """The dua_audio recording `args.dua` at 16 kHz with 1 s of silence before and 6 s after; its
+    text in a texts file in `folder`, passed with --text/--texts through `args.extra`."""
+    data = os.path.join(os.path.dirname(root), "shared", "data", "dua_audio")
+    with open(os.path.join(data, "MANIFEST.tsv"), encoding="utf-8") as f:
+        rows = {r["id"]: r for r in csv.DictReader(f, delimiter="\t")}
+    row = rows[args.dua]
+    raw = subprocess.run(
+        ["ffmpeg", "-v", "error", "-i", os.path.join(data, row["file"]), "-f", "s16le", "-ac", "1", "-ar",
+         str(RATE), "-"], check=True, capture_output=True).stdout
+    name = "hm" + args.dua
+    texts = os.path.join(folder, "texts.json")
+    with open(texts, "w", encoding="utf-8") as f:
+        json.dump({"texts": [{"name": name, "title": row.get("title", ""), "text": row["text"],
+                              "reading_seconds": max(0.5, float(row["duration_s"]))}]}, f, ensure_ascii=False)
+    args.extra = ["--text", name, "--texts", texts]
+    audio = bytes(2 * RATE) + raw + bytes(2 * RATE * 6)
+    args.seconds = len(audio) / (2 * RATE)
+    return audio
 
 
 def measure(args, audio, folder, root):
@@ -86,12 +118,18 @@ def measure(args, audio, folder, root):
     child = subprocess.Popen(
         [args.binary, "voice", "--live", "--device", "vmic", "--json",
          "--max-seconds", str(args.seconds)] + ([] if args.vad == "default" else ["--vad", args.vad])
-        + (["--no-veto"] if args.no_veto else []),
+        + (["--no-veto"] if args.no_veto else []) + args.extra,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
 
     written_at = {}  # frame index after a write -> monotonic time of the write
 
     def writer():
+        try:
+            feed()
+        except BrokenPipeError:
+            pass  # proofkit ended first (the reading passed): nothing more to hear
+
+    def feed():
         with open(fifo, "wb", buffering=0) as out:
             start = time.monotonic()
             frames = 0
@@ -114,9 +152,11 @@ def measure(args, audio, folder, root):
     cpu_samples = []
     vad_used = None
     stat_path = f"/proc/{child.pid}/stat"
+    seen = {}  # event name -> monotonic time it was first read
     for line in child.stdout:
         received = time.monotonic()
         event = json.loads(line)
+        seen.setdefault(event.get("event"), received)
         if event.get("event") == "start":
             vad_used = event.get("vad")
         if event.get("event") == "level":
@@ -150,6 +190,9 @@ def measure(args, audio, folder, root):
         "latency_ms": {"count": len(latencies), "p50": pct(50), "p90": pct(90), "p99": pct(99),
                        "max": round(latencies[-1], 1) if latencies else None},
         "vad_used": vad_used,
+        "accepted_after_start_s": None if "accepted" not in seen else round(seen["accepted"] - seen["start"], 2),
+        "end_after_accepted_s": None if "accepted" not in seen or "end" not in seen
+        else round(seen["end"] - seen["accepted"], 2),
         "targets": {"cpu_percent": 3 if args.vad == "energy" else 5, "latency_ms": 100},
         "stderr": stderr.strip()[:200],
     }, sort_keys=True))
