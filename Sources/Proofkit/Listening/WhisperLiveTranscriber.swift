@@ -19,10 +19,10 @@ import Synchronization
 /// Work is bounded: one window at a time, at most one run per ``interval`` of new voice, and
 /// runs that fall behind are merged (only the latest audio is transcribed).
 ///
-/// Thread contract: ``append(_:voiced:lookBack:)`` and ``finish()`` from one thread (the consumer).
+/// Thread contract: ``append(_:voiced:lookBack:)`` and ``finish(transcribingRest:)`` from one thread (the consumer).
 public final class WhisperLiveTranscriber: Sendable {
     /// Transcript lines, in order (each is the current window's whole text). Ends after
-    /// ``finish()``.
+    /// ``finish(transcribingRest:)``.
     public let lines: AsyncStream<String>
     /// Seconds of new voiced audio between runs. Default 1.2.
     public let interval: Double
@@ -141,11 +141,11 @@ public final class WhisperLiveTranscriber: Sendable {
         return (texts.filter { !$0.isEmpty }, runs)
     }
 
-    /// The span forced score of `text` over the voiced audio heard, after ``finish()``: each 30 s
+    /// The span forced score of `text` over the voiced audio heard, after ``finish(transcribingRest:)``: each 30 s
     /// window of voice is scored against its last transcription (see
     /// ``WhisperRecognizer/spanScores(texts:features:transcription:)``), and the windows joined;
     /// the same rule as a recording's then judges it. Runs on the caller's thread (the
-    /// transcriber's own thread has ended); `nil` before ``finish()`` or when nothing was heard.
+    /// transcriber's own thread has ended); `nil` before ``finish(transcribingRest:)`` or when nothing was heard.
     /// - Parameter text: the text as written.
     /// - Throws: the recogniser's errors.
     public func spanScore(of text: String) throws(ProofkitError) -> SpanScore? {
