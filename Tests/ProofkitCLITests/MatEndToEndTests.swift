@@ -288,6 +288,8 @@ struct MatEndToEndTests {
         for arguments in [
             ["mat"], ["mat", "--engine", "resnet", photo("demo_mat.jpg")],
             ["mat", "--threshold", "1.5", photo("demo_mat.jpg")], ["mat", "--frobnicate", photo("demo_mat.jpg")],
+            // More threads than any board has: refused at once, not started (they took GiBs).
+            ["mat", "--threads", "100000", photo("demo_mat.jpg")],
         ] {
             let result = try proofkit(arguments)
             #expect(result.status == 64, "\(arguments)")

@@ -156,7 +156,7 @@ struct PoseEndToEndTests {
     func usageAndModels() throws {
         for arguments in [
             ["pose"], ["pose", "a.jpg", "b.jpg", "--plot", "x.svg"], ["pose", "a.jpg", "--landmarks", "some"],
-            ["pose", "a.jpg", "--threads", "-1"],
+            ["pose", "a.jpg", "--threads", "-1"], ["pose", "a.jpg", "--threads", "257"],
         ] {
             let result = try proofkit(arguments)
             #expect(result.status == 64 && result.stderr.contains("usage: proofkit pose"), "\(arguments)")

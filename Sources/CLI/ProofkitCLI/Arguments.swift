@@ -113,6 +113,24 @@ public struct ParsedArguments: Sendable, Equatable {
         return number
     }
 
+    /// The most ONNX Runtime intra-op threads a command takes: 256 (as `proofkit bench`). More
+    /// made ONNX Runtime start that many threads: `transcribe --threads 100000` took 4 GiB and did
+    /// not end.
+    public static let maximumThreads = 256
+
+    /// `--threads N`, ONNX Runtime's intra-op threads: `default` when absent.
+    /// - Parameter allowsZero: whether 0 (ONNX Runtime's choice, one per core) is allowed.
+    /// - Throws: ``UsageError`` for anything but a whole number from 0 (or 1) to
+    ///   ``maximumThreads``.
+    public func threads(default: Int, allowsZero: Bool) throws(UsageError) -> Int {
+        guard let threads = try int("threads") else { return `default` }
+        let lowest = allowsZero ? 0 : 1
+        guard threads >= lowest && threads <= Self.maximumThreads else {
+            throw UsageError("--threads must be from \(lowest) to \(Self.maximumThreads), not \(threads)")
+        }
+        return threads
+    }
+
     /// A duration such as `29`, `29s`, `1.5s`, `500ms`, `10m`, `2h` or `1m30s` (``parseDuration(_:)``),
     /// in seconds, or `nil` when absent.
     /// - Throws: ``UsageError`` when malformed.

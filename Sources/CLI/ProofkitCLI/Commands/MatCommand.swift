@@ -193,8 +193,7 @@ enum MatCommand: Subcommand {
         if let threshold, !(0...1).contains(threshold) {
             throw UsageError("--threshold must be between 0 and 1, not \(threshold)")
         }
-        let threads = try arguments.int("threads") ?? 1
-        guard threads >= 0 else { throw UsageError("--threads must be 0 or more, not \(threads)") }
+        let threads = try arguments.threads(default: 1, allowsZero: true)
         return PhotoJudgeOptions(
             engine: engine, threshold: threshold, fastDecode: !arguments.has("full-size"), threads: threads,
             loadsClassNames: arguments.has("verbose"), stopsAtFirstPassingCrop: !arguments.has("all-crops"),

@@ -99,8 +99,7 @@ enum PoseCommand: Subcommand {
         if plotPath != nil && photos.count != 1 {
             throw UsageError("--plot draws one photo; give one PHOTO (\(photos.count) given)")
         }
-        let threads = try arguments.int("threads") ?? 1
-        guard threads >= 0 else { throw UsageError("--threads must be 0 or more, not \(threads)") }
+        let threads = try arguments.threads(default: 1, allowsZero: true)
         let json = arguments.has("json")
         let joints = PoseVideoLines.reported(all: set == "all")
 

@@ -20,8 +20,7 @@ extension SquatCommand {
             throw UsageError(error.message)
         }
         let maxSeconds = try CameraOptions.maxSeconds(arguments, default: 300)
-        let threads = try arguments.int("threads") ?? 1
-        guard threads >= 0 else { throw UsageError("--threads must be 0 or more, not \(threads)") }
+        let threads = try arguments.threads(default: 1, allowsZero: true)
         let json = arguments.has("json")
         let estimator = try PoseEstimator(store: PhotoModelStore(environment: io.environment), threads: threads)
         let source = try CameraOptions.open(arguments, io: io)

@@ -61,8 +61,7 @@ enum TranscribeCommand: Subcommand {
 
     static func run(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
         guard !arguments.positionals.isEmpty else { throw UsageError("missing RECORDING") }
-        let threads = try arguments.int("threads") ?? 2
-        guard threads >= 1 else { throw UsageError("--threads must be 1 or more") }
+        let threads = try arguments.threads(default: 2, allowsZero: false)
         let maxSeconds = try arguments.seconds("max-seconds") ?? 300
         guard maxSeconds > 0, maxSeconds <= 300 else { throw UsageError("--max-seconds must be in (0, 300]") }
         var scoreTexts: [DuaText] = []
