@@ -168,11 +168,12 @@ final class VoiceListener: HandsFreeProver, @unchecked Sendable {
                 if claimed { control.playClaimed(.accepted, with: chimes) }
             }
             // A pass heard while listening is answered at once; only then is the recogniser's run
-            // under way waited for (conclude transcribes nothing more after a pass), so the ring
-            // does not go on for a run that cannot change the verdict.
-            if live.acceptedWhileListening {
-                accept(rule: live.finish().match.rule.rawValue, asRecording: false)
-                _ = try? live.conclude(heardSeconds: summary.heardSeconds, forcedScore: nil)
+            // under way waited for (and nothing more transcribed), so the ring does not go on for
+            // a run that cannot change the verdict.
+            let heard = live.finish().match
+            if heard.verdict.isAccepted {
+                accept(rule: heard.rule.rawValue, asRecording: false)
+                _ = try? live.finishTranscriber(transcribingRest: false)
                 return
             }
             let conclusion: LiveReadingProof.Conclusion

@@ -204,18 +204,19 @@ public final class LiveReadingProof: @unchecked Sendable {
     /// After ``run(_:)``: the built-in recogniser's last words: the final text of each window
     /// (the voice heard since its last run included); a line sent just before listening ended
     /// may not have been read.
+    /// - Parameter transcribingRest: transcribe the voice heard since the last run (default
+    ///   `true`); `false` only waits for a run under way (see
+    ///   ``WhisperLiveTranscriber/finish(transcribingRest:)``), for a proof that already passed.
     /// - Returns: the lines, to be given to ``process(transcript:at:)``; empty without the
     ///   built-in recogniser.
     /// - Throws: the recogniser's failure.
-    public func finishTranscriber() throws(ProofkitError) -> [String] {
-        try live?.finish().lines ?? []
+    public func finishTranscriber(transcribingRest: Bool = true) throws(ProofkitError) -> [String] {
+        try live?.finish(transcribingRest: transcribingRest).lines ?? []
     }
 
-    /// Whether the proof passed while listening (before ``conclude(heardSeconds:forcedScore:asRecordingWhenRejected:)``).
-    public var acceptedWhileListening: Bool { finish().match.verdict.isAccepted }
-
-    /// After ``finishTranscriber()``: the built-in recogniser's span forced score of `text` over
-    /// the voiced audio of every window (the same evidence a recording's proof uses).
+    /// After ``finishTranscriber(transcribingRest:)``: the built-in recogniser's span forced score
+    /// of `text` over the voiced audio of every window (the same evidence a recording's proof
+    /// uses).
     /// - Returns: the pooled score, or `nil` without the built-in recogniser or when nothing was
     ///   transcribed.
     /// - Throws: the recogniser's failure.
@@ -284,8 +285,8 @@ public final class LiveReadingProof: @unchecked Sendable {
     public func conclude(
         heardSeconds: Double, forcedScore rule: ForcedScoreRule?, asRecordingWhenRejected: Bool = false
     ) throws(ProofkitError) -> Conclusion {
-        let alreadyAccepted = acceptedWhileListening
-        let lines = try live?.finish(transcribingRest: !alreadyAccepted).lines ?? []
+        let alreadyAccepted = finish().match.verdict.isAccepted
+        let lines = try finishTranscriber(transcribingRest: !alreadyAccepted)
         let finalLines = lines.map { FinalLine(text: $0, events: process(transcript: $0, at: heardSeconds)) }
         var result = finish()
         let heardText = (usesWhisper ? lines : ReadingProof.currentTranscript(result.transcript)).joined(separator: " ")

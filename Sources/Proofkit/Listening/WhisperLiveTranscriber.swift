@@ -19,7 +19,8 @@ import Synchronization
 /// Work is bounded: one window at a time, at most one run per ``interval`` of new voice, and
 /// runs that fall behind are merged (only the latest audio is transcribed).
 ///
-/// Thread contract: ``append(_:voiced:lookBack:)`` and ``finish(transcribingRest:)`` from one thread (the consumer).
+/// Thread contract: ``append(_:voiced:lookBack:)`` and ``finish(transcribingRest:)`` from one
+/// thread (the consumer).
 public final class WhisperLiveTranscriber: Sendable {
     /// Transcript lines, in order (each is the current window's whole text). Ends after
     /// ``finish(transcribingRest:)``.
@@ -141,11 +142,12 @@ public final class WhisperLiveTranscriber: Sendable {
         return (texts.filter { !$0.isEmpty }, runs)
     }
 
-    /// The span forced score of `text` over the voiced audio heard, after ``finish(transcribingRest:)``: each 30 s
-    /// window of voice is scored against its last transcription (see
-    /// ``WhisperRecognizer/spanScores(texts:features:transcription:)``), and the windows joined;
-    /// the same rule as a recording's then judges it. Runs on the caller's thread (the
-    /// transcriber's own thread has ended); `nil` before ``finish(transcribingRest:)`` or when nothing was heard.
+    /// The span forced score of `text` over the voiced audio heard, after
+    /// ``finish(transcribingRest:)``: each 30 s window of voice is scored against its last
+    /// transcription (see ``WhisperRecognizer/spanScores(texts:features:transcription:)``), and
+    /// the windows joined; the same rule as a recording's then judges it. Runs on the caller's
+    /// thread (the transcriber's own thread has ended); `nil` before
+    /// ``finish(transcribingRest:)`` or when nothing was heard.
     /// - Parameter text: the text as written.
     /// - Throws: the recogniser's errors.
     public func spanScore(of text: String) throws(ProofkitError) -> SpanScore? {
@@ -168,7 +170,7 @@ public final class WhisperLiveTranscriber: Sendable {
         while true {
             _ = wake.wait(timeout: .now() + .milliseconds(250))
             let job: (audio: [Float], isLast: Bool, isFull: Bool)? = state.withLock { state in
-                if state.finishing && state.skipsRest { return ([], true, false) }
+                if state.skipsRest { return ([], true, false) }  // set only with `finishing`
                 if let first = state.full.first {
                     state.full.removeFirst()
                     return (first, false, true)
