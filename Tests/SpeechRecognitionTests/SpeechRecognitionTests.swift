@@ -52,6 +52,56 @@ struct LogMelTests {
         }
     }
 
+    @Test("the eight-lane exp agrees with libm to 2 ulp, subnormals included, and keeps 0 and NaN")
+    func vectorExponential() {
+        var worst = 0.0
+        for x in stride(from: -707.9, through: 709.7, by: 0.0137) {
+            let arguments = [x, x / 3, -x / 7, x * 1e-9, -x, x / 2, 0.5 - x / 1000, x * 0.999]
+            let lanes = exponential(SIMD8(arguments))
+            for (lane, argument) in arguments.enumerated() {
+                let exact = Foundation.exp(argument)
+                if exact >= Double.leastNormalMagnitude {
+                    worst = max(worst, abs(lanes[lane] - exact) / exact)
+                } else {
+                    #expect(abs(lanes[lane] - exact) <= 2 * exact.ulp, "e^\(argument)")
+                }
+            }
+        }
+        #expect(worst <= 2 * Double.ulpOfOne, "largest relative error \(worst)")
+        // Subnormal results, within 2 of the smallest steps, and the ends.
+        let small: [Double] = [-709, -720, -740, -745.1, -708.5, -744, -730, -711]
+        let smallLanes = exponential(SIMD8(small))
+        for (lane, argument) in small.enumerated() {
+            #expect(
+                abs(smallLanes[lane] - Foundation.exp(argument)) <= 2 * Foundation.exp(argument).ulp, "e^\(argument)")
+        }
+        let ends = exponential(SIMD8(-.infinity, -800, .nan, 0, 709.78, -745.3, 1, -1))
+        #expect(ends[0] == 0 && ends[1] == 0 && ends[2].isNaN && ends[3] == 1 && ends[5] == 0)
+        #expect(abs(ends[4] - Foundation.exp(709.78)) <= 2 * Foundation.exp(709.78).ulp)
+    }
+
+    @Test(
+        "log softmax of a Whisper-sized row agrees with a direct sum in Double, masked or not",
+        arguments: [0, 7, 51_864])
+    func logSoftmaxAgrees(index: Int) {
+        var generator = SeededGenerator(seed: UInt64(index) + 11)
+        let row = (0..<51_865).map { _ in Float.random(in: -12...18, using: &generator) }
+        let masked = (0..<51_865).map { $0 % 5 == 1 && $0 != index }
+        for mask in [[], masked] {
+            let isMasked = { (i: Int) in !mask.isEmpty && mask[i] }
+            let maximum = row.indices.filter { !isMasked($0) }.map { row[$0] }.max()!
+            let sum = row.indices.filter { !isMasked($0) }.reduce(0.0) {
+                $0 + Foundation.exp(Double(row[$1] - maximum))
+            }
+            let direct = Double(row[index] - maximum) - Foundation.log(sum)
+            let fast = WhisperTranscriber.logSoftmax(row, at: index, masked: mask)
+            #expect(abs(fast - direct) <= 1e-12, "mask \(mask.isEmpty ? "none" : "every fifth"): \(fast) vs \(direct)")
+        }
+        // A row whose length is not a multiple of 4 (the last lanes are padding) and one value.
+        #expect(abs(WhisperTranscriber.logSoftmax([1, 2, 3, 4, 5], at: 4) - (-0.451_914_395_937_593)) < 1e-12)
+        #expect(WhisperTranscriber.logSoftmax([3], at: 0) == 0)
+    }
+
     @Test("the periodic Hann window is numpy.hanning(401)[:-1]")
     func hannWindow() {
         let window = WhisperFeatures.hannWindow
