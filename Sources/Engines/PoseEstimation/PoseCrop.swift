@@ -32,7 +32,11 @@ public enum PoseCrop {
     /// outside positions and NaN are held at ±2^40 (every tap is then outside the image).
     @inline(__always) static func fixedPoint(_ value: Double) -> Int {
         guard value.isFinite else { return value == .infinity ? 1 << 40 : -(1 << 40) }
-        return Int((min(max(value, -0x1p35), 0x1p35) * 32).rounded(.toNearestOrEven))
+        // Adding and taking away 1.5 * 2^52 rounds half to even (IEEE's default rounding) for
+        // |x| < 2^51, as `rounded(.toNearestOrEven)` does, without its call to libm's rint
+        // (x86-64's baseline has no rounding instruction).
+        let magic = 6_755_399_441_055_744.0
+        return Int((min(max(value, -0x1p35), 0x1p35) * 32 + magic) - magic)
     }
 
     /// The 8-bit RGB pixels of a `width` x `height` crop whose pixel (u, v) reads the image at
@@ -49,42 +53,63 @@ public enum PoseCrop {
     ) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: width * height * 3)
         let (imageWidth, imageHeight) = (image.width, image.height)
-        guard imageWidth > 0, imageHeight > 0 else { return out }
-        let source = image.pixels
-        let table = weights
-        var index = 0
-        for v in 0..<height {
-            for u in 0..<width {
-                let x = transform.a * Double(u) + transform.b * Double(v) + transform.tx
-                let y = transform.c * Double(u) + transform.d * Double(v) + transform.ty
-                let xi = fixedPoint(x)
-                let yi = fixedPoint(y)
-                let x0 = xi >> 5
-                let y0 = yi >> 5
-                let (w00, w01, w10, w11) = table[(yi & 31) * 32 + (xi & 31)]
-                // The four taps' offsets into `source`; -1 (reads 0) outside with a zero border.
-                func tap(_ column: Int, _ row: Int) -> Int {
-                    if column >= 0 && column < imageWidth && row >= 0 && row < imageHeight {
-                        return (row * imageWidth + column) * 3
+        guard imageWidth > 0, imageHeight > 0, width > 0, height > 0 else { return out }
+        let stride = imageWidth * 3
+        do {
+            let source = image.pixels.span
+            let table = weights.span
+            var target = out.mutableSpan
+            @inline(__always) func rounded(_ total: Int) -> UInt8 {
+                UInt8(truncatingIfNeeded: min(max((total + (1 << 14)) >> 15, 0), 255))
+            }
+            var index = 0
+            for v in 0..<height {
+                for u in 0..<width {
+                    let x = transform.a * Double(u) + transform.b * Double(v) + transform.tx
+                    let y = transform.c * Double(u) + transform.d * Double(v) + transform.ty
+                    let xi = fixedPoint(x)
+                    let yi = fixedPoint(y)
+                    let x0 = xi >> 5
+                    let y0 = yi >> 5
+                    let (w00, w01, w10, w11) = table[(yi & 31) * 32 + (xi & 31)]
+                    if x0 >= 0 && x0 < imageWidth - 1 && y0 >= 0 && y0 < imageHeight - 1 {
+                        // All four taps inside: the common case.
+                        // (Wrapping operations: every value here is an in-image offset or
+                        // at most 255 * 2^15.)
+                        let t00 = y0 &* stride &+ x0 &* 3
+                        let t10 = t00 &+ stride
+                        for channel in 0..<3 {
+                            let total =
+                                Int(source[t00 &+ channel]) &* w00 &+ Int(source[t00 &+ 3 &+ channel]) &* w01
+                                &+ Int(source[t10 &+ channel]) &* w10 &+ Int(source[t10 &+ 3 &+ channel]) &* w11
+                            target[index &+ channel] = rounded(total)
+                        }
+                    } else {
+                        // The taps' offsets; -1 (reads 0) outside with a zero border.
+                        func tap(_ column: Int, _ row: Int) -> Int {
+                            if column >= 0 && column < imageWidth && row >= 0 && row < imageHeight {
+                                return row * stride + column * 3
+                            }
+                            guard border == .replicate else { return -1 }
+                            return min(max(row, 0), imageHeight - 1) * stride + min(
+                                max(column, 0), imageWidth - 1)
+                                * 3
+                        }
+                        let t00 = tap(x0, y0)
+                        let t01 = tap(x0 + 1, y0)
+                        let t10 = tap(x0, y0 + 1)
+                        let t11 = tap(x0 + 1, y0 + 1)
+                        for channel in 0..<3 {
+                            var total = 0
+                            if t00 >= 0 { total += Int(source[t00 + channel]) * w00 }
+                            if t01 >= 0 { total += Int(source[t01 + channel]) * w01 }
+                            if t10 >= 0 { total += Int(source[t10 + channel]) * w10 }
+                            if t11 >= 0 { total += Int(source[t11 + channel]) * w11 }
+                            target[index + channel] = rounded(total)
+                        }
                     }
-                    guard border == .replicate else { return -1 }
-                    let c = min(max(column, 0), imageWidth - 1)
-                    let r = min(max(row, 0), imageHeight - 1)
-                    return (r * imageWidth + c) * 3
+                    index += 3
                 }
-                let t00 = tap(x0, y0)
-                let t01 = tap(x0 + 1, y0)
-                let t10 = tap(x0, y0 + 1)
-                let t11 = tap(x0 + 1, y0 + 1)
-                for channel in 0..<3 {
-                    var total = 0
-                    if t00 >= 0 { total += Int(source[t00 + channel]) * w00 }
-                    if t01 >= 0 { total += Int(source[t01 + channel]) * w01 }
-                    if t10 >= 0 { total += Int(source[t10 + channel]) * w10 }
-                    if t11 >= 0 { total += Int(source[t11 + channel]) * w11 }
-                    out[index + channel] = UInt8(min(max((total + (1 << 14)) >> 15, 0), 255))
-                }
-                index += 3
             }
         }
         return out

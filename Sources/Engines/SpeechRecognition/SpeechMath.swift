@@ -87,11 +87,16 @@ func exponential(_ x: SIMD8<Double>) -> SIMD8<Double> {
     let p1011 = 1.0 / 3_628_800 + r * (1.0 / 39_916_800)
     let p1213 = 1.0 / 479_001_600 + r * (1.0 / 6_227_020_800)
     let p = (p01 + r2 * p23) + r4 * (p45 + r2 * p67) + (r4 * r4) * ((p89 + r2 * p1011) + r4 * p1213)
-    // The low 52 bits of `shifted` hold 2^51 + k, k in -1075...1024; 2^k = 2^half * 2^(k - half).
-    let whole = (unsafeBitCast(shifted, to: SIMD8<Int64>.self) & ((1 << 52) - 1)) &- (1 << 51)
-    let half = whole &>> 1
-    let first = unsafeBitCast((half &+ 1023) &<< 52, to: SIMD8<Double>.self)
-    let second = unsafeBitCast((whole &- half &+ 1023) &<< 52, to: SIMD8<Double>.self)
+    // The low 52 bits of `shifted` hold 2^51 + k, k in -1075...1024; 2^k = 2^half * 2^(k - half),
+    // each built from its bits (lane by lane: the vector types have no bit pattern).
+    var first = SIMD8<Double>()
+    var second = SIMD8<Double>()
+    for lane in 0..<8 {
+        let whole = Int64(truncatingIfNeeded: shifted[lane].bitPattern & ((1 << 52) - 1)) &- (1 << 51)
+        let half = whole &>> 1
+        first[lane] = Double(bitPattern: UInt64(truncatingIfNeeded: (half &+ 1023) &<< 52))
+        second[lane] = Double(bitPattern: UInt64(truncatingIfNeeded: (whole &- half &+ 1023) &<< 52))
+    }
     var result = p * first * second
     result.replace(with: 0, where: x .< -745.2)
     return result

@@ -429,34 +429,33 @@ public final class WhisperTranscriber: SpeechRecognizing {
     /// at a time (``exponential(_:)-(SIMD8<Double>)``): about 0.18 ms for Whisper's 51,865-token
     /// row, where a scalar exponential per value took 1 ms. -infinity values count as 0.
     static func logSumExp(_ row: [Float]) -> (maximum: Float, logSum: Double) {
-        row.withUnsafeBufferPointer { values in
-            // Eight values at a time; the lanes past the end are -infinity.
-            func lanes(at start: Int) -> SIMD8<Float> {
-                if start + 8 <= values.count {
-                    return SIMD8(
-                        values[start], values[start + 1], values[start + 2], values[start + 3], values[start + 4],
-                        values[start + 5], values[start + 6], values[start + 7])
-                }
-                var lanes = SIMD8<Float>(repeating: -.infinity)
-                for lane in 0..<(values.count - start) { lanes[lane] = values[start + lane] }
-                return lanes
+        let values = row.span
+        // Eight values at a time; the lanes past the end are -infinity.
+        func lanes(at start: Int) -> SIMD8<Float> {
+            if start + 8 <= values.count {
+                return SIMD8(
+                    values[start], values[start + 1], values[start + 2], values[start + 3], values[start + 4],
+                    values[start + 5], values[start + 6], values[start + 7])
             }
-            var maxima = SIMD8<Float>(repeating: -.infinity)
-            for start in stride(from: 0, to: values.count, by: 8) {
-                let value = lanes(at: start)
-                maxima.replace(with: value, where: value .> maxima)
-            }
-            let maximum = maxima.max()
-            var sums = SIMD8<Double>()
-            for start in stride(from: 0, to: values.count, by: 8) {
-                let d = lanes(at: start) - maximum
-                sums += exponential(
-                    SIMD8(
-                        Double(d[0]), Double(d[1]), Double(d[2]), Double(d[3]), Double(d[4]), Double(d[5]),
-                        Double(d[6]), Double(d[7])))
-            }
-            return (maximum, logarithm(sums.sum()))
+            var lanes = SIMD8<Float>(repeating: -.infinity)
+            for lane in 0..<(values.count - start) { lanes[lane] = values[start + lane] }
+            return lanes
         }
+        var maxima = SIMD8<Float>(repeating: -.infinity)
+        for start in stride(from: 0, to: values.count, by: 8) {
+            let value = lanes(at: start)
+            maxima.replace(with: value, where: value .> maxima)
+        }
+        let maximum = maxima.max()
+        var sums = SIMD8<Double>()
+        for start in stride(from: 0, to: values.count, by: 8) {
+            let d = lanes(at: start) - maximum
+            sums += exponential(
+                SIMD8(
+                    Double(d[0]), Double(d[1]), Double(d[2]), Double(d[3]), Double(d[4]), Double(d[5]),
+                    Double(d[6]), Double(d[7])))
+        }
+        return (maximum, logarithm(sums.sum()))
     }
 
     /// When `tokens` ends with a group of 1...`maxLength` tokens repeated `limit` times in a row,
