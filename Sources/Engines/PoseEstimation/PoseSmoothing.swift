@@ -1,4 +1,4 @@
-public import ProofkitCore
+import ProofkitCore
 
 /// MediaPipe's `LowPassFilter` (an exponential moving average): the first value passes through,
 /// each later one is `alpha * value + (1 - alpha) * previous output`.

@@ -1,5 +1,5 @@
 import AudioIO
-public import DuaMatching
+import DuaMatching
 public import PrayerPlanning
 import ProofkitCore
 internal import ProofkitSystem
