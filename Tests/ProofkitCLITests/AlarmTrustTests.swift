@@ -165,7 +165,9 @@ struct AlarmTrustTests {
         #expect(chains.allSatisfy { $0["proof"] as? String == "squat" })
     }
 
-    @Test("bad --at: out of range is 64 and books nothing; an unknown TZ is 64; another action's option is 64")
+    @Test(
+        "bad --at: out of range is 64 and books nothing; an unknown TZ is 64; another action's option is 64; a bad label is 64; a repeated prayer counts once"
+    )
     func badTimesAndOptions() throws {
         let rig = try AlarmRig()
         for at in ["+9223372036854775807s", "+1e9s", "9999-01-01T05:00:00Z", "+367d"] {
@@ -180,6 +182,21 @@ struct AlarmTrustTests {
         let stray = try rig.alarm(["status", "--ring-seconds", "5", "--system", "--label", "foo"])
         #expect(stray.status == 64 && stray.stderr.contains("alarm status does not take"), "\(stray.stderr)")
         #expect(stray.stderr.contains("usage: proofkit alarm status"))
+        // A label is one short line of text: a long one, or one with a line break or an escape, is 64.
+        for label in [String(repeating: "a", count: 101), "two\nlines", "bell\u{07}", "\u{1B}[31mred"] {
+            let result = try rig.alarm(["add", "--at", "+60s", "--sound", rig.sound, "--label", label])
+            #expect(result.status == 64 && result.stderr.contains("--label takes at most 100"), "\(result.stderr)")
+        }
+        let named = try rig.alarm([
+            "add", "--at", "+60s", "--sound", rig.sound, "--label", String(repeating: "ف", count: 100),
+        ])
+        #expect(named.status == 0, "\(named.stderr)")
+        // A repeated prayer is booked and reported once.
+        let prayers = try rig.alarm([
+            "prayers", "--lat", "21.4", "--lon", "39.8", "--tz", "Asia/Riyadh", "--sound", rig.sound, "--prayers",
+            "fajr,FAJR, fajr",
+        ])
+        #expect(prayers.status == 0 && prayers.stdout.contains("prayer alarms for fajr at"), "\(prayers.stdout)")
         // An option no action takes is refused while parsing: still the action's own usage line.
         let unknown = try rig.alarm(["add", "--bogus", "--sound", rig.sound])
         #expect(unknown.status == 64 && unknown.stderr.contains("unknown option '--bogus'"), "\(unknown.stderr)")

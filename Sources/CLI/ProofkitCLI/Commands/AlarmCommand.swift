@@ -197,7 +197,7 @@ enum AlarmCommand: Subcommand {
             .option("gap", value: "DUR", help: "add: first gap between rings [2m]"),
             .option("gap-growth", value: "DUR", help: "add: growth of each next gap [1m]"),
             .option("proof", value: "KIND", help: "add, prayers: voice, mat, squat or any [any]"),
-            .option("label", value: "L", help: "add: a label shown in status"),
+            .option("label", value: "L", help: "add: a label shown in status (up to 100 characters)"),
             .option("volume", value: "PERCENT", help: "add, prayers: ring volume, 1-100 [100]"),
             .option("ramp", value: "DUR", help: "add, prayers: each ring's fade-in, 0-60s [3s]"),
             .flag("escalate", help: "add, prayers: each backup louder than the last, up to 100%"),
@@ -481,6 +481,14 @@ enum AlarmCommand: Subcommand {
         let proof = try proofKind(arguments)
         let level = try ringLevel(arguments)
         let handsFree = try handsFree(arguments, proof: proof, io: io)
+        if let label = arguments.value("label") {
+            // Status prints the label on a line of its own: keep it a short line of text.
+            guard label.count <= maximumLabelLength,
+                !label.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            else {
+                throw UsageError("--label takes at most \(maximumLabelLength) characters and no control characters")
+            }
+        }
         try checkSound(sound)
         let store = try openStore(arguments, io: io)
         let absolute = try absolutePath(sound)
@@ -512,21 +520,15 @@ enum AlarmCommand: Subcommand {
         return .success
     }
 
+    /// The longest `--label`, in characters.
+    static let maximumLabelLength = 100
+
     static func prayers(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
         // The service stores the place, the zone and every calculation option as given (the same
         // options as `times` and `plan`), and plans with exactly those.
         let calculator = try PrayerOptions.calculator(arguments)
         guard arguments.value("tz") != nil else { throw UsageError("prayers needs --tz ZONE (the timetable's zone)") }
-        var list: [Prayer] = [.fajr]
-        if let text = arguments.value("prayers") {
-            list = []
-            for name in text.split(separator: ",") {
-                guard let prayer = Prayer(rawValue: name.lowercased()), prayer != .sunrise else {
-                    throw UsageError("unknown prayer '\(name)' in --prayers; fajr, dhuhr, asr, maghrib, isha")
-                }
-                list.append(prayer)
-            }
-        }
+        let list = try arguments.value("prayers").map(PrayerOptions.prayers) ?? [.fajr]
         let window = try arguments.seconds("proof-window") ?? 1800
         guard (0...4 * 3600).contains(window) else { throw UsageError("--proof-window must be 0...4h") }
         let proof = try proofKind(arguments)

@@ -156,7 +156,7 @@ enum PlanCommand: Subcommand {
             default: throw UsageError("unknown --clock '\(text)'; timetable or instant")
             }
         }
-        if let text = arguments.value("prayers") { configuration.prayers = try prayers(text) }
+        if let text = arguments.value("prayers") { configuration.prayers = Set(try PrayerOptions.prayers(text)) }
         if let days = try arguments.int("days") { configuration.days = days }
         if let text = arguments.value("proof-window"), text.last.map({ !$0.isLetter }) ?? true {
             throw UsageError("--proof-window needs a unit, e.g. 30m or 1800s, got '\(text)'")
@@ -168,19 +168,6 @@ enum PlanCommand: Subcommand {
         }
         if let reminders = try arguments.int("reminders") { configuration.budget.reservedForReminders = reminders }
         return configuration
-    }
-
-    /// The prayers named in `--prayers` (comma-separated; sunrise is refused).
-    static func prayers(_ text: String) throws(UsageError) -> Set<Prayer> {
-        var prayers: Set<Prayer> = []
-        for name in text.split(separator: ",") {
-            guard let prayer = Prayer(rawValue: name.lowercased().trimmingSpaces()) else {
-                throw UsageError("unknown prayer '\(name)' in --prayers; fajr, dhuhr, asr, maghrib, isha")
-            }
-            guard prayer != .sunrise else { throw UsageError("sunrise is not a prayer and never gets an alarm") }
-            prayers.insert(prayer)
-        }
-        return prayers
     }
 
     /// The planner for `configuration`, with `--sound` (checked before anything is planned or

@@ -48,6 +48,23 @@ enum PrayerOptions {
         --fajr-angle and --isha-angle or --isha-interval).
         """
 
+    /// The prayers named in a `--prayers` list (comma-separated, any case, spaces around a name
+    /// ignored), each once, in the day's order: `fajr,Isha, fajr` is fajr and isha.
+    /// - Throws: ``UsageError`` for an unknown name, for sunrise (not a prayer: it never gets an
+    ///   alarm), and for a list that names none.
+    static func prayers(_ text: String) throws(UsageError) -> [Prayer] {
+        var named: Set<Prayer> = []
+        for name in text.split(separator: ",", omittingEmptySubsequences: true) {
+            guard let prayer = Prayer(rawValue: name.lowercased().trimmingSpaces()) else {
+                throw UsageError("unknown prayer '\(name)' in --prayers; fajr, dhuhr, asr, maghrib, isha")
+            }
+            guard prayer != .sunrise else { throw UsageError("sunrise is not a prayer and never gets an alarm") }
+            named.insert(prayer)
+        }
+        guard !named.isEmpty else { throw UsageError("--prayers names no prayer; e.g. fajr or fajr,isha") }
+        return Prayer.allCases.filter(named.contains)
+    }
+
     /// The timetable zone: --tz, or the system's.
     static func zone(_ arguments: ParsedArguments, option: String = "tz") throws(UsageError) -> TimeZone {
         keepICUTimeZonesLinked()
