@@ -18,19 +18,6 @@ import Testing
 // PROOFKIT_FUZZ_SEED=S changes the seed. Inputs that ever crashed are kept in
 // Tests/TestSupport/Fixtures/fuzz/<target>/ and run first, every time.
 
-/// SplitMix64: small, fast, and the same sequence on every machine.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 enum Fuzz {
     /// The case-count multiplier: 1 in CI, PROOFKIT_FUZZ_RUNS for a long run.
     static let scale: Int = ProcessInfo.processInfo.environment["PROOFKIT_FUZZ_RUNS"].flatMap(Int.init) ?? 1
@@ -55,7 +42,7 @@ enum Fuzz {
 
     /// One mutation of `input` (or a splice with `other`): flips, interesting bytes, dictionary
     /// words, deletions, duplications, and repetition (deep nesting, long runs).
-    static func mutate(_ input: [UInt8], other: [UInt8], _ rng: inout SeededGenerator) -> [UInt8] {
+    static func mutate(_ input: [UInt8], other: [UInt8], _ rng: inout SplitMix64) -> [UInt8] {
         var bytes = input
         for _ in 0..<Int.random(in: 1...4, using: &rng) {
             let position = bytes.isEmpty ? 0 : Int.random(in: 0..<bytes.count, using: &rng)
@@ -96,7 +83,7 @@ enum Fuzz {
     /// - Returns: the number of cases run.
     @discardableResult
     static func run(_ target: String, seeds: [[UInt8]], count: Int, _ body: ([UInt8]) -> Void) -> Int {
-        var rng = SeededGenerator(
+        var rng = SplitMix64(
             seed: seed ^ UInt64(truncatingIfNeeded: target.utf8.reduce(5381) { ($0 &* 33) &+ Int($1) }))
         let fixtures = TestEnvironment.fixtures.appendingPathComponent("fuzz/\(target)")
         var inputs = ((try? FileManager.default.contentsOfDirectory(atPath: fixtures.path)) ?? []).sorted()

@@ -1,5 +1,6 @@
 import Foundation
 import ProofkitCore
+import TestSupport
 import Testing
 
 @testable import SpeechRecognition
@@ -39,7 +40,7 @@ struct SpanScoringTests {
 
     @Test("the alignment costs what an independent edit distance says (random strings)")
     func matchesBruteForce() throws {
-        var generator = SeededGenerator(seed: 12)
+        var generator = SplitMix64(seed: 12)
         let alphabet = Array("ابتحد".unicodeScalars)
         for _ in 0..<300 {
             let text = (0..<Int.random(in: 1...5, using: &generator)).map { _ in
@@ -186,19 +187,6 @@ struct SpanScoringTests {
         #expect(both.spans == spans)
         #expect(both.spans[0].parts.count == 3)
         #expect(model.encoded == [0, 3000, 6000].map { features.window(startingAt: $0) })
-    }
-}
-
-/// A small deterministic generator (SplitMix64) for the random cases.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

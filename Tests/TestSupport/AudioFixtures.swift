@@ -232,22 +232,27 @@ public struct TestAudioError: Error, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
+/// SplitMix64 (Steele, Lea and Flood 2014): a small, fast, seedable generator, so every test that
+/// draws random values draws the same ones on every machine and every run.
+public struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// Uniform in -1...1.
+    public mutating func uniform() -> Float { Float.random(in: -1...1, using: &self) }
+}
+
 /// Deterministic synthetic sounds for the gate's tests (seeded, no randomness from the system).
 public enum SyntheticAudio {
-    /// A small deterministic generator (SplitMix64).
-    public struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        public init(seed: UInt64) { state = seed }
-        public mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        /// Uniform in -1...1.
-        public mutating func uniform() -> Float { Float.random(in: -1...1, using: &self) }
-    }
+    /// The tests' seeded generator (``SplitMix64``).
+    public typealias Generator = SplitMix64
 
     /// A ticking clock: a sharp decaying 3 kHz + 1.2 kHz click every `interval` seconds over quiet
     /// room noise at `roomDecibels` dBFS; each tick peaks near `tickPeak` and dies in ~15 ms.
