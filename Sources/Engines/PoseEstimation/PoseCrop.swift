@@ -91,9 +91,8 @@ public enum PoseCrop {
                                 return row * stride + column * 3
                             }
                             guard border == .replicate else { return -1 }
-                            return min(max(row, 0), imageHeight - 1) * stride + min(
-                                max(column, 0), imageWidth - 1)
-                                * 3
+                            let nearestColumn = min(max(column, 0), imageWidth - 1)
+                            return min(max(row, 0), imageHeight - 1) * stride + nearestColumn * 3
                         }
                         let t00 = tap(x0, y0)
                         let t01 = tap(x0 + 1, y0)
