@@ -8,7 +8,7 @@ import Testing
 /// Creates, runs and releases sessions in a fresh process (so other tests running in parallel do
 /// not move its memory), and checks that resident memory stays flat.
 @Suite("Leak check", .enabled(if: InferenceFixtures.runtimeAvailable, "set PROOFKIT_ORT_LIBRARY"))
-struct LeakTests {
+struct LeakExitTests {
     @Test("300 sessions created, run and released: resident memory stays flat")
     func threeHundredSessions() async throws {
         let result = try await #require(processExitsWith: .success, observing: [\.standardOutputContent]) {
@@ -80,7 +80,7 @@ struct LeakTests {
 }
 
 @Suite("Programmer errors trap")
-struct TrapTests {
+struct TrapExitTests {
     @Test("a tensor index out of range traps")
     func indexOutOfRange() async {
         await #expect(processExitsWith: .failure) {

@@ -170,24 +170,4 @@ struct JSONValueTests {
         #expect(parsed.declaredNames == ["json", "output", "max-seconds", "prompt"])
         #expect(parsed.value("max-seconds") == nil && parsed.all("prompt").isEmpty && !parsed.has("output"))
     }
-
-    @Test("asking for an option the command never declared traps (value, has, all, typed)")
-    func undeclaredNameTraps() async throws {
-        await #expect(processExitsWith: .failure) {
-            let parsed = try parseArguments([], options: sampleOptions)
-            _ = parsed.value("outptu")
-        }
-        await #expect(processExitsWith: .failure) {
-            let parsed = try parseArguments(["--json"], options: sampleOptions)
-            _ = parsed.has("jsno")
-        }
-        await #expect(processExitsWith: .failure) {
-            let parsed = try parseArguments([], options: sampleOptions)
-            _ = parsed.all("prompts")
-        }
-        await #expect(processExitsWith: .failure) {
-            let parsed = try parseArguments([], options: sampleOptions)
-            _ = try parsed.double("max-second")
-        }
-    }
 }
