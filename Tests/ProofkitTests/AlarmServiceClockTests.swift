@@ -118,7 +118,7 @@ private func instant(_ text: String) -> Date { ISO8601DateFormatter().date(from:
 /// The first ring of the chains below.
 private let t0 = instant("2030-03-04T05:00:00Z")
 
-@Suite("the alarm service's decisions on an injected clock (tick() driven by hand)", .serialized)
+@Suite("the alarm service's decisions on an injected clock (tick() driven by hand)", .serialized, .offThePool)
 struct AlarmServiceClockTests {
     @Test("nothing rings before the fire time and the timer is armed for it; at the fire time the ring plays")
     func ringsAtItsInstant() throws {

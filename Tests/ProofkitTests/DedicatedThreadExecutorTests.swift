@@ -1,11 +1,14 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Proofkit
 
 /// The live reading proof's consumer runs on a thread of its own: every step of the task, also
 /// after it waited on an AsyncStream fed from Swift's cooperative pool, runs on that one thread.
-@Suite("DedicatedThreadExecutor: a task that prefers it stays on its own thread")
+// Off the pool: the test blocks its thread until the producer, a task on the pool, has yielded 20
+// times; on a pool thread it held one of the two for most of the run.
+@Suite("DedicatedThreadExecutor: a task that prefers it stays on its own thread", .offThePool)
 struct DedicatedThreadExecutorTests {
     @Test("every resumption after an await runs on the same dedicated thread, not the caller's nor the producer's")
     func staysOnItsThread() throws {

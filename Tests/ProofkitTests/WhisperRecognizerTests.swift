@@ -14,7 +14,7 @@ let whisperInstalled = WhisperModelFiles.isInstalled(in: whisperStore)
 
 // Serialized: the tests share one recogniser, which runs one call at a time.
 @Suite(
-    "WhisperRecognizer (ONNX Runtime)", .serialized,
+    "WhisperRecognizer (ONNX Runtime)", .serialized, .offThePool,
     .enabled(if: whisperInstalled, "the Whisper models are not built (bash .ci/setup)"))
 struct WhisperRecognizerTests {
     static let recognizer: WhisperRecognizer? = try? WhisperRecognizer(store: whisperStore)
