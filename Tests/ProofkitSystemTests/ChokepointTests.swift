@@ -53,16 +53,23 @@ struct ChokepointTests {
         return files.sorted { $0.path < $1.path }
     }
 
-    /// Whether `text` has an `import` of one of `modules` (any access level or attribute).
-    static func imports(_ text: String, _ modules: [String]) -> Bool {
-        text.split(separator: "\n").contains { line in
+    /// The modules that `text` imports (any access level or attribute), read in one pass.
+    static func importedModules(_ text: String) -> Set<String> {
+        var modules: Set<String> = []
+        for line in text.split(separator: "\n") where line.contains("import ") {
             let words = line.split(separator: " ")
-            guard let index = words.firstIndex(of: "import"), index + 1 < words.count else { return false }
+            guard let index = words.firstIndex(of: "import"), index + 1 < words.count else { continue }
             let before = words[..<index].allSatisfy {
                 $0.hasPrefix("@") || ["public", "package", "internal", "private", "fileprivate"].contains($0)
             }
-            return before && modules.contains(String(words[index + 1]))
+            if before { modules.insert(String(words[index + 1])) }
         }
+        return modules
+    }
+
+    /// Whether `text` has an `import` of one of `modules` (any access level or attribute).
+    static func imports(_ text: String, _ modules: [String]) -> Bool {
+        !importedModules(text).isDisjoint(with: modules)
     }
 
     /// The layer folders of `Sources/` that hold one folder per target (`Sources/Proofkit` is a target itself).
@@ -89,7 +96,7 @@ struct ChokepointTests {
 
     /// The project's modules that `text` imports.
     static func ownImports(_ text: String, _ modules: Set<String>) -> Set<String> {
-        Set(modules.filter { imports(text, [$0]) })
+        importedModules(text).intersection(modules)
     }
 
     /// The names in the folder `path` (relative to the package root).
