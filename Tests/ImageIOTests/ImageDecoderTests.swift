@@ -268,7 +268,7 @@ struct ImageDecoderBadInputTests {
         #expect(fakePNG?.code == .decodeFailed)
     }
 
-    @Test("a 0-byte file is refused as empty; a missing file is not found; a folder is refused")
+    @Test("0 bytes is empty; a missing file and a folder are not found; a file over the limit is bad data")
     func emptyMissingFolder() throws {
         let folder = try ImageFixtures.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -281,7 +281,15 @@ struct ImageDecoderBadInputTests {
         let missingError = proofkitError { _ = try ImageDecoder().decode(contentsOf: missing) }
         #expect(missingError?.code == .notFound)
         #expect(missingError?.path == missing)
-        #expect(proofkitError { _ = try ImageDecoder().decode(contentsOf: folder.path) }?.code == .io)
+        // A folder is missing input and a file over the size limit is bad data, as for every
+        // input of proofkit (exit codes 66 and 65).
+        #expect(proofkitError { _ = try ImageDecoder().decode(contentsOf: folder.path) }?.code == .notFound)
+        let large = folder.appendingPathComponent("large.jpg")
+        try Data([0xFF, 0xD8, 0xFF] + [UInt8](repeating: 0, count: 2_000)).write(to: large)
+        let decoder = try ImageDecoder(configuration: .init(maximumFileSize: 1_000))
+        let largeError = proofkitError { _ = try decoder.decode(contentsOf: large.path) }
+        #expect(largeError?.code == .decodeFailed)
+        #expect(largeError?.description == "\(large.path): is 2003 bytes, over the 1000-byte limit for a photo")
     }
 }
 

@@ -72,6 +72,21 @@ struct HostileImageEndToEndTests {
         }
     }
 
+    @Test("a folder is 66 and a file over 32 MiB is 65, refused from its size before reading, under 128 MiB")
+    func folderAndOversized() throws {
+        try withTemporaryFolder { folder in
+            let huge = folder + "/huge.jpg"
+            try Data([0xFF, 0xD8, 0xFF]).write(to: URL(fileURLWithPath: huge))
+            #expect(truncate(huge, 33 << 20) == 0)
+            for (path, status, words) in [(folder, 66, "is a folder"), (huge, 65, "over the 32 MiB limit")] {
+                let (result, peak, _) = try matMeasured([path])
+                #expect(result.status == status && result.stderr.contains(words), "\(path): \(result.stderr)")
+                #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+                #expect(peak < limitKiB, "\(path): peak RSS \(peak) KiB")
+            }
+        }
+    }
+
     @Test("/dev/zero and a FIFO without a writer are refused before reading: exit 74 at once, under 128 MiB")
     func nonRegularRefused() throws {
         try withTemporaryFolder { folder in

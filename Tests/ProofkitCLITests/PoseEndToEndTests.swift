@@ -126,7 +126,7 @@ struct PoseEndToEndTests {
     }
 
     @Test(
-        "bad input: not a photo 65, missing 66, over 50 MP 65, one line each naming the file; the good photo still printed",
+        "bad input: not a photo 65, missing 66, a folder 66, over 32 MiB or 50 MP 65, one line each naming the file; the good photo still printed",
         .enabled(if: canRunOnPhotos, "needs the built proofkit, Models/generated, ONNX Runtime and .deps/wheels"))
     func badInput() throws {
         try withTemporaryFolder { folder in
@@ -139,6 +139,16 @@ struct PoseEndToEndTests {
             #expect(missing.status == 66 && missing.stderr.contains("nothing.png"))
             let bomb = try proofkit(["pose", ImageFixtures.path("bomb_30000.png")])
             #expect(bomb.status == 65 && bomb.stderr.contains("bomb_30000.png"), "\(bomb.stderr)")
+            // As for every input: a folder is missing input (66), a file over the 32 MiB photo
+            // limit bad data (65), told from its size before anything is read.
+            let huge = folder + "/huge.jpg"
+            try Data([0xFF, 0xD8, 0xFF]).write(to: URL(fileURLWithPath: huge))
+            #expect(truncate(huge, 33 << 20) == 0)
+            for (path, status, words) in [(folder, 66, "is a folder"), (huge, 65, "over the 32 MiB limit")] {
+                let refused = try proofkit(["pose", path])
+                #expect(refused.status == status && refused.stderr.contains(words), "\(path): \(refused.stderr)")
+                #expect(refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
+            }
             // A good photo and a bad one: the good one's line, the bad one's error, exit 65.
             let astronaut = try PoseFixtures.extractPhoto("astronaut", into: folder)
             let mixed = try proofkit(["pose", astronaut, notes, "--json"])

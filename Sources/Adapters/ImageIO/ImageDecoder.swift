@@ -140,8 +140,8 @@ public struct ImageDecoder: Sendable {
     /// Reads and decodes an image file.
     /// - Parameter path: the file to read.
     /// - Returns: the upright image and what was learned decoding it.
-    /// - Throws: `.notFound` (no such file), `.io` (a folder, not a regular file, unreadable,
-    ///   over the size limit), `.decodeFailed` (empty, not an image, truncated or broken),
+    /// - Throws: `.notFound` (no such file, or a folder), `.io` (not a regular file, unreadable),
+    ///   `.decodeFailed` (over the size limit, empty, not an image, truncated or broken),
     ///   `.unsupportedFormat` (a size or shape refused from the header, see ``Configuration``, or
     ///   a JPEG colour space TurboJPEG does not handle). The error
     ///   names `path`, except `.runtimeUnavailable` (see ``decode(_:)``), which is not about it.
@@ -463,35 +463,15 @@ public struct ImageDecoder: Sendable {
     /// The whole photo file, capped at the configuration's `maximumFileSize` (``POSIX/readWhole(_:limit:regularOnly:)``:
     /// opened once; a FIFO, a device or a socket is refused before anything is read, and a
     /// regular file whose size says 0, such as /proc's, is not read).
-    /// - Throws: `.notFound` (missing), `.io` (a folder, not a regular file, unreadable with its
-    ///   errno, over the limit).
+    /// - Throws: as every input of proofkit (``POSIX/inputError(_:path:what:limit:)``): `.notFound`
+    ///   (66: missing, or a folder), `.io` (74: not a regular file, unreadable with its errno),
+    ///   `.decodeFailed` (65: over the limit).
     private func readFile(_ path: String) throws(ProofkitError) -> [UInt8] {
         let limit = configuration.maximumFileSize
         do throws(ReadFailure) {
             return try POSIX.readWhole(path, limit: limit, regularOnly: true)
         } catch {
-            switch error {
-            case .open(let errno) where errno.isNotFound:
-                throw ProofkitError(.notFound, "no such file", path: path)
-            case .open(let errno):
-                throw ProofkitError(
-                    .io, "cannot open the file for reading: \(errno)", underlying: errno.code, path: path)
-            case .folder:
-                throw ProofkitError(.io, "is a folder, not an image file", path: path)
-            case .notRegular(let kind):
-                throw ProofkitError(.io, "is \(kind), not a regular file: a photo is read from a file", path: path)
-            case .noWriter:
-                throw ProofkitError(.io, "no writer sent anything to this FIFO within 10 s", path: path)
-            case .overLimit(.some(let size)):
-                throw ProofkitError(
-                    .io, "the file is \(size) bytes, over the \(limit)-byte limit for a photo", path: path)
-            case .overLimit(nil):
-                throw ProofkitError(.io, "the file is over the \(limit)-byte limit", path: path)
-            case .failed("fstat", let errno):
-                throw ProofkitError(.io, "cannot read the file's size: \(errno)", underlying: errno.code, path: path)
-            case .failed(_, let errno):
-                throw ProofkitError(.io, "cannot read the file: \(errno)", underlying: errno.code, path: path)
-            }
+            throw POSIX.inputError(error, path: path, what: "photo", limit: limit)
         }
     }
 

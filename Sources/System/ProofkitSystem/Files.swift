@@ -22,8 +22,9 @@ extension POSIX {
     }
 
     /// The ProofkitError for a failed read of `path` (exit codes: `.notFound` 66, `.io` 74,
-    /// `.decodeFailed` 65). A missing file is `.notFound`; any other open failure (`EACCES`...)
-    /// is `.io` with its errno.
+    /// `.decodeFailed` 65). A missing file or a folder is `.notFound`; any other open failure
+    /// (`EACCES`...) or a file that is not regular is `.io` with its errno; a file over `limit`
+    /// bytes is `.decodeFailed`, with its size when `fstat` gave it.
     package static func inputError(_ failure: ReadFailure, path: String, what: String, limit: Int) -> ProofkitError {
         switch failure {
         case .open(let errno) where errno.isNotFound:
@@ -39,8 +40,10 @@ extension POSIX {
             return ProofkitError(
                 .io, "no writer sent anything to this FIFO within \(streamWaitMilliseconds / 1000) s",
                 operation: "poll", path: path)
-        case .overLimit:
-            return ProofkitError(.decodeFailed, "is over the \(sizeText(limit)) limit for \(article(what))", path: path)
+        case .overLimit(let size):
+            let actual = size.map { "is \($0) bytes, " } ?? "is "
+            return ProofkitError(
+                .decodeFailed, "\(actual)over the \(sizeText(limit)) limit for \(article(what))", path: path)
         case .failed(let operation, let errno):
             return ProofkitError(
                 .io, "cannot read the \(what): \(errno)", operation: operation, underlying: errno.code,

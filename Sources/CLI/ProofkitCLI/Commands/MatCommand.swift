@@ -51,10 +51,10 @@ enum MatCommand: Subcommand {
         embedding has a cosine >= 0.75 with an enrolled photo's is also accepted.
 
         Limits, so that any file is judged in bounded memory (under 128 MiB): only regular files
-        are read (a FIFO or a device is refused, exit 74), at most 32 MiB. From the header, before
-        anything is decoded, a photo over 50 MP, with a side under 16 pixels, more than 16 times
-        longer than wide, or a progressive JPEG whose decoding would hold over 48 MiB, is refused
-        (exit 65). At most 8 MP are decoded: a larger JPEG is DCT-scaled to fit (even with
+        are read (a FIFO or a device is refused, exit 74), at most 32 MiB (a larger file: exit 65).
+        From the header, before anything is decoded, a photo over 50 MP, with a side under 16
+        pixels, more than 16 times longer than wide, or a progressive JPEG whose decoding would hold
+        over 48 MiB, is refused (exit 65). At most 8 MP are decoded: a larger JPEG is DCT-scaled to fit (even with
         --full-size), a larger PNG shrunk by a whole factor while it is read row by row (an
         interlaced one over 8 MP is refused).
 
@@ -67,7 +67,7 @@ enum MatCommand: Subcommand {
 
         Exit codes: 0 when every photo was judged (rejected ones too; the verdict is in the
         output), 2 with --strict when a photo was rejected, 64 usage, 65 a photo is not a usable
-        image (not JPEG/PNG, truncated, empty, over the 50 MP pixel limit), 66 a photo is missing
+        image (not JPEG/PNG, truncated, empty, over the 32 MiB or 50 MP limits), 66 a photo is missing
         or is a folder, 74 a photo cannot be read, 69 the model is not installed (run
         'bash .ci/setup', or export MobileCLIP) or ONNX Runtime is missing or too old (the message
         lists the paths tried), 78 a model file or the mat head fails its SHA-256 check or is not
