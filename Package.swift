@@ -70,8 +70,11 @@ let facadeDependencies =
     ["ProofkitCore", "ProofkitEngines", "ProofkitSystem", "CProofkitShims"] + engines + adapters.map(\.name)
 let productTargets: [Target] = [
     .target(name: "Proofkit", dependencies: facadeDependencies.map { .target(name: $0) }),
-    // The demo: its media (embedded in code, no files needed at run time) and its steps.
-    .target(name: "ProofkitDemoMedia", path: "Sources/CLI/ProofkitDemoMedia", resources: [.embedInCode("Media")]),
+    // The demo: its media (embedded in code as base64 text, see EmbeddedMedia.swift: no files needed
+    // at run time) and its steps.
+    .target(
+        name: "ProofkitDemoMedia", dependencies: ["ProofkitCore"], path: "Sources/CLI/ProofkitDemoMedia",
+        exclude: ["Media"]),
     target(
         "ProofkitDemo", in: "CLI",
         dependencies: ["Proofkit", "ProofkitDemoMedia", "AudioIO", "DuaMatching", "VoiceGate", "ProofkitSystem"]),
@@ -98,8 +101,8 @@ let testTargets: [Target] =
         .testTarget(
             name: "ProofkitTests",
             dependencies: [
-                "Proofkit", "ProofkitDemo", "ProofkitBenchRunner", "AudioDSP", "SpeechRecognition", "ProofkitSystem",
-                "TestSupport",
+                "Proofkit", "ProofkitDemo", "ProofkitDemoMedia", "ProofkitBenchRunner", "AudioDSP", "SpeechRecognition",
+                "ProofkitSystem", "TestSupport",
             ]),
         .testTarget(name: "ProofkitCLITests", dependencies: ["ProofkitCLI", "TestSupport"]),
     ]

@@ -4,6 +4,7 @@ import Inference
 import Proofkit
 import ProofkitCore
 import ProofkitDemo
+import ProofkitDemoMedia
 import ProofkitSystem
 import TestSupport
 import Testing
@@ -32,6 +33,18 @@ struct PhotoJudgeTests {
         }
         #expect(!committed.isEmpty)
         #expect(PhotoModelStore.committedSHA256 == committed)
+    }
+
+    @Test("the demo's embedded media are the files in Sources/CLI/ProofkitDemoMedia/Media, byte for byte")
+    func embeddedMedia() throws {
+        let media = TestEnvironment.packageRoot.appendingPathComponent("Sources/CLI/ProofkitDemoMedia/Media")
+        for (name, bytes) in [
+            ("demo_mat.jpg", DemoMedia.matJPEG), ("demo_coffee.jpg", DemoMedia.coffeeJPEG),
+            ("demo_recitation.mp3", DemoMedia.recitationMP3),
+        ] {
+            let file = [UInt8](try Data(contentsOf: media.appendingPathComponent(name)))
+            #expect(file.count > 30_000 && bytes == file, "\(name): run python3 Tests/Scripts/embed_demo_media.py")
+        }
     }
 
     @Test("the demo's embedded pictures are the committed fixtures, byte for byte")

@@ -16,11 +16,14 @@ Writes, in Tests/TestSupport/Fixtures/images/:
   JPEG at (270, 210), brightened 1.5x, enlarged): a mat photographed too near. Lite0 rejects it
   with class 741 at about 0.09 (fp32 0.10), so `proofkit mat` gives the retake hint (MatRetakeHint).
 and the same demo_mat.jpg and demo_coffee.jpg, byte for byte, in Sources/CLI/ProofkitDemoMedia/Media/,
-which SwiftPM embeds in the binary (`.embedInCode`) so that `proofkit demo` needs no data files.
+then runs embed_demo_media.py, which writes them into the binary's source (EmbeddedMedia.swift) so
+that `proofkit demo` needs no data files.
 """
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 import glob
 import io
 import os
@@ -128,6 +131,8 @@ def main() -> None:
     for name in ("demo_mat.jpg", "demo_coffee.jpg"):
         shutil.copyfile(os.path.join(OUT, name), os.path.join(MEDIA, name))
         print(f"copied {name} to {os.path.relpath(MEDIA, ROOT)}")
+    subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "embed_demo_media.py")],
+                   check=True)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 // The media of `proofkit demo`, embedded in the binary so that the demo works from any folder with
-// nothing else installed. They are the files in `Media/`, compiled into code by SwiftPM
-// (`resources: [.embedInCode("Media")]` in Package.swift, which generates `PackageResources`):
+// nothing else installed. They are the files in `Media/`, written into EmbeddedMedia.swift as base64
+// text by Tests/Scripts/embed_demo_media.py (DemoMediaTests checks both agree, byte for byte):
 // - demo_mat.jpg and demo_coffee.jpg: byte for byte Tests/TestSupport/Fixtures/images/demo_mat.jpg
 //   and demo_coffee.jpg, made by Tests/Scripts/make_demo_photos.py (which writes both copies);
 //   sources and licences in Tests/TestSupport/Fixtures/README.md.
@@ -9,6 +9,7 @@
 //   taken from Hami-d-Raza/Miqat app/src/main/res/raw/azan_asr_makkah.mp3 (commit 6a65197c34e3),
 //   re-encoded with sox + lame as 22.05 kHz mono MP3 at 40 kb/s (70269 bytes).
 // `PhotoJudgeTests.embeddedPhotos` checks the photos against the fixtures; `AlarmSound.demo`'s test decodes the MP3.
+import ProofkitCore
 
 /// The embedded demo media: bytes and the titles the demo prints.
 public enum DemoMedia {
@@ -19,12 +20,12 @@ public enum DemoMedia {
     /// A short description of the recitation, for the demo's output.
     public static let recitationTitle = "Asr adhan from Makkah (public domain, archive.org), first 14 s, MP3"
 
-    /// `demo_mat.jpg`, the JPEG file's bytes.
-    public static var matJPEG: [UInt8] { PackageResources.demo_mat_jpg }
-    /// `demo_coffee.jpg`, the JPEG file's bytes.
-    public static var coffeeJPEG: [UInt8] { PackageResources.demo_coffee_jpg }
-    /// `demo_recitation.mp3`, the MP3 file's bytes (70,269).
-    public static var recitationMP3: [UInt8] { PackageResources.demo_recitation_mp3 }
+    /// `demo_mat.jpg`, the JPEG file's bytes (decoded once, on first use).
+    public static let matJPEG = Base64.bytes(matJPEGBase64)
+    /// `demo_coffee.jpg`, the JPEG file's bytes (decoded once, on first use).
+    public static let coffeeJPEG = Base64.bytes(coffeeJPEGBase64)
+    /// `demo_recitation.mp3`, the MP3 file's bytes (70,269; decoded once, on first use).
+    public static let recitationMP3 = Base64.bytes(recitationMP3Base64)
 
     /// The two pictures the photo proof judges, mat first: (file name, title, shows a mat, JPEG bytes).
     public static var photos: [(name: String, title: String, showsMat: Bool, bytes: [UInt8])] {

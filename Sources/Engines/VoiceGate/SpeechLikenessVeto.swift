@@ -401,34 +401,9 @@ extension SpeechLikenessVeto {
             return 1 / (1 + power(decibels: -values[0] * 4.342944819032518))
         }
 
-        /// Bytes from base64 (the standard alphabet; whitespace and padding ignored).
-        static func bytes(base64 text: String) -> [UInt8] {
-            var result: [UInt8] = []
-            var bits: UInt32 = 0
-            var count = 0
-            for character in text.utf8 {
-                let value: UInt32
-                switch character {
-                case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = UInt32(character - UInt8(ascii: "A"))
-                case UInt8(ascii: "a")...UInt8(ascii: "z"): value = UInt32(character - UInt8(ascii: "a")) + 26
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): value = UInt32(character - UInt8(ascii: "0")) + 52
-                case UInt8(ascii: "+"): value = 62
-                case UInt8(ascii: "/"): value = 63
-                default: continue
-                }
-                bits = (bits << 6 | value) & 0xFFFF
-                count += 6
-                if count >= 8 {
-                    count -= 8
-                    result.append(UInt8(truncatingIfNeeded: bits >> UInt32(count)))
-                }
-            }
-            return result
-        }
-
         /// Little-endian float32 values from base64.
         static func floats32(_ text: String) -> [Float] {
-            let raw = bytes(base64: text)
+            let raw = Base64.bytes(text)
             return stride(from: 0, to: raw.count - 3, by: 4).map { (at: Int) -> Float in
                 var word: UInt32 = 0
                 for byte in (0..<4).reversed() { word = word << 8 | UInt32(raw[at + byte]) }
@@ -438,7 +413,7 @@ extension SpeechLikenessVeto {
 
         /// Little-endian IEEE half-precision values from base64, widened to `Float` exactly.
         static func floats16(_ text: String) -> [Float] {
-            let raw = bytes(base64: text)
+            let raw = Base64.bytes(text)
             return stride(from: 0, to: raw.count - 1, by: 2).map { (at: Int) -> Float in
                 let half: UInt32 = UInt32(raw[at]) | UInt32(raw[at + 1]) << 8
                 let sign = (half & 0x8000) << 16
