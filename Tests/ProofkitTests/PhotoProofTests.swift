@@ -32,7 +32,9 @@ struct PhotoProofFixtureTests {
         #expect(input.decoded.scale == "3/4")  // 300 of 400 rows; 5/8 would give 250 < 256
         #expect(input.brightness > 0.2 && input.brightness < 0.8)
         let missing = ImageFixtures.path("no-such-photo.jpg")
-        #expect(throws: ProofkitError(.notFound, "no such file", path: missing)) {
+        #expect(
+            throws: ProofkitError(.notFound, "no such file", operation: "open", underlying: ENOENT, path: missing)
+        ) {
             _ = try proof.prepare(contentsOf: missing)
         }
     }

@@ -1,0 +1,510 @@
+import Foundation
+import TestSupport
+import Testing
+
+// Issue 32: the alarm cannot be proven ahead or outwaited, rings at the prayer's instant in any
+// zone, tells the truth in status, and survives bad input. The service runs as a child process
+// with the file-plugin speaker, at real fire times.
+
+private let hasPython = FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
+
+/// Runs a Python script with `arguments` (its sqlite3 module: an independent client of the store).
+private func python(_ script: String, _ arguments: [String]) throws -> ProcessResult {
+    try runProcess("/usr/bin/python3", ["-c", script] + arguments)
+}
+
+private func json(_ text: String) throws -> [String: Any] {
+    try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+}
+
+@Suite(
+    "the alarm you can trust: due proofs, bounded holds, zones, honest status, bad input",
+    .serialized, .enabled(if: TestEnvironment.hasProofkitBinary, "build proofkit first"), .offThePool)
+struct AlarmTrustTests {
+    static let squatFile = TestEnvironment.fixture("squat/pna_1048_jumping_jacks.jsonl")
+
+    @Test("a proof the night before changes nothing: exit 3, the next ring named, the chain untouched")
+    func proofAheadChangesNothing() throws {
+        let rig = try AlarmRig()
+        let tomorrow = ISO8601DateFormatter().string(from: Date().addingTimeInterval(86_400))
+        let added = try rig.alarm(["add", "--at", tomorrow, "--sound", rig.sound, "--json"])
+        #expect(added.status == 0, "\(added.stderr)")
+        let id = try #require(try json(added.stdout)["id"] as? String)
+        let before = try rig.status()
+        for arguments in [["prove", "--squat", Self.squatFile], ["prove", id, "--squat", Self.squatFile]] {
+            let proof = try rig.alarm(arguments)
+            #expect(proof.status == 3, "\(arguments): \(proof.stdout) \(proof.stderr)")
+            #expect(
+                proof.stderr.contains("nothing was changed") && proof.stderr.contains("\(id).r0"), "\(proof.stderr)")
+            #expect(proof.stderr.split(separator: "\n").count == 1)
+        }
+        let after = try rig.status()
+        #expect(
+            rings(of: id, in: after).map { $0["state"] as? String }
+                == rings(of: id, in: before).map { $0["state"] as? String })
+        #expect(rings(of: id, in: after).count == 7)
+        #expect((after["outcomes"] as? [[String: Any]] ?? []).isEmpty)
+    }
+
+    @Test("a live proof that sends nothing cannot outwait the alarm: when it ends, the held backup rings at once")
+    func heldBackupRingsAtOnce() throws {
+        let rig = try AlarmRig()
+        try rig.startService(ringSeconds: 30)
+        // Rings at +0 and +4 s; the window ends at +6 s (+11 s with its grace).
+        let (id, first) = try rig.add(in: 2, window: 6, gap: 4)
+        _ = try #require(rig.firstSound(by: first.addingTimeInterval(2)), "the first ring was not heard: \(rig.log)")
+        let (prove, input) = try rig.startLiveSquatProof(id)
+        // Nothing comes on stdin, past the backup's time and past the window's end and grace.
+        usleep(500_000)
+        #expect(rig.staysQuiet(for: max(1, first.addingTimeInterval(12.5).timeIntervalSinceNow)), "\(rig.log)")
+        try? FileManager.default.removeItem(atPath: rig.out)
+        try input.fileHandleForWriting.close()  // the person gives up: end of input
+        let released = Date()
+        prove.waitUntilExit()
+        #expect(prove.terminationStatus == 0)  // rejected (no --strict)
+        let heard = try #require(
+            rig.firstSound(by: released.addingTimeInterval(3)), "the held backup did not ring: \(rig.log)")
+        #expect(heard.timeIntervalSince(released) <= 1.5, "\(rig.log)")
+        #expect(rig.log.contains("hold \(id)") && rig.log.contains("hold-end \(id) reason=closed"), "\(rig.log)")
+        #expect(rig.log.contains("rejected \(id) squat"), "\(rig.log)")
+        #expect(!rig.log.contains("missed"), "a held backup was marked missed: \(rig.log)")
+        let states = rings(of: id, in: try rig.status()).compactMap { $0["state"] as? String }
+        #expect(states.first == "rang" && states.last == "ringing" && !states.contains("missed"), "\(states)")
+    }
+
+    @Test(
+        "prayer chains ring at the prayer's instant for --tz, whatever the machine's zone (Karachi; Sydney in DST)",
+        arguments: [("Asia/Karachi", "24.8607", "67.0011"), ("Australia/Sydney", "-33.8688", "151.2093")])
+    func prayerInstantInAnyZone(zone: String, lat: String, lon: String) throws {
+        let rig = try AlarmRig()
+        let place = ["--lat", lat, "--lon", lon, "--tz", zone]
+        let bookedAt = Date()
+        let booked = try rig.alarm(["prayers"] + place + ["--sound", rig.sound], environment: ["TZ": "UTC"])
+        #expect(booked.status == 0, "\(booked.stderr)")
+        let times = try TestEnvironment.runProofkit(["times"] + place + ["--days", "9", "--json"])
+        var fajr: [String: Date] = [:]  // date -> the timetable's Fajr instant
+        let parser = ISO8601DateFormatter()
+        for line in times.stdout.split(separator: "\n") {
+            let object = try json(String(line))
+            let date = try #require(object["date"] as? String)
+            fajr[date] = ((object["times"] as? [String: Any])?["fajr"] as? String).flatMap { parser.date(from: $0) }
+        }
+        let status = try json(try rig.alarm(["status", "--json"], environment: ["TZ": "UTC"]).stdout)
+        #expect(status["zone"] as? String == zone && status["machine_zone"] as? String != zone)
+        let chains = status["chains"] as? [[String: Any]] ?? []
+        #expect(chains.count >= 6)
+        for chain in chains {
+            let id = try #require(chain["id"] as? String)  // fajr.YYYY-MM-DD
+            let first = try #require(rings(of: id, in: status).first)
+            let fire = try #require((first["fire"] as? String).flatMap { parser.date(from: $0) })
+            let expected = try #require(fajr[String(id.dropFirst(5))], "\(id)")
+            let shown = "\(id): booked \(first["fire"] ?? "") for \(expected)"
+            if first["ring"] as? Int == 0 {
+                #expect(abs(fire.timeIntervalSince(expected)) < 1, "\(shown)")
+            } else {
+                // Booked during this chain's window: its past rings are left out, so the first one
+                // left is a backup after the prayer's instant and after the booking.
+                #expect(expected < bookedAt && fire > bookedAt, "\(shown)")
+            }
+            // The ring shown in the timetable's zone carries its offset, and on the machine's clock too.
+            #expect((first["fire"] as? String)?.hasSuffix("+00:00") == false)
+            #expect((first["fire_machine"] as? String)?.hasSuffix("+00:00") == true)
+        }
+        let text = try rig.alarm(["status"], environment: ["TZ": "UTC"])
+        #expect(text.stdout.contains("times in \(zone); this machine's zone is"), "\(text.stdout)")
+    }
+
+    @Test("prayers takes the calculation options of 'times' (--madhab, --adjust) and the service plans with them")
+    func prayersCalculationOptions() throws {
+        let rig = try AlarmRig()
+        let place = ["--lat", "24.8607", "--lon", "67.0011", "--tz", "Asia/Karachi", "--madhab", "hanafi"]
+        let booked = try rig.alarm(
+            ["prayers"] + place + ["--adjust", "asr=+2", "--prayers", "asr", "--sound", rig.sound],
+            environment: ["TZ": "UTC"])
+        #expect(booked.status == 0, "\(booked.stderr)")
+        let times = try TestEnvironment.runProofkit(
+            ["times"] + place + ["--adjust", "asr=+2", "--days", "3", "--json"])
+        let parser = ISO8601DateFormatter()
+        var asr: [String: Date] = [:]
+        for line in times.stdout.split(separator: "\n") {
+            let object = try json(String(line))
+            asr[object["date"] as? String ?? ""] =
+                ((object["times"] as? [String: Any])?["asr"] as? String).flatMap { parser.date(from: $0) }
+        }
+        let status = try rig.status()
+        var compared = 0
+        for chain in status["chains"] as? [[String: Any]] ?? [] {
+            let id = try #require(chain["id"] as? String)
+            guard let expected = asr[String(id.dropFirst(4))] else { continue }
+            let first = try #require(rings(of: id, in: status).first)
+            // A chain booked inside its own window has lost its past rings: only a first ring is compared.
+            guard first["ring"] as? Int == 0 else { continue }
+            let fire = try #require((first["fire"] as? String).flatMap { parser.date(from: $0) })
+            #expect(abs(fire.timeIntervalSince(expected)) < 1, "\(id)")
+            compared += 1
+        }
+        #expect(compared >= 2)
+        let help = try TestEnvironment.runProofkit(["alarm", "--help"])
+        #expect(help.stdout.contains("mwl (Muslim World League)"))  // the methods the --method help points to
+    }
+
+    @Test("re-running prayers applies the new proof to every chain, and a prayer turned off leaves no chain")
+    func prayersApplyNewSettings() throws {
+        let rig = try AlarmRig()
+        let place = ["--lat", "21.4225", "--lon", "39.8262", "--tz", "Asia/Riyadh", "--sound", rig.sound]
+        #expect(try rig.alarm(["prayers"] + place + ["--prayers", "fajr,maghrib"]).status == 0)
+        var chains = try rig.status()["chains"] as? [[String: Any]] ?? []
+        #expect(chains.contains { ($0["id"] as? String)?.hasPrefix("maghrib.") == true })
+        let again = try rig.alarm(["prayers"] + place + ["--prayers", "fajr", "--proof", "squat", "--json"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try json(again.stdout)["proof"] as? String == "squat")
+        chains = try rig.status()["chains"] as? [[String: Any]] ?? []
+        #expect(!chains.isEmpty)
+        #expect(
+            chains.allSatisfy { ($0["id"] as? String)?.hasPrefix("fajr.") == true }, "\(chains.map { $0["id"] ?? "" })")
+        #expect(chains.allSatisfy { $0["proof"] as? String == "squat" })
+    }
+
+    @Test(
+        "bad --at: out of range is 64 and books nothing; an unknown TZ is 64; another action's option is 64; a bad label is 64; a repeated prayer counts once"
+    )
+    func badTimesAndOptions() throws {
+        let rig = try AlarmRig()
+        for at in ["+9223372036854775807s", "+1e9s", "9999-01-01T05:00:00Z", "+367d"] {
+            let result = try rig.alarm(["add", "--at", at, "--sound", rig.sound])
+            #expect(result.status == 64, "\(at): \(result.stderr)")
+            #expect(result.stderr.contains("usage: proofkit alarm add "), "\(result.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: rig.store))  // nothing booked, no store made
+        let zone = try rig.alarm(["add", "--at", "+60s", "--sound", rig.sound], environment: ["TZ": "Mars/Olympus"])
+        #expect(zone.status == 64 && zone.stderr.contains("unknown time zone TZ='Mars/Olympus'"))
+        _ = try rig.add(in: 60, window: 60, gap: 30)
+        let stray = try rig.alarm(["status", "--ring-seconds", "5", "--system", "--label", "foo"])
+        #expect(stray.status == 64 && stray.stderr.contains("alarm status does not take"), "\(stray.stderr)")
+        #expect(stray.stderr.contains("usage: proofkit alarm status"))
+        // A label is one short line of text: a long one, or one with a line break or an escape, is 64.
+        for label in [String(repeating: "a", count: 101), "two\nlines", "bell\u{07}", "\u{1B}[31mred"] {
+            let result = try rig.alarm(["add", "--at", "+60s", "--sound", rig.sound, "--label", label])
+            #expect(result.status == 64 && result.stderr.contains("--label takes at most 100"), "\(result.stderr)")
+        }
+        let named = try rig.alarm([
+            "add", "--at", "+60s", "--sound", rig.sound, "--label", String(repeating: "ف", count: 100),
+        ])
+        #expect(named.status == 0, "\(named.stderr)")
+        // A repeated prayer is booked and reported once.
+        let prayers = try rig.alarm([
+            "prayers", "--lat", "21.4", "--lon", "39.8", "--tz", "Asia/Riyadh", "--sound", rig.sound, "--prayers",
+            "fajr,FAJR, fajr",
+        ])
+        #expect(prayers.status == 0 && prayers.stdout.contains("prayer alarms for fajr at"), "\(prayers.stdout)")
+        // An option no action takes is refused while parsing: still the action's own usage line.
+        let unknown = try rig.alarm(["add", "--bogus", "--sound", rig.sound])
+        #expect(unknown.status == 64 && unknown.stderr.contains("unknown option '--bogus'"), "\(unknown.stderr)")
+        #expect(unknown.stderr.contains("usage: proofkit alarm add --at TIME"), "\(unknown.stderr)")
+    }
+
+    @Test("a DST-ambiguous or skipped local --at is booked by the documented rule, and the output says so")
+    func daylightSavingAt() throws {
+        let rig = try AlarmRig()
+        // America/New_York's next fall-back and spring-forward days: find them from the zone itself.
+        let zone = try #require(TimeZone(identifier: "America/New_York"))
+        var fallBack: Date?
+        var springForward: Date?
+        var day = Date().addingTimeInterval(86_400)
+        while fallBack == nil || springForward == nil, day < Date().addingTimeInterval(365 * 86_400) {
+            let change = zone.nextDaylightSavingTimeTransition(after: day)!
+            if zone.isDaylightSavingTime(for: change) {
+                springForward = springForward ?? change
+            } else {
+                fallBack = fallBack ?? change
+            }
+            day = change.addingTimeInterval(3600)
+        }
+        let formatter = DateFormatter()
+        formatter.timeZone = zone
+        formatter.dateFormat = "yyyy-MM-dd"
+        let environment = ["TZ": "America/New_York"]
+        let twice = try rig.alarm(
+            [
+                "add", "--at", formatter.string(from: try #require(fallBack)) + "T01:30:00", "--sound", rig.sound,
+                "--json",
+            ],
+            environment: environment)
+        #expect(
+            twice.status == 0 && twice.stderr.contains("happens twice") && twice.stderr.contains("booked the first"))
+        #expect((try json(twice.stdout)["first"] as? String)?.hasSuffix("T01:30:00-04:00") == true, "\(twice.stdout)")
+        let skipped = try rig.alarm(
+            [
+                "add", "--at", formatter.string(from: try #require(springForward)) + "T02:30:00", "--sound", rig.sound,
+                "--json",
+            ],
+            environment: environment)
+        #expect(skipped.status == 0 && skipped.stderr.contains("does not exist"), "\(skipped.stderr)")
+        #expect(
+            (try json(skipped.stdout)["first"] as? String)?.hasSuffix("T03:30:00-04:00") == true, "\(skipped.stdout)")
+    }
+
+    @Test("a store path over the socket limit works: add, run, status, and SIGTERM exits 0 removing socket and lock")
+    func longStorePathAndCleanExit() throws {
+        let rig = try AlarmRig(store: String(repeating: "d", count: 70) + "/" + String(repeating: "e", count: 40))
+        #expect(rig.store.utf8.count + "/control.sock".utf8.count > 108)
+        try rig.startService(ringSeconds: 1)
+        let status = try rig.status()
+        #expect(status["service"] as? String == "running")
+        let device = status["device"] as? [String: Any]
+        #expect(device?["status"] as? String == "ok", "\(status)")
+        let service = try #require(rig.service)
+        kill(service.processIdentifier, SIGTERM)
+        service.waitUntilExit()
+        #expect(service.terminationReason == .exit && service.terminationStatus == 0)
+        #expect(!FileManager.default.fileExists(atPath: rig.store + "/control.sock"))
+        #expect(!FileManager.default.fileExists(atPath: rig.store + "/service.lock"))
+        #expect(rig.log.contains("exit - signal=15"))
+        rig.service = nil
+    }
+
+    @Test(
+        "20 clients that send half a request and wait delay neither status nor a ring",
+        .enabled(if: hasPython, "needs python3"))
+    func stalledClients() throws {
+        let rig = try AlarmRig()
+        try rig.startService(ringSeconds: 1)
+        let stalled = Process()
+        stalled.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        stalled.arguments = [
+            "-c",
+            """
+            import socket, sys, time
+            held = []
+            for _ in range(20):
+                s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.send(b'pi'); held.append(s)
+            print('ready', flush=True); time.sleep(15)
+            """,
+            rig.store + "/control.sock",
+        ]
+        let ready = Pipe()
+        stalled.standardOutput = ready
+        try stalled.run()
+        defer { stalled.terminate() }
+        _ = ready.fileHandleForReading.availableData  // "ready": the 20 connections are open
+        let asked = Date()
+        #expect(try rig.status()["service"] as? String == "running")
+        #expect(Date().timeIntervalSince(asked) < 2, "status waited on the stalled clients")
+        let (id, first) = try rig.add(in: 2, window: 0, gap: 1)
+        _ = try #require(rig.firstSound(by: first.addingTimeInterval(4)), "nothing rang: \(rig.log)")
+        let logged = rig.log.components(separatedBy: " ring \(id) \(id).r0 late_ms=").dropFirst().first
+        let late = try #require(logged.flatMap { Int($0.prefix { $0 == "-" || $0.isNumber }) }, "\(rig.log)")
+        #expect(late <= 1000, "the ring started \(late) ms late behind stalled clients")
+    }
+
+    @Test("a ring that cannot play is 'failed' with the reason, and status says the device was not found")
+    func failedRingIsReported() throws {
+        let rig = try AlarmRig()
+        try rig.startService(ringSeconds: 1, device: "nosuchdevice")
+        let (id, first) = try rig.add(in: 1, window: 30, gap: 20)  // the chain stays in status
+        let deadline = first.addingTimeInterval(10)
+        var state: String?
+        repeat {
+            usleep(100_000)
+            state = rings(of: id, in: try rig.status()).first?["state"] as? String
+        } while state != "failed" && Date() < deadline
+        let status = try rig.status()
+        let ring = try #require(rings(of: id, in: status).first)
+        #expect(ring["state"] as? String == "failed", "\(status) \(rig.log)")
+        #expect((ring["detail"] as? String)?.isEmpty == false)
+        #expect(((status["device"] as? [String: Any])?["status"] as? String)?.hasPrefix("not found") == true)
+        #expect(rig.log.contains("ring-failed \(id)"))
+    }
+
+    @Test(
+        "bad stores: a time out of range is skipped and logged (never a crash); a foreign database or a missing table is 76 with nothing written",
+        .enabled(if: hasPython, "needs python3 (its sqlite3 module edits the store)"))
+    func badStores() throws {
+        let rig = try AlarmRig()
+        let (id, _) = try rig.add(in: 60, window: 60, gap: 30)
+        let edit = "import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute(sys.argv[2]); db.commit()"
+        let database = rig.store + "/alarms.sqlite3"
+        #expect(try python(edit, [database, "UPDATE rings SET fire = -1e300 WHERE id = '\(id).r1'"]).status == 0)
+        let status = try rig.status()
+        #expect((status["skipped_rows"] as? [String]) == ["ring \(id).r1"])
+        // A state no proofkit wrote (an edited store): shown as failed, with what the store held;
+        // the chain and its other rings go on.
+        #expect(try python(edit, [database, "UPDATE rings SET state = 'bogus' WHERE id = '\(id).r2'"]).status == 0)
+        let odd = try #require(rings(of: id, in: try rig.status()).first { $0["id"] as? String == "\(id).r2" })
+        #expect(odd["state"] as? String == "failed" && odd["detail"] as? String == "unknown state 'bogus' in the store")
+        #expect(rings(of: id, in: try rig.status()).first?["state"] as? String == "scheduled")
+        try rig.startService(ringSeconds: 1)
+        #expect(rig.log.contains("row-skipped - ring \(id).r1"), "\(rig.log)")
+        #expect(try rig.status()["service"] as? String == "running")
+        rig.stopService()
+
+        // An unrelated SQLite database where the store should be: refused before anything is written.
+        let foreign = try AlarmRig()
+        try FileManager.default.createDirectory(atPath: foreign.store, withIntermediateDirectories: true)
+        let other = foreign.store + "/alarms.sqlite3"
+        #expect(try python(edit, [other, "CREATE TABLE notes(x)"]).status == 0)
+        let bytes = FileManager.default.contents(atPath: other)
+        for arguments in [["status"], ["add", "--at", "+60s", "--sound", foreign.sound], ["run"]] {
+            let result = try foreign.alarm(arguments)
+            #expect(
+                result.status == 76 && result.stderr.contains("not a proofkit alarm store"),
+                "\(arguments): \(result.stderr)")
+        }
+        #expect(FileManager.default.contents(atPath: other) == bytes)
+        #expect(!FileManager.default.fileExists(atPath: foreign.store + "/sounds"))
+
+        // A store whose rings table was dropped: prayers refuses it and changes nothing.
+        #expect(try python(edit, [database, "DROP TABLE rings"]).status == 0)
+        let dropped = FileManager.default.contents(atPath: database)
+        let prayers = try rig.alarm(
+            ["prayers", "--lat", "21.42", "--lon", "39.83", "--tz", "Asia/Riyadh", "--sound", rig.sound])
+        #expect(prayers.status == 76 && prayers.stderr.contains("no 'rings' table"), "\(prayers.stderr)")
+        #expect(FileManager.default.contents(atPath: database) == dropped)
+    }
+
+    @Test(
+        "a write-ahead log of another database beside the store is refused (76) before SQLite reads it: nothing changes, no -shm appears; the store's own log is fine",
+        .enabled(if: hasPython, "needs python3 (its sqlite3 module writes the logs)"))
+    func foreignLog() throws {
+        let rig = try AlarmRig()
+        let (id, _) = try rig.add(in: 3600, window: 60, gap: 30)
+        let database = rig.store + "/alarms.sqlite3"
+        // The store's own log, left by a writer that keeps its connection open: status reads through it.
+        let own = """
+            import sqlite3, subprocess, sys
+            db = sqlite3.connect(sys.argv[1]); db.execute('PRAGMA wal_autocheckpoint=0')
+            db.execute("INSERT INTO settings VALUES('own', 'log')"); db.commit()
+            r = subprocess.run(sys.argv[2:], capture_output=True, text=True); print(r.returncode); print(r.stdout)
+            """
+        let status = try python(
+            own, [database, TestEnvironment.proofkitBinary, "alarm", "status", "--store", rig.store])
+        #expect(status.stdout.hasPrefix("0\n") && status.stdout.contains(id), "\(status.stdout) \(status.stderr)")
+        // Another database's log, copied beside the store (its connection still open, so it exists).
+        let copy = """
+            import shutil, sqlite3, sys
+            db = sqlite3.connect(sys.argv[1]); db.execute('PRAGMA journal_mode=wal'); db.execute('PRAGMA wal_autocheckpoint=0')
+            db.execute('CREATE TABLE chains(x)'); db.execute("INSERT INTO chains VALUES('not yours')"); db.commit()
+            shutil.copy(sys.argv[1] + '-wal', sys.argv[2])
+            """
+        #expect(try python(copy, [rig.folder + "/other.db", database + "-wal"]).status == 0)
+        try? FileManager.default.removeItem(atPath: database + "-shm")
+        let before = [database, database + "-wal"].map { FileManager.default.contents(atPath: $0) }
+        for arguments in [["status"], ["add", "--at", "+60s", "--sound", rig.sound], ["history"], ["run"]] {
+            let result = try rig.alarm(arguments)
+            #expect(
+                result.status == 76 && result.stderr.contains("write-ahead log belongs to another database"),
+                "\(arguments): \(result.status) \(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1)
+        }
+        #expect([database, database + "-wal"].map { FileManager.default.contents(atPath: $0) } == before)
+        #expect(!FileManager.default.fileExists(atPath: database + "-shm"))
+    }
+
+    @Test(
+        "symlinks planted in the store are never followed, and as root a store another user owns is refused",
+        .enabled(if: getuid() == 0, "needs root to hand the store to another user"))
+    func plantedLinksAndOwners() throws {
+        let rig = try AlarmRig()
+        _ = try rig.add(in: 60, window: 60, gap: 30)
+        let victim = rig.folder + "/victim.txt"
+        try "precious\n".write(toFile: victim, atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: rig.store + "/service.lock", withDestinationPath: victim)
+        let run = try rig.alarm(["run"])
+        #expect(run.status == 73, "\(run.stderr)")
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious\n")
+        try FileManager.default.removeItem(atPath: rig.store + "/service.lock")
+        // A planted sounds -> folder link receives nothing.
+        let elsewhere = rig.folder + "/elsewhere"
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+        try FileManager.default.removeItem(atPath: rig.store + "/sounds")
+        try FileManager.default.createSymbolicLink(atPath: rig.store + "/sounds", withDestinationPath: elsewhere)
+        let add = try rig.alarm(["add", "--at", "+60s", "--sound", rig.sound])
+        #expect(add.status != 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere).isEmpty)
+        // The store handed to another user: root refuses it.
+        try FileManager.default.removeItem(atPath: rig.store + "/sounds")
+        #expect(chown(rig.store, 65534, 65534) == 0)
+        let refused = try rig.alarm(["status"])
+        #expect(refused.status == 73 && refused.stderr.contains("belongs to user 65534"), "\(refused.stderr)")
+    }
+
+    @Test("orphaned sound copies (a booking killed mid-way) are removed when the service starts; kept ones stay")
+    func orphanedSoundsRemoved() throws {
+        let rig = try AlarmRig()
+        _ = try rig.add(in: 60, window: 60, gap: 30)
+        let kept = try FileManager.default.contentsOfDirectory(atPath: rig.store + "/sounds")
+        #expect(kept.count == 1)
+        let orphan = rig.store + "/sounds/oneoff-1.wav"
+        try Data(repeating: 1, count: 100).write(to: URL(fileURLWithPath: orphan))
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date().addingTimeInterval(-600)], ofItemAtPath: orphan)
+        try rig.startService(ringSeconds: 1)
+        #expect(!FileManager.default.fileExists(atPath: orphan), "\(rig.log)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: rig.store + "/sounds") == kept)
+    }
+
+    @Test("install carries --device, --ring-seconds and the store into the unit; --system writes User=")
+    func installCarriesOptions() throws {
+        let rig = try AlarmRig()
+        let unit = try rig.alarm(
+            ["install", "--print", "--system", "--device", "plughw:1,0", "--ring-seconds", "120"],
+            environment: ["SUDO_USER": "fajr"])
+        #expect(unit.status == 0, "\(unit.stderr)")
+        #expect(unit.stdout.contains("User=fajr"))
+        #expect(
+            unit.stdout.contains("alarm run --store \(rig.store) --device plughw:1,0 --ring-seconds 120"),
+            "\(unit.stdout)")
+    }
+
+    @Test(
+        "a key is a Stop button: a press read as Linux input events silences the ring within 200 ms; the backups still come"
+    )
+    func keyStopsRing() throws {
+        let rig = try AlarmRig()
+        let keys = rig.folder + "/keys"
+        #expect(mkfifo(keys, 0o600) == 0)
+        try rig.startService(ringSeconds: 20, arguments: ["--input", keys, "--stop-key", "space"])
+        #expect(rig.log.contains("stop_keys=\(keys)"), "\(rig.log)")
+        let (id, first) = try rig.add(in: 2, window: 30, gap: 15)
+        _ = try #require(rig.firstSound(by: first.addingTimeInterval(3)), "the first ring was not heard: \(rig.log)")
+        /// One `struct input_event` (64-bit): time, type, code, value, little-endian.
+        func event(type: UInt16, code: UInt16, value: Int32) -> Data {
+            var bytes = Data(count: 16)
+            withUnsafeBytes(of: type.littleEndian) { bytes.append(contentsOf: $0) }
+            withUnsafeBytes(of: code.littleEndian) { bytes.append(contentsOf: $0) }
+            withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+            return bytes
+        }
+        let writer = try #require(FileHandle(forWritingAtPath: keys))
+        // Another key (Enter) does not stop it; then Space (press, then release and a sync report).
+        writer.write(event(type: 1, code: 28, value: 1))
+        usleep(300_000)
+        #expect(!rig.log.contains("by key"), "\(rig.log)")
+        let pressed = Date()
+        writer.write(
+            event(type: 1, code: 57, value: 1) + event(type: 1, code: 57, value: 0) + event(type: 0, code: 0, value: 0))
+        try writer.close()
+        let deadline = Date().addingTimeInterval(3)
+        while !rig.log.contains("ring-end \(id) \(id).r0") && Date() < deadline { usleep(10_000) }
+        // The service's own clock: the ring ended within 200 ms of the press.
+        let line = try #require(rig.log.split(separator: "\n").first { $0.contains("ring-end \(id) \(id).r0") })
+        let stamp = try #require(ISO8601DateFormatter.withFractions.date(from: String(line.prefix(24))))
+        #expect(stamp.timeIntervalSince(pressed) <= 0.2, "\(line); pressed \(pressed)")
+        #expect(line.hasSuffix("stopped") && rig.log.contains("stop \(id) \(id).r0 by key 57"), "\(rig.log)")
+        #expect(rig.staysQuiet(for: 1), "the ring went on after the key")
+        let backup = first.addingTimeInterval(15)
+        _ = try #require(
+            rig.firstSound(by: backup.addingTimeInterval(3), fresh: true), "the backup did not ring: \(rig.log)")
+        let unknown = try rig.alarm(["run", "--stop-key", "banana"])
+        #expect(unknown.status == 64 && unknown.stderr.contains("unknown --stop-key 'banana'"))
+    }
+}
+
+extension ISO8601DateFormatter {
+    /// Reads the service log's stamps (`2026-12-04T05:41:00.123Z`).
+    static var withFractions: ISO8601DateFormatter {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter
+    }
+}
