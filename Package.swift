@@ -104,7 +104,11 @@ let testTargets: [Target] =
                 "Proofkit", "ProofkitDemo", "ProofkitDemoMedia", "ProofkitBenchRunner", "AudioDSP", "SpeechRecognition",
                 "ProofkitSystem", "TestSupport",
             ]),
+        // The command's end-to-end tests, in two targets that compile side by side: the alarm
+        // service (with its hands-free listening and cameras) and the reading proof's commands
+        // (voice, dua, transcribe) in one, every other command in the other.
         .testTarget(name: "ProofkitCLITests", dependencies: ["ProofkitCLI", "TestSupport"]),
+        .testTarget(name: "AlarmReadingCLITests", dependencies: ["ProofkitCLI", "TestSupport"]),
     ]
     + (engines + adapters.map(\.name)).map {
         .testTarget(name: "\($0)Tests", dependencies: [.target(name: $0), "TestSupport"])
@@ -141,8 +145,8 @@ for target in package.targets where target.type != .system && target.type != .bi
     // and the `proofkit` children they run. In the tests' build (.ci/test-loop, 2 cores), all of
     // them rebuild in 48-70 s instead of 126-136 s once the modules under test are built, and the
     // loop's run takes about 44 s more CPU (265 s against 221 s), about 16 s of wall time. From
-    // scratch the build gains nothing: its critical path is the modules under test and
-    // ProofkitCLITests, which was unoptimised before.
+    // scratch the build gains nothing: its critical path is the modules under test and the CLI's
+    // end-to-end tests, which were unoptimised before.
     if target.type == .test {
         settings.append(.unsafeFlags(["-Onone"]))
     }

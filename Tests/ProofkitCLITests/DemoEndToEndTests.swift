@@ -76,7 +76,7 @@ struct DemoEndToEndTests {
             // The built-in recogniser on a real recording proofkit ships (the adhan, public domain): it
             // hears "Allah" (الله), and the matcher says it is not the waking du'a.
             let recognizer = try #require(reading["recognizer"] as? [String: Any])
-            if whisperInstalled {
+            if TestEnvironment.hasWhisperModels {
                 #expect(recognizer["skipped"] is NSNull, "\(recognizer)")
                 #expect((recognizer["transcript"] as? String)?.contains("الله") == true, "\(recognizer)")
                 #expect(recognizer["verdict"] as? String == "rejected" && recognizer["required_key_words"] as? Int == 4)

@@ -17,6 +17,19 @@ public enum TestEnvironment {
         return FileManager.default.fileExists(atPath: url.path) ? url : nil
     }()
 
+    /// The models folder the built `proofkit` finds: `$PROOFKIT_MODELS` when set and not empty,
+    /// else the package's `Models/generated` (made by `bash .ci/setup`).
+    public static let modelsFolder: String = {
+        if let explicit = ProcessInfo.processInfo.environment["PROOFKIT_MODELS"], !explicit.isEmpty { return explicit }
+        return packageRoot.appendingPathComponent("Models/generated").path
+    }()
+
+    /// Whether Whisper base, as the set-up converts it (encoder, decoder, tokenizer and config), is in
+    /// ``modelsFolder``.
+    public static let hasWhisperModels: Bool = [
+        "whisper_base_encoder.onnx", "whisper_base_decoder.onnx", "whisper_tokenizer.json", "whisper_config.json",
+    ].allSatisfy { FileManager.default.fileExists(atPath: modelsFolder + "/" + $0) }
+
     /// Path of a fixture file.
     public static func fixture(_ name: String) -> String {
         fixtures.appendingPathComponent(name).path
