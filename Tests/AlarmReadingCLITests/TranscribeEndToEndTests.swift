@@ -197,7 +197,9 @@ struct TranscribeEndToEndTests {
 
     @Test(
         "real du'a recordings: one is accepted for its own text (key words picked), not for another, not as the waking du'a",
-        .enabled(if: TestEnvironment.hasWhisperModels && TestEnvironment.sharedData != nil, "needs the Whisper models and ../shared"))
+        .enabled(
+            if: TestEnvironment.hasWhisperModels && TestEnvironment.sharedData != nil,
+            "needs the Whisper models and ../shared"))
     func duaRecordings() throws {
         let data = TestEnvironment.sharedData!.appendingPathComponent("dua_audio").path
         let texts = try duaManifestTexts(data)
@@ -229,7 +231,9 @@ struct TranscribeEndToEndTests {
 
     @Test(
         "voice --forced-score: a real recording whose key words Whisper misspells is accepted by the forced score, and not for another text or as the waking du'a",
-        .enabled(if: TestEnvironment.hasWhisperModels && TestEnvironment.sharedData != nil, "needs the Whisper models and ../shared"))
+        .enabled(
+            if: TestEnvironment.hasWhisperModels && TestEnvironment.sharedData != nil,
+            "needs the Whisper models and ../shared"))
     func forcedScoreRecordings() throws {
         let data = TestEnvironment.sharedData!.appendingPathComponent("dua_audio").path
         let texts = try duaManifestTexts(data)
