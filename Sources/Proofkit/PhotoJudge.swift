@@ -255,10 +255,7 @@ public struct PhotoJudge: ~Copyable {
             guard let firstPhoto else { return nil }
             return PreparedPhotoInputResult(
                 path: firstPhoto,
-                result: Result { () throws(ProofkitError) in
-                    try Self.checkNotFolder(firstPhoto)
-                    return try proof.prepare(contentsOf: firstPhoto)
-                })
+                result: Result { () throws(ProofkitError) in try proof.prepare(contentsOf: firstPhoto) })
         }
     }
 
@@ -342,15 +339,7 @@ public struct PhotoJudge: ~Copyable {
             self.prefetched = nil
             return try proof.judge(input: try prefetched.result.get(), path: path, model: &model)
         }
-        try Self.checkNotFolder(path)
         return try proof.judge(contentsOf: path, model: &model)
-    }
-
-    /// Refuses a folder as "not found" (exit 66), as the CLI's exit-code table says.
-    static func checkNotFolder(_ path: String) throws(ProofkitError) {
-        if FileKind(atPath: path) == .folder {
-            throw ProofkitError(.notFound, "is a folder, not a photo", path: path)
-        }
     }
 
     /// Judges a photo held in memory.

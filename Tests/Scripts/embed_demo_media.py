@@ -7,8 +7,8 @@ base64 string literals, so that `proofkit demo` carries its media in the binary.
 
 Text, because the compiler stores a string literal as it is: SwiftPM's `.embedInCode` writes the
 same bytes as `[UInt8]` literals (176,242 elements), which took 34 s of optimised compiling on
-2 cores; this file takes under a second. `DemoMediaTests` checks that the decoded bytes are the
-files in Media/, byte for byte.
+one core; this file takes under a second. `PhotoJudgeTests.embeddedMedia` checks that the decoded
+bytes are the files in Media/, byte for byte.
 """
 from __future__ import annotations
 

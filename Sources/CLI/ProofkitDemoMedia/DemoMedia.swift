@@ -1,6 +1,6 @@
 // The media of `proofkit demo`, embedded in the binary so that the demo works from any folder with
 // nothing else installed. They are the files in `Media/`, written into EmbeddedMedia.swift as base64
-// text by Tests/Scripts/embed_demo_media.py (DemoMediaTests checks both agree, byte for byte):
+// text by Tests/Scripts/embed_demo_media.py (PhotoJudgeTests.embeddedMedia checks they agree):
 // - demo_mat.jpg and demo_coffee.jpg: byte for byte Tests/TestSupport/Fixtures/images/demo_mat.jpg
 //   and demo_coffee.jpg, made by Tests/Scripts/make_demo_photos.py (which writes both copies);
 //   sources and licences in Tests/TestSupport/Fixtures/README.md.
