@@ -467,22 +467,15 @@ struct AlarmTrustTests {
         #expect(rig.log.contains("stop_keys=\(keys)"), "\(rig.log)")
         let (id, first) = try rig.add(in: 2, window: 30, gap: 15)
         _ = try #require(rig.firstSound(by: first.addingTimeInterval(3)), "the first ring was not heard: \(rig.log)")
-        /// One `struct input_event` (64-bit): time, type, code, value, little-endian.
-        func event(type: UInt16, code: UInt16, value: Int32) -> Data {
-            var bytes = Data(count: 16)
-            withUnsafeBytes(of: type.littleEndian) { bytes.append(contentsOf: $0) }
-            withUnsafeBytes(of: code.littleEndian) { bytes.append(contentsOf: $0) }
-            withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
-            return bytes
-        }
         let writer = try #require(FileHandle(forWritingAtPath: keys))
         // Another key (Enter) does not stop it; then Space (press, then release and a sync report).
-        writer.write(event(type: 1, code: 28, value: 1))
+        writer.write(Self.inputEvent(type: 1, code: 28, value: 1))
         usleep(300_000)
         #expect(!rig.log.contains("by key"), "\(rig.log)")
         let pressed = Date()
         writer.write(
-            event(type: 1, code: 57, value: 1) + event(type: 1, code: 57, value: 0) + event(type: 0, code: 0, value: 0))
+            Self.inputEvent(type: 1, code: 57, value: 1) + Self.inputEvent(type: 1, code: 57, value: 0)
+                + Self.inputEvent(type: 0, code: 0, value: 0))
         try writer.close()
         let deadline = Date().addingTimeInterval(3)
         while !rig.log.contains("ring-end \(id) \(id).r0") && Date() < deadline { usleep(10_000) }
@@ -497,6 +490,49 @@ struct AlarmTrustTests {
             rig.firstSound(by: backup.addingTimeInterval(3), fresh: true), "the backup did not ring: \(rig.log)")
         let unknown = try rig.alarm(["run", "--stop-key", "banana"])
         #expect(unknown.status == 64 && unknown.stderr.contains("unknown --stop-key 'banana'"))
+    }
+
+    /// One `struct input_event` (64-bit): time, type, code, value, little-endian.
+    static func inputEvent(type: UInt16, code: UInt16, value: Int32) -> Data {
+        var bytes = Data(count: 16)
+        withUnsafeBytes(of: type.littleEndian) { bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: code.littleEndian) { bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+        return bytes
+    }
+
+    @Test(
+        "--input: a file, /dev/null or a folder is refused at start (65, 66), never read as endless ends of file; one not there yet is logged, opened before the next ring, and its keys stop it"
+    )
+    func inputDevicesChecked() throws {
+        let rig = try AlarmRig()
+        let file = rig.folder + "/keys.txt"
+        try Data(Self.inputEvent(type: 1, code: 57, value: 1)).write(to: URL(fileURLWithPath: file))
+        for (path, status) in [(file, 65), ("/dev/null", 65), (rig.folder, 66)] {
+            // Under timeout(1): a refusal that regressed would run the service for ever (124).
+            let refused = try runProcess(
+                "/usr/bin/timeout",
+                ["10", TestEnvironment.proofkitBinary, "alarm", "run", "--store", rig.store, "--input", path])
+            #expect(
+                refused.status == status && refused.stderr.contains("keys are read from a keyboard"),
+                "\(path): \(refused.status) \(refused.stderr)")
+            #expect(refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
+        }
+        let keys = rig.folder + "/keys"
+        try rig.startService(ringSeconds: 20, arguments: ["--input", keys, "--stop-key", "space"])
+        #expect(rig.log.contains("input-missing - \(keys): No such file or directory"), "\(rig.log)")
+        #expect(mkfifo(keys, 0o600) == 0)
+        let (id, first) = try rig.add(in: 2, window: 30, gap: 15)
+        _ = try #require(rig.firstSound(by: first.addingTimeInterval(3)), "the first ring was not heard: \(rig.log)")
+        #expect(rig.log.contains("input-opened - \(keys)"), "\(rig.log)")
+        let writer = try #require(FileHandle(forWritingAtPath: keys))
+        writer.write(
+            Self.inputEvent(type: 1, code: 57, value: 1) + Self.inputEvent(type: 1, code: 57, value: 0)
+                + Self.inputEvent(type: 0, code: 0, value: 0))
+        try writer.close()
+        let deadline = Date().addingTimeInterval(5)
+        while !rig.log.contains("stop \(id) \(id).r0 by key 57") && Date() < deadline { usleep(10_000) }
+        #expect(rig.log.contains("stop \(id) \(id).r0 by key 57"), "\(rig.log)")
     }
 }
 

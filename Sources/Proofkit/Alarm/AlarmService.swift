@@ -104,8 +104,11 @@ public final class AlarmService {
     /// How long a client has to send its request line, in seconds: 2.
     static let requestDeadline: TimeInterval = 2
 
-    /// The open input devices: descriptor → (path, bytes of a partial event).
-    var inputs: [Int32: (path: String, pending: [UInt8])] = [:]
+    /// The open input devices: descriptor → (path, bytes of a partial event, whether it is a FIFO).
+    var inputs: [Int32: (path: String, pending: [UInt8], isFIFO: Bool)] = [:]
+    /// Input devices that are not open now, with why: a named one (`--input`) missing at start (a
+    /// USB keypad not plugged in yet), or any that went away since. Each tick tries them again.
+    var missingInputs: [String: String] = [:]
 
     var current: Ringing?
     /// The hands-free slot now open (see AlarmService+HandsFree.swift).
@@ -139,6 +142,18 @@ public final class AlarmService {
     public init(store: AlarmStore, options: AlarmServiceOptions) throws {
         self.store = store
         self.options = options
+        // Named input devices first, so that a wrong one fails before anything is made. They are
+        // closed here unless the service takes them (`inputs`) at the end.
+        var named: [Int32: (path: String, pending: [UInt8], isFIFO: Bool)] = [:]
+        var namedTaken = false
+        defer { if !namedTaken { for fd in named.keys { POSIX.closeDescriptor(fd) } } }
+        for path in options.inputs ?? [] {
+            switch Self.openInputDevice(path) {
+            case .opened(let fd, let isFIFO): named[fd] = (path, [], isFIFO)
+            case .missing(let reason): missingInputs[path] = reason
+            case .refused(let error): throw error
+            }
+        }
         recognizers = RecognizerCache(environment: options.environment)
         func chime(_ path: String?, rising: Bool) throws(ProofkitError) -> AudioClip {
             guard let path else { return Chimes.generated(rising: rising) }
@@ -186,11 +201,17 @@ public final class AlarmService {
         self.event = OwnedDescriptor(event)
         self.signals = OwnedDescriptor(signals)
         zoneWatch = OwnedDescriptor(WakeUp.watchFolder("/etc") ?? -1)
-        let paths =
-            options.inputs
-            ?? POSIX.folderEntries("/dev/input").map { FilePath.string(fromBytes: $0) }.filter { $0.hasPrefix("event") }
-            .sorted().map { "/dev/input/" + $0 }
-        for path in paths { openInput(path) }
+        if options.inputs != nil {
+            inputs = named
+            namedTaken = true
+        } else {
+            // Every keyboard, keypad or presenter there is; what cannot be opened is left out.
+            let paths = POSIX.folderEntries("/dev/input").map { FilePath.string(fromBytes: $0) }
+                .filter { $0.hasPrefix("event") }.sorted().map { "/dev/input/" + $0 }
+            for path in paths {
+                if case .opened(let fd, let isFIFO) = Self.openInputDevice(path) { inputs[fd] = (path, [], isFIFO) }
+            }
+        }
     }
 
     /// Closes the connections and input devices the service holds; its own descriptors close with
@@ -199,12 +220,63 @@ public final class AlarmService {
         for fd in Array(holds.keys) + Array(pending.keys) + Array(inputs.keys) { POSIX.closeDescriptor(fd) }
     }
 
-    /// Opens an input device (non-blocking; a FIFO opens without a writer). Returns whether it opened.
-    @discardableResult
-    func openInput(_ path: String) -> Bool {
-        guard case .success(let fd) = POSIX.open(path, [.readOnly, .nonBlocking]) else { return false }
-        inputs[fd] = (path, [])
-        return true
+    /// What opening an input device gave.
+    enum InputOpening {
+        /// Open, non-blocking: an input device, or a FIFO of `struct input_event`s.
+        case opened(Int32, isFIFO: Bool)
+        /// Not there (now): why, for the log.
+        case missing(String)
+        /// There, but never a source of keys: a file, a folder, `/dev/null`, a terminal, or a device
+        /// this user may not read.
+        case refused(ProofkitError)
+    }
+
+    /// Opens `path` as a source of key presses (non-blocking; a FIFO opens without a writer). Only an
+    /// input device (it answers `EVIOCGVERSION`) or a FIFO is kept: anything else would read as
+    /// endless ends of file, or replay its bytes as presses.
+    static func openInputDevice(_ path: String) -> InputOpening {
+        let fd: Int32
+        switch POSIX.open(path, [.readOnly, .nonBlocking]) {
+        case .success(let opened): fd = opened
+        case .failure(let errno) where errno.isNotFound: return .missing("\(errno)")
+        case .failure(let errno) where errno == .permissionDenied:
+            return .refused(
+                ProofkitError(
+                    .io, "cannot read this input device (\(errno)): add the service's user to the 'input' group",
+                    operation: "open", underlying: errno.code, path: path))
+        case .failure(let errno):
+            return .refused(
+                ProofkitError(.io, "cannot open the input device: \(errno)", underlying: errno.code, path: path))
+        }
+        guard case .success(let status) = POSIX.status(descriptor: fd) else {
+            POSIX.closeDescriptor(fd)
+            return .missing("gone while opened")
+        }
+        if status.isFIFO || POSIX.isInputDevice(fd) { return .opened(fd, isFIFO: status.isFIFO) }
+        POSIX.closeDescriptor(fd)
+        let kind = status.isCharacterDevice ? "a device but not an input device" : status.kind
+        return .refused(
+            ProofkitError(
+                status.isDirectory ? .notFound : .unsupportedFormat,
+                "is \(kind); keys are read from a keyboard, keypad or presenter (/dev/input/eventN) or a FIFO of its events",
+                path: path))
+    }
+
+    /// Opens the named input devices that are missing (see ``missingInputs``), logging each that
+    /// opens; one refused now (replaced by a file, say) is logged and no longer tried.
+    func reopenMissingInputs() {
+        for path in missingInputs.keys.sorted() {
+            switch Self.openInputDevice(path) {
+            case .opened(let fd, let isFIFO):
+                inputs[fd] = (path, [], isFIFO)
+                missingInputs.removeValue(forKey: path)
+                log("input-opened", "-", path)
+            case .missing: break
+            case .refused(let error):
+                missingInputs.removeValue(forKey: path)
+                log("input-refused", "-", error.description)
+            }
+        }
     }
 
     /// Reads the key events waiting on `fd`; a press of the stop key silences the ring now
@@ -216,7 +288,7 @@ public final class AlarmService {
         case .success(let count) where count > 0:
             let bytes = input.pending + buffer[0..<count]
             let (presses, used) = StopKey.presses(in: bytes)
-            inputs[fd] = (input.path, Array(bytes[used...]))
+            inputs[fd] = (input.path, Array(bytes[used...]), input.isFIFO)
             var due = false
             for press in presses {
                 guard options.stopKey.matches(press) else { continue }
@@ -227,10 +299,15 @@ public final class AlarmService {
             return false
         default:
             // The end of a FIFO whose writer left (open it again for the next one), or a device
-            // that went away (unplugged: dropped, and logged).
+            // that went away (unplugged: logged, and tried again at each tick until it is back).
             inputs.removeValue(forKey: fd)
             POSIX.closeDescriptor(fd)
-            if !openInput(input.path) { log("input-gone", "-", input.path) }
+            if input.isFIFO, case .opened(let again, _) = Self.openInputDevice(input.path) {
+                inputs[again] = (input.path, [], true)
+            } else {
+                log("input-gone", "-", input.path)
+                missingInputs[input.path] = "gone"
+            }
             return false
         }
     }
@@ -272,6 +349,9 @@ public final class AlarmService {
             "start", "-",
             "store=\(store.folder) pid=\(POSIX.processID) device=\(options.device) ring_seconds=\(options.ringSeconds) stop_keys=\(inputs.isEmpty ? "none" : inputs.values.map(\.path).sorted().joined(separator: ","))"
         )
+        for (path, reason) in missingInputs.sorted(by: { $0.key < $1.key }) {
+            log("input-missing", "-", "\(path): \(reason); its keys stop no ring until it is there")
+        }
         try checkDevice()
         try checkMicrophone()
         try store.write {
@@ -476,6 +556,7 @@ public final class AlarmService {
 
     /// Re-plans when due, marks missed rings, starts due rings, and arms the timer.
     func tick() throws {
+        reopenMissingInputs()
         let now = options.now()
         let zone = currentDeviceZone(environment: options.environment)
         for (fd, hold) in holds where hold.until <= now { endHold(fd, reason: "limit") }

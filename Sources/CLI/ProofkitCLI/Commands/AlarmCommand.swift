@@ -67,7 +67,9 @@ enum AlarmCommand: Subcommand {
                  A key is a Stop button too: any key of a USB keyboard, keypad or presenter
                  (Linux input events, /dev/input/event*: every one the service can read, or
                  --input DEVICE) silences the ring within a moment; --stop-key names one key.
-                 Reading /dev/input needs the 'input' group (or root).
+                 Reading /dev/input needs the 'input' group (or root). An --input device that is
+                 not there yet (or unplugged later) is logged and tried again before each ring;
+                 one that is not an input device (a file, /dev/null) is refused at start (65).
         hands-free
                  When a ring of a due chain ends (by itself, by 'alarm stop' or by a key), the
                  service listens on --mic [default] until the chain's next ring or the end of
@@ -139,10 +141,11 @@ enum AlarmCommand: Subcommand {
         \(PrayerOptions.methodHelp)
 
         Exit codes: 0 ok (a rejected proof too, unless --strict), 2 proof rejected with
-        --strict, 3 nothing due (prove), 64 bad option or --at, 65 sound refused, 66 unknown
-        id, missing file or no store, 69 no service running (stop) or ALSA/libsqlite3 missing,
-        73 store not writable (read-only disk, or as root a store another user owns), 75
-        another service runs on the store, 76 store corrupt or not a proofkit store.
+        --strict, 3 nothing due (prove), 64 bad option or --at, 65 sound or --input refused, 66
+        unknown id, missing file or no store, 69 no service running (stop) or ALSA/libsqlite3
+        missing, 73 store not writable (read-only disk, or as root a store another user owns), 74
+        an --input device this user may not read, 75 another service runs on the store, 76 store
+        corrupt or not a proofkit store.
 
         JSON (status --json): {"store":DIR,"service":"running"|"stopped","now":ISO,
           "next_ring":{"id","chain","fire"}|null,"covered_until":"YYYY-MM-DD"|null,
