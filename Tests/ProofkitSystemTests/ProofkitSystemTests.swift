@@ -190,6 +190,30 @@ struct CappedReadTests {
         #expect(Set(open).isSuperset(of: [0, 1, 2]) && open.count == 4, "\(open)")
         #expect(!open.contains(ends[0]) && !open.contains(ends[1]), "\(open) holds \(ends)")
     }
+
+    @Test("file kinds agree with Foundation's; /dev/null, a FIFO and a file are no input device (EVIOCGVERSION)")
+    func kindsAndInputDevices() throws {
+        try withTemporaryFolder { folder in
+            let fifo = folder + "/keys"
+            let file = folder + "/keys.txt"
+            #expect(mkfifo(fifo, 0o600) == 0)
+            try Data([1, 2, 3]).write(to: URL(fileURLWithPath: file))
+            for (path, type) in [
+                (fifo, FileAttributeType.typeUnknown), ("/dev/null", .typeCharacterSpecial), (file, .typeRegular),
+                (folder, .typeDirectory),
+            ] {
+                let status = try POSIX.status(path).get()
+                let foundation = try FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType
+                // Foundation has no FIFO type on Linux: it reports typeUnknown for one.
+                #expect(foundation == type, "\(path)")
+                #expect(status.isFIFO == (path == fifo) && status.isCharacterDevice == (path == "/dev/null"), "\(path)")
+                if path == folder { continue }
+                let fd = try POSIX.open(path, [.readOnly, .nonBlocking]).get()
+                #expect(!WakeUp.isInputDevice(fd), "\(path)")
+                POSIX.closeDescriptor(fd)
+            }
+        }
+    }
 }
 
 @Suite("ProofkitSystem: reading lines through one bounded buffer")

@@ -252,7 +252,7 @@ public final class AlarmService {
             POSIX.closeDescriptor(fd)
             return .missing("gone while opened")
         }
-        if status.isFIFO || POSIX.isInputDevice(fd) { return .opened(fd, isFIFO: status.isFIFO) }
+        if status.isFIFO || WakeUp.isInputDevice(fd) { return .opened(fd, isFIFO: status.isFIFO) }
         POSIX.closeDescriptor(fd)
         let kind = status.isCharacterDevice ? "a device but not an input device" : status.kind
         return .refused(

@@ -95,11 +95,6 @@ package enum POSIX {
         /// The file type bits (`st_mode & S_IFMT`).
         package var type: UInt32
 
-        /// Whether this is a FIFO (a named pipe).
-        package var isFIFO: Bool { mode_t(type) == S_IFIFO }
-        /// Whether this is a character device (`/dev/input/event0`, `/dev/null`, a terminal...).
-        package var isCharacterDevice: Bool { mode_t(type) == S_IFCHR }
-
         /// "a folder", "a FIFO"...: what a file that is not regular is, for messages.
         package var kind: String {
             switch mode_t(type) {
@@ -476,17 +471,6 @@ package enum POSIX {
         -> Result<Int32, Errno>
     {
         valueOrErrno { proofkit_posix_ioctl(fd, request, argument) }
-    }
-
-    /// Whether `fd` is a Linux input device (evdev: a keyboard, keypad, presenter or button), which
-    /// answers `EVIOCGVERSION`; `/dev/null`, a terminal or a file does not. Calls `ioctl` (through
-    /// ``control(_:_:_:)``).
-    package static func isInputDevice(_ fd: Int32) -> Bool {
-        var version: Int32 = 0
-        // EVIOCGVERSION is _IOR('E', 0x01, int): read, 4 bytes, type 'E' (0x45), number 1.
-        let answer = withUnsafeMutableBytes(of: &version) { control(fd, 0x8004_4501, $0.baseAddress!) }
-        if case .success = answer { return true }
-        return false
     }
 
     /// Points `target` at the open file of `fd` (closing what `target` was), retrying on EINTR.

@@ -1,7 +1,7 @@
 // The alarm service's wake-ups, built on POSIX+Calls.swift's wrappers (no libc here).
 
 /// The alarm service's wake-ups: a wall-clock timerfd that a clock change cancels, an eventfd
-/// another thread signals, and inotify on a folder.
+/// another thread signals, inotify on a folder, and the keys of input devices.
 package enum WakeUp {
     /// A timerfd on CLOCK_REALTIME (close-on-exec, non-blocking). Calls `proofkit_alarm_timer_create`.
     package static func makeTimer() -> Result<Int32, Errno> {
@@ -70,4 +70,23 @@ package enum WakeUp {
     package static func restoreTerminationSignals() {
         POSIX.restoreTerminationSignals()
     }
+
+    /// Whether `fd` is a Linux input device (evdev: a keyboard, keypad, presenter or button), which
+    /// answers `EVIOCGVERSION`; `/dev/null`, a terminal or a file does not. Calls `ioctl` (through
+    /// ``POSIX/control(_:_:_:)``).
+    package static func isInputDevice(_ fd: Int32) -> Bool {
+        var version: Int32 = 0
+        // EVIOCGVERSION is _IOR('E', 0x01, int): read, 4 bytes, type 'E' (0x45), number 1.
+        let answer = withUnsafeMutableBytes(of: &version) { POSIX.control(fd, 0x8004_4501, $0.baseAddress!) }
+        if case .success = answer { return true }
+        return false
+    }
+}
+
+extension POSIX.FileStatus {
+    /// Whether this is a FIFO (a named pipe): `S_IFIFO`, 0o010000 on Linux (and Darwin).
+    package var isFIFO: Bool { type == 0o010000 }
+    /// Whether this is a character device (`/dev/input/event0`, `/dev/null`, a terminal...):
+    /// `S_IFCHR`, 0o020000.
+    package var isCharacterDevice: Bool { type == 0o020000 }
 }
