@@ -106,7 +106,7 @@ let testTargets: [Target] =
             ]),
         // The command's end-to-end tests, in two targets that compile side by side: the alarm
         // service (with its hands-free listening and cameras) and the reading proof's commands
-        // (voice, dua, transcribe) in one, every other command in the other.
+        // (voice, transcribe) in one, every other command in the other.
         .testTarget(name: "ProofkitCLITests", dependencies: ["ProofkitCLI", "TestSupport"]),
         .testTarget(name: "AlarmReadingCLITests", dependencies: ["ProofkitCLI", "TestSupport"]),
     ]
