@@ -457,6 +457,30 @@ struct AlarmTrustTests {
     }
 
     @Test(
+        "install carries every option of run, with relative paths made absolute (the unit runs elsewhere); a missing chime is 66, a bad key 64"
+    )
+    func installMakesPathsAbsolute() throws {
+        let rig = try AlarmRig()
+        let unit = try TestEnvironment.runProofkit(
+            [
+                "alarm", "install", "--print", "--store", "store", "--input", "keys", "--stop-key", "space", "--mic",
+                "none", "--camera", "none", "--accept-sound", "tone.wav",
+            ], currentDirectory: rig.folder)
+        #expect(unit.status == 0, "\(unit.stderr)")
+        #expect(
+            unit.stdout.contains(
+                "alarm run --store \(rig.store) --input \(rig.folder)/keys --stop-key space --mic none --camera none --accept-sound \(rig.sound)"
+            ), "\(unit.stdout)")
+        let missing = try TestEnvironment.runProofkit(
+            ["alarm", "install", "--print", "--reject-sound", "nothing.wav"], currentDirectory: rig.folder)
+        #expect(missing.status == 66 && missing.stderr.contains("nothing.wav"), "\(missing.stderr)")
+        let key = try rig.alarm(["install", "--print", "--stop-key", "banana"])
+        #expect(key.status == 64 && key.stderr.contains("unknown --stop-key 'banana'"), "\(key.stderr)")
+        let seconds = try rig.alarm(["install", "--print", "--ring-seconds", "0"])
+        #expect(seconds.status == 64 && seconds.stderr.contains("more than 0 and at most 3600"), "\(seconds.stderr)")
+    }
+
+    @Test(
         "a key is a Stop button: a press read as Linux input events silences the ring within 200 ms; the backups still come"
     )
     func keyStopsRing() throws {

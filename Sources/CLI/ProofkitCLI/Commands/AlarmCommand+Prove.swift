@@ -72,7 +72,9 @@ extension AlarmCommand {
             throw UsageError("--squat --video needs a VIDEO file, not '\(video)'")
         }
         let maxSeconds = try arguments.seconds("max-seconds") ?? AlarmStore.holdLimit
-        guard maxSeconds > 0, maxSeconds <= 3600 else { throw UsageError("--max-seconds must be 0...3600") }
+        guard maxSeconds > 0, maxSeconds <= 3600 else {
+            throw UsageError("--max-seconds must be more than 0 and at most 3600, got \(maxSeconds)")
+        }
         return maxSeconds
     }
 

@@ -256,16 +256,26 @@ extension AlarmCommand {
             throw UsageError("choose --user or --system, not both")
         }
         let system = arguments.has("system")
-        let folder = AlarmStore.folder(explicit: arguments.value("store"), environment: io.environment)
+        // The unit runs in another folder: every path goes in absolute.
+        let folder = try absolutePath(
+            AlarmStore.folder(explicit: arguments.value("store"), environment: io.environment))
         var extra = ""
         if let device = arguments.value("device") { extra += " --device \(systemdQuoted(device))" }
+        if let seconds = try ringSeconds(arguments) { extra += " --ring-seconds \(decimalText(seconds, places: 1))" }
+        if let input = arguments.value("input") { extra += " --input \(systemdQuoted(try absolutePath(input)))" }
+        if try stopKey(arguments) != nil, let key = arguments.value("stop-key") {
+            extra += " --stop-key \(systemdQuoted(key))"
+        }
         if let mic = arguments.value("mic") { extra += " --mic \(systemdQuoted(mic))" }
         if let camera = arguments.value("camera"), !camera.isEmpty { extra += " --camera \(systemdQuoted(camera))" }
-        if let seconds = try arguments.double("ring-seconds") {
-            guard seconds > 0, seconds <= 3600 else {
-                throw UsageError("--ring-seconds must be 0...3600, got \(seconds)")
+        for name in ["accept-sound", "reject-sound"] {
+            guard let sound = arguments.value(name) else { continue }
+            // A chime that is not there would fail every start of the unit: said now instead.
+            let path = try absolutePath(sound)
+            guard case .success(let status) = POSIX.status(path), status.isRegular else {
+                throw ProofkitError(.notFound, "no such sound file for --\(name)", path: sound)
             }
-            extra += " --ring-seconds \(decimalText(seconds, places: 1))"
+            extra += " --\(name) \(systemdQuoted(path))"
         }
         // A system unit runs as the user who installs it (root only when root installs it).
         let user =

@@ -21,7 +21,7 @@ enum AlarmCommand: Subcommand {
                proofkit alarm prove [ID] (--photo | --squat) --camera [DEVICE]
                proofkit alarm status [--json]
                proofkit alarm history [--days 30] [--json] [--plot FILE.svg]
-               proofkit alarm install [--user|--system] [--print] [--device D] [--ring-seconds S]
+               proofkit alarm install [--user|--system] [--print] [any option of run]
         (every action takes --store DIR)
         """
     static let discussion = """
@@ -125,8 +125,9 @@ enum AlarmCommand: Subcommand {
                  it never changes it, works on a read-only disk, and a missing store is exit 66.
         install  writes a systemd unit (Restart=always) for the user (--user, default) or the
                  system (--system, with User= the user who ran it), or prints it (--print), and
-                 prints how to enable it. --device, --ring-seconds and the store go into the
-                 unit's command line.
+                 prints how to enable it. The store and any option of run given here (--device,
+                 --ring-seconds, --input, --stop-key, --mic, --camera, the chimes) go into the
+                 unit's command line, paths made absolute; a chime that is not there is exit 66.
 
         Sounds are checked when booked with 'proofkit check' rules (CAF/WAV/AIFF 16-bit PCM,
         under 30 s, not silent); a copy is kept in the store. If the file breaks later, status
@@ -242,7 +243,10 @@ enum AlarmCommand: Subcommand {
                 + CameraOptions.specs.map(\.name)),
         "status": ["json"],
         "history": ["json", "days", "plot"],
-        "install": ["user", "system", "print", "device", "ring-seconds", "mic", "camera"],
+        "install": [
+            "user", "system", "print", "device", "ring-seconds", "input", "stop-key", "mic", "camera", "accept-sound",
+            "reject-sound",
+        ],
     ]
 
     static func run(_ arguments: ParsedArguments, io: CommandIO) throws -> ExitStatus {
@@ -313,22 +317,10 @@ enum AlarmCommand: Subcommand {
         var options = AlarmServiceOptions()
         options.device = arguments.value("device") ?? "default"
         options.soundDevices = try SoundDevices(environment: io.environment)
-        if let seconds = try arguments.double("ring-seconds") {
-            guard seconds > 0, seconds <= 3600 else {
-                throw UsageError("--ring-seconds must be 0...3600, got \(seconds)")
-            }
-            options.ringSeconds = seconds
-        }
+        if let seconds = try ringSeconds(arguments) { options.ringSeconds = seconds }
         options.environment = io.environment
         if let input = arguments.value("input") { options.inputs = [input] }
-        if let text = arguments.value("stop-key") {
-            guard let key = StopKey(text) else {
-                throw UsageError(
-                    "unknown --stop-key '\(text)'; any, a key name (\(StopKey.names.keys.sorted().prefix(8).joined(separator: ", ")), ...) or a code 1-767"
-                )
-            }
-            options.stopKey = key
-        }
+        if let key = try stopKey(arguments) { options.stopKey = key }
         if let mic = arguments.value("mic") { options.microphone = mic == "none" ? nil : mic }
         if let camera = arguments.value("camera") {
             options.watchesCamera = camera != "none"
@@ -340,6 +332,26 @@ enum AlarmCommand: Subcommand {
         let store = try openStore(arguments, io: io)
         let service = try AlarmService(store: store, options: options)
         try service.run()
+    }
+
+    /// `--ring-seconds`, checked: more than 0 and at most 3600 (run and install).
+    static func ringSeconds(_ arguments: ParsedArguments) throws(UsageError) -> Double? {
+        guard let seconds = try arguments.double("ring-seconds") else { return nil }
+        guard seconds > 0, seconds <= 3600 else {
+            throw UsageError("--ring-seconds must be more than 0 and at most 3600, got \(seconds)")
+        }
+        return seconds
+    }
+
+    /// `--stop-key`, checked (run and install).
+    static func stopKey(_ arguments: ParsedArguments) throws(UsageError) -> StopKey? {
+        guard let text = arguments.value("stop-key") else { return nil }
+        guard let key = StopKey(text) else {
+            throw UsageError(
+                "unknown --stop-key '\(text)'; any, a key name (\(StopKey.names.keys.sorted().prefix(8).joined(separator: ", ")), ...) or a code 1-767"
+            )
+        }
+        return key
     }
 
     // MARK: booking
