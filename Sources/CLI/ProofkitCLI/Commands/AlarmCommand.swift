@@ -180,16 +180,20 @@ enum AlarmCommand: Subcommand {
             .option("ring-seconds", value: "S", help: "run, install: how long one ring lasts [60]"),
             .option(
                 "input", value: "DEVICE",
-                help: "run: a keyboard, keypad or presenter (/dev/input/eventN) whose keys stop a ring [every one]"),
+                help:
+                    "run, install: a keyboard, keypad or presenter (/dev/input/eventN) whose keys stop a ring [every one]"
+            ),
             .option(
                 "stop-key", value: "KEY",
-                help: "run: the key that stops a ring: any, or space, enter, pagedown... [any]"),
+                help: "run, install: the key that stops a ring: any, or space, enter, pagedown... [any]"),
             .option(
                 "mic", value: "DEVICE", help: "run, install: capture device for hands-free proofs, or none [default]"),
-            .option("accept-sound", value: "FILE", help: "run: played when a hands-free proof passes [a rising chime]"),
+            .option(
+                "accept-sound", value: "FILE",
+                help: "run, install: played when a hands-free proof passes [a rising chime]"),
             .option(
                 "reject-sound", value: "FILE",
-                help: "run: played when a hands-free reading is rejected [a falling chime]"),
+                help: "run, install: played when a hands-free reading is rejected [a falling chime]"),
             .option(
                 "listen", value: "MODE", choices: ["auto", "on", "off"],
                 help: "add, prayers: listen for the reading between rings: auto, on, off [auto]"),
