@@ -545,10 +545,23 @@ struct AlarmTrustTests {
         let keys = rig.folder + "/keys"
         try rig.startService(ringSeconds: 20, arguments: ["--input", keys, "--stop-key", "space"])
         #expect(rig.log.contains("input-missing - \(keys): No such file or directory"), "\(rig.log)")
+        /// `status --json`'s stop_keys: the devices open and those missing.
+        func stopKeys() throws -> (devices: [String], missing: [String]) {
+            let status = try rig.alarm(["status", "--json"])
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
+            let keys = try #require(object["stop_keys"] as? [String: Any], "\(status.stdout)")
+            return (keys["devices"] as? [String] ?? ["?"], keys["missing"] as? [String] ?? ["?"])
+        }
+        #expect(try stopKeys() == ([], [keys]))
+        let text = try rig.alarm(["status"])
+        #expect(text.stdout.contains("keys that stop a ring: none open"), "\(text.stdout)")
+        #expect(text.stdout.contains("not there: \(keys) (tried before each ring)"), "\(text.stdout)")
         #expect(mkfifo(keys, 0o600) == 0)
         let (id, first) = try rig.add(in: 2, window: 30, gap: 15)
         _ = try #require(rig.firstSound(by: first.addingTimeInterval(3)), "the first ring was not heard: \(rig.log)")
         #expect(rig.log.contains("input-opened - \(keys)"), "\(rig.log)")
+        #expect(try stopKeys() == ([keys], []))
         let writer = try #require(FileHandle(forWritingAtPath: keys))
         writer.write(
             Self.inputEvent(type: 1, code: 57, value: 1) + Self.inputEvent(type: 1, code: 57, value: 0)

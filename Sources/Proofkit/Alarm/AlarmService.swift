@@ -262,9 +262,22 @@ public final class AlarmService {
                 path: path))
     }
 
+    /// Records the input devices open now and those missing (`alarm status` shows them).
+    func recordInputs() throws {
+        try store.write {
+            try store.put([
+                "service.inputs": inputs.values.map(\.path).sorted().joined(separator: ","),
+                "service.inputs_missing": missingInputs.keys.sorted().joined(separator: ","),
+            ])
+        }
+    }
+
     /// Opens the named input devices that are missing (see ``missingInputs``), logging each that
     /// opens; one refused now (replaced by a file, say) is logged and no longer tried.
     func reopenMissingInputs() {
+        let before = missingInputs.count
+        // A failed write leaves status a tick behind; the service itself goes on.
+        defer { if missingInputs.count != before { try? recordInputs() } }
         for path in missingInputs.keys.sorted() {
             switch Self.openInputDevice(path) {
             case .opened(let fd, let isFIFO):
@@ -307,6 +320,7 @@ public final class AlarmService {
             } else {
                 log("input-gone", "-", input.path)
                 missingInputs[input.path] = "gone"
+                try recordInputs()
             }
             return false
         }
@@ -435,6 +449,7 @@ public final class AlarmService {
             try store.put([
                 "service.device": options.device, "service.device_status": found,
                 "service.inputs": inputs.values.map(\.path).sorted().joined(separator: ","),
+                "service.inputs_missing": missingInputs.keys.sorted().joined(separator: ","),
                 "service.started": iso8601(options.now(), in: TimeZone(identifier: "UTC")!),
             ])
         }

@@ -106,6 +106,28 @@ extension AlarmCommand {
         /// The chain's sound check: `ok` or why it is broken (each active chain's is checked in `init`).
         private func soundStatus(of chain: StoredChain) -> String { soundChecks[chain.sound] ?? "ok" }
 
+        /// The input devices whose keys stop a ring, open and missing, as the service last recorded
+        /// them (`nil` before a service first ran on the store).
+        var stopKeyDevices: (open: [String], missing: [String])? {
+            guard let open = settings["service.inputs"] else { return nil }
+            func list(_ text: String?) -> [String] { (text ?? "").split(separator: ",").map(String.init) }
+            return (list(open), list(settings["service.inputs_missing"]))
+        }
+
+        /// The stop-keys line: the devices whose keys stop a ring, and those not there.
+        var stopKeysLine: String? {
+            stopKeyDevices.map { devices in
+                let open =
+                    devices.open.isEmpty
+                    ? "none open (a keyboard, keypad or presenter; the service's user needs the 'input' group)"
+                    : devices.open.joined(separator: ", ")
+                let missing =
+                    devices.missing.isEmpty
+                    ? "" : "; not there: \(devices.missing.joined(separator: ", ")) (tried before each ring)"
+                return "keys that stop a ring: \(open)\(missing)"
+            }
+        }
+
         /// The hands-free line: the microphone the service found, and what it listens for now (or why not).
         var handsFreeLine: String? {
             micStatus.map { status in
@@ -138,6 +160,12 @@ extension AlarmCommand {
                 "covered_until": JSONValue(covered),
                 "zone": .string(zone.identifier), "machine_zone": .string(machine.identifier),
                 "device": device.map { .object(["name": .string($0.0), "status": .string($0.1)]) } ?? .null,
+                "stop_keys": stopKeyDevices.map {
+                    .object([
+                        "devices": .array($0.open.map { .string($0) }),
+                        "missing": .array($0.missing.map { .string($0) }),
+                    ])
+                } ?? .null,
                 "hands_free": micStatus.map { status in
                     .object([
                         "mic": JSONValue(settings["service.mic"]), "mic_status": .string(status),
@@ -185,6 +213,7 @@ extension AlarmCommand {
             if let device {
                 io.print("playback device \(device.0): \(device.1) (when the service started)")
             }
+            if let stopKeysLine { io.print(stopKeysLine) }
             if let handsFreeLine { io.print(handsFreeLine) }
             io.print("times in \(zone.identifier)\(differs ? "; this machine's zone is \(machine.identifier)" : "")")
             io.print("next ring: \(next.map { "\($0.ring.id) at \(both($0.ring.fireDate))" } ?? "none")")

@@ -109,7 +109,8 @@ enum AlarmCommand: Subcommand {
                  whole reading, as the hands-free listener does.
         status   the next ring, covered-until, each active chain with its rings (in the
                  timetable's zone with its offset, and in the machine's when that differs), a
-                 ring that failed and why, whether the service found its playback device, a
+                 ring that failed and why, whether the service found its playback device, the
+                 input devices whose keys stop a ring (and a named one not there yet), a
                  sound that broke since booking, and the last outcomes (proof, rejected, escape,
                  missed, stopped). It only reads the store (works on a read-only disk); only
                  run, add and prayers create a store.
@@ -151,6 +152,7 @@ enum AlarmCommand: Subcommand {
         JSON (status --json): {"store":DIR,"service":"running"|"stopped","now":ISO,
           "next_ring":{"id","chain","fire"}|null,"covered_until":"YYYY-MM-DD"|null,
           "zone":ZONE,"machine_zone":ZONE,"device":{"name","status"}|null,
+          "stop_keys":{"devices":[PATH],"missing":[PATH]}|null,
           "chains":[{"id","kind","label","proof","sound","sound_status":"ok"|"broken: ...",
                      "window_end","rings":[{"id","ring","fire","fire_machine","state","detail"}]}],
           "outcomes":[{"chain","kind","at","detail"}],"skipped_rows":[...]}
