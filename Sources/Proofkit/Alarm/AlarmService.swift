@@ -320,7 +320,7 @@ public final class AlarmService {
             } else {
                 log("input-gone", "-", input.path)
                 missingInputs[input.path] = "gone"
-                try recordInputs()
+                try? recordInputs()  // only what status shows: a failed write must not stop the service
             }
             return false
         }
