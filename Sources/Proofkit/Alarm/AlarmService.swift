@@ -104,8 +104,10 @@ public final class AlarmService {
     /// How long a client has to send its request line, in seconds: 2.
     static let requestDeadline: TimeInterval = 2
 
-    /// The open input devices: descriptor → (path, bytes of a partial event, whether it is a FIFO).
-    var inputs: [Int32: (path: String, pending: [UInt8], isFIFO: Bool)] = [:]
+    /// An open input device: its path, the bytes of a partial event, and whether it is a FIFO.
+    typealias OpenInput = (path: String, pending: [UInt8], isFIFO: Bool)
+    /// The open input devices, by descriptor.
+    var inputs: [Int32: OpenInput] = [:]
     /// Input devices that are not open now, with why: a named one (`--input`) missing at start (a
     /// USB keypad not plugged in yet), or any that went away since. Each tick tries them again.
     var missingInputs: [String: String] = [:]
@@ -144,7 +146,7 @@ public final class AlarmService {
         self.options = options
         // Named input devices first, so that a wrong one fails before anything is made. They are
         // closed here unless the service takes them (`inputs`) at the end.
-        var named: [Int32: (path: String, pending: [UInt8], isFIFO: Bool)] = [:]
+        var named: [Int32: OpenInput] = [:]
         var namedTaken = false
         defer { if !namedTaken { for fd in named.keys { POSIX.closeDescriptor(fd) } } }
         for path in options.inputs ?? [] {
@@ -264,12 +266,15 @@ public final class AlarmService {
 
     /// Records the input devices open now and those missing (`alarm status` shows them).
     func recordInputs() throws {
-        try store.write {
-            try store.put([
-                "service.inputs": inputs.values.map(\.path).sorted().joined(separator: ","),
-                "service.inputs_missing": missingInputs.keys.sorted().joined(separator: ","),
-            ])
-        }
+        try store.write { try store.put(inputsRecord) }
+    }
+
+    /// The settings ``recordInputs()`` writes (``checkDevice()`` writes them with its own).
+    var inputsRecord: [String: String?] {
+        [
+            "service.inputs": inputs.values.map(\.path).sorted().joined(separator: ","),
+            "service.inputs_missing": missingInputs.keys.sorted().joined(separator: ","),
+        ]
     }
 
     /// Opens the named input devices that are missing (see ``missingInputs``), logging each that
@@ -446,12 +451,11 @@ public final class AlarmService {
             log("device-missing", "-", "\(options.device): \(error.message)")
         }
         try store.write {
-            try store.put([
-                "service.device": options.device, "service.device_status": found,
-                "service.inputs": inputs.values.map(\.path).sorted().joined(separator: ","),
-                "service.inputs_missing": missingInputs.keys.sorted().joined(separator: ","),
-                "service.started": iso8601(options.now(), in: TimeZone(identifier: "UTC")!),
-            ])
+            try store.put(
+                inputsRecord.merging([
+                    "service.device": options.device, "service.device_status": found,
+                    "service.started": iso8601(options.now(), in: TimeZone(identifier: "UTC")!),
+                ]) { _, new in new })
         }
     }
 
