@@ -189,14 +189,27 @@ struct AlarmEndToEndTests {
         #expect(rig.log.contains("ring-interrupted \(id) \(id).r0"))
     }
 
-    @Test("eight commands at once lose no update")
+    @Test(
+        "eight commands at once lose no update, and each chain keeps a copy of its own sound",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "needs python3 (sqlite3)"))
     func concurrentAdds() throws {
         let rig = try AlarmRig()
         try rig.startService(ringSeconds: 2)
+        // Eight different sounds: the kept copies were once named by the millisecond, so two adds
+        // in the same one shared a copy, and one chain rang the other's sound.
+        let sounds = try (0..<8).map { index in
+            let path = rig.folder + "/tone\(index).wav"
+            let hertz = 440 + 55 * Double(index)
+            let samples = (0..<8000).map {
+                Int16((0.5 * 32767 * sin(2 * Double.pi * hertz * Double($0) / 16000)).rounded())
+            }
+            try TestAudio.writeWAV(samples, rate: 16000, to: path)
+            return path
+        }
         let results = UnsafeSendableBox([ProcessResult?](repeating: nil, count: 8))
         DispatchQueue.concurrentPerform(iterations: 8) { index in
             let result = try? rig.alarm([
-                "add", "--at", "+\(600 + index)s", "--sound", rig.sound, "--label", "n\(index)",
+                "add", "--at", "+\(600 + index)s", "--sound", sounds[index], "--label", "n\(index)",
             ])
             results.lock.withLock { results.value[index] = result }
         }
@@ -204,6 +217,22 @@ struct AlarmEndToEndTests {
         let chains = try rig.status()["chains"] as? [[String: Any]] ?? []
         #expect(Set(chains.compactMap { $0["label"] as? String }) == Set((0..<8).map { "n\($0)" }))
         #expect(Set(chains.compactMap { $0["id"] as? String }).count == 8)
+        // The store as SQLite itself reads it: each chain's kept copy holds that chain's sound.
+        let query = """
+            import sqlite3, sys
+            for label, kept in sqlite3.connect(sys.argv[1]).execute('SELECT label, kept_sound FROM chains'): print(label, kept)
+            """
+        let rows = try runProcess("/usr/bin/python3", ["-c", query, rig.store + "/alarms.sqlite3"]).stdout
+            .split(separator: "\n").map { $0.split(separator: " ", maxSplits: 1).map(String.init) }
+        #expect(rows.count == 8)
+        for row in rows {
+            let index = try #require(Int(row[0].dropFirst()))
+            #expect(FileManager.default.contents(atPath: row[1]) == FileManager.default.contents(atPath: sounds[index]))
+        }
+        // The same sound booked again shares its copy.
+        _ = try rig.alarm(["add", "--at", "+700s", "--sound", sounds[0], "--label", "again"])
+        let copies = try FileManager.default.contentsOfDirectory(atPath: rig.store + "/sounds")
+        #expect(copies.count == 8, "\(copies)")
     }
 
     @Test("a second service on the same store: one line, exit 75")

@@ -317,7 +317,7 @@ struct AlarmTrustTests {
     }
 
     @Test(
-        "bad stores: a time out of range is skipped and logged (never a crash); a foreign database or a missing table is 76 with nothing written",
+        "bad stores: a time out of range is skipped and logged (never a crash); a foreign database, a missing table or a newer schema is 76 with nothing written",
         .enabled(if: hasPython, "needs python3 (its sqlite3 module edits the store)"))
     func badStores() throws {
         let rig = try AlarmRig()
@@ -352,6 +352,22 @@ struct AlarmTrustTests {
         }
         #expect(FileManager.default.contents(atPath: other) == bytes)
         #expect(!FileManager.default.fileExists(atPath: foreign.store + "/sounds"))
+
+        // A store written by a newer proofkit: read by none of the actions, and left as it is
+        // (status once read it as if it were its own).
+        let newer = try AlarmRig()
+        _ = try newer.add(in: 3600, window: 60, gap: 30)
+        let newerDatabase = newer.store + "/alarms.sqlite3"
+        #expect(try python(edit, [newerDatabase, "PRAGMA user_version = 99"]).status == 0)
+        let newerBytes = FileManager.default.contents(atPath: newerDatabase)
+        for arguments in [["status"], ["history"], ["add", "--at", "+60s", "--sound", newer.sound], ["stop"]] {
+            let result = try newer.alarm(arguments)
+            #expect(
+                result.status == 76
+                    && result.stderr.contains("written by a newer proofkit (schema 99; this one reads up to 3)"),
+                "\(arguments): \(result.status) \(result.stderr)")
+        }
+        #expect(FileManager.default.contents(atPath: newerDatabase) == newerBytes)
 
         // A store whose rings table was dropped: prayers refuses it and changes nothing.
         #expect(try python(edit, [database, "DROP TABLE rings"]).status == 0)
@@ -421,8 +437,26 @@ struct AlarmTrustTests {
         let add = try rig.alarm(["add", "--at", "+60s", "--sound", rig.sound])
         #expect(add.status != 0)
         #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere).isEmpty)
-        // The store handed to another user: root refuses it.
         try FileManager.default.removeItem(atPath: rig.store + "/sounds")
+        // A database planted as a link to another SQLite file (or any file): never opened through it.
+        let database = rig.store + "/alarms.sqlite3"
+        try FileManager.default.moveItem(atPath: database, toPath: rig.folder + "/real.sqlite3")
+        try FileManager.default.createSymbolicLink(atPath: database, withDestinationPath: rig.folder + "/real.sqlite3")
+        let real = FileManager.default.contents(atPath: rig.folder + "/real.sqlite3")
+        for arguments in [["status"], ["add", "--at", "+60s", "--sound", rig.sound], ["history"]] {
+            let result = try rig.alarm(arguments)
+            #expect(
+                result.status == 73 && result.stderr.contains("a symbolic link, which proofkit never follows"),
+                "\(arguments): \(result.status) \(result.stderr)")
+        }
+        #expect(FileManager.default.contents(atPath: rig.folder + "/real.sqlite3") == real)
+        try FileManager.default.removeItem(atPath: database)
+        try FileManager.default.moveItem(atPath: rig.folder + "/real.sqlite3", toPath: database)
+        // The store itself as a link: refused, and said so (it was "special").
+        try FileManager.default.createSymbolicLink(atPath: rig.folder + "/linked", withDestinationPath: rig.store)
+        let linked = try TestEnvironment.runProofkit(["alarm", "status", "--store", rig.folder + "/linked"])
+        #expect(linked.status == 73 && linked.stderr.contains("is a symbolic link"), "\(linked.stderr)")
+        // The store handed to another user: root refuses it.
         #expect(chown(rig.store, 65534, 65534) == 0)
         let refused = try rig.alarm(["status"])
         #expect(refused.status == 73 && refused.stderr.contains("belongs to user 65534"), "\(refused.stderr)")

@@ -191,7 +191,9 @@ struct CappedReadTests {
         #expect(!open.contains(ends[0]) && !open.contains(ends[1]), "\(open) holds \(ends)")
     }
 
-    @Test("file kinds agree with Foundation's; /dev/null, a FIFO and a file are no input device (EVIOCGVERSION)")
+    @Test(
+        "file kinds agree with Foundation's and stat(1)'s (a link named as one); /dev/null, a FIFO and a file are no input device (EVIOCGVERSION)"
+    )
     func kindsAndInputDevices() throws {
         try withTemporaryFolder { folder in
             let fifo = folder + "/keys"
@@ -211,6 +213,20 @@ struct CappedReadTests {
                 let fd = try POSIX.open(path, [.readOnly, .nonBlocking]).get()
                 #expect(!WakeUp.isInputDevice(fd), "\(path)")
                 POSIX.closeDescriptor(fd)
+            }
+            // The kinds named in messages, against the file types stat(1) names.
+            let link = folder + "/link"
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: file)
+            let named = [
+                (fifo, "a FIFO", "fifo"), ("/dev/null", "a character device", "character special file"),
+                (file, "a regular file", "regular file"), (folder, "a folder", "directory"),
+                (link, "a symbolic link", "symbolic link"),
+            ]
+            for (path, kind, statName) in named {
+                let status = try POSIX.linkStatus(path).get()
+                #expect(status.kind == kind && status.isSymbolicLink == (path == link), "\(path)")
+                let stat = try runProcess("/usr/bin/stat", ["-c", "%F", path]).stdout
+                #expect(stat.trimmingCharacters(in: .whitespacesAndNewlines) == statName, "\(path): \(stat)")
             }
         }
     }

@@ -41,14 +41,16 @@ final class SQLiteConnection: @unchecked Sendable {
 
     /// Opens (and with `create`, creates) the database file at `path`, in serialized mode; with
     /// `readOnly`, `path` is a `file:` URI opened with `SQLITE_OPEN_READONLY` (never created).
-    /// Calls `sqlite3_open_v2`, `sqlite3_busy_timeout`.
+    /// A symbolic link at `path` is refused (`SQLITE_OPEN_NOFOLLOW`, error `.io` with
+    /// `SQLITE_CANTOPEN_SYMLINK`): it is never followed. Calls `sqlite3_open_v2`,
+    /// `sqlite3_busy_timeout`.
     init(path: String, create: Bool, busyTimeoutMilliseconds: Int32, readOnly: Bool = false) throws(ProofkitError) {
         let api = try loadSQLite()
         var handle: OpaquePointer?
         let flags =
             readOnly
-            ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX
-            : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_FULLMUTEX
+            ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_NOFOLLOW
+            : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_NOFOLLOW
         let status = api.sqlite3_open_v2(path, &handle, flags, nil)
         guard status == SQLiteCode.ok, let handle else {
             let message =

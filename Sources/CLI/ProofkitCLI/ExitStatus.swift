@@ -12,10 +12,10 @@ public import ProofkitCore
 /// | 65 | Input data invalid: undecodable, unsupported format, not an image (`EX_DATAERR`). |
 /// | 66 | Input not found: missing file, folder given for a file, unknown name (`EX_NOINPUT`). |
 /// | 69 | Unavailable: audio device, ONNX Runtime, or a C library loaded on first use (`EX_UNAVAILABLE`). |
-/// | 73 | Alarm store not writable: read-only disk or folder (`EX_CANTCREAT`). |
+/// | 73 | Alarm store not writable: read-only disk or folder, or a symbolic link in its place (`EX_CANTCREAT`). |
 /// | 74 | I/O error: cannot read an input or write the output, full disk (`EX_IOERR`). |
 /// | 75 | Try again: another process holds the lock (a plan's state file, or another alarm service runs on the store) (`EX_TEMPFAIL`). |
-/// | 76 | Alarm store corrupt: not a database or damaged; left as it is. |
+/// | 76 | Alarm store corrupt (not a database, or damaged) or written by a newer proofkit; left as it is. |
 /// | 78 | Model invalid: checksum mismatch or wrong shape (`EX_CONFIG`). |
 /// | 80 | Camera busy: open in another program (`EBUSY`). |
 /// | 81 | Camera unplugged, before or during a live proof (`ENODEV`). |
@@ -90,11 +90,11 @@ public struct ExitStatus: RawRepresentable, Hashable, Sendable, CustomStringConv
           65  input data invalid (undecodable, unsupported format)
           66  input not found (missing file, folder, unknown name)
           69  unavailable (audio device, ONNX Runtime or C library)
-          73  alarm store not writable (read-only disk or folder)
+          73  alarm store not writable (read-only disk or folder, or a symbolic link)
           74  I/O error (cannot read an input or write the output, disk full)
           75  try again (another process holds the lock: a plan's state file, or an alarm
               service already running on the store)
-          76  alarm store corrupt (left as it is)
+          76  alarm store corrupt or from a newer proofkit (left as it is)
           78  model invalid (checksum mismatch, wrong shape)
           80  camera busy (open in another program)
           81  camera unplugged (before or during a live proof)

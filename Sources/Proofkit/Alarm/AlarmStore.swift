@@ -66,8 +66,9 @@ public final class AlarmStore: @unchecked Sendable {
     ///   - folder: the store's folder.
     ///   - access: whether a missing store is created, and whether it is written [`.create`].
     /// - Throws: ``ProofkitError`` `.notFound` (no store, with `.existing`/`.readOnly`),
-    ///   `.storeCorrupt` (damaged, not a proofkit store, or missing a table: nothing written),
-    ///   `.storeReadOnly` (cannot be written, or run as root on a folder another user owns);
+    ///   `.storeCorrupt` (damaged, not a proofkit store, missing a table, or written by a newer
+    ///   proofkit: nothing written), `.storeReadOnly` (cannot be written, a symbolic link as the
+    ///   folder or the database, or run as root on a folder another user owns);
     ///   `ProofkitError` `.runtimeUnavailable` when libsqlite3 is missing.
     public init(folder: String, access: Access = .create) throws {
         self.folder = folder
@@ -85,6 +86,12 @@ public final class AlarmStore: @unchecked Sendable {
             }
         }
         try AlarmStore.checkOwner(folder)
+        if case .success(let info) = POSIX.linkStatus(path), info.isSymbolicLink {
+            throw ProofkitError(
+                .storeReadOnly,
+                "\(path): a symbolic link, which proofkit never follows in its store; it was left as it is: put the database itself there"
+            )
+        }
         try AlarmStore.checkLog(of: path)
         do {
             if case .success(let info) = POSIX.status(path), info.size > 0 {
@@ -104,6 +111,11 @@ public final class AlarmStore: @unchecked Sendable {
     /// someone else controls could redirect root's writes).
     static func checkOwner(_ folder: String) throws {
         guard case .success(let info) = POSIX.linkStatus(folder) else { return }
+        guard !info.isSymbolicLink else {
+            throw ProofkitError(
+                .storeReadOnly,
+                "\(folder): the alarm store is a symbolic link, which proofkit does not follow; give the folder itself")
+        }
         guard info.isDirectory else {
             throw ProofkitError(.storeReadOnly, "\(folder): the alarm store is not a folder (it is \(info.kind))")
         }
@@ -129,10 +141,21 @@ public final class AlarmStore: @unchecked Sendable {
                 "\(path): not a proofkit alarm store (application_id \(id), tables \(names.sorted().joined(separator: ", "))); it was left as it is"
             )
         }
+        try checkVersion(version, path: path)
         if let missing = tables.subtracting(names).sorted().first {
             throw ProofkitError(
                 .storeCorrupt, "\(path): the alarm store has no '\(missing)' table; it was left as it is")
         }
+    }
+
+    /// Refuses a store of a newer schema (written by a newer proofkit): this build would misread
+    /// it, and writing would damage it.
+    static func checkVersion(_ version: Int64, path: String) throws(ProofkitError) {
+        guard version > Int64(schemaVersion) else { return }
+        throw ProofkitError(
+            .storeCorrupt,
+            "\(path): the alarm store was written by a newer proofkit (schema \(version); this one reads up to \(schemaVersion)); it was left as it is: use that proofkit again"
+        )
     }
 
     static func makeFolder(_ path: String) throws {
@@ -166,12 +189,7 @@ public final class AlarmStore: @unchecked Sendable {
     static func migrate(_ db: SQLiteDatabase) throws(ProofkitError) {
         let version = try db.query("PRAGMA user_version").first?.first?.integer ?? 0
         if version == Int64(schemaVersion) { return }
-        if version > Int64(schemaVersion) {
-            throw ProofkitError(
-                .decodeFailed,
-                "SQLite: the store has schema version \(version), newer than this proofkit's \(schemaVersion)",
-                underlying: 11)
-        }
+        try checkVersion(version, path: db.path)
         try db.transaction { () throws(ProofkitError) in
             // Re-read inside the transaction: another command may have migrated meanwhile.
             let current = try db.query("PRAGMA user_version").first?.first?.integer ?? 0
@@ -636,58 +654,6 @@ public final class AlarmStore: @unchecked Sendable {
     /// The stamp of the last prayer plan.
     public func prayerStamp() throws -> PlanStamp? {
         try setting("prayers.stamp").flatMap(PlanStampText.decode)
-    }
-
-    // MARK: Sounds
-
-    /// The largest sound kept in the store: 64 MiB (an alarm sound is under 30 s).
-    static let soundLimit = 64 << 20
-
-    /// Keeps a copy of `path` in the store's sounds folder (atomically: a temporary file, then
-    /// rename; a symlink planted as the folder or the copy is never followed) and returns the
-    /// copy's path.
-    /// - Throws: `ProofkitError` (the sound cannot be read), ``ProofkitError`` `.storeReadOnly`.
-    public func keepCopy(of path: String, name: String) throws -> String {
-        let data = try BoundedFile.read(path, limit: AlarmStore.soundLimit, what: "sound")
-        try AlarmStore.makeFolder(soundsFolder)
-        guard case .success(let info) = POSIX.linkStatus(soundsFolder), info.isDirectory,
-            info.owner == POSIX.effectiveUser
-        else {
-            throw ProofkitError(.storeReadOnly, "\(soundsFolder): not a folder of this user's; refusing to write there")
-        }
-        let ext =
-            path.split(separator: "/").last.flatMap { $0.contains(".") ? $0.split(separator: ".").last : nil }
-            .map { "." + $0 } ?? ""
-        let target = soundsFolder + "/" + name + ext
-        if case .success(let existing) = POSIX.linkStatus(target), !existing.isRegular {
-            POSIX.remove(target)  // a planted symlink is replaced, not followed
-        }
-        do throws(ProofkitError) {
-            try AtomicFile.write(data, to: target)
-        } catch {
-            throw ProofkitError(.storeReadOnly, "\(target): cannot keep a copy of the sound (\(error.message))")
-        }
-        return target
-    }
-
-    /// Removes kept sound copies that no chain and no setting names (left by a command killed
-    /// between copying and booking), older than a minute so that a booking under way keeps its copy.
-    /// - Returns: the removed paths.
-    @discardableResult
-    public func removeOrphanedSounds(now: Date) throws -> [String] {
-        guard case .success(let info) = POSIX.linkStatus(soundsFolder), info.isDirectory else { return [] }
-        var named = Set(try read { try db.query("SELECT kept_sound FROM chains").compactMap { $0.first?.text } })
-        if let kept = try setting("prayers.kept_sound") { named.insert(kept) }
-        var removed: [String] = []
-        for entry in POSIX.folderEntries(soundsFolder) {
-            let path = soundsFolder + "/" + FilePath.string(fromBytes: entry)
-            guard !named.contains(path), case .success(let file) = POSIX.linkStatus(path), !file.isDirectory,
-                Double(file.modified) < now.timeIntervalSince1970 - 60
-            else { continue }
-            POSIX.remove(path)
-            removed.append(path)
-        }
-        return removed
     }
 }
 

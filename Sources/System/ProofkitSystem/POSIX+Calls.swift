@@ -94,19 +94,6 @@ package enum POSIX {
         package var modified: Int
         /// The file type bits (`st_mode & S_IFMT`).
         package var type: UInt32
-
-        /// "a folder", "a FIFO"...: what a file that is not regular is, for messages.
-        package var kind: String {
-            switch mode_t(type) {
-            case S_IFREG: "a regular file"
-            case S_IFDIR: "a folder"
-            case S_IFCHR: "a character device"
-            case S_IFBLK: "a block device"
-            case S_IFIFO: "a FIFO"
-            case S_IFSOCK: "a socket"
-            default: "special"
-            }
-        }
     }
 
     private static func fileStatus(_ info: stat) -> FileStatus {

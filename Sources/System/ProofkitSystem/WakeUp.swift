@@ -82,11 +82,3 @@ package enum WakeUp {
         return false
     }
 }
-
-extension POSIX.FileStatus {
-    /// Whether this is a FIFO (a named pipe): `S_IFIFO`, 0o010000 on Linux (and Darwin).
-    package var isFIFO: Bool { type == 0o010000 }
-    /// Whether this is a character device (`/dev/input/event0`, `/dev/null`, a terminal...):
-    /// `S_IFCHR`, 0o020000.
-    package var isCharacterDevice: Bool { type == 0o020000 }
-}

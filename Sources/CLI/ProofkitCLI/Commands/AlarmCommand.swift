@@ -513,7 +513,7 @@ enum AlarmCommand: Subcommand {
         try checkSound(sound)
         let store = try openStore(arguments, io: io)
         let absolute = try absolutePath(sound)
-        let kept = try store.keepCopy(of: absolute, name: "oneoff-\(Int(now.timeIntervalSince1970 * 1000))")
+        let kept = try store.keepCopy(of: absolute, prefix: "oneoff")
         func duration(_ s: Double) -> Duration { .milliseconds(Int64((s * 1000).rounded())) }
         let (id, rings) = try store.addOneOff(
             first: first, window: duration(window), firstGap: duration(gap),
@@ -567,7 +567,7 @@ enum AlarmCommand: Subcommand {
                 throw UsageError("prayers needs --sound FILE: the alarm sound (see 'proofkit trim' to make one)")
             }
         }
-        let kept = try sound.map { try store.keepCopy(of: $0, name: "prayers") }
+        let kept = try sound.map { try store.keepCopy(of: $0, prefix: "prayers") }
         try store.write {
             try store.put([
                 "prayers.lat": String(calculator.coordinates.latitude),

@@ -1,0 +1,71 @@
+import Inference
+import ProofkitCore
+internal import ProofkitSystem
+import Storage
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
+
+/// The kept copies of the alarm sounds, in the store's `sounds/` folder: a chain rings its copy
+/// when its sound file is moved or breaks.
+extension AlarmStore {
+    /// The largest sound kept in the store: 64 MiB (an alarm sound is under 30 s).
+    static let soundLimit = 64 << 20
+
+    /// Keeps a copy of `path` in the store's sounds folder (atomically: a temporary file, then
+    /// rename; a symlink planted as the folder or the copy is never followed) and returns the
+    /// copy's path: `sounds/PREFIX-HASH.EXT`, where HASH is the first 16 hex digits of the
+    /// sound's SHA-256. So two commands at once never replace each other's copy with another
+    /// sound (a name from the time alone was shared by two `alarm add`s in one millisecond), and
+    /// chains booked with the same sound share one copy.
+    /// - Parameters:
+    ///   - path: the sound file (at most 64 MiB).
+    ///   - prefix: the copy's name before the hash, e.g. `oneoff` or `prayers`.
+    /// - Throws: `ProofkitError` (the sound cannot be read), ``ProofkitError`` `.storeReadOnly`.
+    public func keepCopy(of path: String, prefix: String) throws -> String {
+        let data = try BoundedFile.read(path, limit: AlarmStore.soundLimit, what: "sound")
+        let name = prefix + "-" + SHA256.hexDigest(of: data).prefix(16)
+        try AlarmStore.makeFolder(soundsFolder)
+        guard case .success(let info) = POSIX.linkStatus(soundsFolder), info.isDirectory,
+            info.owner == POSIX.effectiveUser
+        else {
+            throw ProofkitError(.storeReadOnly, "\(soundsFolder): not a folder of this user's; refusing to write there")
+        }
+        let ext =
+            path.split(separator: "/").last.flatMap { $0.contains(".") ? $0.split(separator: ".").last : nil }
+            .map { "." + $0 } ?? ""
+        let target = soundsFolder + "/" + name + ext
+        if case .success(let existing) = POSIX.linkStatus(target), !existing.isRegular {
+            POSIX.remove(target)  // a planted symlink is replaced, not followed
+        }
+        do throws(ProofkitError) {
+            try AtomicFile.write(data, to: target)
+        } catch {
+            throw ProofkitError(.storeReadOnly, "\(target): cannot keep a copy of the sound (\(error.message))")
+        }
+        return target
+    }
+
+    /// Removes kept sound copies that no chain and no setting names (left by a command killed
+    /// between copying and booking), older than a minute so that a booking under way keeps its copy.
+    /// - Returns: the removed paths.
+    @discardableResult
+    public func removeOrphanedSounds(now: Date) throws -> [String] {
+        guard case .success(let info) = POSIX.linkStatus(soundsFolder), info.isDirectory else { return [] }
+        var named = Set(try read { try db.query("SELECT kept_sound FROM chains").compactMap { $0.first?.text } })
+        if let kept = try setting("prayers.kept_sound") { named.insert(kept) }
+        var removed: [String] = []
+        for entry in POSIX.folderEntries(soundsFolder) {
+            let path = soundsFolder + "/" + FilePath.string(fromBytes: entry)
+            guard !named.contains(path), case .success(let file) = POSIX.linkStatus(path), !file.isDirectory,
+                Double(file.modified) < now.timeIntervalSince1970 - 60
+            else { continue }
+            POSIX.remove(path)
+            removed.append(path)
+        }
+        return removed
+    }
+}
