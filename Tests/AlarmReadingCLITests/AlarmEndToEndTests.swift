@@ -124,18 +124,38 @@ struct AlarmEndToEndTests {
         #expect(rig.log.contains("hold \(id)") && rig.log.contains("hold-end \(id)"))
     }
 
-    @Test("a sound that breaks after booking is reported by status and rings with the kept copy")
+    @Test(
+        "a sound that breaks after booking is reported by status and rings with the kept copy; status says when the copy is gone too"
+    )
     func brokenSoundRingsKeptCopy() throws {
         let rig = try AlarmRig()
         try rig.startService(ringSeconds: 1)
         let (id, first) = try rig.add(in: 3, window: 0, gap: 1)
         try Data(repeating: 0x41, count: 1000).write(to: URL(fileURLWithPath: rig.sound))  // the file breaks
         let chain = try #require((try rig.status()["chains"] as? [[String: Any]])?.first)
-        #expect((chain["sound_status"] as? String)?.hasPrefix("broken: ") == true, "\(chain)")
+        let said = try #require(chain["sound_status"] as? String)
+        #expect(said.hasPrefix("broken: ") && said.hasSuffix("; rings with the kept copy"), "\(chain)")
         let heard = try #require(rig.firstSound(by: first.addingTimeInterval(3)), "nothing rang: \(rig.log)")
         #expect(heard.timeIntervalSince(first) <= 1.0)
         #expect(rig.log.contains("sound-broken \(id)"))
         #expect(rig.log.contains("sound=\(rig.store)/sounds/"))
+        // The kept copy removed as well: status no longer promises a ring.
+        for copy in try FileManager.default.contentsOfDirectory(atPath: rig.store + "/sounds") {
+            try FileManager.default.removeItem(atPath: rig.store + "/sounds/" + copy)
+        }
+        let later = try rig.alarm(["add", "--at", "+600s", "--sound", rig.folder + "/gone.wav"])
+        #expect(later.status == 66, "\(later.stderr)")
+        let samples = (0..<8000).map { Int16(truncatingIfNeeded: ($0 % 32) * 500) }
+        try TestAudio.writeWAV(samples, rate: 16000, to: rig.folder + "/gone.wav")
+        #expect(try rig.alarm(["add", "--at", "+600s", "--sound", rig.folder + "/gone.wav"]).status == 0)
+        try FileManager.default.removeItem(atPath: rig.folder + "/gone.wav")
+        for copy in try FileManager.default.contentsOfDirectory(atPath: rig.store + "/sounds") {
+            try FileManager.default.removeItem(atPath: rig.store + "/sounds/" + copy)
+        }
+        let gone = try #require((try rig.status()["chains"] as? [[String: Any]])?.last)
+        let none = try #require(gone["sound_status"] as? String)
+        #expect(none.hasPrefix("broken: ") && none.contains("the kept copy cannot ring either"), "\(gone)")
+        #expect(none.hasSuffix(": it cannot ring"), "\(gone)")
     }
 
     @Test("--escape ends the chain, cancels its rings and is recorded as an escape, not a proof")
@@ -227,7 +247,10 @@ struct AlarmEndToEndTests {
         #expect(rows.count == 8)
         for row in rows {
             let index = try #require(Int(row[0].dropFirst()))
-            #expect(FileManager.default.contents(atPath: row[1]) == FileManager.default.contents(atPath: sounds[index]))
+            #expect(!row[1].contains("/"), "the copy's name, not a path: \(row[1])")
+            #expect(
+                FileManager.default.contents(atPath: rig.store + "/sounds/" + row[1])
+                    == FileManager.default.contents(atPath: sounds[index]))
         }
         // The same sound booked again shares its copy.
         _ = try rig.alarm(["add", "--at", "+700s", "--sound", sounds[0], "--label", "again"])

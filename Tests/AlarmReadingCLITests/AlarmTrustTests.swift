@@ -462,19 +462,51 @@ struct AlarmTrustTests {
         #expect(refused.status == 73 && refused.stderr.contains("belongs to user 65534"), "\(refused.stderr)")
     }
 
-    @Test("orphaned sound copies (a booking killed mid-way) are removed when the service starts; kept ones stay")
+    @Test(
+        "orphaned sound copies (a booking killed mid-way) are removed when the service starts; kept ones stay, whatever spelling of the store booked them",
+        .enabled(if: hasPython, "needs python3 (its sqlite3 module edits the store)"))
     func orphanedSoundsRemoved() throws {
         let rig = try AlarmRig()
         _ = try rig.add(in: 60, window: 60, gap: 30)
-        let kept = try FileManager.default.contentsOfDirectory(atPath: rig.store + "/sounds")
-        #expect(kept.count == 1)
+        // Booked with a relative store ("./store/" from the rig's folder), as a user types it; the
+        // service opens it by its absolute path. The copy was once recorded as spelled, so the
+        // service took it for an orphan and removed it.
+        let relative = try TestEnvironment.runProofkit(
+            ["alarm", "add", "--at", "+90s", "--sound", "quiet.wav", "--store", "./store/"],
+            currentDirectory: rig.folder)
+        #expect(relative.status != 0, "no such sound yet: \(relative.stderr)")
+        let quiet = (0..<8000).map { Int16(truncatingIfNeeded: ($0 % 40) * 100) }
+        try TestAudio.writeWAV(quiet, rate: 16000, to: rig.folder + "/quiet.wav")
+        let booked = try TestEnvironment.runProofkit(
+            ["alarm", "add", "--at", "+90s", "--sound", "quiet.wav", "--store", "./store/"],
+            currentDirectory: rig.folder)
+        #expect(booked.status == 0, "\(booked.stderr)")
+        let kept = try FileManager.default.contentsOfDirectory(atPath: rig.store + "/sounds").sorted()
+        #expect(kept.count == 2)
         let orphan = rig.store + "/sounds/oneoff-1.wav"
         try Data(repeating: 1, count: 100).write(to: URL(fileURLWithPath: orphan))
-        try FileManager.default.setAttributes(
-            [.modificationDate: Date().addingTimeInterval(-600)], ofItemAtPath: orphan)
+        for file in kept.map({ rig.store + "/sounds/" + $0 }) + [orphan] {
+            try FileManager.default.setAttributes(
+                [.modificationDate: Date().addingTimeInterval(-600)], ofItemAtPath: file)
+        }
         try rig.startService(ringSeconds: 1)
         #expect(!FileManager.default.fileExists(atPath: orphan), "\(rig.log)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: rig.store + "/sounds") == kept)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: rig.store + "/sounds").sorted() == kept, "\(rig.log)")
+        rig.stopService()
+        // A store from before: each copy recorded by its path, relative or absolute. Read by its name.
+        let edit = "import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute(sys.argv[2]); db.commit()"
+        #expect(
+            try python(
+                edit,
+                [
+                    rig.store + "/alarms.sqlite3",
+                    "UPDATE chains SET kept_sound = 'elsewhere/store/sounds/' || kept_sound",
+                ]
+            ).status == 0)
+        try rig.startService(ringSeconds: 1)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: rig.store + "/sounds").sorted() == kept, "\(rig.log)")
     }
 
     @Test("install carries --device, --ring-seconds and the store into the unit; --system writes User=")

@@ -17,10 +17,11 @@ extension AlarmStore {
 
     /// Keeps a copy of `path` in the store's sounds folder (atomically: a temporary file, then
     /// rename; a symlink planted as the folder or the copy is never followed) and returns the
-    /// copy's path: `sounds/PREFIX-HASH.EXT`, where HASH is the first 16 hex digits of the
-    /// sound's SHA-256. So two commands at once never replace each other's copy with another
-    /// sound (a name from the time alone was shared by two `alarm add`s in one millisecond), and
-    /// chains booked with the same sound share one copy.
+    /// copy's name in that folder, as the store records it: `PREFIX-HASH.EXT`, where HASH is the
+    /// first 16 hex digits of the sound's SHA-256. So two commands at once never replace each
+    /// other's copy with another sound (a name from the time alone was shared by two `alarm add`s
+    /// in one millisecond), and chains booked with the same sound share one copy. A chain read
+    /// from the store gives the copy's path (``keptSoundPath(_:)``).
     /// - Parameters:
     ///   - path: the sound file (at most 64 MiB).
     ///   - prefix: the copy's name before the hash, e.g. `oneoff` or `prayers`.
@@ -46,17 +47,31 @@ extension AlarmStore {
         } catch {
             throw ProofkitError(.storeReadOnly, "\(target): cannot keep a copy of the sound (\(error.message))")
         }
-        return target
+        return name + ext
+    }
+
+    /// The path of a kept copy the store records as `stored`: its name in this store's sounds
+    /// folder. Earlier stores recorded the path as the booking command spelled the store
+    /// (`store/sounds/NAME`, relative or absolute), which named nothing once the store was opened
+    /// under another spelling; the name is the part after the last `/`.
+    func keptSoundPath(_ stored: String?) -> String? {
+        guard let name = stored.flatMap({ $0.split(separator: "/").last }), name != "..", name != "." else {
+            return nil
+        }
+        return soundsFolder + "/" + name
     }
 
     /// Removes kept sound copies that no chain and no setting names (left by a command killed
-    /// between copying and booking), older than a minute so that a booking under way keeps its copy.
+    /// between copying and booking, or by a sound replaced), older than a minute so that a
+    /// booking under way keeps its copy. A name is matched whatever spelling of the store
+    /// recorded it.
     /// - Returns: the removed paths.
     @discardableResult
     public func removeOrphanedSounds(now: Date) throws -> [String] {
         guard case .success(let info) = POSIX.linkStatus(soundsFolder), info.isDirectory else { return [] }
-        var named = Set(try read { try db.query("SELECT kept_sound FROM chains").compactMap { $0.first?.text } })
-        if let kept = try setting("prayers.kept_sound") { named.insert(kept) }
+        var named = Set(
+            try read { try db.query("SELECT kept_sound FROM chains").compactMap { keptSoundPath($0.first?.text) } })
+        if let kept = keptSoundPath(try setting("prayers.kept_sound")) { named.insert(kept) }
         var removed: [String] = []
         for entry in POSIX.folderEntries(soundsFolder) {
             let path = soundsFolder + "/" + FilePath.string(fromBytes: entry)

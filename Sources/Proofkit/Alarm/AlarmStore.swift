@@ -315,7 +315,11 @@ public final class AlarmStore: @unchecked Sendable {
                 "SELECT \(AlarmStore.chainColumns) FROM chains WHERE (\(clause)) AND \(AlarmStore.validTime("first_fire", "window_end")) ORDER BY first_fire, id",
                 values
             )
-            .map(AlarmStore.chain)
+            .map { row in
+                var chain = AlarmStore.chain(row)
+                chain.keptSound = keptSoundPath(chain.keptSound)
+                return chain
+            }
         }
     }
 
@@ -390,7 +394,8 @@ public final class AlarmStore: @unchecked Sendable {
             [.text(chain), .text(kind), .real(at.timeIntervalSince1970), detail.map { .text($0) } ?? .null])
     }
 
-    /// Books a one-off chain and its rings in one transaction.
+    /// Books a one-off chain and its rings in one transaction. `keptSound` is the name that
+    /// ``keepCopy(of:prefix:)`` returned.
     /// - Returns: the chain id (`a1`, `a2`, ...).
     public func addOneOff(
         first: Date, window: Duration, firstGap: Duration, gapGrowth: Duration, sound: String,

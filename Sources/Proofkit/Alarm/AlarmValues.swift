@@ -55,7 +55,7 @@ public struct StoredChain: Sendable, Hashable {
     public var label: String?
     /// The sound as booked (its path).
     public var sound: String
-    /// The last good copy of the sound, in the store's folder.
+    /// The last good copy of the sound: its path in the store's sounds folder.
     public var keptSound: String?
     /// The proof it takes.
     public var proof: ProofKind

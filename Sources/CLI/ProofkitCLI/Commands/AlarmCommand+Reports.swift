@@ -84,27 +84,38 @@ extension AlarmCommand {
             covered = try store.setting("prayers.covered_until")
             outcomes = try store.outcomes(limit: 10)
             var checked: [String: String] = [:]
-            for chain in active where checked[chain.sound] == nil {
-                checked[chain.sound] = Self.checkSound(chain.sound)
+            for chain in active where checked[Self.soundKey(chain)] == nil {
+                checked[Self.soundKey(chain)] = Self.checkSound(chain)
             }
             soundChecks = checked
         }
 
-        /// `ok`, or why the chain's sound is broken (it then rings with the kept copy).
-        private static func checkSound(_ path: String) -> String {
+        static func soundKey(_ chain: StoredChain) -> String { chain.sound + "\u{0}" + (chain.keptSound ?? "") }
+
+        /// Why the sound at `path` cannot ring, or `nil` when it can.
+        private static func problem(_ path: String) -> String? {
             do {
                 let report = try AlarmSound.check(path: path)
-                if case .rejected(let reason) = report.verdict {
-                    return "broken: \(reason.detail); rings with the kept copy"
-                }
-                return "ok"
+                if case .rejected(let reason) = report.verdict { return reason.detail }
+                return nil
             } catch {
-                return "broken: \(error.description); rings with the kept copy"
+                return error.description
             }
         }
 
+        /// `ok`, or why the chain's sound is broken, and whether its kept copy (what the service
+        /// rings then) can ring in its place.
+        private static func checkSound(_ chain: StoredChain) -> String {
+            guard let broken = problem(chain.sound) else { return "ok" }
+            guard let kept = chain.keptSound else { return "broken: \(broken); no kept copy: it cannot ring" }
+            if let keptProblem = problem(kept) {
+                return "broken: \(broken); the kept copy cannot ring either (\(keptProblem)): it cannot ring"
+            }
+            return "broken: \(broken); rings with the kept copy"
+        }
+
         /// The chain's sound check: `ok` or why it is broken (each active chain's is checked in `init`).
-        private func soundStatus(of chain: StoredChain) -> String { soundChecks[chain.sound] ?? "ok" }
+        private func soundStatus(of chain: StoredChain) -> String { soundChecks[Self.soundKey(chain)] ?? "ok" }
 
         /// The input devices whose keys stop a ring, open and missing, as the service last recorded
         /// them (`nil` before a service first ran on the store).
