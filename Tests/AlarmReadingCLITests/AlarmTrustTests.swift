@@ -463,6 +463,47 @@ struct AlarmTrustTests {
     }
 
     @Test(
+        "a store removed or replaced while the service runs: at the fire time it rings nothing from the old store, says so and exits 66; started again, it reads the store now there",
+        .enabled(if: hasPython, "needs python3 (its sqlite3 module saves a copy of the store)"))
+    func storeRemovedOrReplaced() throws {
+        // Removed: the folder deleted to start afresh, with the service still running.
+        let removed = try AlarmRig()
+        let (_, first) = try removed.add(in: 3, window: 60, gap: 30)
+        try removed.startService(ringSeconds: 1)
+        try FileManager.default.removeItem(atPath: removed.store)
+        let service = try #require(removed.service)
+        let deadline = first.addingTimeInterval(10)
+        while service.isRunning && Date() < deadline { usleep(50_000) }
+        #expect(!service.isRunning && service.terminationStatus == 66, "\(removed.log)")
+        #expect(removed.log.contains("store-gone - \(removed.store)/alarms.sqlite3 was removed or replaced"))
+        #expect(!removed.log.contains("ring-due"), "\(removed.log)")
+        #expect(
+            !FileManager.default.fileExists(atPath: removed.out)
+                || FileManager.default.contents(atPath: removed.out)!.isEmpty)
+
+        // Replaced: a saved copy of the store moved in while the service runs.
+        let replaced = try AlarmRig()
+        let (id, fire) = try replaced.add(in: 4, window: 60, gap: 30)
+        try replaced.startService(ringSeconds: 1)
+        let save = """
+            import os, sqlite3, sys
+            src = sqlite3.connect(sys.argv[1]); dst = sqlite3.connect(sys.argv[1] + '.saved')
+            src.backup(dst); dst.close(); os.replace(sys.argv[1] + '.saved', sys.argv[1])
+            """
+        #expect(try python(save, [replaced.store + "/alarms.sqlite3"]).status == 0)
+        let second = try #require(replaced.service)
+        while second.isRunning && Date() < fire.addingTimeInterval(10) { usleep(50_000) }
+        #expect(!second.isRunning && second.terminationStatus == 66, "\(replaced.log)")
+        #expect(replaced.log.contains("store-gone"), "\(replaced.log)")
+        // Its socket and lock went with it; a service started again rings the copy's alarm.
+        #expect(!FileManager.default.fileExists(atPath: replaced.store + "/control.sock"))
+        replaced.service = nil
+        try replaced.startService(ringSeconds: 1)
+        #expect(replaced.firstSound(by: Date().addingTimeInterval(5)) != nil, "\(replaced.log)")
+        #expect(replaced.log.contains("ring-due \(id)"), "\(replaced.log)")
+    }
+
+    @Test(
         "orphaned sound copies (a booking killed mid-way) are removed when the service starts; kept ones stay, whatever spelling of the store booked them",
         .enabled(if: hasPython, "needs python3 (its sqlite3 module edits the store)"))
     func orphanedSoundsRemoved() throws {

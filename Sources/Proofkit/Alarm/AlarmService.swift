@@ -61,7 +61,8 @@ public struct AlarmServiceOptions: Sendable {
 /// stall never delay a ring or another client. A live proof's hold lasts at most
 /// ``AlarmStore/holdLimit``; the backups that fell inside a hold ring at once when it ends
 /// without a proof. SIGTERM, SIGINT and SIGHUP end the service cleanly (exit 0), removing its
-/// socket and lock.
+/// socket and lock. A store removed or replaced while it runs ends it too (exit 66,
+/// ``checkStoreFile()``).
 public final class AlarmService {
     let store: AlarmStore
     let options: AlarmServiceOptions
@@ -82,6 +83,8 @@ public final class AlarmService {
     var signalFD: Int32 { signals.raw }
     /// When the timer was last armed to wake the service (``tick()``), on ``AlarmServiceOptions/now``'s clock.
     var nextWake: Date?
+    /// The database file the service opened (device, inode), checked at every ``tick()``.
+    var storeFile: (device: UInt64, inode: UInt64)?
 
     /// A live proof holding a chain's backups off.
     struct Hold {
@@ -187,6 +190,7 @@ public final class AlarmService {
         }
         _ = POSIX.truncate(lockFD, to: 0)
         _ = POSIX.writeAll(lockFD, Array("\(POSIX.processID)\n".utf8), at: 0)
+        if case .success(let file) = POSIX.status(store.databasePath) { storeFile = (file.device, file.inode) }
 
         do throws(SystemCallFailure) {
             listener = OwnedDescriptor(try UnixSocket.listen(at: store.socketPath))  // mode 0600
@@ -462,15 +466,45 @@ public final class AlarmService {
     /// Ends the service on a termination signal: the ring stops, the socket and the lock go, exit 0.
     func shutDown(signal number: Int32) -> Never {
         log("exit", "-", "signal=\(number)")
+        windDown()
+        POSIX.exitImmediately(0)
+    }
+
+    /// Stops the ring and the hands-free slot, and removes the socket and the lock while they are
+    /// still this service's (the store's folder may have been removed and made again).
+    func windDown() {
         stopSlot(reason: "exit")
         if let current {
             current.stopRequested.withLock { $0 = true }
             for _ in 0..<100 where current.finished.withLock({ $0 }) == nil { POSIX.sleep(microseconds: 10_000) }
             try? finishRing()
         }
+        guard case .success(let held) = POSIX.status(descriptor: lockFD),
+            case .success(let there) = POSIX.status(store.lockPath),
+            held.device == there.device, held.inode == there.inode
+        else { return }
         POSIX.remove(store.socketPath)
         POSIX.remove(store.lockPath)
-        POSIX.exitImmediately(0)
+    }
+
+    /// Ends the service when its database was removed or replaced while it ran (the store's folder
+    /// removed to start afresh, or a saved copy moved in): the alarms of a store nobody can see
+    /// any more must not ring, and a replaced one is read again from the start. Under systemd
+    /// (`Restart=always`) the service starts again on the store now there.
+    /// - Throws: ``ProofkitError`` `.notFound` (exit 66), after logging `store-gone`.
+    func checkStoreFile() throws(ProofkitError) {
+        guard let storeFile else { return }
+        if case .success(let file) = POSIX.status(store.databasePath), file.device == storeFile.device,
+            file.inode == storeFile.inode
+        {
+            return
+        }
+        log("store-gone", "-", "\(store.databasePath) was removed or replaced; the service stops")
+        windDown()
+        throw ProofkitError(
+            .notFound,
+            "\(store.databasePath): the alarm store was removed or replaced while the service ran; it stopped, and rings nothing from the old store (systemd starts it again on the store now there)"
+        )
     }
 
     /// Accepts every waiting connection; each is read without blocking until its line or deadline.
@@ -575,6 +609,7 @@ public final class AlarmService {
 
     /// Re-plans when due, marks missed rings, starts due rings, and arms the timer.
     func tick() throws {
+        try checkStoreFile()
         reopenMissingInputs()
         let now = options.now()
         let zone = currentDeviceZone(environment: options.environment)
