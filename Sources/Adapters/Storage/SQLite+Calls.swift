@@ -54,7 +54,8 @@ final class SQLiteConnection: @unchecked Sendable {
         let status = api.sqlite3_open_v2(path, &handle, flags, nil)
         guard status == SQLiteCode.ok, let handle else {
             let message =
-                handle.map { String(cString: api.sqlite3_errmsg($0)!) } ?? String(cString: api.sqlite3_errstr(status)!)
+                handle.map { String(cString: api.sqlite3_errmsg($0)!) + systemReason(api, $0, status) }
+                ?? String(cString: api.sqlite3_errstr(status)!)
             if let handle { _ = api.sqlite3_close_v2(handle) }
             throw sqliteError(status, message, operation: "sqlite3_open_v2", path: path)
         }
@@ -65,10 +66,13 @@ final class SQLiteConnection: @unchecked Sendable {
 
     deinit { _ = api.sqlite3_close_v2(raw) }
 
-    /// The last error on this connection. Calls `sqlite3_extended_errcode`, `sqlite3_errmsg`.
+    /// The last error on this connection, with the system's reason for an I/O failure. Calls
+    /// `sqlite3_extended_errcode`, `sqlite3_errmsg`.
     func lastError(_ operation: String) -> ProofkitError {
-        sqliteError(
-            api.sqlite3_extended_errcode(raw), api.sqlite3_errmsg(raw).map { String(cString: $0) } ?? "unknown error",
+        let code = api.sqlite3_extended_errcode(raw)
+        return sqliteError(
+            code,
+            (api.sqlite3_errmsg(raw).map { String(cString: $0) } ?? "unknown error") + systemReason(api, raw, code),
             operation: operation,
             path: nil)
     }
@@ -130,6 +134,17 @@ final class SQLiteConnection: @unchecked Sendable {
 }
 
 /// The one funnel from SQLite result codes to `ProofkitError` (`underlying` is the extended code).
+/// " (No space left on device)": the errno behind an I/O, full-disk or cannot-open failure
+/// (SQLite's own message for a full disk is often only "disk I/O error"); empty otherwise. Calls
+/// `sqlite3_system_errno`.
+func systemReason(_ api: proofkit_sqlite_api, _ connection: OpaquePointer, _ code: Int32) -> String {
+    let system = api.sqlite3_system_errno(connection)
+    guard system > 0, [SQLiteCode.ioError, SQLiteCode.full, SQLiteCode.cantOpen].contains(code & 0xff) else {
+        return ""
+    }
+    return " (" + String(cString: strerror(system)) + ")"
+}
+
 func sqliteError(_ code: Int32, _ message: String, operation: String, path: String?) -> ProofkitError {
     let primary = code & 0xff
     let kind: ProofkitError.Code
