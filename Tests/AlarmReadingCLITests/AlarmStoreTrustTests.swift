@@ -216,6 +216,61 @@ struct AlarmStoreTrustTests {
         #expect(try rig.alarm(["prove", id, "--escape"]).status == 0)
     }
 
+    /// Whether a small tmpfs can be mounted in a mount namespace of its own (root, `unshare -m`):
+    /// a disk that fills up, without touching the machine's mounts.
+    static let canMountTmpfs: Bool = {
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare"),
+            let folder = try? TestFolder.make()
+        else { return false }
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let probe = try? runProcess(
+            "/usr/bin/unshare", ["-m", "/bin/sh", "-c", "mount -t tmpfs -o size=64k tmpfs \"$0\"", folder])
+        return probe?.status == 0
+    }()
+
+    @Test(
+        "a disk that fills under the running service: every ring still rings, the writes wait, and land in order once there is room",
+        .enabled(if: canMountTmpfs, "needs root and unshare -m, for a small tmpfs that fills up"))
+    func fullDiskRingsOn() throws {
+        let rig = try AlarmRig()
+        let small = rig.folder + "/small"
+        try FileManager.default.createDirectory(atPath: small, withIntermediateDirectories: true)
+        // In a mount namespace of its own: a 600 KiB tmpfs holds the store; it is filled 1 s in,
+        // before the first ring (3 s), freed 8 s in, and the status read 14 s in. The rings come
+        // every 3 s and last 1 s.
+        let script = """
+            set -e
+            mount -t tmpfs -o size=600k tmpfs "$1"
+            "$0" alarm add --store "$1/store" --at +3s --sound "$2" --window 1m --gap 3s --gap-growth 0s
+            service=$$
+            (sleep 1; head -c 2000000 /dev/zero > "$1/fill" 2>/dev/null || true
+             sleep 7; rm "$1/fill"
+             sleep 6; "$0" alarm status --store "$1/store" --json > "$3/status.json"
+             kill -TERM $service) &
+            exec "$0" alarm run --store "$1/store" --device speaker --ring-seconds 1 --mic none 2>> "$3/service.log"
+            """
+        let run = try runProcess(
+            "/usr/bin/unshare",
+            ["-m", "/bin/bash", "-c", script, TestEnvironment.proofkitBinary, small, rig.sound, rig.folder],
+            environment: ["PROOFKIT_ALSA_CONFIG": rig.config])
+        #expect(run.status == 0, "\(run.stderr) \(rig.log)")
+        let log = rig.log
+        #expect(
+            log.contains("store-write-failed - a1.r0 ringing: ") && log.contains("database or disk is full"), "\(log)")
+        #expect(log.contains("store-saved - the store takes writes again"), "\(log)")
+        // Rung while the disk was full (3 s, 6 s) and after (9 s, 12 s): each ring once.
+        for ring in 0..<4 {
+            #expect(log.components(separatedBy: "ring-end a1 a1.r\(ring) ").count == 2, "a1.r\(ring): \(log)")
+        }
+        // Before, the service ended with 74 at its first refused write, a fifth of a second into the ring.
+        #expect(!log.contains("proofkit alarm: "), "\(log)")
+        let text = try String(contentsOfFile: rig.folder + "/status.json", encoding: .utf8)
+        let status = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        let states = rings(of: "a1", in: status).compactMap { $0["state"] as? String }
+        #expect(Array(states.prefix(4)) == ["rang", "rang", "rang", "rang"], "\(states)")
+        #expect(states.dropFirst(4).allSatisfy { $0 == "scheduled" }, "\(states)")
+    }
+
     @Test(
         "orphaned sound copies (a booking killed mid-way) are removed when the service starts; kept ones stay, whatever spelling of the store booked them",
         .enabled(if: hasPython, "needs python3 (its sqlite3 module edits the store)"))

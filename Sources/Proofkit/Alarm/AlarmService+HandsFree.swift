@@ -40,7 +40,9 @@ extension AlarmService {
     /// Checks at start whether the microphone opens, and records it (`status` shows it).
     func checkMicrophone() throws {
         guard let mic = options.microphone else {
-            try store.write { try store.put(["service.mic": nil, "service.mic_status": "off (--mic none)"]) }
+            try save("the microphone's status") { [store] in
+                try store.put(["service.mic": nil, "service.mic_status": "off (--mic none)"])
+            }
             return
         }
         var found = "ok"
@@ -66,7 +68,9 @@ extension AlarmService {
                 }
             }
         }
-        try store.write { try store.put(["service.mic": mic, "service.mic_status": found]) }
+        try save("the microphone's status") { [store] in
+            try store.put(["service.mic": mic, "service.mic_status": found])
+        }
     }
 
     /// Opens and closes the capture device `mic` (nothing is captured).
@@ -96,7 +100,7 @@ extension AlarmService {
         guard current == nil, slot == nil, let id = listenChain else { return }
         guard let chain = try store.chain(id: id), chain.state == .active, now < chain.windowEnd else {
             listenChain = nil
-            try store.write { try store.put(["service.listening": nil]) }
+            try save("the listening status") { [store] in try store.put(["service.listening": nil]) }
             return
         }
         guard chain.listens || chain.watches, held[id] == nil else { return }
@@ -155,7 +159,7 @@ extension AlarmService {
     /// Records that the slot cannot listen, and why, until `until` (the next ring tries again).
     func noteListeningOff(_ chain: String, _ reason: String, until: Date) throws {
         listenRetry[chain] = until
-        try store.write { try store.put(["service.listening": "\(chain): off, \(reason)"]) }
+        try save("the listening status") { [store] in try store.put(["service.listening": "\(chain): off, \(reason)"]) }
         log("listen-off", chain, reason)
     }
 
@@ -175,19 +179,22 @@ extension AlarmService {
                 }
                 let all = slot?.details.joined(separator: "; ") ?? detail
                 // Status first, then the log: whoever reads the line finds it in `status`.
-                try store.write { try store.put(["service.listening": "\(chain): \(all)"]) }
+                try save("the listening status") { [store] in try store.put(["service.listening": "\(chain): \(all)"]) }
                 log("listen", chain, detail)
             case .rejected(let kind, let detail):
-                try store.write {
-                    try store.record(
-                        chain: chain, kind: "rejected", at: options.now(), detail: "\(kind) hands-free \(detail)")
+                let now = options.now()
+                try save("a rejected reading of \(chain)") { [store] in
+                    try store.record(chain: chain, kind: "rejected", at: now, detail: "\(kind) hands-free \(detail)")
                 }
                 due = true
             case .accepted(let kind, let detail):
                 // A pass that began while the chain was due counts, as a typed proof's does.
-                let cancelled = try store.end(
-                    chain: chain, kind: "proof", at: options.now(), detail: "\(kind) hands-free \(detail)")
-                log("proof-hands-free", chain, "cancelled=\(cancelled?.count ?? 0)")
+                let (now, options) = (options.now(), options)
+                try save("the hands-free proof of \(chain)", chains: [chain], transaction: false) { [store] in
+                    let cancelled = try store.end(
+                        chain: chain, kind: "proof", at: now, detail: "\(kind) hands-free \(detail)")
+                    AlarmService.log(options, "proof-hands-free", chain, "cancelled=\(cancelled?.count ?? 0)")
+                }
                 if listenChain == chain { listenChain = nil }
                 due = true
             case .unavailable(let reason):
@@ -203,7 +210,7 @@ extension AlarmService {
                 slot = open.running > 0 ? open : nil
                 if slot == nil {
                     log("listen-end", chain)
-                    try store.write {
+                    try save("the listening status") { [store] in
                         let now = try store.setting("service.listening") ?? ""
                         if now.hasPrefix("\(chain): listening") || now.hasPrefix("\(chain): watching") {
                             try store.put(["service.listening": nil])

@@ -85,6 +85,9 @@ public final class AlarmService {
     var nextWake: Date?
     /// The database file the service opened (device, inode), checked at every ``tick()``.
     var storeFile: (device: UInt64, inode: UInt64)?
+    /// Writes the store refused, oldest first, and since when (see AlarmService+Unsaved.swift).
+    var unsaved: [UnsavedWrite] = []
+    var unsavedSince: Date?
 
     /// A live proof holding a chain's backups off.
     struct Hold {
@@ -232,8 +235,9 @@ public final class AlarmService {
     func stopRing(by who: String) throws -> BookedRing? {
         guard let current else { return nil }
         current.stopRequested.withLock { $0 = true }
-        try store.write {
-            try store.record(chain: current.ring.chain, kind: "stopped", at: options.now(), detail: current.ring.id)
+        let (chain, ring, now) = (current.ring.chain, current.ring.id, options.now())
+        try save("the stop of \(ring)") { [store] in
+            try store.record(chain: chain, kind: "stopped", at: now, detail: ring)
         }
         log("stop", current.ring.chain, "\(current.ring.id) by \(who)")
         // The ring thread notices within one period (20-50 ms): return once it is quiet, so that
@@ -268,10 +272,11 @@ public final class AlarmService {
         }
         try checkDevice()
         try checkMicrophone()
-        try store.write {
-            for ring in try store.rings(where: "state = 'ringing'") {
-                try store.setRingState(ring.ring.id, .rang)
-                log("ring-interrupted", ring.ring.chain, ring.ring.id)
+        let interrupted = try store.rings(where: "state = 'ringing'")
+        for ring in interrupted { log("ring-interrupted", ring.ring.chain, ring.ring.id) }
+        if !interrupted.isEmpty {
+            try save("interrupted rings", rings: Set(interrupted.map(\.ring.id))) { [store] in
+                for ring in interrupted { try store.setRingState(ring.ring.id, .rang) }
             }
         }
         for row in try store.invalidRows() { log("row-skipped", "-", "\(row): a time out of range") }
@@ -286,8 +291,10 @@ public final class AlarmService {
             let inputFDs = inputs.keys.sorted()
             let fixed = [timerFD, listenFD, eventFD, inotifyFD, signalFD]
             let now = Date()
+            // A request's deadline, and the retry of writes the store refused.
+            let deadlines = pending.values.map(\.deadline) + (unsaved.isEmpty ? [] : [now + Self.unsavedRetry])
             let timeout =
-                pending.values.map(\.deadline).min().map { Int32(max(0, min(2000, $0.timeIntervalSince(now) * 1000))) }
+                deadlines.min().map { Int32(max(0, min(Self.unsavedRetry * 1000, $0.timeIntervalSince(now) * 1000))) }
                 ?? -1
             let ready: [Bool]
             do throws(Errno) {
@@ -331,7 +338,7 @@ public final class AlarmService {
                 due = try readInput(fd) || due
             }
             if ready[1] { acceptConnections() }
-            if due { try tick() }
+            if due || !unsaved.isEmpty { try tick() }
         }
     }
 
@@ -345,13 +352,11 @@ public final class AlarmService {
             found = "not found: \(error.message)"
             log("device-missing", "-", "\(options.device): \(error.message)")
         }
-        try store.write {
-            try store.put(
-                inputsRecord.merging([
-                    "service.device": options.device, "service.device_status": found,
-                    "service.started": iso8601(options.now(), in: TimeZone(identifier: "UTC")!),
-                ]) { _, new in new })
-        }
+        let record = inputsRecord.merging([
+            "service.device": options.device, "service.device_status": found,
+            "service.started": iso8601(options.now(), in: TimeZone(identifier: "UTC")!),
+        ]) { _, new in new }
+        try save("the playback device's status") { [store] in try store.put(record) }
     }
 
     /// Ends the service on a termination signal: the ring stops, the socket and the lock go, exit 0.
@@ -501,6 +506,7 @@ public final class AlarmService {
     /// Re-plans when due, marks missed rings, starts due rings, and arms the timer.
     func tick() throws {
         try checkStoreFile()
+        try saveUnsaved()
         reopenMissingInputs()
         let now = options.now()
         let zone = currentDeviceZone(environment: options.environment)
@@ -510,7 +516,13 @@ public final class AlarmService {
                 last: try store.prayerStamp(), now: now, zone: zone,
                 fingerprint: planner.fingerprint, clockWasSet: clockWasSet)
         {
-            let report = try store.replanPrayers(now: now, deviceZone: zone)
+            let report: ApplyReport?
+            do {
+                report = try store.replanPrayers(now: now, deviceZone: zone)
+            } catch  where Self.cannotWriteNow(error) {
+                report = nil  // planned again at the next wake; the chains already booked ring on
+                log("replan-failed", "-", "reason=\(reason.rawValue) \(error)")
+            }
             log(
                 "replan", "-",
                 "reason=\(reason.rawValue) booked=\(report?.booked.count ?? 0) cancelled=\(report?.cancelled.count ?? 0) failed=\(report?.failed.count ?? 0)"
@@ -521,27 +533,36 @@ public final class AlarmService {
         logNewOutcomes()
 
         // A ringing chain that ended (proof, escape) stops at once; so does its hands-free slot.
-        if let current, let chain = try store.chain(id: current.ring.chain), chain.state != .active {
+        // Rings and ends that wait to be saved count as they will be.
+        let (settled, ended) = (unsavedRings, unsavedEnds)
+        if let current, try ended.contains(current.ring.chain) || store.chain(id: current.ring.chain)?.state != .active
+        {
             current.stopRequested.withLock { $0 = true }
         }
-        if let slot, try store.chain(id: slot.chain)?.state != .active { stopSlot(reason: "chain ended") }
+        if let slot, try ended.contains(slot.chain) || store.chain(id: slot.chain)?.state != .active {
+            stopSlot(reason: "chain ended")
+        }
         let chains = Dictionary(
-            try store.chains(where: "state = 'active'").map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-        let scheduled = try store.rings(where: "state = 'scheduled'")
+            try store.chains(where: "state = 'active'").filter { !ended.contains($0.id) }.map { ($0.id, $0) },
+            uniquingKeysWith: { a, _ in a })
+        let scheduled = try store.rings(where: "state = 'scheduled'").filter {
+            !settled.contains($0.ring.id) && !ended.contains($0.ring.chain)
+        }
         var held: [String: Date] = [:]
         for hold in holds.values { held[hold.chain] = max(held[hold.chain] ?? hold.until, hold.until) }
         let decision = AlarmRingScheduler.decide(
             now: now, rings: scheduled.map(\.ring), windowEnds: chains.mapValues(\.windowEnd), heldUntil: held,
             releasedHolds: released)
-        try store.write {
-            for ring in decision.missed {
-                try store.setRingState(ring.id, .missed)
-                try store.record(chain: ring.chain, kind: "missed", at: now, detail: ring.id)
-                log("missed", ring.chain, "\(ring.id) fire=\(iso8601(ring.fireDate, in: zone))")
-            }
-            for ring in decision.merged {
-                try store.setRingState(ring.id, .merged, at: now)
-                log("merged", ring.chain, ring.id)
+        for ring in decision.missed { log("missed", ring.chain, "\(ring.id) fire=\(iso8601(ring.fireDate, in: zone))") }
+        for ring in decision.merged { log("merged", ring.chain, ring.id) }
+        if !decision.missed.isEmpty || !decision.merged.isEmpty {
+            try save("missed and merged rings", rings: Set((decision.missed + decision.merged).map(\.id))) {
+                [store] in
+                for ring in decision.missed {
+                    try store.setRingState(ring.id, .missed)
+                    try store.record(chain: ring.chain, kind: "missed", at: now, detail: ring.id)
+                }
+                for ring in decision.merged { try store.setRingState(ring.id, .merged, at: now) }
             }
         }
         var pendingRing = false
@@ -558,7 +579,9 @@ public final class AlarmService {
             }
             if let current {
                 if current.ring.chain == ring.chain && current.stopRequested.withLock({ !$0 }) {
-                    try store.write { try store.setRingState(ring.id, .merged, at: now) }
+                    try save("\(ring.id) merged", rings: [ring.id]) { [store] in
+                        try store.setRingState(ring.id, .merged, at: now)
+                    }
                     log("merged", ring.chain, "\(ring.id) (chain already ringing)")
                 } else {
                     current.stopRequested.withLock { $0 = true }  // the newer chain rings next
@@ -617,7 +640,9 @@ public final class AlarmService {
         }
         guard let clip else {
             let reason = "no playable sound: " + problems.joined(separator: "; ")
-            try store.write { try store.setRingState(ring.id, .failed, at: now, detail: reason) }
+            try save("\(ring.id) failed", rings: [ring.id]) { [store] in
+                try store.setRingState(ring.id, .failed, at: now, detail: reason)
+            }
             log("ring-failed", chain.id, "\(ring.id) \(reason)")
             return
         }
@@ -659,7 +684,8 @@ public final class AlarmService {
         // Recorded once the ring is under way: an alarm rings first, and a commit (synchronous=FULL)
         // can wait seconds behind other writers' I/O. A kill -9 in between leaves the ring
         // "scheduled", so a restart inside the window rings it again rather than losing it.
-        try store.write { try store.setRingState(ring.id, .ringing, at: now) }
+        try save("\(ring.id) ringing", rings: [ring.id]) { [store] in try store.setRingState(ring.id, .ringing, at: now)
+        }
     }
 
     /// Records the end of the ring that finished: `rang`, or `failed` with the reason.
@@ -669,14 +695,16 @@ public final class AlarmService {
         listenChain = ringing.ring.chain
         listenRetry.removeValue(forKey: ringing.ring.chain)
         if let report = result.0 {
-            try store.write { try store.setRingState(ringing.ring.id, .rang) }
+            let id = ringing.ring.id
+            try save("\(id) rang", rings: [id]) { [store] in try store.setRingState(id, .rang) }
             log(
                 "ring-end", ringing.ring.chain,
                 "\(ringing.ring.id) seconds=\(decimalText(report.seconds, places: 1))\(report.wasStopped ? " stopped" : "")"
             )
         } else {
             let reason = result.1 ?? "unknown"
-            try store.write { try store.setRingState(ringing.ring.id, .failed, detail: reason) }
+            let id = ringing.ring.id
+            try save("\(id) failed", rings: [id]) { [store] in try store.setRingState(id, .failed, detail: reason) }
             log("ring-failed", ringing.ring.chain, "\(ringing.ring.id) \(reason)")
         }
     }

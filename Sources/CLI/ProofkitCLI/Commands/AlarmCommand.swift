@@ -39,9 +39,12 @@ enum AlarmCommand: Subcommand {
                  ring missed while the machine was down still rings while its chain is inside its
                  proof window; after that it is logged as missed. One line per event on stderr:
                    TIME EVENT CHAIN [details]   (start, replan, ring, ring-end, stop, hold,
-                   hold-end, missed, merged, sound-broken, clock-set, store-gone, ...)
-                 If the store is removed or replaced while it runs, it rings nothing more from
-                 it and exits 66 (systemd starts it again on the store then there).
+                   hold-end, missed, merged, sound-broken, clock-set, store-write-failed,
+                 store-saved, store-gone, ...)
+                 If the store cannot be written (a full disk), it rings on and saves what
+                 waited once it can. If the store is removed or replaced while it runs, it rings
+                 nothing more from it and exits 66 (systemd starts it again on the store then
+                 there).
                  PROOFKIT_ALSA_CONFIG=FILE plays through that ALSA configuration instead.
         prayers  stores the prayer settings (sunrise never rings) and books the chains at once: a
                  first ring at the prayer time and backups over the proof window (30 min: +0, 2,
