@@ -269,6 +269,24 @@ struct AlarmStoreTrustTests {
         let states = rings(of: "a1", in: status).compactMap { $0["state"] as? String }
         #expect(Array(states.prefix(4)) == ["rang", "rang", "rang", "rang"], "\(states)")
         #expect(states.dropFirst(4).allSatisfy { $0 == "scheduled" }, "\(states)")
+
+        // Started on a disk already full (a restart under systemd): the store is still read (its
+        // -wal and -shm were kept), and the ring rings. Before, it exited 74 at once: SQLite could
+        // not make the -shm file again.
+        let again = rig.folder + "/again.log"
+        let restart = """
+            mount -t tmpfs -o size=600k tmpfs "$1"
+            "$0" alarm add --store "$1/store" --at +2s --sound "$2" --window 1m
+            head -c 2000000 /dev/zero > "$1/fill" 2>/dev/null
+            timeout 5 "$0" alarm run --store "$1/store" --device speaker --ring-seconds 1 --mic none 2>> "$3"
+            """
+        let restarted = try runProcess(
+            "/usr/bin/unshare",
+            ["-m", "/bin/bash", "-c", restart, TestEnvironment.proofkitBinary, small, rig.sound, again],
+            environment: ["PROOFKIT_ALSA_CONFIG": rig.config])
+        let second = (try? String(contentsOfFile: again, encoding: .utf8)) ?? ""
+        #expect(restarted.status == 124, "ran until timeout(1) ended it: \(restarted.stderr) \(second)")
+        #expect(second.contains("store-write-failed") && second.contains("ring-end a1 a1.r0 "), "\(second)")
     }
 
     @Test(

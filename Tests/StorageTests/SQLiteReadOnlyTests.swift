@@ -6,11 +6,19 @@ import Testing
 @testable import Storage
 
 /// A database with one table of three rows, written and closed (its `-wal` checkpointed away).
+/// A database of 3 rows at `path`, as a copy without its side files: a writer keeps its `-wal` and
+/// `-shm` after it closes (checkpointed), and they are removed here.
 private func makeDatabase(at path: String) throws {
-    let db = try SQLiteDatabase(path: path)
-    try db.execute("CREATE TABLE t(n INTEGER, s TEXT)")
-    _ = try db.transaction { () throws(ProofkitError) in
-        for n in 1...3 { try db.run("INSERT INTO t VALUES(?, ?)", [.integer(Int64(n)), .text("row \(n)")]) }
+    do {
+        let db = try SQLiteDatabase(path: path)
+        try db.execute("CREATE TABLE t(n INTEGER, s TEXT)")
+        _ = try db.transaction { () throws(ProofkitError) in
+            for n in 1...3 { try db.run("INSERT INTO t VALUES(?, ?)", [.integer(Int64(n)), .text("row \(n)")]) }
+        }
+    }
+    for side in ["-wal", "-shm"] {
+        #expect(FileManager.default.fileExists(atPath: path + side), "kept after the last close: \(side)")
+        try FileManager.default.removeItem(atPath: path + side)
     }
 }
 

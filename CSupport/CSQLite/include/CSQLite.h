@@ -30,6 +30,7 @@
     X(sqlite3_errstr)                                                                              \
     X(sqlite3_extended_errcode)                                                                    \
     X(sqlite3_system_errno)                                                                        \
+    X(sqlite3_file_control)                                                                        \
     X(sqlite3_changes)                                                                             \
     X(sqlite3_free)
 

@@ -77,6 +77,15 @@ final class SQLiteConnection: @unchecked Sendable {
             path: nil)
     }
 
+    /// Keeps the `-wal` and `-shm` files when the last connection closes
+    /// (`SQLITE_FCNTL_PERSIST_WAL`), so that a later opener finds them made and sized: on a full
+    /// disk, a database whose `-shm` must be made again cannot even be read. Calls
+    /// `sqlite3_file_control`.
+    func persistWriteAheadLog() {
+        var on: Int32 = 1
+        _ = api.sqlite3_file_control(raw, "main", SQLITE_FCNTL_PERSIST_WAL, &on)
+    }
+
     /// Runs `sql` (one or more statements, no parameters, rows ignored). Calls `sqlite3_exec`.
     func exec(_ sql: String) throws(ProofkitError) {
         var message: UnsafeMutablePointer<CChar>?

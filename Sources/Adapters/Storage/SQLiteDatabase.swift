@@ -90,7 +90,8 @@ public final class SQLiteDatabase: @unchecked Sendable {
     }
 
     /// Opens the database at `path` (by default creating it when missing), switches it to WAL with
-    /// `synchronous=FULL` (not with `.readOnly`) and sets the busy timeout.
+    /// `synchronous=FULL` (not with `.readOnly`), keeps the `-wal` and `-shm` files after the last
+    /// connection closes (so a full disk can still read it), and sets the busy timeout.
     /// - Parameters:
     ///   - path: the file.
     ///   - access: how it is opened [`.create`].
@@ -126,6 +127,7 @@ public final class SQLiteDatabase: @unchecked Sendable {
                     underlying: SQLiteCode.readOnly)
             }
             try connection.exec("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
+            connection.persistWriteAheadLog()
         } catch {
             throw error.at(path: path)
         }
