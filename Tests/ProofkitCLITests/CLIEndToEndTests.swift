@@ -100,4 +100,31 @@ struct CLIBinaryTests {
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.hasPrefix("proofkit trim: unknown option '--nope'\n"))
     }
+
+    @Test(
+        "results that cannot be written (stdout on /dev/full) are 74 with the reason, never 0; a reader that stops early (head) is not a failure",
+        .enabled(if: FileManager.default.fileExists(atPath: "/dev/full"), "needs /dev/full"))
+    func unwritableOutput() throws {
+        let times = ["times", "--lat", "21.42", "--lon", "39.83", "--tz", "Asia/Riyadh", "--date", "2026-12-06"]
+        for arguments in [times, times + ["--json"], times + ["--days", "200"], ["help", "man"], ["--version"]] {
+            let full = try runProcess(
+                "/bin/bash", ["-c", "exec \"$0\" \"$@\" > /dev/full", TestEnvironment.proofkitBinary] + arguments)
+            #expect(full.status == 74, "\(arguments): \(full.stderr)")
+            #expect(
+                full.stderr == "proofkit: cannot write the results to standard output (No space left on device)\n",
+                "\(arguments): \(full.stderr)")
+        }
+        // A command that fails keeps its own code.
+        let bad = try runProcess(
+            "/bin/bash", ["-c", "exec \"$0\" times --lat 91 > /dev/full", TestEnvironment.proofkitBinary])
+        #expect(bad.status == 64, "\(bad.stderr)")
+        // 200 days of times into a pipe whose reader takes one line: EPIPE is quiet, and 0.
+        let head = try runProcess(
+            "/bin/bash",
+            ["-c", "set -o pipefail; \"$0\" \"$@\" | head -1", TestEnvironment.proofkitBinary] + times + [
+                "--days", "200",
+            ])
+        #expect(head.status == 0 && head.stderr.isEmpty, "\(head.stderr)")
+        #expect(head.stdout.split(separator: "\n").count == 1)
+    }
 }

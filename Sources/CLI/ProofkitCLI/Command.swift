@@ -45,8 +45,19 @@ var allCommands: [any Subcommand.Type] {
 /// The `proofkit` command line: a pure entry point that returns the exit code.
 public enum ProofkitCLI {
     /// Runs `proofkit` with `arguments` (including the program name at index 0).
-    /// - Returns: the process exit code.
+    /// - Returns: the process exit code; 74 for a command that succeeded but whose results could
+    ///   not be written to stdout (a full disk, `/dev/full`; a closed pipe is not a failure).
     public static func run(arguments: [String], io: CommandIO = .standard) -> Int32 {
+        let status = dispatch(arguments: arguments, io: io)
+        // Results that could not be written (stdout on a full disk or /dev/full) are not a success.
+        guard status == ExitStatus.success.rawValue, let failure = standardOutputFailed else {
+            return status
+        }
+        io.printError("proofkit: cannot write the results to standard output (\(failure))")
+        return ExitStatus.ioError.rawValue
+    }
+
+    static func dispatch(arguments: [String], io: CommandIO) -> Int32 {
         let args = Array(arguments.dropFirst())
         guard let verb = args.first else {
             io.writeOut(topLevelHelp())

@@ -1,5 +1,6 @@
 public import ProofkitCore
 internal import ProofkitSystem
+import Synchronization
 
 /// Where a command writes: stdout for results, stderr for diagnostics and progress.
 /// Injected so that tests can capture both in process.
@@ -64,11 +65,20 @@ public struct CommandIO: Sendable {
     }
 }
 
-/// Writes all of `text` to `fd`, retrying on EINTR and short writes. Errors (EPIPE) are dropped:
-/// a closed pipe must not crash the tool.
+/// Writes all of `text` to `fd`, retrying on EINTR and short writes. A closed pipe (EPIPE: a
+/// reader such as `head` that has seen enough) is dropped; any other failure to write stdout (a
+/// full disk, `/dev/full`, an I/O error) is kept in ``standardOutputFailure``, so that the
+/// command does not end with 0 when its results were lost.
 func writeAll(fd: Int32, _ text: String) {
-    _ = POSIX.writeAll(fd, Array(text.utf8))
+    guard let errno = POSIX.writeAll(fd, Array(text.utf8)), fd == 1, errno != .brokenPipe else { return }
+    standardOutputFailure.withLock { first in first = first ?? errno }
 }
+
+/// The first failure to write stdout other than a closed pipe, if any (see ``writeAll(fd:_:)``).
+let standardOutputFailure = Mutex<Errno?>(nil)
+
+/// What ``standardOutputFailure`` holds.
+var standardOutputFailed: Errno? { standardOutputFailure.withLock { $0 } }
 
 /// A one-line progress bar on stderr, drawn only when stderr is a terminal.
 public struct ProgressBar {
