@@ -48,6 +48,23 @@ public struct InstallationReport: Sendable {
     /// The Linux input devices whose keys can stop a ring (`alarm run --input`): path, name (from
     /// sysfs) and whether this user can read it.
     public var keyDevices: [(path: String, name: String, readable: Bool)]
+    /// The alarm store as `proofkit alarm` finds it (`$PROOFKIT_ALARM_DIR`...).
+    public var alarmStore: AlarmStoreSummary
+
+    /// Where the alarm store is, whether a service runs on it, and the room left on its disk.
+    public struct AlarmStoreSummary: Sendable {
+        /// The store's folder.
+        public var folder: String
+        /// Whether it holds a store (`alarms.sqlite3`).
+        public var exists: Bool
+        /// Whether an alarm service answers on its control socket.
+        public var serviceRunning: Bool
+        /// The bytes free on its disk (of the nearest folder above it that exists), or `nil`.
+        public var freeBytes: Int64?
+        /// Below this many bytes free, 16 MiB, doctor warns: a full disk keeps the service from
+        /// recording rings and proofs (it still rings).
+        public static let lowSpace: Int64 = 16 << 20
+    }
 
     /// Looks at this machine.
     /// - Parameter environment: the process environment (`PROOFKIT_MODELS`,
@@ -69,6 +86,7 @@ public struct InstallationReport: Sendable {
             let configuration = try ALSAConfiguration.fromEnvironment(environment)
             return try AudioDevice.all(configuration: configuration).map(\.name)
         }
+        alarmStore = Self.lookAtAlarmStore(environment: environment)
         keyDevices = POSIX.folderEntries("/dev/input").map { FilePath.string(fromBytes: $0) }
             .filter { $0.hasPrefix("event") }.sorted().map { entry in
                 let name = (try? BoundedFile.read("/sys/class/input/\(entry)/device/name", limit: 256, what: "name"))
@@ -82,6 +100,33 @@ public struct InstallationReport: Sendable {
                 }
                 return ("/dev/input/" + entry, name ?? "unknown", readable)
             }
+    }
+
+    static func lookAtAlarmStore(environment: [String: String]) -> AlarmStoreSummary {
+        let folder = AlarmStore.folder(explicit: nil, environment: environment)
+        let exists: Bool
+        if case .success(let info) = POSIX.status(folder + "/alarms.sqlite3") {
+            exists = info.isRegular
+        } else {
+            exists = false
+        }
+        let running =
+            exists && (try? AlarmControl.send("ping", socketPath: folder + "/control.sock"))?.hasPrefix("ok") == true
+        // The store may not be made yet: the disk is the nearest folder above it that exists.
+        var probe = folder
+        var free: Int64? = nil
+        while free == nil {
+            if case .success(let bytes) = POSIX.freeBytes(probe.isEmpty ? "." : probe) {
+                free = bytes
+            } else if probe.isEmpty || probe == "/" {
+                break
+            } else if let slash = probe.lastIndex(of: "/") {
+                probe = slash == probe.startIndex ? "/" : String(probe[..<slash])
+            } else {
+                probe = ""
+            }
+        }
+        return AlarmStoreSummary(folder: folder, exists: exists, serviceRunning: running, freeBytes: free)
     }
 
     /// Whether everything proofkit's commands need was found and verified.

@@ -216,6 +216,32 @@ struct AlarmStoreTrustTests {
         #expect(try rig.alarm(["prove", id, "--escape"]).status == 0)
     }
 
+    @Test("doctor names the alarm store, whether a service runs on it, and the room on its disk (as stat -f counts it)")
+    func doctorShowsStore() throws {
+        let rig = try AlarmRig()
+        func doctor() throws -> [String: Any] {
+            let result = try TestEnvironment.runProofkit(
+                ["doctor", "--json"], environment: ["PROOFKIT_ALARM_DIR": rig.store])
+            let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+            return try #require(object?["alarm_store"] as? [String: Any], "\(result.stdout) \(result.stderr)")
+        }
+        var store = try doctor()
+        #expect(store["folder"] as? String == rig.store && store["exists"] as? Bool == false)
+        _ = try rig.add(in: 3600, window: 60, gap: 30)
+        store = try doctor()
+        #expect(store["exists"] as? Bool == true && store["service"] as? String == "stopped")
+        try rig.startService(ringSeconds: 1)
+        store = try doctor()
+        #expect(store["service"] as? String == "running")
+        // stat(1): free blocks for unprivileged users times the fundamental block size.
+        let stat = try runProcess("/usr/bin/stat", ["-f", "-c", "%a %S", rig.store]).stdout.split(separator: " ")
+        let expected = Int64(stat[0])! * Int64(stat[1].trimmingCharacters(in: .whitespacesAndNewlines))!
+        let free = try #require((store["free_bytes"] as? NSNumber)?.int64Value)
+        #expect(abs(free - expected) < 64 << 20, "\(free) against \(expected)")
+        let text = try TestEnvironment.runProofkit(["doctor"], environment: ["PROOFKIT_ALARM_DIR": rig.store]).stdout
+        #expect(text.contains("alarm store: \(rig.store) (service running); "), "\(text)")
+    }
+
     /// Whether a small tmpfs can be mounted in a mount namespace of its own (root, `unshare -m`):
     /// a disk that fills up, without touching the machine's mounts.
     static let canMountTmpfs: Bool = {
@@ -244,6 +270,7 @@ struct AlarmStoreTrustTests {
             "$0" alarm add --store "$1/store" --at +3s --sound "$2" --window 1m --gap 3s --gap-growth 0s
             service=$$
             (sleep 1; head -c 2000000 /dev/zero > "$1/fill" 2>/dev/null || true
+             PROOFKIT_ALARM_DIR="$1/store" "$0" doctor > "$3/doctor.txt" 2>&1 || true
              sleep 7; rm "$1/fill"
              sleep 6; "$0" alarm status --store "$1/store" --json > "$3/status.json"
              kill -TERM $service) &
@@ -262,6 +289,11 @@ struct AlarmStoreTrustTests {
         for ring in 0..<4 {
             #expect(log.components(separatedBy: "ring-end a1 a1.r\(ring) ").count == 2, "a1.r\(ring): \(log)")
         }
+        // doctor says the disk is full, and that the service runs on.
+        let doctor = try String(contentsOfFile: rig.folder + "/doctor.txt", encoding: .utf8)
+        #expect(
+            doctor.contains("alarm store: \(small)/store (service running); 0.0 MB free on its disk (low: "),
+            "\(doctor)")
         // Before, the service ended with 74 at its first refused write, a fifth of a second into the ring.
         #expect(!log.contains("proofkit alarm: "), "\(log)")
         let text = try String(contentsOfFile: rig.folder + "/status.json", encoding: .utf8)

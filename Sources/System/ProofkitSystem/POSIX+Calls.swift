@@ -111,6 +111,14 @@ package enum POSIX {
         return nothingOrErrno { stat(FilePath.cString(path), &info) }.map { fileStatus(info) }
     }
 
+    /// The bytes free to an unprivileged user on the file system of `path`. Calls `statvfs`.
+    package static func freeBytes(_ path: String) -> Result<Int64, Errno> {
+        var info = statvfs()
+        return nothingOrErrno { statvfs(FilePath.cString(path), &info) }.map {
+            Int64(info.f_bavail) * Int64(info.f_frsize)
+        }
+    }
+
     /// `lstat(path)` (the link itself), or the errno. Calls `lstat`.
     package static func linkStatus(_ path: String) -> Result<FileStatus, Errno> {
         var info = stat()

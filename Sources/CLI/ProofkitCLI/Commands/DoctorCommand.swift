@@ -5,13 +5,14 @@ import ProofkitCore
 enum DoctorCommand: Subcommand {
     static let name = "doctor"
     static let summary =
-        "say what proofkit found on this machine and where: ONNX Runtime, models (checksums verified), C libraries, audio devices, cameras"
+        "say what proofkit found on this machine and where: ONNX Runtime, models (checksums verified), C libraries, audio devices, cameras, the alarm store"
     static let synopsis = "proofkit doctor [--json]"
     static let discussion = """
         Loads ONNX Runtime and the four C libraries the way the commands do, reads every model
         file that the models folder's manifest.json lists and checks its SHA-256, and lists the
         ALSA PCM devices (of PROOFKIT_ALSA_CONFIG when set) and the cameras with their formats and
-        sizes (as 'proofkit camera list'). Nothing is written.
+        sizes (as 'proofkit camera list'); and says where the alarm store is, whether a service
+        runs on it, and the room left on its disk (under 16 MiB is called low). Nothing is written.
 
         Where things are looked for (the first that has them wins):
           models:       $PROOFKIT_MODELS (then only it), <bin>/../share/proofkit/models,
@@ -33,6 +34,8 @@ enum DoctorCommand: Subcommand {
                       "status": "verified"|"missing"|"mismatch"|"unlisted"|"unreadable"}],
           "libraries": [{"name": str, "soname": str, "package": str, "loaded": bool, "error": str|null}],
           "audio_devices": [str]|{"error": str}, "key_devices": [{"path","name","readable"}], "healthy": bool,
+          "alarm_store": {"folder": str, "exists": bool, "service": "running"|"stopped",
+                          "free_bytes": int|null},
           "cameras": [as in 'proofkit camera list --json']}
 
         Examples:
@@ -91,9 +94,27 @@ enum DoctorCommand: Subcommand {
                     : report.keyDevices.map {
                         "\($0.path) \(quotedPath($0.name))\($0.readable ? "" : " (not readable: join the 'input' group)")"
                     }.joined(separator: ", ")))
+        out.append(alarmStoreLine(report.alarmStore))
         out.append(
             report.isHealthy ? "everything proofkit needs was found and verified" : "something is missing: see above")
         return out
+    }
+
+    /// "alarm store: FOLDER (no store yet | service running | service not running); N GB free on its
+    /// disk", with a warning when the disk is nearly full.
+    static func alarmStoreLine(_ store: InstallationReport.AlarmStoreSummary) -> String {
+        let state =
+            !store.exists ? "no store yet" : store.serviceRunning ? "service running" : "service not running"
+        guard let free = store.freeBytes else { return "alarm store: \(quotedPath(store.folder)) (\(state))" }
+        let room =
+            free >= 1_000_000_000
+            ? decimalText(Double(free) / 1e9, places: 1) + " GB"
+            : decimalText(Double(free) / 1e6, places: free < 10_000_000 ? 1 : 0) + " MB"
+        let low =
+            free < InstallationReport.AlarmStoreSummary.lowSpace
+            ? " (low: on a full disk the service still rings, but records rings and proofs only once there is room, and a typed proof fails)"
+            : ""
+        return "alarm store: \(quotedPath(store.folder)) (\(state)); \(room) free on its disk\(low)"
     }
 
     /// A path for a terminal line: control characters (an ANSI escape in a folder name) are shown
@@ -127,6 +148,11 @@ enum DoctorCommand: Subcommand {
             "executable": report.executable.map { .string($0) } ?? .null,
             "installed_share": report.installedShare.map { .string($0) } ?? .null,
             "onnxruntime": runtime,
+            "alarm_store": .object([
+                "folder": .string(report.alarmStore.folder), "exists": .bool(report.alarmStore.exists),
+                "service": .string(report.alarmStore.serviceRunning ? "running" : "stopped"),
+                "free_bytes": report.alarmStore.freeBytes.map { .int(Int($0)) } ?? .null,
+            ]),
             "model_folders": .array(report.modelFolders.map { .string($0) }),
             "model_folders_from_environment": .bool(report.modelFoldersFromEnvironment),
             "models": .array(
