@@ -62,7 +62,7 @@ public struct AlarmServiceOptions: Sendable {
 /// ``AlarmStore/holdLimit``; the backups that fell inside a hold ring at once when it ends
 /// without a proof. SIGTERM, SIGINT and SIGHUP end the service cleanly (exit 0), removing its
 /// socket and lock. A store removed or replaced while it runs ends it too (exit 66,
-/// ``checkStoreFile()``).
+/// `checkStoreFile()`).
 public final class AlarmService {
     let store: AlarmStore
     let options: AlarmServiceOptions

@@ -21,7 +21,7 @@ extension AlarmStore {
     /// first 16 hex digits of the sound's SHA-256. So two commands at once never replace each
     /// other's copy with another sound (a name from the time alone was shared by two `alarm add`s
     /// in one millisecond), and chains booked with the same sound share one copy. A chain read
-    /// from the store gives the copy's path (``keptSoundPath(_:)``).
+    /// from the store gives the copy's path (`keptSoundPath(_:)`).
     /// - Parameters:
     ///   - path: the sound file (at most 64 MiB).
     ///   - prefix: the copy's name before the hash, e.g. `oneoff` or `prayers`.
