@@ -30,9 +30,7 @@ enum OptimizedModelCache {
 
     /// The cache folder, or `nil` when there is no home to put it in.
     static func folder(environment: [String: String]) -> String? {
-        if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") { return cache + "/proofkit/ort" }
-        if let home = environment["HOME"], home.hasPrefix("/") { return home + "/.cache/proofkit/ort" }
-        return nil
+        UserFolders.cache(environment).map { $0 + "/proofkit/ort" }
     }
 
     /// The cached file's name: the model's `.ort` name with the source digest, CPU and runtime in

@@ -242,6 +242,17 @@ struct AlarmStoreTrustTests {
         #expect(text.contains("alarm store: \(rig.store) (service running); "), "\(text)")
     }
 
+    @Test("a relative XDG_STATE_HOME is ignored (the XDG rule): the store is HOME's, wherever the command runs")
+    func relativeStateHomeIgnored() throws {
+        let rig = try AlarmRig()
+        let environment = ["HOME": rig.folder, "XDG_STATE_HOME": "state", "PROOFKIT_ALARM_DIR": ""]
+        let status = try runProcess(
+            TestEnvironment.proofkitBinary, ["alarm", "status", "--json"], environment: environment,
+            currentDirectory: rig.folder)
+        #expect(status.status == 66, "no store yet: \(status.stderr)")
+        #expect(status.stderr.contains("no alarm store in \(rig.folder)/.local/state/proofkit;"), "\(status.stderr)")
+    }
+
     /// Whether a small tmpfs can be mounted in a mount namespace of its own (root, `unshare -m`):
     /// a disk that fills up, without touching the machine's mounts.
     static let canMountTmpfs: Bool = {

@@ -48,12 +48,12 @@ public final class AlarmStore: @unchecked Sendable {
     }
 
     /// The store folder: `explicit`, else `$PROOFKIT_ALARM_DIR`, else `$XDG_STATE_HOME/proofkit`,
-    /// else `~/.local/state/proofkit`.
+    /// else `~/.local/state/proofkit` (``UserFolders/state(_:)``: a relative `XDG_STATE_HOME` is
+    /// ignored), else `/root/.local/state/proofkit`.
     public static func folder(explicit: String?, environment: [String: String]) -> String {
         if let explicit, !explicit.isEmpty { return explicit }
         if let dir = environment["PROOFKIT_ALARM_DIR"], !dir.isEmpty { return dir }
-        if let state = environment["XDG_STATE_HOME"], !state.isEmpty { return state + "/proofkit" }
-        return (environment["HOME"] ?? "/root") + "/.local/state/proofkit"
+        return (UserFolders.state(environment) ?? "/root/.local/state") + "/proofkit"
     }
 
     public var databasePath: String { folder + "/alarms.sqlite3" }

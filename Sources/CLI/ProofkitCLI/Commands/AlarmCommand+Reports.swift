@@ -346,9 +346,7 @@ extension AlarmCommand {
         if system {
             path = "/etc/systemd/system/proofkit-alarm.service"
         } else {
-            let config =
-                io.environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-                ?? ((io.environment["HOME"] ?? "/root") + "/.config")
+            let config = UserFolders.config(io.environment) ?? "/root/.config"
             let unitFolder = config + "/systemd/user"
             try makeFolders(unitFolder, what: "the folder for the unit")
             path = unitFolder + "/proofkit-alarm.service"

@@ -12,12 +12,7 @@ enum DuaTexts {
     static func loadCatalog(_ arguments: ParsedArguments, io: CommandIO) throws(ProofkitError) -> DuaCatalog {
         var catalog = DuaCatalog.builtIn
         let environment = io.environment
-        var userFile: String?
-        if let config = environment["XDG_CONFIG_HOME"], !config.isEmpty {
-            userFile = config + "/proofkit/duas.json"
-        } else if let home = environment["HOME"], !home.isEmpty {
-            userFile = home + "/.config/proofkit/duas.json"
-        }
+        let userFile = UserFolders.config(environment).map { $0 + "/proofkit/duas.json" }
         if let userFile, let contents = try readTextFile(userFile, required: false) {
             catalog = catalog.merging(try parse(contents, path: userFile))
         }
