@@ -219,9 +219,12 @@ struct AlarmStoreTrustTests {
     @Test("doctor names the alarm store, whether a service runs on it, and the room on its disk (as stat -f counts it)")
     func doctorShowsStore() throws {
         let rig = try AlarmRig()
+        // An empty models folder: doctor then hashes no model (about 1 s of CPU each run).
+        let noModels = rig.folder + "/no-models"
+        try FileManager.default.createDirectory(atPath: noModels, withIntermediateDirectories: true)
         func doctor() throws -> [String: Any] {
             let result = try TestEnvironment.runProofkit(
-                ["doctor", "--json"], environment: ["PROOFKIT_ALARM_DIR": rig.store])
+                ["doctor", "--json"], environment: ["PROOFKIT_ALARM_DIR": rig.store, "PROOFKIT_MODELS": noModels])
             let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
             return try #require(object?["alarm_store"] as? [String: Any], "\(result.stdout) \(result.stderr)")
         }
@@ -238,7 +241,9 @@ struct AlarmStoreTrustTests {
         let expected = Int64(stat[0])! * Int64(stat[1].trimmingCharacters(in: .whitespacesAndNewlines))!
         let free = try #require((store["free_bytes"] as? NSNumber)?.int64Value)
         #expect(abs(free - expected) < 64 << 20, "\(free) against \(expected)")
-        let text = try TestEnvironment.runProofkit(["doctor"], environment: ["PROOFKIT_ALARM_DIR": rig.store]).stdout
+        let text = try TestEnvironment.runProofkit(
+            ["doctor"], environment: ["PROOFKIT_ALARM_DIR": rig.store, "PROOFKIT_MODELS": noModels]
+        ).stdout
         #expect(text.contains("alarm store: \(rig.store) (service running); "), "\(text)")
     }
 
@@ -281,7 +286,7 @@ struct AlarmStoreTrustTests {
             "$0" alarm add --store "$1/store" --at +3s --sound "$2" --window 1m --gap 3s --gap-growth 0s
             service=$$
             (sleep 1; head -c 2000000 /dev/zero > "$1/fill" 2>/dev/null || true
-             PROOFKIT_ALARM_DIR="$1/store" "$0" doctor > "$3/doctor.txt" 2>&1 || true
+             PROOFKIT_ALARM_DIR="$1/store" PROOFKIT_MODELS="$3" "$0" doctor > "$3/doctor.txt" 2>&1 || true
              sleep 7; rm "$1/fill"
              sleep 6; "$0" alarm status --store "$1/store" --json > "$3/status.json"
              kill -TERM $service) &
