@@ -40,7 +40,7 @@ extension AlarmService {
     /// Checks at start whether the microphone opens, and records it (`status` shows it).
     func checkMicrophone() throws {
         guard let mic = options.microphone else {
-            try save("the microphone's status") { [store] in
+            try save("the microphone's status", isStatus: true) { [store] in
                 try store.put(["service.mic": nil, "service.mic_status": "off (--mic none)"])
             }
             return
@@ -68,7 +68,7 @@ extension AlarmService {
                 }
             }
         }
-        try save("the microphone's status") { [store] in
+        try save("the microphone's status", isStatus: true) { [store] in
             try store.put(["service.mic": mic, "service.mic_status": found])
         }
     }
@@ -100,7 +100,7 @@ extension AlarmService {
         guard current == nil, slot == nil, let id = listenChain else { return }
         guard let chain = try store.chain(id: id), chain.state == .active, now < chain.windowEnd else {
             listenChain = nil
-            try save("the listening status") { [store] in try store.put(["service.listening": nil]) }
+            try save("the listening status", isStatus: true) { [store] in try store.put(["service.listening": nil]) }
             return
         }
         guard chain.listens || chain.watches, held[id] == nil else { return }
@@ -159,7 +159,9 @@ extension AlarmService {
     /// Records that the slot cannot listen, and why, until `until` (the next ring tries again).
     func noteListeningOff(_ chain: String, _ reason: String, until: Date) throws {
         listenRetry[chain] = until
-        try save("the listening status") { [store] in try store.put(["service.listening": "\(chain): off, \(reason)"]) }
+        try save("the listening status", isStatus: true) { [store] in
+            try store.put(["service.listening": "\(chain): off, \(reason)"])
+        }
         log("listen-off", chain, reason)
     }
 
@@ -179,7 +181,9 @@ extension AlarmService {
                 }
                 let all = slot?.details.joined(separator: "; ") ?? detail
                 // Status first, then the log: whoever reads the line finds it in `status`.
-                try save("the listening status") { [store] in try store.put(["service.listening": "\(chain): \(all)"]) }
+                try save("the listening status", isStatus: true) { [store] in
+                    try store.put(["service.listening": "\(chain): \(all)"])
+                }
                 log("listen", chain, detail)
             case .rejected(let kind, let detail):
                 let now = options.now()
@@ -210,7 +214,7 @@ extension AlarmService {
                 slot = open.running > 0 ? open : nil
                 if slot == nil {
                     log("listen-end", chain)
-                    try save("the listening status") { [store] in
+                    try save("the listening status", isStatus: true) { [store] in
                         let now = try store.setting("service.listening") ?? ""
                         if now.hasPrefix("\(chain): listening") || now.hasPrefix("\(chain): watching") {
                             try store.put(["service.listening": nil])

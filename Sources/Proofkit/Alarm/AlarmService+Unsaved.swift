@@ -26,6 +26,10 @@ extension AlarmService {
         var chains: Set<String>
         /// Whether `body` runs inside one ``AlarmStore/write(_:)`` (else it opens its own).
         var transaction: Bool
+        /// Whether it only sets what `status` shows, so that a later write of the same `what`
+        /// replaces it: the list stays bounded by the rings booked and the things a user did,
+        /// however long the disk stays full.
+        var isStatus: Bool
         var body: () throws -> Void
     }
 
@@ -47,12 +51,16 @@ extension AlarmService {
     ///   - rings: the rings whose state it sets; until saved, no longer scheduled for the service.
     ///   - chains: the chains it ends; until saved, ended for the service.
     ///   - transaction: run `body` inside one store transaction [true]; false when it opens its own.
+    ///   - isStatus: it only sets what `status` shows: it replaces a waiting write of the same `what`.
     /// - Throws: any other failure (a damaged store): the service ends on it, as before.
     func save(
         _ what: String, rings: Set<String> = [], chains: Set<String> = [], transaction: Bool = true,
-        _ body: @escaping () throws -> Void
+        isStatus: Bool = false, _ body: @escaping () throws -> Void
     ) throws {
-        unsaved.append(UnsavedWrite(what: what, rings: rings, chains: chains, transaction: transaction, body: body))
+        if isStatus { unsaved.removeAll { $0.isStatus && $0.what == what } }
+        unsaved.append(
+            UnsavedWrite(
+                what: what, rings: rings, chains: chains, transaction: transaction, isStatus: isStatus, body: body))
         try saveUnsaved()
     }
 

@@ -356,7 +356,7 @@ public final class AlarmService {
             "service.device": options.device, "service.device_status": found,
             "service.started": iso8601(options.now(), in: TimeZone(identifier: "UTC")!),
         ]) { _, new in new }
-        try save("the playback device's status") { [store] in try store.put(record) }
+        try save("the playback device's status", isStatus: true) { [store] in try store.put(record) }
     }
 
     /// Ends the service on a termination signal: the ring stops, the socket and the lock go, exit 0.
@@ -684,7 +684,8 @@ public final class AlarmService {
         // Recorded once the ring is under way: an alarm rings first, and a commit (synchronous=FULL)
         // can wait seconds behind other writers' I/O. A kill -9 in between leaves the ring
         // "scheduled", so a restart inside the window rings it again rather than losing it.
-        try save("\(ring.id) ringing", rings: [ring.id]) { [store] in try store.setRingState(ring.id, .ringing, at: now)
+        try save("\(ring.id) ringing", rings: [ring.id]) { [store] in
+            try store.setRingState(ring.id, .ringing, at: now)
         }
     }
 
