@@ -287,7 +287,8 @@ struct AlarmStoreTrustTests {
             service=$$
             (sleep 1; head -c 2000000 /dev/zero > "$1/fill" 2>/dev/null || true
              PROOFKIT_ALARM_DIR="$1/store" PROOFKIT_MODELS="$3" "$0" doctor > "$3/doctor.txt" 2>&1 || true
-             sleep 7; rm "$1/fill"
+             sleep 2.5; "$0" alarm status --store "$1/store" > "$3/status-full.txt" 2>&1 || true
+             sleep 4.5; rm "$1/fill"
              sleep 6; "$0" alarm status --store "$1/store" --json > "$3/status.json"
              kill -TERM $service) &
             exec "$0" alarm run --store "$1/store" --device speaker --ring-seconds 1 --mic none 2>> "$3/service.log"
@@ -310,6 +311,12 @@ struct AlarmStoreTrustTests {
         #expect(
             doctor.contains("alarm store: \(small)/store (service running); 0.0 MB free on its disk (low: "),
             "\(doctor)")
+        // status, read while the disk was full, says the service cannot save, and why.
+        let full = try String(contentsOfFile: rig.folder + "/status-full.txt", encoding: .utf8)
+        #expect(full.contains("store \(small)/store: service running\n"), "\(full)")
+        #expect(
+            full.contains("  it cannot save to the store since ") && full.contains("database or disk is full")
+                && full.contains(": it rings on, and saves "), "\(full)")
         // Before, the service ended with 74 at its first refused write, a fifth of a second into the ring.
         #expect(!log.contains("proofkit alarm: "), "\(log)")
         let text = try String(contentsOfFile: rig.folder + "/status.json", encoding: .utf8)

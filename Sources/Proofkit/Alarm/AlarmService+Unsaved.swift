@@ -71,7 +71,7 @@ extension AlarmService {
                 if next.transaction { try store.write { try next.body() } } else { try next.body() }
             } catch  where Self.cannotWriteNow(error) {
                 if unsavedSince == nil {
-                    unsavedSince = options.now()
+                    unsavedSince = (options.now(), "\(error)".filter { !$0.isNewline })
                     log(
                         "store-write-failed", "-",
                         "\(next.what): \(error); the alarm rings on, and the write is retried")
@@ -82,9 +82,17 @@ extension AlarmService {
         }
         if let since = unsavedSince {
             unsavedSince = nil
-            let seconds = decimalText(options.now().timeIntervalSince(since), places: 0)
+            let seconds = decimalText(options.now().timeIntervalSince(since.date), places: 0)
             log("store-saved", "-", "the store takes writes again; what waited \(seconds) s is saved")
         }
+    }
+
+    /// What the service's answer to `ping` adds while writes wait (`alarm status` shows it):
+    /// ` unsaved COUNT since ISO8601 REASON`, or nothing.
+    var unsavedNote: String {
+        guard let since = unsavedSince, !unsaved.isEmpty else { return "" }
+        return
+            " unsaved \(unsaved.count) since \(iso8601(since.date, in: TimeZone(identifier: "UTC")!)) \(since.reason)"
     }
 
     /// The rings whose new state waits to be saved.

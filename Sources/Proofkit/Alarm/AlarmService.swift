@@ -87,7 +87,7 @@ public final class AlarmService {
     var storeFile: (device: UInt64, inode: UInt64)?
     /// Writes the store refused, oldest first, and since when (see AlarmService+Unsaved.swift).
     var unsaved: [UnsavedWrite] = []
-    var unsavedSince: Date?
+    var unsavedSince: (date: Date, reason: String)?
 
     /// A live proof holding a chain's backups off.
     struct Hold {
@@ -461,7 +461,7 @@ public final class AlarmService {
         var due = false
         switch words.first ?? "" {
         case "ping":
-            reply = "ok pid \(POSIX.processID)"
+            reply = "ok pid \(POSIX.processID)" + unsavedNote
         case "reload":
             reply = "ok"
             due = true

@@ -43,6 +43,8 @@ extension AlarmCommand {
         let skipped: [String]
         let now: Date
         let running: Bool
+        /// Writes the running service could not save (a full disk): how many, since when, why.
+        let unsaved: (count: Int, since: String, reason: String)?
         let rings: [StoredRing]
         /// The chains still to ring, or ringing.
         let active: [StoredChain]
@@ -72,7 +74,9 @@ extension AlarmCommand {
             skipped = try store.invalidRows()
             let now = Date()
             self.now = now
-            running = (try? AlarmControl.send("ping", socketPath: store.socketPath))?.hasPrefix("ok") == true
+            let ping = try? AlarmControl.send("ping", socketPath: store.socketPath)
+            running = ping?.hasPrefix("ok") == true
+            unsaved = ping.flatMap(Self.unsavedWrites(inPing:))
             let rings = try store.allRings()
             self.rings = rings
             active = try store.allChains().filter { chain in
@@ -161,6 +165,9 @@ extension AlarmCommand {
         func json() -> JSONValue {
             .object([
                 "store": .string(folder), "service": .string(running ? "running" : "stopped"),
+                "unsaved": unsaved.map {
+                    .object(["count": .int($0.count), "since": .string($0.since), "reason": .string($0.reason)])
+                } ?? .null,
                 "now": .string(iso8601(now, in: zone)),
                 "next_ring": next.map {
                     .object([
@@ -196,6 +203,17 @@ extension AlarmCommand {
             ])
         }
 
+        /// "ok pid 12 unsaved 3 since 2026-12-06T05:02:00Z REASON" → (3, "2026-12-06T05:02:00Z", REASON).
+        static func unsavedWrites(inPing reply: String) -> (count: Int, since: String, reason: String)? {
+            let words = reply.split(separator: " ", maxSplits: 6, omittingEmptySubsequences: false)
+            guard words.count == 7, words[0] == "ok", words[3] == "unsaved", let count = Int(words[4]),
+                words[5] == "since"
+            else { return nil }
+            let rest = words[6].split(separator: " ", maxSplits: 1)
+            guard rest.count == 2 else { return nil }
+            return (count, String(rest[0]), String(rest[1]))
+        }
+
         /// One active chain in the `--json` report, with its rings.
         private func chainJSON(_ chain: StoredChain) -> JSONValue {
             .object([
@@ -221,6 +239,11 @@ extension AlarmCommand {
         /// The text report: the service, the zones, the next ring, the chains, the last outcomes.
         func printText(io: CommandIO) {
             io.print("store \(folder): service \(running ? "running" : "not running")")
+            if let unsaved {
+                io.print(
+                    "  it cannot save to the store since \(unsaved.since) (\(unsaved.reason)): it rings on, and saves \(unsaved.count) waiting change\(unsaved.count == 1 ? "" : "s") once it can; a typed proof fails until then"
+                )
+            }
             if let device {
                 io.print("playback device \(device.0): \(device.1) (when the service started)")
             }

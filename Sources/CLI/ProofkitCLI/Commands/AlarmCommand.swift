@@ -155,6 +155,7 @@ enum AlarmCommand: Subcommand {
         corrupt or not a proofkit store.
 
         JSON (status --json): {"store":DIR,"service":"running"|"stopped","now":ISO,
+          "unsaved":{"count","since","reason"}|null (changes the service cannot save yet),
           "next_ring":{"id","chain","fire"}|null,"covered_until":"YYYY-MM-DD"|null,
           "zone":ZONE,"machine_zone":ZONE,"device":{"name","status"}|null,
           "stop_keys":{"devices":[PATH],"missing":[PATH]}|null,
