@@ -327,13 +327,15 @@ struct AlarmStoreTrustTests {
 
         // Started on a disk already full (a restart under systemd): the store is still read (its
         // -wal and -shm were kept), and the ring rings. Before, it exited 74 at once: SQLite could
-        // not make the -shm file again.
+        // not make the -shm file again. An escape typed then (3.5 s) cannot be written either: the
+        // service takes it over its socket, and the backup at 5 s never rings.
         let again = rig.folder + "/again.log"
         let restart = """
             mount -t tmpfs -o size=600k tmpfs "$1"
-            "$0" alarm add --store "$1/store" --at +2s --sound "$2" --window 1m
+            "$0" alarm add --store "$1/store" --at +2s --sound "$2" --window 1m --gap 3s --gap-growth 0s
             head -c 2000000 /dev/zero > "$1/fill" 2>/dev/null
-            timeout 5 "$0" alarm run --store "$1/store" --device speaker --ring-seconds 1 --mic none 2>> "$3"
+            (sleep 3.5; "$0" alarm prove a1 --escape --store "$1/store" > "$3.prove" 2>&1; echo "exit=$?" >> "$3.prove") &
+            timeout 7 "$0" alarm run --store "$1/store" --device speaker --ring-seconds 1 --mic none 2>> "$3"
             """
         let restarted = try runProcess(
             "/usr/bin/unshare",
@@ -342,6 +344,12 @@ struct AlarmStoreTrustTests {
         let second = (try? String(contentsOfFile: again, encoding: .utf8)) ?? ""
         #expect(restarted.status == 124, "ran until timeout(1) ended it: \(restarted.stderr) \(second)")
         #expect(second.contains("store-write-failed") && second.contains("ring-end a1 a1.r0 "), "\(second)")
+        let prove = (try? String(contentsOfFile: again + ".prove", encoding: .utf8)) ?? ""
+        #expect(
+            prove.contains("chain a1 ended by an escape (not a proof); the store cannot be written")
+                && prove.contains("exit=0"), "\(prove)")
+        #expect(second.contains("escape-typed a1 held by the service"), "\(second)")
+        #expect(!second.contains("ring-due a1 a1.r1 "), "the backup rang after the escape: \(second)")
     }
 
     @Test(

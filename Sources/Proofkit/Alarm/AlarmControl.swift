@@ -6,7 +6,10 @@ internal import ProofkitSystem
 ///
 /// Requests: `ping`, `reload` (re-read the store), `stop` (silence the ring now sounding),
 /// `hold CHAIN` (a live proof is running: stop the ring, hold off the chain's backups until the
-/// connection closes). Replies start with `ok` or `error`.
+/// connection closes), `end CHAIN proof|escape TIME [DETAIL]` (a typed proof or escape of a due
+/// chain that the store could not take, on a full disk: the service ends the chain now and saves
+/// it once it can). Replies start with `ok` or `error`; `ping`'s says `unsaved N since TIME
+/// REASON` while the service cannot save.
 public enum AlarmControl {
     /// Sends `request` to the service of the store at `socketPath` and returns its reply line.
     /// - Throws: ``ProofkitError`` `.serviceNotRunning` when no service listens there.

@@ -465,6 +465,28 @@ public final class AlarmService {
         case "reload":
             reply = "ok"
             due = true
+        case "end" where words.count >= 4 && ["proof", "escape"].contains(words[2]):
+            // A typed proof or escape the store could not take (a full disk): kept here, and saved
+            // once it can. A proof only for a chain that is due, an escape for any active one, as
+            // the command itself checks.
+            let (chain, kind, detail) = (words[1], words[2], words.count > 4 ? words[4...].joined(separator: " ") : nil)
+            guard let at = Double(words[3]), at.isFinite, let stored = try? store.chain(id: chain),
+                stored.state == .active, kind == "escape" || (try? store.isDue(stored, now: options.now())) == true
+            else {
+                reply = "error no chain '\(chain.prefix(80))' is due"
+                break
+            }
+            let options = options
+            try save("the \(kind) of \(chain)", chains: [chain], transaction: false) { [store] in
+                let cancelled = try store.end(
+                    chain: chain, kind: kind, at: Date(timeIntervalSince1970: at), detail: detail)
+                AlarmService.log(options, "\(kind)-saved", chain, "cancelled=\(cancelled?.count ?? 0)")
+            }
+            log(
+                kind == "proof" ? "proof-typed" : "escape-typed", chain,
+                "held by the service: the store cannot take it yet")
+            reply = "ok ended \(chain)"
+            due = true
         case "stop":
             if let ring = try stopRing(by: "alarm stop") {
                 reply = "ok stopped \(ring.chain) \(ring.id)"

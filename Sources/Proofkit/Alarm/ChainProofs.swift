@@ -95,6 +95,10 @@ public struct ChainProofs: Sendable {
         public var cancelled: [String]
         /// Whether a service runs on the store and was told to re-read it.
         public var serviceWoken: Bool
+        /// Whether the store could not take the end (a full disk) and the running service holds
+        /// it instead, saving it once it can: the chain rings no more either way. Its cancelled
+        /// rings are then not known here.
+        public var heldByService: Bool = false
     }
 
     /// Records a judged proof: an acceptance ends the chain and cancels its later rings (a proof
@@ -109,7 +113,11 @@ public struct ChainProofs: Sendable {
     /// - Throws: the store's errors (`.storeReadOnly`, `.storeCorrupt`...).
     public func record(accepted: Bool, kind: ProofKind, chain: StoredChain, at: Date) throws -> Outcome {
         if accepted {
-            let cancelled = try store.end(chain: chain.id, kind: "proof", at: at, detail: kind.rawValue) ?? []
+            guard let cancelled = try end(chain, kind: "proof", at: at, detail: kind.rawValue) else {
+                return Outcome(
+                    chain: chain.id, kind: kind.rawValue, verdict: .accepted, cancelled: [], serviceWoken: true,
+                    heldByService: true)
+            }
             return Outcome(
                 chain: chain.id, kind: kind.rawValue, verdict: .accepted, cancelled: cancelled,
                 serviceWoken: wakeService())
@@ -123,9 +131,30 @@ public struct ChainProofs: Sendable {
     /// - Returns: the outcome (its rings cancelled).
     /// - Throws: the store's errors.
     public func escape(_ chain: StoredChain, at: Date) throws -> Outcome {
-        let cancelled = try store.end(chain: chain.id, kind: "escape", at: at) ?? []
+        guard let cancelled = try end(chain, kind: "escape", at: at, detail: nil) else {
+            return Outcome(
+                chain: chain.id, kind: "escape", verdict: .escape, cancelled: [], serviceWoken: true,
+                heldByService: true)
+        }
         return Outcome(
             chain: chain.id, kind: "escape", verdict: .escape, cancelled: cancelled, serviceWoken: wakeService())
+    }
+
+    /// Ends `chain` in the store, or, when the store cannot be written now (a full disk) and a
+    /// service runs, hands the end to the service (`end CHAIN KIND TIME [DETAIL]`), which stops
+    /// ringing the chain at once and saves the end once it can.
+    /// - Returns: the cancelled rings, or `nil` when the service holds the end.
+    /// - Throws: the store's failure when no service takes it.
+    private func end(_ chain: StoredChain, kind: String, at: Date, detail: String?) throws -> [String]? {
+        do {
+            return try store.end(chain: chain.id, kind: kind, at: at, detail: detail) ?? []
+        } catch  where AlarmService.cannotWriteNow(error) {
+            let request = "end \(chain.id) \(kind) \(at.timeIntervalSince1970)" + (detail.map { " " + $0 } ?? "")
+            guard (try? AlarmControl.send(request, socketPath: store.socketPath))?.hasPrefix("ok") == true else {
+                throw error
+            }
+            return nil
+        }
     }
 
     /// Tells the store's service to re-read the store. - Returns: whether one runs.

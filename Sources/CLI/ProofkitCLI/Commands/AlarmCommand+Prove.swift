@@ -122,10 +122,14 @@ extension AlarmCommand {
                 .object([
                     "chain": .string(outcome.chain), "proof": .string(outcome.kind),
                     "verdict": .string(outcome.verdict.rawValue), "cancelled": .int(cancelled),
+                    "held_by_service": .bool(outcome.heldByService),
                 ]))
             return
         }
-        let rings = "\(cancelled) ring\(cancelled == 1 ? "" : "s") cancelled"
+        let rings =
+            outcome.heldByService
+            ? "the store cannot be written (a full disk?): the running service holds it, rings no more of the chain, and saves it once it can"
+            : "\(cancelled) ring\(cancelled == 1 ? "" : "s") cancelled"
         switch outcome.verdict {
         case .accepted: io.print("proof accepted: chain \(outcome.chain) ended; \(rings)")
         case .escape: io.print("chain \(outcome.chain) ended by an escape (not a proof); \(rings)")
