@@ -241,7 +241,7 @@ extension AlarmCommand {
             io.print("store \(folder): service \(running ? "running" : "not running")")
             if let unsaved {
                 io.print(
-                    "  it cannot save to the store since \(unsaved.since) (\(unsaved.reason)): it rings on, and saves \(unsaved.count) waiting change\(unsaved.count == 1 ? "" : "s") once it can; a typed proof fails until then"
+                    "  it cannot save to the store since \(unsaved.since) (\(unsaved.reason)): it rings on, and saves \(unsaved.count) waiting change\(unsaved.count == 1 ? "" : "s") once it can (a proof typed meanwhile is kept by the service)"
                 )
             }
             if let device {

@@ -112,7 +112,7 @@ enum DoctorCommand: Subcommand {
             : decimalText(Double(free) / 1e6, places: free < 10_000_000 ? 1 : 0) + " MB"
         let low =
             free < InstallationReport.AlarmStoreSummary.lowSpace
-            ? " (low: on a full disk the service still rings, but records rings and proofs only once there is room, and a typed proof fails)"
+            ? " (low: on a full disk the service still rings and takes proofs, but saves them only once there is room)"
             : ""
         return "alarm store: \(quotedPath(store.folder)) (\(state)); \(room) free on its disk\(low)"
     }
