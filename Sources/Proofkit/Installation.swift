@@ -105,26 +105,21 @@ public struct InstallationReport: Sendable {
     static func lookAtAlarmStore(environment: [String: String]) -> AlarmStoreSummary {
         let folder = AlarmStore.folder(explicit: nil, environment: environment)
         let exists: Bool
-        if case .success(let info) = POSIX.status(folder + "/alarms.sqlite3") {
+        if case .success(let info) = POSIX.status(folder + "/" + AlarmStore.databaseName) {
             exists = info.isRegular
         } else {
             exists = false
         }
         let running =
-            exists && (try? AlarmControl.send("ping", socketPath: folder + "/control.sock"))?.hasPrefix("ok") == true
-        // The store may not be made yet: the disk is the nearest folder above it that exists.
-        var probe = folder
-        var free: Int64? = nil
-        while free == nil {
-            if case .success(let bytes) = POSIX.freeBytes(probe.isEmpty ? "." : probe) {
-                free = bytes
-            } else if probe.isEmpty || probe == "/" {
-                break
-            } else if let slash = probe.lastIndex(of: "/") {
-                probe = slash == probe.startIndex ? "/" : String(probe[..<slash])
-            } else {
-                probe = ""
-            }
+            exists
+            && (try? AlarmControl.send("ping", socketPath: folder + "/" + AlarmStore.socketName))?.hasPrefix("ok")
+                == true
+        // The store may not be made yet: the disk is that of the nearest folder above it that exists.
+        var probe = folder.isEmpty ? "." : folder
+        var free = try? POSIX.freeBytes(probe).get()
+        while free == nil, probe != "/", probe != "." {
+            probe = probe.lastIndex(of: "/").map { $0 == probe.startIndex ? "/" : String(probe[..<$0]) } ?? "."
+            free = try? POSIX.freeBytes(probe).get()
         }
         return AlarmStoreSummary(folder: folder, exists: exists, serviceRunning: running, freeBytes: free)
     }

@@ -56,9 +56,13 @@ public final class AlarmStore: @unchecked Sendable {
         return (UserFolders.state(environment) ?? "/root/.local/state") + "/proofkit"
     }
 
-    public var databasePath: String { folder + "/alarms.sqlite3" }
+    /// The names of the database and the control socket in the store's folder.
+    static let databaseName = "alarms.sqlite3"
+    static let socketName = "control.sock"
+
+    public var databasePath: String { folder + "/" + AlarmStore.databaseName }
     public var lockPath: String { folder + "/service.lock" }
-    public var socketPath: String { folder + "/control.sock" }
+    public var socketPath: String { folder + "/" + AlarmStore.socketName }
     public var soundsFolder: String { folder + "/sounds" }
 
     /// Opens the store in `folder`.
@@ -72,7 +76,7 @@ public final class AlarmStore: @unchecked Sendable {
     ///   `ProofkitError` `.runtimeUnavailable` when libsqlite3 is missing.
     public init(folder: String, access: Access = .create) throws {
         self.folder = folder
-        let path = folder + "/alarms.sqlite3"
+        let path = folder + "/" + AlarmStore.databaseName
         if access == .create {
             try AlarmStore.makeFolder(folder)
         } else {
