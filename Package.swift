@@ -66,6 +66,15 @@ let systemTargets: [Target] =
     }
 
 // MARK: The facade, the command and the executables.
+/// The release executables link the Swift runtime and Foundation statically (start-up, and no
+/// toolchain needed to run them: see .ci/build-release). Only the link asks for it, so the modules
+/// are compiled once for the executables and the tests (Swift Testing has no static copy). The
+/// static FoundationInternationalization needs ICU's and the collections' archives named.
+let staticRuntime: [LinkerSetting] = [
+    .unsafeFlags(
+        ["-static-stdlib", "-l_FoundationICU", "-l_FoundationCollections", "-l_FoundationCShims"],
+        .when(platforms: [.linux], configuration: .release))
+]
 let facadeDependencies =
     ["ProofkitCore", "ProofkitEngines", "ProofkitSystem", "CProofkitShims"] + engines + adapters.map(\.name)
 let productTargets: [Target] = [
@@ -85,8 +94,13 @@ let productTargets: [Target] = [
     target(
         "ProofkitCLI", in: "CLI", dependencies: ["Proofkit", "ProofkitDemo", "ProofkitBenchRunner", "ProofkitSystem"]),
     .executableTarget(
-        name: "ProofkitTool", dependencies: ["ProofkitCLI", "ProofkitSystem"], path: "Sources/CLI/ProofkitTool"),
-    .executableTarget(name: "ProofkitBench", dependencies: ["Proofkit"], path: "Benchmarks/ProofkitBench"),
+        name: "ProofkitTool", dependencies: ["ProofkitCLI", "ProofkitSystem"], path: "Sources/CLI/ProofkitTool",
+        linkerSettings: staticRuntime),
+    .executableTarget(
+        name: "ProofkitBench", dependencies: ["Proofkit"], path: "Benchmarks/ProofkitBench",
+        linkerSettings: staticRuntime + [
+            .linkedLibrary("CoreFoundation", .when(platforms: [.linux], configuration: .release))
+        ]),
 ]
 
 // MARK: Tests: one target per module. The fixtures are read from the source tree
@@ -142,17 +156,10 @@ for target in package.targets where target.type != .system && target.type != .bi
         settings.append(.strictMemorySafety())
     }
     // Test targets are compiled unoptimised: their time goes to the code under test (optimised)
-    // and the `proofkit` children they run. In the tests' build (.ci/test-loop, 2 cores), all of
-    // them rebuild in 48-70 s instead of 126-136 s once the modules under test are built, and the
-    // loop's run takes about 44 s more CPU (265 s against 221 s), about 16 s of wall time. From
-    // scratch the build gains nothing: its critical path is the modules under test and the CLI's
-    // end-to-end tests, which were unoptimised before.
+    // and the `proofkit` children they run. The tests are built on the shipped build's compile
+    // (.ci/build-release --tests), so after the set-up only they are compiled: all of them in about
+    // 100 s on 2 cores, against 126-136 s optimised.
     if target.type == .test {
-        settings.append(.unsafeFlags(["-Onone"]))
-    }
-    // In the tests' own build (.ci/test-loop sets PROOFKIT_TEST_BUILD=1), so is the command's
-    // parsing and printing: the work it calls is in the facade and engines, still optimised.
-    if target.name == "ProofkitCLI" && Context.environment["PROOFKIT_TEST_BUILD"] == "1" {
         settings.append(.unsafeFlags(["-Onone"]))
     }
     target.swiftSettings = settings

@@ -14,11 +14,10 @@ struct LazyLibrariesEndToEndTests {
     ]
 
     @Test(
-        "the binary needs none of libasound, libsndfile, libturbojpeg, libpng, libsqlite3, FFmpeg's (readelf -d)",
+        "the binary needs none of libasound, libsndfile, libturbojpeg, libpng, libsqlite3, FFmpeg's, nor the Swift runtime's (readelf -d)",
         .enabled(if: TestEnvironment.hasTool("readelf"), "readelf (binutils) is not installed"))
     func noDynamicDependency() throws {
-        // The binary that this test build made (the set-up's release binary in .build may be older
-        // than the sources; `.ci/build-release` links the same sources with the same libraries).
+        // The shipped binary: the tests are built on its compile and run it (.ci/build-release).
         for binary in [TestEnvironment.proofkitBinary] {
             let result = try runProcess("/usr/bin/env", ["readelf", "-d", binary])
             #expect(result.status == 0, "\(result.stderr)")
@@ -26,6 +25,12 @@ struct LazyLibrariesEndToEndTests {
             #expect(!needed.isEmpty, "readelf listed no NEEDED entries for \(binary)")  // the check itself works
             for library in Self.libraries {
                 #expect(!needed.contains { $0.contains("[\(library)]") }, "\(binary) still needs \(library)")
+            }
+            // The static Swift runtime, Foundation and libstdc++: it runs without the toolchain.
+            for library in [
+                "libswiftCore.so", "libFoundation", "lib_FoundationICU.so", "libdispatch.so", "libstdc++.so",
+            ] {
+                #expect(!needed.contains { $0.contains("[\(library)") }, "\(binary) still needs \(library)")
             }
         }
     }

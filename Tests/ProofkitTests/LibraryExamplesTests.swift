@@ -62,7 +62,7 @@ struct LibraryExamplesTests {
         #expect(result.judgement.verdict.isAccepted)
         #expect(result.judgement.decidedBy == .score && result.judgement.decidingScore > 0.3)
         // The folder given is the only one searched: a missing model names it (exit 69).
-        try withTemporaryFolder { empty in
+        _ = try withTemporaryFolder { empty in
             #expect(throws: ProofkitError.self) {
                 _ = try PhotoJudge(options: PhotoJudgeOptions(), store: PhotoModelStore(folder: empty))
             }

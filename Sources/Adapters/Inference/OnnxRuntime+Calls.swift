@@ -4,19 +4,19 @@
 // single funnel that turns an ORT status into a `ProofkitError` carrying ORT's code and message.
 internal import COnnxRuntime
 import ProofkitCore
+import Synchronization
 
-#if DEBUG
-    import Synchronization
-
-    /// Debug builds record which table slots were called, so a test can prove that every slot the
-    /// C module declares is exercised (see `InferenceTests/DeclaredSlotTests`).
-    enum OrtSlotLog {
-        static let called = Mutex<Set<String>>([])
-        static func record(_ name: StaticString) {
-            _ = called.withLock { $0.insert(name.description) }
-        }
+/// Which table slots were called, recorded only once a test has set `isRecording` (a child process
+/// of the tests, so the log starts with the process: see `InferenceTests/DeclaredSlotExitTests`),
+/// so a test can prove that every slot the C module declares is exercised. Off, a slot call costs
+/// one relaxed atomic load more.
+enum OrtSlotLog {
+    static let isRecording = Atomic<Bool>(false)
+    static let called = Mutex<Set<String>>([])
+    static func record(_ name: StaticString) {
+        _ = called.withLock { $0.insert(name.description) }
     }
-#endif
+}
 
 /// Where in the life of a session a call failed; it decides which `ProofkitError.Code` an ORT
 /// error becomes.
@@ -38,9 +38,7 @@ struct OrtCalls: @unchecked Sendable {
 
     @inline(__always)
     private func slot<Function>(_ name: StaticString, _ function: Function?) -> Function {
-        #if DEBUG
-            OrtSlotLog.record(name)
-        #endif
+        if OrtSlotLog.isRecording.load(ordering: .relaxed) { OrtSlotLog.record(name) }
         guard let function else { fatalError("ONNX Runtime's table has no \(name) slot") }
         return function
     }
