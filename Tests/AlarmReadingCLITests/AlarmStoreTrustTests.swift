@@ -258,6 +258,35 @@ struct AlarmStoreTrustTests {
         #expect(status.stderr.contains("no alarm store in \(rig.folder)/.local/state/proofkit;"), "\(status.stderr)")
     }
 
+    @Test(
+        "without HOME (cron, env -i), the store is in the user's home from the user database (getent), not /root's",
+        .enabled(
+            if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
+                && FileManager.default.isExecutableFile(atPath: "/usr/bin/getent"), "needs root, setpriv and getent"))
+    func homeFromUserDatabase() throws {
+        let rig = try AlarmRig()
+        // A copy that another user may run, in a folder it may enter.
+        chmod(rig.folder, 0o755)
+        let binary = rig.folder + "/proofkit"
+        try FileManager.default.copyItem(atPath: TestEnvironment.proofkitBinary, toPath: binary)
+        for (user, group) in [("0", "0"), ("65534", "65534")] {
+            let entry = try runProcess("/usr/bin/getent", ["passwd", user])
+            let home = try #require(
+                entry.stdout.split(separator: ":", omittingEmptySubsequences: false).dropFirst(5).first)
+            for unset in [["-u", "HOME"], ["HOME=relative"]] {
+                let status = try runProcess(
+                    "/usr/bin/setpriv",
+                    ["--reuid", user, "--regid", group, "--clear-groups", "/usr/bin/env"]
+                        + ["-u", "XDG_STATE_HOME", "-u", "PROOFKIT_ALARM_DIR"] + unset + [binary, "alarm", "status"])
+                #expect(status.status == 66, "user \(user), \(unset): \(status.stderr)")
+                #expect(
+                    status.stderr == "proofkit alarm: no alarm store in \(home)/.local/state/proofkit; "
+                        + "'proofkit alarm add' or 'proofkit alarm prayers' creates one\n",
+                    "user \(user), \(unset): \(status.stderr)")
+            }
+        }
+    }
+
     /// Whether a small tmpfs can be mounted in a mount namespace of its own (root, `unshare -m`):
     /// a disk that fills up, without touching the machine's mounts.
     static let canMountTmpfs: Bool = {

@@ -60,9 +60,21 @@ public struct CommandIO: Sendable {
         var io = CommandIO(
             writeOut: { writeAll(fd: 1, $0) }, writeErr: { writeAll(fd: 2, $0) },
             isStdoutTerminal: POSIX.isTerminal(1), isStderrTerminal: POSIX.isTerminal(2))
-        io.readEnvironment = { POSIX.environment() }
+        io.readEnvironment = { withHome(POSIX.environment()) }
         return io
     }
+}
+
+/// `environment` with `HOME` taken from the user database when it is unset or not an absolute
+/// path, as a login sets it: a command run by cron, `env -i` or a unit without `User=` then finds
+/// the same alarm store, du'a texts and cache as from the user's shell, not `/root`'s.
+func withHome(_ environment: [String: String]) -> [String: String] {
+    guard !(environment["HOME"]?.hasPrefix("/") ?? false), let home = POSIX.homeFolderOfEffectiveUser() else {
+        return environment
+    }
+    var filled = environment
+    filled["HOME"] = home
+    return filled
 }
 
 /// Writes all of `text` to `fd`, retrying on EINTR and short writes. A closed pipe (EPIPE: a

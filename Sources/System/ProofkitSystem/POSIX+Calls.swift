@@ -29,14 +29,11 @@ package struct Errno: Error, Equatable, Hashable, Sendable, CustomStringConverti
     package var isNotFound: Bool { code == ENOENT || code == ENOTDIR }
 
     package static let noSuchFile = Errno(code: ENOENT)
-    package static let notADirectory = Errno(code: ENOTDIR)
     package static let isADirectory = Errno(code: EISDIR)
     package static let timedOut = Errno(code: ETIMEDOUT)
     package static let ioError = Errno(code: EIO)
-    package static let interrupted = Errno(code: EINTR)
     package static let wouldBlock = Errno(code: EAGAIN)
     package static let brokenPipe = Errno(code: EPIPE)
-    package static let streamPipe = Errno(code: ESTRPIPE)
     package static let canceled = Errno(code: ECANCELED)
     package static let exists = Errno(code: EEXIST)
     package static let permissionDenied = Errno(code: EACCES)
@@ -72,12 +69,8 @@ package func nothingOrErrno<I: FixedWidthInteger>(retryOnInterrupt: Bool = true,
 
 /// Typed wrappers over the POSIX calls proofkit makes. Descriptors are opened close-on-exec.
 package enum POSIX {
-    /// What `stat` says about a file.
-    ///
-    /// Only plain values (no `String`), so that `Result<FileStatus, Errno>` is a trivial type:
-    /// copying or dropping one needs no type metadata at run time (instantiating the metadata of
-    /// a generic type with an `Error` parameter costs a scan of every protocol conformance in the
-    /// binary, about 0.2 M instructions, a few per cent of a short `trim`).
+    /// What `stat` says about a file: plain values only, so `Result<FileStatus, Errno>` needs no
+    /// type metadata at run time (its instantiation scans every conformance: 0.2 M instructions).
     package struct FileStatus: Equatable, Sendable {
         package var isDirectory: Bool
         package var isRegular: Bool
@@ -187,15 +180,16 @@ package enum POSIX {
         nothingOrErrno(retryOnInterrupt: false) { Glibc.close(fd) }
     }
 
-    /// Closes a descriptor this process owns, ignoring errors. Calls `close`.
+    /// Closes a descriptor this process owns, ignoring errors. Calls `close`, `write`.
     ///
-    /// In debug builds (tests) a close that fails with EBADF traps: the number was not open, so
-    /// it was closed already (a double close, or a close after handing the descriptor away).
-    /// That is a bug even when it happens to be harmless: had another thread opened a file, pipe
-    /// or socket under that number in between, this close would have closed that one instead.
+    /// A close that fails with EBADF is a bug (a double close, or one after handing the descriptor
+    /// away: had another thread opened a file under that number meanwhile, it would close that).
+    /// A debug build traps; a release build, which the tests run, says so in one line on stderr.
     package static func closeDescriptor(_ fd: Int32) {
-        let closed = Glibc.close(fd)
-        assert(closed == 0 || errno != EBADF, "close(\(fd)): not an open descriptor (closed twice?)")
+        guard Glibc.close(fd) != 0, errno == EBADF else { return }
+        assertionFailure("close(\(fd)): not an open descriptor (closed twice?)")
+        let line = Array("proofkit: bug: close(\(fd)) of a descriptor that is not open (closed twice?)\n".utf8)
+        _ = line.withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
     }
 
     /// A new close-on-exec descriptor for the same open file. Calls `fcntl(F_DUPFD_CLOEXEC)`.
@@ -262,8 +256,7 @@ package enum POSIX {
         nothingOrErrno { flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) }
     }
 
-    /// Flushes the data of `fd` (and the metadata needed to read it back) to the disk, retrying
-    /// on EINTR. Calls `fdatasync`.
+    /// Flushes `fd`'s data (and the metadata to read it back) to the disk. Calls `fdatasync`.
     package static func syncData(_ fd: Int32) -> Result<Void, Errno> {
         nothingOrErrno { fdatasync(fd) }
     }
@@ -280,8 +273,8 @@ package enum POSIX {
         _ = proofkit_posix_start_writeback(fd)
     }
 
-    /// The target of the symbolic link `path`, as bytes (up to 4095 of them); `nil` when it is
-    /// not a link or cannot be read. Calls `readlink`.
+    /// The target of the link `path` (up to 4095 bytes); `nil` when it is no link or unreadable.
+    /// Calls `readlink`.
     package static func linkTarget(_ path: String) -> [UInt8]? {
         var buffer = [CChar](repeating: 0, count: 4096)
         let count = readlink(FilePath.cString(path), &buffer, buffer.count - 1)
@@ -362,10 +355,9 @@ package enum POSIX {
         return names
     }
 
-    /// The names in the folder `path` that are `length` bytes long and start with `prefix`, as
-    /// bytes; empty when the folder cannot be read. Names are compared where `readdir` left them,
-    /// so the other entries of a large folder cost no allocation. Calls `opendir`, `readdir`,
-    /// `closedir`.
+    /// The names (bytes) in the folder `path` that are `length` bytes long and start with
+    /// `prefix`; empty when it cannot be read. Compared in place: other names cost no allocation.
+    /// Calls `opendir`, `readdir`, `closedir`.
     package static func folderEntries(_ path: String, prefix: [UInt8], length: Int) -> [[UInt8]] {
         guard length >= prefix.count, let directory = opendir(FilePath.cString(path)) else { return [] }
         defer { closedir(directory) }
@@ -407,21 +399,19 @@ package enum POSIX {
         valueOrErrno { proofkit_posix_open_path(FilePath.cString(path)) }
     }
 
-    /// The process environment (`environ`), names and values as ``FilePath`` strings: bytes
-    /// that are not UTF-8 (a folder named in Latin-1 in `PROOFKIT_MODELS`) are kept as escapes
-    /// that ``FilePath/cString(_:)`` turns back into the same bytes for `open`, where Foundation's
-    /// `ProcessInfo.environment` replaces them with U+FFFD. An entry without `=` is skipped; of a
-    /// name given twice, the first wins (as `getenv` finds it). Reads `environ`; call it while no
-    /// other thread calls `setenv`.
     /// This process's arguments as ``FilePath`` strings (a non-UTF-8 argument keeps its bytes,
     /// where `CommandLine.arguments` gives U+FFFD). Reads `argv` with `strlen`.
     package static func arguments() -> [String] {
         (0..<Int(CommandLine.argc)).map { index in
             guard let pointer = CommandLine.unsafeArgv[index] else { return "" }
-            return FilePath.string(fromBytes: Array(UnsafeRawBufferPointer(start: pointer, count: strlen(pointer))))
+            return pathString(pointer)
         }
     }
 
+    /// The process environment (`environ`), names and values as ``FilePath`` strings: non-UTF-8
+    /// bytes (a Latin-1 folder in `PROOFKIT_MODELS`) survive for `open`, where Foundation's
+    /// `ProcessInfo.environment` gives U+FFFD. An entry without `=` is skipped; of a name given
+    /// twice the first wins (as `getenv`). Reads `environ`; no other thread may call `setenv`.
     package static func environment() -> [String: String] {
         var result: [String: String] = [:]
         guard var pointer = Optional(environ) else { return result }
@@ -437,6 +427,24 @@ package enum POSIX {
             pointer += 1
         }
         return result
+    }
+
+    /// The effective user's home folder from the user database, or `nil` when the user has no
+    /// entry or it names no absolute folder. Calls `geteuid`, `getpwuid_r`.
+    package static func homeFolderOfEffectiveUser() -> String? {
+        var entry = passwd()
+        var found: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 16_384)
+        guard getpwuid_r(geteuid(), &entry, &buffer, buffer.count, &found) == 0, found != nil,
+            let folder = entry.pw_dir
+        else { return nil }
+        let home = pathString(folder)
+        return home.hasPrefix("/") ? home : nil
+    }
+
+    /// A C string as a ``FilePath`` string (its bytes kept). Calls `strlen`.
+    private static func pathString(_ text: UnsafePointer<CChar>) -> String {
+        FilePath.string(fromBytes: Array(UnsafeRawBufferPointer(start: text, count: strlen(text))))
     }
 
     /// A new anonymous file for reading and writing: `O_TMPFILE` in `$TMPDIR` (else /tmp), else
@@ -810,11 +818,9 @@ package enum POSIX {
 
 // MARK: Threads
 
-/// Runs `body` on a new detached POSIX thread of its own, never on Swift's cooperative pool
-/// (after swift-subprocess's `runOnBackgroundThread`): blocking reads and writes (ALSA, a child's
-/// pipes) must not hold a pool thread, of which there is one per core. The closure is released
-/// exactly once, by the thread. Traps when the system cannot create a thread.
-/// Calls `pthread_create`, `pthread_detach`.
+/// Runs `body` on a new detached POSIX thread, never on Swift's pool (one thread per core), which
+/// blocking reads and writes (ALSA, a child's pipes) must not hold (after swift-subprocess). The
+/// thread releases the closure once. Traps when no thread can be made. Calls `pthread_create`.
 package func runOnDedicatedThread(_ body: @escaping @Sendable () -> Void) {
     final class Box: Sendable {
         let body: @Sendable () -> Void
