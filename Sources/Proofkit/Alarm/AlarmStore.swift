@@ -269,6 +269,19 @@ public final class AlarmStore: @unchecked Sendable {
         try read { try db.query("SELECT value FROM settings WHERE key = ?", [.text(key)]).first?.first?.text }
     }
 
+    /// The prayer times the last re-plan found none of, in its days (7 from today), with why:
+    /// the Sun does not rise or does not set there that day. Empty when every time was found.
+    /// - Throws: a `ProofkitError` when the store cannot be read.
+    public func unavailablePrayerTimes() throws -> [(occurrence: Occurrence, reason: UndefinedReason)] {
+        try setting("prayers.unavailable")?.split(separator: ",").compactMap { entry in
+            let parts = entry.split(separator: "=")
+            guard parts.count == 2, let occurrence = Occurrence(String(parts[0])),
+                let reason = UndefinedReason(rawValue: String(parts[1]))
+            else { return nil }
+            return (occurrence, reason)
+        } ?? []
+    }
+
     public func settings() throws -> [String: String] {
         try read {
             var result: [String: String] = [:]
@@ -575,6 +588,10 @@ public final class AlarmStore: @unchecked Sendable {
                 "prayers.stamp": PlanStampText.encode(
                     PlanStamp(now: now, zone: deviceZone, fingerprint: plan.fingerprint)),
                 "prayers.covered_until": plan.coveredUntil(booked: Set(ledger.alarms.keys))?.description,
+                // The times the plan has none of (polar day or night): `alarm prayers` and
+                // `status` name them, so that no alarm is missing without a word.
+                "prayers.unavailable": plan.unavailable.isEmpty
+                    ? nil : plan.unavailable.map { "\($0.occurrence)=\($0.reason.rawValue)" }.joined(separator: ","),
             ])
             // The alarm list keeps 30 days of rung, missed and merged rings (the history of
             // outcomes is kept whole).

@@ -10,6 +10,68 @@ internal import ProofkitSystem
 
 /// `proofkit alarm status`, `history` and `install`: what the store says, and the systemd unit.
 extension AlarmCommand {
+    // MARK: prayers
+
+    /// What `alarm prayers` prints once the store is planned: the rings booked, how far the
+    /// alarms are covered, and each prayer time that has no alarm because it does not exist there
+    /// (polar day or night), with the option that gives it one. Nothing is missing without a word.
+    static func printBooked(
+        list: [Prayer], calculator: PrayerTimeCalculator, proof: ProofKind, report: ApplyReport?,
+        store: AlarmStore, _ arguments: ParsedArguments, io: CommandIO
+    ) throws {
+        let covered = try store.setting("prayers.covered_until") ?? "nothing"
+        let missing = try store.unavailablePrayerTimes()
+        if arguments.has("json") {
+            let booked = try store.allRings().filter { $0.state == .scheduled }
+                .min { $0.ring.fireDate < $1.ring.fireDate }
+            io.printJSON(
+                .object([
+                    "prayers": .array(list.map { .string($0.rawValue) }), "tz": .string(calculator.timeZone.identifier),
+                    "booked": .int(report?.booked.count ?? 0), "cancelled": .int(report?.cancelled.count ?? 0),
+                    "failed": .int(report?.failed.count ?? 0), "covered_until": .string(covered),
+                    "proof": .string(proof.rawValue),
+                    "next_ring": booked.map { .string(iso8601($0.ring.fireDate, in: calculator.timeZone)) } ?? .null,
+                    "unavailable": unavailableJSON(missing),
+                ]))
+            return
+        }
+        io.print(
+            "prayer alarms for \(list.map(\.rawValue).joined(separator: ", ")) at \(calculator.coordinates.latitude), \(calculator.coordinates.longitude) (\(calculator.timeZone.identifier)): \(report?.booked.count ?? 0) rings booked, \(report?.cancelled.count ?? 0) cancelled\(report.map { $0.failed.isEmpty ? "" : ", \($0.failed.count) failed" } ?? ""); covered until \(covered)"
+        )
+        for line in unavailableLines(missing) { io.print(line) }
+    }
+
+    /// One line per prayer and reason for the times the plan has none of, e.g. "no fajr alarm on
+    /// 2026-12-06 ... 2026-12-12 (7 days): polar night (...)", and the option that gives them one.
+    static func unavailableLines(_ missing: [(occurrence: Occurrence, reason: UndefinedReason)]) -> [String] {
+        var groups: [(prayer: Prayer, reason: UndefinedReason, dates: [LocalDate])] = []
+        for (occurrence, reason) in missing {
+            if let index = groups.firstIndex(where: { $0.prayer == occurrence.prayer && $0.reason == reason }) {
+                groups[index].dates.append(occurrence.date)
+            } else {
+                groups.append((occurrence.prayer, reason, [occurrence.date]))
+            }
+        }
+        guard !groups.isEmpty else { return [] }
+        return groups.map { group in
+            let first = group.dates.min()!
+            let last = group.dates.max()!
+            let days = first == last ? "on \(first)" : "on \(first) ... \(last) (\(group.dates.count) days)"
+            let why =
+                group.reason == .polarNight
+                ? "polar night (the Sun does not rise)" : "midnight sun (the Sun does not set)"
+            return "no \(group.prayer.rawValue) alarm \(days): \(why), so the time is not defined there"
+        } + ["  (--polar nearest-latitude or --polar nearest-day gives those days a time)"]
+    }
+
+    /// The times the plan has none of, as `alarm prayers --json` and `status --json` give them.
+    static func unavailableJSON(_ missing: [(occurrence: Occurrence, reason: UndefinedReason)]) -> JSONValue {
+        .array(
+            missing.map {
+                .object(["occurrence": .string($0.occurrence.description), "reason": .string($0.reason.rawValue)])
+            })
+    }
+
     // MARK: status
 
     /// Prints the service's state, the active chains with their rings and the last outcomes.
@@ -50,6 +112,7 @@ extension AlarmCommand {
         let active: [StoredChain]
         let next: StoredRing?
         let covered: String?
+        let unavailable: [(occurrence: Occurrence, reason: UndefinedReason)]
         let outcomes: [StoredOutcome]
         /// Each active chain's sound checked, once a sound (14 prayer chains share one).
         let soundChecks: [String: String]
@@ -86,6 +149,7 @@ extension AlarmCommand {
             }
             next = rings.filter { $0.state == .scheduled }.min { $0.ring.fireDate < $1.ring.fireDate }
             covered = try store.setting("prayers.covered_until")
+            unavailable = try store.unavailablePrayerTimes()
             outcomes = try store.outcomes(limit: 10)
             var checked: [String: String] = [:]
             for chain in active where checked[Self.soundKey(chain)] == nil {
@@ -175,7 +239,7 @@ extension AlarmCommand {
                         "fire": .string(iso8601($0.ring.fireDate, in: zone)),
                     ])
                 } ?? .null,
-                "covered_until": JSONValue(covered),
+                "covered_until": JSONValue(covered), "unavailable": AlarmCommand.unavailableJSON(unavailable),
                 "zone": .string(zone.identifier), "machine_zone": .string(machine.identifier),
                 "device": device.map { .object(["name": .string($0.0), "status": .string($0.1)]) } ?? .null,
                 "stop_keys": stopKeyDevices.map {
@@ -252,6 +316,7 @@ extension AlarmCommand {
             io.print("times in \(zone.identifier)\(differs ? "; this machine's zone is \(machine.identifier)" : "")")
             io.print("next ring: \(next.map { "\($0.ring.id) at \(both($0.ring.fireDate))" } ?? "none")")
             if let covered { io.print("prayer alarms covered until \(covered)") }
+            for line in AlarmCommand.unavailableLines(unavailable) { io.print(line) }
             io.print("\(active.count) active chain\(active.count == 1 ? "" : "s")")
             for chain in active { printChain(chain, io: io) }
             io.print("last outcomes:")

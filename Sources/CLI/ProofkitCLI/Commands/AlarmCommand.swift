@@ -595,23 +595,8 @@ enum AlarmCommand: Subcommand {
         let zone = try zone(io)
         let report = try store.replanPrayers(now: Date(), deviceZone: zone)
         poke(store, io: io)
-        let covered = try store.setting("prayers.covered_until") ?? "nothing"
-        if arguments.has("json") {
-            let booked = try store.allRings().filter { $0.state == .scheduled }
-                .min { $0.ring.fireDate < $1.ring.fireDate }
-            io.printJSON(
-                .object([
-                    "prayers": .array(list.map { .string($0.rawValue) }), "tz": .string(calculator.timeZone.identifier),
-                    "booked": .int(report?.booked.count ?? 0), "cancelled": .int(report?.cancelled.count ?? 0),
-                    "failed": .int(report?.failed.count ?? 0), "covered_until": .string(covered),
-                    "proof": .string(proof.rawValue),
-                    "next_ring": booked.map { .string(iso8601($0.ring.fireDate, in: calculator.timeZone)) } ?? .null,
-                ]))
-            return .success
-        }
-        io.print(
-            "prayer alarms for \(list.map(\.rawValue).joined(separator: ", ")) at \(calculator.coordinates.latitude), \(calculator.coordinates.longitude) (\(calculator.timeZone.identifier)): \(report?.booked.count ?? 0) rings booked, \(report?.cancelled.count ?? 0) cancelled\(report.map { $0.failed.isEmpty ? "" : ", \($0.failed.count) failed" } ?? ""); covered until \(covered)"
-        )
+        try printBooked(
+            list: list, calculator: calculator, proof: proof, report: report, store: store, arguments, io: io)
         return .success
     }
 
