@@ -157,6 +157,7 @@ enum AlarmCommand: Subcommand {
         JSON (status --json): {"store":DIR,"service":"running"|"stopped","now":ISO,
           "unsaved":{"count","since","reason"}|null (changes the service cannot save yet),
           "next_ring":{"id","chain","fire"}|null,"covered_until":"YYYY-MM-DD"|null,
+          "unavailable":[{"occurrence":"fajr.YYYY-MM-DD","reason":"polarNight"|"polarDay"}],
           "zone":ZONE,"machine_zone":ZONE,"device":{"name","status"}|null,
           "stop_keys":{"devices":[PATH],"missing":[PATH]}|null,
           "chains":[{"id","kind","label","proof","sound","sound_status":"ok"|"broken: ...",
