@@ -98,6 +98,7 @@ let productTargets: [Target] = [
         linkerSettings: staticRuntime),
     .executableTarget(
         name: "ProofkitBench", dependencies: ["Proofkit"], path: "Benchmarks/ProofkitBench",
+        // It imports Foundation itself, whose static archive needs CoreFoundation's named.
         linkerSettings: staticRuntime + [
             .linkedLibrary("CoreFoundation", .when(platforms: [.linux], configuration: .release))
         ]),

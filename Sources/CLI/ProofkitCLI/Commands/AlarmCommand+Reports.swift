@@ -54,9 +54,10 @@ extension AlarmCommand {
         }
         guard !groups.isEmpty else { return [] }
         return groups.map { group in
-            let first = group.dates.min()!
-            let last = group.dates.max()!
-            let days = first == last ? "on \(first)" : "on \(first) ... \(last) (\(group.dates.count) days)"
+            let dates = group.dates.sorted()  // never empty: a group starts with one date
+            let days =
+                dates.count == 1
+                ? "on \(dates[0])" : "on \(dates[0]) ... \(dates[dates.count - 1]) (\(dates.count) days)"
             let why =
                 group.reason == .polarNight
                 ? "polar night (the Sun does not rise)" : "midnight sun (the Sun does not set)"
