@@ -679,6 +679,20 @@ struct ExitCodeConsistencyTests {
         #expect(try proofkit(base + ["--proof-window", "30m", "--now", "2026-11-30T04:00:00+05:00"]).status == 0)
     }
 
+    @Test("times: a table that would run past 9999-12-31 is a usage error (64); the last day itself prints")
+    func timesLastYear() throws {
+        let base = ["times", "--lat", "21.4225", "--lon", "39.8262", "--tz", "Asia/Riyadh", "--date"]
+        let past = try proofkit(base + ["9999-12-31", "--days", "2"])
+        #expect(past.status == 64 && past.stdout.isEmpty, "\(past.stdout)")
+        #expect(past.stderr.hasPrefix("proofkit times: --date 9999-12-31 with --days 2 runs past 9999-12-31\n"))
+        let last = try proofkit(base + ["9999-12-30", "--days", "2"])
+        #expect(last.status == 0, "\(last.stderr)")
+        let rows = last.stdout.split(separator: "\n").filter { $0.hasPrefix("9999-") }
+        #expect(
+            rows.count == 2
+                && rows.allSatisfy { $0.split(separator: " ").dropFirst().allSatisfy { !$0.hasPrefix("T") } })
+    }
+
     @Test("ANSI escapes in a file name are shown escaped, never raw")
     func ansiNames() throws {
         try withTemporaryFolder { folder in
@@ -692,7 +706,7 @@ struct ExitCodeConsistencyTests {
     func malformedManifestDigest() throws {
         try withTemporaryFolder { folder in
             let models = TestEnvironment.packageRoot.appendingPathComponent("Models/generated").path
-            guard AudioTestTools.exists(models + "/manifest.json") else { return }
+            try #require(AudioTestTools.exists(models + "/manifest.json"), "needs the models (bash .ci/setup)")
             for name in try FileManager.default.contentsOfDirectory(atPath: models) where name != "manifest.json" {
                 #expect(symlink(models + "/" + name, folder + "/" + name) == 0)
             }

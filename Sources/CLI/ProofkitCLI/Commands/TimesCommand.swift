@@ -61,6 +61,10 @@ enum TimesCommand: Subcommand {
         }
         let days = try arguments.int("days") ?? 1
         guard (1...366).contains(days) else { throw UsageError("--days must be 1...366, got \(days)") }
+        // Dates print as YYYY-MM-DD: a table that ran into year 10000 would print garbled rows.
+        guard start.adding(days: days - 1).year <= 9999 else {
+            throw UsageError("--date \(start) with --days \(days) runs past 9999-12-31")
+        }
         let p = calculator.parameters
         let rule = p.highLatitudeRule.resolved(latitude: calculator.coordinates.latitude)
         if !arguments.has("json") {
