@@ -40,7 +40,10 @@ struct BenchCommandTests {
         #expect(plan.options == BenchOptions(runs: 100, warmup: 10, modelsFolder: "M"))
         #expect(plan.isolation == .childProcess)
         #expect(!json && plot == nil)
-        guard case .measure(let four, _, _) = try parse([], cores: 4) else { return }
+        guard case .measure(let four, _, _) = try parse([], cores: 4) else {
+            Issue.record("not a measurement")
+            return
+        }
         #expect(four.threads == [1, 2, 4])
     }
 
@@ -260,9 +263,15 @@ struct BenchCommandTests {
         }
         #expect(plan.models == [.whisper] && plan.options.runs == 10 && plan.options.warmup == 1)
         guard case .measure(let given, _, _) = try parse(["--model", "silero,whisper", "--runs", "3", "--warmup", "0"])
-        else { return }
+        else {
+            Issue.record("not a measurement")
+            return
+        }
         #expect(given.options.runs == 3 && given.options.warmup == 0)
-        guard case .measure(let all, _, _) = try parse([]) else { return }
+        guard case .measure(let all, _, _) = try parse([]) else {
+            Issue.record("not a measurement")
+            return
+        }
         #expect(!all.models.contains(.whisper) && all.options.runs == 100)
     }
 
@@ -316,7 +325,10 @@ struct BenchCommandTests {
                 && TestEnvironment.hasProofkitBinary,
             "needs the pose models (bash .ci/setup), .deps/wheels and the built proofkit"))
     func poseRun() throws {
-        guard case .measure(let all, _, _) = try parse([]) else { return }
+        guard case .measure(let all, _, _) = try parse([]) else {
+            Issue.record("not a measurement")
+            return
+        }
         #expect(!all.models.contains(.pose))
         try withTemporaryFolder { folder in
             let photo = try PoseFixtures.extractPhoto("astronaut", into: folder)

@@ -163,7 +163,7 @@ struct GeneratedDocsTests {
         #expect(!zsh.contains("see below"))
         let fish = try TestEnvironment.runProofkit(["help", "completion", "fish"]).stdout
         #expect(!fish.contains("see below"), "fish shows help with nothing below it")
-        guard TestEnvironment.hasTool("fish") else { return }
+        try #require(TestEnvironment.hasTool("fish"), "fish is installed by .ci/setup")
         try withTemporaryFolder { folder in
             try fish.write(toFile: folder + "/proofkit.fish", atomically: true, encoding: .utf8)
             func words(_ line: String) throws -> Set<String> {

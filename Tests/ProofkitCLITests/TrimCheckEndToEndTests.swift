@@ -355,7 +355,8 @@ struct TrimCheckEndToEndTests {
         try withTemporaryFolder { folder in
             let readOnly = folder + "/ro"
             try FileManager.default.createDirectory(atPath: readOnly, withIntermediateDirectories: false)
-            guard AudioTestTools.mountTmpfs(at: readOnly, kilobytes: 64, readOnly: true) else { return }
+            try #require(
+                AudioTestTools.mountTmpfs(at: readOnly, kilobytes: 64, readOnly: true), "root could not mount a tmpfs")
             defer { AudioTestTools.unmount(readOnly) }
             let run = try proofkit(["trim", TestEnvironment.fixture("rec_001.mp3"), "-o", readOnly + "/alarm.caf"])
             #expect(run.status == 74, "\(run.stderr)")
