@@ -201,8 +201,9 @@ struct AlarmStoreTrustTests {
     func systemReasonNamed() throws {
         let rig = try AlarmRig()
         let (id, _) = try rig.add(in: 3600, window: 60, gap: 30)
-        // The escape's transaction goes into the write-ahead log, past a 1 KiB file size limit:
-        // EFBIG (SIGXFSZ ignored). SQLite's own message says only "disk I/O error".
+        // With no other connection open, SQLite sizes its shared-memory file again (4 KiB), past a
+        // 1 KiB file size limit: EFBIG (SIGXFSZ ignored). SQLite's own message says only "disk I/O
+        // error".
         let limited = try runProcess(
             "/bin/bash",
             [
@@ -214,6 +215,40 @@ struct AlarmStoreTrustTests {
         #expect(limited.stderr.split(separator: "\n").count == 1, "\(limited.stderr)")
         // Nothing was half written: the chain is still active, and the escape goes through now.
         #expect(try rig.alarm(["prove", id, "--escape"]).status == 0)
+    }
+
+    @Test(
+        "a proof rejected while the store cannot take its record (a file size limit, as a full disk) still gives its verdict: 0, or 2 with --strict, and says it is not recorded"
+    )
+    func rejectedWhileFull() throws {
+        let rig = try AlarmRig()
+        let (id, first) = try rig.add(in: 1, window: 600, gap: 300)
+        // The running service keeps SQLite's shared-memory file open, as on a disk that filled
+        // while it ran; a first connection would make that file again, past the 1 KiB limit.
+        try rig.startService(ringSeconds: 1)
+        let wait = first.timeIntervalSinceNow + 0.2
+        if wait > 0 { usleep(useconds_t(wait * 1_000_000)) }
+        for strict in [false, true] {
+            let limited = try runProcess(
+                "/bin/bash",
+                [
+                    "-c", "ulimit -f 1; trap '' XFSZ; exec \"$0\" alarm prove \"$1\" --voice \"$2\" --store \"$3\" $4",
+                    TestEnvironment.proofkitBinary, id, TestEnvironment.fixture("odd_silence_001.wav"), rig.store,
+                    strict ? "--strict" : "",
+                ])
+            #expect(limited.status == (strict ? 2 : 0), "\(limited.stderr)")
+            #expect(limited.stdout.contains("proof rejected: chain \(id) goes on"), "\(limited.stdout)")
+            // (SQLite names the errno only when it still holds it: "disk I/O error" here.)
+            #expect(
+                limited.stderr.contains("note: this rejected attempt is not recorded in the store (SQLite: "),
+                "\(limited.stderr)")
+        }
+        // The chain is as it was, and nothing was recorded; without the limit the attempt is.
+        let status = try rig.alarm(["status", "--json"])
+        #expect(!status.stdout.contains("\"rejected\""), "\(status.stdout)")
+        let normal = try rig.alarm(["prove", id, "--voice", TestEnvironment.fixture("odd_silence_001.wav"), "--json"])
+        #expect(normal.status == 0 && normal.stdout.contains("\"recorded\":true"), "\(normal.stdout) \(normal.stderr)")
+        #expect(try rig.alarm(["status", "--json"]).stdout.contains("\"rejected\""))
     }
 
     @Test("doctor names the alarm store, whether a service runs on it, and the room on its disk (as stat -f counts it)")

@@ -99,11 +99,15 @@ public struct ChainProofs: Sendable {
         /// it instead, saving it once it can: the chain rings no more either way. Its cancelled
         /// rings are then not known here.
         public var heldByService: Bool = false
+        /// Why a rejection could not be recorded (the store cannot be written now: a full disk, a
+        /// read-only disk), or `nil` when it was. The verdict stands; only its record is lost.
+        public var notRecorded: String? = nil
     }
 
     /// Records a judged proof: an acceptance ends the chain and cancels its later rings (a proof
     /// that began while the chain was due counts even if it left its window meanwhile); a
-    /// rejection is recorded and the chain goes on. The service is then told.
+    /// rejection is recorded (when the store can be written: see ``Outcome/notRecorded``) and the
+    /// chain goes on. The service is then told.
     /// - Parameters:
     ///   - accepted: the proof's verdict.
     ///   - kind: the proof's kind.
@@ -122,7 +126,14 @@ public struct ChainProofs: Sendable {
                 chain: chain.id, kind: kind.rawValue, verdict: .accepted, cancelled: cancelled,
                 serviceWoken: wakeService())
         }
-        try store.write { try store.record(chain: chain.id, kind: "rejected", at: at, detail: kind.rawValue) }
+        do {
+            try store.write { try store.record(chain: chain.id, kind: "rejected", at: at, detail: kind.rawValue) }
+        } catch  where AlarmService.cannotWriteNow(error) {
+            // Nothing of the chain changes on a rejection: the user still needs the verdict.
+            return Outcome(
+                chain: chain.id, kind: kind.rawValue, verdict: .rejected, cancelled: [], serviceWoken: wakeService(),
+                notRecorded: (error as? ProofkitError)?.message ?? "\(error)")
+        }
         return Outcome(
             chain: chain.id, kind: kind.rawValue, verdict: .rejected, cancelled: [], serviceWoken: wakeService())
     }

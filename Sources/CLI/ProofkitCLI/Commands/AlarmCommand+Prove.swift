@@ -116,13 +116,16 @@ extension AlarmCommand {
                 "proofkit alarm: note: no alarm service is running on \(store.folder); start it with 'proofkit alarm run' (or 'proofkit alarm install')"
             )
         }
+        if let reason = outcome.notRecorded {
+            io.printError("proofkit alarm: note: this rejected attempt is not recorded in the store (\(reason))")
+        }
         let cancelled = outcome.cancelled.count
         if json {
             io.printJSON(
                 .object([
                     "chain": .string(outcome.chain), "proof": .string(outcome.kind),
                     "verdict": .string(outcome.verdict.rawValue), "cancelled": .int(cancelled),
-                    "held_by_service": .bool(outcome.heldByService),
+                    "held_by_service": .bool(outcome.heldByService), "recorded": .bool(outcome.notRecorded == nil),
                 ]))
             return
         }
