@@ -241,6 +241,12 @@ public struct AlarmChain: Hashable, Sendable {
 public struct UnavailableOccurrence: Hashable, Sendable {
     public let occurrence: Occurrence
     public let reason: UndefinedReason
+
+    /// Creates one (a store reads them back this way).
+    public init(occurrence: Occurrence, reason: UndefinedReason) {
+        self.occurrence = occurrence
+        self.reason = reason
+    }
 }
 
 /// What happened to a chain that ended.

@@ -272,13 +272,13 @@ public final class AlarmStore: @unchecked Sendable {
     /// The prayer times the last re-plan found none of, in its days (7 from today), with why:
     /// the Sun does not rise or does not set there that day. Empty when every time was found.
     /// - Throws: a `ProofkitError` when the store cannot be read.
-    public func unavailablePrayerTimes() throws -> [(occurrence: Occurrence, reason: UndefinedReason)] {
+    public func unavailablePrayerTimes() throws -> [UnavailableOccurrence] {
         try setting("prayers.unavailable")?.split(separator: ",").compactMap { entry in
             let parts = entry.split(separator: "=")
             guard parts.count == 2, let occurrence = Occurrence(String(parts[0])),
                 let reason = UndefinedReason(rawValue: String(parts[1]))
             else { return nil }
-            return (occurrence, reason)
+            return UnavailableOccurrence(occurrence: occurrence, reason: reason)
         } ?? []
     }
 

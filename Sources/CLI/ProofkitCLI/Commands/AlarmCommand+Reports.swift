@@ -31,7 +31,7 @@ extension AlarmCommand {
                     "failed": .int(report?.failed.count ?? 0), "covered_until": .string(covered),
                     "proof": .string(proof.rawValue),
                     "next_ring": booked.map { .string(iso8601($0.ring.fireDate, in: calculator.timeZone)) } ?? .null,
-                    "unavailable": unavailableJSON(missing),
+                    "unavailable": PrayerOptions.unavailableJSON(missing),
                 ]))
             return
         }
@@ -43,9 +43,10 @@ extension AlarmCommand {
 
     /// One line per prayer and reason for the times the plan has none of, e.g. "no fajr alarm on
     /// 2026-12-06 ... 2026-12-12 (7 days): polar night (...)", and the option that gives them one.
-    static func unavailableLines(_ missing: [(occurrence: Occurrence, reason: UndefinedReason)]) -> [String] {
+    static func unavailableLines(_ missing: [UnavailableOccurrence]) -> [String] {
         var groups: [(prayer: Prayer, reason: UndefinedReason, dates: [LocalDate])] = []
-        for (occurrence, reason) in missing {
+        for missing in missing {
+            let (occurrence, reason) = (missing.occurrence, missing.reason)
             if let index = groups.firstIndex(where: { $0.prayer == occurrence.prayer && $0.reason == reason }) {
                 groups[index].dates.append(occurrence.date)
             } else {
@@ -63,14 +64,6 @@ extension AlarmCommand {
                 ? "polar night (the Sun does not rise)" : "midnight sun (the Sun does not set)"
             return "no \(group.prayer.rawValue) alarm \(days): \(why), so the time is not defined there"
         } + ["  (--polar nearest-latitude or --polar nearest-day gives those days a time)"]
-    }
-
-    /// The times the plan has none of, as `alarm prayers --json` and `status --json` give them.
-    static func unavailableJSON(_ missing: [(occurrence: Occurrence, reason: UndefinedReason)]) -> JSONValue {
-        .array(
-            missing.map {
-                .object(["occurrence": .string($0.occurrence.description), "reason": .string($0.reason.rawValue)])
-            })
     }
 
     // MARK: status
@@ -113,7 +106,7 @@ extension AlarmCommand {
         let active: [StoredChain]
         let next: StoredRing?
         let covered: String?
-        let unavailable: [(occurrence: Occurrence, reason: UndefinedReason)]
+        let unavailable: [UnavailableOccurrence]
         let outcomes: [StoredOutcome]
         /// Each active chain's sound checked, once a sound (14 prayer chains share one).
         let soundChecks: [String: String]
@@ -240,7 +233,7 @@ extension AlarmCommand {
                         "fire": .string(iso8601($0.ring.fireDate, in: zone)),
                     ])
                 } ?? .null,
-                "covered_until": JSONValue(covered), "unavailable": AlarmCommand.unavailableJSON(unavailable),
+                "covered_until": JSONValue(covered), "unavailable": PrayerOptions.unavailableJSON(unavailable),
                 "zone": .string(zone.identifier), "machine_zone": .string(machine.identifier),
                 "device": device.map { .object(["name": .string($0.0), "status": .string($0.1)]) } ?? .null,
                 "stop_keys": stopKeyDevices.map {

@@ -287,10 +287,7 @@ enum PlanCommand: Subcommand {
                             }),
                     ])
                 }),
-            "unavailable": .array(
-                plan.unavailable.map {
-                    .object(["occurrence": .string($0.occurrence.description), "reason": .string($0.reason.rawValue)])
-                }),
+            "unavailable": PrayerOptions.unavailableJSON(plan.unavailable),
         ]
     }
 

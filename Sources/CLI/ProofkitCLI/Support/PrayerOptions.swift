@@ -122,4 +122,13 @@ enum PrayerOptions {
         let shift = date.days(to: wall.date)
         return shift == 0 ? hhmm : hhmm + (shift > 0 ? "(+\(shift))" : "(\(shift))")
     }
+
+    /// The prayer times a plan has none of (polar day or night), as `plan --json`, `alarm prayers
+    /// --json` and `alarm status --json` give them: `[{"occurrence", "reason"}]`.
+    static func unavailableJSON(_ missing: [UnavailableOccurrence]) -> JSONValue {
+        .array(
+            missing.map {
+                .object(["occurrence": .string($0.occurrence.description), "reason": .string($0.reason.rawValue)])
+            })
+    }
 }
