@@ -5,8 +5,9 @@
 // `ls Sources` shows the layers; each imports only the layers above it in this list:
 //   Sources/Core/ProofkitCore          values shared by every layer (errors, units, JSON)
 //   Sources/Engines/<Engine>           the pure decisions: VoiceGate, DuaMatching, ImageProof, SquatCounting,
-//                                      PrayerPlanning, SpeechRecognition, AudioDSP, PoseEstimation (no C, no I/O,
-//                                      no clock)
+//                                      PrayerPlanning, AlarmScheduling, SpeechRecognition, AudioDSP,
+//                                      PoseEstimation (no C, no I/O, no clock); an engine may build on the
+//                                      engines it names in `engineGraph`
 //   Sources/System/ProofkitSystem      the one libc chokepoint (`package` access, after swift-system);
 //                                      POSIX+Calls.swift is its only file that calls libc
 //   Sources/Adapters/<Adapter>         AudioIO, ImageIO, Inference, Storage, Camera, VideoIO: each over its own
@@ -18,11 +19,13 @@
 // Engines never import ProofkitSystem or a C module, so a phone app can link ProofkitCore + the engines alone.
 import PackageDescription
 
-/// The pure engines (Sources/Engines/NAME): each depends on ProofkitCore alone.
-let engines = [
-    "VoiceGate", "DuaMatching", "ImageProof", "SquatCounting", "PrayerPlanning", "SpeechRecognition", "AudioDSP",
-    "PoseEstimation",
+/// The pure engines (Sources/Engines/NAME), each on ProofkitCore and the engines it names: AlarmScheduling
+/// plans and rings the chains of PrayerPlanning's times.
+let engineGraph: [(name: String, on: [String])] = [
+    ("VoiceGate", []), ("DuaMatching", []), ("ImageProof", []), ("SquatCounting", []), ("PrayerPlanning", []),
+    ("AlarmScheduling", ["PrayerPlanning"]), ("SpeechRecognition", []), ("AudioDSP", []), ("PoseEstimation", []),
 ]
+let engines = engineGraph.map(\.name)
 /// The C modules (CSupport/NAME) of the libraries loaded on first use, through CProofkitShims.
 let loadedLibraries = [
     "CSndFile", "CALSA", "CTurboJPEG", "CPNG", "CSQLite", "CAVUtil", "CAVCodec", "CAVFormat", "CSwScale",
@@ -53,7 +56,10 @@ let cTargets: [Target] =
 
 // MARK: Core values and the pure engines (no C, no I/O).
 let coreTargets: [Target] =
-    [target("ProofkitCore", in: "Core")] + engines.map { target($0, in: "Engines", dependencies: ["ProofkitCore"]) }
+    [target("ProofkitCore", in: "Core")]
+    + engineGraph.map { engine in
+        target(engine.name, in: "Engines", dependencies: (["ProofkitCore"] + engine.on).map { .target(name: $0) })
+    }
     // The one import of the `ProofkitEngines` product: re-exports ProofkitCore and every engine, no code of its own.
     + [target("ProofkitEngines", in: "Engines", dependencies: (["ProofkitCore"] + engines).map { .target(name: $0) })]
 

@@ -1,3 +1,4 @@
+import AlarmScheduling
 import PrayerPlanning
 import Testing
 

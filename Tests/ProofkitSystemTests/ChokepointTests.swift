@@ -17,7 +17,7 @@ struct ChokepointTests {
     /// ProofkitCore, which do no I/O (they do not depend on ProofkitSystem; issue 19 allows them
     /// libm instead of hand-written maths).
     static let libmTargets: Set<String> = [
-        "ProofkitCore", "VoiceGate", "DuaMatching", "ImageProof", "SquatCounting", "PrayerPlanning",
+        "ProofkitCore", "VoiceGate", "DuaMatching", "ImageProof", "SquatCounting", "PrayerPlanning", "AlarmScheduling",
         "SpeechRecognition", "AudioDSP", "PoseEstimation",
     ]
 
@@ -99,6 +99,10 @@ struct ChokepointTests {
         importedModules(text).intersection(modules)
     }
 
+    /// The engines that build on other engines, and those they name (Package.swift's `engineGraph`).
+    /// Every other engine imports ProofkitCore alone.
+    static let enginesOnEngines: [String: Set<String>] = ["AlarmScheduling": ["PrayerPlanning"]]
+
     /// The names in the folder `path` (relative to the package root).
     static func entries(_ path: String) throws -> Set<String> {
         Set(try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(path).path))
@@ -126,8 +130,9 @@ struct ChokepointTests {
                 let own = Self.target(of: file.path)
                 // The `ProofkitEngines` umbrella only re-exports ProofkitCore and the engines.
                 let umbrella = own == "ProofkitEngines" ? try Self.entries("Sources/Engines") : []
+                let named = folder == "Sources/Engines" ? Self.enginesOnEngines[own, default: []] : []
                 let extra = Self.ownImports(file.text, modules).subtracting(permitted).subtracting([own])
-                    .subtracting(umbrella)
+                    .subtracting(umbrella).subtracting(named)
                 #expect(extra.isEmpty, "\(file.path) imports \(extra.sorted()), which its layer may not")
             }
         }
@@ -137,6 +142,34 @@ struct ChokepointTests {
             for file in try Self.swiftFiles(under: folder) {
                 let reached = Self.ownImports(file.text, adapters.union(cModules))
                 #expect(reached.isEmpty, "\(file.path) imports \(reached.sorted()): go through Proofkit")
+            }
+        }
+    }
+
+    @Test("an engine builds on another only where Package.swift's engineGraph names it, never on itself in a loop")
+    func engineGraphIsNamed() throws {
+        let manifest = String(
+            decoding: try Data(contentsOf: Self.root.appendingPathComponent("Package.swift")), as: UTF8.self)
+        // The entries `("NAME", ["A", "B"])` of `engineGraph`, read from the manifest's text.
+        let start = try #require(manifest.range(of: "let engineGraph"))
+        let end = try #require(manifest.range(of: "]\n", range: start.upperBound..<manifest.endIndex))
+        var graph: [String: Set<String>] = [:]
+        for entry in manifest[start.upperBound..<end.upperBound].split(separator: "(").dropFirst(2) {
+            let names = entry.split(separator: "\"", omittingEmptySubsequences: false).enumerated().filter {
+                $0.offset % 2 == 1
+            }.map { String($0.element) }
+            guard let name = names.first else { continue }
+            graph[name] = Set(names.dropFirst())
+        }
+        #expect(Set(graph.keys) == (try Self.entries("Sources/Engines")).subtracting(["ProofkitEngines"]))
+        #expect(graph.filter { !$0.value.isEmpty } == Self.enginesOnEngines)
+        // No engine reaches itself through the engines it builds on.
+        for name in graph.keys {
+            var seen: Set<String> = []
+            var next = graph[name, default: []]
+            while let engine = next.popFirst() {
+                #expect(engine != name, "\(name) builds on itself through \(engine)")
+                if seen.insert(engine).inserted { next.formUnion(graph[engine, default: []]) }
             }
         }
     }

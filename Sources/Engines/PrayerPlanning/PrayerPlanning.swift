@@ -1,16 +1,12 @@
-// PrayerPlanning: prayer times and the alarm-chain planner. A pure engine: it imports only
-// ProofkitCore and Foundation's value types (Date, TimeZone, Calendar), does no I/O and never
-// reads the clock. Time is always a parameter (`now:`).
+// PrayerPlanning: prayer times. A pure engine: it imports only ProofkitCore and Foundation's value
+// types (Date, TimeZone, Calendar), does no I/O and never reads the clock. Time is always a
+// parameter (`now:`). The alarms built on these times are AlarmScheduling's.
 //
 // Files:
 //   LocalDate.swift              civil dates and wall-clock conversion in an IANA zone
 //   SolarAstronomy.swift         Meeus' low-precision solar coordinates and rise/set/transit
 //   CalculationParameters.swift  methods, madhab, high-latitude and polar rules, rounding
 //   PrayerTimeCalculator.swift   the prayer times of one local date
-//   AlarmChainPlanner.swift      rolling window of alarm chains, ids, budget, covered-until
-//   AlarmReconciler.swift        desired plan + system alarms -> ordered operations; ledger
-//   AlarmChainSession.swift      one chain while it rings: hold-off, proof, escape
-//   AlarmSyncScheduler.swift     when to sync: one at a time, requests within 250 ms merged
 import ProofkitCore
 
 /// The six daily times that ``PrayerTimeCalculator`` computes, in the order of the day.

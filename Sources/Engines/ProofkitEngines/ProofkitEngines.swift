@@ -3,6 +3,7 @@
 // own camera, microphone and model runtime). No code of its own: it only re-exports, so the
 // engines stay pure (no C, no I/O, no clock) and `Tests/ProofkitCLITests/LibraryPackageTests.swift`
 // builds a package that depends on proofkit by path and imports this alone.
+@_exported public import AlarmScheduling
 @_exported public import AudioDSP
 @_exported public import DuaMatching
 @_exported public import ImageProof

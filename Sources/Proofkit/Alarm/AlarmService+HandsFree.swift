@@ -1,3 +1,4 @@
+import AlarmScheduling
 import AudioIO
 import PrayerPlanning
 import ProofkitCore

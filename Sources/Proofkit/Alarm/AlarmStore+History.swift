@@ -1,4 +1,5 @@
-public import PrayerPlanning
+public import AlarmScheduling
+import PrayerPlanning
 import ProofkitCore
 import Storage
 

@@ -1,6 +1,7 @@
+public import AlarmScheduling
 import AudioIO
 import DuaMatching
-public import PrayerPlanning
+import PrayerPlanning
 import ProofkitCore
 internal import ProofkitSystem
 import Storage

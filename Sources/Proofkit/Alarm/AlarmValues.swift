@@ -1,5 +1,6 @@
+public import AlarmScheduling
 public import DuaMatching
-public import PrayerPlanning
+import PrayerPlanning
 import ProofkitCore
 
 #if canImport(FoundationEssentials)

@@ -1,7 +1,8 @@
 import Foundation
+import PrayerPlanning
 import Testing
 
-@testable import PrayerPlanning
+@testable import AlarmScheduling
 
 /// Hand-made histories: a chain at `hour:minute` local on `day`, ended as `result` after
 /// `seconds` from its first ring.

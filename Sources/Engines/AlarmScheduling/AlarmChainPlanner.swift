@@ -1,3 +1,4 @@
+public import PrayerPlanning
 public import ProofkitCore
 
 #if canImport(FoundationEssentials)

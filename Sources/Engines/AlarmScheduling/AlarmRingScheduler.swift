@@ -1,3 +1,4 @@
+public import PrayerPlanning
 import ProofkitCore
 
 #if canImport(FoundationEssentials)

@@ -1,3 +1,5 @@
+public import PrayerPlanning
+
 #if canImport(FoundationEssentials)
     public import FoundationEssentials
 #else

@@ -1,3 +1,4 @@
+import PrayerPlanning
 import ProofkitCore
 
 #if canImport(FoundationEssentials)

@@ -1,3 +1,4 @@
+import AlarmScheduling
 import Foundation
 import PrayerPlanning
 import ProofkitCore
