@@ -20,10 +20,13 @@
 import PackageDescription
 
 /// The pure engines (Sources/Engines/NAME), each on ProofkitCore and the engines it names: AlarmScheduling
-/// plans and rings the chains of PrayerPlanning's times.
+/// plans and rings the chains of PrayerPlanning's times; ReadingRules decides a reading proof from
+/// VoiceGate's voiced time and DuaMatching's words.
 let engineGraph: [(name: String, on: [String])] = [
     ("VoiceGate", []), ("DuaMatching", []), ("ImageProof", []), ("SquatCounting", []), ("PrayerPlanning", []),
-    ("AlarmScheduling", ["PrayerPlanning"]), ("SpeechRecognition", []), ("AudioDSP", []), ("PoseEstimation", []),
+    ("AlarmScheduling", ["PrayerPlanning"]), ("ReadingRules", ["VoiceGate", "DuaMatching", "SpeechRecognition"]),
+    ("SpeechRecognition", []),
+    ("AudioDSP", []), ("PoseEstimation", []),
 ]
 let engines = engineGraph.map(\.name)
 /// The C modules (CSupport/NAME) of the libraries loaded on first use, through CProofkitShims.

@@ -26,84 +26,6 @@ public enum ReadingProofRecording {
         public var recognition: RecognizedReading?
     }
 
-    /// What a recogniser made of a recording.
-    public struct RecognizedReading: Sendable {
-        /// The transcript (empty when nothing was heard).
-        public var transcript: String
-        /// The forced score of the text, when it was computed (with ``span``: the scored words of
-        /// every window pooled).
-        public var score: ForcedScore?
-        /// The forced score of the recogniser's own transcript where ``score`` came from (the
-        /// reference of `ForcedScoreRule`), when computed.
-        public var transcriptScore: ForcedScore?
-        /// The span forced score (`SpanScore`) that ``score`` and
-        /// ``transcriptScore`` pool, when the text was scored by spans.
-        public var span: SpanScore?
-        /// Seconds of audio given to the recogniser (at most the limit).
-        public var seconds: Double
-        /// Wall-clock seconds the recogniser took (loading included).
-        public var elapsedSeconds: Double
-        /// Why the recogniser did not run (no voice at all), or `nil`.
-        public var skippedReason: String?
-
-        /// Makes a result.
-        public init(
-            transcript: String, score: ForcedScore?, transcriptScore: ForcedScore? = nil, seconds: Double,
-            elapsedSeconds: Double, skippedReason: String? = nil
-        ) {
-            self.transcript = transcript
-            self.score = score
-            self.transcriptScore = transcriptScore
-            self.seconds = seconds
-            self.elapsedSeconds = elapsedSeconds
-            self.skippedReason = skippedReason
-        }
-
-        /// Makes a result from a span score (``score`` and ``transcriptScore`` are its pooled
-        /// parts).
-        public init(transcript: String, span: SpanScore?, seconds: Double, elapsedSeconds: Double) {
-            self.transcript = transcript
-            self.span = span
-            score = span?.text
-            transcriptScore = span?.transcript
-            self.seconds = seconds
-            self.elapsedSeconds = elapsedSeconds
-        }
-    }
-
-    /// The forced-score rule a recording's proof uses by default beside the key words (see
-    /// `ForcedScoreRule`; `nil` would leave the key words alone to decide).
-    /// On by default since the span score met the own-text target on the held-out half
-    /// (`Benchmarks/whisper_dua_eval.md`).
-    public static let defaultForcedScoreRule: ForcedScoreRule? = ForcedScoreRule()
-
-    /// Whether `rule` passes what the recogniser heard: the span score when there is one, else
-    /// the text's and transcript's forced scores.
-    public static func passes(_ rule: ForcedScoreRule, _ recognition: RecognizedReading) -> Bool {
-        if let span = recognition.span { return rule.passes(span) }
-        return rule.passes(text: recognition.score, transcript: recognition.transcriptScore)
-    }
-
-    /// The key words' verdict, or an acceptance by the forced score when the key words rejected
-    /// and `rule` passes the recognition's text and transcript scores. Pure.
-    /// - Parameters:
-    ///   - match: the key-word verdict (`DuaMatcher`).
-    ///   - recognition: what the recogniser heard, with its forced scores.
-    ///   - rule: the forced-score rule.
-    /// - Returns: `match` unchanged when it accepted or the rule does not pass; else `match`
-    ///   accepted with `DuaRule.forcedScore` (its score the ratio, nats per token).
-    public static func acceptingByForcedScore(
-        _ match: DuaMatchResult, recognition: RecognizedReading, rule: ForcedScoreRule
-    ) -> DuaMatchResult {
-        guard !match.verdict.isAccepted, passes(rule, recognition),
-            let ratio = ForcedScoreRule.ratio(text: recognition.score, transcript: recognition.transcriptScore)
-        else { return match }
-        var accepted = match
-        accepted.verdict = .accepted(score: ratio)
-        accepted.rule = .forcedScore
-        return accepted
-    }
-
     /// A recording opened and checked before anything else is loaded: the file exists, is read
     /// once (a FIFO or stdin is copied aside, bounded), its header decodes and declares a
     /// playable rate and channel count. Open it before loading models, so that a bad input is
@@ -201,15 +123,15 @@ public enum ReadingProofRecording {
     ///     text), e.g. the built-in Whisper; it runs after the audio, only when the gate heard
     ///     voice (silence is rejected without it), and its transcript is fed to the proof.
     ///   - forcedScoreRule: when the key words do not accept, the recogniser's forced scores may
-    ///     (see ``acceptingByForcedScore(_:recognition:rule:)``); `nil` turns this off. Default
-    ///     ``defaultForcedScoreRule``.
+    ///     (see `ForcedScoreRule.accepting(_:recognition:)`); `nil` turns this off. Default
+    ///     `ForcedScoreRule.recordingDefault`.
     /// - Returns: the outcome.
     /// - Throws: the reader's errors, and ``ReadingProofSession``'s.
     public static func run(
         path: String, configuration: ReadingProofConfiguration, sileroModelPath: String?, transcript: [String] = [],
         fallback: VoiceDetectionFallback = .bothOnly, maxRecognizedSeconds: Double = 300,
         recognize: ((_ samples: [Float], _ text: DuaText) throws(ProofkitError) -> RecognizedReading)? = nil,
-        forcedScoreRule: ForcedScoreRule? = defaultForcedScoreRule
+        forcedScoreRule: ForcedScoreRule? = ForcedScoreRule.recordingDefault
     ) throws(ProofkitError) -> Outcome {
         try run(
             recording: Recording(path: path), configuration: configuration, sileroModelPath: sileroModelPath,
@@ -225,7 +147,7 @@ public enum ReadingProofRecording {
         recording: Recording, configuration: ReadingProofConfiguration, sileroModelPath: String?,
         transcript: [String] = [], fallback: VoiceDetectionFallback = .bothOnly, maxRecognizedSeconds: Double = 300,
         recognize: ((_ samples: [Float], _ text: DuaText) throws(ProofkitError) -> RecognizedReading)? = nil,
-        forcedScoreRule: ForcedScoreRule? = defaultForcedScoreRule
+        forcedScoreRule: ForcedScoreRule? = ForcedScoreRule.recordingDefault
     ) throws(ProofkitError) -> Outcome {
         var format: AudioFileFormat?
         var outcome = try judge(
@@ -251,7 +173,7 @@ public enum ReadingProofRecording {
     ///   - recognize: a recogniser for the whole reading (see ``wholeReadingRecognizer(_:)``); it
     ///     runs only when the gate heard voice.
     ///   - forcedScoreRule: the forced-score rule beside the key words, or `nil`; default
-    ///     ``defaultForcedScoreRule``.
+    ///     `ForcedScoreRule.recordingDefault`.
     /// - Returns: the outcome; its ``Outcome/format`` describes the samples (container
     ///   `"memory"`, one channel, 32-bit float).
     /// - Throws: ``ReadingProofSession``'s errors and whatever `recognize` throws.
@@ -259,7 +181,7 @@ public enum ReadingProofRecording {
         samples: [Float], configuration: ReadingProofConfiguration, sileroModelPath: String?,
         fallback: VoiceDetectionFallback = .bothOnly, maxRecognizedSeconds: Double = 300,
         recognize: ((_ samples: [Float], _ text: DuaText) throws(ProofkitError) -> RecognizedReading)? = nil,
-        forcedScoreRule: ForcedScoreRule? = defaultForcedScoreRule
+        forcedScoreRule: ForcedScoreRule? = ForcedScoreRule.recordingDefault
     ) throws(ProofkitError) -> Outcome {
         var outcome = try judge(
             configuration: configuration, sileroModelPath: sileroModelPath, transcript: [], fallback: fallback,
@@ -281,7 +203,7 @@ public enum ReadingProofRecording {
     /// The whole-recording recogniser of the built-in Whisper: transcribes the samples and scores
     /// the text by spans over the same encoder passes (what `proofkit voice REC` runs).
     /// - Parameter whisper: the loaded recogniser, or a ``WhisperRecognizer/Loading`` to wait for
-    ///   (its wait counts in ``RecognizedReading/elapsedSeconds``).
+    ///   (its wait counts in `RecognizedReading.elapsedSeconds`).
     /// - Returns: a `recognize` closure for ``run(samples:configuration:sileroModelPath:fallback:maxRecognizedSeconds:recognize:forcedScoreRule:)``
     ///   and the recording runs; it throws the recogniser's errors.
     public static func wholeReadingRecognizer(
@@ -332,7 +254,7 @@ public enum ReadingProofRecording {
             }
             result = session.proof.finish()
             if let forcedScoreRule, let recognition {
-                result.match = acceptingByForcedScore(result.match, recognition: recognition, rule: forcedScoreRule)
+                result.match = forcedScoreRule.accepting(result.match, recognition: recognition)
             }
         }
         if !transcript.isEmpty {

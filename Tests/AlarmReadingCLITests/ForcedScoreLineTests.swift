@@ -10,12 +10,12 @@ import Testing
 struct ForcedScoreLineTests {
     /// A reading whose 9-word text is scored over words 0..<8, at `textLogProbability` per token
     /// against the transcript's -0.5.
-    func reading(textLogProbability: Double) -> ReadingProofRecording.RecognizedReading {
+    func reading(textLogProbability: Double) -> RecognizedReading {
         let part = SpanPart(
             span: TextSpan(firstWord: 0, endWord: 8, edits: 2, transcriptLetters: 40),
             text: ForcedScore(tokens: Array(0..<20), logProbabilities: Array(repeating: textLogProbability, count: 20)),
             transcript: ForcedScore(tokens: Array(0..<20), logProbabilities: Array(repeating: -0.5, count: 20)))
-        return ReadingProofRecording.RecognizedReading(
+        return RecognizedReading(
             transcript: "words", span: SpanScore(parts: [part], wordCount: 9), seconds: 5, elapsedSeconds: 1)
     }
 

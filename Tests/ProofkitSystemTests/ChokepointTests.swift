@@ -18,6 +18,7 @@ struct ChokepointTests {
     /// libm instead of hand-written maths).
     static let libmTargets: Set<String> = [
         "ProofkitCore", "VoiceGate", "DuaMatching", "ImageProof", "SquatCounting", "PrayerPlanning", "AlarmScheduling",
+        "ReadingRules",
         "SpeechRecognition", "AudioDSP", "PoseEstimation",
     ]
 
@@ -101,7 +102,9 @@ struct ChokepointTests {
 
     /// The engines that build on other engines, and those they name (Package.swift's `engineGraph`).
     /// Every other engine imports ProofkitCore alone.
-    static let enginesOnEngines: [String: Set<String>] = ["AlarmScheduling": ["PrayerPlanning"]]
+    static let enginesOnEngines: [String: Set<String>] = [
+        "AlarmScheduling": ["PrayerPlanning"], "ReadingRules": ["VoiceGate", "DuaMatching", "SpeechRecognition"],
+    ]
 
     /// The names in the folder `path` (relative to the package root).
     static func entries(_ path: String) throws -> Set<String> {

@@ -87,7 +87,7 @@ struct ReadingProofInMemoryTests {
                 return (live, summary.heardSeconds)
             }
             let (live, heard) = try listen(options)
-            let kept = try #require(try live.judgeKeptAudio(forcedScore: ReadingProofRecording.defaultForcedScoreRule))
+            let kept = try #require(try live.judgeKeptAudio(forcedScore: ForcedScoreRule.recordingDefault))
             // Judged from 0.2 s before the first voice (the 1 s of silence the microphone played
             // first is left out) to the end.
             let onset = try #require(live.finish().gate.segments.first).start

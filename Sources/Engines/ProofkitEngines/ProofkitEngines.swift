@@ -10,6 +10,7 @@
 @_exported public import PoseEstimation
 @_exported public import PrayerPlanning
 @_exported public import ProofkitCore
+@_exported public import ReadingRules
 @_exported public import SpeechRecognition
 @_exported public import SquatCounting
 @_exported public import VoiceGate

@@ -301,7 +301,7 @@ public struct ChainProofs: Sendable {
         }
         if let failure = live.captureFailure ?? summary.failure { throw failure }
         return try live.conclude(
-            heardSeconds: summary.heardSeconds, forcedScore: ReadingProofRecording.defaultForcedScoreRule,
+            heardSeconds: summary.heardSeconds, forcedScore: ForcedScoreRule.recordingDefault,
             asRecordingWhenRejected: reading.wholeReading)
     }
 

@@ -179,7 +179,7 @@ final class VoiceListener: HandsFreeProver, @unchecked Sendable {
             let conclusion: LiveReadingProof.Conclusion
             do throws(ProofkitError) {
                 conclusion = try live.conclude(
-                    heardSeconds: summary.heardSeconds, forcedScore: ReadingProofRecording.defaultForcedScoreRule,
+                    heardSeconds: summary.heardSeconds, forcedScore: ForcedScoreRule.recordingDefault,
                     asRecordingWhenRejected: reading.wholeReading)
             } catch {
                 report(.unavailable("the recogniser failed (\(error.message))"))

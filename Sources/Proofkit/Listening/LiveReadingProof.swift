@@ -249,7 +249,7 @@ public final class LiveReadingProof: @unchecked Sendable {
         /// streaming recogniser's lines.
         public var heardText: String
         /// The built-in recogniser's evidence for the forced score, when its rule was applied.
-        public var recognition: ReadingProofRecording.RecognizedReading?
+        public var recognition: RecognizedReading?
         /// Whether the forced score turned a rejection into the acceptance.
         public var acceptedByForcedScore: Bool
         /// Whether the live verdict was a rejection and the recording path, run again on the
@@ -290,15 +290,15 @@ public final class LiveReadingProof: @unchecked Sendable {
         let finalLines = lines.map { FinalLine(text: $0, events: process(transcript: $0, at: heardSeconds)) }
         var result = finish()
         let heardText = (usesWhisper ? lines : ReadingProof.currentTranscript(result.transcript)).joined(separator: " ")
-        var recognition: ReadingProofRecording.RecognizedReading?
+        var recognition: RecognizedReading?
         var byForcedScore = false
         if usesWhisper, let rule, !alreadyAccepted {
             let span = try spanScore(of: proof.configuration.text.text)
-            let heard = ReadingProofRecording.RecognizedReading(
+            let heard = RecognizedReading(
                 transcript: heardText, span: span, seconds: heardSeconds, elapsedSeconds: 0)
             recognition = heard
             let before = result.match.verdict.isAccepted
-            result.match = ReadingProofRecording.acceptingByForcedScore(result.match, recognition: heard, rule: rule)
+            result.match = rule.accepting(result.match, recognition: heard)
             byForcedScore = !before && result.match.verdict.isAccepted
         }
         var conclusion = Conclusion(

@@ -103,7 +103,7 @@ enum TranscribeCommand: Subcommand {
                 : try recognizer.spanScores(
                     texts: scoreTexts.map(\.text), features: features, transcription: transcription
                 ).map {
-                    ReadingProofRecording.RecognizedReading(
+                    RecognizedReading(
                         transcript: transcription.text, span: $0, seconds: transcription.seconds, elapsedSeconds: 0)
                 }
             if arguments.has("json") {
@@ -135,7 +135,7 @@ enum TranscribeCommand: Subcommand {
                         line += ", \(decimalText(ratio, places: 2)) against what it heard"
                     }
                     line += ", \(span.coveredWords) of \(span.wordCount) words"
-                    line += ReadingProofRecording.passes(ForcedScoreRule(), score) ? " (passes)" : " (does not pass)"
+                    line += ForcedScoreRule().passes(score) ? " (passes)" : " (does not pass)"
                     io.print(line)
                 }
             }
@@ -151,7 +151,7 @@ enum TranscribeCommand: Subcommand {
         ]
     }
 
-    static func scoreJSON(_ score: ReadingProofRecording.RecognizedReading, text: DuaText) -> JSONValue {
+    static func scoreJSON(_ score: RecognizedReading, text: DuaText) -> JSONValue {
         guard case .object(var object) = VoiceResultJSON.forcedScoreJSON(score, rule: ForcedScoreRule())
         else { return ["text": .string(text.name), "mean_log_prob": .null, "tokens": .null] }
         object["text"] = .string(text.name)

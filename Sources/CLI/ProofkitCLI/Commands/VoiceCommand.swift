@@ -311,14 +311,14 @@ enum VoiceCommand: Subcommand {
     /// recogniser), once `loading` is done (its wait counts in the recogniser's seconds).
     static func recognize(with loading: WhisperRecognizer.Loading) -> (_ samples: [Float], _ text: DuaText)
         throws(ProofkitError)
-        -> ReadingProofRecording.RecognizedReading
+        -> RecognizedReading
     {
         ReadingProofRecording.wholeReadingRecognizer { () throws(ProofkitError) in try loading.wait() }
     }
 
     /// The forced-score rule the arguments ask for: the default one unless --no-forced-score.
     static func forcedScoreRule(_ arguments: ParsedArguments) -> ForcedScoreRule? {
-        arguments.has("no-forced-score") ? nil : ReadingProofRecording.defaultForcedScoreRule
+        arguments.has("no-forced-score") ? nil : ForcedScoreRule.recordingDefault
     }
 
     /// The proof settings from the arguments.
@@ -486,7 +486,7 @@ enum VoiceCommand: Subcommand {
     /// text's words heard alone reads like a near pass, even when the text was not read).
     /// - Parameter rule: the rule in use, `nil` with --no-forced-score (then the line says so).
     static func forcedScoreLine(
-        _ recognition: ReadingProofRecording.RecognizedReading, rule: ForcedScoreRule?
+        _ recognition: RecognizedReading, rule: ForcedScoreRule?
     ) -> String? {
         guard let score = recognition.score else { return nil }
         let mean = "mean log-probability \(decimalText(score.meanLogProbability, places: 2)) per token"
@@ -497,7 +497,7 @@ enum VoiceCommand: Subcommand {
             return "forced score of the text: \(mean), \(decimalText(ratio, places: 2)) against what was heard "
                 + "(not used: --no-forced-score)"
         }
-        if ReadingProofRecording.passes(rule, recognition) {
+        if rule.passes(recognition) {
             return "forced score: passes: the recogniser finds the text about as likely as what it heard ("
                 + "\(decimalText(ratio, places: 2)) per token; \(decimalText(-rule.margin, places: 1)) or more passes)"
         }

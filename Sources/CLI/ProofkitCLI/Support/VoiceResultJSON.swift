@@ -44,7 +44,7 @@ enum VoiceResultJSON {
 
     /// `{"mean_log_prob": X, "tokens": N, "transcript_mean_log_prob": Y|null, "ratio": X-Y|null,
     /// "coverage": C|null, "span": WORDS|null, "passes": BOOL, "rule_on": BOOL}` or null.
-    static func forcedScoreJSON(_ recognition: ReadingProofRecording.RecognizedReading?, rule: ForcedScoreRule?)
+    static func forcedScoreJSON(_ recognition: RecognizedReading?, rule: ForcedScoreRule?)
         -> JSONValue
     {
         guard let recognition, let score = recognition.score else { return .null }
@@ -56,7 +56,7 @@ enum VoiceResultJSON {
             "ratio": ratio.map { .rounded($0, places: 3) } ?? .null,
             "coverage": recognition.span.map { .rounded($0.coverage, places: 3) } ?? .null,
             "windows": .int(recognition.span?.parts.count ?? 1),
-            "passes": .bool(ReadingProofRecording.passes(rule ?? ForcedScoreRule(), recognition)),
+            "passes": .bool((rule ?? ForcedScoreRule()).passes(recognition)),
             "rule_on": .bool(rule != nil),
         ]
     }

@@ -18,7 +18,7 @@ public struct ReadingProofConfiguration: Sendable {
     /// Which detector decides what is voiced. Default ``VoiceDetectionMode/energy``. With
     /// ``VoiceDetectionMode/silero`` or ``VoiceDetectionMode/both`` the caller also feeds Silero
     /// speech probabilities (``ReadingProof/process(audio:speechProbabilities:)``, or
-    /// ``ReadingProofSession`` which runs the model); the energy gate still drives the level meter.
+    /// the facade's `ReadingProofSession` which runs the model); the energy gate still drives the level meter.
     public var voiceDetection: VoiceDetectionMode
     /// Whether the read-twice rule may accept (voiced for twice the reading time with two key
     /// words). Default `true`, for streaming recognisers that miss words; the built-in recogniser
@@ -100,7 +100,7 @@ public struct ReadingProgress: Sendable, Equatable {
 
 /// A key word heard for the first time.
 public struct HeardKeyWord: Sendable, Equatable {
-    /// Index into the text's ``DuaText/keyWords``.
+    /// Index into the text's `DuaText/keyWords`.
     public var index: Int
     /// The word as written in the text (with harakat), for lighting it up.
     public var word: String
@@ -145,7 +145,7 @@ public struct ReadingProofResult: Sendable, Equatable {
     /// (`EnvelopePeriodicity`). They never count as voice where the energy gate decides
     /// (energy and both modes); empty in ``VoiceDetectionMode/silero``, where it does not decide.
     public var periodicSegments: [VoicedSegment]
-    /// Silero's own voiced segments (``SpeechProbabilityGate`` over ``speechProbabilities``), in
+    /// Silero's own voiced segments (`SpeechProbabilityGate` over ``speechProbabilities``), in
     /// seconds; empty in ``VoiceDetectionMode/energy``.
     public var sileroSegments: [VoicedSegment]
     /// The frames `SpeechLikenessVeto` kept as speech-like (joined into segments, in
@@ -185,7 +185,7 @@ public struct ReadingProofResult: Sendable, Equatable {
 /// let result = proof.finish()   // result.match.verdict
 /// ```
 ///
-/// Rules (see ``DuaMatcher``): with a recogniser, accepted when enough key words are heard, or when
+/// Rules (see `DuaMatcher`): with a recogniser, accepted when enough key words are heard, or when
 /// voiced for twice the reading time with two key words; without one, accepted when voiced for the
 /// reading time. ``ReadingProofEvent/accepted(_:)`` is emitted once, as soon as a rule holds.
 public struct ReadingProof: Sendable {
@@ -299,7 +299,7 @@ public struct ReadingProof: Sendable {
     ///
     /// Probabilities are for consecutive chunks of ``sileroChunkSize(sampleRate:)`` samples from
     /// the session's start; feed each chunk's probability no later than the audio that completes
-    /// it (``ReadingProofSession`` does this). A gate frame whose chunk has no probability yet uses
+    /// it (the facade's `ReadingProofSession` does this). A gate frame whose chunk has no probability yet uses
     /// the latest one. Ignored in ``VoiceDetectionMode/energy``.
     /// - Parameters:
     ///   - audio: mono samples in -1...1 at the gate's sample rate.

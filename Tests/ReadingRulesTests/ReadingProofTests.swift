@@ -1,6 +1,6 @@
 import DuaMatching
-import Proofkit
 import ProofkitCore
+import ReadingRules
 import SpeechRecognition
 import TestSupport
 import Testing
@@ -270,27 +270,27 @@ struct ForcedScoreAcceptanceTests {
     func combine() {
         #expect(!Self.rejected.verdict.isAccepted)
         let rule = ForcedScoreRule()
-        let read = ReadingProofRecording.RecognizedReading(
+        let read = RecognizedReading(
             transcript: "بس مك", score: Self.score(-0.6), transcriptScore: Self.score(-0.25), seconds: 6,
             elapsedSeconds: 1)
-        let accepted = ReadingProofRecording.acceptingByForcedScore(Self.rejected, recognition: read, rule: rule)
+        let accepted = rule.accepting(Self.rejected, recognition: read)
         #expect(accepted.verdict.isAccepted)
         #expect(accepted.rule == DuaRule.forcedScore)
         #expect(accepted.heard == Self.rejected.heard)
-        let other = ReadingProofRecording.RecognizedReading(
+        let other = RecognizedReading(
             transcript: "الحمد لله", score: Self.score(-3.5), transcriptScore: Self.score(-0.25), seconds: 6,
             elapsedSeconds: 1)
         #expect(
-            ReadingProofRecording.acceptingByForcedScore(Self.rejected, recognition: other, rule: rule) == Self.rejected
+            rule.accepting(Self.rejected, recognition: other) == Self.rejected
         )
-        let nothing = ReadingProofRecording.RecognizedReading(
+        let nothing = RecognizedReading(
             transcript: "", score: Self.score(-0.6), transcriptScore: nil, seconds: 6, elapsedSeconds: 1)
         #expect(
-            ReadingProofRecording.acceptingByForcedScore(Self.rejected, recognition: nothing, rule: rule)
+            rule.accepting(Self.rejected, recognition: nothing)
                 == Self.rejected)
         var byKeyWords = Self.rejected
         byKeyWords.verdict = Verdict.accepted(score: 4)
-        #expect(ReadingProofRecording.acceptingByForcedScore(byKeyWords, recognition: other, rule: rule) == byKeyWords)
+        #expect(rule.accepting(byKeyWords, recognition: other) == byKeyWords)
     }
 
     /// A span score of one window: words first..<end of a text of `words` words.
@@ -306,27 +306,27 @@ struct ForcedScoreAcceptanceTests {
 
     @Test("with a span score, the default rule is on and needs the ratio, the tokens and the coverage")
     func spanRule() throws {
-        let rule = try #require(ReadingProofRecording.defaultForcedScoreRule)
+        let rule = try #require(ForcedScoreRule.recordingDefault)
         #expect(rule == ForcedScoreRule())
         // The three words of a dhikr inside a 19-word hadith: 16% of its words.
-        let dhikr = ReadingProofRecording.RecognizedReading(
+        let dhikr = RecognizedReading(
             transcript: "سبحان الله وبحمده", span: Self.span(5, 8, of: 19, text: -0.3), seconds: 2.5, elapsedSeconds: 1)
         #expect(dhikr.score?.tokens.count == 20 && dhikr.transcriptScore != nil)
-        #expect(ReadingProofRecording.passes(rule, dhikr))
+        #expect(rule.passes(dhikr))
         #expect(
-            ReadingProofRecording.acceptingByForcedScore(Self.rejected, recognition: dhikr, rule: rule).rule
+            rule.accepting(Self.rejected, recognition: dhikr).rule
                 == DuaRule.forcedScore)
         // Two words of a 19-word text are under the coverage minimum, whatever their score.
-        let fragment = ReadingProofRecording.RecognizedReading(
+        let fragment = RecognizedReading(
             transcript: "سبحان الله", span: Self.span(5, 7, of: 19, text: -0.3), seconds: 1.5, elapsedSeconds: 1)
-        #expect(!ReadingProofRecording.passes(rule, fragment))
+        #expect(!rule.passes(fragment))
         #expect(
-            ReadingProofRecording.acceptingByForcedScore(Self.rejected, recognition: fragment, rule: rule)
+            rule.accepting(Self.rejected, recognition: fragment)
                 == Self.rejected)
         // Nothing heard: no parts, no score.
-        let nothing = ReadingProofRecording.RecognizedReading(
+        let nothing = RecognizedReading(
             transcript: "", span: SpanScore(parts: [], wordCount: 9), seconds: 3, elapsedSeconds: 1)
-        #expect(nothing.score == nil && !ReadingProofRecording.passes(rule, nothing))
+        #expect(nothing.score == nil && !rule.passes(nothing))
     }
 }
 
