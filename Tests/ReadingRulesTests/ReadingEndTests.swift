@@ -1,4 +1,4 @@
-import Proofkit
+import ReadingRules
 import Testing
 
 @Suite("ReadingEnd: when the hands-free listener judges a reading")
@@ -12,13 +12,13 @@ struct ReadingEndTests {
             ReadingProofEvent.progress(
                 ReadingProgress(voicedSeconds: v, neededSeconds: needed, heardKeyWords: 0, requiredKeyWords: 3))
         }
-        if rule.observe(.audio(endSeconds: start, events: [.voiceStarted(seconds: start)])) { return start }
+        if rule.observe([.voiceStarted(seconds: start)], at: start) { return start }
         var t = start
         while t < until {
             t += 0.1
             var events = [progress(min(voiced, t - start))]
             if abs(t - (start + voiced)) < 0.05 { events.append(.voiceStopped(seconds: t)) }
-            if rule.observe(.audio(endSeconds: t, events: events)) { return t }
+            if rule.observe(events, at: t) { return t }
         }
         return nil
     }
@@ -40,13 +40,13 @@ struct ReadingEndTests {
         func progress(_ v: Double) -> ReadingProofEvent {
             .progress(ReadingProgress(voicedSeconds: v, neededSeconds: needed, heardKeyWords: 0, requiredKeyWords: 3))
         }
-        #expect(!rule.observe(.audio(endSeconds: 0, events: [.voiceStarted(seconds: 0), progress(0)])))
-        #expect(!rule.observe(.audio(endSeconds: 5, events: [progress(5), .voiceStopped(seconds: 5)])))
-        #expect(!rule.observe(.audio(endSeconds: 8, events: [progress(5)])))  // 3 s of breath
-        #expect(!rule.observe(.audio(endSeconds: 8.1, events: [.voiceStarted(seconds: 8.1), progress(5)])))
-        #expect(!rule.observe(.audio(endSeconds: 13.1, events: [progress(10), .voiceStopped(seconds: 13.1)])))
+        #expect(!rule.observe([.voiceStarted(seconds: 0), progress(0)], at: 0))
+        #expect(!rule.observe([progress(5), .voiceStopped(seconds: 5)], at: 5))
+        #expect(!rule.observe([progress(5)], at: 8))  // 3 s of breath
+        #expect(!rule.observe([.voiceStarted(seconds: 8.1), progress(5)], at: 8.1))
+        #expect(!rule.observe([progress(10), .voiceStopped(seconds: 13.1)], at: 13.1))
         #expect(!rule.wholeReading)
-        #expect(rule.observe(.audio(endSeconds: 14.7, events: [progress(10)])))
+        #expect(rule.observe([progress(10)], at: 14.7))
         #expect(rule.wholeReading)
     }
 
