@@ -9,39 +9,6 @@ internal import ProofkitSystem
     import Foundation
 #endif
 
-/// What a photo model returned for a batch of `batch` crops.
-public struct PhotoModelOutput: Sendable, Equatable {
-    /// Crops in the batch.
-    public var batch: Int
-    /// `batch x classCount` raw logits, row per crop (ImageNet classifiers), or empty.
-    public var logits: [Float]
-    /// `batch x embeddingDimension` embeddings, row per crop (CLIP image encoders, or the
-    /// classifier's pooled features for a head or enrolment), or empty.
-    public var embeddings: [Float]
-
-    /// Creates an output. Traps when a non-empty array is not a whole number of rows.
-    public init(batch: Int, logits: [Float] = [], embeddings: [Float] = []) {
-        precondition(
-            batch > 0 && logits.count % batch == 0 && embeddings.count % batch == 0,
-            "model outputs must hold one row per crop")
-        self.batch = batch
-        self.logits = logits
-        self.embeddings = embeddings
-    }
-
-    /// Logits of crop `index`.
-    public func logits(ofCrop index: Int) -> [Float] {
-        let width = logits.count / batch
-        return Array(logits[(index * width)..<((index + 1) * width)])
-    }
-
-    /// Embedding of crop `index`.
-    public func embedding(ofCrop index: Int) -> [Float] {
-        let width = embeddings.count / batch
-        return Array(embeddings[(index * width)..<((index + 1) * width)])
-    }
-}
-
 /// Something that runs the photo model: an ONNX Runtime session in the app and the CLI.
 ///
 /// `~Copyable` types (an owned session) may conform. `run` is `mutating` because a session
@@ -54,34 +21,10 @@ public protocol PhotoModelRunner: ~Copyable {
     mutating func run(_ input: ImageTensor) throws(ProofkitError) -> PhotoModelOutput
 }
 
-/// A ``PhotoModelRunner`` made of a closure (for sessions kept elsewhere, and for tools).
-public struct ClosurePhotoModel: PhotoModelRunner {
-    private let body: (ImageTensor) throws(ProofkitError) -> PhotoModelOutput
-
-    /// Wraps `body`, which runs the model on one batch.
-    public init(_ body: @escaping (ImageTensor) throws(ProofkitError) -> PhotoModelOutput) {
-        self.body = body
-    }
-
-    /// Calls the closure with `input`.
-    public mutating func run(_ input: ImageTensor) throws(ProofkitError) -> PhotoModelOutput {
-        try body(input)
-    }
-}
-
 /// How a photo is judged: decoding, preprocessing, crops, the scorer and the policy.
 public struct PhotoProofConfiguration: Sendable {
-    /// Where the mat score comes from.
-    public enum Scorer: Sendable {
-        /// The softmax probability of one ImageNet class (741, "prayer rug, prayer mat"),
-        /// combined over the crops.
-        case imageNetClass(Int)
-        /// The MobileCLIP mat prompts' share of the centre crop's embedding.
-        case clip(ClipPromptScorer)
-    }
-
     /// The scorer.
-    public var scorer: Scorer
+    public var scorer: PhotoScorer
     /// Decoder limits; `minimumShorterSide` set means the fast DCT-scaled JPEG decode.
     public var decoder: ImageDecoder.Configuration
     /// Resize, crop and normalisation.
@@ -112,7 +55,7 @@ public struct PhotoProofConfiguration: Sendable {
     /// Creates a configuration; see ``lite0(threshold:fastDecode:crops:)`` and
     /// ``clip(prompts:threshold:fastDecode:)`` for the usual ones.
     public init(
-        scorer: Scorer, decoder: ImageDecoder.Configuration, preprocessing: ImagePreprocessing,
+        scorer: PhotoScorer, decoder: ImageDecoder.Configuration, preprocessing: ImagePreprocessing,
         crops: [CropRegion] = [.center], aggregation: CropAggregation = .maximum, policy: MatProofPolicy,
         head: LogisticHead? = nil, enrolment: MatEnrolment? = nil
     ) {
@@ -124,6 +67,13 @@ public struct PhotoProofConfiguration: Sendable {
         self.policy = policy
         self.head = head
         self.enrolment = enrolment
+    }
+
+    /// The rules that turn the model's output into the verdict (the engine's part of judging).
+    public var verdictRules: PhotoVerdictRules {
+        PhotoVerdictRules(
+            scorer: scorer, cropCount: crops.count, aggregation: aggregation, policy: policy, head: head,
+            enrolment: enrolment, stopsAtFirstPassingCrop: stopsAtFirstPassingCrop)
     }
 
     /// EfficientNet-Lite0 on class 741.
@@ -386,31 +336,21 @@ public struct PhotoProof: Sendable {
             defer { total += clock.now - start }
             return try work()
         }
-        let count = input.crops.count
-        guard configuration.stopsAtFirstPassingCrop, configuration.aggregation == .maximum,
-            case .imageNetClass(let classIndex) = configuration.scorer, count > 1
-        else {
+        let rules = configuration.verdictRules
+        guard rules.runsCropsOneAtATime else {
             let batch = timed(&cutting) { input.tensor }
             return try timed(&inference) { () throws(ProofkitError) in try model.run(batch) }
         }
         var logits: [Float] = []
         var embeddings: [Float] = []
         var ran = 0
-        for index in 0..<count {
+        for index in 0..<input.crops.count {
             let one = timed(&cutting) { input.tensor(crops: index..<(index + 1)) }
             let output = try timed(&inference) { () throws(ProofkitError) in try model.run(one) }
             logits += output.logits
             embeddings += output.embeddings
             ran += 1
-            guard output.logits.count > classIndex else { break }  // evaluate reports the misfit
-            if ClassifierReading(logits: output.logits).probabilities[classIndex] >= configuration.policy.threshold {
-                break
-            }
-            if let head = configuration.head, output.embeddings.count == head.dimension,
-                head.probability(output.embeddings) >= head.acceptingThreshold
-            {
-                break
-            }
+            if rules.endsAfter(crop: output) { break }
         }
         return PhotoModelOutput(batch: ran, logits: logits, embeddings: embeddings)
     }
@@ -422,78 +362,11 @@ public struct PhotoProof: Sendable {
         _ output: PhotoModelOutput, for input: PreparedPhotoInput, path: String,
         timings: PhotoProofTimings? = nil
     ) throws(ProofkitError) -> PhotoProofResult {
-        // With stopsAtFirstPassingCrop, the output may cover only the first crops.
-        let allowsFewer = configuration.stopsAtFirstPassingCrop && configuration.aggregation == .maximum
-        guard
-            output.batch == configuration.crops.count
-                || (allowsFewer && (1...configuration.crops.count).contains(output.batch))
-        else {
-            throw ProofkitError(
-                .modelInvalid, "the model returned \(output.batch) results for \(configuration.crops.count) crops")
-        }
-        let crops = output.batch
-        var cropScores: [Double] = []
-        var top: [RankedClass] = []
-        let score: Double
-        switch configuration.scorer {
-        case .imageNetClass(let classIndex):
-            guard output.logits.count / crops > classIndex else {
-                throw ProofkitError(
-                    .modelInvalid,
-                    "the model gives \(output.logits.count / crops) class scores; class \(classIndex) is needed")
-            }
-            for crop in 0..<crops {
-                let reading = ClassifierReading(logits: output.logits(ofCrop: crop))
-                cropScores.append(reading.probabilities[classIndex])
-                if crop == 0 { top = reading.top(5) }
-            }
-            score = configuration.aggregation.combine(cropScores)
-        case .clip(let scorer):
-            guard output.embeddings.count / crops == scorer.dimension else {
-                throw ProofkitError(
-                    .modelInvalid,
-                    "the image encoder gives \(output.embeddings.count / crops) values; the prompts have \(scorer.dimension)"
-                )
-            }
-            score = scorer.score(imageEmbedding: output.embedding(ofCrop: 0)).matShare
-            cropScores = [score]
-        }
-        let embedding = output.embeddings.isEmpty ? [] : output.embedding(ofCrop: 0)
-        var evidence = MatEvidence(score: score)
-        var headProbability: Double?
-        if let head = configuration.head {
-            guard embedding.count == head.dimension else {
-                throw ProofkitError(
-                    .modelInvalid,
-                    "the head needs a \(head.dimension)-value embedding; the model gives \(embedding.count)")
-            }
-            let probability = configuration.aggregation.combine(
-                (0..<crops).map { head.probability(output.embedding(ofCrop: $0)) })
-            headProbability = probability
-            evidence.head = (probability, head.acceptingThreshold)
-        }
-        var similarity: Double?
-        if let enrolment = configuration.enrolment {
-            guard embedding.count == enrolment.embeddings[0].count else {
-                throw ProofkitError(
-                    .modelInvalid,
-                    "the enrolled mat has \(enrolment.embeddings[0].count)-value embeddings; the model gives \(embedding.count)"
-                )
-            }
-            let value = enrolment.similarity(embedding)
-            similarity = value
-            evidence.enrolment = (value, enrolment.threshold)
-        }
-        var (judgement, acceptedBy) = configuration.policy.judge(evidence, brightness: input.brightness)
-        // How to retake a rejected photo, from the classes seen (never changes the verdict).
-        if case .imageNetClass(let classIndex) = configuration.scorer, classIndex == ClassifierReading.prayerRugClass {
-            judgement = judgement.withRetakeHint(
-                topClasses: top, score: score, threshold: configuration.policy.threshold)
-        }
+        let verdict = try configuration.verdictRules.judge(output, brightness: input.brightness)
         return PhotoProofResult(
-            path: path, judgement: judgement, acceptedBy: acceptedBy, cropScores: cropScores, topClasses: top,
-            headProbability: headProbability, enrolmentSimilarity: similarity, embedding: embedding,
-            decoded: input.decoded,
+            path: path, judgement: verdict.judgement, acceptedBy: verdict.acceptedBy, cropScores: verdict.cropScores,
+            topClasses: verdict.topClasses, headProbability: verdict.headProbability,
+            enrolmentSimilarity: verdict.enrolmentSimilarity, embedding: verdict.embedding, decoded: input.decoded,
             timings: timings
                 ?? PhotoProofTimings(decode: input.decodeTime, preprocess: input.preprocessTime, inference: .zero))
     }
