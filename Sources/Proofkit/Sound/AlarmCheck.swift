@@ -76,6 +76,25 @@ extension AlarmSound {
         let format = reader.format
         try format.requirePlayable(path: path)
         let limitFrames = Int((limitSeconds * Double(format.sampleRate)).rounded(.up))
+        let (levels, decoded) = try measure(&reader, limitFrames: limitFrames)
+        reader.close()
+        if levels.hasNonFiniteSamples {
+            throw ProofkitError(.decodeFailed, "holds NaN or infinite samples, which no player can play", path: path)
+        }
+        let reachedLimit = decoded >= limitFrames
+        let (problems, warnings) = judge(
+            format: format, decoded: decoded, reachedLimit: reachedLimit, limitSeconds: limitSeconds, levels: levels)
+        return CheckReport(
+            path: path, format: format, decodedFrames: decoded, reachedLimit: reachedLimit,
+            levels: levels, problems: problems, warnings: warnings)
+    }
+
+    /// Decodes up to `limitFrames` frames and measures their levels: 16-bit PCM as stored,
+    /// anything else as floats. Returns the levels and the frames decoded.
+    private static func measure(_ reader: inout AudioFileReader, limitFrames: Int) throws(ProofkitError) -> (
+        SignalLevels, Int
+    ) {
+        let format = reader.format
         var levels = SignalLevels(channels: format.channels)
         var decoded = 0
         if format.isLinearPCM16 {
@@ -99,12 +118,14 @@ extension AlarmSound {
                 decoded += frames
             }
         }
-        reader.close()
-        let reachedLimit = decoded >= limitFrames
+        return (levels, decoded)
+    }
 
-        if levels.hasNonFiniteSamples {
-            throw ProofkitError(.decodeFailed, "holds NaN or infinite samples, which no player can play", path: path)
-        }
+    /// The problems that stop a sound from being booked and the warnings worth knowing, from its
+    /// header's format, the frames decoded (up to the limit) and their levels.
+    private static func judge(
+        format: AudioFileFormat, decoded: Int, reachedLimit: Bool, limitSeconds: Double, levels: SignalLevels
+    ) -> (problems: [RejectionReason], warnings: [String]) {
         var problems: [RejectionReason] = []
         var warnings: [String] = []
         let seconds = Double(decoded) / Double(format.sampleRate)
@@ -150,9 +171,7 @@ extension AlarmSound {
                 "the header claims \(decimalText(Double(header) / Double(format.sampleRate), places: 2)) s but \(decimalText(seconds, places: 2)) s decode"
             )
         }
-        return CheckReport(
-            path: path, format: format, decodedFrames: decoded, reachedLimit: reachedLimit,
-            levels: levels, problems: problems, warnings: warnings)
+        return (problems, warnings)
     }
 }
 
