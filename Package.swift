@@ -5,9 +5,9 @@
 // `ls Sources` shows the layers; each imports only the layers above it in this list:
 //   Sources/Core/ProofkitCore          values shared by every layer (errors, units, JSON)
 //   Sources/Engines/<Engine>           the pure decisions: VoiceGate, DuaMatching, ImageProof, SquatCounting,
-//                                      PrayerPlanning, AlarmScheduling, SpeechRecognition, AudioDSP,
-//                                      PoseEstimation (no C, no I/O, no clock); an engine may build on the
-//                                      engines it names in `engineGraph`
+//                                      PrayerPlanning, AlarmScheduling, ReadingRules, SpeechRecognition,
+//                                      AudioDSP, PoseEstimation (no C, no I/O, no clock); an engine may build
+//                                      on the engines it names in `engineGraph`
 //   Sources/System/ProofkitSystem      the one libc chokepoint (`package` access, after swift-system);
 //                                      POSIX+Calls.swift is its only file that calls libc
 //   Sources/Adapters/<Adapter>         AudioIO, ImageIO, Inference, Storage, Camera, VideoIO: each over its own
@@ -21,12 +21,11 @@ import PackageDescription
 
 /// The pure engines (Sources/Engines/NAME), each on ProofkitCore and the engines it names: AlarmScheduling
 /// plans and rings the chains of PrayerPlanning's times; ReadingRules decides a reading proof from
-/// VoiceGate's voiced time and DuaMatching's words.
+/// VoiceGate's voiced time, DuaMatching's words and SpeechRecognition's forced score.
 let engineGraph: [(name: String, on: [String])] = [
     ("VoiceGate", []), ("DuaMatching", []), ("ImageProof", []), ("SquatCounting", []), ("PrayerPlanning", []),
+    ("SpeechRecognition", []), ("AudioDSP", []), ("PoseEstimation", []),
     ("AlarmScheduling", ["PrayerPlanning"]), ("ReadingRules", ["VoiceGate", "DuaMatching", "SpeechRecognition"]),
-    ("SpeechRecognition", []),
-    ("AudioDSP", []), ("PoseEstimation", []),
 ]
 let engines = engineGraph.map(\.name)
 /// The C modules (CSupport/NAME) of the libraries loaded on first use, through CProofkitShims.
