@@ -43,7 +43,7 @@ private struct ScriptedMonth {
         throws
     {
         let (id, rings) = try book(label, first)
-        try store.write {
+        try store.write { () throws(ProofkitError) in
             for ring in rings where ring.fireDate < first.addingTimeInterval(seconds) {
                 try store.setRingState(ring.id, .rang, at: ring.fireDate)
             }
@@ -70,7 +70,7 @@ private struct ScriptedMonth {
                 try morning("fajr", at, end: "escape", detail: nil, after: 20, stops: 0)
             case 16:
                 let (id, rings) = try book("fajr", at)
-                try store.write {
+                try store.write { () throws(ProofkitError) in
                     for ring in rings {
                         try store.setRingState(ring.id, .missed)
                         try store.record(chain: id, kind: "missed", at: at.addingTimeInterval(1900), detail: ring.id)
@@ -235,7 +235,7 @@ struct AlarmHistoryCommandTests {
         let today = WallClockTime(Date(), in: chicago).date
         do {
             let store = try AlarmStore(folder: rig.store)
-            try store.write {
+            try store.write { () throws(ProofkitError) in
                 try store.put([
                     "prayers.lat": "41.8781", "prayers.lon": "-87.6298", "prayers.tz": "America/Chicago",
                     "prayers.method": "mwl", "prayers.list": "fajr,isha", "prayers.window": "1800",
@@ -258,7 +258,7 @@ struct AlarmHistoryCommandTests {
             _ = try store.end(chain: fajr2.id, kind: "escape", at: fajr2.firstFire.addingTimeInterval(10))
             // A prayer chain of 20 days back that the store no longer holds left a Stop press.
             let old = WallClockTime(date: today.adding(days: -20), hour: 5, minute: 30).instant(in: chicago)
-            try store.write {
+            try store.write { () throws(ProofkitError) in
                 try store.record(chain: "fajr.\(today.adding(days: -20))", kind: "stopped", at: old, detail: "r0")
             }
         }

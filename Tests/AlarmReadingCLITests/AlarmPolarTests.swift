@@ -22,7 +22,7 @@ struct AlarmPolarTests {
     /// 00:30 on `day` in Oslo's zone.
     func plannedStore(_ rig: AlarmRig, day: String, options: [String: String?] = [:]) throws -> AlarmStore {
         let store = try AlarmStore(folder: rig.store)
-        try store.write {
+        try store.write { () throws(ProofkitError) in
             try store.put(
                 [
                     "prayers.lat": "69.6492", "prayers.lon": "18.9553", "prayers.tz": "Europe/Oslo",

@@ -275,6 +275,42 @@ struct ChokepointTests {
         #expect(declared["UsageError"]?.contains("Sources/CLI/") == true)
     }
 
+    /// Files below the command whose functions may throw untyped, each with its reason.
+    static let untypedThrows: [String: String] = [
+        "Sources/Proofkit/PoseLines.swift": "passes on what its caller's line handler throws (it stops a read)",
+        "Sources/Proofkit/PoseVideoLines.swift": "passes on what its caller's frame handler throws",
+    ]
+
+    @Test("typed throws below the command: core, engines, adapters and the facade (the alarm too) throw ProofkitError")
+    func typedThrows() throws {
+        var untyped: [String] = []
+        var checked = 0
+        for folder in ["Sources/Core", "Sources/Engines", "Sources/Adapters", "Sources/Proofkit"] {
+            for file in try Self.swiftFiles(under: folder) where Self.untypedThrows[file.path] == nil {
+                checked += 1
+                for (number, line) in file.text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                    let code = line.split(separator: "//", maxSplits: 1, omittingEmptySubsequences: false)[0]
+                    var rest = code[...]
+                    while let range = rest.range(of: "throws") {
+                        let before =
+                            range.lowerBound == code.startIndex ? " " : code[code.index(before: range.lowerBound)]
+                        let after = range.upperBound == code.endIndex ? " " : code[range.upperBound]
+                        if !before.isLetter && after != "(" && !after.isLetter {
+                            untyped.append("\(file.path):\(number + 1)")
+                        }
+                        rest = code[range.upperBound...]
+                    }
+                }
+            }
+        }
+        #expect(checked > 100)
+        #expect(untyped.isEmpty, "untyped throws: \(untyped)")
+        for path in Self.untypedThrows.keys {
+            let file = try #require(try Self.swiftFiles(under: "Sources/Proofkit").first { $0.path == path })
+            #expect(file.text.contains(") throws"), "\(path) is allowed untyped throws but has none")
+        }
+    }
+
     @Test("no FileManager in Sources: file-system work goes through ProofkitSystem's chokepoint")
     func noFileManager() throws {
         var users: [String] = []

@@ -247,7 +247,7 @@ struct AlarmServiceClockTests {
         // Makkah (UTC+3) on a machine that keeps UTC: the ring is at the timetable's instant.
         let evening = instant("2030-03-03T20:00:00Z")
         let rig = try ServiceClockRig(start: evening, zone: "UTC")
-        try rig.store.write {
+        try rig.store.write { () throws(ProofkitError) in
             try rig.store.put([
                 "prayers.lat": "21.4225", "prayers.lon": "39.8262", "prayers.tz": "Asia/Riyadh",
                 "prayers.method": "makkah", "prayers.list": "fajr", "prayers.window": "1200",

@@ -13,7 +13,7 @@ internal import ProofkitSystem
 public enum AlarmControl {
     /// Sends `request` to the service of the store at `socketPath` and returns its reply line.
     /// - Throws: ``ProofkitError`` `.serviceNotRunning` when no service listens there.
-    public static func send(_ request: String, socketPath: String) throws -> String {
+    public static func send(_ request: String, socketPath: String) throws(ProofkitError) -> String {
         let fd = try connect(socketPath)
         defer { POSIX.closeDescriptor(fd) }
         try writeLine(fd, request)
@@ -22,7 +22,7 @@ public enum AlarmControl {
 
     /// Sends `hold CHAIN` and keeps the connection open: the hold lasts until the returned
     /// descriptor is closed (by `close` or by the process ending).
-    public static func hold(chain: String, socketPath: String) throws -> Int32 {
+    public static func hold(chain: String, socketPath: String) throws(ProofkitError) -> Int32 {
         let fd = try connect(socketPath)
         try writeLine(fd, "hold \(chain)")
         guard let reply = readLine(fd), reply.hasPrefix("ok") else {
@@ -32,7 +32,7 @@ public enum AlarmControl {
         return fd
     }
 
-    static func connect(_ path: String) throws -> Int32 {
+    static func connect(_ path: String) throws(ProofkitError) -> Int32 {
         do throws(SystemCallFailure) {
             return try UnixSocket.connect(to: path, receiveTimeoutSeconds: 10)
         } catch  where error.operation == "socket" {
@@ -44,7 +44,7 @@ public enum AlarmControl {
         }
     }
 
-    static func writeLine(_ fd: Int32, _ line: String) throws {
+    static func writeLine(_ fd: Int32, _ line: String) throws(ProofkitError) {
         if UnixSocket.sendAll(fd, Array((line + "\n").utf8)) != nil {
             throw ProofkitError(.serviceNotRunning, "the alarm service closed the connection")
         }

@@ -39,9 +39,9 @@ extension AlarmService {
     }
 
     /// Checks at start whether the microphone opens, and records it (`status` shows it).
-    func checkMicrophone() throws {
+    func checkMicrophone() throws(ProofkitError) {
         guard let mic = options.microphone else {
-            try save("the microphone's status", isStatus: true) { [store] in
+            try save("the microphone's status", isStatus: true) { [store] () throws(ProofkitError) in
                 try store.put(["service.mic": nil, "service.mic_status": "off (--mic none)"])
             }
             return
@@ -69,7 +69,7 @@ extension AlarmService {
                 }
             }
         }
-        try save("the microphone's status", isStatus: true) { [store] in
+        try save("the microphone's status", isStatus: true) { [store] () throws(ProofkitError) in
             try store.put(["service.mic": mic, "service.mic_status": found])
         }
     }
@@ -97,11 +97,13 @@ extension AlarmService {
     }
 
     /// Opens the slot for the chain whose ring ended last, when it may (see the rules above).
-    func openSlotIfDue(now: Date, held: [String: Date]) throws {
+    func openSlotIfDue(now: Date, held: [String: Date]) throws(ProofkitError) {
         guard current == nil, slot == nil, let id = listenChain else { return }
         guard let chain = try store.chain(id: id), chain.state == .active, now < chain.windowEnd else {
             listenChain = nil
-            try save("the listening status", isStatus: true) { [store] in try store.put(["service.listening": nil]) }
+            try save("the listening status", isStatus: true) { [store] () throws(ProofkitError) in
+                try store.put(["service.listening": nil])
+            }
             return
         }
         guard chain.listens || chain.watches, held[id] == nil else { return }
@@ -158,16 +160,16 @@ extension AlarmService {
     }
 
     /// Records that the slot cannot listen, and why, until `until` (the next ring tries again).
-    func noteListeningOff(_ chain: String, _ reason: String, until: Date) throws {
+    func noteListeningOff(_ chain: String, _ reason: String, until: Date) throws(ProofkitError) {
         listenRetry[chain] = until
-        try save("the listening status", isStatus: true) { [store] in
+        try save("the listening status", isStatus: true) { [store] () throws(ProofkitError) in
             try store.put(["service.listening": "\(chain): off, \(reason)"])
         }
         log("listen-off", chain, reason)
     }
 
     /// Handles what the provers reported. Returns whether a tick is due.
-    func handleReports() throws -> Bool {
+    func handleReports() throws(ProofkitError) -> Bool {
         let waiting = reports.list.withLock { list in
             defer { list.removeAll() }
             return list
@@ -182,20 +184,21 @@ extension AlarmService {
                 }
                 let all = slot?.details.joined(separator: "; ") ?? detail
                 // Status first, then the log: whoever reads the line finds it in `status`.
-                try save("the listening status", isStatus: true) { [store] in
+                try save("the listening status", isStatus: true) { [store] () throws(ProofkitError) in
                     try store.put(["service.listening": "\(chain): \(all)"])
                 }
                 log("listen", chain, detail)
             case .rejected(let kind, let detail):
                 let now = options.now()
-                try save("a rejected reading of \(chain)") { [store] in
+                try save("a rejected reading of \(chain)") { [store] () throws(ProofkitError) in
                     try store.record(chain: chain, kind: "rejected", at: now, detail: "\(kind) hands-free \(detail)")
                 }
                 due = true
             case .accepted(let kind, let detail):
                 // A pass that began while the chain was due counts, as a typed proof's does.
                 let (now, options) = (options.now(), options)
-                try save("the hands-free proof of \(chain)", chains: [chain], transaction: false) { [store] in
+                try save("the hands-free proof of \(chain)", chains: [chain], transaction: false) {
+                    [store] () throws(ProofkitError) in
                     let cancelled = try store.end(
                         chain: chain, kind: "proof", at: now, detail: "\(kind) hands-free \(detail)")
                     AlarmService.log(options, "proof-hands-free", chain, "cancelled=\(cancelled?.count ?? 0)")
@@ -215,7 +218,7 @@ extension AlarmService {
                 slot = open.running > 0 ? open : nil
                 if slot == nil {
                     log("listen-end", chain)
-                    try save("the listening status", isStatus: true) { [store] in
+                    try save("the listening status", isStatus: true) { [store] () throws(ProofkitError) in
                         let now = try store.setting("service.listening") ?? ""
                         if now.hasPrefix("\(chain): listening") || now.hasPrefix("\(chain): watching") {
                             try store.put(["service.listening": nil])

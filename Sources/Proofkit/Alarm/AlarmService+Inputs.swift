@@ -53,8 +53,8 @@ extension AlarmService {
     }
 
     /// Records the input devices open now and those missing (`alarm status` shows them).
-    func recordInputs() throws {
-        try store.write { try store.put(inputsRecord) }
+    func recordInputs() throws(ProofkitError) {
+        try store.write { () throws(ProofkitError) in try store.put(inputsRecord) }
     }
 
     /// The settings ``recordInputs()`` writes (``checkDevice()`` writes them with its own).
@@ -87,7 +87,7 @@ extension AlarmService {
 
     /// Reads the key events waiting on `fd`; a press of the stop key silences the ring now
     /// sounding, as `alarm stop` does. Returns whether a tick is due.
-    func readInput(_ fd: Int32) throws -> Bool {
+    func readInput(_ fd: Int32) throws(ProofkitError) -> Bool {
         guard let input = inputs[fd] else { return false }
         var buffer = [UInt8](repeating: 0, count: StopKey.eventSize * 64)
         switch buffer.withUnsafeMutableBytes({ POSIX.read(fd, into: $0) }) {

@@ -30,7 +30,7 @@ extension AlarmService {
         /// replaces it: the list stays bounded by the rings booked and the things a user did,
         /// however long the disk stays full.
         var isStatus: Bool
-        var body: () throws -> Void
+        var body: () throws(ProofkitError) -> Void
     }
 
     /// How often unsaved writes are tried again while nothing else wakes the service: 5 s.
@@ -38,9 +38,8 @@ extension AlarmService {
 
     /// Whether `error` says the store cannot be written now (exit 73 or 74: a full disk, an I/O
     /// error, a read-only disk), as opposed to a damaged store or a bug.
-    static func cannotWriteNow(_ error: any Error) -> Bool {
-        guard let error = error as? ProofkitError else { return false }
-        return error.code == .io || error.code == .storeReadOnly
+    static func cannotWriteNow(_ error: ProofkitError) -> Bool {
+        error.code == .io || error.code == .storeReadOnly
     }
 
     /// Writes `body` after the writes still waiting, or keeps it to try again when the store
@@ -55,8 +54,8 @@ extension AlarmService {
     /// - Throws: any other failure (a damaged store): the service ends on it, as before.
     func save(
         _ what: String, rings: Set<String> = [], chains: Set<String> = [], transaction: Bool = true,
-        isStatus: Bool = false, _ body: @escaping () throws -> Void
-    ) throws {
+        isStatus: Bool = false, _ body: @escaping () throws(ProofkitError) -> Void
+    ) throws(ProofkitError) {
         if isStatus { unsaved.removeAll { $0.isStatus && $0.what == what } }
         unsaved.append(
             UnsavedWrite(
@@ -65,10 +64,14 @@ extension AlarmService {
     }
 
     /// Tries the waiting writes in order, and stops at the first the store still refuses.
-    func saveUnsaved() throws {
+    func saveUnsaved() throws(ProofkitError) {
         while let next = unsaved.first {
             do {
-                if next.transaction { try store.write { try next.body() } } else { try next.body() }
+                if next.transaction {
+                    try store.write { () throws(ProofkitError) in try next.body() }
+                } else {
+                    try next.body()
+                }
             } catch  where Self.cannotWriteNow(error) {
                 if unsavedSince == nil {
                     unsavedSince = (options.now(), "\(error)".filter { !$0.isNewline })

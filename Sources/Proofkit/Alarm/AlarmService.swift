@@ -148,7 +148,7 @@ public final class AlarmService {
     ///   `.storeReadOnly` when the lock or the socket cannot be made (or the lock is not a
     ///   regular file: a planted symlink is never followed); `ProofkitError` when a chime sound
     ///   (``AlarmServiceOptions/acceptSound``, ``AlarmServiceOptions/rejectSound``) cannot be read.
-    public init(store: AlarmStore, options: AlarmServiceOptions) throws {
+    public init(store: AlarmStore, options: AlarmServiceOptions) throws(ProofkitError) {
         self.store = store
         self.options = options
         // Named input devices first, so that a wrong one fails before anything is made. They are
@@ -233,11 +233,11 @@ public final class AlarmService {
     /// Silences the ring now sounding (the backups still come) and records who stopped it.
     /// - Returns: the stopped ring, or `nil` when nothing was ringing.
     @discardableResult
-    func stopRing(by who: String) throws -> BookedRing? {
+    func stopRing(by who: String) throws(ProofkitError) -> BookedRing? {
         guard let current else { return nil }
         current.stopRequested.withLock { $0 = true }
         let (chain, ring, now) = (current.ring.chain, current.ring.id, options.now())
-        try save("the stop of \(ring)") { [store] in
+        try save("the stop of \(ring)") { [store] () throws(ProofkitError) in
             try store.record(chain: chain, kind: "stopped", at: now, detail: ring)
         }
         log("stop", current.ring.chain, "\(current.ring.id) by \(who)")
@@ -263,7 +263,7 @@ public final class AlarmService {
 
     /// Runs until SIGTERM, SIGINT or SIGHUP (then exits 0, removing the socket and the lock). The
     /// store is always consistent, so a kill -9 loses nothing either.
-    public func run() throws -> Never {
+    public func run() throws(ProofkitError) -> Never {
         log(
             "start", "-",
             "store=\(store.folder) pid=\(POSIX.processID) device=\(options.device) ring_seconds=\(options.ringSeconds) stop_keys=\(inputs.isEmpty ? "none" : inputs.values.map(\.path).sorted().joined(separator: ","))"
@@ -276,7 +276,7 @@ public final class AlarmService {
         let interrupted = try store.rings(where: "state = 'ringing'")
         for ring in interrupted { log("ring-interrupted", ring.ring.chain, ring.ring.id) }
         if !interrupted.isEmpty {
-            try save("interrupted rings", rings: Set(interrupted.map(\.ring.id))) { [store] in
+            try save("interrupted rings", rings: Set(interrupted.map(\.ring.id))) { [store] () throws(ProofkitError) in
                 for ring in interrupted { try store.setRingState(ring.ring.id, .rang) }
             }
         }
@@ -344,7 +344,7 @@ public final class AlarmService {
     }
 
     /// Opens the playback device once at start and records what it found (`alarm status` shows it).
-    func checkDevice() throws {
+    func checkDevice() throws(ProofkitError) {
         let found: String
         do throws(ProofkitError) {
             _ = try SoundPlayer(device: options.device, configuration: options.soundDevices.configuration)
@@ -357,7 +357,9 @@ public final class AlarmService {
             "service.device": options.device, "service.device_status": found,
             "service.started": iso8601(options.now(), in: TimeZone(identifier: "UTC")!),
         ]) { _, new in new }
-        try save("the playback device's status", isStatus: true) { [store] in try store.put(record) }
+        try save("the playback device's status", isStatus: true) { [store] () throws(ProofkitError) in
+            try store.put(record)
+        }
     }
 
     /// Ends the service on a termination signal: the ring stops, the socket and the lock go, exit 0.
@@ -427,7 +429,7 @@ public final class AlarmService {
 
     /// Reads what a pending connection sent; answers once its line is complete. Returns whether a
     /// tick is due.
-    func readRequest(_ fd: Int32, readable: Bool) throws -> Bool {
+    func readRequest(_ fd: Int32, readable: Bool) throws(ProofkitError) -> Bool {
         guard var request = pending[fd] else { return false }
         if readable {
             var buffer = [UInt8](repeating: 0, count: 512)
@@ -455,7 +457,7 @@ public final class AlarmService {
     }
 
     /// Answers one request line. Returns whether a tick is due.
-    func answer(_ fd: Int32, _ request: String) throws -> Bool {
+    func answer(_ fd: Int32, _ request: String) throws(ProofkitError) -> Bool {
         let words = request.split(separator: " ").map(String.init)
         var reply = "error unknown request '\(request.prefix(80))'"
         var keepOpen = false
@@ -478,7 +480,8 @@ public final class AlarmService {
                 break
             }
             let options = options
-            try save("the \(kind) of \(chain)", chains: [chain], transaction: false) { [store] in
+            try save("the \(kind) of \(chain)", chains: [chain], transaction: false) {
+                [store] () throws(ProofkitError) in
                 let cancelled = try store.end(
                     chain: chain, kind: kind, at: Date(timeIntervalSince1970: at), detail: detail)
                 AlarmService.log(options, "\(kind)-saved", chain, "cancelled=\(cancelled?.count ?? 0)")
@@ -527,7 +530,7 @@ public final class AlarmService {
     }
 
     /// Re-plans when due, marks missed rings, starts due rings, and arms the timer.
-    func tick() throws {
+    func tick() throws(ProofkitError) {
         try checkStoreFile()
         try saveUnsaved()
         reopenMissingInputs()
@@ -558,11 +561,15 @@ public final class AlarmService {
         // A ringing chain that ended (proof, escape) stops at once; so does its hands-free slot.
         // Rings and ends that wait to be saved count as they will be.
         let (settled, ended) = (unsavedRings, unsavedEnds)
-        if let current, try ended.contains(current.ring.chain) || store.chain(id: current.ring.chain)?.state != .active
-        {
+        /// Whether `chain` ended: waiting to be saved as ended, or no longer active in the store.
+        func hasEnded(_ chain: String) throws(ProofkitError) -> Bool {
+            if ended.contains(chain) { return true }
+            return try store.chain(id: chain)?.state != .active
+        }
+        if let current, try hasEnded(current.ring.chain) {
             current.stopRequested.withLock { $0 = true }
         }
-        if let slot, try ended.contains(slot.chain) || store.chain(id: slot.chain)?.state != .active {
+        if let slot, try hasEnded(slot.chain) {
             stopSlot(reason: "chain ended")
         }
         let chains = Dictionary(
@@ -580,7 +587,7 @@ public final class AlarmService {
         for ring in decision.merged { log("merged", ring.chain, ring.id) }
         if !decision.missed.isEmpty || !decision.merged.isEmpty {
             try save("missed and merged rings", rings: Set((decision.missed + decision.merged).map(\.id))) {
-                [store] in
+                [store] () throws(ProofkitError) in
                 for ring in decision.missed {
                     try store.setRingState(ring.id, .missed)
                     try store.record(chain: ring.chain, kind: "missed", at: now, detail: ring.id)
@@ -602,7 +609,7 @@ public final class AlarmService {
             }
             if let current {
                 if current.ring.chain == ring.chain && current.stopRequested.withLock({ !$0 }) {
-                    try save("\(ring.id) merged", rings: [ring.id]) { [store] in
+                    try save("\(ring.id) merged", rings: [ring.id]) { [store] () throws(ProofkitError) in
                         try store.setRingState(ring.id, .merged, at: now)
                     }
                     log("merged", ring.chain, "\(ring.id) (chain already ringing)")
@@ -638,7 +645,7 @@ public final class AlarmService {
     }
 
     /// Starts ringing `ring` on a thread of its own.
-    func start(_ ring: BookedRing, chain: StoredChain?, now: Date) throws {
+    func start(_ ring: BookedRing, chain: StoredChain?, now: Date) throws(ProofkitError) {
         guard let chain else { return }
         let original = try store.rings(where: "id = ?", [.text(ring.id)]).first?.sound ?? chain.sound
         // The chosen sound, or (when it broke since booking) the last good copy; never a beep.
@@ -663,7 +670,7 @@ public final class AlarmService {
         }
         guard let clip else {
             let reason = "no playable sound: " + problems.joined(separator: "; ")
-            try save("\(ring.id) failed", rings: [ring.id]) { [store] in
+            try save("\(ring.id) failed", rings: [ring.id]) { [store] () throws(ProofkitError) in
                 try store.setRingState(ring.id, .failed, at: now, detail: reason)
             }
             log("ring-failed", chain.id, "\(ring.id) \(reason)")
@@ -707,20 +714,21 @@ public final class AlarmService {
         // Recorded once the ring is under way: an alarm rings first, and a commit (synchronous=FULL)
         // can wait seconds behind other writers' I/O. A kill -9 in between leaves the ring
         // "scheduled", so a restart inside the window rings it again rather than losing it.
-        try save("\(ring.id) ringing", rings: [ring.id]) { [store] in
+        try save("\(ring.id) ringing", rings: [ring.id]) { [store] () throws(ProofkitError) in
             try store.setRingState(ring.id, .ringing, at: now)
         }
     }
 
     /// Records the end of the ring that finished: `rang`, or `failed` with the reason.
-    func finishRing() throws {
+    func finishRing() throws(ProofkitError) {
         guard let ringing = current, let result = ringing.finished.withLock({ $0 }) else { return }
         current = nil
         listenChain = ringing.ring.chain
         listenRetry.removeValue(forKey: ringing.ring.chain)
         if let report = result.0 {
             let id = ringing.ring.id
-            try save("\(id) rang", rings: [id]) { [store] in try store.setRingState(id, .rang) }
+            try save("\(id) rang", rings: [id]) { [store] () throws(ProofkitError) in try store.setRingState(id, .rang)
+            }
             log(
                 "ring-end", ringing.ring.chain,
                 "\(ringing.ring.id) seconds=\(decimalText(report.seconds, places: 1))\(report.wasStopped ? " stopped" : "")"
@@ -728,7 +736,9 @@ public final class AlarmService {
         } else {
             let reason = result.1 ?? "unknown"
             let id = ringing.ring.id
-            try save("\(id) failed", rings: [id]) { [store] in try store.setRingState(id, .failed, detail: reason) }
+            try save("\(id) failed", rings: [id]) { [store] () throws(ProofkitError) in
+                try store.setRingState(id, .failed, detail: reason)
+            }
             log("ring-failed", ringing.ring.chain, "\(ringing.ring.id) \(reason)")
         }
     }

@@ -16,8 +16,8 @@ extension AlarmStore {
     /// past prayer chain it dropped) come back as a chain of their own, at the time of its first
     /// line, when the id names a prayer occurrence (`fajr.2026-11-30`).
     /// - Throws: ``ProofkitError`` `.storeCorrupt`.
-    public func historyChains() throws -> [AlarmHistoryChain] {
-        try read {
+    public func historyChains() throws(ProofkitError) -> [AlarmHistoryChain] {
+        try read { () throws(ProofkitError) in
             // A store whose creation was cut before its tables were made has no history.
             guard try db.query("PRAGMA user_version").first?.first?.integer ?? 0 > 0 else { return [] }
             var rang: [String: [Date]] = [:]

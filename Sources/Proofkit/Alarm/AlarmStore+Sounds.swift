@@ -26,7 +26,7 @@ extension AlarmStore {
     ///   - path: the sound file (at most 64 MiB).
     ///   - prefix: the copy's name before the hash, e.g. `oneoff` or `prayers`.
     /// - Throws: `ProofkitError` (the sound cannot be read), ``ProofkitError`` `.storeReadOnly`.
-    public func keepCopy(of path: String, prefix: String) throws -> String {
+    public func keepCopy(of path: String, prefix: String) throws(ProofkitError) -> String {
         let data = try BoundedFile.read(path, limit: AlarmStore.soundLimit, what: "sound")
         let name = prefix + "-" + SHA256.hexDigest(of: data).prefix(16)
         try AlarmStore.makeFolder(soundsFolder)
@@ -67,10 +67,12 @@ extension AlarmStore {
     /// recorded it.
     /// - Returns: the removed paths.
     @discardableResult
-    public func removeOrphanedSounds(now: Date) throws -> [String] {
+    public func removeOrphanedSounds(now: Date) throws(ProofkitError) -> [String] {
         guard case .success(let info) = POSIX.linkStatus(soundsFolder), info.isDirectory else { return [] }
         var named = Set(
-            try read { try db.query("SELECT kept_sound FROM chains").compactMap { keptSoundPath($0.first?.text) } })
+            try read { () throws(ProofkitError) in
+                try db.query("SELECT kept_sound FROM chains").compactMap { keptSoundPath($0.first?.text) }
+            })
         if let kept = keptSoundPath(try setting("prayers.kept_sound")) { named.insert(kept) }
         var removed: [String] = []
         for entry in POSIX.folderEntries(soundsFolder) {

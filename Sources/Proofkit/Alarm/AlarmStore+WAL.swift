@@ -13,7 +13,7 @@ extension AlarmStore {
     /// database's, and every committed frame of page 1 must carry the store's `application_id`
     /// when the database file does (a version 1 store, without an id, is checked when migrated).
     /// - Throws: ``ProofkitError`` `.storeCorrupt` naming the log; nothing is changed.
-    static func checkLog(of path: String) throws {
+    static func checkLog(of path: String) throws(ProofkitError) {
         let logPath = path + "-wal"
         guard case .success(let fd) = POSIX.open(logPath, [.readOnly, .noFollow]) else { return }
         defer { POSIX.closeDescriptor(fd) }

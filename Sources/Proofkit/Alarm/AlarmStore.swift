@@ -75,7 +75,7 @@ public final class AlarmStore: @unchecked Sendable {
     ///   proofkit: nothing written), `.storeReadOnly` (cannot be written, a symbolic link as the
     ///   folder or the database, or run as root on a folder another user owns);
     ///   `ProofkitError` `.runtimeUnavailable` when libsqlite3 is missing.
-    public init(folder: String, access: Access = .create) throws {
+    public init(folder: String, access: Access = .create) throws(ProofkitError) {
         self.folder = folder
         let path = folder + "/" + AlarmStore.databaseName
         if access == .create {
@@ -98,23 +98,23 @@ public final class AlarmStore: @unchecked Sendable {
             )
         }
         try AlarmStore.checkLog(of: path)
-        do {
+        do throws(ProofkitError) {
             if case .success(let info) = POSIX.status(path), info.size > 0 {
                 // Look before writing anything (even the journal mode): a file that is not a store is left as it is.
                 try AlarmStore.verify(SQLiteDatabase(path: path, access: .readOnly), path: path)
             }
             db = try SQLiteDatabase(path: path, access: access == .readOnly ? .readOnly : .create)
             if access != .readOnly { try AlarmStore.migrate(db) }
-        } catch let error as ProofkitError where error.code == .storeCorrupt || error.code == .storeReadOnly {
+        } catch  where error.code == .storeCorrupt || error.code == .storeReadOnly {
             throw error
-        } catch let error as ProofkitError {
+        } catch {
             throw AlarmStore.translate(error, path: path)
         }
     }
 
     /// Refuses a store that is a symlink, or that another user owns when run as root (a folder
     /// someone else controls could redirect root's writes).
-    static func checkOwner(_ folder: String) throws {
+    static func checkOwner(_ folder: String) throws(ProofkitError) {
         guard case .success(let info) = POSIX.linkStatus(folder) else { return }
         guard !info.isSymbolicLink else {
             throw ProofkitError(
@@ -133,7 +133,7 @@ public final class AlarmStore: @unchecked Sendable {
     }
 
     /// Checks, reading only, that `db` is a proofkit store (or an empty database).
-    static func verify(_ db: SQLiteDatabase, path: String) throws {
+    static func verify(_ db: SQLiteDatabase, path: String) throws(ProofkitError) {
         let id = try db.query("PRAGMA application_id").first?.first?.integer ?? 0
         let version = try db.query("PRAGMA user_version").first?.first?.integer ?? 0
         let names = Set(
@@ -163,7 +163,7 @@ public final class AlarmStore: @unchecked Sendable {
         )
     }
 
-    static func makeFolder(_ path: String) throws {
+    static func makeFolder(_ path: String) throws(ProofkitError) {
         if let (_, errno) = POSIX.makeFolders(path, mode: 0o700) {
             if [.readOnlyFileSystem, .permissionDenied, .notPermitted].contains(errno) {
                 throw ProofkitError(.storeReadOnly, "\(path): the alarm store cannot be written (\(errno))")
@@ -241,39 +241,40 @@ public final class AlarmStore: @unchecked Sendable {
     }
 
     /// Runs `body` in one write transaction, translating SQLite failures.
-    public func write<T>(_ body: () throws -> T) throws -> T {
-        do {
+    public func write<T>(_ body: () throws(ProofkitError) -> T) throws(ProofkitError) -> T {
+        do throws(ProofkitError) {
             try db.execute("BEGIN IMMEDIATE")
         } catch {
             throw AlarmStore.translate(error, path: databasePath)
         }
-        do {
+        do throws(ProofkitError) {
             let result = try body()
             try db.execute("COMMIT")
             return result
         } catch {
             try? db.execute("ROLLBACK")
-            if let error = error as? ProofkitError { throw AlarmStore.translate(error, path: databasePath) }
-            throw error
+            throw AlarmStore.translate(error, path: databasePath)
         }
     }
 
-    func read<T>(_ body: () throws -> T) throws -> T {
-        do { return try body() } catch let error as ProofkitError {
+    func read<T>(_ body: () throws(ProofkitError) -> T) throws(ProofkitError) -> T {
+        do throws(ProofkitError) { return try body() } catch {
             throw AlarmStore.translate(error, path: databasePath)
         }
     }
 
     // MARK: Settings
 
-    public func setting(_ key: String) throws -> String? {
-        try read { try db.query("SELECT value FROM settings WHERE key = ?", [.text(key)]).first?.first?.text }
+    public func setting(_ key: String) throws(ProofkitError) -> String? {
+        try read { () throws(ProofkitError) in
+            try db.query("SELECT value FROM settings WHERE key = ?", [.text(key)]).first?.first?.text
+        }
     }
 
     /// The prayer times the last re-plan found none of, in its days (7 from today), with why:
     /// the Sun does not rise or does not set there that day. Empty when every time was found.
     /// - Throws: a `ProofkitError` when the store cannot be read.
-    public func unavailablePrayerTimes() throws -> [UnavailableOccurrence] {
+    public func unavailablePrayerTimes() throws(ProofkitError) -> [UnavailableOccurrence] {
         try setting("prayers.unavailable")?.split(separator: ",").compactMap { entry in
             let parts = entry.split(separator: "=")
             guard parts.count == 2, let occurrence = Occurrence(String(parts[0])),
@@ -283,8 +284,8 @@ public final class AlarmStore: @unchecked Sendable {
         } ?? []
     }
 
-    public func settings() throws -> [String: String] {
-        try read {
+    public func settings() throws(ProofkitError) -> [String: String] {
+        try read { () throws(ProofkitError) in
             var result: [String: String] = [:]
             for row in try db.query("SELECT key, value FROM settings") { result[row[0].text ?? ""] = row[1].text ?? "" }
             return result
@@ -292,7 +293,7 @@ public final class AlarmStore: @unchecked Sendable {
     }
 
     /// Sets (or with `nil` removes) settings; call inside ``write(_:)``.
-    public func put(_ values: [String: String?]) throws {
+    public func put(_ values: [String: String?]) throws(ProofkitError) {
         for (key, value) in values.sorted(by: { $0.key < $1.key }) {
             if let value {
                 try db.run(
@@ -327,8 +328,8 @@ public final class AlarmStore: @unchecked Sendable {
         }.joined(separator: " AND ")
     }
 
-    func chains(where clause: String = "1", _ values: [SQLiteValue] = []) throws -> [StoredChain] {
-        try read {
+    func chains(where clause: String = "1", _ values: [SQLiteValue] = []) throws(ProofkitError) -> [StoredChain] {
+        try read { () throws(ProofkitError) in
             try db.query(
                 "SELECT \(AlarmStore.chainColumns) FROM chains WHERE (\(clause)) AND \(AlarmStore.validTime("first_fire", "window_end")) ORDER BY first_fire, id",
                 values
@@ -341,16 +342,18 @@ public final class AlarmStore: @unchecked Sendable {
         }
     }
 
-    public func chain(id: String) throws -> StoredChain? { try chains(where: "id = ?", [.text(id)]).first }
+    public func chain(id: String) throws(ProofkitError) -> StoredChain? {
+        try chains(where: "id = ?", [.text(id)]).first
+    }
 
     /// Every chain, in first-ring order.
-    public func allChains() throws -> [StoredChain] { try chains() }
+    public func allChains() throws(ProofkitError) -> [StoredChain] { try chains() }
 
     /// Every ring (all states), in fire order.
-    public func allRings() throws -> [StoredRing] { try rings() }
+    public func allRings() throws(ProofkitError) -> [StoredRing] { try rings() }
 
-    func rings(where clause: String = "1", _ values: [SQLiteValue] = []) throws -> [StoredRing] {
-        try read {
+    func rings(where clause: String = "1", _ values: [SQLiteValue] = []) throws(ProofkitError) -> [StoredRing] {
+        try read { () throws(ProofkitError) in
             try db.query(
                 "SELECT id, chain, ring, fire, sound, state, rang_at, detail FROM rings WHERE (\(clause)) AND \(AlarmStore.validTime("fire")) ORDER BY fire, id",
                 values
@@ -371,8 +374,8 @@ public final class AlarmStore: @unchecked Sendable {
     }
 
     /// Rows whose times are out of `validTimes` (years 2000 to 2199; skipped everywhere), as `ring ID` / `chain ID`.
-    public func invalidRows() throws -> [String] {
-        try read {
+    public func invalidRows() throws(ProofkitError) -> [String] {
+        try read { () throws(ProofkitError) in
             try db.query(
                 "SELECT 'ring ' || id FROM rings WHERE NOT \(AlarmStore.validTime("fire")) UNION ALL SELECT 'chain ' || id FROM chains WHERE NOT \(AlarmStore.validTime("first_fire", "window_end"))"
             ).compactMap { $0.first?.text }
@@ -380,8 +383,8 @@ public final class AlarmStore: @unchecked Sendable {
     }
 
     /// The newest history lines, newest first, with their sequence numbers.
-    public func outcomes(limit: Int = 20, after sequence: Int64 = 0) throws -> [StoredOutcome] {
-        try read {
+    public func outcomes(limit: Int = 20, after sequence: Int64 = 0) throws(ProofkitError) -> [StoredOutcome] {
+        try read { () throws(ProofkitError) in
             try db.query(
                 "SELECT chain, kind, at, detail, seq FROM outcomes WHERE seq > ? AND \(AlarmStore.validTime("at")) ORDER BY seq DESC LIMIT ?",
                 [.integer(sequence), .integer(Int64(limit))]
@@ -395,7 +398,9 @@ public final class AlarmStore: @unchecked Sendable {
     }
 
     /// Sets a ring's state (and when it rang, and why it failed); call inside ``write(_:)``.
-    public func setRingState(_ id: String, _ state: RingState, at: Date? = nil, detail: String? = nil) throws {
+    public func setRingState(_ id: String, _ state: RingState, at: Date? = nil, detail: String? = nil)
+        throws(ProofkitError)
+    {
         try db.run(
             "UPDATE rings SET state = ?, rang_at = COALESCE(?, rang_at), detail = ? WHERE id = ?",
             [
@@ -406,7 +411,7 @@ public final class AlarmStore: @unchecked Sendable {
     }
 
     /// Appends a history line; call inside ``write(_:)``.
-    public func record(chain: String, kind: String, at: Date, detail: String? = nil) throws {
+    public func record(chain: String, kind: String, at: Date, detail: String? = nil) throws(ProofkitError) {
         try db.run(
             "INSERT INTO outcomes(chain, kind, at, detail) VALUES(?, ?, ?, ?)",
             [.text(chain), .text(kind), .real(at.timeIntervalSince1970), detail.map { .text($0) } ?? .null])
@@ -419,8 +424,8 @@ public final class AlarmStore: @unchecked Sendable {
         first: Date, window: Duration, firstGap: Duration, gapGrowth: Duration, sound: String,
         keptSound: String?, proof: ProofKind, label: String?, level: RingLevel = RingLevel(),
         handsFree: HandsFree = HandsFree(), now: Date
-    ) throws -> (String, [BookedRing]) {
-        try write {
+    ) throws(ProofkitError) -> (String, [BookedRing]) {
+        try write { () throws(ProofkitError) in
             let next = (try setting("next_chain")).flatMap { Int($0) } ?? 1
             try put(["next_chain": String(next + 1)])
             let id = "a\(next)"
@@ -456,7 +461,7 @@ public final class AlarmStore: @unchecked Sendable {
     /// Whether `chain` is due at `now`: active, its first ring has come, and its proof window
     /// (plus the late grace and a hold's limit, during which a held backup may still ring) has
     /// not ended, or one of its rings is sounding. Only a due chain takes a proof or an escape.
-    public func isDue(_ chain: StoredChain, now: Date) throws -> Bool {
+    public func isDue(_ chain: StoredChain, now: Date) throws(ProofkitError) -> Bool {
         guard chain.state == .active else { return false }
         if try !rings(where: "chain = ? AND state = 'ringing'", [.text(chain.id)]).isEmpty { return true }
         let end = chain.windowEnd.addingTimeInterval(AlarmRingScheduler.lateGrace + AlarmStore.holdLimit)
@@ -475,8 +480,8 @@ public final class AlarmStore: @unchecked Sendable {
     /// - Throws: ``ProofkitError`` `.notFound`, `.notDue` (nothing changed).
     public func end(
         chain id: String, kind: String, at: Date, detail: String? = nil, requireDue: Bool = false
-    ) throws -> [String]? {
-        try write {
+    ) throws(ProofkitError) -> [String]? {
+        try write { () throws(ProofkitError) in
             guard let chain = try chain(id: id) else {
                 throw ProofkitError(.notFound, "no alarm chain '\(id)'; 'proofkit alarm status' lists them")
             }
@@ -494,7 +499,7 @@ public final class AlarmStore: @unchecked Sendable {
 
     /// The failure for a proof of `chain` (or, with `nil`, of whatever is due) when it is not
     /// due: it names the next ring.
-    public func notDue(_ chain: StoredChain?, now: Date) throws -> ProofkitError {
+    public func notDue(_ chain: StoredChain?, now: Date) throws(ProofkitError) -> ProofkitError {
         let next = try rings(where: "state = 'scheduled' AND fire > ?", [.real(now.timeIntervalSince1970)])
             .filter { chain == nil || $0.ring.chain == chain?.id }.first
         let when =
@@ -513,18 +518,20 @@ public final class AlarmStore: @unchecked Sendable {
 
     /// The chain a proof is for without an id: the one ringing now, else the latest due chain
     /// (``isDue(_:now:)``), else `nil`.
-    public func dueChain(now: Date) throws -> StoredChain? {
+    public func dueChain(now: Date) throws(ProofkitError) -> StoredChain? {
         if let ringing = try rings(where: "state = 'ringing'").last, let chain = try chain(id: ringing.ring.chain),
             chain.state == .active
         {
             return chain
         }
-        return try chains(where: "state = 'active'").filter { try isDue($0, now: now) }.last
+        var latest: StoredChain?
+        for chain in try chains(where: "state = 'active'") where try isDue(chain, now: now) { latest = chain }
+        return latest
     }
 
     /// The chain a command means without an id: the one ringing now, else the latest active
     /// chain whose first ring has come (inside its window), else the next one.
-    public func currentChain(now: Date) throws -> StoredChain? {
+    public func currentChain(now: Date) throws(ProofkitError) -> StoredChain? {
         if let due = try dueChain(now: now) { return due }
         return try chains(where: "state = 'active'").first { $0.firstFire > now }
     }
@@ -532,7 +539,7 @@ public final class AlarmStore: @unchecked Sendable {
     // MARK: Prayer chains
 
     /// The prayer settings, when `alarm prayers` has stored them.
-    public func prayerPlanner(deviceZone: TimeZone) throws -> AlarmChainPlanner? {
+    public func prayerPlanner(deviceZone: TimeZone) throws(ProofkitError) -> AlarmChainPlanner? {
         let s = try settings()
         guard let lat = s["prayers.lat"].flatMap(Double.init), let lon = s["prayers.lon"].flatMap(Double.init),
             let tzName = s["prayers.tz"], let zone = TimeZone(identifier: tzName)
@@ -564,8 +571,8 @@ public final class AlarmStore: @unchecked Sendable {
     /// One transaction.
     /// - Returns: the steps' report, `nil` when no prayer settings are stored.
     @discardableResult
-    public func replanPrayers(now: Date, deviceZone: TimeZone) throws -> ApplyReport? {
-        try write {
+    public func replanPrayers(now: Date, deviceZone: TimeZone) throws(ProofkitError) -> ApplyReport? {
+        try write { () throws(ProofkitError) in
             guard let planner = try prayerPlanner(deviceZone: deviceZone) else { return nil }
             let s = try settings()
             var ledger = try prayerLedger(now: now, syncedFingerprint: s["prayers.fingerprint"])
@@ -610,7 +617,7 @@ public final class AlarmStore: @unchecked Sendable {
 
     /// The system's list of prayer alarms, as the reconciler sees it: what rings now, and what is
     /// still to come; call inside ``write(_:)``.
-    private func prayerLedger(now: Date, syncedFingerprint: String?) throws -> AlarmLedger {
+    private func prayerLedger(now: Date, syncedFingerprint: String?) throws(ProofkitError) -> AlarmLedger {
         // Rings already due but not yet rung are the ring scheduler's (it rings them inside their
         // window or logs them as missed), so the plan does not cancel them as past.
         let prayerRings = try rings(
@@ -631,7 +638,7 @@ public final class AlarmStore: @unchecked Sendable {
     /// with the prayer settings `s`), or a scheduled ring cancelled.
     private func performPrayerOperation(
         _ operation: AlarmOperation, configuration: AlarmChainConfiguration, settings s: [String: String], now: Date
-    ) throws {
+    ) throws(ProofkitError) {
         switch operation {
         case .schedule(let alarm):
             let window = Double(configuration.proofWindow.components.seconds)
@@ -660,7 +667,7 @@ public final class AlarmStore: @unchecked Sendable {
 
     /// Applies the prayer settings `s` to every prayer chain that is not ringing, and the sound to
     /// their scheduled rings; call inside ``write(_:)``.
-    private func applyPrayerSettings(_ s: [String: String], window: Double) throws {
+    private func applyPrayerSettings(_ s: [String: String], window: Double) throws(ProofkitError) {
         // A chain booked before keeps its id, so the upsert of a re-plan does not reach those the
         // plan left alone.
         try db.run(
@@ -679,7 +686,7 @@ public final class AlarmStore: @unchecked Sendable {
     }
 
     /// The stamp of the last prayer plan.
-    public func prayerStamp() throws -> PlanStamp? {
+    public func prayerStamp() throws(ProofkitError) -> PlanStamp? {
         try setting("prayers.stamp").flatMap(PlanStampText.decode)
     }
 }

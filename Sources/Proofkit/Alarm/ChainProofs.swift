@@ -60,10 +60,10 @@ public struct ChainProofs: Sendable {
     /// - Returns: the chain, or that the named chain already ended.
     /// - Throws: ``ProofkitError`` `.notDue` (exit 3) naming the next ring when no chain is due
     ///   (nothing is changed); the store's errors.
-    public func target(named: StoredChain?, escape: Bool, now: Date) throws -> Target {
+    public func target(named: StoredChain?, escape: Bool, now: Date) throws(ProofkitError) -> Target {
         if let named {
             guard named.state == .active else { return .ended(named) }
-            guard try escape || store.isDue(named, now: now) else { throw try store.notDue(named, now: now) }
+            if !escape, try !store.isDue(named, now: now) { throw try store.notDue(named, now: now) }
             return .due(named)
         }
         let due = try store.dueChain(now: now)
@@ -115,7 +115,7 @@ public struct ChainProofs: Sendable {
     ///   - at: when the proof ended.
     /// - Returns: the outcome.
     /// - Throws: the store's errors (`.storeReadOnly`, `.storeCorrupt`...).
-    public func record(accepted: Bool, kind: ProofKind, chain: StoredChain, at: Date) throws -> Outcome {
+    public func record(accepted: Bool, kind: ProofKind, chain: StoredChain, at: Date) throws(ProofkitError) -> Outcome {
         if accepted {
             guard let cancelled = try end(chain, kind: "proof", at: at, detail: kind.rawValue) else {
                 return Outcome(
@@ -126,13 +126,15 @@ public struct ChainProofs: Sendable {
                 chain: chain.id, kind: kind.rawValue, verdict: .accepted, cancelled: cancelled,
                 serviceWoken: wakeService())
         }
-        do {
-            try store.write { try store.record(chain: chain.id, kind: "rejected", at: at, detail: kind.rawValue) }
+        do throws(ProofkitError) {
+            try store.write { () throws(ProofkitError) in
+                try store.record(chain: chain.id, kind: "rejected", at: at, detail: kind.rawValue)
+            }
         } catch  where AlarmService.cannotWriteNow(error) {
             // Nothing of the chain changes on a rejection: the user still needs the verdict.
             return Outcome(
                 chain: chain.id, kind: kind.rawValue, verdict: .rejected, cancelled: [], serviceWoken: wakeService(),
-                notRecorded: (error as? ProofkitError)?.message ?? "\(error)")
+                notRecorded: error.message)
         }
         return Outcome(
             chain: chain.id, kind: kind.rawValue, verdict: .rejected, cancelled: [], serviceWoken: wakeService())
@@ -141,7 +143,7 @@ public struct ChainProofs: Sendable {
     /// Ends `chain` by an escape, recorded as what it is (not a proof), and tells the service.
     /// - Returns: the outcome (its rings cancelled).
     /// - Throws: the store's errors.
-    public func escape(_ chain: StoredChain, at: Date) throws -> Outcome {
+    public func escape(_ chain: StoredChain, at: Date) throws(ProofkitError) -> Outcome {
         guard let cancelled = try end(chain, kind: "escape", at: at, detail: nil) else {
             return Outcome(
                 chain: chain.id, kind: "escape", verdict: .escape, cancelled: [], serviceWoken: true,
@@ -156,7 +158,7 @@ public struct ChainProofs: Sendable {
     /// ringing the chain at once and saves the end once it can.
     /// - Returns: the cancelled rings, or `nil` when the service holds the end.
     /// - Throws: the store's failure when no service takes it.
-    private func end(_ chain: StoredChain, kind: String, at: Date, detail: String?) throws -> [String]? {
+    private func end(_ chain: StoredChain, kind: String, at: Date, detail: String?) throws(ProofkitError) -> [String]? {
         do {
             return try store.end(chain: chain.id, kind: kind, at: at, detail: detail) ?? []
         } catch  where AlarmService.cannotWriteNow(error) {

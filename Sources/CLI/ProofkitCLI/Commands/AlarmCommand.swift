@@ -575,7 +575,7 @@ enum AlarmCommand: Subcommand {
             }
         }
         let kept = try sound.map { try store.keepCopy(of: $0, prefix: "prayers") }
-        try store.write {
+        try store.write { () throws(ProofkitError) in
             try store.put([
                 "prayers.lat": String(calculator.coordinates.latitude),
                 "prayers.lon": String(calculator.coordinates.longitude),
