@@ -39,7 +39,9 @@ private struct ScriptedMonth {
     }
 
     /// Rings that came before `seconds` played; `stops` Stop presses; then the chain ends.
-    func morning(_ label: String, _ first: Date, end kind: String, detail: String?, after seconds: Double, stops: Int)
+    func morning(
+        _ label: String, _ first: Date, end kind: AlarmRecordKind, detail: String?, after seconds: Double, stops: Int
+    )
         throws
     {
         let (id, rings) = try book(label, first)
@@ -49,7 +51,7 @@ private struct ScriptedMonth {
             }
             for k in 0..<stops {
                 try store.record(
-                    chain: id, kind: "stopped", at: first.addingTimeInterval(5 + Double(k)), detail: rings[0].id)
+                    chain: id, kind: .stopped, at: first.addingTimeInterval(5 + Double(k)), detail: rings[0].id)
             }
         }
         _ = try store.end(chain: id, kind: kind, at: first.addingTimeInterval(seconds), detail: detail)
@@ -67,26 +69,26 @@ private struct ScriptedMonth {
             let at = first(back, 5, 10)
             switch back {
             case 20, 8:
-                try morning("fajr", at, end: "escape", detail: nil, after: 20, stops: 0)
+                try morning("fajr", at, end: .escape, detail: nil, after: 20, stops: 0)
             case 16:
                 let (id, rings) = try book("fajr", at)
                 try store.write { () throws(ProofkitError) in
                     for ring in rings {
                         try store.setRingState(ring.id, .missed)
-                        try store.record(chain: id, kind: "missed", at: at.addingTimeInterval(1900), detail: ring.id)
+                        try store.record(chain: id, kind: .missed, at: at.addingTimeInterval(1900), detail: ring.id)
                     }
                 }
                 missedRings = rings.count
             default:
                 try morning(
-                    "fajr", at, end: "proof", detail: back % 2 == 0 ? "mat" : "voice", after: 60 + 10 * Double(back),
+                    "fajr", at, end: .proof, detail: back % 2 == 0 ? "mat" : "voice", after: 60 + 10 * Double(back),
                     stops: back % 3 == 0 ? 1 : 0)
             }
         }
         for back in [3, 2] {
-            try morning("isha", first(back, 19, 30), end: "proof", detail: "voice", after: 200, stops: 0)
+            try morning("isha", first(back, 19, 30), end: .proof, detail: "voice", after: 200, stops: 0)
         }
-        try morning("isha", first(1, 19, 30), end: "escape", detail: nil, after: 30, stops: 0)
+        try morning("isha", first(1, 19, 30), end: .escape, detail: nil, after: 30, stops: 0)
     }
 }
 
@@ -250,16 +252,16 @@ struct AlarmHistoryCommandTests {
             }
             let fajr3 = try chain("fajr", 3)
             _ = try store.end(
-                chain: fajr3.id, kind: "proof", at: fajr3.firstFire.addingTimeInterval(100), detail: "mat")
+                chain: fajr3.id, kind: .proof, at: fajr3.firstFire.addingTimeInterval(100), detail: "mat")
             let isha3 = try chain("isha", 3)
             _ = try store.end(
-                chain: isha3.id, kind: "proof", at: isha3.firstFire.addingTimeInterval(50), detail: "voice hands-free")
+                chain: isha3.id, kind: .proof, at: isha3.firstFire.addingTimeInterval(50), detail: "voice hands-free")
             let fajr2 = try chain("fajr", 2)
-            _ = try store.end(chain: fajr2.id, kind: "escape", at: fajr2.firstFire.addingTimeInterval(10))
+            _ = try store.end(chain: fajr2.id, kind: .escape, at: fajr2.firstFire.addingTimeInterval(10))
             // A prayer chain of 20 days back that the store no longer holds left a Stop press.
             let old = WallClockTime(date: today.adding(days: -20), hour: 5, minute: 30).instant(in: chicago)
             try store.write { () throws(ProofkitError) in
-                try store.record(chain: "fajr.\(today.adding(days: -20))", kind: "stopped", at: old, detail: "r0")
+                try store.record(chain: "fajr.\(today.adding(days: -20))", kind: .stopped, at: old, detail: "r0")
             }
         }
         let result = try rig.alarm(["history", "--json"], environment: zoneEnvironment)

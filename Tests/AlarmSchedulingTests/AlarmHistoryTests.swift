@@ -24,12 +24,12 @@ private struct Morning {
     ) {
         let first = at(day, hour, minute)
         var events = (0..<stops).map {
-            AlarmHistoryEvent(kind: "stopped", at: first.addingTimeInterval(Double($0) + 5))
+            AlarmHistoryEvent(kind: .stopped, at: first.addingTimeInterval(Double($0) + 5))
         }
         if let result {
             events.append(
                 AlarmHistoryEvent(
-                    kind: result == "escape" ? "escape" : "proof", at: first.addingTimeInterval(seconds),
+                    kind: result == "escape" ? .escape : .proof, at: first.addingTimeInterval(seconds),
                     detail: result == "escape" ? nil : result))
         }
         chains.append(
@@ -139,7 +139,7 @@ struct AlarmHistoryTests {
             return AlarmHistoryChain(
                 id: "isha.\(text)", series: "isha", firstFire: first, windowEnd: first.addingTimeInterval(1800),
                 rang: [first],
-                events: [AlarmHistoryEvent(kind: "proof", at: first.addingTimeInterval(60), detail: "voice")],
+                events: [AlarmHistoryEvent(kind: .proof, at: first.addingTimeInterval(60), detail: "voice")],
                 day: day(text))
         }
         let now = WallClockTime(date: day("2026-06-23"), hour: 9, minute: 0).instant(in: zone)
@@ -174,7 +174,7 @@ struct AlarmHistoryTests {
         #expect(summary.proofsByKind == ["mat": 2, "voice": 1])
         // A proof after an escape on the same chain does not turn it into a proof: the first end counts.
         var late = m
-        late.chains[2].events.append(AlarmHistoryEvent(kind: "proof", at: late.at("2026-12-03", 6, 0), detail: "mat"))
+        late.chains[2].events.append(AlarmHistoryEvent(kind: .proof, at: late.at("2026-12-03", 6, 0), detail: "mat"))
         #expect(late.entries(now: m.at("2026-12-04", 9, 0))[2].status == .escape)
     }
 
@@ -210,10 +210,10 @@ struct AlarmHistoryTests {
             id: "fajr.2026-11-30", series: "fajr", firstFire: first, windowEnd: first.addingTimeInterval(1800),
             rang: [first.addingTimeInterval(120), first.addingTimeInterval(300)],
             events: [
-                AlarmHistoryEvent(kind: "missed", at: first.addingTimeInterval(60), detail: "fajr.2026-11-30.0500.r0"),
-                AlarmHistoryEvent(kind: "stopped", at: first.addingTimeInterval(130)),
-                AlarmHistoryEvent(kind: "proof", at: first.addingTimeInterval(420), detail: "voice hands-free"),
-                AlarmHistoryEvent(kind: "stopped", at: first.addingTimeInterval(310)),
+                AlarmHistoryEvent(kind: .missed, at: first.addingTimeInterval(60), detail: "fajr.2026-11-30.0500.r0"),
+                AlarmHistoryEvent(kind: .stopped, at: first.addingTimeInterval(130)),
+                AlarmHistoryEvent(kind: .proof, at: first.addingTimeInterval(420), detail: "voice hands-free"),
+                AlarmHistoryEvent(kind: .stopped, at: first.addingTimeInterval(310)),
             ])
         let entry = AlarmHistory.entries([chain], now: first.addingTimeInterval(3600), zone: zone)[0]
         #expect(entry.secondsToProof == 300)
@@ -223,7 +223,7 @@ struct AlarmHistoryTests {
         // Proven before any ring played: 0 s, 0 rings.
         var early = chain
         early.rang = []
-        early.events = [AlarmHistoryEvent(kind: "proof", at: first.addingTimeInterval(-30), detail: "mat")]
+        early.events = [AlarmHistoryEvent(kind: .proof, at: first.addingTimeInterval(-30), detail: "mat")]
         let earlyEntry = AlarmHistory.entries([early], now: first, zone: zone)[0]
         #expect(earlyEntry.secondsToProof == 0 && earlyEntry.rings == 0)
     }

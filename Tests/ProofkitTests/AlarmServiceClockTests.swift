@@ -110,7 +110,7 @@ final class ServiceClockRig {
     }
 
     func outcomes(_ chain: String) throws -> [String] {
-        try store.outcomes(limit: 100).filter { $0.chain == chain }.reversed().map(\.kind)
+        try store.outcomes(limit: 100).filter { $0.chain == chain }.reversed().map(\.kind.rawValue)
     }
 }
 
@@ -230,7 +230,7 @@ struct AlarmServiceClockTests {
         let rig = try ServiceClockRig(start: t0, ringSeconds: 30)
         let id = try rig.book(first: t0, window: 120, gap: 60)
         try rig.tick(at: t0)
-        let cancelled = try rig.store.end(chain: id, kind: "proof", at: t0.addingTimeInterval(3), requireDue: true)
+        let cancelled = try rig.store.end(chain: id, kind: .proof, at: t0.addingTimeInterval(3), requireDue: true)
         #expect(cancelled == ["\(id).r1", "\(id).r2"])
         try rig.tick(at: t0.addingTimeInterval(3))
         #expect(rig.service.current?.stopRequested.withLock { $0 } == true)

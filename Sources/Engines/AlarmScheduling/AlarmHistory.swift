@@ -6,18 +6,33 @@ public import PrayerPlanning
     public import Foundation
 #endif
 
-/// One line of an alarm chain's record: `proof`, `escape`, `missed` (a ring that could not
-/// ring inside its window) or `stopped` (a Stop press), as the alarm store keeps them.
+/// What a line of an alarm chain's record says, as the alarm store keeps it (its `outcomes`
+/// table's `kind`).
+public enum AlarmRecordKind: String, Sendable, Hashable, CaseIterable {
+    /// A proof passed: the chain ended.
+    case proof
+    /// An escape ended the chain without a proof.
+    case escape
+    /// A proof was judged and rejected: the chain rings on.
+    case rejected
+    /// A ring could not ring inside its window (the machine was down).
+    case missed
+    /// A Stop press silenced a ring.
+    case stopped
+}
+
+/// One line of an alarm chain's record: a proof, an escape, a rejected proof, a missed ring or a
+/// Stop press, as the alarm store keeps them.
 public struct AlarmHistoryEvent: Sendable, Hashable {
-    /// `proof`, `escape`, `missed` or `stopped`.
-    public var kind: String
+    /// What the line says.
+    public var kind: AlarmRecordKind
     /// When it was recorded.
     public var at: Date
     /// A proof's kind and source (see ``ProofDetail``); a ring id for `missed` and `stopped`.
     public var detail: String?
 
     /// A record line; `detail` defaults to none.
-    public init(kind: String, at: Date, detail: String? = nil) {
+    public init(kind: AlarmRecordKind, at: Date, detail: String? = nil) {
         self.kind = kind
         self.at = at
         self.detail = detail
@@ -217,19 +232,19 @@ public enum AlarmHistory {
 
     /// The entries of `chains` whose first ring has come by `now`, in first-ring order.
     public static func entries(_ chains: [AlarmHistoryChain], now: Date, zone: TimeZone) -> [AlarmHistoryEntry] {
-        chains.filter { $0.firstFire <= now || !$0.rang.isEmpty || $0.events.contains { $0.kind != "stopped" } }
+        chains.filter { $0.firstFire <= now || !$0.rang.isEmpty || $0.events.contains { $0.kind != .stopped } }
             .map { entry($0, now: now, zone: zone) }
             .sorted { ($0.firstRing, $0.id) < ($1.firstRing, $1.id) }
     }
 
     static func entry(_ chain: AlarmHistoryChain, now: Date, zone: TimeZone) -> AlarmHistoryEntry {
         let events = chain.events.sorted { $0.at < $1.at }
-        let end = events.first { $0.kind == "proof" || $0.kind == "escape" }
+        let end = events.first { $0.kind == .proof || $0.kind == .escape }
         let firstRing = chain.rang.min() ?? chain.firstFire
         let status: AlarmHistoryStatus
         switch end?.kind {
-        case "proof": status = .proof
-        case "escape": status = .escape
+        case .proof: status = .proof
+        case .escape: status = .escape
         default: status = now > chain.windowEnd.addingTimeInterval(grace) ? .missed : .open
         }
         return AlarmHistoryEntry(
@@ -238,8 +253,8 @@ public enum AlarmHistory {
             proof: status == .proof ? ProofDetail(parsing: end?.detail) : nil, firstRing: firstRing,
             endedAt: end?.at,
             secondsToProof: status == .proof ? max(0, (end?.at ?? firstRing).timeIntervalSince(firstRing)) : nil,
-            stops: events.filter { $0.kind == "stopped" }.count, rings: chain.rang.count,
-            missedRings: events.filter { $0.kind == "missed" }.count)
+            stops: events.filter { $0.kind == .stopped }.count, rings: chain.rang.count,
+            missedRings: events.filter { $0.kind == .missed }.count)
     }
 
     /// The streak over `entries` (all of one series, or every alarm when `series` is `nil`).

@@ -191,7 +191,7 @@ extension AlarmService {
             case .rejected(let kind, let detail):
                 let now = options.now()
                 try save("a rejected reading of \(chain)") { [store] () throws(ProofkitError) in
-                    try store.record(chain: chain, kind: "rejected", at: now, detail: "\(kind) hands-free \(detail)")
+                    try store.record(chain: chain, kind: .rejected, at: now, detail: "\(kind) hands-free \(detail)")
                 }
                 due = true
             case .accepted(let kind, let detail):
@@ -200,7 +200,7 @@ extension AlarmService {
                 try save("the hands-free proof of \(chain)", chains: [chain], transaction: false) {
                     [store] () throws(ProofkitError) in
                     let cancelled = try store.end(
-                        chain: chain, kind: "proof", at: now, detail: "\(kind) hands-free \(detail)")
+                        chain: chain, kind: .proof, at: now, detail: "\(kind) hands-free \(detail)")
                     AlarmService.log(options, "proof-hands-free", chain, "cancelled=\(cancelled?.count ?? 0)")
                 }
                 if listenChain == chain { listenChain = nil }

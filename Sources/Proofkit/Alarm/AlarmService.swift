@@ -238,7 +238,7 @@ public final class AlarmService {
         current.stopRequested.withLock { $0 = true }
         let (chain, ring, now) = (current.ring.chain, current.ring.id, options.now())
         try save("the stop of \(ring)") { [store] () throws(ProofkitError) in
-            try store.record(chain: chain, kind: "stopped", at: now, detail: ring)
+            try store.record(chain: chain, kind: .stopped, at: now, detail: ring)
         }
         log("stop", current.ring.chain, "\(current.ring.id) by \(who)")
         // The ring thread notices within one period (20-50 ms): return once it is quiet, so that
@@ -469,12 +469,13 @@ public final class AlarmService {
             reply = "ok"
             due = true
         case "end" where words.count >= 4 && ["proof", "escape"].contains(words[2]):
+            let kind: AlarmRecordKind = words[2] == "proof" ? .proof : .escape
             // A typed proof or escape the store could not take (a full disk): kept here, and saved
             // once it can. A proof only for a chain that is due, an escape for any active one, as
             // the command itself checks.
-            let (chain, kind, detail) = (words[1], words[2], words.count > 4 ? words[4...].joined(separator: " ") : nil)
+            let (chain, detail) = (words[1], words.count > 4 ? words[4...].joined(separator: " ") : nil)
             guard let at = Double(words[3]), at.isFinite, let stored = try? store.chain(id: chain),
-                stored.state == .active, kind == "escape" || (try? store.isDue(stored, now: options.now())) == true
+                stored.state == .active, kind == .escape || (try? store.isDue(stored, now: options.now())) == true
             else {
                 reply = "error no chain '\(chain.prefix(80))' is due"
                 break
@@ -487,7 +488,7 @@ public final class AlarmService {
                 AlarmService.log(options, "\(kind)-saved", chain, "cancelled=\(cancelled?.count ?? 0)")
             }
             log(
-                kind == "proof" ? "proof-typed" : "escape-typed", chain,
+                kind == .proof ? "proof-typed" : "escape-typed", chain,
                 "held by the service: the store cannot take it yet")
             reply = "ok ended \(chain)"
             due = true
@@ -590,7 +591,7 @@ public final class AlarmService {
                 [store] () throws(ProofkitError) in
                 for ring in decision.missed {
                     try store.setRingState(ring.id, .missed)
-                    try store.record(chain: ring.chain, kind: "missed", at: now, detail: ring.id)
+                    try store.record(chain: ring.chain, kind: .missed, at: now, detail: ring.id)
                 }
                 for ring in decision.merged { try store.setRingState(ring.id, .merged, at: now) }
             }
@@ -638,8 +639,8 @@ public final class AlarmService {
     /// Logs the history lines other commands wrote since the last look (proofs, rejections, escapes).
     func logNewOutcomes() {
         guard let fresh = try? store.outcomes(limit: 100, after: loggedOutcome) else { return }
-        for outcome in fresh.reversed() where !["missed", "stopped"].contains(outcome.kind) {
-            log(outcome.kind, outcome.chain, outcome.detail ?? "")
+        for outcome in fresh.reversed() where outcome.kind != .missed && outcome.kind != .stopped {
+            log(outcome.kind.rawValue, outcome.chain, outcome.detail ?? "")
         }
         loggedOutcome = max(loggedOutcome, fresh.first?.sequence ?? 0)
     }

@@ -28,10 +28,11 @@ extension AlarmStore {
             }
             var events: [String: [AlarmHistoryEvent]] = [:]
             for row in try db.query("SELECT chain, kind, at, detail FROM outcomes ORDER BY seq") {
+                // A line of a kind this version does not know counts for nothing, as before.
+                guard let kind = row[1].text.flatMap(AlarmRecordKind.init(rawValue:)) else { continue }
                 events[row[0].text ?? "", default: []].append(
                     AlarmHistoryEvent(
-                        kind: row[1].text ?? "", at: Date(timeIntervalSince1970: row[2].real ?? 0), detail: row[3].text)
-                )
+                        kind: kind, at: Date(timeIntervalSince1970: row[2].real ?? 0), detail: row[3].text))
             }
             var result = try chains().map { chain in
                 AlarmHistoryChain(

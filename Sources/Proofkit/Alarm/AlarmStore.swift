@@ -389,9 +389,11 @@ public final class AlarmStore: @unchecked Sendable {
                 "SELECT chain, kind, at, detail, seq FROM outcomes WHERE seq > ? AND \(AlarmStore.validTime("at")) ORDER BY seq DESC LIMIT ?",
                 [.integer(sequence), .integer(Int64(limit))]
             )
-            .map {
-                StoredOutcome(
-                    chain: $0[0].text ?? "", kind: $0[1].text ?? "", at: Date(timeIntervalSince1970: $0[2].real ?? 0),
+            .compactMap {
+                // A line of a kind this version does not know is left out, as lines out of time are.
+                guard let kind = $0[1].text.flatMap(AlarmRecordKind.init(rawValue:)) else { return nil }
+                return StoredOutcome(
+                    chain: $0[0].text ?? "", kind: kind, at: Date(timeIntervalSince1970: $0[2].real ?? 0),
                     detail: $0[3].text, sequence: $0[4].integer ?? 0)
             }
         }
@@ -411,10 +413,10 @@ public final class AlarmStore: @unchecked Sendable {
     }
 
     /// Appends a history line; call inside ``write(_:)``.
-    public func record(chain: String, kind: String, at: Date, detail: String? = nil) throws(ProofkitError) {
+    public func record(chain: String, kind: AlarmRecordKind, at: Date, detail: String? = nil) throws(ProofkitError) {
         try db.run(
             "INSERT INTO outcomes(chain, kind, at, detail) VALUES(?, ?, ?, ?)",
-            [.text(chain), .text(kind), .real(at.timeIntervalSince1970), detail.map { .text($0) } ?? .null])
+            [.text(chain), .text(kind.rawValue), .real(at.timeIntervalSince1970), detail.map { .text($0) } ?? .null])
     }
 
     /// Books a one-off chain and its rings in one transaction. `keptSound` is the name that
@@ -479,7 +481,7 @@ public final class AlarmStore: @unchecked Sendable {
     /// - Returns: the ids of the cancelled rings, or `nil` when the chain had already ended.
     /// - Throws: ``ProofkitError`` `.notFound`, `.notDue` (nothing changed).
     public func end(
-        chain id: String, kind: String, at: Date, detail: String? = nil, requireDue: Bool = false
+        chain id: String, kind: AlarmRecordKind, at: Date, detail: String? = nil, requireDue: Bool = false
     ) throws(ProofkitError) -> [String]? {
         try write { () throws(ProofkitError) in
             guard let chain = try chain(id: id) else {

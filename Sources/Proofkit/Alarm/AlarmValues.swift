@@ -156,10 +156,10 @@ public struct StoredRing: Sendable, Hashable {
     public var detail: String? = nil
 }
 
-/// One line of the history: `proof`, `rejected`, `escape`, `missed`, `stopped`.
+/// One line of the history: a proof, a rejected proof, an escape, a missed ring or a Stop press.
 public struct StoredOutcome: Sendable, Hashable {
     public var chain: String
-    public var kind: String
+    public var kind: AlarmRecordKind
     public var at: Date
     public var detail: String?
     /// Its place in the history (increasing).

@@ -117,7 +117,7 @@ public struct ChainProofs: Sendable {
     /// - Throws: the store's errors (`.storeReadOnly`, `.storeCorrupt`...).
     public func record(accepted: Bool, kind: ProofKind, chain: StoredChain, at: Date) throws(ProofkitError) -> Outcome {
         if accepted {
-            guard let cancelled = try end(chain, kind: "proof", at: at, detail: kind.rawValue) else {
+            guard let cancelled = try end(chain, kind: .proof, at: at, detail: kind.rawValue) else {
                 return Outcome(
                     chain: chain.id, kind: kind.rawValue, verdict: .accepted, cancelled: [], serviceWoken: true,
                     heldByService: true)
@@ -128,7 +128,7 @@ public struct ChainProofs: Sendable {
         }
         do throws(ProofkitError) {
             try store.write { () throws(ProofkitError) in
-                try store.record(chain: chain.id, kind: "rejected", at: at, detail: kind.rawValue)
+                try store.record(chain: chain.id, kind: .rejected, at: at, detail: kind.rawValue)
             }
         } catch  where AlarmService.cannotWriteNow(error) {
             // Nothing of the chain changes on a rejection: the user still needs the verdict.
@@ -144,7 +144,7 @@ public struct ChainProofs: Sendable {
     /// - Returns: the outcome (its rings cancelled).
     /// - Throws: the store's errors.
     public func escape(_ chain: StoredChain, at: Date) throws(ProofkitError) -> Outcome {
-        guard let cancelled = try end(chain, kind: "escape", at: at, detail: nil) else {
+        guard let cancelled = try end(chain, kind: .escape, at: at, detail: nil) else {
             return Outcome(
                 chain: chain.id, kind: "escape", verdict: .escape, cancelled: [], serviceWoken: true,
                 heldByService: true)
@@ -158,7 +158,9 @@ public struct ChainProofs: Sendable {
     /// ringing the chain at once and saves the end once it can.
     /// - Returns: the cancelled rings, or `nil` when the service holds the end.
     /// - Throws: the store's failure when no service takes it.
-    private func end(_ chain: StoredChain, kind: String, at: Date, detail: String?) throws(ProofkitError) -> [String]? {
+    private func end(_ chain: StoredChain, kind: AlarmRecordKind, at: Date, detail: String?) throws(ProofkitError)
+        -> [String]?
+    {
         do {
             return try store.end(chain: chain.id, kind: kind, at: at, detail: detail) ?? []
         } catch  where AlarmService.cannotWriteNow(error) {

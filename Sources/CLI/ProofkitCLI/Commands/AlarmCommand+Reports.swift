@@ -253,7 +253,7 @@ extension AlarmCommand {
                 "outcomes": .array(
                     outcomes.map {
                         .object([
-                            "chain": .string($0.chain), "kind": .string($0.kind),
+                            "chain": .string($0.chain), "kind": .string($0.kind.rawValue),
                             "at": .string(iso8601($0.at, in: zone)),
                             "detail": JSONValue($0.detail),
                         ])
@@ -316,7 +316,7 @@ extension AlarmCommand {
             io.print("last outcomes:")
             for outcome in outcomes {
                 io.print(
-                    "  \(iso8601(outcome.at, in: zone))  \(outcome.kind.padded(toLength: 9))\(outcome.chain)\(outcome.detail.map { " " + $0 } ?? "")"
+                    "  \(iso8601(outcome.at, in: zone))  \(outcome.kind.rawValue.padded(toLength: 9))\(outcome.chain)\(outcome.detail.map { " " + $0 } ?? "")"
                 )
             }
             if outcomes.isEmpty { io.print("  none") }
