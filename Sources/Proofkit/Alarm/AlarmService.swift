@@ -538,24 +538,7 @@ public final class AlarmService {
         let now = options.now()
         let zone = currentDeviceZone(environment: options.environment)
         for (fd, hold) in holds where hold.until <= now { endHold(fd, reason: "limit") }
-        if let planner = try store.prayerPlanner(deviceZone: zone),
-            let reason = AlarmRingScheduler.replanReason(
-                last: try store.prayerStamp(), now: now, zone: zone,
-                fingerprint: planner.fingerprint, clockWasSet: clockWasSet)
-        {
-            let report: ApplyReport?
-            do {
-                report = try store.replanPrayers(now: now, deviceZone: zone)
-            } catch  where Self.cannotWriteNow(error) {
-                report = nil  // planned again at the next wake; the chains already booked ring on
-                log("replan-failed", "-", "reason=\(reason.rawValue) \(error)")
-            }
-            log(
-                "replan", "-",
-                "reason=\(reason.rawValue) booked=\(report?.booked.count ?? 0) cancelled=\(report?.cancelled.count ?? 0) failed=\(report?.failed.count ?? 0)"
-            )
-            for failure in report?.failed ?? [] { log("booking-failed", failure.operation.id.rawValue, failure.reason) }
-        }
+        try replanIfDue(now: now, zone: zone)
         clockWasSet = false
         logNewOutcomes()
 
@@ -596,9 +579,53 @@ public final class AlarmService {
                 for ring in decision.merged { try store.setRingState(ring.id, .merged, at: now) }
             }
         }
+        let (pendingRing, waiting) = try startDue(decision.ring, chains: chains, now: now)
+        // A released hold is spent once its backup has rung (or nothing of it was due).
+        released = released.filter { waiting.contains($0.key) }
+        try openSlotIfDue(now: now, held: held)
+        // Arm the timer: the next ring or hold end, or midnight for the prayer re-plan, at least daily.
+        var wake = decision.nextWake ?? now.addingTimeInterval(86_400)
+        wake = min(wake, AlarmRingScheduler.nextMidnight(after: now, in: zone).addingTimeInterval(1))
+        for hold in holds.values { wake = min(wake, hold.until) }
+        if pendingRing { wake = min(wake, now.addingTimeInterval(0.05)) }
+        wake = max(wake, now.addingTimeInterval(0.001))
+        nextWake = wake
+        WakeUp.arm(timerFD, at: wake.timeIntervalSince1970)
+    }
+
+    /// Re-plans the prayer alarms when AlarmRingScheduler says it is due (a new day, new
+    /// settings, a clock or zone change). A store that cannot be written now is logged and
+    /// tried again at the next wake; the chains already booked ring on.
+    func replanIfDue(now: Date, zone: TimeZone) throws(ProofkitError) {
+        guard let planner = try store.prayerPlanner(deviceZone: zone),
+            let reason = AlarmRingScheduler.replanReason(
+                last: try store.prayerStamp(), now: now, zone: zone,
+                fingerprint: planner.fingerprint, clockWasSet: clockWasSet)
+        else { return }
+        let report: ApplyReport?
+        do throws(ProofkitError) {
+            report = try store.replanPrayers(now: now, deviceZone: zone)
+        } catch  where Self.cannotWriteNow(error) {
+            report = nil
+            log("replan-failed", "-", "reason=\(reason.rawValue) \(error)")
+        }
+        log(
+            "replan", "-",
+            "reason=\(reason.rawValue) booked=\(report?.booked.count ?? 0) cancelled=\(report?.cancelled.count ?? 0) failed=\(report?.failed.count ?? 0)"
+        )
+        for failure in report?.failed ?? [] { log("booking-failed", failure.operation.id.rawValue, failure.reason) }
+    }
+
+    /// Starts the rings that are due: never while listening (the slot stops first), a ring of
+    /// the chain already ringing is merged into it, a ring of another chain waits for the
+    /// current one to stop.
+    /// - Returns: whether a ring waits (wake again soon), and the chains whose rings wait.
+    func startDue(_ rings: [BookedRing], chains: [String: StoredChain], now: Date) throws(ProofkitError) -> (
+        pendingRing: Bool, waiting: Set<String>
+    ) {
         var pendingRing = false
         var waiting: Set<String> = []
-        for ring in decision.ring {
+        for ring in rings {
             // Never listening while it rings: the slot stops capturing (within a chunk of audio,
             // 40 ms) and the ring starts at once; it waits only for a chime still playing.
             if let slot {
@@ -623,17 +650,7 @@ public final class AlarmService {
             }
             try start(ring, chain: chains[ring.chain], now: now)
         }
-        // A released hold is spent once its backup has rung (or nothing of it was due).
-        released = released.filter { waiting.contains($0.key) }
-        try openSlotIfDue(now: now, held: held)
-        // Arm the timer: the next ring or hold end, or midnight for the prayer re-plan, at least daily.
-        var wake = decision.nextWake ?? now.addingTimeInterval(86_400)
-        wake = min(wake, AlarmRingScheduler.nextMidnight(after: now, in: zone).addingTimeInterval(1))
-        for hold in holds.values { wake = min(wake, hold.until) }
-        if pendingRing { wake = min(wake, now.addingTimeInterval(0.05)) }
-        wake = max(wake, now.addingTimeInterval(0.001))
-        nextWake = wake
-        WakeUp.arm(timerFD, at: wake.timeIntervalSince1970)
+        return (pendingRing, waiting)
     }
 
     /// Logs the history lines other commands wrote since the last look (proofs, rejections, escapes).
