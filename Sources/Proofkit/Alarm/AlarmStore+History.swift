@@ -39,7 +39,7 @@ extension AlarmStore {
                     id: chain.id, series: AlarmStore.series(chain), firstFire: chain.firstFire,
                     windowEnd: chain.windowEnd, rang: rang[chain.id] ?? [],
                     events: events.removeValue(forKey: chain.id) ?? [],
-                    day: chain.kind == "prayer" ? Occurrence(chain.id)?.date : nil)
+                    day: chain.kind == .prayer ? Occurrence(chain.id)?.date : nil)
             }
             for (id, lines) in events {
                 guard let occurrence = Occurrence(id), let first = lines.map(\.at).min() else { continue }
@@ -54,7 +54,7 @@ extension AlarmStore {
 
     /// What a chain is counted under: its prayer, else its label, else `one-off`.
     static func series(_ chain: StoredChain) -> String {
-        if chain.kind == "prayer", let occurrence = Occurrence(chain.id) { return occurrence.prayer.rawValue }
+        if chain.kind == .prayer, let occurrence = Occurrence(chain.id) { return occurrence.prayer.rawValue }
         if let label = chain.label?.split(separator: " ").joined(separator: " "), !label.isEmpty { return label }
         return "one-off"
     }

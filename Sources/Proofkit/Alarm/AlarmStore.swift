@@ -309,7 +309,8 @@ public final class AlarmStore: @unchecked Sendable {
 
     static func chain(_ row: [SQLiteValue]) -> StoredChain {
         StoredChain(
-            id: row[0].text ?? "", kind: row[1].text ?? "", label: row[2].text, sound: row[3].text ?? "",
+            id: row[0].text ?? "", kind: row[1].text.flatMap(ChainKind.init(rawValue:)) ?? .oneoff, label: row[2].text,
+            sound: row[3].text ?? "",
             keptSound: row[4].text, proof: row[5].text.flatMap(ProofKind.init(rawValue:)) ?? .any,
             firstFire: Date(timeIntervalSince1970: row[6].real ?? 0),
             windowEnd: Date(timeIntervalSince1970: row[7].real ?? 0),

@@ -48,11 +48,19 @@ public enum RingState: String, Sendable, Hashable, CaseIterable {
     case failed
 }
 
+/// What made a chain: `alarm add` (a one-off) or the prayer plan (one occurrence).
+public enum ChainKind: String, Sendable, Hashable, CaseIterable {
+    /// Booked by `proofkit alarm add`: id `a7`.
+    case oneoff
+    /// A prayer occurrence of the plan: id `fajr.2026-11-30`.
+    case prayer
+}
+
 /// A chain in the store: a one-off (`a7`) or a prayer occurrence (`fajr.2026-11-30`).
 public struct StoredChain: Sendable, Hashable {
     public var id: String
-    /// `oneoff` or `prayer`.
-    public var kind: String
+    /// What made it (a kind this version does not know reads as a one-off).
+    public var kind: ChainKind
     public var label: String?
     /// The sound as booked (its path).
     public var sound: String

@@ -275,7 +275,7 @@ extension AlarmCommand {
         /// One active chain in the `--json` report, with its rings.
         private func chainJSON(_ chain: StoredChain) -> JSONValue {
             .object([
-                "id": .string(chain.id), "kind": .string(chain.kind), "label": JSONValue(chain.label),
+                "id": .string(chain.id), "kind": .string(chain.kind.rawValue), "label": JSONValue(chain.label),
                 "proof": .string(chain.proof.rawValue), "sound": .string(chain.sound),
                 "volume": .rounded(chain.volume, places: 1), "ramp": .rounded(chain.ramp, places: 3),
                 "escalate": .bool(chain.escalate), "listen": .string(chain.listen.rawValue),
