@@ -36,8 +36,8 @@ func inferenceBenchmarks() -> [Benchmark] {
         threads = arguments[index + 1].split(separator: ",").compactMap { Int($0) }.filter { $0 >= 1 }
     }
     let folder =
-        PhotoModelStore(environment: ProcessInfo.processInfo.environment).folders.first
-        ?? PhotoModelStore.relativeFolder
+        ModelStore(environment: ProcessInfo.processInfo.environment).folders.first
+        ?? ModelStore.relativeFolder
     var input = [Float](repeating: 0, count: 3 * 224 * 224)
     for index in input.indices {
         input[index] = Float(sin(Double(index % 997) * 0.013) * cos(Double(index / 224) * 0.05))

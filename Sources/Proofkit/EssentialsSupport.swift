@@ -100,7 +100,7 @@ func foldersUpward(from executable: String) -> [URL] {
 /// `.ci/install` and the Debian package put the models (`models/`) and the demo's recordings
 /// (`demo/`); `nil` when the executable is not in such a tree.
 /// - Parameter executablePath: the running executable (default: this process's).
-package func installedShareFolder(executablePath: String? = PhotoModelStore.currentExecutablePath()) -> String? {
+package func installedShareFolder(executablePath: String? = ModelStore.currentExecutablePath()) -> String? {
     guard let executablePath else { return nil }
     let folder = URL(fileURLWithPath: executablePath).deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("share/proofkit").standardizedFileURL.path
@@ -110,7 +110,7 @@ package func installedShareFolder(executablePath: String? = PhotoModelStore.curr
 /// Where a file that the build tree keeps at `relative` lives in an installed tree:
 /// `Models/generated/X` is `<share>/models/X`, `Tests/TestSupport/Fixtures/X` is `<share>/demo/X`.
 func installedPath(for relative: String, share: String) -> String? {
-    let mapping = [(PhotoModelStore.relativeFolder + "/", "models/"), ("Tests/TestSupport/Fixtures/", "demo/")]
+    let mapping = [(ModelStore.relativeFolder + "/", "models/"), ("Tests/TestSupport/Fixtures/", "demo/")]
     for (prefix, installed) in mapping where relative.hasPrefix(prefix) {
         return share + "/" + installed + relative.dropFirst(prefix.count)
     }
@@ -126,7 +126,7 @@ package func locateNearExecutable(_ relative: String) -> String? {
     {
         return installed
     }
-    for folder in PhotoModelStore.currentExecutablePath().map(foldersUpward(from:)) ?? [] {
+    for folder in ModelStore.currentExecutablePath().map(foldersUpward(from:)) ?? [] {
         let candidate = folder.appendingPathComponent(relative).path
         if FileKind(atPath: candidate) != nil { return candidate }
     }

@@ -70,13 +70,13 @@ public struct InstallationReport: Sendable {
     /// - Parameter environment: the process environment (`PROOFKIT_MODELS`,
     ///   `PROOFKIT_ORT_LIBRARY`, `PROOFKIT_ALSA_CONFIG`).
     public init(environment: [String: String]) {
-        executable = PhotoModelStore.currentExecutablePath()
+        executable = ModelStore.currentExecutablePath()
         installedShare = installedShareFolder(executablePath: executable)
         onnxRuntime = Result { () throws(ProofkitError) in
             let info = try OnnxRuntime.load()
             return OnnxRuntimeInfoSummary(version: info.version, libraryPath: info.libraryPath)
         }
-        let store = PhotoModelStore(environment: environment)
+        let store = ModelStore(environment: environment)
         modelFolders = store.folders
         modelFoldersFromEnvironment = store.isFromEnvironment
         models = Self.checkModels(in: store.folders)
@@ -142,7 +142,7 @@ public struct InstallationReport: Sendable {
             return names.sorted().map { name in
                 let path = folder + "/" + name
                 guard FileKind(atPath: path) == .other else { return Model(name: name, path: nil, status: "missing") }
-                guard let expected = PhotoModelStore.expectedSHA256(ofFileAt: path, manifest: manifest) else {
+                guard let expected = ModelStore.expectedSHA256(ofFileAt: path, manifest: manifest) else {
                     return Model(name: name, path: path, status: "unlisted")
                 }
                 guard let digest = try? ModelFile.sha256(ofFileAt: path) else {

@@ -11,7 +11,7 @@ internal import ProofkitSystem
 /// ONNX Runtime-format copies of the photo models, made on first use by an installed proofkit.
 ///
 /// The models build saves each Lite0 model in ONNX Runtime's format, optimised for the CPU it runs
-/// on (``PhotoModelStore/optimizedModel(for:modelPath:modelSHA256:manifest:)``). An installed tree
+/// on (``ModelStore/optimizedModel(for:modelPath:modelSHA256:manifest:)``). An installed tree
 /// (`.ci/install`, the Debian package) may run on another CPU than the one that built it; there the
 /// build's `.ort` does not fit and proofkit would create every session from the `.onnx`, about
 /// twice as slowly. So an installed proofkit makes the `.ort` for this machine once, the first
@@ -38,7 +38,7 @@ enum OptimizedModelCache {
     static func fileName(for engine: PhotoEngine, modelSHA256: String, runtime: String) -> String? {
         guard let name = engine.optimizedModelFile else { return nil }
         let stem = name.hasSuffix(".ort") ? String(name.dropLast(4)) : name
-        return "\(stem)-\(modelSHA256.prefix(16))-\(PhotoModelStore.cpuFingerprint)-ort\(runtime).ort"
+        return "\(stem)-\(modelSHA256.prefix(16))-\(ModelStore.cpuFingerprint)-ort\(runtime).ort"
     }
 
     /// The cached `.ort` for this model, CPU and runtime, when there is one whose record fits.
@@ -50,7 +50,7 @@ enum OptimizedModelCache {
         guard let data = try? POSIX.readWhole(path + ".json", limit: 4095),
             let record = JSONNode(bytes: data), let digest = record["sha256"]?.string,
             record["source_sha256"]?.string == modelSHA256.lowercased(),
-            record["cpu"]?.string == PhotoModelStore.cpuFingerprint, record["onnxruntime"]?.string == runtime,
+            record["cpu"]?.string == ModelStore.cpuFingerprint, record["onnxruntime"]?.string == runtime,
             FileKind(atPath: path) == .other
         else { return nil }
         return OptimizedPhotoModel(path: path, sha256: digest, runtimeVersion: runtime)
@@ -78,7 +78,7 @@ enum OptimizedModelCache {
             guard POSIX.moveAtomically(temporary, onto: path) == nil else { return false }
             let record =
                 "{\"format\":\"proofkit-ort-cache\",\"sha256\":\"\(digest)\",\"source_sha256\":\"\(modelSHA256.lowercased())\","
-                + "\"cpu\":\"\(PhotoModelStore.cpuFingerprint)\",\"onnxruntime\":\"\(runtime)\"}\n"
+                + "\"cpu\":\"\(ModelStore.cpuFingerprint)\",\"onnxruntime\":\"\(runtime)\"}\n"
             return (try? AtomicFile.write(Array(record.utf8), to: path + ".json")) != nil
         } catch {
             return false

@@ -71,7 +71,7 @@ public struct PhotoJudgeOptions: Sendable, Equatable {
 /// What loading the model took.
 public struct PhotoModelLoad: Sendable, Equatable {
     /// The model file loaded: the engine's `.onnx`, or the ORT-format copy the models build
-    /// optimised for this machine (``PhotoModelStore/optimizedModel(for:modelPath:modelSHA256:manifest:)``).
+    /// optimised for this machine (``ModelStore/optimizedModel(for:modelPath:modelSHA256:manifest:)``).
     public var modelPath: String
     /// Its SHA-256, checked against the expected digest.
     public var modelSHA256: String
@@ -87,14 +87,14 @@ public struct PhotoModelLoad: Sendable, Equatable {
 /// demo use (``PhotoProof`` is the pipeline under it, for a model of your own).
 ///
 /// ```swift
-/// var judge = try PhotoJudge(options: PhotoJudgeOptions(), store: PhotoModelStore(environment: env))
+/// var judge = try PhotoJudge(options: PhotoJudgeOptions(), store: ModelStore(environment: env))
 /// let result = try judge.judge(contentsOf: "mat.jpg")
 /// print(result.judgement.verdict, result.judgement.score)
 /// ```
 ///
 /// Owns one ONNX Runtime session (`~Copyable`): load once, judge many photos. The model file and
 /// its side files are checked against their SHA-256 before ONNX Runtime sees them
-/// (``PhotoModelStore/expectedSHA256(ofFileAt:)``; for CLIP, the encoder may instead be tied to
+/// (``ModelStore/expectedSHA256(ofFileAt:)``; for CLIP, the encoder may instead be tied to
 /// the prompts file by its `image_encoder_sha256`).
 public struct PhotoJudge: ~Copyable {
     /// The engine.
@@ -127,7 +127,7 @@ public struct PhotoJudge: ~Copyable {
     ///   `.invalidArgument` for a threshold outside 0...1 or threads < 0. With
     ///   ``PhotoRule/classOrHead``, the head file is found and checked like the model (missing:
     ///   exit 69; SHA-256 mismatch, no known digest or not a 1280-value head: exit 78).
-    public init(options: PhotoJudgeOptions, store: PhotoModelStore, prefetching firstPhoto: String? = nil)
+    public init(options: PhotoJudgeOptions, store: ModelStore, prefetching firstPhoto: String? = nil)
         throws(ProofkitError)
     {
         guard options.threads >= 0 else {
@@ -139,7 +139,7 @@ public struct PhotoJudge: ~Copyable {
         let engine = options.engine
         let modelPath = try store.locate(engine.modelFile)
         let manifests = try ModelsManifestLookup(modelPath: modelPath)
-        var expected = PhotoModelStore.expectedSHA256(ofFileAt: modelPath, manifest: manifests.modelManifest)
+        var expected = ModelStore.expectedSHA256(ofFileAt: modelPath, manifest: manifests.modelManifest)
         let sideFiles: PhotoSideFiles
         if let promptsFile = engine.promptsFile {
             sideFiles = try Self.readPrompts(promptsFile, options: options, store: store, manifests: manifests)
@@ -195,7 +195,7 @@ public struct PhotoJudge: ~Copyable {
 
     /// CLIP's side file: reads and checks the prompts file and makes the configuration from it.
     private static func readPrompts(
-        _ promptsFile: String, options: PhotoJudgeOptions, store: PhotoModelStore, manifests: ModelsManifestLookup
+        _ promptsFile: String, options: PhotoJudgeOptions, store: ModelStore, manifests: ModelsManifestLookup
     ) throws(ProofkitError) -> PhotoSideFiles {
         let promptsPath = try store.locate(promptsFile)
         // Read once: the bytes checked are the bytes parsed.
@@ -217,7 +217,7 @@ public struct PhotoJudge: ~Copyable {
     /// Lite0's side files: makes the configuration, finds the mat head (with the class-or-head
     /// rule) and reads and checks the class names (when asked for).
     private static func readLite0SideFiles(
-        options: PhotoJudgeOptions, store: PhotoModelStore, manifests: ModelsManifestLookup
+        options: PhotoJudgeOptions, store: ModelStore, manifests: ModelsManifestLookup
     ) throws(ProofkitError) -> PhotoSideFiles {
         let engine = options.engine
         var configuration = try PhotoProofConfiguration.lite0(
@@ -289,7 +289,7 @@ public struct PhotoJudge: ~Copyable {
         // An installed tree on another CPU than the one that built it makes its own copy on
         // first use, in the user's cache (``OptimizedModelCache``).
         let cache = OptimizedModelCache.isUsed(forModelAt: modelPath) ? cacheFolder : nil
-        var optimized = PhotoModelStore.optimizedModel(
+        var optimized = ModelStore.optimizedModel(
             for: engine, modelPath: modelPath, modelSHA256: expected, manifest: manifest)
         var fast: OnnxPhotoModel? = nil
         if optimized == nil, let cache,
@@ -421,7 +421,7 @@ struct ModelsManifestLookup {
 
     /// The SHA-256 expected of the file at `path`, from the manifest beside it or a committed digest.
     func expectedSHA256(ofFileAt path: String) throws(ProofkitError) -> String? {
-        PhotoModelStore.expectedSHA256(ofFileAt: path, manifest: try manifest(besideFileAt: path))
+        ModelStore.expectedSHA256(ofFileAt: path, manifest: try manifest(besideFileAt: path))
     }
 }
 

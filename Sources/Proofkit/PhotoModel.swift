@@ -133,3 +133,52 @@ public struct OnnxPhotoModel: ~Copyable, PhotoModelRunner {
     /// Releases the session now (otherwise when the model goes out of scope).
     public consuming func close() {}
 }
+
+/// The photo engines `proofkit mat` offers.
+public enum PhotoEngine: String, Sendable, CaseIterable, CustomStringConvertible {
+    /// EfficientNet-Lite0, static int8 (`efficientnet_lite0_int8.onnx`), five-crop rule: the default.
+    case lite0
+    /// EfficientNet-Lite0, fp32 (`efficientnet_lite0_fp32.onnx`), five-crop rule.
+    case lite0FP32 = "lite0-fp32"
+    /// MobileCLIP-S0's image encoder with the prompt embeddings (`mobileclip_s0_image.onnx` and
+    /// `mobileclip_s0_prompts.json`, written by `Models/export_mobileclip.py`).
+    case clip
+
+    /// The model file's name in the models folder.
+    public var modelFile: String {
+        switch self {
+        case .lite0: "efficientnet_lite0_int8.onnx"
+        case .lite0FP32: "efficientnet_lite0_fp32.onnx"
+        case .clip: "mobileclip_s0_image.onnx"
+        }
+    }
+
+    /// The same model saved by `Models/build.sh` in ONNX Runtime's own format, optimised on this
+    /// machine (the Lite0 engines only); see ``ModelStore/optimizedModel(for:modelPath:modelSHA256:manifest:)``.
+    public var optimizedModelFile: String? {
+        switch self {
+        case .lite0: "efficientnet_lite0_int8.ort"
+        case .lite0FP32: "efficientnet_lite0_fp32.ort"
+        case .clip: nil
+        }
+    }
+
+    /// The prompt embeddings file (CLIP only).
+    public var promptsFile: String? { self == .clip ? "mobileclip_s0_prompts.json" : nil }
+
+    /// The mat head file (the Lite0 engines only): the logistic head on the 1280-d embedding
+    /// that `Models/fit_mat_head.py` fitted and the models build copies from `Models/mat_head.json`.
+    public var headFile: String? { self == .clip ? nil : "mat_head.json" }
+
+    /// The class names file (the ImageNet engines only).
+    public var classNamesFile: String? { self == .clip ? nil : "imagenet_classes.txt" }
+
+    /// A short human description, e.g. "EfficientNet-Lite0 int8".
+    public var description: String {
+        switch self {
+        case .lite0: "EfficientNet-Lite0 int8"
+        case .lite0FP32: "EfficientNet-Lite0 fp32"
+        case .clip: "MobileCLIP-S0"
+        }
+    }
+}

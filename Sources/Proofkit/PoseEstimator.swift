@@ -10,7 +10,7 @@ public import ProofkitCore
 #endif
 
 /// The files of the body-pose estimator (MediaPipe's BlazePose detector and full landmark model,
-/// converted to ONNX by `Models/build.sh`), found like the other models (``PhotoModelStore``:
+/// converted to ONNX by `Models/build.sh`), found like the other models (``ModelStore``:
 /// `PROOFKIT_MODELS`, else `Models/generated` above the executable, else under the current folder)
 /// and checked against the folder's `manifest.json`, else the digests committed in
 /// `Models/models.sha256`.
@@ -57,7 +57,7 @@ public struct PosePhoto: Sendable, Equatable {
 /// with its two models run by ONNX Runtime.
 ///
 /// ```swift
-/// let estimator = try PoseEstimator(store: PhotoModelStore(environment: env))
+/// let estimator = try PoseEstimator(store: ModelStore(environment: env))
 /// let photo = try estimator.estimate(photoAt: "squat.jpg")
 /// if let pose = photo.observation.estimate { print(pose.landmarks[23]) }   // left hip, pixels
 /// ```
@@ -92,7 +92,7 @@ public final class PoseEstimator: @unchecked Sendable {
     ///   `bash .ci/setup`) or ONNX Runtime is not installed; `.modelInvalid` (exit 78) when a file
     ///   is damaged (SHA-256 mismatch), has no known digest, or is not the graph or pipeline file
     ///   proofkit expects.
-    public init(store: PhotoModelStore, threads: Int = 1) throws(ProofkitError) {
+    public init(store: ModelStore, threads: Int = 1) throws(ProofkitError) {
         let clock = ContinuousClock()
         let start = clock.now
         var paths: [String: String] = [:]
@@ -101,7 +101,7 @@ public final class PoseEstimator: @unchecked Sendable {
         func digest(_ name: String) throws(ProofkitError) -> String {
             let path = paths[name]!
             let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-            guard let digest = PhotoModelStore.expectedSHA256(ofFileAt: path, manifest: manifests[folder] ?? nil) else {
+            guard let digest = ModelStore.expectedSHA256(ofFileAt: path, manifest: manifests[folder] ?? nil) else {
                 throw ProofkitError(
                     .modelInvalid,
                     "no SHA-256 is known for this file (no manifest.json entry); rebuild it with 'bash .ci/setup'",

@@ -63,7 +63,7 @@ public struct ReadingProofSession: ~Copyable {
                 guard let sileroModelPath else {
                     throw ProofkitError(
                         .runtimeUnavailable,
-                        "the Silero VAD model was not found (looked for \(ReadingProofSession.sileroEnvironmentVariable), then \(SileroVoiceDetector.modelFileName) in \(PhotoModelStore.environmentVariable) or \(SileroVoiceDetector.defaultModelPath) above the executable and in the current folder): run Models/build.sh or set \(PhotoModelStore.environmentVariable)"
+                        "the Silero VAD model was not found (looked for \(ReadingProofSession.sileroEnvironmentVariable), then \(SileroVoiceDetector.modelFileName) in \(ModelStore.environmentVariable) or \(SileroVoiceDetector.defaultModelPath) above the executable and in the current folder): run Models/build.sh or set \(ModelStore.environmentVariable)"
                     )
                 }
                 detector = try SileroVoiceDetector(
@@ -96,14 +96,14 @@ public struct ReadingProofSession: ~Copyable {
     public static let sileroEnvironmentVariable = "PROOFKIT_SILERO_MODEL"
 
     /// Where the Silero model is: the file named by `PROOFKIT_SILERO_MODEL`; else
-    /// `silero_vad.onnx` in the models folder that ``PhotoModelStore`` finds (`PROOFKIT_MODELS`
+    /// `silero_vad.onnx` in the models folder that ``ModelStore`` finds (`PROOFKIT_MODELS`
     /// when set, only there; else `Models/generated` in the running executable's folder or the
     /// nearest folder above it, else under the current folder).
     /// - Parameter environment: the process environment.
     /// - Returns: an existing file's path, or `nil` (the environment's path is returned as given).
     public static func sileroModelPath(environment: [String: String]) -> String? {
         if let explicit = environment[sileroEnvironmentVariable], !explicit.isEmpty { return explicit }
-        return try? PhotoModelStore(environment: environment).locate(SileroVoiceDetector.modelFileName)
+        return try? ModelStore(environment: environment).locate(SileroVoiceDetector.modelFileName)
     }
 
     /// Feeds captured audio.

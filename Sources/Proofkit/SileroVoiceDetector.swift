@@ -61,7 +61,7 @@ public struct SileroVoiceDetector: ~Copyable {
     ///   - sampleRate: 16 000 (default) or 8 000 Hz.
     ///   - threads: intra-op threads, default 1 (the model is tiny).
     ///   - onnxRuntimeLibrary: the `libonnxruntime.so` file to run it with, loaded now (one
-    ///     runtime a process, as ``PhotoModelStore/init(folder:onnxRuntimeLibrary:)`` says); `nil` (the default) uses
+    ///     runtime a process, as ``ModelStore/init(folder:onnxRuntimeLibrary:)`` says); `nil` (the default) uses
     ///     the runtime already loaded, else the usual search (`PROOFKIT_ORT_LIBRARY`, set-up's
     ///     copy, the system's).
     /// - Throws: `.invalidArgument` (unsupported rate, or ONNX Runtime already loaded from

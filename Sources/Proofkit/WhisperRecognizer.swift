@@ -13,7 +13,7 @@ import Synchronization
 #endif
 
 /// The files of the built-in recogniser (OpenAI Whisper base, multilingual, converted to ONNX by
-/// `Models/build.sh`), found like the other models (``PhotoModelStore``: `PROOFKIT_MODELS`, else
+/// `Models/build.sh`), found like the other models (``ModelStore``: `PROOFKIT_MODELS`, else
 /// `Models/generated` above the executable, else under the current folder) and checked against
 /// the folder's `manifest.json`.
 public enum WhisperModelFiles {
@@ -33,7 +33,7 @@ public enum WhisperModelFiles {
 
     /// Whether the recogniser's files are all present in the store's folders (without checking
     /// them): what `proofkit voice` uses to choose its default recogniser.
-    public static func isInstalled(in store: PhotoModelStore) -> Bool {
+    public static func isInstalled(in store: ModelStore) -> Bool {
         all.allSatisfy { (try? store.locate($0)) != nil }
     }
 }
@@ -204,7 +204,7 @@ public final class OnnxWhisperModel: WhisperStepModel, @unchecked Sendable {
 /// `WhisperTranscriber` over ``OnnxWhisperModel``.
 ///
 /// ```swift
-/// let recognizer = try WhisperRecognizer(store: PhotoModelStore(environment: env))
+/// let recognizer = try WhisperRecognizer(store: ModelStore(environment: env))
 /// let transcription = try recognizer.transcribe(samples: mono16k)
 /// print(transcription.text)
 /// ```
@@ -218,14 +218,14 @@ public final class WhisperRecognizer: SpeechRecognizing, @unchecked Sendable {
 
     /// Loads the recogniser.
     /// - Parameters:
-    ///   - store: where the models are (``PhotoModelStore``: `PROOFKIT_MODELS`, the folder above
+    ///   - store: where the models are (``ModelStore``: `PROOFKIT_MODELS`, the folder above
     ///     the executable, the current folder).
     ///   - threads: ONNX Runtime intra-op threads, default 2.
     ///   - options: decoding settings; the suppressed tokens are read from the model's config.
     /// - Throws: `.runtimeUnavailable` (exit 69) when a file is missing or ONNX Runtime is not
     ///   installed; `.modelInvalid` (exit 78) when a file is damaged (SHA-256 mismatch), has no
     ///   digest in `manifest.json`, or is not what proofkit expects.
-    public init(store: PhotoModelStore, threads: Int = 2, options: WhisperDecodingOptions = .init())
+    public init(store: ModelStore, threads: Int = 2, options: WhisperDecodingOptions = .init())
         throws(ProofkitError)
     {
         let clock = ContinuousClock()
@@ -240,7 +240,7 @@ public final class WhisperRecognizer: SpeechRecognizing, @unchecked Sendable {
                 URL(fileURLWithPath: path).deletingLastPathComponent()
                 == URL(fileURLWithPath: encoderPath).deletingLastPathComponent()
             let folderManifest = sameFolder ? manifest : try ModelsManifest.load(besideFileAt: path)
-            guard let digest = PhotoModelStore.expectedSHA256(ofFileAt: path, manifest: folderManifest) else {
+            guard let digest = ModelStore.expectedSHA256(ofFileAt: path, manifest: folderManifest) else {
                 throw ProofkitError(
                     .modelInvalid,
                     "no SHA-256 is known for this file (no manifest.json entry); rebuild it with 'bash .ci/setup'",
@@ -368,7 +368,7 @@ extension WhisperRecognizer {
     /// every file is found in the store and ONNX Runtime loads. A ``Loading`` started after this
     /// check can then fail only on a damaged file or model (or a file removed meanwhile).
     /// - Throws: `.runtimeUnavailable` (exit 69), as ``init(store:threads:options:)`` would.
-    public static func checkInstalled(store: PhotoModelStore) throws(ProofkitError) {
+    public static func checkInstalled(store: ModelStore) throws(ProofkitError) {
         for name in WhisperModelFiles.all { _ = try store.locate(name) }
         _ = try OnnxRuntime.load()
     }
@@ -384,7 +384,7 @@ extension WhisperRecognizer {
         /// - Parameters:
         ///   - store: where the models are.
         ///   - threads: ONNX Runtime intra-op threads, default 2.
-        public init(store: PhotoModelStore, threads: Int = 2) {
+        public init(store: ModelStore, threads: Int = 2) {
             runOnDedicatedThread { [self] in
                 let loaded: Result<WhisperRecognizer, ProofkitError>
                 do throws(ProofkitError) {

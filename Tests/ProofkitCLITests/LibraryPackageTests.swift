@@ -20,7 +20,7 @@ private let facadeApp = """
     import Proofkit
 
     let arguments = CommandLine.arguments
-    let store = try PhotoModelStore(folder: arguments[1], onnxRuntimeLibrary: arguments[2])
+    let store = try ModelStore(folder: arguments[1], onnxRuntimeLibrary: arguments[2])
     var judge = try PhotoJudge(options: PhotoJudgeOptions(), store: store)
     let photo = try judge.judge(contentsOf: arguments[3])
     print("photo:", photo.judgement.verdict.isAccepted, photo.judgement.decidedBy)

@@ -57,14 +57,14 @@ struct LibraryExamplesTests {
         .enabled(
             if: FileManager.default.fileExists(atPath: models + "/efficientnet_lite0_int8.onnx"), "needs the models"))
     func photo() throws {
-        var judge = try PhotoJudge(options: PhotoJudgeOptions(), store: PhotoModelStore(folder: models))
+        var judge = try PhotoJudge(options: PhotoJudgeOptions(), store: ModelStore(folder: models))
         let result = try judge.judge(contentsOf: ImageFixtures.path("demo_mat.jpg"))
         #expect(result.judgement.verdict.isAccepted)
         #expect(result.judgement.decidedBy == .score && result.judgement.decidingScore > 0.3)
         // The folder given is the only one searched: a missing model names it (exit 69).
         _ = try withTemporaryFolder { empty in
             #expect(throws: ProofkitError.self) {
-                _ = try PhotoJudge(options: PhotoJudgeOptions(), store: PhotoModelStore(folder: empty))
+                _ = try PhotoJudge(options: PhotoJudgeOptions(), store: ModelStore(folder: empty))
             }
         }
     }

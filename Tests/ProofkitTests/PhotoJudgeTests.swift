@@ -19,7 +19,7 @@ private let hasOptimizedModels =
     canRunModel
     && FileManager.default.fileExists(atPath: modelsFolder + "/efficientnet_lite0_int8.ort")
 
-@Suite("PhotoJudge, PhotoModelStore and the photo demo")
+@Suite("PhotoJudge, ModelStore and the photo demo")
 struct PhotoJudgeTests {
     @Test("the compiled-in digests equal Models/models.sha256")
     func committedDigests() throws {
@@ -32,7 +32,7 @@ struct PhotoJudgeTests {
             committed[String(parts[1])] = String(parts[0])
         }
         #expect(!committed.isEmpty)
-        #expect(PhotoModelStore.committedSHA256 == committed)
+        #expect(ModelStore.committedSHA256 == committed)
     }
 
     @Test("the demo's embedded media are the files in Sources/CLI/ProofkitDemoMedia/Media, byte for byte")
@@ -60,7 +60,7 @@ struct PhotoJudgeTests {
         "model search: PROOFKIT_MODELS alone when set; else above the executable, then ./Models/generated when only this user could have made it"
     )
     func search() throws {
-        let explicit = PhotoModelStore(environment: ["PROOFKIT_MODELS": "/some/folder"])
+        let explicit = ModelStore(environment: ["PROOFKIT_MODELS": "/some/folder"])
         #expect(explicit.folders == ["/some/folder"] && explicit.isFromEnvironment)
         let error = try #require(throws: ProofkitError.self) { _ = try explicit.locate("efficientnet_lite0_int8.onnx") }
         #expect(error.code == .runtimeUnavailable)
@@ -69,18 +69,18 @@ struct PhotoJudgeTests {
         try withTemporaryFolder { current in
             let local = current + "/Models/generated"
             try FileManager.default.createDirectory(atPath: local, withIntermediateDirectories: true)
-            let store = PhotoModelStore(environment: [:], executablePath: executable, currentDirectory: current)
+            let store = ModelStore(environment: [:], executablePath: executable, currentDirectory: current)
             #expect(store.folders == [modelsFolder, local])
-            let none = PhotoModelStore(environment: [:], executablePath: nil, currentDirectory: current)
+            let none = ModelStore(environment: [:], executablePath: nil, currentDirectory: current)
             #expect(none.folders == [local])
             // A link is not followed (it could point anywhere), and a missing folder is not listed.
             try FileManager.default.removeItem(atPath: local)
             try FileManager.default.createSymbolicLink(atPath: local, withDestinationPath: modelsFolder)
-            #expect(PhotoModelStore(environment: [:], executablePath: nil, currentDirectory: current).folders == [])
+            #expect(ModelStore(environment: [:], executablePath: nil, currentDirectory: current).folders == [])
             try FileManager.default.removeItem(atPath: current + "/Models")
-            #expect(PhotoModelStore(environment: [:], executablePath: nil, currentDirectory: current).folders == [])
+            #expect(ModelStore(environment: [:], executablePath: nil, currentDirectory: current).folders == [])
         }
-        let fromTmp = PhotoModelStore(environment: [:], executablePath: executable, currentDirectory: "/tmp")
+        let fromTmp = ModelStore(environment: [:], executablePath: executable, currentDirectory: "/tmp")
         #expect(fromTmp.folders == [modelsFolder])
     }
 
@@ -92,17 +92,17 @@ struct PhotoJudgeTests {
             let local = current + "/Models/generated"
             try FileManager.default.createDirectory(atPath: local, withIntermediateDirectories: true)
             try FileManager.default.createDirectory(atPath: current + "/bin", withIntermediateDirectories: true)
-            let fromHere = PhotoModelStore(environment: [:], executablePath: nil, currentDirectory: current)
-            let beside = PhotoModelStore(
+            let fromHere = ModelStore(environment: [:], executablePath: nil, currentDirectory: current)
+            let beside = ModelStore(
                 environment: [:], executablePath: current + "/bin/proofkit", currentDirectory: "/nonexistent")
             #expect(fromHere.folders == [local] && beside.folders == [local])
             for folder in [current + "/Models", local] {
                 try FileManager.default.setAttributes([.ownerAccountID: 65534], ofItemAtPath: folder)
                 #expect(
-                    PhotoModelStore(environment: [:], executablePath: nil, currentDirectory: current).folders == [],
+                    ModelStore(environment: [:], executablePath: nil, currentDirectory: current).folders == [],
                     "\(folder) owned by nobody")
                 #expect(
-                    PhotoModelStore(
+                    ModelStore(
                         environment: [:], executablePath: current + "/bin/proofkit", currentDirectory: "/nonexistent"
                     ).folders == [])
                 try FileManager.default.setAttributes([.ownerAccountID: 0], ofItemAtPath: folder)
@@ -115,30 +115,30 @@ struct PhotoJudgeTests {
         try withTemporaryFolder { folder in
             let model = folder + "/efficientnet_lite0_fp32.onnx"
             #expect(
-                try PhotoModelStore.expectedSHA256(ofFileAt: model)
-                    == PhotoModelStore.committedSHA256["efficientnet_lite0_fp32.onnx"])
-            #expect(try PhotoModelStore.expectedSHA256(ofFileAt: folder + "/unknown.onnx") == nil)
+                try ModelStore.expectedSHA256(ofFileAt: model)
+                    == ModelStore.committedSHA256["efficientnet_lite0_fp32.onnx"])
+            #expect(try ModelStore.expectedSHA256(ofFileAt: folder + "/unknown.onnx") == nil)
             #expect(try ModelsManifest.load(besideFileAt: model) == nil)
             let digest = String(repeating: "ab", count: 32)
             try
                 #"{"format": "proofkit-models-manifest", "version": 1, "files": {"efficientnet_lite0_fp32.onnx": {"sha256": "\#(digest.uppercased())", "bytes": 1}}}"#
                 .write(toFile: folder + "/manifest.json", atomically: true, encoding: .utf8)
-            #expect(try PhotoModelStore.expectedSHA256(ofFileAt: model) == digest)
+            #expect(try ModelStore.expectedSHA256(ofFileAt: model) == digest)
             let manifest = try #require(try ModelsManifest.load(besideFileAt: model))
             #expect(manifest.entries.count == 1 && manifest.entries["efficientnet_lite0_fp32.onnx"]?.sha256 == digest)
             #expect(manifest.entries["efficientnet_lite0_fp32.onnx"]?.cpu == nil)
             #expect(
-                PhotoModelStore.expectedSHA256(ofFileAt: folder + "/silero_vad.onnx", manifest: manifest)
-                    == PhotoModelStore.committedSHA256["silero_vad.onnx"])
+                ModelStore.expectedSHA256(ofFileAt: folder + "/silero_vad.onnx", manifest: manifest)
+                    == ModelStore.committedSHA256["silero_vad.onnx"])
             try "not json".write(toFile: folder + "/manifest.json", atomically: true, encoding: .utf8)
-            #expect(throws: ProofkitError.self) { _ = try PhotoModelStore.expectedSHA256(ofFileAt: model) }
+            #expect(throws: ProofkitError.self) { _ = try ModelStore.expectedSHA256(ofFileAt: model) }
         }
     }
 
     @Test("PhotoJudge judges files and bytes alike, with one session", .enabled(if: canRunModel))
     func judge() throws {
         var judge = try PhotoJudge(
-            options: PhotoJudgeOptions(), store: PhotoModelStore(environment: ["PROOFKIT_MODELS": modelsFolder]))
+            options: PhotoJudgeOptions(), store: ModelStore(environment: ["PROOFKIT_MODELS": modelsFolder]))
         #expect(judge.engine == .lite0 && judge.classNames.count == 1000)
         let fromFile = try judge.judge(contentsOf: ImageFixtures.path("demo_mat.jpg"))
         let fromBytes = try judge.judge(bytes: try ImageFixtures.bytes("demo_mat.jpg"), name: "demo_mat.jpg")
@@ -160,13 +160,13 @@ struct PhotoJudgeTests {
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         #expect(
             head == (try JSONDecoder().decode(LogisticHead.self, from: Data(bytes))), "the reader and Codable agree")
-        #expect(PhotoModelStore.committedSHA256["mat_head.json"] == SHA256.hexDigest(of: bytes))
+        #expect(ModelStore.committedSHA256["mat_head.json"] == SHA256.hexDigest(of: bytes))
         let installed = modelsFolder + "/mat_head.json"
         if FileManager.default.fileExists(atPath: installed) {
             #expect(
                 [UInt8](try Data(contentsOf: URL(fileURLWithPath: installed))) == bytes,
                 "Models/generated has another head: run Models/build.sh")
-            #expect(try PhotoModelStore.expectedSHA256(ofFileAt: installed) == SHA256.hexDigest(of: bytes))
+            #expect(try ModelStore.expectedSHA256(ofFileAt: installed) == SHA256.hexDigest(of: bytes))
         }
     }
 
@@ -174,10 +174,10 @@ struct PhotoJudgeTests {
         "PhotoJudge: the default rule loads the head and scores it on every crop that ran; --rule class loads none",
         .enabled(if: canRunModel))
     func headRule() throws {
-        let store = PhotoModelStore(environment: ["PROOFKIT_MODELS": modelsFolder])
+        let store = ModelStore(environment: ["PROOFKIT_MODELS": modelsFolder])
         var options = PhotoJudgeOptions(loadsClassNames: false, stopsAtFirstPassingCrop: false)
         var judge = try PhotoJudge(options: options, store: store)
-        #expect(judge.rule == .classOrHead && judge.headSHA256 == PhotoModelStore.committedSHA256["mat_head.json"])
+        #expect(judge.rule == .classOrHead && judge.headSHA256 == ModelStore.committedSHA256["mat_head.json"])
         let head = try #require(judge.proof.configuration.head)
         let coffee = try judge.judge(contentsOf: ImageFixtures.path("demo_coffee.jpg"))
         #expect(coffee.cropScores.count == 5)
@@ -198,8 +198,8 @@ struct PhotoJudgeTests {
         let files = try #require(
             (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["files"] as? [String: Any])
         let entry = try #require(files["efficientnet_lite0_int8.ort"] as? [String: Any])
-        #expect(entry["cpu"] as? String == PhotoModelStore.cpuFingerprint)
-        #expect(PhotoModelStore.cpuFingerprint.hasPrefix(MachineInfo.current().architecture + "-"))
+        #expect(entry["cpu"] as? String == ModelStore.cpuFingerprint)
+        #expect(ModelStore.cpuFingerprint.hasPrefix(MachineInfo.current().architecture + "-"))
     }
 
     @Test(
@@ -245,7 +245,7 @@ struct PhotoJudgeTests {
             var options = PhotoJudgeOptions(engine: engine)
             options.stopsAtFirstPassingCrop = false
             var judge = try PhotoJudge(
-                options: options, store: PhotoModelStore(environment: ["PROOFKIT_MODELS": folder]))
+                options: options, store: ModelStore(environment: ["PROOFKIT_MODELS": folder]))
             var all: [[Double]] = []
             for photo in photos { all.append(try judge.judge(contentsOf: photo).cropScores) }
             return (judge.load.modelPath, all)
@@ -259,7 +259,7 @@ struct PhotoJudgeTests {
                 try FileManager.default.copyItem(atPath: modelsFolder + "/" + name, toPath: folder + "/" + name)
             }
             let manifest = try String(contentsOfFile: modelsFolder + "/manifest.json", encoding: .utf8)
-            try manifest.replacingOccurrences(of: PhotoModelStore.cpuFingerprint, with: "other-0000000000000000")
+            try manifest.replacingOccurrences(of: ModelStore.cpuFingerprint, with: "other-0000000000000000")
                 .write(toFile: folder + "/manifest.json", atomically: true, encoding: .utf8)
             let portable = try scores(folder)
             #expect(portable.path == folder + "/" + engine.modelFile)

@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 private let canRun = OnnxRuntime.isAvailable && PoseFixtures.hasModels
-private let store = PhotoModelStore(environment: ["PROOFKIT_MODELS": PoseFixtures.models.path])
+private let store = ModelStore(environment: ["PROOFKIT_MODELS": PoseFixtures.models.path])
 
 // The Swift pipeline against the Python reference end to end (blazepose_pipeline.run with ONNX
 // Runtime on the same graphs, in Fixtures/pose/pose_reference.json). Both decode the photo to the
@@ -71,7 +71,7 @@ struct PoseEstimatorTests {
     func missingModel() throws {
         try withTemporaryFolder { folder in
             let error = try #require(throws: ProofkitError.self) {
-                _ = try PoseEstimator(store: PhotoModelStore(environment: ["PROOFKIT_MODELS": folder]))
+                _ = try PoseEstimator(store: ModelStore(environment: ["PROOFKIT_MODELS": folder]))
             }
             #expect(error.code == .runtimeUnavailable)
             #expect(error.message.contains("pose_pipeline.json") && error.message.contains("bash .ci/setup"))
@@ -92,7 +92,7 @@ struct PoseEstimatorTests {
             try handle.write(contentsOf: Data([0x5A, 0xA5]))
             try handle.close()
             let error = try #require(throws: ProofkitError.self) {
-                _ = try PoseEstimator(store: PhotoModelStore(environment: ["PROOFKIT_MODELS": folder]))
+                _ = try PoseEstimator(store: ModelStore(environment: ["PROOFKIT_MODELS": folder]))
             }
             #expect(error.code == .modelInvalid && error.path?.hasSuffix(PoseModelFiles.landmarks) == true)
             // A pipeline file that is JSON but not one.
@@ -104,7 +104,7 @@ struct PoseEstimatorTests {
                 #"{"format": "proofkit-models-manifest", "version": 1, "files": {"pose_pipeline.json": {"sha256": "\#(digest)"}}}"#
                 .write(toFile: folder + "/manifest.json", atomically: true, encoding: .utf8)
             let other = try #require(throws: ProofkitError.self) {
-                _ = try PoseEstimator(store: PhotoModelStore(environment: ["PROOFKIT_MODELS": folder]))
+                _ = try PoseEstimator(store: ModelStore(environment: ["PROOFKIT_MODELS": folder]))
             }
             #expect(other.code == .modelInvalid && other.message.contains("pose pipeline"))
         }

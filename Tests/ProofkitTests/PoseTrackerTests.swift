@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 private let canRun = OnnxRuntime.isAvailable && PoseFixtures.hasModels
-private let store = PhotoModelStore(environment: ["PROOFKIT_MODELS": PoseFixtures.models.path])
+private let store = ModelStore(environment: ["PROOFKIT_MODELS": PoseFixtures.models.path])
 private let walkers = TestEnvironment.fixture("video/walkers.mp4")
 
 /// The squat joints' landmark numbers (shoulders, hips, knees, ankles).

@@ -7,7 +7,7 @@ import TestSupport
 import Testing
 
 /// The models folder the tests use: `$PROOFKIT_MODELS`, else the package's `Models/generated`.
-let whisperStore = PhotoModelStore(
+let whisperStore = ModelStore(
     environment: ProcessInfo.processInfo.environment, executablePath: nil,
     currentDirectory: TestEnvironment.packageRoot.path)
 let whisperInstalled = WhisperModelFiles.isInstalled(in: whisperStore)

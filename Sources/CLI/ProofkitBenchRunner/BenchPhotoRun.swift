@@ -37,7 +37,7 @@ enum BenchPhotoRun {
         if let engine = engine(for: job.model) {
             var judge = try PhotoJudge(
                 options: PhotoJudgeOptions(engine: engine, threads: job.threads, loadsClassNames: false),
-                store: PhotoModelStore(environment: [PhotoModelStore.environmentVariable: options.modelsFolder]))
+                store: ModelStore(environment: [ModelStore.environmentVariable: options.modelsFolder]))
             return try timed(photo: photo, runs: options.photoRuns) { () throws(ProofkitError) in
                 try judge.judge(contentsOf: photo)
             }

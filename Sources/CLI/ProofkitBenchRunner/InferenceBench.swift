@@ -51,7 +51,7 @@ public struct BenchOptions: Sendable, Equatable {
     public var warmup: Int
     /// Whether ORT's idle threads spin (default `false`, like proofkit in use).
     public var allowsSpinning: Bool
-    /// The folder holding the models (see ``PhotoModelStore``).
+    /// The folder holding the models (see ``ModelStore``).
     public var modelsFolder: String
     /// The photo for the end-to-end figure, or `nil` for none.
     public var image: String?
@@ -67,7 +67,7 @@ public struct BenchOptions: Sendable, Equatable {
     ///   - photoRuns: default 10.
     public init(
         runs: Int = 100, warmup: Int = 10, allowsSpinning: Bool = false,
-        modelsFolder: String = PhotoModelStore.relativeFolder, image: String? = nil, photoRuns: Int = 10
+        modelsFolder: String = ModelStore.relativeFolder, image: String? = nil, photoRuns: Int = 10
     ) {
         self.runs = runs
         self.warmup = warmup
@@ -278,7 +278,7 @@ public enum InferenceBench {
     /// latency samples) and any other figures (returned, for the caller's own field).
     private static func measureFacade<Model>(
         _ job: BenchJob, options: BenchOptions, isolation: BenchSettings.Isolation, files: [String],
-        progress: ((Int, Int) -> Void)?, load: (PhotoModelStore) throws(ProofkitError) -> Model,
+        progress: ((Int, Int) -> Void)?, load: (ModelStore) throws(ProofkitError) -> Model,
         run: (Model) throws(ProofkitError) -> (main: Double, other: [Double])
     ) throws(ProofkitError) -> (result: BenchResult, other: [Double]) {
         let clock = ContinuousClock()
@@ -294,8 +294,8 @@ public enum InferenceBench {
         if isolation == .inProcess { resetPeakResident() }
         let before = ResourceUsage.residentBytes()
         let loadStart = clock.now
-        let store = PhotoModelStore(
-            environment: [PhotoModelStore.environmentVariable: options.modelsFolder], executablePath: nil)
+        let store = ModelStore(
+            environment: [ModelStore.environmentVariable: options.modelsFolder], executablePath: nil)
         let model = try load(store)
         let loaded = seconds(clock.now - loadStart)
         let afterLoad = ResourceUsage.residentBytes()

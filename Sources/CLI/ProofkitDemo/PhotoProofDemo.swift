@@ -48,7 +48,7 @@ public enum PhotoProofDemo {
         let options = PhotoJudgeOptions()
         var judge: PhotoJudge
         do {
-            judge = try PhotoJudge(options: options, store: PhotoModelStore(environment: environment))
+            judge = try PhotoJudge(options: options, store: ModelStore(environment: environment))
         } catch  where error.code == .runtimeUnavailable {
             return Outcome(skippedReason: error.description, engine: options.engine, load: nil, photos: [])
         }

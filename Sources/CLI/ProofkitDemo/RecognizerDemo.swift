@@ -46,7 +46,7 @@ public enum RecognizerDemo {
         var run = Run(
             skippedReason: nil, recording: DemoMedia.recitationTitle, transcript: "", verdict: "rejected",
             reason: nil, heardKeyWords: [], requiredKeyWords: waking.requiredKeyWords, seconds: 0)
-        let store = PhotoModelStore(environment: environment)
+        let store = ModelStore(environment: environment)
         do throws(ProofkitError) {
             try WhisperRecognizer.checkInstalled(store: store)
         } catch {

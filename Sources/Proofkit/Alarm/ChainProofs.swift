@@ -210,7 +210,7 @@ public struct ChainProofs: Sendable {
     /// alone, as `proofkit voice` does by default), or `nil` when it is installed.
     public func recognizerMissing() -> String? {
         do throws(ProofkitError) {
-            try WhisperRecognizer.checkInstalled(store: PhotoModelStore(environment: environment))
+            try WhisperRecognizer.checkInstalled(store: ModelStore(environment: environment))
             return nil
         } catch {
             return error.message
@@ -239,7 +239,7 @@ public struct ChainProofs: Sendable {
     {
         // The input first: a bad recording is refused before any model loads.
         let recording = try ReadingProofRecording.Recording(path: path)
-        let store = PhotoModelStore(environment: environment)
+        let store = ModelStore(environment: environment)
         let whisper = recognizerMissing() == nil ? WhisperRecognizer.Loading(store: store, threads: 2) : nil
         do throws(ProofkitError) {
             let outcome = try ReadingProofRecording.run(
@@ -272,7 +272,7 @@ public struct ChainProofs: Sendable {
     {
         let whisper =
             recognizerMissing() == nil
-            ? try WhisperRecognizer(store: PhotoModelStore(environment: environment), threads: 2) : nil
+            ? try WhisperRecognizer(store: ModelStore(environment: environment), threads: 2) : nil
         var options = LiveReadingProof.Options()
         options.device = device
         options.soundDevices = try SoundDevices(environment: environment)
@@ -323,7 +323,7 @@ public struct ChainProofs: Sendable {
         watching source: CameraFrameSource, maxSeconds: Double, onUpdate: (LiveMatUpdate) -> Void
     ) throws(ProofkitError) -> LiveMatResult {
         var judge = try PhotoJudge(
-            options: PhotoJudgeOptions(loadsClassNames: false), store: PhotoModelStore(environment: environment))
+            options: PhotoJudgeOptions(loadsClassNames: false), store: ModelStore(environment: environment))
         return try judge.watch(source, rule: Self.matRule, maxSeconds: maxSeconds, onUpdate: onUpdate)
     }
 
@@ -345,7 +345,7 @@ public struct ChainProofs: Sendable {
     public func judgeSquats(
         watching source: CameraFrameSource, maxSeconds: Double, onUpdate: (LiveSquatUpdate) -> Void
     ) throws(ProofkitError) -> LiveSquatResult {
-        let estimator = try PoseEstimator(store: PhotoModelStore(environment: environment), threads: 1)
+        let estimator = try PoseEstimator(store: ModelStore(environment: environment), threads: 1)
         return try LiveSquatCounter(plan: Self.squatPlan).watch(
             source, estimator: estimator, maxSeconds: maxSeconds, onUpdate: onUpdate)
     }
@@ -386,7 +386,7 @@ public struct ChainProofs: Sendable {
     public func judgeSquats(
         videoAt path: String, progress: (Int) -> Void = { _ in }, onEvent: (SquatEvent) -> Void
     ) throws(ProofkitError) -> (result: SquatResult, stop: String?) {
-        let estimator = try PoseEstimator(store: PhotoModelStore(environment: environment))
+        let estimator = try PoseEstimator(store: ModelStore(environment: environment))
         var counting = PoseLineCounting(counter: try squatCounter(), name: displayName(path), live: false)
         let stop = try counting.read(videoAt: path, estimator: estimator, progress: progress, onEvent: onEvent)
         return (try counting.finish(path: path, whenEmpty: "no frame of the video decodes", onEvent: onEvent), stop)
@@ -409,7 +409,7 @@ public struct ChainProofs: Sendable {
     ///   model's (`.runtimeUnavailable` 69, `.modelInvalid` 78).
     public func judgePhoto(_ path: String) throws(ProofkitError) -> PhotoProofResult {
         var judge = try PhotoJudge(
-            options: PhotoJudgeOptions(loadsClassNames: false), store: PhotoModelStore(environment: environment),
+            options: PhotoJudgeOptions(loadsClassNames: false), store: ModelStore(environment: environment),
             prefetching: path)
         do throws(ProofkitError) {
             return try judge.judge(contentsOf: path)

@@ -53,7 +53,7 @@ final class RecognizerCache: Sendable {
         let environment = self.environment
         return try slot.withLock { (loaded: inout WhisperRecognizer?) throws(ProofkitError) -> WhisperRecognizer in
             if let loaded { return loaded }
-            let recognizer = try WhisperRecognizer(store: PhotoModelStore(environment: environment), threads: 2)
+            let recognizer = try WhisperRecognizer(store: ModelStore(environment: environment), threads: 2)
             loaded = recognizer
             return recognizer
         }

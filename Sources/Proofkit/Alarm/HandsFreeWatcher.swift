@@ -78,7 +78,7 @@ final class CameraWatcher: HandsFreeProver, @unchecked Sendable {
     }
 
     private func watch(until: Date, report: @Sendable (HandsFreeReport) -> Void) {
-        let store = PhotoModelStore(environment: environment)
+        let store = ModelStore(environment: environment)
         do throws(ProofkitError) {
             var judge = proofs.contains(.mat) ? try PhotoJudge(options: PhotoJudgeOptions(), store: store) : nil
             let estimator = proofs.contains(.squats) ? try PoseEstimator(store: store, threads: 1) : nil

@@ -178,7 +178,7 @@ enum BenchCommand: Subcommand {
         // read once, for the report, and not at all by a child or a comparison.
         let request = try request(
             arguments, cores: MachineInfo.onlineCores,
-            modelsFolder: PhotoModelStore(environment: io.environment).folders.first ?? PhotoModelStore.relativeFolder)
+            modelsFolder: ModelStore(environment: io.environment).folders.first ?? ModelStore.relativeFolder)
         switch request {
         case .child(let job, let options):
             // One configuration in this (child) process; the parent reads the JSON. It dies

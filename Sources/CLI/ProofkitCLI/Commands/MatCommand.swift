@@ -157,7 +157,7 @@ enum MatCommand: Subcommand {
         let verbose = arguments.has("verbose")
         let json = arguments.has("json")
         var judge = try PhotoJudge(
-            options: options, store: PhotoModelStore(environment: io.environment), prefetching: photos.first)
+            options: options, store: ModelStore(environment: io.environment), prefetching: photos.first)
         let enrolPhotos = arguments.all("enrol")
         if !enrolPhotos.isEmpty { try judge.enrol(contentsOf: enrolPhotos) }
         if live { return try watch(&judge, arguments, io: io) }

@@ -103,7 +103,7 @@ enum PoseCommand: Subcommand {
         let json = arguments.has("json")
         let joints = PoseVideoLines.reported(all: set == "all")
 
-        let estimator = try PoseEstimator(store: PhotoModelStore(environment: io.environment), threads: threads)
+        let estimator = try PoseEstimator(store: ModelStore(environment: io.environment), threads: threads)
         if CameraOptions.isLive(arguments) {
             return try watch(estimator, arguments, json: json, joints: joints, io: io)
         }

@@ -22,7 +22,7 @@ extension SquatCommand {
         let maxSeconds = try CameraOptions.maxSeconds(arguments, default: 300)
         let threads = try arguments.threads(default: 1, allowsZero: true)
         let json = arguments.has("json")
-        let estimator = try PoseEstimator(store: PhotoModelStore(environment: io.environment), threads: threads)
+        let estimator = try PoseEstimator(store: ModelStore(environment: io.environment), threads: threads)
         let source = try CameraOptions.open(arguments, io: io)
         defer { source.close() }
         if !json { io.print(LiveProofText.squatStart(plan, maxSeconds: maxSeconds)) }

@@ -247,7 +247,7 @@ enum SquatCommand: Subcommand {
         if let videoPath {
             // The video's frames become the very lines `proofkit pose VIDEO --json` prints, read
             // by the same decoder: counting from a video equals counting from its pose lines.
-            let estimator = try PoseEstimator(store: PhotoModelStore(environment: io.environment))
+            let estimator = try PoseEstimator(store: ModelStore(environment: io.environment))
             let progress = ReportedProgress(io: io, label: "pose \(displayName)")
             defer { progress.finish() }
             let stop = try counting.read(

@@ -89,7 +89,7 @@ enum TranscribeCommand: Subcommand {
             } else {
                 let loadStart = clock.now
                 recognizer = try WhisperRecognizer(
-                    store: PhotoModelStore(environment: io.environment), threads: threads)
+                    store: ModelStore(environment: io.environment), threads: threads)
                 loadSeconds = (clock.now - loadStart).secondsValue
                 loaded = recognizer
             }

@@ -294,7 +294,7 @@ enum VoiceCommand: Subcommand {
         -> WhisperRecognizer.Loading?
     {
         guard case .whisper(let explicit) = choice else { return nil }
-        let store = PhotoModelStore(environment: io.environment)
+        let store = ModelStore(environment: io.environment)
         do {
             try WhisperRecognizer.checkInstalled(store: store)
         } catch {

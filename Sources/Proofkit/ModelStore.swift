@@ -8,56 +8,8 @@ internal import ProofkitSystem
     import Foundation
 #endif
 
-/// The photo engines `proofkit mat` offers.
-public enum PhotoEngine: String, Sendable, CaseIterable, CustomStringConvertible {
-    /// EfficientNet-Lite0, static int8 (`efficientnet_lite0_int8.onnx`), five-crop rule: the default.
-    case lite0
-    /// EfficientNet-Lite0, fp32 (`efficientnet_lite0_fp32.onnx`), five-crop rule.
-    case lite0FP32 = "lite0-fp32"
-    /// MobileCLIP-S0's image encoder with the prompt embeddings (`mobileclip_s0_image.onnx` and
-    /// `mobileclip_s0_prompts.json`, written by `Models/export_mobileclip.py`).
-    case clip
-
-    /// The model file's name in the models folder.
-    public var modelFile: String {
-        switch self {
-        case .lite0: "efficientnet_lite0_int8.onnx"
-        case .lite0FP32: "efficientnet_lite0_fp32.onnx"
-        case .clip: "mobileclip_s0_image.onnx"
-        }
-    }
-
-    /// The same model saved by `Models/build.sh` in ONNX Runtime's own format, optimised on this
-    /// machine (the Lite0 engines only); see ``PhotoModelStore/optimizedModel(for:modelPath:modelSHA256:manifest:)``.
-    public var optimizedModelFile: String? {
-        switch self {
-        case .lite0: "efficientnet_lite0_int8.ort"
-        case .lite0FP32: "efficientnet_lite0_fp32.ort"
-        case .clip: nil
-        }
-    }
-
-    /// The prompt embeddings file (CLIP only).
-    public var promptsFile: String? { self == .clip ? "mobileclip_s0_prompts.json" : nil }
-
-    /// The mat head file (the Lite0 engines only): the logistic head on the 1280-d embedding
-    /// that `Models/fit_mat_head.py` fitted and the models build copies from `Models/mat_head.json`.
-    public var headFile: String? { self == .clip ? nil : "mat_head.json" }
-
-    /// The class names file (the ImageNet engines only).
-    public var classNamesFile: String? { self == .clip ? nil : "imagenet_classes.txt" }
-
-    /// A short human description, e.g. "EfficientNet-Lite0 int8".
-    public var description: String {
-        switch self {
-        case .lite0: "EfficientNet-Lite0 int8"
-        case .lite0FP32: "EfficientNet-Lite0 fp32"
-        case .clip: "MobileCLIP-S0"
-        }
-    }
-}
-
-/// Where the photo models are, and the digests they must have.
+/// Where the models are (the photo models, Silero VAD, Whisper and BlazePose), and the digests
+/// they must have, with the ONNX Runtime library that runs them.
 ///
 /// The folder is looked for, in this order:
 /// 1. the folder in the environment variable `PROOFKIT_MODELS` (``environmentVariable``), when set:
@@ -76,7 +28,7 @@ public enum PhotoEngine: String, Sendable, CaseIterable, CustomStringConvertible
 /// `Models/build.sh` from the files it made; the int8 model's bytes differ between CPU
 /// architectures), else from the digests committed in `Models/models.sha256`, which are compiled
 /// into proofkit (``committedSHA256``). A file with neither is refused.
-public struct PhotoModelStore: Sendable, Equatable {
+public struct ModelStore: Sendable, Equatable {
     /// `PROOFKIT_MODELS`: a folder to use instead of the usual search.
     public static let environmentVariable = "PROOFKIT_MODELS"
     /// The models folder relative to the package root.
@@ -116,7 +68,7 @@ public struct PhotoModelStore: Sendable, Equatable {
     ///   - executablePath: the running executable (default `/proc/self/exe`); `nil` skips step 2.
     ///   - currentDirectory: the current folder (`nil`, the default: the process's).
     public init(
-        environment: [String: String], executablePath: String? = PhotoModelStore.currentExecutablePath(),
+        environment: [String: String], executablePath: String? = ModelStore.currentExecutablePath(),
         currentDirectory: String? = nil
     ) {
         let currentDirectory = currentDirectory ?? POSIX.currentFolder() ?? "."
@@ -264,7 +216,7 @@ public struct PhotoModelStore: Sendable, Equatable {
 }
 
 /// A photo model saved in ONNX Runtime's format for this machine (see
-/// ``PhotoModelStore/optimizedModel(for:modelPath:modelSHA256:manifest:)``).
+/// ``ModelStore/optimizedModel(for:modelPath:modelSHA256:manifest:)``).
 public struct OptimizedPhotoModel: Sendable, Equatable {
     /// The `.ort` file.
     public var path: String
@@ -283,7 +235,7 @@ public struct ModelsManifest: Sendable, Equatable {
         public var sha256: String?
         /// `source_sha256`: the digest of the `.onnx` an `.ort` file was optimised from.
         public var sourceSHA256: String?
-        /// `cpu`: the ``PhotoModelStore/cpuFingerprint`` of the machine it was optimised on.
+        /// `cpu`: the ``ModelStore/cpuFingerprint`` of the machine it was optimised on.
         public var cpu: String?
         /// `onnxruntime`: the ONNX Runtime release that saved it.
         public var onnxRuntime: String?
