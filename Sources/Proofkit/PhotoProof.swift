@@ -46,7 +46,7 @@ public struct PhotoProofConfiguration: Sendable {
     /// the threshold, or whose head probability reaches the head's (default `false`: one batch
     /// of all crops). The verdict is the same as the maximum over all crops (a crop that passes
     /// makes the maximum pass); the score and the head's probability are then the maxima over
-    /// the crops that ran, and ``PhotoProofResult/cropScores`` lists only those.
+    /// the crops that ran, and the result's `cropScores` lists only those.
     /// A mat usually passes on the centre crop, so it costs one crop's inference instead of
     /// five, and a batch of one needs about a fifth of the activation memory. Applies to the
     /// ImageNet scorer with ``CropAggregation/maximum``; otherwise the crops run as one batch.
@@ -124,29 +124,25 @@ public struct PhotoProofTimings: Sendable, Equatable {
     public var inference: Duration
 }
 
-/// The outcome for one photo.
+/// The outcome for one photo: the engine's verdict (whose fields read as the result's own,
+/// `result.judgement`, `result.cropScores`, ...), with the photo's path, what the decoder saw and
+/// the time each step took.
+@dynamicMemberLookup
 public struct PhotoProofResult: Sendable {
     /// The photo's path as given.
     public var path: String
-    /// Verdict, score (0...1), brightness (0...1) and hint.
-    public var judgement: MatJudgement
-    /// Which evidence accepted the photo (`nil` when rejected).
-    public var acceptedBy: MatAcceptance?
-    /// The class score of each crop (ImageNet scorer), or the CLIP share (one value).
-    public var cropScores: [Double]
-    /// The first crop's most probable classes (ImageNet scorer; empty for CLIP).
-    public var topClasses: [RankedClass]
-    /// The head's probability (combined over the crops that ran, like the class score), when
-    /// a head is configured.
-    public var headProbability: Double?
-    /// The best cosine to the enrolled mat, when one is configured.
-    public var enrolmentSimilarity: Double?
-    /// The first crop's embedding, when the model gives one (to enrol this photo's mat).
-    public var embedding: [Float]
+    /// The verdict, score, brightness and hint, and the figures behind them (the ImageProof engine's `PhotoVerdict`).
+    public var verdict: PhotoVerdict
     /// What the decoder saw (size, orientation, DCT scale, colour model, warnings).
     public var decoded: DecodedImageSummary
     /// Time per step.
     public var timings: PhotoProofTimings
+
+    /// A field of ``verdict``, read (and set) as the result's own.
+    public subscript<Value>(dynamicMember field: WritableKeyPath<PhotoVerdict, Value>) -> Value {
+        get { verdict[keyPath: field] }
+        set { verdict[keyPath: field] = newValue }
+    }
 }
 
 /// The decoder's facts about a photo, without its pixels.
@@ -364,9 +360,7 @@ public struct PhotoProof: Sendable {
     ) throws(ProofkitError) -> PhotoProofResult {
         let verdict = try configuration.verdictRules.judge(output, brightness: input.brightness)
         return PhotoProofResult(
-            path: path, judgement: verdict.judgement, acceptedBy: verdict.acceptedBy, cropScores: verdict.cropScores,
-            topClasses: verdict.topClasses, headProbability: verdict.headProbability,
-            enrolmentSimilarity: verdict.enrolmentSimilarity, embedding: verdict.embedding, decoded: input.decoded,
+            path: path, verdict: verdict, decoded: input.decoded,
             timings: timings
                 ?? PhotoProofTimings(decode: input.decodeTime, preprocess: input.preprocessTime, inference: .zero))
     }
