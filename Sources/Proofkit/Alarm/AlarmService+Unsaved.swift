@@ -67,11 +67,7 @@ extension AlarmService {
     func saveUnsaved() throws(ProofkitError) {
         while let next = unsaved.first {
             do {
-                if next.transaction {
-                    try store.write { () throws(ProofkitError) in try next.body() }
-                } else {
-                    try next.body()
-                }
+                if next.transaction { try store.write(next.body) } else { try next.body() }
             } catch  where Self.cannotWriteNow(error) {
                 if unsavedSince == nil {
                     unsavedSince = (options.now(), "\(error)".filter { !$0.isNewline })

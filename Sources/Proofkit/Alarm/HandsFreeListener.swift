@@ -207,7 +207,7 @@ extension ReadingEnd {
         switch update {
         case .audio(let end, let events): observe(events, at: end)
         case .transcript(_, _, let events): observe(events, at: nil)
-        default: observe([], at: nil)
+        default: false
         }
     }
 }
