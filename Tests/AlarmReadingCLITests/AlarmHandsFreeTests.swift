@@ -368,6 +368,32 @@ struct AlarmHandsFreeCameraTests {
     }
 
     @Test(
+        "a squat chain ends hands-free when a real video's squats (played until 10 are counted) are done in front of the camera",
+        .enabled(if: alarmModelsBuilt, "needs the models (bash .ci/setup)"),
+        .enabled(if: FakeCamera.library != nil, "needs cc to build the fake camera"),
+        .enabled(if: PoseFixtures.squatVideo != nil, "no squat video: set PROOFKIT_SQUAT_VIDEO"),
+        .enabled(if: TestEnvironment.hasTool("ffmpeg"), "needs ffmpeg"))
+    func squatChainEndedBySquats() throws {
+        let rig = try AlarmRig()
+        let frames = try PoseFixtures.squatVideoFrames(into: rig.folder)
+        try #require(frames.count > 15)
+        let camera = try FakeCamera.environment(frames: frames)  // the video again and again
+        try rig.startService(ringSeconds: 2, arguments: ["--mic", "none"], environment: camera)
+        let (id, _) = try rig.add(in: 2, window: 180, gap: 90, extra: ["--proof", "squat"])
+        _ = try #require(
+            waitForLine(rig, containing: "listen \(id) watching /dev/video0 for 10 squats until", seconds: 30),
+            "\(rig.log)")
+        _ = try #require(
+            waitForLine(rig, containing: "proof \(id) squat hands-free camera=/dev/video0", seconds: 80), "\(rig.log)")
+        let status = try rig.status()
+        let outcome = try #require((status["outcomes"] as? [[String: Any]])?.first)
+        #expect(
+            outcome["kind"] as? String == "proof"
+                && (outcome["detail"] as? String)?.hasPrefix("squat hands-free") == true, "\(outcome)")
+        #expect(!rig.log.contains("ring-due \(id) \(id).r1"), "\(rig.log)")
+    }
+
+    @Test(
         "an 'any' chain is watched for the mat and for squats on the same frames: the mat held in view ends it",
         .enabled(if: alarmModelsBuilt, "needs the models (bash .ci/setup)"),
         .enabled(if: FakeCamera.library != nil, "needs cc to build the fake camera"))

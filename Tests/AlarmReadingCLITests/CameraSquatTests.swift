@@ -10,18 +10,6 @@ import Testing
     .enabled(if: FakeCamera.isBuildable, "needs cc, linux/videodev2.h and turbojpeg.h (bash .ci/setup)"),
     .enabled(if: PoseFixtures.hasModels, "needs the pose models (bash .ci/setup)"), .offThePool)
 struct CameraSquatTests {
-    /// A real video of squats: `$PROOFKIT_SQUAT_VIDEO`, else `../shared/data/video/squat*.mp4`.
-    /// None is in the repository or the shared data yet (the pose issue's videos are of walking).
-    static let squatVideo: String? = {
-        if let path = ProcessInfo.processInfo.environment["PROOFKIT_SQUAT_VIDEO"], !path.isEmpty { return path }
-        guard let shared = TestEnvironment.sharedData?.appendingPathComponent("video"),
-            let names = try? FileManager.default.contentsOfDirectory(atPath: shared.path)
-        else { return nil }
-        return names.sorted().first { $0.hasPrefix("squat") && $0.hasSuffix(".mp4") }.map {
-            shared.appendingPathComponent($0).path
-        }
-    }()
-
     @Test(
         "pose --camera finds the person in each frame, live, tracked from the frame before",
         .enabled(if: PoseFixtures.hasPhotos, "needs the pinned wheels (bash .ci/setup)"))
@@ -106,29 +94,26 @@ struct CameraSquatTests {
     }
 
     @Test(
-        "squats from a real video are counted live, as the same frames are counted from their poses",
-        .enabled(if: squatVideo != nil, "no squat video: set PROOFKIT_SQUAT_VIDEO"),
+        "squats from a real video are counted live, as `squat --video` counts the same frames",
+        .enabled(if: PoseFixtures.squatVideo != nil, "no squat video: set PROOFKIT_SQUAT_VIDEO"),
         .enabled(if: TestEnvironment.hasTool("ffmpeg"), "needs ffmpeg"))
     func videoSquats() throws {
-        let video = try #require(Self.squatVideo)
         try withTemporaryFolder { folder in
-            let extract = try runProcess(
+            let frames = try PoseFixtures.squatVideoFrames(into: folder)
+            try #require(frames.count > 15)
+            // The offline count: the same JPEG frames, copied into a 15 fps video, counted by `squat --video`.
+            let copied = try runProcess(
                 "/usr/bin/env",
                 [
-                    "ffmpeg", "-hide_banner", "-loglevel", "error", "-i", video, "-vf", "fps=15", "-q:v", "3",
-                    folder + "/frame-%05d.jpg",
+                    "ffmpeg", "-hide_banner", "-loglevel", "error", "-framerate", "15", "-i",
+                    folder + "/frame-%05d.jpg", "-c:v", "copy", folder + "/frames.mkv",
                 ])
-            #expect(extract.status == 0, "\(extract.stderr)")
-            let frames = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".jpg") }
-                .sorted().map { folder + "/" + $0 }
-            try #require(frames.count > 15)
-            // The offline count: every frame's pose, then the counter on the keypoint file.
-            let poses = try TestEnvironment.runProofkit(["pose", "--json"] + frames)
-            let posesFile = folder + "/poses.jsonl"
-            try Data(poses.stdout.utf8).write(to: URL(fileURLWithPath: posesFile))
-            let offline = try TestEnvironment.runProofkit(["squat", posesFile, "--json", "--target", "1000"])
+            #expect(copied.status == 0, "\(copied.stderr)")
+            let offline = try TestEnvironment.runProofkit(
+                ["squat", "--video", folder + "/frames.mkv", "--json", "--target", "1000"])
             let offlineReps = try #require(
-                (try JSONSerialization.jsonObject(with: Data(offline.stdout.utf8)) as? [String: Any])?["reps"] as? Int)
+                (try JSONSerialization.jsonObject(with: Data(offline.stdout.utf8)) as? [String: Any])?["reps"] as? Int,
+                "\(offline.stdout)\(offline.stderr)")
             try #require(offlineReps > 0)
             // Live: the camera plays the frames once at 15 fps; the counter stops at the offline count.
             let environment = try FakeCamera.environment(frames: frames, loop: false)
@@ -141,5 +126,28 @@ struct CameraSquatTests {
             #expect(live.stdout.contains("rep \(offlineReps):"), "\(live.stdout)")
             #expect(live.stdout.contains("the workout is done"))
         }
+    }
+
+    @Test(
+        "alarm prove --squat --camera: a real video's squats, played until the chain's 10 are counted, end the chain",
+        .enabled(if: PoseFixtures.squatVideo != nil, "no squat video: set PROOFKIT_SQUAT_VIDEO"),
+        .enabled(if: TestEnvironment.hasTool("ffmpeg"), "needs ffmpeg"))
+    func proveBySquatsAccepted() throws {
+        let rig = try AlarmRig()
+        let frames = try PoseFixtures.squatVideoFrames(into: rig.folder)
+        try #require(frames.count > 15)
+        let environment = try FakeCamera.environment(frames: frames)  // the video again and again
+        let (id, first) = try rig.add(in: 1, window: 120, gap: 60, extra: ["--proof", "squat"])
+        while Date() < first.addingTimeInterval(0.2) { usleep(50_000) }
+        let proof = try rig.alarm(
+            ["prove", id, "--squat", "--camera", "--max-seconds", "90", "--strict"], environment: environment)
+        #expect(proof.status == 0, "\(proof.stdout)\(proof.stderr)")
+        #expect(proof.stdout.contains("counting squats: 10 reps"), "\(proof.stdout)")
+        #expect(proof.stdout.contains("rep 10:"), "\(proof.stdout)")
+        #expect(proof.stdout.contains("proof accepted: chain \(id) ended"), "\(proof.stdout)")
+        let status = try rig.status()
+        let outcome = try #require((status["outcomes"] as? [[String: Any]])?.first, "\(status)")
+        #expect(outcome["kind"] as? String == "proof", "\(outcome)")
+        #expect((outcome["detail"] as? String)?.hasPrefix("squat") == true, "\(outcome)")
     }
 }

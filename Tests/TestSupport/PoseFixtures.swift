@@ -47,6 +47,36 @@ public enum PoseFixtures {
         return (Int(size[0]), Int(size[1]))
     }
 
+    /// A real video of a person squatting: `$PROOFKIT_SQUAT_VIDEO`, else the first
+    /// `../shared/data/video/squat*.mp4`; nil when there is neither. None is in the repository, the
+    /// pinned packages or the shared data yet (the pose issue's videos are of walking).
+    public static let squatVideo: String? = {
+        if let path = ProcessInfo.processInfo.environment["PROOFKIT_SQUAT_VIDEO"], !path.isEmpty { return path }
+        guard let shared = TestEnvironment.sharedData?.appendingPathComponent("video"),
+            let names = try? FileManager.default.contentsOfDirectory(atPath: shared.path)
+        else { return nil }
+        return names.sorted().first { $0.hasPrefix("squat") && $0.hasSuffix(".mp4") }.map {
+            shared.appendingPathComponent($0).path
+        }
+    }()
+
+    /// Writes ``squatVideo``'s frames at 15 frames/s (a webcam's rate) into `folder` as JPEG files,
+    /// with FFmpeg's `ffmpeg` program.
+    /// - Returns: their paths, in order.
+    /// - Throws: `CocoaError` when there is no squat video or `ffmpeg` fails.
+    public static func squatVideoFrames(into folder: String) throws -> [String] {
+        guard let video = squatVideo else { throw CocoaError(.fileNoSuchFile) }
+        let extract = try runProcess(
+            "/usr/bin/env",
+            [
+                "ffmpeg", "-hide_banner", "-loglevel", "error", "-i", video, "-vf", "fps=15", "-q:v", "3",
+                folder + "/frame-%05d.jpg",
+            ])
+        guard extract.status == 0 else { throw CocoaError(.fileReadCorruptFile) }
+        return try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".jpg") }.sorted()
+            .map { folder + "/" + $0 }
+    }
+
     /// Writes the photo's file (PNG or JPEG, as in its wheel) into `folder`.
     /// - Returns: its path, `<photo>.<png|jpg>`.
     public static func extractPhoto(_ photo: String, into folder: String) throws -> String {
