@@ -8,7 +8,7 @@ enum PoseCommand: Subcommand {
     static let name = "pose"
     static let summary = "body pose in photos and videos: the squat joints (or all 33 landmarks) as squat's JSON Lines"
     static let synopsis = """
-        proofkit pose PHOTO|VIDEO... [--json] [--landmarks squat|all] [--plot OUT.svg] [--threads N]
+        proofkit pose PHOTO|VIDEO... [--json] [--landmarks squat|all] [--plot OUT.svg] [--threads N] [--fps RATE]
         proofkit pose --camera [DEVICE] [--json] [--max-seconds S]   (each frame as it comes; t in seconds)
         """
     static let discussion = """
@@ -37,7 +37,8 @@ enum PoseCommand: Subcommand {
           {"t": I, "keypoints": {"left_hip": [x, y, visibility], ...}, "file": PATH,
            "person": true|false, "reason": null|"no detection"|"low presence",
            "presence": P|null, "width": W, "height": H}
-        t is the photo's position (0, 1, 2, ...), or for a video's frame its time in seconds
+        t is the photo's position (0, 1, 2, ...), or with --fps RATE its position divided by RATE
+        (photos that are a video's frames, e.g. from ffmpeg), or for a video's frame its time in seconds
         from the first frame, with "frame": its number from 0; with several inputs, each starts
         at the next whole second after the one before, so the lines form a valid stream; x, y are
         normalised to the photo (they may fall outside 0..1 for a joint outside it); the third
@@ -67,7 +68,7 @@ enum PoseCommand: Subcommand {
         Examples:
           proofkit pose squat.jpg
           proofkit pose squat.jpg --plot skeleton.svg
-          proofkit pose frames/*.jpg --json > poses.jsonl && proofkit squat poses.jsonl
+          proofkit pose frames/*.jpg --fps 15 --json > poses.jsonl && proofkit squat poses.jsonl
           proofkit pose photo.png --json --landmarks all
           proofkit pose squats.mp4 --json > poses.jsonl && proofkit squat poses.jsonl
         """
@@ -78,6 +79,9 @@ enum PoseCommand: Subcommand {
             .option("plot", value: "FILE", help: "write an SVG of the skeleton over the photo (one PHOTO)"),
             .option("threads", value: "N", help: "ONNX Runtime intra-op threads (default 1; 0 = one per core)"),
             .option("max-seconds", value: "S", help: "with --camera: stop after S seconds (default 30)"),
+            .option(
+                "fps", value: "RATE",
+                help: "the photos are a video's frames at RATE frames/s: t = position / RATE (default 1)"),
         ] + CameraOptions.specs
 
     /// The largest photo `--plot` embeds, in bytes (the SVG is a third larger).
@@ -91,6 +95,7 @@ enum PoseCommand: Subcommand {
             guard !photos.isEmpty else { throw UsageError("missing PHOTO") }
             guard arguments.value("max-seconds") == nil else { throw UsageError("--max-seconds applies to --camera") }
         }
+        let frameRate = try photoFrameRate(arguments)
         let set = arguments.value("landmarks") ?? "squat"
         guard set == "squat" || set == "all" else {
             throw UsageError("--landmarks takes squat or all, not '\(set)'")
@@ -144,8 +149,14 @@ enum PoseCommand: Subcommand {
                 }
                 continue
             }
-            let position = Int(start)
-            lastTime = start
+            // One photo a second (t = 0, 1, 2, ...), or with --fps the next frame of the sequence.
+            let time: JSONValue
+            if let frameRate {
+                let seconds = lastTime.map { $0 + 1 / frameRate } ?? 0
+                (time, lastTime) = (.rounded(seconds, places: 6), seconds)
+            } else {
+                (time, lastTime) = (.int(Int(start)), start)
+            }
             let photo: PosePhoto
             do {
                 photo = try estimator.estimate(photoAt: path)
@@ -161,7 +172,7 @@ enum PoseCommand: Subcommand {
                 continue
             }
             if json {
-                io.printJSON(line(photo, time: position, path: path, joints: joints))
+                io.printJSON(line(photo, time: time, path: path, joints: joints))
             } else {
                 printText(photo, path: path, joints: joints, io: io)
             }
@@ -170,9 +181,23 @@ enum PoseCommand: Subcommand {
     }
 
     /// One photo's JSON line (squat's keypoint format, with the photo's details).
-    static func line(_ photo: PosePhoto, time: Int, path: String, joints: [(name: String, index: Int)]) -> JSONValue {
+    static func line(_ photo: PosePhoto, time: JSONValue, path: String, joints: [(name: String, index: Int)])
+        -> JSONValue
+    {
         PoseVideoLines.line(
-            photo.observation, width: photo.width, height: photo.height, time: .int(time), path: path, joints: joints)
+            photo.observation, width: photo.width, height: photo.height, time: time, path: path, joints: joints)
+    }
+
+    /// `--fps RATE`: the photos' frame rate, from 0.01 to 1000 frames/s, or `nil` when absent.
+    /// - Throws: ``UsageError`` when it is out of range, or given with `--camera` (a camera's frames
+    ///   carry their own times).
+    static func photoFrameRate(_ arguments: ParsedArguments) throws(UsageError) -> Double? {
+        guard let rate = try arguments.double("fps") else { return nil }
+        guard !CameraOptions.isLive(arguments) else { throw UsageError("--fps applies to photos, not --camera") }
+        guard rate >= 0.01 && rate <= 1000 else {
+            throw UsageError("--fps must be from 0.01 to 1000 frames/s, not \(arguments.value("fps") ?? "")")
+        }
+        return rate
     }
 
     static func printText(_ photo: PosePhoto, path: String, joints: [(name: String, index: Int)], io: CommandIO) {
