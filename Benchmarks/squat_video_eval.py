@@ -14,21 +14,14 @@ error, and each miss with the counter's own reasons (rejected reps).
 """
 import argparse
 import csv
-import hashlib
 import json
 import os
 import subprocess
 import sys
 
+from pose_vs_mediapipe import sha256
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def sha256(path):
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def count(binary, path):
