@@ -173,6 +173,9 @@ public final class PoseEstimator: @unchecked Sendable {
     public private(set) var lastTimings = PoseTimings(detector: 0, landmarks: 0)
     /// Whether the detector ran on the last frame (false when its region was tracked).
     public private(set) var lastRanDetector = false
+    /// How many people the detector saw the last time it ran (its detections after the
+    /// suppression; the first is the one followed); 0 before it has run.
+    public private(set) var lastPeopleDetected = 0
 
     /// The pose in one upright RGB image.
     /// - Parameters:
@@ -204,12 +207,13 @@ public final class PoseEstimator: @unchecked Sendable {
         let outputs = try detector.run(
             ["image": try Tensor(shape: [1, side, side, 3], scalars: pipeline.detectorInput(of: image))],
             outputs: ["regressors", "scores"])
-        let detection = try pipeline.firstDetection(
+        let everyone = try pipeline.allDetections(
             regressors: try outputs.tensor("regressors", as: Float.self).scalars,
             scores: try outputs.tensor("scores", as: Float.self).scalars, imageWidth: image.width,
             imageHeight: image.height)
         lastTimings.detector = Self.seconds(since: start)
-        guard let detection else { return .nobody(.noDetection) }
+        lastPeopleDetected = everyone.count
+        guard let detection = everyone.first else { return .nobody(.noDetection) }
         let region = pipeline.region(of: detection, imageWidth: image.width, imageHeight: image.height)
         return try landmarks(in: image, region: region, detection: detection)
     }
@@ -234,6 +238,24 @@ public final class PoseEstimator: @unchecked Sendable {
             heatmap: try outputs.tensor("heatmap", as: Float.self).scalars, region: region, detection: detection)
         lastTimings.landmarks += Self.seconds(since: start)
         return observation
+    }
+
+    /// How many people the detector sees in an image (its detections after the suppression), without
+    /// the landmark model: for a hint that someone else is in view while one person is tracked.
+    /// Sets ``lastPeopleDetected``.
+    /// - Throws: as ``estimate(image:previous:redetect:)``.
+    public func countPeople(in image: RGBImage) throws(ProofkitError) -> Int {
+        guard image.width > 0, image.height > 0 else { return 0 }
+        let side = pipeline.configuration.detectorInputSize
+        let outputs = try detector.run(
+            ["image": try Tensor(shape: [1, side, side, 3], scalars: pipeline.detectorInput(of: image))],
+            outputs: ["regressors", "scores"])
+        lastPeopleDetected = try pipeline.allDetections(
+            regressors: try outputs.tensor("regressors", as: Float.self).scalars,
+            scores: try outputs.tensor("scores", as: Float.self).scalars, imageWidth: image.width,
+            imageHeight: image.height
+        ).count
+        return lastPeopleDetected
     }
 
     /// The time of each model on one frame, both always run (for `proofkit bench`): the detector

@@ -56,6 +56,36 @@ struct CameraSquatTests {
     }
 
     @Test(
+        "squat --camera with two people in view (a photo beside itself, 4:3): the hint says someone else is in view",
+        .enabled(if: PoseFixtures.hasPhotos, "needs the pinned wheels (bash .ci/setup)"),
+        .enabled(if: TestEnvironment.hasTool("ffmpeg"), "needs ffmpeg"))
+    func someoneElseInView() throws {
+        try withTemporaryFolder { folder in
+            let person = try PoseFixtures.extractPhoto("grace_hopper", into: folder)
+            let two = folder + "/two.jpg"
+            let joined = try runProcess(
+                "/usr/bin/env",
+                [
+                    "ffmpeg", "-hide_banner", "-loglevel", "error", "-i", person, "-i", person, "-filter_complex",
+                    "hstack=inputs=2,pad=iw:iw*3/4:0:(oh-ih)/2", "-q:v", "2", two,  // 4:3, as the camera frames it
+                ])
+            #expect(joined.status == 0, "\(joined.stderr)")
+            let hint = "someone else is in view: the camera follows one person, so squat alone in front of it"
+            let both = try TestEnvironment.runProofkit(
+                ["squat", "--camera", "--max-seconds", "3", "--reps", "2"],
+                environment: try FakeCamera.environment(frames: [two]))
+            #expect(both.stdout.contains(hint), "\(both.stdout)")
+            // One person: the usual hint, never this one.
+            let one = try TestEnvironment.runProofkit(
+                ["squat", "--camera", "--max-seconds", "3", "--reps", "2"],
+                environment: try FakeCamera.environment(frames: [person]))
+            #expect(
+                !one.stdout.contains("someone else") && one.stdout.contains("only part of you is in view"),
+                "\(one.stdout)")
+        }
+    }
+
+    @Test(
         "alarm prove --squat --camera: the chain's 10 squats counted live; nobody squatting is a rejection and the chain goes on",
         .enabled(if: PoseFixtures.hasPhotos, "needs the pinned wheels (bash .ci/setup)"))
     func proveBySquatsRejected() throws {

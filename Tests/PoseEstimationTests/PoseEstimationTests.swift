@@ -60,6 +60,10 @@ private func checkAgainstReference(
     }
     let detection = try pipeline.firstDetection(
         regressors: regressors, scores: scores, imageWidth: width, imageHeight: height)
+    // Every person the detector sees: one per suppressed detection, the first being the one followed.
+    let everyone = try pipeline.allDetections(
+        regressors: regressors, scores: scores, imageWidth: width, imageHeight: height)
+    #expect(everyone.count == expectedSuppressed.count && everyone.first == detection, "\(photo)")
     guard let want = PoseReference.detection(entry["detection"]) else {
         #expect(detection == nil, "\(photo): the reference finds nobody")
         return

@@ -222,4 +222,13 @@ public struct PoseDetectionDecoder: Sendable {
     {
         try suppressed(candidates(regressors: regressors, scores: scores)).first.map(letterbox.removed(from:))
     }
+
+    /// Every detection of a frame after the suppression, best first, normalised to the image:
+    /// one per person the detector sees (MediaPipe Pose follows only the first).
+    /// - Throws: `.modelInvalid` when the outputs do not fit the anchors.
+    public func allDetections(regressors: [Float], scores: [Float], letterbox: PoseLetterbox)
+        throws(ProofkitError) -> [PoseDetection]
+    {
+        try suppressed(candidates(regressors: regressors, scores: scores)).map(letterbox.removed(from:))
+    }
 }

@@ -41,6 +41,17 @@ public struct PosePipeline: Sendable {
             letterbox: PoseLetterbox(imageWidth: imageWidth, imageHeight: imageHeight))
     }
 
+    /// Every detection after the suppression, best first, normalised to the image: one per person
+    /// the detector sees (empty when nobody). The first is ``firstDetection(regressors:scores:imageWidth:imageHeight:)``'s.
+    /// - Throws: `.modelInvalid` when the outputs do not fit the anchors.
+    public func allDetections(regressors: [Float], scores: [Float], imageWidth: Int, imageHeight: Int)
+        throws(ProofkitError) -> [PoseDetection]
+    {
+        try detections.allDetections(
+            regressors: regressors, scores: scores,
+            letterbox: PoseLetterbox(imageWidth: imageWidth, imageHeight: imageHeight))
+    }
+
     /// The landmark model's region for a detection, in pixels.
     public func region(of detection: PoseDetection, imageWidth: Int, imageHeight: Int) -> PoseRegion {
         PoseRegion.from(

@@ -35,6 +35,10 @@ public struct LiveSquatUpdate: Sendable {
     /// Whether all eight squat joints (shoulders to ankles) were seen with the counter's minimum
     /// confidence: false when the camera sees only part of the person.
     public var wholeBodyInView: Bool
+    /// Whether the detector saw more than one person the last time it looked (at the first frame,
+    /// when the person was lost, and every ``LiveSquatSession/peopleCountInterval`` seconds): only
+    /// the first is followed, so someone else in view may be the one counted.
+    public var othersInView: Bool
     /// Seconds of rest still to go (0 when not resting).
     public var restLeft: Double
     /// Frames estimated so far.
@@ -165,6 +169,11 @@ public struct LiveSquatSession: Sendable {
     public private(set) var frames = 0
     private var previous: PoseEstimate?
     private var restUntil = -Double.infinity
+    private var people = 0
+    private var nextPeopleCount = -Double.infinity
+    /// Seconds between the detector's looks for other people while one is tracked (2; the
+    /// detector alone, without the landmark model, takes a few milliseconds).
+    public static let peopleCountInterval = 2.0
 
     init(counter: SquatRepCounter, plan: LiveSquatPlan, minimumConfidence: Double, start: Double) {
         self.counter = counter
@@ -187,18 +196,28 @@ public struct LiveSquatSession: Sendable {
         let observation = try estimator.estimate(image: frame.image, previous: previous)
         previous = observation.estimate
         frames += 1
+        if estimator.lastRanDetector {
+            (people, nextPeopleCount) = (estimator.lastPeopleDetected, frame.time + Self.peopleCountInterval)
+        } else if frame.time >= nextPeopleCount {
+            (people, nextPeopleCount) = (
+                try estimator.countPeople(in: frame.image), frame.time + Self.peopleCountInterval
+            )
+        }
+        let others = previous != nil && people > 1
         let pose = LiveSquatCounter.poseFrame(
             observation, time: seconds, width: frame.image.width, height: frame.image.height)
         let whole = PoseJoint.allCases.allSatisfy { pose[$0].confidence >= minimumConfidence }
         if frame.time < restUntil {
             let update = LiveSquatUpdate(
                 seconds: seconds, events: [], personInView: previous != nil, wholeBodyInView: whole,
+                othersInView: others,
                 restLeft: restUntil - frame.time, frames: frames)
             return (update, nil)
         }
         let events = counter.process(pose)
         let update = LiveSquatUpdate(
             seconds: seconds, events: events, personInView: previous != nil, wholeBodyInView: whole,
+            othersInView: others,
             restLeft: 0, frames: frames)
         for event in events {
             switch event {

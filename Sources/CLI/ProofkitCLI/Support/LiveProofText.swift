@@ -44,18 +44,22 @@ enum LiveProofText {
     }
 
     /// What the squat watch says of a frame, before its events: who is in view (when it changed
-    /// since `view`), the rest left between sets (every 10 s and the last 3), "go" when a rest
+    /// since `view`; someone else in view before only part of you), the rest left between sets (every 10 s and the last 3), "go" when a rest
     /// ends. `resting` is set while the update falls in a rest: its events are then not reported.
     static func squatFrame(
         _ update: LiveSquatUpdate, view: inout String?, restShown: inout Int, resting: inout Bool
     ) -> [String] {
         var lines: [String] = []
         let now =
-            !update.personInView
-            ? "nobody in view: stand where the camera sees you, feet to head"
-            : update.wholeBodyInView
-                ? "person in view"
-                : "only part of you is in view: step back until the camera sees you from shoulders to feet"
+            if !update.personInView {
+                "nobody in view: stand where the camera sees you, feet to head"
+            } else if update.othersInView {
+                "someone else is in view: the camera follows one person, so squat alone in front of it"
+            } else if update.wholeBodyInView {
+                "person in view"
+            } else {
+                "only part of you is in view: step back until the camera sees you from shoulders to feet"
+            }
         if now != view { lines.append(now) }
         view = now
         resting = update.restLeft > 0
