@@ -121,6 +121,25 @@ struct PoseVideoEndToEndTests {
     }
 
     @Test(
+        "a real squat video: squat --video counts its reps, exactly as squat on pose VIDEO --json",
+        .enabled(if: PoseFixtures.squatVideo != nil, "no squat video: set PROOFKIT_SQUAT_VIDEO"))
+    func realSquats() throws {
+        let video = try #require(PoseFixtures.squatVideo)
+        try withTemporaryFolder { folder in
+            let pose = try proofkit(["pose", video, "--json"])
+            #expect(pose.status == 0, "\(pose.stderr)")
+            let poses = folder + "/poses.jsonl"
+            try pose.stdout.write(toFile: poses, atomically: true, encoding: .utf8)
+            let composed = try proofkit(["squat", poses, "--json", "--target", "1"])
+            let direct = try proofkit(["squat", "--video", video, "--json", "--target", "1"])
+            #expect(composed.status == 0 && direct.status == 0, "\(composed.stderr) \(direct.stderr)")
+            let counted = try result(direct.stdout)
+            #expect(counted == (try result(composed.stdout)))
+            #expect((counted["reps"] as? Int ?? 0) >= 1, "\(counted)")
+        }
+    }
+
+    @Test(
         "pose FRAMES --fps RATE: a video's frames as photos are timed position / RATE, so squat reads them as the video; --fps 0 or with --camera is a usage error",
         .enabled(if: TestEnvironment.hasTool("ffmpeg"), "needs ffmpeg"))
     func photoFrameRate() throws {
