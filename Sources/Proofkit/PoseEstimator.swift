@@ -203,16 +203,8 @@ public final class PoseEstimator: @unchecked Sendable {
         }
         let start = ContinuousClock().now
         lastRanDetector = true
-        let side = pipeline.configuration.detectorInputSize
-        let outputs = try detector.run(
-            ["image": try Tensor(shape: [1, side, side, 3], scalars: pipeline.detectorInput(of: image))],
-            outputs: ["regressors", "scores"])
-        let everyone = try pipeline.allDetections(
-            regressors: try outputs.tensor("regressors", as: Float.self).scalars,
-            scores: try outputs.tensor("scores", as: Float.self).scalars, imageWidth: image.width,
-            imageHeight: image.height)
+        let everyone = try detect(in: image)
         lastTimings.detector = Self.seconds(since: start)
-        lastPeopleDetected = everyone.count
         guard let detection = everyone.first else { return .nobody(.noDetection) }
         let region = pipeline.region(of: detection, imageWidth: image.width, imageHeight: image.height)
         return try landmarks(in: image, region: region, detection: detection)
@@ -246,16 +238,22 @@ public final class PoseEstimator: @unchecked Sendable {
     /// - Throws: as ``estimate(image:previous:redetect:)``.
     public func countPeople(in image: RGBImage) throws(ProofkitError) -> Int {
         guard image.width > 0, image.height > 0 else { return 0 }
+        return try detect(in: image).count
+    }
+
+    /// The detector on the letterboxed image: every detection after the suppression, best first,
+    /// normalised to the image. Sets ``lastPeopleDetected``.
+    private func detect(in image: RGBImage) throws(ProofkitError) -> [PoseDetection] {
         let side = pipeline.configuration.detectorInputSize
         let outputs = try detector.run(
             ["image": try Tensor(shape: [1, side, side, 3], scalars: pipeline.detectorInput(of: image))],
             outputs: ["regressors", "scores"])
-        lastPeopleDetected = try pipeline.allDetections(
+        let everyone = try pipeline.allDetections(
             regressors: try outputs.tensor("regressors", as: Float.self).scalars,
             scores: try outputs.tensor("scores", as: Float.self).scalars, imageWidth: image.width,
-            imageHeight: image.height
-        ).count
-        return lastPeopleDetected
+            imageHeight: image.height)
+        lastPeopleDetected = everyone.count
+        return everyone
     }
 
     /// The time of each model on one frame, both always run (for `proofkit bench`): the detector

@@ -220,7 +220,7 @@ public struct PoseDetectionDecoder: Sendable {
     public func firstDetection(regressors: [Float], scores: [Float], letterbox: PoseLetterbox)
         throws(ProofkitError) -> PoseDetection?
     {
-        try suppressed(candidates(regressors: regressors, scores: scores)).first.map(letterbox.removed(from:))
+        try allDetections(regressors: regressors, scores: scores, letterbox: letterbox).first
     }
 
     /// Every detection of a frame after the suppression, best first, normalised to the image:

@@ -44,8 +44,9 @@ enum LiveProofText {
     }
 
     /// What the squat watch says of a frame, before its events: who is in view (when it changed
-    /// since `view`; someone else in view before only part of you), the rest left between sets (every 10 s and the last 3), "go" when a rest
-    /// ends. `resting` is set while the update falls in a rest: its events are then not reported.
+    /// since `view`; someone else in view is said before only part of you), the rest left between
+    /// sets (every 10 s and the last 3), "go" when a rest ends. `resting` is set while the update
+    /// falls in a rest: its events are then not reported.
     static func squatFrame(
         _ update: LiveSquatUpdate, view: inout String?, restShown: inout Int, resting: inout Bool
     ) -> [String] {
