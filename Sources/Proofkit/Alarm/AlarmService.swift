@@ -745,7 +745,8 @@ public final class AlarmService {
         listenRetry.removeValue(forKey: ringing.ring.chain)
         if let report = result.0 {
             let id = ringing.ring.id
-            try save("\(id) rang", rings: [id]) { [store] () throws(ProofkitError) in try store.setRingState(id, .rang)
+            try save("\(id) rang", rings: [id]) { [store] () throws(ProofkitError) in
+                try store.setRingState(id, .rang)
             }
             log(
                 "ring-end", ringing.ring.chain,

@@ -25,11 +25,7 @@ extension PoseCommand {
             let photo = PosePhoto(cameraFrame: frame.image, observation: observation, timings: estimator.lastTimings)
             let name = "\(source.path) frame \(frame.sequence)"
             if json {
-                guard case .object(var object) = line(photo, time: .int(0), path: name, joints: joints) else {
-                    continue
-                }
-                object["t"] = .rounded(frame.time - start, places: 3)
-                io.printJSON(.object(object))
+                io.printJSON(line(photo, time: .rounded(frame.time - start, places: 3), path: name, joints: joints))
             } else {
                 printText(photo, path: name, joints: joints, io: io)
             }
